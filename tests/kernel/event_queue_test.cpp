@@ -86,7 +86,7 @@ TEST_CASE("a random workload pops in non-decreasing (time, phase, seq) order", "
   CHECK(n == handles.size() - cancelled);
 }
 
-TEST_CASE("a peek does not stop an earlier push; pushes below the last pop are refused",
+TEST_CASE("a peek does not stop an earlier push, pushes below the last pop are refused",
           "[kernel][queue]") {
   EventQueue q;
   q.push(at(seconds(20)), 0, 0, 1, nullptr);
@@ -126,7 +126,7 @@ TEST_CASE("interleaved pushes, pops and cancels match a reference model", "[kern
   for (int step = 0; step < 50000; ++step) {
     const auto op = r.below(10);
     if (op < 6 || ref.empty()) {
-      const std::int64_t t = now + static_cast<std::int64_t>(r.below(3) == 0 ? 0 : r.below(1u << (r.below(40))));
+      const std::int64_t t = now + static_cast<std::int64_t>(r.below(3) == 0 ? 0 : r.below(std::uint64_t{1} << r.below(40)));
       const int phase = static_cast<int>(r.below(4));
       auto key = std::make_tuple(t, phase, seq);
       handles.emplace_back(q.push(at(SimDuration{t}), static_cast<Phase>(phase), 0, seq, nullptr), key);

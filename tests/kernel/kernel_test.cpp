@@ -24,7 +24,7 @@ TEST_CASE("run_until dispatches up to the horizon and sets the clock", "[kernel]
   CHECK_FALSE(k.step());
 }
 
-TEST_CASE("events scheduled from callbacks run in order; the past is refused", "[kernel]") {
+TEST_CASE("events scheduled from callbacks run in order, the past is refused", "[kernel]") {
   Kernel k;
   std::vector<std::int64_t> times;
   std::function<void()> tick = [&] {
@@ -37,7 +37,7 @@ TEST_CASE("events scheduled from callbacks run in order; the past is refused", "
   CHECK_THROWS_AS(k.schedule_at(at(seconds(1)), 0, 1, 0, nullptr), std::logic_error);
 }
 
-TEST_CASE("observers see every event; stop() ends a run early", "[kernel]") {
+TEST_CASE("observers see every event, stop() ends a run early", "[kernel]") {
   Kernel k;
   std::vector<EventKey> observed;
   k.add_observer([&](const DispatchedEvent& e) { observed.push_back(e.key); });

@@ -1,0 +1,85 @@
+// Pods and nodes as the simulator keeps them: the parts of core/v1 that matter for scheduling
+// and for the job controllers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/meta.hpp"
+
+namespace t9k::model {
+
+// Pod labels set by the job controllers (spec §10).
+inline constexpr const char* kLabelGroupName = "scheduler.tensorstack.dev/group-name";
+inline constexpr const char* kLabelQueue = "scheduler.tensorstack.dev/queue";
+inline constexpr const char* kLabelRole = "scheduler.tensorstack.dev/role";
+inline constexpr const char* kLabelComponent = "tensorstack.dev/component";
+inline constexpr const char* kLabelComponentType = "tensorstack.dev/component-type";
+inline constexpr const char* kLabelOwnerName = "tensorstack.dev/owner-name";
+inline constexpr const char* kT9kSchedulerName = "t9k-scheduler";
+inline constexpr const char* kDefaultSchedulerName = "default-scheduler";
+
+// Well-known node labels the simulator sets.
+inline constexpr const char* kLabelHostname = "kubernetes.io/hostname";
+inline constexpr const char* kLabelGpuModel = "nvidia.com/gpu.product";
+inline constexpr const char* kLabelRack = "topology.t9ksim.io/rack";
+inline constexpr const char* kLabelSwitch = "topology.t9ksim.io/switch";
+
+// Why a pod was deleted (controllers give a reason; the world and scheduler add their own).
+enum class DeletionReason {
+  Cleanup,      // cleanUpPolicy at the terminal transition (§6.2)
+  Pause,        // runMode.pause (§7.2)
+  ScaleDown,    // elastic scale-down (§4.3)
+  Deadline,     // activeDeadlineSeconds expired (§6.1)
+  Restart,      // the controller replaces a failed pod (§2)
+  Preemption,   // the scheduler evicted it (§8.6)
+  MaxDuration,  // queue maxDuration exceeded (§8.8)
+  NodeFailure,  // its node failed (§9, §11 Q13)
+  Drain,        // its node was drained
+  User,         // deleted by a scenario operation
+};
+std::string_view to_string(DeletionReason r);
+
+struct Pod {
+  ObjectMeta metadata;  // name "<job>-<type>-<rank>", labels of §10, owner reference to the job
+  // The owning job and this pod's place in it.
+  std::string job_name;
+  std::string replica_type;
+  std::int32_t rank = 0;
+  std::int32_t generation = 0;  // increments each time the same name is recreated
+
+  ResourceList requests;  // effective requests (pod_requests())
+  Labels node_selector;
+  std::string scheduler_name = kDefaultSchedulerName;
+  std::string queue;       // T9k scheduler only
+  std::string pod_group;   // T9k scheduler only
+  std::string role;        // PodGroup role (replica type)
+  std::int32_t priority = 0;  // pod priority for the default scheduler
+  bool debug = false;         // runs the debug command: never finishes on its own (§7.1)
+  std::int64_t termination_grace_period_seconds = 30;  // Kubernetes default
+
+  // Observed state.
+  std::string node_name;  // empty until bound
+  PodPhase phase = PodPhase::Pending;
+  std::optional<std::int32_t> exit_code;
+  std::optional<SimTime> bind_time;
+  std::optional<SimTime> start_time;   // containers running
+  std::optional<SimTime> finish_time;  // terminated
+  std::optional<SimTime> deletion_timestamp;
+  std::optional<DeletionReason> deletion_reason;
+  bool operator==(const Pod&) const = default;
+};
+
+struct Node {
+  ObjectMeta metadata;  // name; labels include hostname, GPU model, rack, switch
+  ResourceList capacity;
+  ResourceList allocatable;
+  std::string gpu_model;
+  bool ready = true;           // false while failed (until repaired)
+  bool unschedulable = false;  // cordoned or drained
+  bool operator==(const Node&) const = default;
+};
+
+}  // namespace t9k::model

@@ -1,0 +1,74 @@
+// Kubernetes metadata, label selectors and resource lists: the parts of core/v1 and meta/v1 the
+// simulator needs. Ordered maps everywhere: iteration order must never depend on hashing.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/enums.hpp"
+#include "model/quantity.hpp"
+#include "sim/kernel/time.hpp"
+
+namespace t9k::model {
+
+using kernel::SimDuration;
+using kernel::SimTime;
+
+using Labels = std::map<std::string, std::string>;
+
+// resource name ("cpu", "memory", "nvidia.com/gpu", "rdma/rdma_shared_device_a") -> quantity.
+using ResourceList = std::map<std::string, Quantity>;
+
+inline constexpr const char* kResourceCpu = "cpu";
+inline constexpr const char* kResourceMemory = "memory";
+inline constexpr const char* kResourceGpu = "nvidia.com/gpu";
+
+// Sums b into a.
+void add_resources(ResourceList& a, const ResourceList& b);
+// a - b, per resource (missing counts as zero); may go negative.
+ResourceList subtract_resources(const ResourceList& a, const ResourceList& b);
+// True when every resource of `need` is <= the same resource of `have` (missing counts as zero).
+bool fits(const ResourceList& need, const ResourceList& have);
+// The quantity of one resource, zero when absent.
+Quantity get_resource(const ResourceList& r, const std::string& name);
+
+struct OwnerReference {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  bool controller = false;
+  bool operator==(const OwnerReference&) const = default;
+};
+
+struct ObjectMeta {
+  std::string name;
+  std::string namespace_;  // "namespace" in manifests; empty means the scenario's default
+  Labels labels;
+  Labels annotations;
+  std::string uid;
+  std::optional<SimTime> creation_timestamp;
+  std::vector<OwnerReference> owner_references;
+  bool operator==(const ObjectMeta&) const = default;
+};
+
+struct LabelSelectorRequirement {
+  std::string key;
+  SelectorOperator op = SelectorOperator::In;
+  std::vector<std::string> values;
+  bool operator==(const LabelSelectorRequirement&) const = default;
+};
+
+// meta/v1 LabelSelector: matchLabels AND every matchExpression.
+struct LabelSelector {
+  Labels match_labels;
+  std::vector<LabelSelectorRequirement> match_expressions;
+  bool matches(const Labels& labels) const;
+  bool empty() const { return match_labels.empty() && match_expressions.empty(); }
+  bool operator==(const LabelSelector&) const = default;
+};
+
+}  // namespace t9k::model

@@ -1,0 +1,111 @@
+#include <algorithm>
+
+#include "model/cluster.hpp"
+#include "model/jobs.hpp"
+#include "model/meta.hpp"
+#include "model/pod_template.hpp"
+
+namespace t9k::model {
+
+void add_resources(ResourceList& a, const ResourceList& b) {
+  for (const auto& [name, q] : b) a[name] += q;
+}
+
+ResourceList subtract_resources(const ResourceList& a, const ResourceList& b) {
+  ResourceList r = a;
+  for (const auto& [name, q] : b) r[name] -= q;
+  return r;
+}
+
+bool fits(const ResourceList& need, const ResourceList& have) {
+  for (const auto& [name, q] : need) {
+    if (q.is_zero()) continue;
+    if (q > get_resource(have, name)) return false;
+  }
+  return true;
+}
+
+Quantity get_resource(const ResourceList& r, const std::string& name) {
+  const auto it = r.find(name);
+  return it == r.end() ? Quantity{} : it->second;
+}
+
+bool LabelSelector::matches(const Labels& labels) const {
+  for (const auto& [k, v] : match_labels) {
+    const auto it = labels.find(k);
+    if (it == labels.end() || it->second != v) return false;
+  }
+  for (const auto& req : match_expressions) {
+    const auto it = labels.find(req.key);
+    const bool has = it != labels.end();
+    const bool in = has && std::find(req.values.begin(), req.values.end(), it->second) != req.values.end();
+    switch (req.op) {
+      case SelectorOperator::In:
+        if (!in) return false;
+        break;
+      case SelectorOperator::NotIn:
+        if (in) return false;
+        break;
+      case SelectorOperator::Exists:
+        if (!has) return false;
+        break;
+      case SelectorOperator::DoesNotExist:
+        if (has) return false;
+        break;
+    }
+  }
+  return true;
+}
+
+ResourceList effective_requests(const Container& c) {
+  ResourceList r = c.resources.requests;
+  for (const auto& [name, q] : c.resources.limits) r.emplace(name, q);  // request defaults to limit
+  return r;
+}
+
+ResourceList pod_requests(const PodSpec& spec) {
+  ResourceList sum;
+  for (const auto& c : spec.containers) add_resources(sum, effective_requests(c));
+  for (const auto& c : spec.init_containers) {
+    for (const auto& [name, q] : effective_requests(c)) {
+      auto& slot = sum[name];
+      slot = std::max(slot, q);
+    }
+  }
+  return sum;
+}
+
+JobKind kind_of(const Job& job) { return static_cast<JobKind>(job.index()); }
+
+const ObjectMeta& metadata_of(const Job& job) {
+  return std::visit([](const auto& j) -> const ObjectMeta& { return j.metadata; }, job);
+}
+ObjectMeta& metadata_of(Job& job) {
+  return std::visit([](auto& j) -> ObjectMeta& { return j.metadata; }, job);
+}
+const JobStatus& status_of(const Job& job) {
+  return std::visit([](const auto& j) -> const JobStatus& { return j.status; }, job);
+}
+JobStatus& status_of(Job& job) {
+  return std::visit([](auto& j) -> JobStatus& { return j.status; }, job);
+}
+const SchedulePolicy& scheduler_of(const Job& job) {
+  return std::visit([](const auto& j) -> const SchedulePolicy& { return j.spec.scheduler; }, job);
+}
+const RunMode& run_mode_of(const Job& job) {
+  return std::visit([](const auto& j) -> const RunMode& { return j.spec.run_mode; }, job);
+}
+
+std::vector<std::string> default_debug_command(JobKind kind) {
+  if (kind == JobKind::DeepSpeedJob) return {"/usr/sbin/sshd", "-D"};  // §5, §7.1
+  return {"sleep", "inf"};                                             // API ReplicaDebugSet
+}
+
+std::string_view to_string(DeletionReason r) {
+  static constexpr std::string_view kNames[] = {"Cleanup",    "Pause",       "ScaleDown",
+                                                "Deadline",   "Restart",     "Preemption",
+                                                "MaxDuration", "NodeFailure", "Drain", "User"};
+  return kNames[static_cast<std::size_t>(r)];
+}
+
+}  // namespace t9k::model
