@@ -58,6 +58,10 @@ struct Pod {
   std::string role;        // PodGroup role (replica type)
   std::int32_t priority = 0;  // pod priority for the default scheduler
   bool debug = false;         // runs the debug command: never finishes on its own (§7.1)
+  // The training container's command and args as the controller set them: the template's, the
+  // debug command (§7.1) or a resumeSpec's (§7.2).
+  std::vector<std::string> command;
+  std::vector<std::string> args;
   std::int64_t termination_grace_period_seconds = 30;  // Kubernetes default
 
   // Observed state.

@@ -225,6 +225,8 @@ struct ReplicaStatus {
   std::string uid;
   ReplicaPhase phase = ReplicaPhase::Creating;
   std::vector<ContainerStatus> containers;
+  // Controller-counted restarts of this rank (GenericJob restartPolicy.limit is per rank, §11 Q3).
+  std::int32_t restart_count = 0;
   bool operator==(const ReplicaStatus&) const = default;
 };
 
@@ -271,6 +273,11 @@ struct JobStatus {
   std::vector<TaskStatus> tasks;
   std::optional<std::int32_t> backoff_count;        // PyTorch and DeepSpeed only (§1.3)
   std::optional<DependentStatus> tensorboard;       // PyTorch only (§9)
+  // Controller bookkeeping (Kubeflow keeps startTime/completionTime in status too).
+  std::optional<SimTime> start_time;       // first reconcile (§11 Q6)
+  std::optional<SimTime> completion_time;  // terminal transition
+  std::optional<SimTime> active_since;     // deadline clock start: unset while Paused, reset on resume (§11 Q6)
+  std::optional<std::int32_t> elastic_replicas;  // elastic scale training last (re)started with (§4.3, §11 Q8)
   bool operator==(const JobStatus&) const = default;
 };
 

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "model/change.hpp"
 #include "model/cluster.hpp"
 #include "model/jobs.hpp"
 #include "model/meta.hpp"
@@ -106,6 +107,16 @@ std::string_view to_string(DeletionReason r) {
                                                 "Deadline",   "Restart",     "Preemption",
                                                 "MaxDuration", "NodeFailure", "Drain", "User"};
   return kNames[static_cast<std::size_t>(r)];
+}
+
+}  // namespace t9k::model
+
+namespace t9k::model {
+
+std::string_view to_string(LossCause c) {
+  static constexpr std::string_view kNames[] = {"fault", "software", "preemption", "scale",
+                                                "pause", "maxDuration", "other"};
+  return kNames[static_cast<std::size_t>(c)];
 }
 
 }  // namespace t9k::model

@@ -1,0 +1,117 @@
+// The change feed: every object transition the world makes is published as one of these, in
+// simulation order. analysis/ subscribes to it (and never reaches into the world); `--events`
+// writes it as events.jsonl. Times are integer microseconds; GPU amounts are whole GPUs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "model/cluster.hpp"
+#include "model/enums.hpp"
+#include "model/meta.hpp"
+
+namespace t9k::model {
+
+using JobId = std::uint32_t;
+
+// Why progress was lost (the checkpoint rollback of an interrupted training run).
+enum class LossCause {
+  Fault,       // hardware: node, GPU or switch failure (faults-and-validation §1)
+  Software,    // the job's own code failed and was restarted (§2)
+  Preemption,  // the scheduler evicted a pod (§8.6)
+  Scale,       // elastic membership change restarted training (§4.3, §11 Q8)
+  Pause,       // runMode.pause (§7.2)
+  MaxDuration, // queue maxDuration (§8.8)
+  Other,       // drains, deadlines, terminal failures, anything else
+};
+inline constexpr int kLossCauses = 7;
+std::string_view to_string(LossCause c);
+
+struct JobSubmitted {
+  JobId job;
+  std::string name;  // namespace/name
+  JobKind kind;
+  std::string queue;  // empty for the default scheduler
+  std::int32_t priority = 0;
+  std::int32_t replicas = 0;  // pods at submission (elastic: expectedReplicas clamped)
+  std::int64_t gpus = 0;      // GPUs requested at submission, all pods
+  bool elastic = false;
+  std::int64_t ideal_run_us = 0;  // run time at the submitted size with no faults or waiting
+};
+struct JobRejected {
+  JobId job;
+  std::string reason;
+};
+struct JobPhaseChanged {
+  JobId job;
+  JobPhase phase;
+  std::string reason;
+  std::string message;
+  std::int32_t restarts = 0;       // sum of tasks[].restartCount
+  std::int32_t backoff_count = 0;  // status.backoffCount (0 for GenericJob)
+};
+struct PodBound {
+  JobId job;
+  std::string pod;
+  std::string node;
+  std::int64_t gpus = 0;
+  std::string queue;
+};
+struct PodRunning {
+  JobId job;
+  std::string pod;
+};
+// The pod stopped holding resources (terminated, or deleted while bound).
+struct PodReleased {
+  JobId job;
+  std::string pod;
+  std::string node;
+  std::int64_t gpus = 0;
+  std::string queue;
+  PodPhase phase;
+  std::optional<std::int32_t> exit_code;
+  std::optional<DeletionReason> reason;
+};
+struct PodDeleted {
+  JobId job;
+  std::string pod;
+  DeletionReason reason;
+};
+// Training of a job became active (productive GPUs > 0) or stopped.
+struct TrainingChanged {
+  JobId job;
+  std::int64_t gpus = 0;  // GPUs doing productive work now; 0 = stopped
+};
+struct ProgressLost {
+  JobId job;
+  LossCause cause;
+  std::int64_t gpu_us = 0;  // productive GPU-time rolled back to the last checkpoint
+};
+struct ProgressCommitted {
+  JobId job;
+  std::int64_t gpu_us = 0;  // productive GPU-time made permanent (checkpoint or completion)
+};
+struct NodeChanged {
+  std::string node;
+  bool ready = true;
+  bool unschedulable = false;
+  std::int64_t gpus = 0;  // allocatable GPUs now
+  std::string cause;      // fault class, "repair", "drain", "cordon", "added", "removed"
+};
+struct QueueChanged {
+  std::string queue;
+  bool closed = false;
+};
+
+using Change = std::variant<JobSubmitted, JobRejected, JobPhaseChanged, PodBound, PodRunning,
+                            PodReleased, PodDeleted, TrainingChanged, ProgressLost,
+                            ProgressCommitted, NodeChanged, QueueChanged>;
+
+struct TimedChange {
+  SimTime time;
+  Change change;
+};
+
+}  // namespace t9k::model
