@@ -1,0 +1,108 @@
+// The scheduler: decision code behind a narrow boundary (design.md, "Dependency rules").
+//
+//   Decisions Scheduler::schedule(const ClusterSnapshot&, SimTime now)
+//   std::optional<Rejection> Scheduler::admit(const ClusterSnapshot&, const AdmissionRequest&)
+//
+// One cycle, in order:
+//   1. maxDuration (§8.8): every live T9k pod whose age (now - creation) has reached its queue's
+//      maxDuration is evicted with reason MaxDuration.
+//   2. T9k scheduler (pods with schedulerName t9k-scheduler, §8): queues ranked by the queue-sort
+//      plugins (priority, then dominant resource share); each pop takes the queue's next pending
+//      PodGroup (higher priority, then earlier creation), checks quota, gang readiness (permit),
+//      places the minMember core all-or-nothing through filter and score, then the surplus one
+//      by one; a group that cannot be placed may preempt (when enabled).
+//   3. Default scheduler (every other pod): pod by pod in order of pod priority then creation,
+//      the same filter and score plugins, no gang, no queue, no quota, no preemption.
+// The world applies the decisions in order: each Binding with ClusterSnapshot::bind, each
+// Eviction by deleting the pod (ClusterSnapshot::evict while it terminates, remove_pod once
+// gone), then, for an Eviction with reason Preemption,
+//     snapshot.nominate(e.preemptor, e.reservations);
+// A preempting group is not bound in the cycle that evicts its victims: it is placed by a later
+// cycle, once the victims have released their resources. Meanwhile (§8.6 nomination) its planned
+// placement is reserved: lower-ranked work counts it as used, so nothing it outranks takes the
+// resources its victims free (which would be preempted again: a bind/preempt/recreate livelock);
+// and resources still held by terminating pods count for it, so it does not preempt again while
+// its victims terminate. The reservation ends when the group is placed (the snapshot drops it)
+// or, in any cycle, when the group cannot use it (the scheduler ignores it).
+//
+// Deterministic: no clock, no randomness, no iteration over hash maps. Same snapshot and `now`
+// give the same decisions. The Scheduler keeps scratch buffers between cycles (hence
+// non-const schedule()), never state that changes a decision.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/cluster.hpp"
+#include "scheduler/options.hpp"
+#include "scheduler/snapshot.hpp"
+
+namespace t9k::scheduler {
+
+struct Binding {
+  std::string pod;   // pod key
+  std::string node;  // node name
+  bool operator==(const Binding&) const = default;
+};
+
+struct Eviction {
+  std::string pod;
+  model::DeletionReason reason = model::DeletionReason::Preemption;  // Preemption | MaxDuration
+  std::string message;  // e.g. "preempted by team/job-d2 of queue D (priority 2)"
+  // Preemption only (empty for MaxDuration):
+  std::string preemptor;  // the preempting PodGroup's snapshot key (GroupInfo::key)
+  std::string node;       // the node the victim frees
+  // The preemptor's whole planned placement of this cycle, the same in each of its evictions:
+  // what ClusterSnapshot::nominate(preemptor, reservations) reserves (§8.6 nomination).
+  std::vector<NodeReservation> reservations;
+  bool operator==(const Eviction&) const = default;
+};
+
+enum class RejectReason { QueueNotFound, QueueClosed, QuotaExceeded };
+std::string_view to_string(RejectReason r);
+
+struct Rejection {
+  std::string pod_group;
+  RejectReason reason = RejectReason::QueueNotFound;
+  std::string message;
+  bool operator==(const Rejection&) const = default;
+};
+
+struct Decisions {
+  std::vector<Binding> bindings;
+  std::vector<Eviction> evictions;
+  bool empty() const { return bindings.empty() && evictions.empty(); }
+};
+
+// A new workload (PodGroup, or a bare T9k pod) asking to enter a queue.
+struct AdmissionRequest {
+  std::string pod_group;  // key, for messages
+  std::string queue;      // empty means "default"
+  model::ResourceList requests;  // summed requests of all its pods
+};
+
+class Scheduler {
+ public:
+  // Throws OptionsError when options.validate() reports problems.
+  explicit Scheduler(SchedulerOptions options = {});
+  ~Scheduler();
+  Scheduler(Scheduler&&) noexcept;
+  Scheduler& operator=(Scheduler&&) noexcept;
+
+  Decisions schedule(const ClusterSnapshot& snapshot, model::SimTime now);
+
+  // Admission (the world calls it when a PodGroup or a bare T9k pod is created): rejects when the
+  // queue does not exist, is closed (§8.8, §11 Q15), or, with QuotaMode::RejectAtAdmission,
+  // when the requests of the queue's live pods plus the new ones exceed its quota (§11 Q14).
+  std::optional<Rejection> admit(const ClusterSnapshot& snapshot, const AdmissionRequest& request) const;
+
+  const SchedulerOptions& options() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace t9k::scheduler

@@ -1,0 +1,546 @@
+#include "scheduler/snapshot.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace t9k::scheduler {
+
+namespace {
+
+std::int64_t micros(const std::optional<model::SimTime>& t) {
+  return t ? t->time_since_epoch().count() : 0;
+}
+
+std::string selector_key(const model::LabelSelector& s) {
+  std::string k;
+  // Appends only: GCC 12 reports a false -Wrestrict on "literal" + std::string (PR 105329).
+  for (const auto& [a, b] : s.match_labels) k.append("L").append(a).append("\x1f").append(b).append("\x1e");
+  for (const auto& e : s.match_expressions) {
+    k.append("E").append(e.key).append("\x1f").append(model::to_string(e.op));
+    for (const auto& v : e.values) k.append("\x1f").append(v);
+    k.append("\x1e");
+  }
+  return k;
+}
+
+template <class V>
+void erase_value(std::vector<V>& v, const V& x) {
+  v.erase(std::remove(v.begin(), v.end(), x), v.end());
+}
+
+}  // namespace
+
+std::string object_key(const model::ObjectMeta& m) {
+  return m.namespace_.empty() ? m.name : std::string(m.namespace_).append("/").append(m.name);
+}
+
+ClusterSnapshot::ClusterSnapshot() = default;
+
+// ---- ids --------------------------------------------------------------------------------------
+
+NodeId ClusterSnapshot::node_id(const std::string& name) {
+  const auto it = node_ids_.find(name);
+  if (it != node_ids_.end()) return it->second;
+  const NodeId id = static_cast<NodeId>(nodes_.size());
+  nodes_.push_back(NodeInfo{});
+  nodes_.back().name = name;
+  for (auto& s : selectors_) s.matches.push_back(0);
+  node_ids_.emplace(name, id);
+  return id;
+}
+
+QueueId ClusterSnapshot::queue_id(const std::string& name) {
+  const auto it = queue_ids_.find(name);
+  if (it != queue_ids_.end()) return it->second;
+  const QueueId id = static_cast<QueueId>(queues_.size());
+  queues_.push_back(QueueInfo{});
+  queues_.back().name = name;
+  queue_ids_.emplace(name, id);
+  return id;
+}
+
+GroupId ClusterSnapshot::group_id(const std::string& key) {
+  const auto it = group_ids_.find(key);
+  if (it != group_ids_.end()) return it->second;
+  GroupId id;
+  if (!free_group_ids_.empty()) {
+    id = free_group_ids_.back();
+    free_group_ids_.pop_back();
+    groups_[static_cast<std::size_t>(id)] = GroupInfo{};
+  } else {
+    id = static_cast<GroupId>(groups_.size());
+    groups_.push_back(GroupInfo{});
+  }
+  groups_[static_cast<std::size_t>(id)].key = key;
+  group_ids_.emplace(key, id);
+  return id;
+}
+
+SelectorId ClusterSnapshot::intern_selector(const model::LabelSelector& sel) {
+  if (sel.empty()) return kNone;  // an empty selector selects every node
+  const std::string k = selector_key(sel);
+  const auto it = selector_ids_.find(k);
+  if (it != selector_ids_.end()) return it->second;
+  const SelectorId id = static_cast<SelectorId>(selectors_.size());
+  Selector s{sel, std::vector<char>(nodes_.size(), 0)};
+  for (std::size_t n = 0; n < nodes_.size(); ++n) s.matches[n] = sel.matches(nodes_[n].labels) ? 1 : 0;
+  selectors_.push_back(std::move(s));
+  selector_ids_.emplace(k, id);
+  return id;
+}
+
+ShapeId ClusterSnapshot::intern_shape(const SparseRes& request, SelectorId sel) {
+  std::string k = std::to_string(sel);
+  for (const auto& [d, q] : request) k.append(",").append(std::to_string(d)).append(":").append(std::to_string(q));
+  const auto it = shapes_.find(k);
+  if (it != shapes_.end()) return it->second;
+  const ShapeId id = static_cast<ShapeId>(shape_keys_.size());
+  shape_keys_.emplace_back(request, sel);
+  shapes_.emplace(k, id);
+  return id;
+}
+
+void ClusterSnapshot::refresh_selectors_for(NodeId n) {
+  const auto& labels = nodes_[static_cast<std::size_t>(n)].labels;
+  for (auto& s : selectors_) s.matches[static_cast<std::size_t>(n)] = s.selector.matches(labels) ? 1 : 0;
+}
+
+void ClusterSnapshot::set_free_index(NodeId n, bool add_it) {
+  const auto& node = nodes_[static_cast<std::size_t>(n)];
+  if (!node.present) return;
+  const std::pair<std::int64_t, NodeId> key{node.free(kDimGpu), n};
+  if (add_it) by_free_gpu_.insert(key);
+  else by_free_gpu_.erase(key);
+}
+
+std::optional<NodeId> ClusterSnapshot::find_node(const std::string& name) const {
+  const auto it = node_ids_.find(name);
+  if (it == node_ids_.end() || !nodes_[static_cast<std::size_t>(it->second)].present) return std::nullopt;
+  return it->second;
+}
+std::optional<QueueId> ClusterSnapshot::find_queue(const std::string& name) const {
+  const auto it = queue_ids_.find(name);
+  if (it == queue_ids_.end() || !queues_[static_cast<std::size_t>(it->second)].present) return std::nullopt;
+  return it->second;
+}
+std::optional<GroupId> ClusterSnapshot::find_group(const std::string& key) const {
+  const auto it = group_ids_.find(key);
+  if (it == group_ids_.end() || !groups_[static_cast<std::size_t>(it->second)].present) return std::nullopt;
+  return it->second;
+}
+std::optional<PodId> ClusterSnapshot::find_pod(const std::string& key) const {
+  const auto it = pod_ids_.find(key);
+  if (it == pod_ids_.end()) return std::nullopt;
+  return it->second;
+}
+
+PodId ClusterSnapshot::pod_ref(const std::string& key) const {
+  const auto it = pod_ids_.find(key);
+  if (it == pod_ids_.end()) throw std::out_of_range(std::string("snapshot: unknown pod '").append(key).append("'"));
+  return it->second;
+}
+
+// ---- nodes ------------------------------------------------------------------------------------
+
+void ClusterSnapshot::upsert_node(const model::Node& node) {
+  const NodeId n = node_id(node.metadata.name);
+  auto& info = nodes_[static_cast<std::size_t>(n)];
+  if (info.present) {
+    set_free_index(n, false);
+    add(capacity_, info.allocatable, -1);
+  }
+  info.labels = node.metadata.labels;
+  info.ready = node.ready;
+  info.unschedulable = node.unschedulable;
+  info.allocatable = resources_.dense(node.allocatable.empty() ? node.capacity : node.allocatable);
+  info.vertex = topology_.add_node(node);
+  if (!info.present) {
+    const std::string rack = *topology_.rack_of(info.name);
+    auto [it, inserted] = rack_ids_.emplace(rack, static_cast<std::int32_t>(racks_.size()));
+    if (inserted) racks_.push_back(Rack{rack, {}});
+    info.rack = it->second;
+    auto& members = racks_[static_cast<std::size_t>(info.rack)].nodes;
+    members.insert(std::lower_bound(members.begin(), members.end(), n), n);
+  }
+  info.present = true;
+  add(capacity_, info.allocatable);
+  set_free_index(n, true);
+  refresh_selectors_for(n);
+}
+
+void ClusterSnapshot::remove_node(const std::string& name) {
+  const auto it = node_ids_.find(name);
+  if (it == node_ids_.end()) return;
+  const NodeId n = it->second;
+  auto& info = nodes_[static_cast<std::size_t>(n)];
+  if (!info.present) return;
+  set_free_index(n, false);
+  add(capacity_, info.allocatable, -1);
+  erase_value(racks_[static_cast<std::size_t>(info.rack)].nodes, n);
+  info.present = false;
+  info.rack = kNone;
+  // Reservations on a node that is gone can never be used.
+  for (auto it = nominated_.begin(); it != nominated_.end();) {
+    auto& res = groups_[static_cast<std::size_t>(*it)].nominated;
+    res.erase(std::remove_if(res.begin(), res.end(), [n](const auto& r) { return r.first == n; }), res.end());
+    it = res.empty() ? nominated_.erase(it) : std::next(it);
+  }
+}
+
+// ---- queues -----------------------------------------------------------------------------------
+
+void ClusterSnapshot::upsert_queue(const model::Queue& queue) {
+  const QueueId q = queue_id(queue.metadata.name);
+  auto& info = queues_[static_cast<std::size_t>(q)];
+  if (info.present) queues_by_priority_.erase({-info.priority, q});
+  info.present = true;
+  info.priority = queue.spec.priority;
+  info.preemptible = queue.spec.is_preemptible();
+  info.closed = queue.spec.closed;
+  info.max_duration = queue.spec.max_duration;
+  info.has_quota = queue.spec.quota.has_value();
+  info.quota.clear();
+  info.quota_dims.clear();
+  if (info.has_quota) {
+    for (const auto& [name, qty] : *queue.spec.quota) {
+      const Dim d = resources_.dim(name);
+      slot(info.quota, d) = qty.milli();
+      info.quota_dims.push_back(d);
+    }
+    std::sort(info.quota_dims.begin(), info.quota_dims.end());
+  }
+  info.selector = queue.spec.node_selector ? intern_selector(*queue.spec.node_selector) : kNone;
+  queues_by_priority_.insert({-info.priority, q});
+  if (info.max_duration) queues_with_max_duration_.insert(q);
+  else queues_with_max_duration_.erase(q);
+}
+
+void ClusterSnapshot::remove_queue(const std::string& name) {
+  const auto it = queue_ids_.find(name);
+  if (it == queue_ids_.end()) return;
+  auto& info = queues_[static_cast<std::size_t>(it->second)];
+  if (!info.present) return;
+  queues_by_priority_.erase({-info.priority, it->second});
+  queues_with_max_duration_.erase(it->second);
+  info.present = false;  // its groups wait until a queue of that name exists again
+}
+
+// ---- groups -----------------------------------------------------------------------------------
+
+void ClusterSnapshot::detach_group(GroupId g) {
+  auto& info = groups_[static_cast<std::size_t>(g)];
+  if (info.queue == kNone) return;
+  auto& q = queues_[static_cast<std::size_t>(info.queue)];
+  if (info.n_pending > 0) q.pending_groups.erase({-info.priority, info.creation, g});
+  if (info.n_bound > 0) q.running_groups.erase({info.priority, -info.creation, g});
+  if (info.present) --q.groups;
+}
+
+void ClusterSnapshot::attach_group(GroupId g) {
+  auto& info = groups_[static_cast<std::size_t>(g)];
+  if (info.queue == kNone) return;
+  auto& q = queues_[static_cast<std::size_t>(info.queue)];
+  if (info.n_pending > 0) q.pending_groups.insert({-info.priority, info.creation, g});
+  if (info.n_bound > 0) q.running_groups.insert({info.priority, -info.creation, g});
+  if (info.present) ++q.groups;
+}
+
+void ClusterSnapshot::upsert_pod_group(const model::PodGroup& group) {
+  const GroupId g = group_id(object_key(group.metadata));
+  auto& info = groups_[static_cast<std::size_t>(g)];
+  const std::vector<PodId> members = info.pods;
+  for (const PodId p : members) detach_pod(p);
+  detach_group(g);
+  info.present = true;
+  info.implicit = false;
+  info.queue = queue_id(group.spec.queue.empty() ? model::kDefaultQueue : group.spec.queue);
+  info.priority = group.spec.priority;
+  info.min_member = std::max(group.spec.min_member, 0);
+  info.roles.clear();
+  for (const auto& r : group.spec.roles) info.roles.push_back(RoleMin{r.name, r.min_member});
+  info.creation = micros(group.metadata.creation_timestamp);
+  attach_group(g);
+  for (const PodId p : members) {
+    pods_[static_cast<std::size_t>(p)].queue = info.queue;
+    attach_pod(p);
+  }
+  settle_nomination(g);  // a lowered minMember may already be met
+}
+
+void ClusterSnapshot::maybe_drop_group(GroupId g) {
+  auto& info = groups_[static_cast<std::size_t>(g)];
+  if ((info.present && !info.implicit) || !info.pods.empty()) {
+    settle_nomination(g);
+    return;
+  }
+  nominated_.erase(g);
+  detach_group(g);
+  group_ids_.erase(info.key);
+  info = GroupInfo{};
+  free_group_ids_.push_back(g);
+}
+
+void ClusterSnapshot::remove_pod_group(const std::string& key) {
+  const auto it = group_ids_.find(key);
+  if (it == group_ids_.end()) return;
+  const GroupId g = it->second;
+  auto& info = groups_[static_cast<std::size_t>(g)];
+  const std::vector<PodId> members = info.pods;
+  for (const PodId p : members) detach_pod(p);
+  detach_group(g);
+  info.present = false;
+  info.queue = kNone;
+  for (const PodId p : members) {
+    pods_[static_cast<std::size_t>(p)].queue = kNone;
+    attach_pod(p);
+  }
+  maybe_drop_group(g);
+}
+
+// ---- pods -------------------------------------------------------------------------------------
+
+void ClusterSnapshot::detach_pod(PodId p) {
+  const auto& pod = pods_[static_cast<std::size_t>(p)];
+  if (!pod.present) return;
+  const bool holds = pod.state == PodState::Bound || pod.state == PodState::Terminating;
+  if (holds && pod.node != kNone) {
+    auto& node = nodes_[static_cast<std::size_t>(pod.node)];
+    set_free_index(pod.node, false);
+    add(node.used, pod.request, -1);
+    set_free_index(pod.node, true);
+    if (pod.state == PodState::Terminating) {
+      add(node.terminating, pod.request, -1);
+      if (std::all_of(node.terminating.begin(), node.terminating.end(), [](auto v) { return v == 0; }))
+        terminating_nodes_.erase(pod.node);
+    }
+  }
+  if (!pod.t9k) {
+    if (pod.state == PodState::Pending) default_pending_.erase({-pod.priority, pod.creation, p});
+    return;
+  }
+  if (pod.group == kNone) return;
+  auto& g = groups_[static_cast<std::size_t>(pod.group)];
+  QueueInfo* q = pod.queue != kNone ? &queues_[static_cast<std::size_t>(pod.queue)] : nullptr;
+  if (q && holds) add(q->allocated, pod.request, -1);
+  if (q && (holds || pod.state == PodState::Pending)) add(q->requested, pod.request, -1);
+  if (q && (pod.state == PodState::Pending || pod.state == PodState::Bound))
+    q->live_pods.erase({pod.creation, p});
+  switch (pod.state) {
+    case PodState::Pending:
+      if (--g.n_pending == 0 && q) q->pending_groups.erase({-g.priority, g.creation, pod.group});
+      break;
+    case PodState::Bound:
+      if (--g.n_bound == 0 && q) q->running_groups.erase({g.priority, -g.creation, pod.group});
+      break;
+    case PodState::Terminating: --g.n_terminating; break;
+    case PodState::Succeeded: --g.n_succeeded; break;
+    case PodState::Failed: --g.n_failed; break;
+  }
+}
+
+void ClusterSnapshot::attach_pod(PodId p) {
+  const auto& pod = pods_[static_cast<std::size_t>(p)];
+  if (!pod.present) return;
+  const bool holds = pod.state == PodState::Bound || pod.state == PodState::Terminating;
+  if (holds && pod.node != kNone) {
+    auto& node = nodes_[static_cast<std::size_t>(pod.node)];
+    set_free_index(pod.node, false);
+    add(node.used, pod.request);
+    set_free_index(pod.node, true);
+    if (pod.state == PodState::Terminating) {
+      add(node.terminating, pod.request);
+      terminating_nodes_.insert(pod.node);
+    }
+  }
+  if (!pod.t9k) {
+    if (pod.state == PodState::Pending) default_pending_.insert({-pod.priority, pod.creation, p});
+    return;
+  }
+  if (pod.group == kNone) return;
+  auto& g = groups_[static_cast<std::size_t>(pod.group)];
+  QueueInfo* q = pod.queue != kNone ? &queues_[static_cast<std::size_t>(pod.queue)] : nullptr;
+  if (q && holds) add(q->allocated, pod.request);
+  if (q && (holds || pod.state == PodState::Pending)) add(q->requested, pod.request);
+  if (q && (pod.state == PodState::Pending || pod.state == PodState::Bound))
+    q->live_pods.insert({pod.creation, p});
+  switch (pod.state) {
+    case PodState::Pending:
+      if (g.n_pending++ == 0 && q) q->pending_groups.insert({-g.priority, g.creation, pod.group});
+      break;
+    case PodState::Bound:
+      if (g.n_bound++ == 0 && q) q->running_groups.insert({g.priority, -g.creation, pod.group});
+      break;
+    case PodState::Terminating: ++g.n_terminating; break;
+    case PodState::Succeeded: ++g.n_succeeded; break;
+    case PodState::Failed: ++g.n_failed; break;
+  }
+}
+
+void ClusterSnapshot::upsert_pod(const model::Pod& pod) {
+  const std::string key = object_key(pod.metadata);
+  PodId p;
+  if (const auto it = pod_ids_.find(key); it != pod_ids_.end()) {
+    p = it->second;
+    detach_pod(p);
+  } else {
+    if (!free_pod_ids_.empty()) {
+      p = free_pod_ids_.back();
+      free_pod_ids_.pop_back();
+    } else {
+      p = static_cast<PodId>(pods_.size());
+      pods_.push_back(PodInfo{});
+    }
+    pods_[static_cast<std::size_t>(p)] = PodInfo{};
+    pods_[static_cast<std::size_t>(p)].key = key;
+    pod_ids_.emplace(key, p);
+  }
+  auto& info = pods_[static_cast<std::size_t>(p)];
+  const GroupId old_group = info.group;
+  info.present = true;
+  info.t9k = pod.scheduler_name == model::kT9kSchedulerName;
+  info.priority = pod.priority;
+  info.creation = micros(pod.metadata.creation_timestamp);
+  info.request = resources_.sparse(pod.requests);
+  info.selector = pod.node_selector.empty()
+                      ? kNone
+                      : intern_selector(model::LabelSelector{pod.node_selector, {}});
+  info.shape = intern_shape(info.request, info.selector);
+  info.role = pod.role;
+  info.node = pod.node_name.empty() ? kNone : node_id(pod.node_name);
+  if (pod.phase == model::PodPhase::Succeeded) info.state = PodState::Succeeded;
+  else if (pod.phase == model::PodPhase::Failed) info.state = PodState::Failed;
+  else if (pod.deletion_timestamp) info.state = info.node != kNone ? PodState::Terminating : PodState::Failed;
+  else info.state = info.node != kNone ? PodState::Bound : PodState::Pending;
+
+  GroupId g = kNone;
+  if (info.t9k) {
+    if (pod.pod_group.empty()) {
+      // §8.5 [INFERRED]: a bare pod with a queue label is a one-member group of priority 0.
+      g = group_id(std::string("pod:").append(key));
+      auto& gi = groups_[static_cast<std::size_t>(g)];
+      if (!gi.present) {
+        gi.present = true;
+        gi.implicit = true;
+        gi.queue = queue_id(pod.queue.empty() ? model::kDefaultQueue : pod.queue);
+        gi.min_member = 1;
+        gi.creation = info.creation;
+        attach_group(g);
+      }
+    } else {
+      const std::string gk = pod.metadata.namespace_.empty()
+                                 ? pod.pod_group
+                                 : std::string(pod.metadata.namespace_).append("/").append(pod.pod_group);
+      g = group_id(gk);
+    }
+  }
+  if (old_group != kNone && old_group != g) {
+    erase_value(groups_[static_cast<std::size_t>(old_group)].pods, p);
+    maybe_drop_group(old_group);
+  }
+  info.group = g;
+  if (g != kNone) {
+    auto& members = groups_[static_cast<std::size_t>(g)].pods;
+    if (std::find(members.begin(), members.end(), p) == members.end()) members.push_back(p);
+    info.queue = groups_[static_cast<std::size_t>(g)].queue;
+  } else {
+    info.queue = kNone;
+  }
+  attach_pod(p);
+  settle_nomination(g);
+}
+
+void ClusterSnapshot::remove_pod(const std::string& key) {
+  const auto it = pod_ids_.find(key);
+  if (it == pod_ids_.end()) return;
+  const PodId p = it->second;
+  detach_pod(p);
+  const GroupId g = pods_[static_cast<std::size_t>(p)].group;
+  if (g != kNone) {
+    erase_value(groups_[static_cast<std::size_t>(g)].pods, p);
+    maybe_drop_group(g);
+  }
+  pods_[static_cast<std::size_t>(p)] = PodInfo{};
+  pod_ids_.erase(it);
+  free_pod_ids_.push_back(p);  // maybe_drop_group settled the group's reservations
+}
+
+void ClusterSnapshot::bind(const std::string& pod_key, const std::string& node) {
+  const PodId p = pod_ref(pod_key);
+  detach_pod(p);
+  auto& info = pods_[static_cast<std::size_t>(p)];
+  info.node = node_id(node);
+  info.state = PodState::Bound;
+  attach_pod(p);
+  settle_nomination(info.group);
+}
+
+void ClusterSnapshot::evict(const std::string& pod_key) {
+  const PodId p = pod_ref(pod_key);
+  detach_pod(p);
+  auto& info = pods_[static_cast<std::size_t>(p)];
+  info.state = info.node != kNone ? PodState::Terminating : PodState::Failed;
+  attach_pod(p);
+  settle_nomination(info.group);
+}
+
+void ClusterSnapshot::release(const std::string& pod_key, bool succeeded) {
+  const PodId p = pod_ref(pod_key);
+  detach_pod(p);
+  pods_[static_cast<std::size_t>(p)].state = succeeded ? PodState::Succeeded : PodState::Failed;
+  attach_pod(p);
+  settle_nomination(pods_[static_cast<std::size_t>(p)].group);
+}
+
+// ---- nomination (§8.6) ------------------------------------------------------------------------
+
+void ClusterSnapshot::nominate(const std::string& group_key, const std::vector<NodeReservation>& plan) {
+  const auto it = group_ids_.find(group_key);
+  if (it == group_ids_.end()) return;
+  const GroupId g = it->second;
+  auto& res = groups_[static_cast<std::size_t>(g)].nominated;
+  res.clear();
+  for (const auto& r : plan) {
+    const auto n = find_node(r.node);
+    if (!n) continue;
+    SparseRes amount = resources_.sparse(r.resources);
+    if (amount.empty()) continue;
+    // One entry per node, in plan order: a plan naming a node twice adds up.
+    const auto same = std::find_if(res.begin(), res.end(), [&](const auto& e) { return e.first == *n; });
+    if (same == res.end()) {
+      res.emplace_back(*n, std::move(amount));
+    } else {
+      DenseRes sum = to_dense(same->second);
+      add(sum, amount);
+      same->second.clear();
+      for (std::size_t d = 0; d < sum.size(); ++d)
+        if (sum[d] != 0) same->second.emplace_back(static_cast<Dim>(d), sum[d]);
+    }
+  }
+  if (res.empty()) nominated_.erase(g);
+  else nominated_.insert(g);
+  settle_nomination(g);
+}
+
+void ClusterSnapshot::settle_nomination(GroupId g) {
+  if (g == kNone) return;
+  auto& info = groups_[static_cast<std::size_t>(g)];
+  if (info.nominated.empty()) return;
+  // The reservation is for pods that still wait: none left, or the gang's minMember met (the
+  // elastic surplus never preempts, §11 Q8), or no PodGroup any more ⇒ it ends.
+  if (info.present && info.n_pending > 0 && info.n_bound + info.n_succeeded < info.min_member) return;
+  info.nominated.clear();
+  nominated_.erase(g);
+}
+
+std::optional<model::SimTime> ClusterSnapshot::next_max_duration_expiry() const {
+  std::optional<model::SimTime> best;
+  for (const QueueId q : queues_with_max_duration_) {
+    const auto& info = queues_[static_cast<std::size_t>(q)];
+    if (info.live_pods.empty()) continue;
+    const model::SimTime t{model::SimDuration{info.live_pods.begin()->first} + *info.max_duration};
+    if (!best || t < *best) best = t;
+  }
+  return best;
+}
+
+}  // namespace t9k::scheduler

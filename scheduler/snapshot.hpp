@@ -1,0 +1,263 @@
+// ClusterSnapshot: the scheduler's read-only view of the cluster, kept up to date incrementally
+// by the world.
+//
+// THE CONTRACT
+//  * The world owns one ClusterSnapshot and calls its update methods as objects change:
+//      upsert_node / remove_node, upsert_queue / remove_queue,
+//      upsert_pod_group / remove_pod_group, upsert_pod / remove_pod,
+//    and, when it applies the scheduler's decisions or the kubelet finishes a pod:
+//      bind(pod, node)          a Binding was applied (the pod now holds the node's resources),
+//      evict(pod)               an Eviction was applied; the pod is terminating and still holds
+//                               its resources until remove_pod (or release) is called,
+//      release(pod, succeeded)  the pod terminated (Succeeded / Failed) and frees its resources,
+//      remove_pod(pod)          the pod object is gone,
+//      nominate(group, plan)    right after applying an Eviction with reason Preemption:
+//                               nominate(e.preemptor, e.reservations) (see below).
+//    upsert_pod with the full model::Pod is always allowed too: the state is derived from the
+//    pod (phase, node_name, deletion_timestamp), so bind/evict/release are shortcuts.
+//  * Nomination (§8.6, kube-scheduler's nominatedNodeName): a PodGroup that preempted has its
+//    planned placement reserved, per node, until it is placed. Lower-ranked work (a lower queue
+//    priority, an equal queue priority in another queue, a later position in the same queue's
+//    §8.5 order, every default-scheduler pod) counts the reservation as used; the nominated group
+//    and work that outranks it do not. nominate() replaces the group's whole plan (idempotent:
+//    calling it once per eviction of the same preemptor is fine). The snapshot drops a group's
+//    reservations by itself when the group no longer needs them: it has no pending pod left, or
+//    its bound + succeeded pods reach minMember (the surplus never preempts, §11 Q8), or the
+//    PodGroup is removed; a removed node loses the reservations on it. No time-based expiry: the
+//    scheduler re-validates every reservation each cycle and ignores one whose group cannot use
+//    it now (missing queue, too few members, quota, no fit even with the reservation).
+//  * The scheduler only ever reads it (const&): Scheduler::schedule(snapshot, now) returns
+//    Decisions and the world applies them. No cycle rebuilds anything from scratch: every index
+//    below is maintained by the update methods, in O(log n) per change.
+//  * Determinism: every ordered index is keyed by values the world controls (names, priorities,
+//    creation times, ids given out in call order). Hash maps are used for look-up by name only.
+//
+// Keys: pods and PodGroups are keyed "<namespace>/<name>" (just "<name>" when the namespace is
+// empty); queues and nodes by name. A pod names its PodGroup in its own namespace.
+// Objects may arrive in any order: a pod whose PodGroup or queue is not known yet waits (the
+// snapshot keeps a placeholder that is not schedulable until the real object arrives).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "model/cluster.hpp"
+#include "model/scheduling.hpp"
+#include "model/topology.hpp"
+#include "scheduler/resources.hpp"
+
+namespace t9k::scheduler {
+
+using NodeId = std::int32_t;
+using QueueId = std::int32_t;
+using GroupId = std::int32_t;
+using PodId = std::int32_t;
+using SelectorId = std::int32_t;  // -1: matches every node
+using ShapeId = std::int32_t;
+inline constexpr std::int32_t kNone = -1;
+
+std::string object_key(const model::ObjectMeta& m);
+
+enum class PodState { Pending, Bound, Terminating, Succeeded, Failed };
+
+struct NodeInfo {
+  std::string name;
+  model::Labels labels;
+  bool present = false;
+  bool ready = true;
+  bool unschedulable = false;
+  DenseRes allocatable;
+  DenseRes used;         // requests of pods on the node that are Bound or Terminating
+  DenseRes terminating;  // the part of `used` held by Terminating pods
+  std::int32_t rack = kNone;  // index into ClusterSnapshot::racks()
+  model::Topology::Vertex vertex{};
+  std::int64_t free(Dim d) const { return at(allocatable, d) - at(used, d); }
+  bool schedulable() const { return present && ready && !unschedulable; }
+};
+
+// Order of pending PodGroups inside a queue (§8.5): higher priority, then earlier creation.
+using GroupOrderKey = std::tuple<std::int32_t /*-priority*/, std::int64_t /*creation µs*/,
+                                 GroupId>;
+// Order of victim PodGroups inside a queue (§11 Q9): lower priority, then newest.
+using VictimOrderKey = std::tuple<std::int32_t /*priority*/, std::int64_t /*-creation µs*/,
+                                  GroupId>;
+// Order of default-scheduler pods: higher pod priority, then earlier creation (FIFO).
+using PodOrderKey = std::tuple<std::int32_t /*-priority*/, std::int64_t /*creation µs*/, PodId>;
+
+struct QueueInfo {
+  std::string name;
+  bool present = false;
+  std::int32_t priority = 0;
+  bool preemptible = true;
+  bool closed = false;
+  std::optional<model::SimDuration> max_duration;
+  bool has_quota = false;
+  DenseRes quota;
+  std::vector<Dim> quota_dims;  // dimensions named in quota.requests
+  SelectorId selector = kNone;
+  DenseRes allocated;  // §8.7: requests of Bound and Terminating pods
+  DenseRes requested;  // requests of every live pod (Pending, Bound, Terminating): admission quota
+  std::set<GroupOrderKey> pending_groups;   // groups with >= 1 pending pod
+  std::set<VictimOrderKey> running_groups;  // groups with >= 1 Bound (not terminating) pod
+  std::set<std::pair<std::int64_t, PodId>> live_pods;  // non-terminal pods by creation (maxDuration)
+  std::int32_t groups = 0;  // present PodGroups naming this queue
+};
+
+struct RoleMin {
+  std::string name;
+  std::int32_t min_member = 0;
+};
+
+struct GroupInfo {
+  std::string key;
+  bool present = false;
+  bool implicit = false;  // a bare T9k pod acting as a one-member group (§8.5)
+  QueueId queue = kNone;
+  std::int32_t priority = 0;
+  std::int32_t min_member = 1;
+  std::vector<RoleMin> roles;
+  std::int64_t creation = 0;  // µs; §11 Q20: a resumed job keeps it
+  std::vector<PodId> pods;    // in order of arrival
+  // §8.6 nomination: resources reserved per node for this group (ClusterSnapshot::nominate).
+  std::vector<std::pair<NodeId, SparseRes>> nominated;
+  std::int32_t n_pending = 0, n_bound = 0, n_terminating = 0, n_succeeded = 0, n_failed = 0;
+  // Members that count toward minMember (§8.3: all but failed).
+  std::int32_t members() const { return n_pending + n_bound + n_terminating + n_succeeded; }
+};
+
+struct PodInfo {
+  std::string key;
+  bool present = false;
+  bool t9k = false;  // scheduler_name == t9k-scheduler
+  GroupId group = kNone;
+  QueueId queue = kNone;
+  std::int32_t priority = 0;
+  std::int64_t creation = 0;  // µs
+  SparseRes request;
+  SelectorId selector = kNone;  // the pod's nodeSelector
+  ShapeId shape = kNone;        // interned (request, selector)
+  std::string role;
+  NodeId node = kNone;
+  PodState state = PodState::Pending;
+};
+
+// One node of a preemptor's planned placement: what its pods will take there (§8.6 nomination).
+struct NodeReservation {
+  std::string node;
+  model::ResourceList resources;
+  bool operator==(const NodeReservation&) const = default;
+};
+
+struct Selector {
+  model::LabelSelector selector;
+  std::vector<char> matches;  // by NodeId
+};
+
+struct Rack {
+  std::string name;
+  std::vector<NodeId> nodes;  // sorted by id
+};
+
+class ClusterSnapshot {
+ public:
+  ClusterSnapshot();
+
+  // ---- world-side updates --------------------------------------------------------------------
+  void upsert_node(const model::Node& node);
+  void remove_node(const std::string& name);  // its pods keep their binding until removed
+  void upsert_queue(const model::Queue& queue);
+  void remove_queue(const std::string& name);
+  void upsert_pod_group(const model::PodGroup& group);
+  void remove_pod_group(const std::string& key);
+  void upsert_pod(const model::Pod& pod);
+  void remove_pod(const std::string& key);
+  void bind(const std::string& pod_key, const std::string& node);
+  void evict(const std::string& pod_key);
+  void release(const std::string& pod_key, bool succeeded);
+  // §8.6 nomination: replaces every reservation of `group_key` by `plan` (nodes unknown to the
+  // snapshot and empty amounts are skipped; an empty plan clears). Ignored for an unknown group
+  // or one that no longer needs it (see THE CONTRACT).
+  void nominate(const std::string& group_key, const std::vector<NodeReservation>& plan);
+
+  // ---- read side (scheduler) -----------------------------------------------------------------
+  const ResourceTable& resources() const { return resources_; }
+  const std::vector<NodeInfo>& nodes() const { return nodes_; }
+  const std::vector<QueueInfo>& queues() const { return queues_; }
+  const std::vector<GroupInfo>& groups() const { return groups_; }
+  const std::vector<PodInfo>& pods() const { return pods_; }
+  const std::vector<Selector>& selectors() const { return selectors_; }
+  const std::vector<Rack>& racks() const { return racks_; }
+  const model::Topology& topology() const { return topology_; }
+  // Present nodes by (free GPU milli, id): candidates for a pod needing g GPUs start at
+  // lower_bound({g, -1}); bin-packing walks it upwards.
+  const std::set<std::pair<std::int64_t, NodeId>>& nodes_by_free_gpu() const { return by_free_gpu_; }
+  const std::set<NodeId>& nodes_with_terminating() const { return terminating_nodes_; }
+  // Groups holding reservations (GroupInfo::nominated non-empty), by id.
+  const std::set<GroupId>& nominated_groups() const { return nominated_; }
+  const std::set<PodOrderKey>& default_pending() const { return default_pending_; }
+  const std::set<std::pair<std::int32_t, QueueId>>& queues_by_priority() const { return queues_by_priority_; }
+  const DenseRes& cluster_capacity() const { return capacity_; }  // all present nodes
+  std::size_t shape_count() const { return shapes_.size(); }
+  const SparseRes& shape_request(ShapeId s) const { return shape_keys_[static_cast<std::size_t>(s)].first; }
+  SelectorId shape_selector(ShapeId s) const { return shape_keys_[static_cast<std::size_t>(s)].second; }
+
+  std::optional<NodeId> find_node(const std::string& name) const;
+  std::optional<QueueId> find_queue(const std::string& name) const;
+  std::optional<GroupId> find_group(const std::string& key) const;
+  std::optional<PodId> find_pod(const std::string& key) const;
+  bool selector_matches(SelectorId s, NodeId n) const {
+    return s == kNone || selectors_[static_cast<std::size_t>(s)].matches[static_cast<std::size_t>(n)] != 0;
+  }
+  // The earliest instant at which some live pod reaches its queue's maxDuration (§8.8), so the
+  // world can schedule a cycle then; nullopt when no queue has a limit or no pod is live.
+  std::optional<model::SimTime> next_max_duration_expiry() const;
+
+ private:
+  NodeId node_id(const std::string& name);
+  QueueId queue_id(const std::string& name);
+  GroupId group_id(const std::string& key);
+  SelectorId intern_selector(const model::LabelSelector& sel);
+  ShapeId intern_shape(const SparseRes& request, SelectorId sel);
+  void refresh_selectors_for(NodeId n);
+  void set_free_index(NodeId n, bool add);
+  void detach_pod(PodId p);  // removes every contribution of the pod's current state
+  void attach_pod(PodId p);
+  void detach_group(GroupId g);
+  void attach_group(GroupId g);
+  PodId pod_ref(const std::string& key) const;  // throws std::out_of_range
+  void maybe_drop_group(GroupId g);
+  void settle_nomination(GroupId g);  // drops the reservations of a group that no longer needs them
+
+  ResourceTable resources_;
+  model::Topology topology_;
+  std::vector<NodeInfo> nodes_;
+  std::vector<QueueInfo> queues_;
+  std::vector<GroupInfo> groups_;
+  std::vector<PodInfo> pods_;
+  std::vector<PodId> free_pod_ids_;
+  std::vector<GroupId> free_group_ids_;
+  std::vector<Selector> selectors_;
+  std::vector<Rack> racks_;
+  std::unordered_map<std::string, std::int32_t> rack_ids_;
+  std::unordered_map<std::string, NodeId> node_ids_;
+  std::unordered_map<std::string, QueueId> queue_ids_;
+  std::unordered_map<std::string, GroupId> group_ids_;
+  std::unordered_map<std::string, PodId> pod_ids_;
+  std::unordered_map<std::string, SelectorId> selector_ids_;
+  std::unordered_map<std::string, ShapeId> shapes_;
+  std::vector<std::pair<SparseRes, SelectorId>> shape_keys_;
+  std::set<std::pair<std::int64_t, NodeId>> by_free_gpu_;
+  std::set<NodeId> terminating_nodes_;
+  std::set<GroupId> nominated_;
+  std::set<PodOrderKey> default_pending_;
+  std::set<std::pair<std::int32_t, QueueId>> queues_by_priority_;  // (-priority, id), present
+  std::set<QueueId> queues_with_max_duration_;
+  DenseRes capacity_;
+};
+
+}  // namespace t9k::scheduler

@@ -1,0 +1,140 @@
+// ClusterSnapshot: the incrementally maintained view (issue 5 "Scale", the world's contract).
+#include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
+
+using namespace t9k::scheduler;
+using namespace t9k::scheduler::testing;
+
+TEST_CASE("snapshot: node free resources and the free-GPU index follow bind, evict, release",
+          "[snapshot]") {
+  TestWorld w;
+  w.add_node("n1", res(32, 8, 256));
+  w.add_node("n2", res(32, 4, 256));
+  w.add_queue("q", 1);
+  w.add_group("g", "q", 1);
+  w.add_pod("p", "g", res(4, 3));
+  const auto& s = w.snap;
+  const NodeId n1 = *s.find_node("n1");
+  CHECK(s.nodes_by_free_gpu().begin()->second == *s.find_node("n2"));  // 4 free < 8 free
+  w.snap.bind("p", "n1");
+  CHECK(s.nodes()[static_cast<std::size_t>(n1)].free(kDimGpu) == 5000);
+  CHECK(s.nodes_by_free_gpu().begin()->second == *s.find_node("n2"));
+  CHECK(at(s.queues()[static_cast<std::size_t>(*s.find_queue("q"))].allocated, kDimGpu) == 3000);
+  w.snap.evict("p");  // terminating: still holds the node (§8.6 victims shut down)
+  CHECK(s.nodes()[static_cast<std::size_t>(n1)].free(kDimGpu) == 5000);
+  CHECK(s.nodes_with_terminating().count(n1) == 1);
+  w.snap.release("p", false);
+  CHECK(s.nodes()[static_cast<std::size_t>(n1)].free(kDimGpu) == 8000);
+  CHECK(s.nodes_with_terminating().empty());
+  CHECK(at(s.queues()[static_cast<std::size_t>(*s.find_queue("q"))].allocated, kDimGpu) == 0);
+}
+
+TEST_CASE("snapshot: pending groups ordered by priority then creation (§8.5, §11 Q20)", "[snapshot]") {
+  TestWorld w;
+  w.add_queue("q", 1);
+  w.add_group("old", "q", 1, 0, {}, 10);
+  w.add_group("new-high", "q", 1, 5, {}, 30);
+  w.add_group("mid", "q", 1, 0, {}, 20);
+  for (const auto* g : {"old", "new-high", "mid"}) w.add_pod(std::string(g) + "-0", g, res(1));
+  const auto& q = w.snap.queues()[static_cast<std::size_t>(*w.snap.find_queue("q"))];
+  std::vector<std::string> order;
+  for (const auto& k : q.pending_groups) order.push_back(w.snap.groups()[static_cast<std::size_t>(std::get<2>(k))].key);
+  CHECK(order == std::vector<std::string>{"new-high", "old", "mid"});
+  // A resumed job's pods are new, its PodGroup (and creation time) is the same: it keeps its rank.
+  w.snap.remove_pod("old-0");
+  w.add_pod("old-0b", "old", res(1));
+  order.clear();
+  for (const auto& k : q.pending_groups) order.push_back(w.snap.groups()[static_cast<std::size_t>(std::get<2>(k))].key);
+  CHECK(order == std::vector<std::string>{"new-high", "old", "mid"});
+}
+
+TEST_CASE("snapshot: objects in any order, bare pods, placeholders", "[snapshot]") {
+  TestWorld w;
+  w.add_pod("early-0", "early", res(1));  // pod before its PodGroup and queue
+  const auto g = *w.snap.find_pod("early-0");
+  CHECK_FALSE(w.snap.find_group("early").has_value());
+  CHECK(w.snap.pods()[static_cast<std::size_t>(g)].queue == kNone);
+  w.add_group("early", "late-q", 1);
+  const auto q = w.snap.queues()[static_cast<std::size_t>(w.snap.pods()[static_cast<std::size_t>(g)].queue)];
+  CHECK(q.name == "late-q");
+  CHECK_FALSE(q.present);  // the queue itself has not arrived
+  CHECK(q.pending_groups.size() == 1);
+  // A bare pod with a queue label is a group of one (§8.5).
+  w.add_pod("bare", "", res(2), "", "late-q");
+  const auto bg = w.snap.find_group("pod:bare");
+  REQUIRE(bg.has_value());
+  CHECK(w.snap.groups()[static_cast<std::size_t>(*bg)].implicit);
+  w.snap.remove_pod("bare");
+  CHECK_FALSE(w.snap.find_group("pod:bare").has_value());
+}
+
+TEST_CASE("snapshot: next maxDuration expiry (§8.8)", "[snapshot]") {
+  TestWorld w;
+  auto q = w.add_queue("q", 1);
+  CHECK_FALSE(w.snap.next_max_duration_expiry().has_value());
+  q.spec.max_duration = t9k::kernel::hours(1);
+  w.snap.upsert_queue(q);
+  w.add_group("g", "q", 1);
+  w.add_pod("p", "g", res(1));  // created at second 2
+  REQUIRE(w.snap.next_max_duration_expiry().has_value());
+  CHECK(*w.snap.next_max_duration_expiry() == sec(2 + 3600));
+}
+
+TEST_CASE("snapshot: removing a node drops it from the index and the capacity", "[snapshot]") {
+  TestWorld w;
+  w.add_node("n1", res(10, 8));
+  w.add_node("n2", res(10, 8));
+  CHECK(at(w.snap.cluster_capacity(), kDimGpu) == 16000);
+  w.snap.remove_node("n1");
+  CHECK(at(w.snap.cluster_capacity(), kDimGpu) == 8000);
+  CHECK(w.snap.nodes_by_free_gpu().size() == 1);
+  CHECK_FALSE(w.snap.find_node("n1").has_value());
+}
+
+TEST_CASE("snapshot: a nomination lasts while its group waits (§8.6 nomination)", "[snapshot][nomination]") {
+  TestWorld w;
+  w.add_node("n1", res(32, 8));
+  w.add_node("n2", res(32, 8));
+  w.add_queue("q", 1);
+  w.add_group("g", "q", 2);
+  w.add_pods("g", 3, res(1, 4));  // minMember 2, one surplus pod
+  auto& s = w.snap;
+  const GroupId g = *s.find_group("g");
+  const auto nominated = [&] { return s.groups()[static_cast<std::size_t>(g)].nominated; };
+  const std::vector<NodeReservation> plan{{"n1", res(1, 4)}, {"n2", res(1, 4)}, {"gone", res(1, 1)},
+                                          {"n1", res(1, 4)}};
+  s.nominate("nobody", plan);  // unknown group: ignored
+  CHECK(s.nominated_groups().empty());
+  s.nominate("g", plan);
+  REQUIRE(nominated().size() == 2);  // unknown node skipped; n1 named twice adds up
+  CHECK(nominated()[0].first == *s.find_node("n1"));
+  CHECK(at(to_dense(nominated()[0].second), kDimGpu) == 8000);
+  s.nominate("g", {{"n2", res(1, 4)}});  // replaces the whole plan (idempotent per eviction)
+  REQUIRE(nominated().size() == 1);
+  CHECK(nominated()[0].first == *s.find_node("n2"));
+
+  SECTION("ends when minMember is bound (the surplus never preempts)") {
+    s.bind("g-0", "n1");
+    CHECK(s.nominated_groups().size() == 1);
+    s.bind("g-1", "n2");
+    CHECK(s.nominated_groups().empty());
+    CHECK(nominated().empty());
+  }
+  SECTION("ends when no pod of the group is pending any more") {
+    for (const auto* p : {"g-0", "g-1", "g-2"}) s.remove_pod(p);
+    CHECK(s.nominated_groups().empty());
+  }
+  SECTION("ends when the PodGroup is removed") {
+    s.remove_pod_group("g");
+    CHECK(s.nominated_groups().empty());
+  }
+  SECTION("a removed node loses its reservations") {
+    s.remove_node("n2");
+    CHECK(s.nominated_groups().empty());
+  }
+  SECTION("an empty plan clears") {
+    s.nominate("g", {});
+    CHECK(s.nominated_groups().empty());
+  }
+}
