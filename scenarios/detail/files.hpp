@@ -1,0 +1,22 @@
+// Internal: reading files and the manifest documents shared by both loaders.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "scenarios/detail/decode.hpp"
+
+namespace t9k::scenarios::detail {
+
+// Far above any scenario or manifest file; keeps a stray multi-gigabyte file out of memory.
+inline constexpr std::size_t kMaxFileBytes = 64u << 20;
+
+bool read_text_file(const std::string& path, std::string& text, std::vector<Diagnostic>& out);
+
+// Decodes every document of a manifest stream; paths are prefixed with base_path.
+void decode_manifest_documents(const std::vector<YamlDocument>& docs, const std::string& file,
+                               const std::string& base_path, std::vector<LoadedObject>& objects,
+                               std::vector<Diagnostic>& out);
+
+}  // namespace t9k::scenarios::detail

@@ -1,0 +1,192 @@
+#include "scenarios/manifests.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <yaml-cpp/anchor.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
+
+#include "scenarios/detail/decode.hpp"
+#include "scenarios/detail/files.hpp"
+
+namespace t9k::scenarios {
+
+std::string_view kind_name(const Object& object) {
+  static constexpr std::string_view kNames[] = {"GenericJob", "PyTorchTrainingJob", "DeepSpeedJob",
+                                                "Queue", "PodGroup"};
+  return kNames[object.index()];
+}
+
+const model::ObjectMeta& metadata_of(const Object& object) {
+  return std::visit([](const auto& o) -> const model::ObjectMeta& { return o.metadata; }, object);
+}
+
+bool is_job(const Object& object) { return object.index() <= 2; }
+
+model::Job to_job(const Object& object) {
+  switch (object.index()) {
+    case 0: return std::get<model::GenericJob>(object);
+    case 1: return std::get<model::PyTorchTrainingJob>(object);
+    default: return std::get<model::DeepSpeedJob>(object);
+  }
+}
+
+Object to_object(const model::Job& job) {
+  return std::visit([](const auto& j) -> Object { return j; }, job);
+}
+
+namespace detail {
+
+namespace {
+
+// yaml-cpp 0.7 never finishes LoadAll() on some invalid text (found by fuzz/loader_fuzz): a ','
+// where no value can start ("{},", ",x", "- 1\n,") leaves its parser returning an empty
+// document forever without consuming input, and LoadAll collects them until memory runs out.
+// A first pass drives the same parser with a handler that builds nothing and stops once there
+// are more documents than the text could hold (each needs a few bytes); LoadAll runs only on
+// text that passed.
+class CountingHandler : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override { last = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+  YAML::Mark last = YAML::Mark::null_mark();
+};
+
+// False (with the position of the stuck document) when the parser stops making progress.
+bool parser_terminates(const std::string& text, YAML::Mark& where) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  CountingHandler handler;
+  const std::size_t max_documents = text.size() / 3 + 2;  // "---\n" per document, at least
+  for (std::size_t docs = 0; parser.HandleNextDocument(handler); ++docs) {
+    if (docs > max_documents) {
+      where = handler.last;
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::vector<YamlDocument>> parse_yaml(std::string_view text, const std::string& file,
+                                                    std::vector<Diagnostic>& out) {
+  try {
+    const std::string copy(text);
+    YAML::Mark stuck = YAML::Mark::null_mark();
+    if (!parser_terminates(copy, stuck)) {
+      Diagnostic d;
+      d.file = file;
+      if (!stuck.is_null()) {
+        d.line = stuck.line + 1;
+        d.column = stuck.column + 1;
+      }
+      d.message = "found invalid YAML: a ',' where no value can start (outside [] and {}); "
+                  "allowed: a YAML or JSON document";
+      out.push_back(std::move(d));
+      return std::nullopt;
+    }
+    std::vector<YamlDocument> docs;
+    for (YAML::Node& n : YAML::LoadAll(copy)) {
+      const YAML::Mark mark = n.Mark();
+      docs.push_back(YamlDocument{n, mark.is_null() ? 1 : mark.line + 1});
+    }
+    return docs;
+  } catch (const YAML::Exception& e) {
+    Diagnostic d;
+    d.file = file;
+    if (!e.mark.is_null()) {
+      d.line = e.mark.line + 1;
+      d.column = e.mark.column + 1;
+    }
+    d.message = fmt::format("found invalid YAML: {}; allowed: a YAML or JSON document", e.msg);
+    out.push_back(std::move(d));
+    return std::nullopt;
+  }
+}
+
+bool read_text_file(const std::string& path, std::string& text, std::vector<Diagnostic>& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    out.push_back(Diagnostic{Severity::Error, path, 0, 0, 0, "",
+                             fmt::format("cannot read the file: {}", std::strerror(errno))});
+    return false;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  text = ss.str();
+  if (text.size() > kMaxFileBytes) {
+    out.push_back(Diagnostic{Severity::Error, path, 0, 0, 0, "",
+                             fmt::format("found {} bytes; allowed: at most {} bytes", text.size(), kMaxFileBytes)});
+    return false;
+  }
+  return true;
+}
+
+void decode_manifest_documents(const std::vector<YamlDocument>& docs, const std::string& file,
+                               const std::string& base_path, std::vector<LoadedObject>& objects,
+                               std::vector<Diagnostic>& out) {
+  std::set<std::tuple<std::string, std::string, std::string>> names;
+  int index = -1;
+  for (const YamlDocument& doc : docs) {
+    ++index;
+    if (!doc.node.IsDefined() || doc.node.IsNull()) continue;  // "---" with nothing after it
+    Report r(file, out, index);
+    try {
+      auto obj = decode_object(r, Val{doc.node, doc.node.Mark(), base_path});
+      if (!obj) continue;
+      const auto& meta = metadata_of(*obj);
+      if (!names.emplace(std::string(kind_name(*obj)), meta.namespace_, meta.name).second) {
+        r.error(child_path(base_path, "metadata.name"),
+                fmt::format("found {} \"{}\" again; allowed: names unique per kind and namespace",
+                            kind_name(*obj), meta.name));
+        continue;
+      }
+      objects.push_back(LoadedObject{std::move(*obj), file, index, doc.line});
+    } catch (const BudgetExceeded&) {
+      add_budget_diagnostic(out, file, index, doc.line);
+      return;
+    }
+  }
+}
+
+}  // namespace detail
+
+ManifestSet parse_manifests(std::string_view text, const std::string& file) {
+  ManifestSet set;
+  const auto docs = detail::parse_yaml(text, file, set.diagnostics);
+  if (!docs) return set;
+  detail::decode_manifest_documents(*docs, file, "", set.objects, set.diagnostics);
+  if (set.objects.empty() && !has_errors(set.diagnostics)) {
+    set.diagnostics.push_back(Diagnostic{Severity::Error, file, 0, 0, 0, "",
+                                         "found no objects; allowed: one or more T9k objects "
+                                         "separated by \"---\""});
+  }
+  return set;
+}
+
+ManifestSet load_manifests(const std::string& path) {
+  ManifestSet set;
+  std::string text;
+  if (!detail::read_text_file(path, text, set.diagnostics)) return set;
+  return parse_manifests(text, path);
+}
+
+}  // namespace t9k::scenarios

@@ -1,0 +1,267 @@
+// Scenario file format v1 (docs/scenario-format.md): the cluster, the scheduler and its queues,
+// controller and kubelet latencies, faults, the workload, scheduled operations, the run length
+// and an optional block of expectations for regression tests. These are the typed results of
+// loading a scenario file; they use model and kernel types only.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/cluster.hpp"
+#include "model/jobs.hpp"
+#include "model/scheduling.hpp"
+#include "scenarios/diagnostics.hpp"
+#include "scenarios/manifests.hpp"
+#include "sim/kernel/random.hpp"
+#include "sim/kernel/time.hpp"
+
+namespace t9k::scenarios {
+
+using kernel::SimDuration;
+using kernel::SimTime;
+
+inline constexpr const char* kScenarioApiVersion = "t9ksim/v1";
+inline constexpr const char* kScenarioKind = "Scenario";
+
+// A random duration: a distribution over seconds (kernel::Distribution is real-valued). A plain
+// duration in the file ("30s") is a Constant. Draws below zero are clamped to zero by users.
+struct DurationDistribution {
+  kernel::Distribution seconds{kernel::Constant{0}};
+  static DurationDistribution constant(SimDuration d);
+  // The mean, rounded to whole microseconds.
+  SimDuration mean() const;
+};
+
+// ---- cluster ----
+
+struct NodePool {
+  std::string name;             // nodes are named "<pool>-<index>", index from 0
+  std::int32_t count = 0;
+  std::int32_t gpus_per_node = 0;
+  std::string gpu_model;        // becomes label nvidia.com/gpu.product
+  model::Quantity cpu;          // per node
+  model::Quantity memory;       // per node
+  model::ResourceList extra_resources;  // e.g. rdma/rdma_shared_device_a: 1
+  model::Labels labels;
+  // Node capacity as the world builds it: cpu, memory, nvidia.com/gpu and the extras.
+  model::ResourceList capacity() const;
+};
+
+// Nodes fill racks in pool order, racks fill switches; 0 means "one rack / one switch for all".
+struct Topology {
+  std::int32_t nodes_per_rack = 0;
+  std::int32_t racks_per_switch = 0;
+};
+
+struct Cluster {
+  std::vector<NodePool> node_pools;
+  Topology topology;
+  std::int32_t node_count() const;
+};
+
+// ---- scheduler, controllers, kubelet ----
+
+enum class SchedulerKind { T9k, Default };
+
+struct SchedulerSettings {
+  SchedulerKind kind = SchedulerKind::T9k;
+  std::vector<model::Queue> queues;  // T9k only; inline manifests or files
+  // Free-form settings the chosen scheduler validates when it starts (e.g. "preemption": "true").
+  std::map<std::string, std::string> options;
+};
+
+struct ControllerSettings {
+  // Delay between an observed change and the reconcile it triggers (design.md, plugin boundary).
+  // [INFERRED] controller-runtime reacts within tens of milliseconds.
+  DurationDistribution reconcile_latency = DurationDistribution::constant(kernel::milliseconds(100));
+  std::map<std::string, std::string> options;
+};
+
+struct KubeletSettings {
+  // Pod creation to containers running (image pull, start). [INFERRED] a few seconds.
+  DurationDistribution pod_start_latency = DurationDistribution::constant(kernel::seconds(5));
+  // Deletion to gone; the grace period bounds it (Kubernetes default 30 s).
+  DurationDistribution pod_stop_latency = DurationDistribution::constant(kernel::seconds(1));
+};
+
+// ---- faults (faults-and-validation §1.6) ----
+
+struct FaultRates {
+  double node_failures_per_node_day = 0;      // hardware, per node (§1.2-1.3)
+  double switch_failures_per_switch_day = 0;  // correlated: takes out a switch's nodes (§1.7)
+  double software_failures_per_job_hour = 0;  // per-job hazard that does not scale with size (§1.3)
+};
+
+struct FaultSettings {
+  // "none", "h100-frontier", "a100-research", "a100-optimistic" (§1.6), or "custom".
+  std::string profile = "none";
+  std::optional<FaultRates> rates;  // set exactly when profile == "custom"
+  // Pods on a failed node turn failed after this delay (spec §11 Q13: 40 s + 300 s).
+  std::optional<DurationDistribution> detection_delay;
+  std::optional<DurationDistribution> repair_time;  // failed node back in service
+};
+
+// ---- workload ----
+
+struct ExitCodeWeight {
+  std::int32_t exit_code = 1;
+  double weight = 1;
+};
+
+// How the job's own code fails (faults-and-validation §1.3-1.4).
+struct FailureBehaviour {
+  double hazard_per_hour = 0;  // Poisson rate of failures while running
+  std::vector<ExitCodeWeight> exit_codes;  // mix of exit codes of those failures; empty => {1: 1}
+  std::int32_t final_exit_code = 0;        // exit code when the work completes
+};
+
+enum class ScalingModel { Linear, Amdahl, Fixed };
+
+// How progress rate depends on the number of running replicas (elastic jobs, spec §4.3).
+struct ElasticScaling {
+  ScalingModel model = ScalingModel::Linear;
+  double serial_fraction = 0;        // Amdahl only, in [0, 1)
+  SimDuration rescale_overhead{0};   // every membership change restarts the processes (§11 Q8)
+};
+
+struct JobBehaviour {
+  // Exactly one of: wall-clock run time at the job's initial scale, or the amount of work in
+  // replica-time (progress at 1 replica), which elastic jobs consume at the scaled rate.
+  std::optional<DurationDistribution> run_time;
+  std::optional<DurationDistribution> work;
+  std::optional<SimDuration> checkpoint_interval;  // unset => never checkpoints
+  SimDuration checkpoint_cost{0};                  // blocking write time per checkpoint
+  DurationDistribution restart_overhead;           // restart to productive again (§1.5)
+  FailureBehaviour failure;
+  ElasticScaling scaling;
+};
+
+struct JobSubmission {
+  model::Job job;
+  SimTime submit_time{};
+  JobBehaviour behaviour;
+  std::string source;  // "file.yaml" or "file.yaml#2" where the manifest came from
+};
+
+// A stream of jobs from a template (implemented by a later issue; parsed and checked now).
+struct GeneratorEntry {
+  std::string name;
+  model::Job template_job;
+  DurationDistribution interarrival;
+  std::optional<std::int64_t> count;  // unset => until `stop` or the horizon
+  SimTime start{};
+  std::optional<SimTime> stop;
+  JobBehaviour behaviour;
+};
+
+enum class TraceFormat { Philly, AlibabaOpenB };
+
+// Jobs replayed from a cluster trace (implemented by a later issue; parsed and checked now).
+struct TraceEntry {
+  TraceFormat format = TraceFormat::Philly;
+  std::string path;                   // resolved against the scenario file's folder
+  std::optional<std::int64_t> limit;  // first N jobs
+  SimDuration time_offset{0};
+  std::string queue;                  // T9k queue the replayed jobs use (empty: default scheduler)
+  std::map<std::string, std::string> options;
+};
+
+struct Workload {
+  std::vector<JobSubmission> jobs;
+  std::vector<GeneratorEntry> generators;
+  std::vector<TraceEntry> traces;
+};
+
+// ---- operations ----
+
+enum class OperationType {
+  PauseJob, ResumeJob, SetExpectedReplicas, CloseQueue, OpenQueue,
+  DrainNode, CordonNode, UncordonNode, AddNodePool, RemoveNodePool
+};
+
+struct Operation {
+  SimTime at{};
+  OperationType type = OperationType::PauseJob;
+  std::string target;  // job, queue, node or pool name (AddNodePool: the new pool's name)
+  std::optional<std::int32_t> expected_replicas;  // SetExpectedReplicas
+  std::optional<NodePool> node_pool;              // AddNodePool
+};
+
+// ---- expectations ----
+
+struct IntBounds {
+  std::optional<std::int64_t> min;
+  std::optional<std::int64_t> max;
+};
+
+struct JobExpectation {
+  std::string job;
+  std::optional<model::JobPhase> phase;
+  std::optional<std::string> reason;  // of the terminal condition (Completed / Failed)
+  std::optional<IntBounds> restart_count;  // sum of tasks[].restartCount
+  std::optional<IntBounds> backoff_count;
+};
+
+struct MetricBound {
+  std::string metric;  // a summary.json metric name, checked by the analysis stage
+  std::optional<double> min;
+  std::optional<double> max;
+};
+
+struct Expectations {
+  std::vector<JobExpectation> jobs;
+  std::vector<MetricBound> metrics;
+};
+
+// ---- the scenario ----
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string default_namespace = "default";  // for objects without metadata.namespace
+  Cluster cluster;
+  SchedulerSettings scheduler;
+  ControllerSettings controllers;
+  KubeletSettings kubelet;
+  FaultSettings faults;
+  Workload workload;
+  std::vector<Operation> operations;  // sorted by time, file order among equal times
+  SimDuration horizon{0};             // required, > 0
+  std::uint64_t seed = 1;
+  std::int32_t replications = 1;
+  std::optional<Expectations> expect;
+};
+
+struct ScenarioResult {
+  std::optional<Scenario> scenario;      // set exactly when there are no errors
+  std::vector<Diagnostic> diagnostics;   // errors and warnings, every one found
+  bool ok() const { return scenario.has_value(); }
+};
+
+struct LoadOptions {
+  // Scenario entries may name manifest or trace files by path, resolved against base_dir. The
+  // fuzz target turns this off so no input reads the file system.
+  bool allow_file_references = true;
+  std::string base_dir;  // empty => the scenario file's folder (load_scenario) or "."
+};
+
+ScenarioResult load_scenario(const std::string& path, LoadOptions options = {});
+ScenarioResult parse_scenario(std::string_view text, const std::string& file,
+                              LoadOptions options = {});
+
+// What `t9ksim validate` runs: a file whose first document has kind Scenario is a scenario,
+// anything else a manifest file. Returns every diagnostic.
+std::vector<Diagnostic> validate_file(const std::string& path);
+// The same over text, without file references unless options allow them (fuzz entry point).
+std::vector<Diagnostic> validate_text(std::string_view text, const std::string& file,
+                                      LoadOptions options = {});
+
+std::string_view to_string(OperationType t);
+std::string_view to_string(SchedulerKind k);
+std::string_view to_string(TraceFormat f);
+std::string_view to_string(ScalingModel m);
+
+}  // namespace t9k::scenarios

@@ -1,0 +1,24 @@
+// Objects back to Kubernetes-style JSON (camelCase field names, spec and status), such that
+// parse_manifests(to_json(x)) yields x again. Timestamps are RFC 3339 with microseconds, with
+// simulation time zero at 1970-01-01T00:00:00Z.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "scenarios/manifests.hpp"
+
+namespace t9k::scenarios {
+
+// One object as a JSON document (two-space indentation, fields in API order).
+std::string to_json(const Object& object);
+
+// Several objects as a YAML stream of JSON documents separated by "---".
+std::string to_json_stream(const std::vector<Object>& objects);
+
+// RFC 3339 text for a simulation instant ("1970-01-01T00:00:05.000250Z") and back. parse returns
+// false for malformed text or a time before time zero.
+std::string format_timestamp(model::SimTime t);
+bool parse_timestamp(std::string_view text, model::SimTime& out);
+
+}  // namespace t9k::scenarios
