@@ -1,0 +1,235 @@
+#include "analysis/outputs.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/kernel/time.hpp"
+
+namespace t9k::analysis {
+
+namespace {
+
+constexpr double kHourUs = 3600.0 * 1e6;
+
+// RFC 4180 quoting: fields with a comma, quote or newline are quoted, quotes doubled.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+std::string secs(SimTime t) { return kernel::format_seconds(t); }
+std::string secs(SimDuration d) { return kernel::format_seconds(d); }
+std::string hours(std::int64_t gpu_us) { return fmt::format("{:.6f}", static_cast<double>(gpu_us) / kHourUs); }
+std::string num(double x) { return fmt::format("{:.6g}", x); }
+
+}  // namespace
+
+void write_file_atomic(const std::filesystem::path& path, const std::string& content) {
+  const auto tmp = path.parent_path() / ("." + path.filename().string() + ".tmp");
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+    out << content;
+    out.flush();
+    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw std::runtime_error("cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
+}
+
+std::string jobs_csv(const Recorder& r) {
+  std::string out =
+      "job,kind,queue,priority,replicas,gpus,elastic,submit_s,first_running_s,end_s,wait_s,jct_s,"
+      "phase,reason,restarts,backoff_count,preemptions,pods_failed,ideal_run_s,slowdown,ettr,"
+      "gpu_hours_allocated,gpu_hours_productive,gpu_hours_lost_fault,gpu_hours_lost_software,"
+      "gpu_hours_lost_preemption,gpu_hours_lost_scale,gpu_hours_lost_pause,"
+      "gpu_hours_lost_max_duration,gpu_hours_lost_other,gpu_hours_idle\n";
+  for (const auto& j : r.jobs()) {
+    if (j.name.empty()) continue;
+    const bool rejected = j.phase == "Rejected";
+    const std::string wait = j.first_running ? secs(*j.first_running - j.submit) : "";
+    const std::string jct = (j.end && !rejected) ? secs(*j.end - j.submit) : "";
+    std::string slowdown, ettr;
+    if (j.end && !rejected && j.ideal_run_us > 0) {
+      slowdown = num(static_cast<double>((*j.end - j.submit).count()) / static_cast<double>(j.ideal_run_us));
+    }
+    if (j.first_running && j.gpus > 0) {
+      const SimTime end = j.end.value_or(r.horizon());
+      const double wall = static_cast<double>((end - *j.first_running).count());
+      if (wall > 0) ettr = num(static_cast<double>(j.productive_us) / static_cast<double>(j.gpus) / wall);
+    }
+    out += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        csv_field(j.name), model::to_string(j.kind), csv_field(j.queue), j.priority, j.replicas, j.gpus,
+        j.elastic ? "true" : "false", secs(j.submit), j.first_running ? secs(*j.first_running) : "",
+        j.end ? secs(*j.end) : "", wait, jct, j.phase, csv_field(j.reason), j.restarts, j.backoff_count,
+        j.preemptions, j.pods_failed, secs(SimDuration{j.ideal_run_us}), slowdown, ettr,
+        hours(j.allocated_us), hours(j.productive_us), hours(j.lost_us[0]), hours(j.lost_us[1]),
+        hours(j.lost_us[2]), hours(j.lost_us[3]), hours(j.lost_us[4]), hours(j.lost_us[5]),
+        hours(j.lost_us[6]), hours(j.idle_us()));
+  }
+  return out;
+}
+
+std::string timeseries_csv(const Recorder& r) {
+  std::string out = "time_s,scope,allocated_gpus,productive_gpus,capacity_gpus,pending_jobs,running_jobs\n";
+  const auto& series = r.series();
+  const auto bucket = r.bucket();
+  std::size_t n = series.empty() ? 0 : series.begin()->second.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const SimTime t{bucket * static_cast<std::int64_t>(i)};
+    for (const auto& [scope, pts] : series) {
+      const auto& p = pts[i];
+      out += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f}\n", secs(t), csv_field(scope), p.allocated_gpus,
+                         p.productive_gpus, p.capacity_gpus, p.pending_jobs, p.running_jobs);
+    }
+  }
+  return out;
+}
+
+std::string faults_csv(const Recorder& r) {
+  std::string out = "time_s,node,cause,state\n";
+  for (const auto& f : r.faults()) {
+    out += fmt::format("{},{},{},{}\n", secs(f.time), csv_field(f.node), csv_field(f.cause), f.down ? "down" : "up");
+  }
+  return out;
+}
+
+std::string summary_json(const Recorder& r, const RunInfo& info) {
+  nlohmann::json j;  // nlohmann::json keeps object keys sorted
+  j["version"] = info.version;
+  j["scenario"] = info.scenario_name;
+  j["scenario_hash"] = info.scenario_hash;
+  j["seed"] = info.seed;
+  j["replication"] = info.replication;
+  j["fingerprint"] = info.fingerprint;
+  j["events"] = info.events;
+  j["horizon_s"] = info.horizon_s;
+  nlohmann::json m = nlohmann::json::object();
+  for (const auto& [k, v] : r.metrics()) m[k] = std::isfinite(v) ? v : 0.0;
+  j["metrics"] = m;
+  j["invariants"] = {{"ok", info.invariant_violations.empty()}, {"violations", info.invariant_violations}};
+  return j.dump(2) + "\n";
+}
+
+std::string change_json(const model::TimedChange& tc) {
+  nlohmann::json j;
+  j["t"] = static_cast<double>(tc.time.time_since_epoch().count()) / 1e6;
+  std::visit(
+      [&](const auto& c) {
+        using T = std::decay_t<decltype(c)>;
+        if constexpr (std::is_same_v<T, model::JobSubmitted>) {
+          j["type"] = "JobSubmitted";
+          j["job"] = c.name;
+          j["kind"] = model::to_string(c.kind);
+          j["queue"] = c.queue;
+          j["priority"] = c.priority;
+          j["replicas"] = c.replicas;
+          j["gpus"] = c.gpus;
+        } else if constexpr (std::is_same_v<T, model::JobRejected>) {
+          j["type"] = "JobRejected";
+          j["jobId"] = c.job;
+          j["reason"] = c.reason;
+        } else if constexpr (std::is_same_v<T, model::JobPhaseChanged>) {
+          j["type"] = "JobPhaseChanged";
+          j["jobId"] = c.job;
+          j["phase"] = model::to_string(c.phase);
+          j["reason"] = c.reason;
+          j["message"] = c.message;
+          j["restarts"] = c.restarts;
+          j["backoffCount"] = c.backoff_count;
+        } else if constexpr (std::is_same_v<T, model::PodBound>) {
+          j["type"] = "PodBound";
+          j["jobId"] = c.job;
+          j["pod"] = c.pod;
+          j["node"] = c.node;
+          j["gpus"] = c.gpus;
+        } else if constexpr (std::is_same_v<T, model::PodRunning>) {
+          j["type"] = "PodRunning";
+          j["jobId"] = c.job;
+          j["pod"] = c.pod;
+        } else if constexpr (std::is_same_v<T, model::PodReleased>) {
+          j["type"] = "PodReleased";
+          j["jobId"] = c.job;
+          j["pod"] = c.pod;
+          j["node"] = c.node;
+          j["gpus"] = c.gpus;
+          j["phase"] = model::to_string(c.phase);
+          if (c.exit_code) j["exitCode"] = *c.exit_code;
+          if (c.reason) j["reason"] = model::to_string(*c.reason);
+        } else if constexpr (std::is_same_v<T, model::PodDeleted>) {
+          j["type"] = "PodDeleted";
+          j["jobId"] = c.job;
+          j["pod"] = c.pod;
+          j["reason"] = model::to_string(c.reason);
+        } else if constexpr (std::is_same_v<T, model::TrainingChanged>) {
+          j["type"] = "TrainingChanged";
+          j["jobId"] = c.job;
+          j["gpus"] = c.gpus;
+        } else if constexpr (std::is_same_v<T, model::ProgressLost>) {
+          j["type"] = "ProgressLost";
+          j["jobId"] = c.job;
+          j["cause"] = model::to_string(c.cause);
+          j["gpuSeconds"] = static_cast<double>(c.gpu_us) / 1e6;
+        } else if constexpr (std::is_same_v<T, model::ProgressCommitted>) {
+          j["type"] = "ProgressCommitted";
+          j["jobId"] = c.job;
+          j["gpuSeconds"] = static_cast<double>(c.gpu_us) / 1e6;
+        } else if constexpr (std::is_same_v<T, model::NodeChanged>) {
+          j["type"] = "NodeChanged";
+          j["node"] = c.node;
+          j["ready"] = c.ready;
+          j["unschedulable"] = c.unschedulable;
+          j["gpus"] = c.gpus;
+          j["cause"] = c.cause;
+        } else if constexpr (std::is_same_v<T, model::QueueChanged>) {
+          j["type"] = "QueueChanged";
+          j["queue"] = c.queue;
+          j["closed"] = c.closed;
+        }
+      },
+      tc.change);
+  return j.dump();
+}
+
+EventLog::EventLog(const std::filesystem::path& path)
+    : path_(path), tmp_(path.parent_path() / ("." + path.filename().string() + ".tmp")), out_(tmp_, std::ios::trunc) {
+  if (!out_) throw std::runtime_error("cannot write " + tmp_.string());
+}
+
+EventLog::~EventLog() {
+  if (!committed_) {
+    out_.close();
+    std::error_code ec;
+    std::filesystem::remove(tmp_, ec);
+  }
+}
+
+void EventLog::write(const model::TimedChange& c) { out_ << change_json(c) << '\n'; }
+
+void EventLog::commit() {
+  out_.close();
+  std::filesystem::rename(tmp_, path_);
+  committed_ = true;
+}
+
+void write_outputs(const std::filesystem::path& dir, const Recorder& r, const RunInfo& info) {
+  std::filesystem::create_directories(dir);
+  write_file_atomic(dir / "jobs.csv", jobs_csv(r));
+  write_file_atomic(dir / "timeseries.csv", timeseries_csv(r));
+  write_file_atomic(dir / "faults.csv", faults_csv(r));
+  write_file_atomic(dir / "summary.json", summary_json(r, info));
+}
+
+}  // namespace t9k::analysis

@@ -1,0 +1,59 @@
+// Writing a run's results (docs/outputs.md): jobs.csv, timeseries.csv, summary.json and, with
+// --events, events.jsonl. Every file is written to a temporary name and renamed, so a partial
+// result never looks complete; summary.json is written last.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analysis/recorder.hpp"
+#include "model/change.hpp"
+
+namespace t9k::analysis {
+
+// Writes `content` to path atomically (temporary file in the same folder, then rename).
+void write_file_atomic(const std::filesystem::path& path, const std::string& content);
+
+struct RunInfo {
+  std::string version;
+  std::string scenario_name;
+  std::string scenario_hash;  // 16 hex digits over the scenario file's bytes
+  std::uint64_t seed = 0;
+  std::uint64_t replication = 0;
+  std::string fingerprint;
+  std::uint64_t events = 0;
+  double horizon_s = 0;
+  std::vector<std::string> invariant_violations;
+};
+
+std::string jobs_csv(const Recorder& r);
+std::string timeseries_csv(const Recorder& r);
+std::string faults_csv(const Recorder& r);
+// Sorted keys; "metrics" holds Recorder::metrics().
+std::string summary_json(const Recorder& r, const RunInfo& info);
+// One JSON object per change, {"t": seconds, "type": "...", ...}.
+std::string change_json(const model::TimedChange& c);
+
+// Streams events.jsonl to a temporary file and renames it on commit().
+class EventLog {
+ public:
+  explicit EventLog(const std::filesystem::path& path);
+  ~EventLog();
+  void write(const model::TimedChange& c);
+  void commit();
+
+ private:
+  std::filesystem::path path_;
+  std::filesystem::path tmp_;
+  std::ofstream out_;
+  bool committed_ = false;
+};
+
+// Writes jobs.csv, timeseries.csv, faults.csv and last summary.json into dir (created if needed).
+void write_outputs(const std::filesystem::path& dir, const Recorder& r, const RunInfo& info);
+
+}  // namespace t9k::analysis

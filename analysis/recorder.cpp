@@ -1,0 +1,314 @@
+#include "analysis/recorder.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace t9k::analysis {
+
+namespace {
+constexpr std::int64_t kHourUs = 3600LL * 1000000LL;
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  // Linear interpolation between closest ranks (the "R-7" definition).
+  const double pos = p * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const auto hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+double mean(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  double s = 0;
+  for (double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+}  // namespace
+
+std::int64_t JobRow::idle_us() const {
+  std::int64_t r = allocated_us - productive_us;
+  for (auto l : lost_us) r -= l;
+  return r;
+}
+
+SimDuration Recorder::choose_bucket(SimDuration horizon, int max_points) {
+  static const SimDuration kLadder[] = {
+      kernel::seconds(10), kernel::minutes(1), kernel::minutes(5), kernel::minutes(10),
+      kernel::minutes(15), kernel::minutes(30), kernel::hours(1), kernel::hours(2),
+      kernel::hours(6), kernel::hours(12), kernel::days(1), kernel::days(7)};
+  for (const auto& b : kLadder) {
+    if (horizon.count() / b.count() <= max_points) return b;
+  }
+  return kernel::days(7);
+}
+
+Recorder::Recorder(SimTime horizon, SimDuration bucket)
+    : horizon_(horizon),
+      bucket_(bucket),
+      nbuckets_(static_cast<std::size_t>((horizon.time_since_epoch().count() + bucket.count() - 1) / bucket.count())) {
+  if (nbuckets_ == 0) nbuckets_ = 1;
+}
+
+void Recorder::advance(Level& l, SimTime t) {
+  if (t <= l.since) return;
+  if (l.buckets.empty()) l.buckets.assign(nbuckets_, 0);
+  std::int64_t a = l.since.time_since_epoch().count();
+  const std::int64_t b = std::min(t, horizon_).time_since_epoch().count();
+  if (l.value != 0) {
+    l.area += l.value * (b - a);
+    const std::int64_t w = bucket_.count();
+    while (a < b) {
+      const auto i = static_cast<std::size_t>(a / w);
+      const std::int64_t end = std::min(b, static_cast<std::int64_t>(i + 1) * w);
+      if (i < l.buckets.size()) l.buckets[i] += l.value * (end - a);
+      a = end;
+    }
+  }
+  l.since = t;
+}
+
+void Recorder::set(Level& l, SimTime t, std::int64_t v) {
+  advance(l, t);
+  l.value = v;
+}
+
+Recorder::Scope& Recorder::scope(const std::string& queue) { return scopes_[queue]; }
+
+void Recorder::job_state(JobRow& row, SimTime t, bool in_system, bool running) {
+  auto& flags = job_flags_[row.id];
+  const auto [was_in, was_running] = flags;
+  const auto delta = [](bool now, bool before) { return static_cast<std::int64_t>(now) - static_cast<std::int64_t>(before); };
+  const bool pending = in_system && !running;
+  const bool was_pending = was_in && !was_running;
+  for (Scope* s : {&cluster_, &scope(row.queue)}) {
+    set(s->in_system, t, s->in_system.value + delta(in_system, was_in));
+    set(s->running, t, s->running.value + delta(running, was_running));
+    set(s->pending, t, s->pending.value + delta(pending, was_pending));
+  }
+  flags = {in_system, running};
+}
+
+void Recorder::on_change(const model::TimedChange& tc) {
+  const SimTime t = tc.time;
+  std::visit(
+      [&](const auto& c) {
+        using T = std::decay_t<decltype(c)>;
+        if constexpr (std::is_same_v<T, model::JobSubmitted>) {
+          if (jobs_.size() <= c.job) jobs_.resize(c.job + 1);
+          JobRow& r = jobs_[c.job];
+          r.id = c.job;
+          r.name = c.name;
+          r.kind = c.kind;
+          r.queue = c.queue;
+          r.priority = c.priority;
+          r.replicas = c.replicas;
+          r.gpus = c.gpus;
+          r.elastic = c.elastic;
+          r.submit = t;
+          r.ideal_run_us = c.ideal_run_us;
+          r.phase = "Pending";
+          job_state(r, t, true, false);
+        } else if constexpr (std::is_same_v<T, model::JobRejected>) {
+          JobRow& r = jobs_.at(c.job);
+          r.phase = "Rejected";
+          r.reason = c.reason;
+          r.end = t;
+          job_state(r, t, false, false);
+        } else if constexpr (std::is_same_v<T, model::JobPhaseChanged>) {
+          JobRow& r = jobs_.at(c.job);
+          r.phase = std::string(model::to_string(c.phase));
+          r.restarts = c.restarts;
+          r.backoff_count = c.backoff_count;
+          if (c.phase == model::JobPhase::Running && !r.first_running) r.first_running = t;
+          if (model::is_terminal(c.phase)) {
+            r.end = t;
+            r.reason = c.message.empty() ? c.reason : c.reason + ": " + c.message;
+            job_state(r, t, false, false);
+          } else {
+            job_state(r, t, true, c.phase == model::JobPhase::Running);
+          }
+        } else if constexpr (std::is_same_v<T, model::PodBound>) {
+          JobRow& r = jobs_.at(c.job);
+          bound_[c.pod] = Bound{t, c.gpus, c.job};
+          for (Scope* s : {&cluster_, &scope(r.queue)}) set(s->allocated, t, s->allocated.value + c.gpus);
+        } else if constexpr (std::is_same_v<T, model::PodReleased>) {
+          JobRow& r = jobs_.at(c.job);
+          const auto it = bound_.find(c.pod);
+          if (it != bound_.end()) {
+            const std::int64_t us = (t - it->second.since).count() * it->second.gpus;
+            r.allocated_us += us;
+            total_allocated_us_ += us;
+            for (Scope* s : {&cluster_, &scope(r.queue)}) set(s->allocated, t, s->allocated.value - it->second.gpus);
+            bound_.erase(it);
+          }
+          if (c.phase == model::PodPhase::Failed) ++r.pods_failed;
+        } else if constexpr (std::is_same_v<T, model::PodDeleted>) {
+          if (c.reason == model::DeletionReason::Preemption) ++jobs_.at(c.job).preemptions;
+        } else if constexpr (std::is_same_v<T, model::TrainingChanged>) {
+          JobRow& r = jobs_.at(c.job);
+          std::int64_t& cur = training_gpus_[c.job];
+          for (Scope* s : {&cluster_, &scope(r.queue)}) set(s->productive, t, s->productive.value - cur + c.gpus);
+          cur = c.gpus;
+        } else if constexpr (std::is_same_v<T, model::ProgressLost>) {
+          jobs_.at(c.job).lost_us[static_cast<int>(c.cause)] += c.gpu_us;
+        } else if constexpr (std::is_same_v<T, model::ProgressCommitted>) {
+          jobs_.at(c.job).productive_us += c.gpu_us;
+        } else if constexpr (std::is_same_v<T, model::NodeChanged>) {
+          const bool ready = c.ready && c.cause != "removed";
+          node_ready_[c.node] = ready;
+          const std::int64_t before = node_gpus_[c.node];
+          const std::int64_t after = ready ? c.gpus : 0;
+          node_gpus_[c.node] = after;
+          set(capacity_, t, capacity_.value - before + after);
+          if (c.cause != "added" && c.cause != "cordon" && c.cause != "uncordon") {
+            faults_.push_back(FaultRecord{t, c.node, c.cause, c.cause != "repair"});
+          }
+        } else if constexpr (std::is_same_v<T, model::QueueChanged>) {
+          scope(c.queue);
+        }
+      },
+      tc.change);
+}
+
+void Recorder::finish() {
+  if (finished_) return;
+  finished_ = true;
+  // Pods still bound hold their GPUs until the horizon.
+  for (const auto& [pod, b] : bound_) {
+    const std::int64_t us = (horizon_ - b.since).count() * b.gpus;
+    total_allocated_us_ += us;
+    jobs_.at(b.job).allocated_us += us;
+  }
+  for (auto* s : {&cluster_}) {
+    for (Level* l : {&s->allocated, &s->productive, &s->pending, &s->running, &s->in_system}) advance(*l, horizon_);
+  }
+  for (auto& [name, s] : scopes_) {
+    for (Level* l : {&s.allocated, &s.productive, &s.pending, &s.running, &s.in_system}) advance(*l, horizon_);
+  }
+  advance(capacity_, horizon_);
+  capacity_area_ = capacity_.area;
+  // Sojourn sums for Little's law.
+  for (const auto& r : jobs_) {
+    if (r.name.empty()) continue;
+    const SimTime end = r.end.value_or(horizon_);
+    const std::int64_t soj = (std::min(end, horizon_) - r.submit).count();
+    cluster_.sojourn_us += soj;
+    scopes_[r.queue].sojourn_us += soj;
+  }
+  // Series.
+  const double w = static_cast<double>(bucket_.count());
+  auto points = [&](const Scope& s, bool with_capacity) {
+    std::vector<SeriesPoint> v(nbuckets_);
+    auto at = [](const Level& l, std::size_t i) {
+      return l.buckets.empty() ? 0.0 : static_cast<double>(l.buckets[i]);
+    };
+    for (std::size_t i = 0; i < nbuckets_; ++i) {
+      // The last bucket may be shorter than the others.
+      const std::int64_t b0 = static_cast<std::int64_t>(i) * bucket_.count();
+      const double width = std::min(w, static_cast<double>(horizon_.time_since_epoch().count() - b0));
+      v[i].allocated_gpus = at(s.allocated, i) / width;
+      v[i].productive_gpus = at(s.productive, i) / width;
+      v[i].pending_jobs = at(s.pending, i) / width;
+      v[i].running_jobs = at(s.running, i) / width;
+      v[i].capacity_gpus = with_capacity ? at(capacity_, i) / width : 0;
+    }
+    return v;
+  };
+  series_["cluster"] = points(cluster_, true);
+  for (const auto& [name, s] : scopes_) {
+    if (!name.empty()) series_["queue:" + name] = points(s, false);
+  }
+  if (scopes_.count("")) series_["default-scheduler"] = points(scopes_.at(""), false);
+}
+
+std::map<std::string, double> Recorder::metrics() const {
+  std::map<std::string, double> m;
+  std::vector<double> waits, jcts, slowdowns;
+  double alloc = 0, prod = 0, lost[model::kLossCauses] = {}, idle = 0;
+  int submitted = 0, succeeded = 0, failed = 0, rejected = 0, unfinished = 0;
+  for (const auto& r : jobs_) {
+    if (r.name.empty()) continue;
+    ++submitted;
+    if (r.phase == "Succeeded") ++succeeded;
+    else if (r.phase == "Failed") ++failed;
+    else if (r.phase == "Rejected") ++rejected;
+    else ++unfinished;
+    if (r.first_running) waits.push_back(static_cast<double>((*r.first_running - r.submit).count()) / 1e6);
+    if (r.end && r.phase != "Rejected") {
+      const double jct = static_cast<double>((*r.end - r.submit).count()) / 1e6;
+      jcts.push_back(jct);
+      if (r.ideal_run_us > 0) slowdowns.push_back(jct / (static_cast<double>(r.ideal_run_us) / 1e6));
+    }
+    alloc += static_cast<double>(r.allocated_us);
+    prod += static_cast<double>(r.productive_us);
+    for (int i = 0; i < model::kLossCauses; ++i) lost[i] += static_cast<double>(r.lost_us[i]);
+    idle += static_cast<double>(r.idle_us());
+  }
+  m["jobs_submitted"] = submitted;
+  m["jobs_succeeded"] = succeeded;
+  m["jobs_failed"] = failed;
+  m["jobs_rejected"] = rejected;
+  m["jobs_unfinished"] = unfinished;
+  m["wait_mean_s"] = mean(waits);
+  m["wait_p50_s"] = percentile(waits, 0.5);
+  m["wait_p90_s"] = percentile(waits, 0.9);
+  m["wait_p99_s"] = percentile(waits, 0.99);
+  m["jct_mean_s"] = mean(jcts);
+  m["jct_p50_s"] = percentile(jcts, 0.5);
+  m["jct_p90_s"] = percentile(jcts, 0.9);
+  m["slowdown_mean"] = mean(slowdowns);
+  m["gpu_hours_allocated"] = alloc / kHourUs;
+  m["gpu_hours_productive"] = prod / kHourUs;
+  for (int i = 0; i < model::kLossCauses; ++i) {
+    m[fmt::format("gpu_hours_lost_{}", model::to_string(static_cast<model::LossCause>(i)))] = lost[i] / kHourUs;
+  }
+  m["gpu_hours_idle"] = idle / kHourUs;
+  const double cap = static_cast<double>(capacity_area_);
+  m["gpu_hours_capacity"] = cap / kHourUs;
+  m["utilization_allocated"] = cap > 0 ? static_cast<double>(total_allocated_us_) / cap : 0;
+  m["utilization_productive"] = cap > 0 ? prod / cap : 0;
+  m["goodput"] = alloc > 0 ? prod / alloc : 0;
+  return m;
+}
+
+std::vector<std::string> Recorder::check_invariants() const {
+  std::vector<std::string> v;
+  // GPU-seconds conservation: the integral of the allocated-GPU level equals the sum over pods of
+  // (bind -> release) x GPUs, exactly (integer microseconds).
+  if (cluster_.allocated.area != total_allocated_us_) {
+    v.push_back(fmt::format("GPU-seconds conservation: integral of allocated GPUs {} GPU-µs != Σ pods {} GPU-µs",
+                            cluster_.allocated.area, total_allocated_us_));
+  }
+  std::int64_t per_queue = 0;
+  for (const auto& [name, s] : scopes_) per_queue += s.allocated.area;
+  if (per_queue != cluster_.allocated.area) {
+    v.push_back(fmt::format("GPU-seconds conservation: queues sum to {} GPU-µs, cluster {}", per_queue,
+                            cluster_.allocated.area));
+  }
+  // Little's law per queue and cluster: ∫N(t)dt == Σ time in system, exactly.
+  if (cluster_.in_system.area != cluster_.sojourn_us) {
+    v.push_back(fmt::format("Little's law (cluster): ∫N dt = {} µs but Σ sojourn = {} µs", cluster_.in_system.area,
+                            cluster_.sojourn_us));
+  }
+  for (const auto& [name, s] : scopes_) {
+    if (s.in_system.area != s.sojourn_us) {
+      v.push_back(fmt::format("Little's law (queue '{}'): ∫N dt = {} µs but Σ sojourn = {} µs", name, s.in_system.area,
+                              s.sojourn_us));
+    }
+  }
+  // Accounting per job: productive and lost never exceed what was allocated.
+  for (const auto& r : jobs_) {
+    if (r.name.empty()) continue;
+    if (r.idle_us() < 0) {
+      v.push_back(fmt::format("job {}: productive + lost GPU-time exceeds allocated by {} GPU-µs", r.name, -r.idle_us()));
+      break;
+    }
+  }
+  // Allocation never exceeds capacity on average per bucket (each node is checked by the world).
+  return v;
+}
+
+}  // namespace t9k::analysis

@@ -1,0 +1,131 @@
+// The recorder: subscribes to the world's change feed (model/change.hpp) and turns it into the
+// per-job rows, time series and headline metrics of a run, plus the accounting invariants that
+// can only be checked from outside the world (GPU-seconds conservation, Little's law).
+// It never reaches into the world.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/change.hpp"
+
+namespace t9k::analysis {
+
+using model::SimDuration;
+using model::SimTime;
+
+// One row of jobs.csv (docs/outputs.md).
+struct JobRow {
+  model::JobId id = 0;
+  std::string name;
+  model::JobKind kind = model::JobKind::GenericJob;
+  std::string queue;
+  std::int32_t priority = 0;
+  std::int32_t replicas = 0;
+  std::int64_t gpus = 0;
+  bool elastic = false;
+  SimTime submit{};
+  std::optional<SimTime> first_running;
+  std::optional<SimTime> end;
+  std::string phase;  // final phase, "Rejected", or the phase at the horizon
+  std::string reason;
+  std::int32_t restarts = 0;
+  std::int32_t backoff_count = 0;
+  std::int64_t ideal_run_us = 0;
+  // GPU-microseconds.
+  std::int64_t allocated_us = 0;
+  std::int64_t productive_us = 0;
+  std::int64_t lost_us[model::kLossCauses] = {};
+  std::int32_t preemptions = 0;  // pods deleted by preemption
+  std::int32_t pods_failed = 0;  // pods that terminated Failed
+  std::int64_t idle_us() const;
+};
+
+// Time-averaged values over one bucket of a time series.
+struct SeriesPoint {
+  double allocated_gpus = 0;
+  double productive_gpus = 0;
+  double capacity_gpus = 0;  // allocatable GPUs of ready nodes (cluster scope only)
+  double pending_jobs = 0;   // submitted, not finished, not Running
+  double running_jobs = 0;   // phase Running
+};
+
+struct FaultRecord {
+  SimTime time{};
+  std::string node;
+  std::string cause;
+  bool down = true;  // false: repair / back in service
+};
+
+class Recorder {
+ public:
+  Recorder(SimTime horizon, SimDuration bucket);
+
+  void on_change(const model::TimedChange& c);
+  // Closes every open interval at the horizon; call once after the run.
+  void finish();
+
+  const std::vector<JobRow>& jobs() const { return jobs_; }
+  // scope "cluster" or a queue name ("" = the default scheduler's jobs) -> one point per bucket.
+  const std::map<std::string, std::vector<SeriesPoint>>& series() const { return series_; }
+  const std::vector<FaultRecord>& faults() const { return faults_; }
+  SimDuration bucket() const { return bucket_; }
+  SimTime horizon() const { return horizon_; }
+  std::int64_t allocated_gpu_us() const { return total_allocated_us_; }
+  std::int64_t capacity_gpu_us() const { return capacity_area_; }
+
+  // Headline metrics, sorted by name (summary.json "metrics").
+  std::map<std::string, double> metrics() const;
+
+  // Accounting invariants; empty when all hold, else one message per violation.
+  std::vector<std::string> check_invariants() const;
+
+  // Picks a bucket width giving at most ~max_points points over the horizon, from a ladder of
+  // round widths (1 m ... 1 d).
+  static SimDuration choose_bucket(SimDuration horizon, int max_points = 720);
+
+ private:
+  // A piecewise-constant integer level with its exact integral, bucketed.
+  struct Level {
+    std::int64_t value = 0;
+    SimTime since{};
+    std::int64_t area = 0;  // total integral in value*µs
+    std::vector<std::int64_t> buckets;
+  };
+  void advance(Level& l, SimTime t);
+  void set(Level& l, SimTime t, std::int64_t v);
+  struct Scope {
+    Level allocated, productive, pending, running, in_system;
+    std::int64_t sojourn_us = 0;  // Σ (end or horizon − submit) of its jobs, for Little's law
+  };
+  Scope& scope(const std::string& queue);
+  void job_state(JobRow& row, SimTime t, bool in_system, bool running);
+
+  SimTime horizon_;
+  SimDuration bucket_;
+  std::size_t nbuckets_;
+  std::vector<JobRow> jobs_;
+  std::map<std::string, Scope> scopes_;  // "" key unused; cluster kept separately
+  Scope cluster_;
+  Level capacity_;
+  std::map<std::string, std::int64_t> node_gpus_;  // allocatable GPUs of ready nodes
+  std::map<std::string, bool> node_ready_;
+  struct Bound {
+    SimTime since;
+    std::int64_t gpus;
+    model::JobId job;
+  };
+  std::map<std::string, Bound> bound_;  // pod key -> its binding
+  std::map<model::JobId, std::int64_t> training_gpus_;
+  std::map<model::JobId, std::pair<bool, bool>> job_flags_;  // (in system, running)
+  std::int64_t total_allocated_us_ = 0;   // Σ over pods of (release − bind) × GPUs
+  std::int64_t capacity_area_ = 0;
+  std::vector<FaultRecord> faults_;
+  std::map<std::string, std::vector<SeriesPoint>> series_;
+  bool finished_ = false;
+};
+
+}  // namespace t9k::analysis

@@ -1,0 +1,11 @@
+# Embeds scenarios/default.yaml into the binary as a C++ raw string (t9ksim run with no file).
+file(READ ${SRC} content)
+string(FIND "${content}" ")t9ksim_default\"" bad)
+if(NOT bad EQUAL -1)
+  message(FATAL_ERROR "default.yaml contains the raw-string delimiter")
+endif()
+file(WRITE ${DST} "// Generated from scenarios/default.yaml by app/default_scenario.cmake. Do not edit.\n")
+file(APPEND ${DST} "#include \"app/run_command.hpp\"\n")
+file(APPEND ${DST} "namespace t9k::app {\nconst char* default_scenario_text() {\n  return R\"t9ksim_default(")
+file(APPEND ${DST} "${content}")
+file(APPEND ${DST} ")t9ksim_default\";\n}\n}  // namespace t9k::app\n")

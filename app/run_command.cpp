@@ -1,0 +1,187 @@
+#include "app/run_command.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "analysis/outputs.hpp"
+#include "analysis/recorder.hpp"
+#include "app/version.hpp"
+#include "scenarios/scenario.hpp"
+#include "sim/kernel/hash.hpp"
+#include "sim/kernel/kernel.hpp"
+#include "sim/world.hpp"
+
+namespace t9k::app {
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitError = 1;
+constexpr int kExitUsage = 2;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void print_diagnostics(const std::vector<scenarios::Diagnostic>& ds) {
+  for (const auto& d : ds) fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
+}
+
+// Compares the expect block with the run; returns one line per mismatch.
+std::vector<std::string> check_expectations(const scenarios::Expectations& ex, const std::vector<sim::JobOutcome>& outcomes,
+                                            const std::map<std::string, double>& metrics,
+                                            const std::string& default_namespace) {
+  std::vector<std::string> diff;
+  for (const auto& e : ex.jobs) {
+    const sim::JobOutcome* o = nullptr;
+    for (const auto& x : outcomes) {
+      if (x.name == e.job || x.name == default_namespace + "/" + e.job) o = &x;
+    }
+    if (!o) {
+      diff.push_back(fmt::format("job {}: not in the run", e.job));
+      continue;
+    }
+    const std::string phase = o->rejected ? "Rejected" : (o->phase ? std::string(model::to_string(*o->phase)) : "<none>");
+    if (e.phase && phase != model::to_string(*e.phase)) {
+      diff.push_back(fmt::format("job {}: phase expected {}, got {}", e.job, model::to_string(*e.phase), phase));
+    }
+    if (e.reason && o->reason != *e.reason) {
+      diff.push_back(fmt::format("job {}: reason expected \"{}\", got \"{}\"", e.job, *e.reason, o->reason));
+    }
+    auto bounds = [&](const char* what, const std::optional<scenarios::IntBounds>& b, std::int64_t v) {
+      if (!b) return;
+      if ((b->min && v < *b->min) || (b->max && v > *b->max)) {
+        diff.push_back(fmt::format("job {}: {} expected in [{}, {}], got {}", e.job, what,
+                                   b->min ? std::to_string(*b->min) : "-inf", b->max ? std::to_string(*b->max) : "+inf", v));
+      }
+    };
+    bounds("restartCount", e.restart_count, o->restarts);
+    bounds("backoffCount", e.backoff_count, o->backoff_count);
+  }
+  for (const auto& m : ex.metrics) {
+    const auto it = metrics.find(m.metric);
+    if (it == metrics.end()) {
+      diff.push_back(fmt::format("metric {}: unknown (see summary.json \"metrics\")", m.metric));
+      continue;
+    }
+    if ((m.min && it->second < *m.min) || (m.max && it->second > *m.max)) {
+      diff.push_back(fmt::format("metric {}: expected in [{}, {}], got {}", m.metric, m.min ? fmt::format("{}", *m.min) : "-inf",
+                                 m.max ? fmt::format("{}", *m.max) : "+inf", it->second));
+    }
+  }
+  return diff;
+}
+
+}  // namespace
+
+int run_command(const RunArgs& args) {
+  std::string text;
+  std::string file;
+  if (args.scenario.empty()) {
+    text = default_scenario_text();
+    file = "<embedded default scenario>";
+  } else {
+    if (!std::filesystem::exists(args.scenario)) {
+      fmt::print(stderr, "t9ksim: error: {}: no such file\n", args.scenario);
+      return kExitUsage;
+    }
+    text = read_file(args.scenario);
+    file = args.scenario;
+  }
+  scenarios::LoadOptions lo;
+  if (!args.scenario.empty()) lo.base_dir = std::filesystem::path(args.scenario).parent_path().string();
+  auto loaded = scenarios::parse_scenario(text, file, lo);
+  if (!loaded.ok()) {
+    print_diagnostics(loaded.diagnostics);
+    return kExitUsage;
+  }
+  scenarios::Scenario sc = std::move(*loaded.scenario);
+  if (args.seed) sc.seed = *args.seed;
+
+  sim::WorldSettings settings;
+  try {
+    settings = sim::settings_from_scenario(sc);
+  } catch (const sim::ScenarioError& e) {
+    fmt::print(stderr, "{}: error: {}\n", file, e.what());
+    return kExitUsage;
+  }
+
+  const std::filesystem::path out(args.out_dir);
+  std::filesystem::create_directories(out);
+  // A previous run's summary must not make a failed run look complete.
+  std::filesystem::remove(out / "summary.json");
+
+  analysis::Recorder rec(kernel::SimTime{sc.horizon}, analysis::Recorder::choose_bucket(sc.horizon));
+  std::unique_ptr<analysis::EventLog> log;
+  if (args.events) log = std::make_unique<analysis::EventLog>(out / "events.jsonl");
+  auto sink = [&](const model::TimedChange& c) {
+    rec.on_change(c);
+    if (log) log->write(c);
+  };
+
+  std::unique_ptr<sim::World> world;
+  try {
+    world = std::make_unique<sim::World>(sc, args.replication, sink, settings);
+    world->run();
+  } catch (const sim::ScenarioError& e) {
+    fmt::print(stderr, "{}: error: {}\n", file, e.what());
+    return kExitUsage;
+  } catch (const sim::InvariantViolation& e) {
+    fmt::print(stderr, "t9ksim: {}\n", e.what());
+    return kExitError;
+  }
+  rec.finish();
+
+  analysis::RunInfo info;
+  info.version = T9KSIM_VERSION;
+  info.scenario_name = sc.name;
+  info.scenario_hash = kernel::format_fingerprint(kernel::hash_string(text));
+  info.seed = sc.seed;
+  info.replication = args.replication;
+  info.fingerprint = kernel::format_fingerprint(world->fingerprint());
+  info.events = world->events_dispatched();
+  info.horizon_s = static_cast<double>(sc.horizon.count()) / 1e6;
+  info.invariant_violations = rec.check_invariants();
+  if (log) log->commit();
+  analysis::write_outputs(out, rec, info);
+
+  const auto metrics = rec.metrics();
+  if (!args.quiet) {
+    fmt::print("scenario {} (seed {}, replication {}): {} events, fingerprint {}\n", sc.name.empty() ? file : sc.name,
+               sc.seed, args.replication, info.events, info.fingerprint);
+    fmt::print("jobs: {} submitted, {} succeeded, {} failed, {} rejected, {} unfinished\n",
+               metrics.at("jobs_submitted"), metrics.at("jobs_succeeded"), metrics.at("jobs_failed"),
+               metrics.at("jobs_rejected"), metrics.at("jobs_unfinished"));
+    fmt::print("wait p50 {:.0f} s, p90 {:.0f} s; GPU utilisation {:.1f} % allocated, {:.1f} % productive\n",
+               metrics.at("wait_p50_s"), metrics.at("wait_p90_s"), 100 * metrics.at("utilization_allocated"),
+               100 * metrics.at("utilization_productive"));
+    fmt::print("results in {}\n", std::filesystem::absolute(out).lexically_normal().string());
+  }
+  if (!info.invariant_violations.empty()) {
+    for (const auto& v : info.invariant_violations) fmt::print(stderr, "t9ksim: invariant violated: {}\n", v);
+    return kExitError;
+  }
+  if (args.check) {
+    if (!sc.expect) {
+      fmt::print(stderr, "{}: --check given but the scenario has no expect block\n", file);
+      return kExitUsage;
+    }
+    const auto diff = check_expectations(*sc.expect, world->outcomes(), metrics, sc.default_namespace);
+    if (!diff.empty()) {
+      fmt::print(stderr, "check failed: {} expectation(s) not met\n", diff.size());
+      for (const auto& d : diff) fmt::print(stderr, "  - {}\n", d);
+      return kExitError;
+    }
+    if (!args.quiet) fmt::print("check: all expectations met\n");
+  }
+  return kExitOk;
+}
+
+}  // namespace t9k::app

@@ -1,0 +1,4 @@
+# The whole simulator at scale (issue 6 §11): 1,024 nodes x 8 GPUs, N jobs of all three kinds.
+add_executable(world_bench ${CMAKE_CURRENT_LIST_DIR}/world_bench.cpp)
+target_link_libraries(world_bench PRIVATE t9ksim::sim t9ksim::analysis t9ksim::scenarios
+                      benchmark::benchmark fmt::fmt t9ksim_warnings)

@@ -1,0 +1,13 @@
+# Runs the embedded default scenario twice and requires byte-identical outputs.
+foreach(i 1 2)
+  execute_process(COMMAND ${T9KSIM} run --out ${OUT}/run${i} --events --quiet RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "t9ksim run failed with exit code ${rc}")
+  endif()
+endforeach()
+foreach(f jobs.csv timeseries.csv faults.csv summary.json events.jsonl)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${OUT}/run1/${f} ${OUT}/run2/${f} RESULT_VARIABLE diff)
+  if(NOT diff EQUAL 0)
+    message(FATAL_ERROR "${f} differs between two runs with the same seed")
+  endif()
+endforeach()
