@@ -1,0 +1,99 @@
+#include "analysis/csv.hpp"
+
+#include <charconv>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace t9k::analysis {
+
+std::optional<std::size_t> CsvTable::column(std::string_view name) const {
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    if (header[i] == name) return i;
+  }
+  return std::nullopt;
+}
+
+std::string_view CsvTable::field(std::size_t row, std::string_view name) const {
+  const auto c = column(name);
+  if (!c || row >= rows.size()) return {};
+  return rows[row][*c];
+}
+
+std::optional<double> CsvTable::number(std::size_t row, std::string_view name) const {
+  const std::string_view f = field(row, name);
+  if (f.empty()) return std::nullopt;
+  double v = 0;
+  const auto [p, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
+  if (ec != std::errc() || p != f.data() + f.size()) return std::nullopt;
+  return v;
+}
+
+CsvTable parse_csv(std::string_view text, const std::string& what) {
+  std::vector<std::vector<std::string>> records;
+  std::vector<std::string> record;
+  std::string field;
+  bool in_quotes = false;
+  bool any = false;  // the current record has content (so a final line without '\n' counts)
+  std::size_t line = 1;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_quotes) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') {
+          field += '"';
+          ++i;
+        } else {
+          in_quotes = false;
+        }
+      } else {
+        if (c == '\n') ++line;
+        field += c;
+      }
+      continue;
+    }
+    switch (c) {
+      case '"':
+        in_quotes = true;
+        any = true;
+        break;
+      case ',':
+        record.push_back(std::move(field));
+        field.clear();
+        any = true;
+        break;
+      case '\r':
+        break;
+      case '\n':
+        record.push_back(std::move(field));
+        field.clear();
+        records.push_back(std::move(record));
+        record.clear();
+        any = false;
+        ++line;
+        break;
+      default:
+        field += c;
+        any = true;
+    }
+  }
+  if (in_quotes) throw std::runtime_error(fmt::format("{}: line {}: unterminated quoted field", what, line));
+  if (any) {
+    record.push_back(std::move(field));
+    records.push_back(std::move(record));
+  }
+  CsvTable t;
+  if (records.empty()) return t;
+  t.header = std::move(records.front());
+  for (std::size_t r = 1; r < records.size(); ++r) {
+    if (records[r].size() == 1 && records[r][0].empty()) continue;  // blank line
+    if (records[r].size() != t.header.size()) {
+      throw std::runtime_error(fmt::format("{}: record {}: {} fields, header has {}", what, r + 1,
+                                           records[r].size(), t.header.size()));
+    }
+    t.rows.push_back(std::move(records[r]));
+  }
+  return t;
+}
+
+}  // namespace t9k::analysis

@@ -1,0 +1,27 @@
+// Reading the CSV files `t9ksim run` writes (RFC 4180: quoted fields, doubled quotes, CRLF or LF).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace t9k::analysis {
+
+struct CsvTable {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;  // every row has header.size() fields
+  // Index of a column, or nullopt.
+  std::optional<std::size_t> column(std::string_view name) const;
+  // Field of row i in column `name`; empty when the column is absent.
+  std::string_view field(std::size_t row, std::string_view name) const;
+  // The field as a number; nullopt when empty, absent or not a number.
+  std::optional<double> number(std::size_t row, std::string_view name) const;
+};
+
+// Throws std::runtime_error naming `what` (e.g. the file) when a row has the wrong field count or
+// a quote is unterminated.
+CsvTable parse_csv(std::string_view text, const std::string& what);
+
+}  // namespace t9k::analysis

@@ -1,0 +1,222 @@
+#include "app/compare_command.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "analysis/aggregate.hpp"
+#include "analysis/outputs.hpp"
+#include "analysis/progress.hpp"
+#include "analysis/report.hpp"
+#include "scenarios/overlay.hpp"
+#include "scenarios/scenario.hpp"
+
+namespace t9k::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kExitOk = 0;
+constexpr int kExitError = 1;
+constexpr int kExitUsage = 2;
+constexpr const char* kBaseName = "base";
+
+std::optional<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void print_diagnostics(const std::vector<scenarios::Diagnostic>& ds) {
+  for (const auto& d : ds) fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
+}
+
+// Variant names become folder names.
+bool valid_name(const std::string& n) {
+  return !n.empty() && n != "." && n != ".." && std::all_of(n.begin(), n.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+  });
+}
+
+struct Variant {
+  std::string name;
+  std::string text;  // the scenario this variant runs
+};
+
+}  // namespace
+
+std::optional<std::pair<std::string, std::string>> parse_variant(std::string_view arg) {
+  const auto eq = arg.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == arg.size()) return std::nullopt;
+  return std::make_pair(std::string(arg.substr(0, eq)), std::string(arg.substr(eq + 1)));
+}
+
+int compare_command(const CompareArgs& args) {
+  if (!args.run_one) {
+    fmt::print(stderr, "t9ksim: error: compare has no runner\n");
+    return kExitError;
+  }
+  const auto base_text = read_file(args.base);
+  if (!base_text) {
+    fmt::print(stderr, "t9ksim: error: {}: no such file\n", args.base);
+    return kExitUsage;
+  }
+  scenarios::LoadOptions lo;
+  lo.base_dir = fs::path(args.base).parent_path().string();
+  const auto base = scenarios::parse_scenario(*base_text, args.base, lo);
+  if (!base.ok()) {
+    print_diagnostics(base.diagnostics);
+    return kExitUsage;
+  }
+  if (args.variants.empty()) {
+    fmt::print(stderr, "t9ksim: error: compare needs at least one --variant NAME=OVERLAY\n");
+    return kExitUsage;
+  }
+
+  std::vector<Variant> variants{{kBaseName, *base_text}};
+  std::set<std::string> names{kBaseName};
+  for (const auto& [name, overlay_file] : args.variants) {
+    if (!valid_name(name)) {
+      fmt::print(stderr, "t9ksim: error: variant name \"{}\": use letters, digits, '-', '_' and '.'\n", name);
+      return kExitUsage;
+    }
+    if (!names.insert(name).second) {
+      fmt::print(stderr, "t9ksim: error: variant name \"{}\" is used twice (\"{}\" is the base)\n", name, kBaseName);
+      return kExitUsage;
+    }
+    const auto overlay = read_file(overlay_file);
+    if (!overlay) {
+      fmt::print(stderr, "t9ksim: error: {}: no such file\n", overlay_file);
+      return kExitUsage;
+    }
+    std::vector<scenarios::Diagnostic> errors;
+    std::string merged = scenarios::merge_overlay(*base_text, *overlay, overlay_file, errors);
+    if (!errors.empty()) {
+      print_diagnostics(errors);
+      return kExitUsage;
+    }
+    // The merged scenario must load like any scenario; paths in it resolve against the base's folder.
+    const auto loaded = scenarios::parse_scenario(merged, fmt::format("{} + {}", args.base, overlay_file), lo);
+    if (!loaded.ok()) {
+      print_diagnostics(loaded.diagnostics);
+      return kExitUsage;
+    }
+    if (loaded.scenario->seed != base.scenario->seed) {
+      fmt::print(stderr,
+                 "t9ksim: error: {}: the overlay changes spec.seed ({} -> {}); variants are compared on common "
+                 "random numbers, so they share the base's seed\n",
+                 overlay_file, base.scenario->seed, loaded.scenario->seed);
+      return kExitUsage;
+    }
+    variants.push_back({name, std::move(merged)});
+  }
+
+  const std::uint64_t reps =
+      args.replications.value_or(static_cast<std::uint64_t>(std::max<std::int32_t>(1, base.scenario->replications)));
+  if (reps == 0) {
+    fmt::print(stderr, "t9ksim: error: --replications must be at least 1\n");
+    return kExitUsage;
+  }
+
+  const fs::path out(args.out_dir);
+  std::vector<std::pair<std::string, std::vector<fs::path>>> dirs;
+  struct Task {
+    const Variant* variant;
+    std::uint64_t replication;
+    fs::path dir;
+  };
+  std::vector<Task> tasks;
+  try {
+    fs::create_directories(out);
+    // A previous comparison's summary must not make a failed one look complete.
+    fs::remove(out / "summary.json");
+    for (const auto& v : variants) {
+      fs::create_directories(out / v.name);
+      analysis::write_file_atomic(out / v.name / "scenario.yaml", v.text);
+      std::vector<fs::path> rep_dirs;
+      for (std::uint64_t r = 0; r < reps; ++r) {
+        rep_dirs.push_back(out / v.name / fmt::format("rep-{}", r));
+        tasks.push_back({&v, r, rep_dirs.back()});
+      }
+      dirs.emplace_back(v.name, std::move(rep_dirs));
+    }
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "t9ksim: error: {}\n", e.what());
+    return kExitError;
+  }
+
+  // Each (variant, replication) run is independent; results do not depend on the thread count.
+  unsigned threads = args.threads != 0 ? args.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, tasks.size()));
+  std::atomic<std::size_t> next{0};
+  std::vector<int> codes(tasks.size(), kExitOk);
+  analysis::Progress progress(tasks.size(), "compare", stderr, !args.quiet && analysis::Progress::stderr_is_terminal());
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 0; t < threads; ++t) {
+      pool.emplace_back([&] {
+        for (std::size_t i; (i = next.fetch_add(1)) < tasks.size();) {
+          const Task& task = tasks[i];
+          try {
+            codes[i] = args.run_one(task.variant->text, args.base, task.replication, task.dir.string());
+          } catch (const std::exception& e) {
+            fmt::print(stderr, "t9ksim: error: {} replication {}: {}\n", task.variant->name, task.replication, e.what());
+            codes[i] = kExitError;
+          }
+          progress.advance();
+        }
+      });
+    }
+  }
+  progress.finish();
+  int worst = kExitOk;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    if (codes[i] != kExitOk) {
+      fmt::print(stderr, "t9ksim: {} replication {} failed (exit {})\n", tasks[i].variant->name, tasks[i].replication,
+                 codes[i]);
+      worst = std::max(worst, codes[i]);
+    }
+  }
+  if (worst != kExitOk) return worst;
+
+  try {
+    const auto c = analysis::write_comparison_summary(out, dirs);
+    const auto report = analysis::write_report(out);
+    if (!args.quiet) {
+      // The headline differences; the report and summary.json have every metric.
+      fmt::print("compare: {} variants x {} replications (seed {}), common random numbers\n", variants.size(), reps,
+                 base.scenario->seed);
+      for (const auto& v : c.variants) {
+        if (v.vs_base.empty()) continue;
+        for (const char* m : {"wait_mean_s", "jct_mean_s", "utilization_allocated", "goodput"}) {
+          const auto it = v.vs_base.find(m);
+          if (it == v.vs_base.end()) continue;
+          const auto& d = it->second.difference;
+          fmt::print("  {} - {}: {} {:+.4g}{}{}\n", v.name, kBaseName, m, d.mean,
+                     d.has_interval() ? fmt::format(" ± {:.4g}", d.half_width) : std::string(),
+                     it->second.significant ? " (significant at 95 %)" : "");
+        }
+      }
+      fmt::print("{}\n{}\n", (out / "summary.json").string(), report.string());
+      std::fflush(stdout);
+    }
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "t9ksim: error: {}\n", e.what());
+    return kExitError;
+  }
+  return kExitOk;
+}
+
+}  // namespace t9k::app

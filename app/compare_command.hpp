@@ -1,0 +1,40 @@
+// `t9ksim compare BASE --variant NAME=OVERLAY ...`: runs the base scenario and each variant (the
+// base with an overlay merged onto it, scenarios/overlay.hpp) for R replications on common random
+// numbers (replication i of every variant has the same seed and replication number), then writes
+// OUT/<variant>/rep-<i>/ per run, OUT/<variant>/summary.json, the comparison OUT/summary.json and
+// OUT/report.html (docs/reports.md).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace t9k::app {
+
+// Runs one replication of a scenario into out_dir (as `t9ksim run` does) and returns its exit
+// code. scenario_file names the text for messages and is the folder relative paths resolve
+// against. Called from several threads at once.
+using RunOne = std::function<int(const std::string& scenario_text, const std::string& scenario_file,
+                                 std::uint64_t replication, const std::string& out_dir)>;
+
+struct CompareArgs {
+  std::string base;  // the base scenario file
+  std::vector<std::pair<std::string, std::string>> variants;  // (NAME, OVERLAY file), in order
+  std::string out_dir = "t9ksim-compare";
+  std::optional<std::uint64_t> replications;  // default: the base scenario's spec.replications
+  unsigned threads = 0;                       // 0: one per hardware thread
+  bool quiet = false;
+  RunOne run_one;  // the lead wires this to the real run
+};
+
+// "NAME=OVERLAY" -> (NAME, OVERLAY); nullopt when there is no '=' or either side is empty.
+std::optional<std::pair<std::string, std::string>> parse_variant(std::string_view arg);
+
+// Exit code: 0 ok, 1 a run failed, 2 bad input (files, overlays, names).
+int compare_command(const CompareArgs& args);
+
+}  // namespace t9k::app

@@ -1,0 +1,190 @@
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "analysis/aggregate.hpp"
+#include "analysis/csv.hpp"
+#include "analysis/outputs.hpp"
+#include "tests/analysis/fixture.hpp"
+
+namespace fs = std::filesystem;
+using namespace t9k::analysis;
+
+namespace {
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("t9ksim-analysis-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+nlohmann::json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return nlohmann::json::parse(ss.str());
+}
+
+void write_summary(const fs::path& dir, std::uint64_t seed, std::uint64_t rep, double wait, double util) {
+  fs::create_directories(dir);
+  write_file_atomic(dir / "summary.json",
+                    nlohmann::json{{"version", "0.1.0"},
+                                   {"scenario", "s"},
+                                   {"scenario_hash", "0123456789abcdef"},
+                                   {"seed", seed},
+                                   {"replication", rep},
+                                   {"fingerprint", "f"},
+                                   {"horizon_s", 100.0},
+                                   {"invariants", {{"ok", true}, {"violations", nlohmann::json::array()}}},
+                                   {"metrics", {{"wait_mean_s", wait}, {"utilization_allocated", util}}}}
+                        .dump());
+}
+
+}  // namespace
+
+TEST_CASE("csv: quoted fields, doubled quotes, CRLF and errors", "[aggregate]") {
+  const CsvTable t = parse_csv("a,b,c\r\n1,\"x,y\",\"say \"\"hi\"\"\"\n2,,\"multi\nline\"", "t.csv");
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.field(0, "b") == "x,y");
+  CHECK(t.field(0, "c") == "say \"hi\"");
+  CHECK(t.field(1, "c") == "multi\nline");
+  CHECK(t.number(0, "a") == 1.0);
+  CHECK_FALSE(t.number(1, "b").has_value());
+  CHECK_FALSE(t.number(0, "b").has_value());
+  CHECK(t.field(0, "missing").empty());
+  CHECK_THROWS_WITH(parse_csv("a,b\n1\n", "bad.csv"), Catch::Contains("bad.csv"));
+  CHECK_THROWS(parse_csv("a\n\"open\n", "q.csv"));
+}
+
+TEST_CASE("replications: mean, stddev, ci95, values, seeds", "[aggregate]") {
+  const fs::path dir = fresh_dir("reps");
+  // Waits 10, 20, 30 (written out of order): mean 20, s 10, ci95 = t(0.975,2)·10/√3 = 4.3026527·5.7735027.
+  write_summary(dir / "rep-2", 7, 2, 30, 0.5);
+  write_summary(dir / "rep-0", 7, 0, 10, 0.5);
+  write_summary(dir / "rep-1", 7, 1, 20, 0.5);
+  const auto s = write_replication_summary(dir, {dir / "rep-2", dir / "rep-0", dir / "rep-1"});
+  CHECK(s.runs.front().replication == 0);
+  const auto j = read_json(dir / "summary.json");
+  CHECK(j["kind"] == "replications");
+  CHECK(j["n"] == 3);
+  CHECK(j["seeds"] == nlohmann::json::array({7}));
+  CHECK(j["replication_numbers"] == nlohmann::json::array({0, 1, 2}));
+  CHECK(j["runs"][1]["dir"] == "rep-1");
+  const auto& w = j["metrics"]["wait_mean_s"];
+  CHECK(w["mean"].get<double>() == Approx(20));
+  CHECK(w["stddev"].get<double>() == Approx(10));
+  CHECK(w["ci95"].get<double>() == Approx(4.3026527 * 5.7735027).epsilon(1e-6));
+  CHECK(w["n"] == 3);
+  CHECK(w["values"] == nlohmann::json::array({10.0, 20.0, 30.0}));
+  // Constant metric: zero-width interval.
+  CHECK(j["metrics"]["utilization_allocated"]["ci95"].get<double>() == 0.0);
+  // Keys are sorted in the file.
+  std::ifstream in(dir / "summary.json");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  CHECK(text.find("\"confidence\"") < text.find("\"kind\""));
+  CHECK(text.find("\"kind\"") < text.find("\"metrics\""));
+
+  CHECK_THROWS(summarize_replications({}));
+  CHECK_THROWS(write_replication_summary(dir / "x", {dir / "rep-0", dir / "rep-0"}));
+  CHECK_THROWS_WITH(load_run_summary(dir / "nope"), Catch::Contains("no summary.json"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a single replication has no interval (null in JSON)", "[aggregate]") {
+  const fs::path dir = fresh_dir("one");
+  write_summary(dir / "rep-0", 1, 0, 10, 0.5);
+  write_replication_summary(dir, {dir / "rep-0"});
+  const auto j = read_json(dir / "summary.json");
+  CHECK(j["metrics"]["wait_mean_s"]["ci95"].is_null());
+  CHECK(j["metrics"]["wait_mean_s"]["mean"].get<double>() == 10);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("comparison: paired differences against the base", "[aggregate]") {
+  const fs::path dir = fresh_dir("cmp");
+  // Base waits 10, 20, 30; variant 8, 17, 29: z = {−2, −3, −1}, mean −2, s 1,
+  // ci95 = 4.3026527/√3 = 2.4841377 → [−4.48, 0.48]: not significant.
+  // Variant "fast" waits 5, 15, 25: z = −5 every time: significant with zero width.
+  const double base[] = {10, 20, 30}, slow[] = {8, 17, 29}, fast[] = {5, 15, 25};
+  std::vector<std::pair<std::string, std::vector<fs::path>>> variants{{"base", {}}, {"tweak", {}}, {"fast", {}}};
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    for (auto& [name, dirs] : variants) {
+      const double w = name == "base" ? base[i] : name == "tweak" ? slow[i] : fast[i];
+      dirs.push_back(dir / name / ("rep-" + std::to_string(i)));
+      write_summary(dirs.back(), 99, i, w, 0.5);
+    }
+  }
+  const auto c = write_comparison_summary(dir, variants);
+  REQUIRE(c.variants.size() == 3);
+  CHECK(c.variants[0].vs_base.empty());
+  const auto& d = c.variants[1].vs_base.at("wait_mean_s");
+  CHECK(d.difference.mean == Approx(-2));
+  CHECK(d.difference.half_width == Approx(2.4841377).epsilon(1e-6));
+  CHECK_FALSE(d.significant);
+  CHECK(c.variants[2].vs_base.at("wait_mean_s").significant);
+
+  const auto j = read_json(dir / "summary.json");
+  CHECK(j["kind"] == "comparison");
+  CHECK(j["base"] == "base");
+  CHECK(j["variant_order"] == nlohmann::json::array({"base", "tweak", "fast"}));
+  CHECK(j["seeds"] == nlohmann::json::array({99}));
+  CHECK(j["variants"]["tweak"]["metrics"]["wait_mean_s"]["mean"].get<double>() == Approx(18));
+  CHECK(j["variants"]["tweak"]["runs"][0]["dir"] == "tweak/rep-0");
+  CHECK(j["differences"]["tweak"]["wait_mean_s"]["values"] == nlohmann::json::array({-2.0, -3.0, -1.0}));
+  CHECK(j["differences"]["tweak"]["wait_mean_s"]["significant"] == false);
+  CHECK(j["differences"]["fast"]["wait_mean_s"]["significant"] == true);
+  CHECK_FALSE(j["differences"].contains("base"));
+  // Each variant folder is a replications directory of its own.
+  CHECK(read_json(dir / "tweak" / "summary.json")["kind"] == "replications");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("comparison refuses runs that are not on common random numbers", "[aggregate]") {
+  const fs::path dir = fresh_dir("crn");
+  write_summary(dir / "a0", 1, 0, 1, 0.5);
+  write_summary(dir / "a1", 1, 1, 2, 0.5);
+  write_summary(dir / "b0", 2, 0, 1, 0.5);  // another seed
+  write_summary(dir / "b1", 2, 1, 2, 0.5);
+  write_summary(dir / "c0", 1, 0, 1, 0.5);  // one replication only
+  CHECK_THROWS_WITH(write_comparison_summary(dir, {{"base", {dir / "a0", dir / "a1"}}, {"v", {dir / "b0", dir / "b1"}}}),
+                    Catch::Contains("common random numbers"));
+  CHECK_THROWS(write_comparison_summary(dir, {{"base", {dir / "a0", dir / "a1"}}, {"v", {dir / "c0"}}}));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("steady state: MSER-5 warm-up, utilisation and Jain's index from timeseries.csv", "[aggregate]") {
+  // Cluster capacity 10; allocated 0 for the first 10 buckets (warm-up), then 8. Two queues:
+  // after the warm-up q1 holds 6 and q2 2: Jain = 64 / (2·40) = 0.8.
+  std::string ts = "time_s,scope,allocated_gpus,productive_gpus,capacity_gpus,pending_jobs,running_jobs\n";
+  for (int b = 0; b < 40; ++b) {
+    const bool warm = b >= 10;
+    ts += fmt::format("{},cluster,{},{},10,{},0\n", b * 60, warm ? 8 : 0, warm ? 4 : 0, warm ? 1 : 5);
+    ts += fmt::format("{},queue:q1,{},0,0,{},0\n", b * 60, warm ? 6 : 0, warm ? 0 : 3);
+    ts += fmt::format("{},\"queue:q,2\",{},0,0,{},0\n", b * 60, warm ? 2 : 0, warm ? 1 : 2);
+  }
+  const SteadyState s = steady_state(ts);
+  CHECK(s.warmup_s == Approx(600));  // 10 buckets of 60 s
+  CHECK(s.utilization_allocated == Approx(0.8));
+  CHECK(s.utilization_productive == Approx(0.4));
+  CHECK(s.pending_jobs == Approx(1));
+  CHECK(s.fairness_jain == Approx(0.8));
+}
+
+TEST_CASE("the fixture's runs load with derived metrics", "[aggregate]") {
+  const fs::path dir = fresh_dir("fixture");
+  t9k::testing::write_fixture_run(dir, 42, 1, 0);
+  const RunSummary r = load_run_summary(dir);
+  CHECK(r.seed == 42);
+  CHECK(r.replication == 1);
+  CHECK(r.scenario == std::string("fixture ") + t9k::testing::kHostileJob);
+  CHECK(r.metrics.at("wait_mean_s") == Approx(67));
+  // The ramp covers 10 of 60 buckets of 300 s: MSER-5 drops at least the first two batches.
+  CHECK(r.metrics.at("warmup_s") >= 3000);
+  CHECK(r.metrics.at("steady_utilization_allocated") == Approx(16.1 / 32).epsilon(0.02));
+  fs::remove_all(dir);
+}

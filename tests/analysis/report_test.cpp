@@ -1,0 +1,152 @@
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "analysis/progress.hpp"
+#include "analysis/report.hpp"
+#include "analysis/report_assets.hpp"
+#include "tests/analysis/fixture.hpp"
+
+namespace fs = std::filesystem;
+using namespace t9k::analysis;
+
+namespace {
+
+std::size_t count(const std::string& hay, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + 1)) ++n;
+  return n;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Written once per process, removed at exit.
+struct FixtureTree {
+  fs::path dir = fs::temp_directory_path() / ("t9ksim-report-test-" + std::to_string(::getpid()));
+  FixtureTree() {
+    fs::remove_all(dir);
+    t9k::testing::write_fixture_tree(dir);
+  }
+  ~FixtureTree() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+};
+
+fs::path fixture_tree() {
+  static const FixtureTree tree;
+  return tree.dir;
+}
+
+}  // namespace
+
+TEST_CASE("html_escape and script_safe_json", "[report]") {
+  CHECK(html_escape("<img src=x onerror=\"a('b')\">&") ==
+        "&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt;&amp;");
+  CHECK(script_safe_json(R"({"a":"</script><b>&"})") == R"({"a":"\u003c/script\u003e\u003cb\u003e\u0026"})");
+  CHECK(script_safe_json("\"x\xE2\x80\xA8y\xE2\x80\xA9z\xE2\x80\xA6\"") == "\"x\\u2028y\\u2029z\xE2\x80\xA6\"");
+}
+
+TEST_CASE("the JavaScript bundles are compiled in", "[report]") {
+  CHECK(assets::vega_js().size() > 100000);
+  CHECK(assets::vega_lite_js().size() > 100000);
+  CHECK(assets::vega_embed_js().size() > 10000);
+  CHECK(assets::vega_embed_js().find("vegaEmbed") != std::string_view::npos);
+}
+
+TEST_CASE("report.html escapes hostile names in every context", "[report]") {
+  for (const char* kind : {"run", "reps", "compare"}) {
+    INFO(kind);
+    const std::string html = read(fixture_tree() / kind / "report.html");
+    REQUIRE(!html.empty());
+    // The only script elements are ours: three bundles, the data and the main script.
+    CHECK(count(html, "<script") == 5);
+    CHECK(count(html, "</script") == 5);
+    CHECK(html.find(t9k::testing::kHostileJob) == std::string::npos);
+    CHECK(html.find(t9k::testing::kHostileQueue) == std::string::npos);
+    CHECK(html.find("alert(2)</") == std::string::npos);
+    // HTML contexts: the job (longest-waits table, title) as entities.
+    CHECK(html.find("&lt;img src=x onerror=alert(1)&gt;") != std::string::npos);
+    // JSON inside <script>: \u escapes.
+    CHECK(html.find("\\u003cimg src=x onerror=alert(1)\\u003e") != std::string::npos);
+    CHECK(html.find("\\u003c/script\\u003e\\u003cscript\\u003ealert(2)") != std::string::npos);
+    // No network at view time: nothing loads from elsewhere.
+    CHECK(html.find("src=\"http") == std::string::npos);
+    CHECK(html.find("<link") == std::string::npos);
+  }
+}
+
+TEST_CASE("report.html has every chart for its kind", "[report]") {
+  const std::string run = read(fixture_tree() / "run" / "report.html");
+  const std::string reps = read(fixture_tree() / "reps" / "report.html");
+  const std::string cmp = read(fixture_tree() / "compare" / "report.html");
+  CHECK(count(run, "data-chart=") == 8);
+  CHECK(count(reps, "data-chart=") == 8);
+  CHECK(count(cmp, "data-chart=") == 10);
+  for (const char* title : {"Allocated and productive GPUs over time", "Pending jobs per queue over time",
+                            "Wait time CDF by queue and by job kind", "JCT CDF by queue and by job kind",
+                            "GPU-hours: productive, lost by cause, idle", "Restarts and backoff per job", "Fault timeline"}) {
+    CHECK(run.find(title) != std::string::npos);
+  }
+  CHECK(cmp.find("Paired differences against the base") != std::string::npos);
+  CHECK(cmp.find("Variants side by side") != std::string::npos);
+  CHECK(run.find("Paired differences") == std::string::npos);
+  // Intervals in the headline table for replications; seeds and replication numbers printed.
+  CHECK(reps.find(" ± ") != std::string::npos);
+  CHECK(reps.find("seed 42") != std::string::npos);
+  CHECK(reps.find("replications 0, 1, 2") != std::string::npos);
+  // The variant's waits are 20 s shorter in every replication: significant.
+  CHECK(cmp.find("−20 ± 0 <span class=\"flag\">significant</span>") == std::string::npos);
+  CHECK(cmp.find("-20 ± 0 <span class=\"flag\">significant</span>") != std::string::npos);
+}
+
+TEST_CASE("report rendering is deterministic and reloads from a comparison directory", "[report]") {
+  const auto in = load_report_input(fixture_tree() / "compare");
+  REQUIRE(in.kind == ReportKind::Comparison);
+  REQUIRE(in.variants.size() == 2);
+  CHECK(in.variants[1].name == "bigger");
+  CHECK(in.variants[1].vs_base.at("wait_mean_s").difference.mean == Approx(-20));
+  CHECK(render_report(in) == read(fixture_tree() / "compare" / "report.html"));
+  CHECK_THROWS_WITH(load_report_input(fixture_tree() / "missing"), Catch::Contains("no summary.json"));
+}
+
+TEST_CASE("progress bar: drawn only when enabled", "[progress]") {
+  CHECK(Progress::render("run", 5, 10, 10) == "run [#####     ]  50% 5/10");
+  CHECK(Progress::render("", 20, 10, 4) == "[####] 100% 10/10");
+  CHECK(Progress::render("x", 0, 0, 2) == "x [##] 100% 0/0");
+  std::FILE* on = std::tmpfile();
+  std::FILE* off = std::tmpfile();
+  REQUIRE(on);
+  REQUIRE(off);
+  {
+    Progress p(4, "reps", on, true);
+    Progress q(4, "reps", off, false);
+    CHECK(p.enabled());
+    CHECK_FALSE(q.enabled());
+    p.update(1);
+    p.advance(1);
+    q.update(2);
+  }
+  auto text = [](std::FILE* f) {
+    std::fflush(f);
+    std::rewind(f);
+    std::string s;
+    for (int c; (c = std::fgetc(f)) != EOF;) s += static_cast<char>(c);
+    std::fclose(f);
+    return s;
+  };
+  const std::string a = text(on);
+  CHECK(a.find("25% 1/4") != std::string::npos);
+  CHECK(a.find("50% 2/4") != std::string::npos);
+  CHECK(a.find("100% 4/4") != std::string::npos);  // finished by the destructor
+  CHECK(a.back() == '\n');
+  CHECK(text(off).empty());
+}
