@@ -8,6 +8,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "app/compare_command.hpp"
+#include "app/report_command.hpp"
 #include "app/run_command.hpp"
 #include "app/version.hpp"
 #include "scenarios/scenario.hpp"
@@ -70,16 +72,40 @@ int main(int argc, char** argv) {
   t9k::app::RunArgs run_args;
   auto* run = app.add_subcommand(
       "run", "Simulate a scenario (the embedded default scenario when no file is given) and write "
-             "jobs.csv, timeseries.csv, faults.csv and summary.json");
+             "jobs.csv, timeseries.csv, faults.csv, summary.json and report.html");
   run->add_option("SCENARIO", run_args.scenario, "Scenario file (YAML or JSON)");
   run->add_option("-o,--out", run_args.out_dir, "Results directory")->capture_default_str();
   run->add_option("--seed", run_args.seed, "Override the scenario's seed");
-  run->add_option("--replication", run_args.replication, "Replication number (selects independent streams)")
+  run->add_option("-r,--replications", run_args.replications,
+                  "Independent replications (default: the scenario's spec.replications); with more "
+                  "than one, each goes to OUT/rep-<i>/ and OUT/summary.json has 95 % intervals");
+  run->add_option("--first-replication", run_args.first_replication, "Number of the first replication")
+      ->capture_default_str();
+  run->add_option("-j,--threads", run_args.threads, "Threads for replications (0: one per core)")
       ->capture_default_str();
   run->add_flag("--events", run_args.events, "Also write events.jsonl (every object transition)");
   run->add_flag("--check", run_args.check,
                 "Check the scenario's expect block; exit 1 with a readable diff when it is not met");
+  run->add_flag("!--no-report", run_args.report, "Do not write report.html");
   run->add_flag("-q,--quiet", run_args.quiet, "Print nothing but errors");
+
+  std::string report_dir;
+  auto* report = app.add_subcommand("report", "Regenerate report.html from a results directory");
+  report->add_option("DIR", report_dir, "Results of t9ksim run or t9ksim compare")->required();
+
+  t9k::app::CompareArgs compare_args;
+  std::vector<std::string> variant_specs;
+  auto* compare = app.add_subcommand(
+      "compare", "Run a base scenario and variants (overlays merged onto it) on common random "
+                 "numbers and report each metric with its paired difference against the base");
+  compare->add_option("BASE", compare_args.base, "Base scenario file")->required();
+  compare->add_option("--variant", variant_specs, "NAME=OVERLAY (a partial scenario merged onto BASE)")
+      ->required();
+  compare->add_option("-o,--out", compare_args.out_dir, "Results directory")->capture_default_str();
+  compare->add_option("-r,--replications", compare_args.replications,
+                      "Replications per variant (default: the base's spec.replications)");
+  compare->add_option("-j,--threads", compare_args.threads, "Threads (0: one per core)")->capture_default_str();
+  compare->add_flag("-q,--quiet", compare_args.quiet, "Print nothing but errors");
 
   try {
     app.parse(argc, argv);
@@ -94,6 +120,22 @@ int main(int argc, char** argv) {
     if (*selfcheck) return run_selfcheck(seed);
     if (*validate) return run_validate(validate_files);
     if (*run) return t9k::app::run_command(run_args);
+    if (*report) return t9k::app::report_command(report_dir);
+    if (*compare) {
+      for (const auto& v : variant_specs) {
+        const auto parsed = t9k::app::parse_variant(v);
+        if (!parsed) {
+          fmt::print(stderr, "t9ksim compare: --variant {}: expected NAME=OVERLAY\n", v);
+          return kExitUsage;
+        }
+        compare_args.variants.push_back(*parsed);
+      }
+      compare_args.run_one = [](const std::string& text, const std::string& file, std::uint64_t replication,
+                                const std::string& out_dir) {
+        return t9k::app::run_one(text, file, replication, out_dir, t9k::app::RunOneOptions{});
+      };
+      return t9k::app::compare_command(compare_args);
+    }
     fmt::print("{}", app.help());
     return kExitOk;
   } catch (const std::exception& e) {

@@ -1,13 +1,19 @@
 #include "app/run_command.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "analysis/aggregate.hpp"
 #include "analysis/outputs.hpp"
+#include "analysis/progress.hpp"
+#include "analysis/report.hpp"
 #include "analysis/recorder.hpp"
 #include "app/version.hpp"
 #include "scenarios/scenario.hpp"
@@ -81,29 +87,18 @@ std::vector<std::string> check_expectations(const scenarios::Expectations& ex, c
 
 }  // namespace
 
-int run_command(const RunArgs& args) {
-  std::string text;
-  std::string file;
-  if (args.scenario.empty()) {
-    text = default_scenario_text();
-    file = "<embedded default scenario>";
-  } else {
-    if (!std::filesystem::exists(args.scenario)) {
-      fmt::print(stderr, "t9ksim: error: {}: no such file\n", args.scenario);
-      return kExitUsage;
-    }
-    text = read_file(args.scenario);
-    file = args.scenario;
-  }
+int run_one(const std::string& text, const std::string& file, std::uint64_t replication, const std::string& out_dir,
+            const RunOneOptions& opt) {
   scenarios::LoadOptions lo;
-  if (!args.scenario.empty()) lo.base_dir = std::filesystem::path(args.scenario).parent_path().string();
-  auto loaded = scenarios::parse_scenario(text, file, lo);
+  const bool embedded = file.empty() || file.front() == '<';
+  if (!embedded) lo.base_dir = std::filesystem::path(file).parent_path().string();
+  auto loaded = scenarios::parse_scenario(text, embedded ? "<embedded default scenario>" : file, lo);
   if (!loaded.ok()) {
     print_diagnostics(loaded.diagnostics);
     return kExitUsage;
   }
   scenarios::Scenario sc = std::move(*loaded.scenario);
-  if (args.seed) sc.seed = *args.seed;
+  if (opt.seed) sc.seed = *opt.seed;
 
   sim::WorldSettings settings;
   try {
@@ -113,14 +108,14 @@ int run_command(const RunArgs& args) {
     return kExitUsage;
   }
 
-  const std::filesystem::path out(args.out_dir);
+  const std::filesystem::path out(out_dir);
   std::filesystem::create_directories(out);
   // A previous run's summary must not make a failed run look complete.
   std::filesystem::remove(out / "summary.json");
 
   analysis::Recorder rec(kernel::SimTime{sc.horizon}, analysis::Recorder::choose_bucket(sc.horizon));
   std::unique_ptr<analysis::EventLog> log;
-  if (args.events) log = std::make_unique<analysis::EventLog>(out / "events.jsonl");
+  if (opt.events) log = std::make_unique<analysis::EventLog>(out / "events.jsonl");
   auto sink = [&](const model::TimedChange& c) {
     rec.on_change(c);
     if (log) log->write(c);
@@ -128,8 +123,13 @@ int run_command(const RunArgs& args) {
 
   std::unique_ptr<sim::World> world;
   try {
-    world = std::make_unique<sim::World>(sc, args.replication, sink, settings);
-    world->run();
+    world = std::make_unique<sim::World>(sc, replication, sink, settings);
+    if (opt.progress && analysis::Progress::stderr_is_terminal()) {
+      analysis::Progress bar(100, "simulating");
+      world->run([&](double f) { bar.update(static_cast<std::uint64_t>(f * 100)); });
+    } else {
+      world->run();
+    }
   } catch (const sim::ScenarioError& e) {
     fmt::print(stderr, "{}: error: {}\n", file, e.what());
     return kExitUsage;
@@ -144,7 +144,7 @@ int run_command(const RunArgs& args) {
   info.scenario_name = sc.name;
   info.scenario_hash = kernel::format_fingerprint(kernel::hash_string(text));
   info.seed = sc.seed;
-  info.replication = args.replication;
+  info.replication = replication;
   info.fingerprint = kernel::format_fingerprint(world->fingerprint());
   info.events = world->events_dispatched();
   info.horizon_s = static_cast<double>(sc.horizon.count()) / 1e6;
@@ -153,35 +153,127 @@ int run_command(const RunArgs& args) {
   analysis::write_outputs(out, rec, info);
 
   const auto metrics = rec.metrics();
-  if (!args.quiet) {
+  if (!opt.quiet) {
     fmt::print("scenario {} (seed {}, replication {}): {} events, fingerprint {}\n", sc.name.empty() ? file : sc.name,
-               sc.seed, args.replication, info.events, info.fingerprint);
+               sc.seed, replication, info.events, info.fingerprint);
     fmt::print("jobs: {} submitted, {} succeeded, {} failed, {} rejected, {} unfinished\n",
                metrics.at("jobs_submitted"), metrics.at("jobs_succeeded"), metrics.at("jobs_failed"),
                metrics.at("jobs_rejected"), metrics.at("jobs_unfinished"));
     fmt::print("wait p50 {:.0f} s, p90 {:.0f} s; GPU utilisation {:.1f} % allocated, {:.1f} % productive\n",
                metrics.at("wait_p50_s"), metrics.at("wait_p90_s"), 100 * metrics.at("utilization_allocated"),
                100 * metrics.at("utilization_productive"));
-    fmt::print("results in {}\n", std::filesystem::absolute(out).lexically_normal().string());
   }
   if (!info.invariant_violations.empty()) {
     for (const auto& v : info.invariant_violations) fmt::print(stderr, "t9ksim: invariant violated: {}\n", v);
     return kExitError;
   }
-  if (args.check) {
+  if (opt.check) {
     if (!sc.expect) {
       fmt::print(stderr, "{}: --check given but the scenario has no expect block\n", file);
       return kExitUsage;
     }
     const auto diff = check_expectations(*sc.expect, world->outcomes(), metrics, sc.default_namespace);
     if (!diff.empty()) {
-      fmt::print(stderr, "check failed: {} expectation(s) not met\n", diff.size());
+      fmt::print(stderr, "check failed (replication {}): {} expectation(s) not met\n", replication, diff.size());
       for (const auto& d : diff) fmt::print(stderr, "  - {}\n", d);
       return kExitError;
     }
-    if (!args.quiet) fmt::print("check: all expectations met\n");
+    if (!opt.quiet) fmt::print("check: all expectations met\n");
   }
   return kExitOk;
+}
+
+int run_command(const RunArgs& args) {
+  std::string text;
+  std::string file;
+  if (args.scenario.empty()) {
+    text = default_scenario_text();
+    file = "<embedded default scenario>";
+  } else {
+    if (!std::filesystem::is_regular_file(args.scenario)) {
+      fmt::print(stderr, "t9ksim: error: {}: no such file\n", args.scenario);
+      return kExitUsage;
+    }
+    text = read_file(args.scenario);
+    file = args.scenario;
+  }
+  // The replication count comes from the scenario unless given.
+  std::uint64_t reps = 1;
+  if (args.replications) {
+    reps = *args.replications;
+  } else {
+    scenarios::LoadOptions lo;
+    if (!args.scenario.empty()) lo.base_dir = std::filesystem::path(args.scenario).parent_path().string();
+    const auto loaded = scenarios::parse_scenario(text, file, lo);
+    if (!loaded.ok()) {
+      print_diagnostics(loaded.diagnostics);
+      return kExitUsage;
+    }
+    reps = static_cast<std::uint64_t>(std::max(1, loaded.scenario->replications));
+  }
+  if (reps == 0) {
+    fmt::print(stderr, "t9ksim: error: --replications must be at least 1\n");
+    return kExitUsage;
+  }
+  const std::filesystem::path out(args.out_dir);
+  RunOneOptions opt;
+  opt.events = args.events;
+  opt.check = args.check;
+  opt.seed = args.seed;
+  opt.quiet = args.quiet;
+
+  if (reps == 1) {
+    opt.progress = !args.quiet;
+    const int rc = run_one(text, file, args.first_replication, out.string(), opt);
+    if (rc != kExitOk && rc != kExitError) return rc;
+    if (rc == kExitOk && args.report) {
+      analysis::write_report(out);
+      if (!args.quiet) fmt::print("report: {}\n", (std::filesystem::absolute(out) / "report.html").lexically_normal().string());
+    }
+    if (!args.quiet) fmt::print("results in {}\n", std::filesystem::absolute(out).lexically_normal().string());
+    return rc;
+  }
+
+  // Replications in parallel threads; each is independent (its own world and streams), so the
+  // results are the same as running them one after another.
+  std::filesystem::create_directories(out);
+  std::filesystem::remove(out / "summary.json");
+  std::vector<std::filesystem::path> dirs;
+  for (std::uint64_t i = 0; i < reps; ++i) dirs.push_back(out / fmt::format("rep-{}", args.first_replication + i));
+  std::vector<int> codes(reps, kExitOk);
+  unsigned threads = args.threads ? args.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::uint64_t>(threads, reps));
+  std::atomic<std::uint64_t> next{0};
+  analysis::Progress bar(reps, "replications", stderr, !args.quiet && analysis::Progress::stderr_is_terminal());
+  RunOneOptions each = opt;
+  each.quiet = true;
+  auto worker = [&] {
+    for (std::uint64_t i = next++; i < reps; i = next++) {
+      codes[i] = run_one(text, file, args.first_replication + i, dirs[i].string(), each);
+      bar.advance();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  bar.finish();
+  int rc = kExitOk;
+  for (int c : codes) rc = std::max(rc, c);
+  if (rc == kExitUsage) return rc;
+  const auto summary = analysis::write_replication_summary(out, dirs);
+  if (args.report) analysis::write_report(out);
+  if (!args.quiet) {
+    fmt::print("{} replications of {} (seed {}):\n", reps, summary.scenario, summary.runs.front().seed);
+    for (const char* m : {"jobs_succeeded", "wait_p90_s", "jct_p50_s", "utilization_allocated", "goodput"}) {
+      const auto it = summary.metrics.find(m);
+      if (it == summary.metrics.end()) continue;
+      const auto& iv = it->second.interval;
+      fmt::print("  {:<24} {:.4g} ± {:.2g} (95 % CI)\n", m, iv.mean, iv.half_width);
+    }
+    fmt::print("results in {}\n", std::filesystem::absolute(out).lexically_normal().string());
+  }
+  return rc;
 }
 
 }  // namespace t9k::app

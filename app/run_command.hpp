@@ -1,5 +1,5 @@
-// `t9ksim run`: load a scenario (or the embedded default), simulate it, write the outputs, and
-// optionally check its `expect` block.
+// `t9ksim run`: load a scenario (or the embedded default), simulate it for one or more
+// replications, write the outputs and report.html, and optionally check its `expect` block.
 #pragma once
 
 #include <cstdint>
@@ -12,14 +12,30 @@ struct RunArgs {
   std::string scenario;  // empty: the embedded default scenario
   std::string out_dir = "t9ksim-out";
   std::optional<std::uint64_t> seed;
-  std::uint64_t replication = 0;
-  bool events = false;  // write events.jsonl
-  bool check = false;   // check the scenario's expect block; exit 1 on a mismatch
+  std::optional<std::uint64_t> replications;  // default: the scenario's spec.replications
+  std::uint64_t first_replication = 0;
+  unsigned threads = 0;  // 0: one per hardware thread
+  bool events = false;   // write events.jsonl
+  bool check = false;    // check the scenario's expect block; exit 1 on a mismatch
+  bool report = true;    // write report.html
   bool quiet = false;
 };
 
 // Returns the process exit code: 0 ok, 1 simulation error / invariant / failed check, 2 bad input.
 int run_command(const RunArgs& args);
+
+// One replication of a scenario given as text into out_dir: what `run` does per replication and
+// what `compare` runs per variant and replication. `file` names the text in messages and is the
+// folder relative paths resolve against (empty: the current folder).
+struct RunOneOptions {
+  bool events = false;
+  bool check = false;
+  bool quiet = true;
+  bool progress = false;  // progress bar over simulated time (only when stderr is a terminal)
+  std::optional<std::uint64_t> seed;
+};
+int run_one(const std::string& text, const std::string& file, std::uint64_t replication, const std::string& out_dir,
+            const RunOneOptions& options);
 
 // The embedded default scenario's YAML text (scenarios/default.yaml, compiled in).
 const char* default_scenario_text();

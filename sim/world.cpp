@@ -1327,8 +1327,17 @@ World::World(const scenarios::Scenario& scenario, std::uint64_t replication, Sin
 
 World::~World() = default;
 
-void World::run() {
-  impl_->k.run_until(impl_->horizon());
+void World::run(const std::function<void(double)>& progress) {
+  if (!progress) {
+    impl_->k.run_until(impl_->horizon());
+  } else {
+    // Stepping the clock in slices dispatches the same events in the same order.
+    const auto h = impl_->horizon().time_since_epoch().count();
+    for (int i = 1; i <= 100; ++i) {
+      impl_->k.run_until(SimTime{SimDuration{h / 100 * i + (i == 100 ? h % 100 : 0)}});
+      progress(i / 100.0);
+    }
+  }
   impl_->finish();
 }
 

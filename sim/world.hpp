@@ -85,8 +85,9 @@ class World {
   World(const World&) = delete;
   World& operator=(const World&) = delete;
 
-  // Runs until the scenario's horizon. Throws InvariantViolation.
-  void run();
+  // Runs until the scenario's horizon. Throws InvariantViolation. `progress`, when given, is
+  // called with the fraction of simulated time done (in 1 % steps); it does not change the run.
+  void run(const std::function<void(double)>& progress = {});
 
   SimTime now() const;
   std::uint64_t fingerprint() const;
