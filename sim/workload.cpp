@@ -35,12 +35,20 @@ std::optional<scenarios::JobSubmission> GeneratorCursor::next() {
   return s;
 }
 
-std::vector<scenarios::JobSubmission> expand_generators(const scenarios::Scenario& sc, std::uint64_t replication) {
-  std::vector<scenarios::JobSubmission> out;
+std::vector<std::unique_ptr<SubmissionSource>> workload_sources(const scenarios::Scenario& sc,
+                                                                std::uint64_t replication) {
+  std::vector<std::unique_ptr<SubmissionSource>> out;
   const kernel::RngStreams streams(sc.seed, replication);
   for (const auto& g : sc.workload.generators) {
-    GeneratorCursor cursor(g, streams, SimTime{sc.horizon});
-    while (auto s = cursor.next()) out.push_back(std::move(*s));
+    out.push_back(std::make_unique<GeneratorCursor>(g, streams, SimTime{sc.horizon}));
+  }
+  return out;
+}
+
+std::vector<scenarios::JobSubmission> expand_generators(const scenarios::Scenario& sc, std::uint64_t replication) {
+  std::vector<scenarios::JobSubmission> out;
+  for (auto& source : workload_sources(sc, replication)) {
+    while (auto s = source->next()) out.push_back(std::move(*s));
   }
   // Submission order, as the world submits them (ties by name; see World).
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.submit_time < b.submit_time; });

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,11 +17,20 @@
 
 namespace t9k::sim {
 
-class GeneratorCursor {
+// Anything that yields job submissions in non-decreasing submit time, pulled by the world as
+// simulated time reaches them: generators here, trace readers elsewhere.
+class SubmissionSource {
+ public:
+  virtual ~SubmissionSource() = default;
+  // The next job, or nullopt when the source is exhausted.
+  virtual std::optional<scenarios::JobSubmission> next() = 0;
+};
+
+class GeneratorCursor : public SubmissionSource {
  public:
   GeneratorCursor(const scenarios::GeneratorEntry& g, const kernel::RngStreams& streams, kernel::SimTime horizon);
   // The next job, or nullopt once the generator's count, stop time or the horizon is reached.
-  std::optional<scenarios::JobSubmission> next();
+  std::optional<scenarios::JobSubmission> next() override;
 
  private:
   const scenarios::GeneratorEntry* g_;
@@ -32,6 +42,13 @@ class GeneratorCursor {
   bool done_ = false;
 };
 
+// Every lazily pulled source of a scenario's workload (generators, then traces), in a fixed
+// order. The world submits their jobs merged by (submit time, job key).
+std::vector<std::unique_ptr<SubmissionSource>> workload_sources(const scenarios::Scenario& scenario,
+                                                                std::uint64_t replication);
+
+// Pulls every source to the end: the jobs a run submits besides the explicit ones, in
+// submission order.
 std::vector<scenarios::JobSubmission> expand_generators(const scenarios::Scenario& scenario,
                                                         std::uint64_t replication);
 

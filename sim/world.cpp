@@ -203,7 +203,7 @@ struct World::Impl {
     bool operator>(const Pending& o) const { return std::tie(time, key) > std::tie(o.time, o.key); }
   };
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_submissions;
-  std::vector<GeneratorCursor> cursors;
+  std::vector<std::unique_ptr<SubmissionSource>> cursors;
   std::vector<std::optional<scenarios::JobSubmission>> generator_next;
   kernel::EventHandle submit_ev;
   std::unordered_map<std::string, JobId> pod_owner;    // pod key -> job, look-up only
@@ -994,14 +994,14 @@ struct World::Impl {
       const auto& sub = sc.workload.jobs[i];
       pending_submissions.push(Pending{sub.submit_time, key_of(sub), static_cast<std::int64_t>(i), 0});
     }
-    for (const auto& g : sc.workload.generators) cursors.emplace_back(g, streams, horizon());
+    cursors = workload_sources(sc, replication);
     generator_next.resize(cursors.size());
     for (std::size_t g = 0; g < cursors.size(); ++g) pull_generator(g);
     schedule_next_submission();
   }
 
   void pull_generator(std::size_t g) {
-    generator_next[g] = cursors[g].next();
+    generator_next[g] = cursors[g]->next();
     if (generator_next[g]) {
       pending_submissions.push(Pending{generator_next[g]->submit_time, key_of(*generator_next[g]), -1, g});
     }
