@@ -10,7 +10,13 @@
 #include <utility>
 #include <vector>
 
+// GCC 12 at -O2 with ASan reports a false -Wuninitialized inside Boost.Graph's named_graph.hpp
+// (an empty boost::optional returned by value); silence it for Boost's own lines only.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <boost/graph/adjacency_list.hpp>
+#pragma GCC diagnostic pop
 
 #include "model/cluster.hpp"
 
