@@ -51,7 +51,7 @@ constexpr std::string_view kOperationNames[] = {
     "drainNode", "cordonNode", "uncordonNode", "addNodePool", "removeNodePool"};
 constexpr std::string_view kSchedulerNames[] = {"t9k", "default"};
 constexpr std::string_view kTraceFormats[] = {"philly", "alibaba-openb"};
-constexpr std::string_view kScalingModels[] = {"linear", "amdahl", "fixed"};
+constexpr std::string_view kScalingModels[] = {"linear", "amdahl", "fixed", "table"};
 // faults-and-validation §1.6, plus "none" and "custom".
 constexpr std::string_view kFaultProfiles[] = {"none", "h100-frontier", "a100-research",
                                                "a100-optimistic", "custom"};
@@ -77,7 +77,7 @@ constexpr std::string_view kScheduler[] = {"name", "queues", "options"};
 constexpr std::string_view kSource[] = {"manifest", "path"};
 constexpr std::string_view kControllers[] = {"reconcileLatency", "options"};
 constexpr std::string_view kKubelet[] = {"podStartLatency", "podStopLatency"};
-constexpr std::string_view kFaults[] = {"profile", "rates", "detectionDelay", "repairTime"};
+constexpr std::string_view kFaults[] = {"profile", "rates", "detectionDelay", "repairTime", "weibullShape"};
 constexpr std::string_view kRates[] = {"nodeFailuresPerNodeDay", "switchFailuresPerSwitchDay",
                                        "softwareFailuresPerJobHour"};
 constexpr std::string_view kWorkload[] = {"jobs", "generators", "traces"};
@@ -86,7 +86,7 @@ constexpr std::string_view kBehaviour[] = {"runTime", "work", "checkpointInterva
                                            "restartOverhead", "failure", "scaling"};
 constexpr std::string_view kFailure[] = {"hazardPerHour", "exitCodes", "finalExitCode"};
 constexpr std::string_view kExitCode[] = {"code", "weight"};
-constexpr std::string_view kScaling[] = {"model", "serialFraction", "rescaleOverhead"};
+constexpr std::string_view kScaling[] = {"model", "serialFraction", "rescaleOverhead", "throughput"};
 constexpr std::string_view kGenerator[] = {"name", "manifest", "path", "interarrival", "count",
                                            "start", "stop", "behaviour"};
 constexpr std::string_view kTrace[] = {"format", "path", "limit", "timeOffset", "queue", "options"};
@@ -420,6 +420,28 @@ class ScenarioDecoder {
         b.scaling.serial_fraction = *x;
       }
       if (auto x = read_duration(r_, s.get("rescaleOverhead"))) b.scaling.rescale_overhead = *x;
+      // model: table — measured throughput by replica count, relative to one replica.
+      const Val tp = s.get("throughput");
+      for (const auto& [key, val] : FreeMap(r_, tp).entries()) {
+        std::int32_t n = 0;
+        const bool int_key = !key.empty() && key.size() < 7 &&
+                             std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (int_key) n = std::stoi(key);
+        if (!int_key || n < 1) {
+          r_.error(val.mark, val.path, fmt::format("found key \"{}\"; allowed: a replica count >= 1", key));
+          continue;
+        }
+        if (auto x = read_double(r_, val, 1e-9, kMaxDouble)) b.scaling.throughput[n] = *x;
+      }
+      if (b.scaling.model == ScalingModel::Table && b.scaling.throughput.empty() && !r_.has_error_under(tp.path)) {
+        r_.error(s.get("model").mark, s.get("model").path,
+                 "found model table without throughput; allowed: throughput: {<replicas>: <relative throughput>, ...}");
+      }
+      if (b.scaling.model != ScalingModel::Table && tp.present()) {
+        r_.error(tp.mark, tp.path,
+                 fmt::format("found throughput with model {}; allowed: throughput only with model table",
+                             to_string(b.scaling.model)));
+      }
     }
     return b;
   }
@@ -438,15 +460,15 @@ class ScenarioDecoder {
       }
       return;
     }
-    if (!s.t9k_scheduler) {
-      r_.warning(path, fmt::format("job \"{}\" has no spec.scheduler.t9kScheduler; its pods use the "
-                                   "Kubernetes default scheduler, which this T9k-scheduler scenario "
-                                   "does not simulate", job));
-      return;
-    }
+    // Jobs without spec.scheduler run on the Kubernetes default scheduler, which the world
+    // simulates beside the T9k scheduler (docs/scheduler.md).
+    if (!s.t9k_scheduler) return;
     const auto& q = s.t9k_scheduler->queue;
     if (queues_broken_) return;
-    const bool found = std::any_of(sc.scheduler.queues.begin(), sc.scheduler.queues.end(),
+    // A queue named "default" always exists (spec §8.2, §8.3); the world creates it when the
+    // scenario does not define it.
+    const bool found = q == m::kDefaultQueue ||
+                       std::any_of(sc.scheduler.queues.begin(), sc.scheduler.queues.end(),
                                    [&](const m::Queue& x) { return x.metadata.name == q; });
     if (!found) {
       r_.error(path, fmt::format("job \"{}\" uses queue \"{}\"; allowed: a queue of spec.scheduler.queues ({})",
@@ -457,7 +479,11 @@ class ScenarioDecoder {
   static std::string queue_names(const Scenario& sc) {
     std::string s;
     for (const auto& q : sc.scheduler.queues) s += (s.empty() ? "" : ", ") + q.metadata.name;
-    return s.empty() ? "none defined" : s;
+    if (std::none_of(sc.scheduler.queues.begin(), sc.scheduler.queues.end(),
+                     [](const m::Queue& x) { return x.metadata.name == m::kDefaultQueue; })) {
+      s += (s.empty() ? "" : ", ") + std::string(m::kDefaultQueue) + " (implicit)";
+    }
+    return s;
   }
 
   std::optional<Scenario> scenario(const Val& root) {
@@ -569,11 +595,6 @@ class ScenarioDecoder {
       }
     }
     queues_broken_ = r_.has_error_under(queues.path);
-    if (sc.scheduler.kind == SchedulerKind::T9k && sc.scheduler.queues.empty() && !queues_broken_) {
-      r_.error(queues.mark, queues.path,
-               "found no queues; allowed: at least one Queue for the T9k scheduler (spec §8.2: a "
-               "queue named default usually exists)");
-    }
   }
 
   void faults(const Val& v, Scenario& sc) {
@@ -596,6 +617,8 @@ class ScenarioDecoder {
     }
     sc.faults.detection_delay = duration_dist(f.get("detectionDelay"));
     sc.faults.repair_time = duration_dist(f.get("repairTime"));
+    // Weibull inter-failure times with this shape, same mean (faults-and-validation §1.7).
+    if (auto x = read_double(r_, f.get("weibullShape"), 1e-3, 1e3)) sc.faults.weibull_shape = *x;
   }
 
   void workload(const Val& v, Scenario& sc) {

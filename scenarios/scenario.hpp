@@ -102,6 +102,7 @@ struct FaultSettings {
   // Pods on a failed node turn failed after this delay (spec §11 Q13: 40 s + 300 s).
   std::optional<DurationDistribution> detection_delay;
   std::optional<DurationDistribution> repair_time;  // failed node back in service
+  std::optional<double> weibull_shape;  // inter-failure times Weibull(shape) instead of exponential
 };
 
 // ---- workload ----
@@ -118,12 +119,15 @@ struct FailureBehaviour {
   std::int32_t final_exit_code = 0;        // exit code when the work completes
 };
 
-enum class ScalingModel { Linear, Amdahl, Fixed };
+enum class ScalingModel { Linear, Amdahl, Fixed, Table };
 
 // How progress rate depends on the number of running replicas (elastic jobs, spec §4.3).
 struct ElasticScaling {
   ScalingModel model = ScalingModel::Linear;
   double serial_fraction = 0;        // Amdahl only, in [0, 1)
+  // Table only: throughput at a replica count relative to one replica; linear in between, flat
+  // beyond the largest count, proportional below the smallest.
+  std::map<std::int32_t, double> throughput;
   SimDuration rescale_overhead{0};   // every membership change restarts the processes (§11 Q8)
 };
 

@@ -810,6 +810,17 @@ struct World::Impl {
         return 1.0 / (s + (1 - s) / static_cast<double>(n));
       }
       case scenarios::ScalingModel::Fixed: return static_cast<double>(j.ref_n);
+      case scenarios::ScalingModel::Table: {
+        const auto& t = sc_.throughput;
+        if (t.empty()) return static_cast<double>(n);
+        const auto hi = t.lower_bound(n);
+        if (hi != t.end() && hi->first == n) return hi->second;
+        if (hi == t.begin()) return hi->second * n / hi->first;  // below the table: proportional
+        const auto lo = std::prev(hi);
+        if (hi == t.end()) return lo->second;  // beyond the table: no further gain
+        const double f = static_cast<double>(n - lo->first) / static_cast<double>(hi->first - lo->first);
+        return lo->second + f * (hi->second - lo->second);
+      }
     }
     return static_cast<double>(n);
   }

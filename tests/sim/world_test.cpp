@@ -226,3 +226,80 @@ TEST_CASE("generators expand deterministically and independently", "[sim]") {
   CHECK(lazy.fingerprint == expanded.fingerprint);
   CHECK(analysis::jobs_csv(lazy.rec) == analysis::jobs_csv(expanded.rec));
 }
+
+TEST_CASE("a throughput table sets an elastic job's speed by replica count", "[sim]") {
+  // 16h of replica-time at a measured 3.2x on 4 replicas: 5 h of training.
+  const std::string yaml = R"(
+apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {name: t}
+spec:
+  horizon: 1d
+  cluster:
+    nodePools: [{name: gpu, count: 4, gpusPerNode: 8, cpu: 64, memory: 512Gi}]
+  scheduler: {name: t9k}
+  workload:
+    jobs:
+    - submitAt: 0s
+      behaviour: {work: 16h, scaling: {model: table, throughput: {1: 1, 2: 1.8, 4: 3.2}}}
+      manifest:
+        apiVersion: batch.tensorstack.dev/v1beta1
+        kind: PyTorchTrainingJob
+        metadata: {name: tab}
+        spec:
+          scheduler: {t9kScheduler: {queue: default}}
+          torchrunConfig: {enabled: true}
+          elastic: {enabled: true, minReplicas: 1, maxReplicas: 4, expectedReplicas: 4}
+          replicaSpecs:
+          - type: worker
+            restartPolicy: OnFailure
+            template: {spec: {containers: [{name: pytorch, image: t, resources: {limits: {nvidia.com/gpu: 8}}}]}}
+)";
+  // The queue "default" is implicit: the scenario defines none.
+  const auto run = simulate(load(yaml));
+  REQUIRE(outcome(run, "tab").phase == model::JobPhase::Succeeded);
+  const auto& row = run.rec.jobs().at(0);
+  CHECK(row.ideal_run_us == 5LL * 3600 * 1000000);
+  const auto trained = (*row.end - *row.first_running).count();
+  CHECK(trained >= 5LL * 3600 * 1000000);
+  CHECK(trained <= 5LL * 3600 * 1000000 + 2000000);
+}
+
+TEST_CASE("a throughput table needs its model and the model its table", "[sim]") {
+  auto bad = [](const std::string& scaling) {
+    const std::string yaml = kCluster + "  workload:\n    jobs:\n" + job("x", 1, "{runTime: 1h, scaling: " + scaling + "}");
+    auto r = scenarios::parse_scenario(yaml, "t.yaml");
+    std::string all;
+    for (const auto& d : r.diagnostics) all += scenarios::format_diagnostic(d) + "\n";
+    return all;
+  };
+  CHECK_THAT(bad("{model: table}"), Catch::Contains("spec.workload.jobs[0].behaviour.scaling.model") &&
+                                        Catch::Contains("without throughput"));
+  CHECK_THAT(bad("{model: linear, throughput: {2: 1.5}}"), Catch::Contains("throughput only with model table"));
+  CHECK_THAT(bad("{model: table, throughput: {zero: 1}}"), Catch::Contains("a replica count >= 1"));
+}
+
+TEST_CASE("Weibull inter-failure times keep the fault rate's mean", "[sim]") {
+  auto sc = load(kCluster + R"(  faults:
+    profile: custom
+    rates: {nodeFailuresPerNodeDay: 2}
+    weibullShape: 0.7
+    repairTime: 10m
+  workload:
+    jobs:
+)" + job("x", 1, "{runTime: 1h}"));
+  REQUIRE(sc.faults.weibull_shape == Approx(0.7));
+  sc.horizon = kernel::days(60);
+  const auto weibull = simulate(sc);
+  sc.faults.weibull_shape.reset();
+  const auto exponential = simulate(sc);
+  auto downs = [](const Run& r) {
+    std::size_t n = 0;
+    for (const auto& f : r.rec.faults()) n += f.down ? 1 : 0;
+    return static_cast<double>(n);
+  };
+  // 4 nodes x 60 days x 2 per day = 480 expected faults either way (repairs are short).
+  CHECK(downs(exponential) == Approx(480).epsilon(0.15));
+  CHECK(downs(weibull) == Approx(480).epsilon(0.2));
+  CHECK(weibull.fingerprint != exponential.fingerprint);
+}
