@@ -11,45 +11,81 @@ __extension__ using Int128 = __int128;
 
 void CycleState::reset(const ClusterSnapshot& snap) {
   snap_ = &snap;
-  dims_ = snap.resources().size();
-  const auto& nodes = snap.nodes();
-  free_.assign(nodes.size() * dims_, 0);
-  total_free_.assign(dims_, 0);
-  for (std::size_t n = 0; n < nodes.size(); ++n) {
-    for (std::size_t d = 0; d < dims_; ++d) {
-      const std::int64_t f = nodes[n].free(static_cast<Dim>(d));
-      free_[n * dims_ + d] = f;
-      if (nodes[n].schedulable()) total_free_[d] += f;
-    }
+  const std::size_t dims = snap.resources().size();
+  const std::size_t nodes = snap.nodes().size();
+  if (dims != dims_) {
+    // A new resource dimension changes the row stride: start over (rare: first cycle, or the
+    // first pod or node naming an extended resource).
+    dims_ = dims;
+    nodes_ = 0;
+    taken_.clear();
+    bonus_.clear();
+    held_.clear();
+    hold_.clear();
+    taken_mark_.clear();
+    overlaid_.clear();
+    bonus_mark_.clear();
+    held_mark_.clear();
+    taken_nodes_.clear();
+    bonus_nodes_.clear();
+    held_nodes_.clear();
   }
-  bonus_.assign(nodes.size() * dims_, 0);
-  bonus_mark_.assign(nodes.size(), 0);
+  // Undo the rows the previous cycle touched; node ids are stable, so they still name the same
+  // rows. Everything else is zero already.
+  const auto zero_rows = [this](std::vector<std::int64_t>& v, const std::vector<NodeId>& rows) {
+    for (const NodeId n : rows)
+      std::fill_n(v.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(n) * dims_),
+                  static_cast<std::ptrdiff_t>(dims_), 0);
+  };
+  zero_rows(taken_, taken_nodes_);
+  for (const NodeId n : taken_nodes_) {
+    taken_mark_[static_cast<std::size_t>(n)] = 0;
+    overlaid_[static_cast<std::size_t>(n)] = 0;
+  }
+  taken_nodes_.clear();
+  local_index_.clear();
+  zero_rows(bonus_, bonus_nodes_);
+  for (const NodeId n : bonus_nodes_) bonus_mark_[static_cast<std::size_t>(n)] = 0;
   bonus_nodes_.clear();
+  zero_rows(held_, held_nodes_);
+  zero_rows(hold_, held_nodes_);
+  for (const NodeId n : held_nodes_) held_mark_[static_cast<std::size_t>(n)] = 0;
+  held_nodes_.clear();
+  if (nodes > nodes_) {  // nodes are only ever added: grow with zero rows
+    nodes_ = nodes;
+    taken_.resize(nodes * dims_, 0);
+    bonus_.resize(nodes * dims_, 0);
+    held_.resize(nodes * dims_, 0);
+    hold_.resize(nodes * dims_, 0);
+    taken_mark_.resize(nodes, 0);
+    overlaid_.resize(nodes, 0);
+    bonus_mark_.resize(nodes, 0);
+    held_mark_.resize(nodes, 0);
+  }
+  total_free_.assign(snap.schedulable_free().begin(), snap.schedulable_free().end());
+  total_free_.resize(dims_, 0);
   bonus_total_.assign(dims_, 0);
   bonus_active_ = false;
   queue_alloc_.resize(snap.queues().size());
   for (std::size_t q = 0; q < snap.queues().size(); ++q) queue_alloc_[q] = snap.queues()[q].allocated;
-  by_free_gpu_ = snap.nodes_by_free_gpu();
-  held_.assign(nodes.size() * dims_, 0);
-  hold_.assign(nodes.size() * dims_, 0);
-  held_mark_.assign(nodes.size(), 0);
-  held_nodes_.clear();
+  for (const auto& r : reservations_) group_active_[static_cast<std::size_t>(r.group)] = 0;
+  group_active_.resize(snap.groups().size(), 0);
   reservations_.clear();
   view_.clear();
   view_epoch_ = 0;
   view_is_all_ = true;
   view_upto_ = 0;
   viewer_ = Viewer{};
-  group_active_.assign(snap.groups().size(), 0);
   n_active_ = 0;
   max_rank_.clear();
+  const auto& node_infos = snap.nodes();
   for (const GroupId g : snap.nominated_groups()) {
     const auto& gi = snap.groups()[static_cast<std::size_t>(g)];
     if (!gi.present || gi.queue == kNone) continue;
     const auto& qi = snap.queues()[static_cast<std::size_t>(gi.queue)];
     if (!qi.present) continue;  // the group waits for its queue and cannot use anything
     for (const auto& [n, amount] : gi.nominated) {
-      if (!nodes[static_cast<std::size_t>(n)].present) continue;
+      if (!node_infos[static_cast<std::size_t>(n)].present) continue;
       reservations_.push_back(CycleReservation{g, gi.queue, qi.priority, {-gi.priority, gi.creation, g}, n,
                                                amount, true});
       note_active(reservations_.back());
@@ -170,15 +206,33 @@ void CycleState::release_reservations(GroupId g) {
 }
 
 void CycleState::take(NodeId n, const SparseRes& r, std::int64_t sign) {
-  const std::size_t base = static_cast<std::size_t>(n) * dims_;
-  const bool indexed = snap_->nodes()[static_cast<std::size_t>(n)].present;
-  if (indexed) by_free_gpu_.erase({free_[base + kDimGpu], n});
-  const bool sched = snap_->nodes()[static_cast<std::size_t>(n)].schedulable();
+  const std::size_t row = static_cast<std::size_t>(n);
+  const std::size_t base = row * dims_;
+  const auto& info = snap_->nodes()[row];
+  if (!taken_mark_[row]) {
+    taken_mark_[row] = 1;
+    taken_nodes_.push_back(n);
+  }
+  const bool indexed = info.present;
+  if (indexed && overlaid_[row]) {
+    const GpuKey old{raw_free_gpu(n), n};
+    local_index_.erase(std::lower_bound(local_index_.begin(), local_index_.end(), old));
+    overlaid_[row] = 0;
+  }
+  const bool sched = info.schedulable();
+  bool zero = true;
   for (const auto& [d, q] : r) {
-    free_[base + static_cast<std::size_t>(d)] -= sign * q;
+    taken_[base + static_cast<std::size_t>(d)] += sign * q;
     if (sched) total_free_[static_cast<std::size_t>(d)] -= sign * q;
   }
-  if (indexed) by_free_gpu_.insert({free_[base + kDimGpu], n});
+  for (std::size_t d = 0; d < dims_ && zero; ++d) zero = taken_[base + d] == 0;
+  // A row back at zero (a rolled-back trial) reads the snapshot's index entry again, which keeps
+  // local_index_ to the nodes this cycle really changed.
+  if (indexed && !zero) {
+    const GpuKey key{raw_free_gpu(n), n};
+    local_index_.insert(std::lower_bound(local_index_.begin(), local_index_.end(), key), key);
+    overlaid_[row] = 1;
+  }
 }
 
 void CycleState::add_bonus(NodeId n, const SparseRes& r, std::int64_t sign) {
@@ -195,10 +249,16 @@ void CycleState::add_bonus(NodeId n, const SparseRes& r, std::int64_t sign) {
 }
 
 void CycleState::add_bonus_dense(NodeId n, const DenseRes& r) {
-  SparseRes s;
-  for (std::size_t d = 0; d < r.size(); ++d)
-    if (r[d] != 0) s.emplace_back(static_cast<Dim>(d), r[d]);
-  add_bonus(n, s);
+  if (!bonus_mark_[static_cast<std::size_t>(n)]) {
+    bonus_mark_[static_cast<std::size_t>(n)] = 1;
+    bonus_nodes_.push_back(n);
+  }
+  const std::size_t base = static_cast<std::size_t>(n) * dims_;
+  const bool sched = snap_->nodes()[static_cast<std::size_t>(n)].schedulable();
+  for (std::size_t d = 0; d < r.size() && d < dims_; ++d) {
+    bonus_[base + d] += r[d];
+    if (sched) bonus_total_[d] += r[d];
+  }
 }
 
 void CycleState::clear_bonus() {

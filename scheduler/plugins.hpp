@@ -6,9 +6,12 @@
 // placements made so far in this cycle) and never mutate either.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <span>
 #include <string_view>
@@ -45,6 +48,11 @@ struct Viewer {
 // the placements this cycle has made (committed or in trial), plus, during a preemption trial, a
 // "bonus" of resources that terminating pods and chosen victims would give back, minus the
 // reservations (§8.6 nomination) of groups the current viewer does not outrank.
+//
+// Cost: a cycle touches few nodes, so the overlay stores only differences from the snapshot
+// (taken, bonus, held per node x dim, zero elsewhere) and reset() undoes the rows the previous
+// cycle touched, O(touched) rather than O(nodes). The free-GPU index is the snapshot's, merged on
+// the fly with a small sorted list of the nodes whose free GPUs this cycle changed.
 class CycleState {
  public:
   void reset(const ClusterSnapshot& snap);
@@ -54,7 +62,8 @@ class CycleState {
   // back (they are already counted as used); in a trial, where the bonus returns them, all of it.
   std::int64_t free(NodeId n, Dim d) const {
     const std::size_t i = static_cast<std::size_t>(n) * dims_ + static_cast<std::size_t>(d);
-    return bonus_active_ ? free_[i] + bonus_[i] - held_[i] : free_[i] - hold_[i];
+    const std::int64_t f = snap_->nodes()[static_cast<std::size_t>(n)].free(d) - taken_[i];
+    return bonus_active_ ? f + bonus_[i] - held_[i] : f - hold_[i];
   }
   bool fits(NodeId n, const SparseRes& r) const {
     for (const auto& [d, q] : r)
@@ -63,7 +72,12 @@ class CycleState {
   }
   // Takes (sign -1 gives back) a request from a node's free resources, keeping the index.
   void take(NodeId n, const SparseRes& r, std::int64_t sign = 1);
-  const std::set<std::pair<std::int64_t, NodeId>>& by_free_gpu() const { return by_free_gpu_; }
+  // The free-GPU index after this cycle's placements (present nodes by (free GPU milli, id)):
+  // the largest key, and walks in increasing order from `gpu` or decreasing down to `gpu`;
+  // `f(node)` returns true to stop.
+  std::optional<std::int64_t> max_free_gpu() const;
+  template <class F> void walk_up(std::int64_t gpu, F&& f) const;
+  template <class F> void walk_down(std::int64_t gpu, F&& f) const;
   const DenseRes& queue_allocated(QueueId q) const { return queue_alloc_[static_cast<std::size_t>(q)]; }
   void add_queue_allocated(QueueId q, const SparseRes& r, std::int64_t sign = 1) {
     add(queue_alloc_[static_cast<std::size_t>(q)], r, sign);
@@ -93,21 +107,31 @@ class CycleState {
   void release_reservations(GroupId g);  // deactivates every reservation of g
 
  private:
+  using GpuKey = std::pair<std::int64_t, NodeId>;
   bool holds(const CycleReservation& r) const;
   void note_active(const CycleReservation& r);
   void refresh_view();
   void add_to_view();  // adds the reservations in view_added_ to the overlay
+  std::int64_t raw_free_gpu(NodeId n) const {
+    return snap_->nodes()[static_cast<std::size_t>(n)].free(kDimGpu) -
+           taken_[static_cast<std::size_t>(n) * dims_ + static_cast<std::size_t>(kDimGpu)];
+  }
 
   const ClusterSnapshot* snap_ = nullptr;
   std::size_t dims_ = 0;
-  std::vector<std::int64_t> free_;
+  std::size_t nodes_ = 0;  // rows allocated in the per-node arrays
+  // Per node x dim, zero outside the rows listed in taken_nodes_ / bonus_nodes_ / held_nodes_.
+  std::vector<std::int64_t> taken_;  // this cycle's placements (trial or committed)
+  std::vector<char> taken_mark_;     // by node: in taken_nodes_
+  std::vector<NodeId> taken_nodes_;
+  std::vector<char> overlaid_;       // by node: its index key is in local_index_, not the snapshot's
+  std::vector<GpuKey> local_index_;  // sorted: nodes whose free GPUs this cycle changed
   std::vector<std::int64_t> bonus_;
   std::vector<char> bonus_mark_;
   std::vector<NodeId> bonus_nodes_;
   DenseRes bonus_total_;
   bool bonus_active_ = false;
   std::vector<DenseRes> queue_alloc_;
-  std::set<std::pair<std::int64_t, NodeId>> by_free_gpu_;
   DenseRes total_free_;  // over schedulable nodes
   std::vector<CycleReservation> reservations_;
   Viewer viewer_;
@@ -115,7 +139,7 @@ class CycleState {
   std::int32_t view_epoch_ = 0;
   bool view_is_all_ = true;     // view_ is every active reservation below view_upto_
   std::size_t view_upto_ = 0;
-  std::vector<std::int32_t> group_active_;  // by GroupId: active reservations
+  std::vector<std::int32_t> group_active_;  // by GroupId: active reservations (zero outside reservations_)
   std::int32_t n_active_ = 0;
   std::int32_t min_qp_ = 0;                 // over active reservations
   std::map<QueueId, GroupOrderKey> max_rank_;  // per queue, over active reservations
@@ -124,6 +148,61 @@ class CycleState {
   std::vector<char> held_mark_;  // by node: in held_nodes_
   std::vector<NodeId> held_nodes_;
 };
+
+inline std::optional<std::int64_t> CycleState::max_free_gpu() const {
+  const auto& index = snap_->nodes_by_free_gpu();
+  std::optional<std::int64_t> best;
+  for (auto it = index.rbegin(); it != index.rend(); ++it)
+    if (!overlaid_[static_cast<std::size_t>(it->second)]) {
+      best = it->first;
+      break;
+    }
+  if (!local_index_.empty() && (!best || local_index_.back().first > *best)) best = local_index_.back().first;
+  return best;
+}
+
+// Both walks merge the snapshot's index (minus overlaid nodes) with local_index_: the node sets
+// are disjoint, so the merged order is exactly that of one index holding every current key.
+template <class F>
+void CycleState::walk_up(std::int64_t gpu, F&& f) const {
+  const auto& index = snap_->nodes_by_free_gpu();
+  const GpuKey from{gpu, std::numeric_limits<NodeId>::min()};
+  auto a = index.lower_bound(from);
+  auto b = std::lower_bound(local_index_.begin(), local_index_.end(), from);
+  for (;;) {
+    while (a != index.end() && overlaid_[static_cast<std::size_t>(a->second)]) ++a;
+    if (b != local_index_.end() && (a == index.end() || *b < *a)) {
+      if (f(b->second)) return;
+      ++b;
+    } else if (a != index.end()) {
+      if (f(a->second)) return;
+      ++a;
+    } else {
+      return;
+    }
+  }
+}
+
+template <class F>
+void CycleState::walk_down(std::int64_t gpu, F&& f) const {
+  const auto& index = snap_->nodes_by_free_gpu();
+  auto a = index.rbegin();
+  auto b = local_index_.rbegin();
+  for (;;) {
+    while (a != index.rend() && overlaid_[static_cast<std::size_t>(a->second)]) ++a;
+    const bool a_ok = a != index.rend() && a->first >= gpu;
+    const bool b_ok = b != local_index_.rend() && b->first >= gpu;
+    if (b_ok && (!a_ok || *a < *b)) {
+      if (f(b->second)) return;
+      ++b;
+    } else if (a_ok) {
+      if (f(a->second)) return;
+      ++a;
+    } else {
+      return;
+    }
+  }
+}
 
 // What the score stage knows about the placement in progress.
 struct PlacementContext {

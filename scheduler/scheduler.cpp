@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <queue>
 #include <set>
 
 #include "scheduler/plugins.hpp"
@@ -44,9 +43,12 @@ struct Scheduler::Impl {
   const ClusterSnapshot* snap = nullptr;
   CycleState st;
   Decisions out;
-  std::vector<std::uint32_t> seen;
+  // Per-node and per-pod scratch sized to the snapshot once and kept zero between cycles: a
+  // cycle clears only what it set (the lists beside them), never O(nodes) or O(pods).
+  std::vector<std::uint32_t> seen;  // by NodeId: == stamp once considered by this find_node
   std::uint32_t stamp = 0;
   std::vector<char> evicted;  // by PodId: deleted by a decision of this cycle (kPreempted: preemption)
+  std::vector<PodId> evicted_list;
   static constexpr char kPreempted = 2;
   // Requests that found no node this cycle, per (view epoch, queue selector, pod selector):
   // resources only shrink during a cycle, so any request covering one of them fails too (issue 5
@@ -57,10 +59,22 @@ struct Scheduler::Impl {
   // Nomination (§8.6) bookkeeping of the group being attempted and of this cycle's preemptors.
   bool keep_reservation = false;
   std::vector<char> nominated_now;  // by GroupId: its reservations were replaced this cycle
+  std::vector<GroupId> nominated_now_list;
   std::vector<std::pair<std::size_t, GroupId>> preemptions;  // (index in out.evictions, preemptor)
   std::vector<NodeId> extra;
   std::vector<NodeId> gang_nodes;
   std::vector<PodId> pending, core, surplus;
+  // Reused buffers of the hot path (no allocation per attempt once warm).
+  std::vector<PodId> order_buf, one_buf, todo_buf, extra_pods_buf;
+  std::vector<char> taken_buf;
+  std::vector<std::int32_t> signature;
+  std::vector<std::pair<PodId, NodeId>> placed_core, placed_one, placed_bonus;
+  std::vector<std::size_t> cursor;  // by QueueId: position in QueueInfo::pending_index
+  std::vector<QueueId> heap;
+  // By QueueId, for the fast skip (t9k_stage): a failing group of this queue would look for
+  // victims, and the queue's GPU quota (max when unlimited).
+  std::vector<char> may_preempt;
+  std::vector<std::int64_t> gpu_quota;
 
   explicit Impl(SchedulerOptions o) : opt(std::move(o)) {
     if (auto problems = opt.validate(); !problems.empty()) throw OptionsError(problems);
@@ -103,8 +117,10 @@ struct Scheduler::Impl {
   // after max_feasible_nodes feasible nodes. Ties go to the earlier candidate.
   std::optional<NodeId> find_node(const PodInfo& p, const QueueInfo* q) {
     const std::int64_t gpu = at(p.request, kDimGpu);
-    const auto& index = st.by_free_gpu();
-    if (!st.bonus_active() && (index.empty() || index.rbegin()->first < gpu)) return std::nullopt;
+    if (!st.bonus_active()) {
+      const auto top = st.max_free_gpu();
+      if (!top || *top < gpu) return std::nullopt;
+    }
     if (++stamp == 0) {
       std::fill(seen.begin(), seen.end(), 0);
       stamp = 1;
@@ -135,13 +151,8 @@ struct Scheduler::Impl {
     if (st.bonus_active()) extra.insert(extra.end(), st.bonus_nodes().begin(), st.bonus_nodes().end());
     for (const NodeId n : extra)
       if (consider(n)) return best;
-    if (!spread_walk) {
-      for (auto it = index.lower_bound({gpu, std::numeric_limits<NodeId>::min()}); it != index.end(); ++it)
-        if (consider(it->second)) break;
-    } else {
-      for (auto it = index.rbegin(); it != index.rend() && it->first >= gpu; ++it)
-        if (consider(it->second)) break;
-    }
+    if (!spread_walk) st.walk_up(gpu, consider);
+    else st.walk_down(gpu, consider);
     return best;
   }
 
@@ -154,11 +165,11 @@ struct Scheduler::Impl {
     for (const PodId id : pods)
       if (memo_fails(pod(id), q)) return false;
     // Largest GPU requests first: they have the fewest candidate nodes.
-    std::vector<PodId> order = pods;
-    std::stable_sort(order.begin(), order.end(), [&](PodId a, PodId b) {
+    order_buf.assign(pods.begin(), pods.end());
+    std::stable_sort(order_buf.begin(), order_buf.end(), [&](PodId a, PodId b) {
       return at(pod(a).request, kDimGpu) > at(pod(b).request, kDimGpu);
     });
-    for (const PodId id : order) {
+    for (const PodId id : order_buf) {
       const auto n = find_node(pod(id), q);
       if (!n) {
         if (placed.empty()) memo_record(pod(id), q);
@@ -206,7 +217,7 @@ struct Scheduler::Impl {
       const std::int64_t limit = q.max_duration->count();
       for (const auto& [created, id] : q.live_pods) {
         if (t - created < limit) break;  // §8.8: age measured from pod creation
-        evicted[static_cast<std::size_t>(id)] = 1;
+        mark_evicted(id, 1);
         out.evictions.push_back(Eviction{pod(id).key, model::DeletionReason::MaxDuration,
                                          "pod age reached maxDuration " +
                                              std::to_string(limit / 1000000) + "s of queue " + q.name,
@@ -222,28 +233,99 @@ struct Scheduler::Impl {
     return c < 0 ? -1 : (c > 0 ? 1 : 0);
   }
 
+  // Could a failing group of q look for victims (try_preempt does something only then)?
+  bool queue_may_preempt(QueueId q) const {
+    if (!opt.preemption) return false;
+    const auto& qi = queue(q);
+    for (QueueId v = 0; v < static_cast<QueueId>(snap->queues().size()); ++v) {
+      const auto& vi = queue(v);
+      if (!vi.present || vi.running_groups.empty()) continue;
+      if (v == q ? opt.intra_queue_preemption : (vi.priority < qi.priority && vi.preemptible)) return true;
+    }
+    return false;
+  }
+
+  // Fast skip (issue "cycle cost"): would attempting this group now, in this state, change
+  // nothing and place nothing? True only when that is certain:
+  //  * it holds no reservation this cycle (an attempt may release it);
+  //  * and quota blocks every pod it could try on GPUs alone (quota is checked before placement
+  //    and before preemption), or it fails placement and its queue has no possible victims.
+  // Placement fails for sure when its smallest pending GPU request exceeds every node's free
+  // GPUs: find_node returns at once for each of its pods (and for a gang core, a subset).
+  // Side effects an attempt would have had are harmless: failure memos only record failures
+  // that are certain (and a skipped gang's signature would be skipped again by this same test,
+  // since free GPUs only shrink during a cycle), and views are replayed by the caller.
+  bool skippable(const PendingEntry& e, QueueId q, std::int64_t max_free, bool gang) const {
+    const GroupId g = std::get<2>(e.key);
+    if (!st.reservations().empty() && st.has_reservation(g)) return false;
+    const std::int64_t limit = gpu_quota[static_cast<std::size_t>(q)];
+    if (limit != std::numeric_limits<std::int64_t>::max()) {
+      // A lower bound of the GPUs whose quota would be checked: the whole core for a gang not
+      // yet running (at least `need` pods, each >= min_gpu); one pod otherwise.
+      const std::int64_t lb = gang && !e.running ? static_cast<std::int64_t>(e.need) * e.min_gpu : e.min_gpu;
+      if (at(st.queue_allocated(q), kDimGpu) + lb > limit) return true;
+    }
+    return e.min_gpu > max_free && !may_preempt[static_cast<std::size_t>(q)];
+  }
+
   void t9k_stage() {
-    using Iter = std::set<GroupOrderKey>::const_iterator;
-    std::vector<Iter> cursor(snap->queues().size());
+    const std::size_t nq = snap->queues().size();
+    cursor.assign(nq, 0);
+    may_preempt.assign(nq, 0);
+    gpu_quota.assign(nq, std::numeric_limits<std::int64_t>::max());
     auto after = [this](QueueId a, QueueId b) { return compare_queues(a, b) > 0; };
-    std::priority_queue<QueueId, std::vector<QueueId>, decltype(after)> heap(after);
+    heap.clear();
     for (const auto& [neg_prio, q] : snap->queues_by_priority()) {
       const auto& info = queue(q);
-      if (info.pending_groups.empty()) continue;
-      cursor[static_cast<std::size_t>(q)] = info.pending_groups.begin();
-      heap.push(q);
+      if (info.pending_index.empty()) continue;
+      may_preempt[static_cast<std::size_t>(q)] = queue_may_preempt(q);
+      if (info.has_quota && std::find(info.quota_dims.begin(), info.quota_dims.end(), kDimGpu) != info.quota_dims.end())
+        gpu_quota[static_cast<std::size_t>(q)] = at(info.quota, kDimGpu);
+      heap.push_back(q);
+      std::push_heap(heap.begin(), heap.end(), after);
     }
     const bool strict = opt.backfill == BackfillPolicy::StrictFifo;
+    const bool gang = !permits.empty();
     while (!heap.empty()) {
-      const QueueId q = heap.top();
-      heap.pop();
+      std::pop_heap(heap.begin(), heap.end(), after);
+      const QueueId q = heap.back();
+      heap.pop_back();
+      const auto& index = queue(q).pending_index;
       auto& it = cursor[static_cast<std::size_t>(q)];
-      const GroupId g = std::get<2>(*it);
+      // Skipped attempts change nothing and, with skip-and-continue, their outcome does not
+      // matter; a failed attempt leaves the queue ranks unchanged, so the same queue would be
+      // popped again: walking its run of skippable groups here is the same sequence. (With
+      // strict-fifo the first blocked group ends the queue: nothing to skip.)
+      if (!strict) {
+        const std::size_t first = it;
+        const auto top = st.max_free_gpu();
+        const std::int64_t max_free = top ? *top : -1;
+        while (it < index.size() && skippable(index[it], q, max_free, gang)) ++it;
+        if (it > first && !st.reservations().empty()) {
+          // Replay the views the skipped attempts would have set: within one queue they only
+          // grow with the rank (no skipped group holds a reservation), so the first and the last
+          // give the same view epochs as all of them (failure memos are keyed by epoch).
+          const std::int32_t qp = queue(q).priority;
+          st.set_viewer(Viewer{false, std::get<2>(index[first].key), q, qp, index[first].key});
+          st.set_viewer(Viewer{false, std::get<2>(index[it - 1].key), q, qp, index[it - 1].key});
+        }
+        if (it == index.size()) continue;
+      }
+      const GroupId g = std::get<2>(index[it].key);
       ++it;
       const Outcome o = attempt_group(q, g);
       if (o == Outcome::Blocked && strict) continue;  // §11 Q11 option: the queue waits
-      if (it != queue(q).pending_groups.end()) heap.push(q);
+      if (it < index.size()) {
+        heap.push_back(q);
+        std::push_heap(heap.begin(), heap.end(), after);
+      }
     }
+  }
+
+  void mark_evicted(PodId p, char how) {
+    auto& e = evicted[static_cast<std::size_t>(p)];
+    if (!e) evicted_list.push_back(p);
+    e = how;
   }
 
   void collect_pending(const GroupInfo& g) {
@@ -258,7 +340,8 @@ struct Scheduler::Impl {
     surplus.clear();
     const std::int32_t need =
         std::max<std::int32_t>(0, g.min_member - g.n_bound - g.n_succeeded);
-    std::vector<char> taken(pending.size(), 0);
+    auto& taken = taken_buf;
+    taken.assign(pending.size(), 0);
     for (const auto& role : g.roles) {
       std::int32_t k = 0;
       for (std::size_t i = 0; i < pending.size() && k < role.min_member; ++i) {
@@ -280,9 +363,9 @@ struct Scheduler::Impl {
   bool place_individually(QueueId q, PodId id) {
     const auto& p = pod(id);
     if (!quota_ok(q, p.request)) return false;
-    std::vector<std::pair<PodId, NodeId>> placed;
-    if (!trial({id}, &queue(q), placed)) return false;
-    commit(placed);
+    one_buf.assign(1, id);
+    if (!trial(one_buf, &queue(q), placed_one)) return false;
+    commit(placed_one);
     return true;
   }
 
@@ -316,7 +399,8 @@ struct Scheduler::Impl {
     if (!gang || running) {
       const std::int32_t need = std::max<std::int32_t>(0, g.min_member - g.n_bound - g.n_succeeded);
       bool blocked = false;
-      const std::vector<PodId> todo = pending;
+      auto& todo = todo_buf;
+      todo = pending;
       for (std::size_t i = 0; i < todo.size(); ++i) {
         if (place_individually(q, todo[i])) continue;
         const bool required = static_cast<std::int32_t>(i) < need;
@@ -339,10 +423,10 @@ struct Scheduler::Impl {
     }
     // §8.6: quota is checked before, and independently of, preemption (C2 of the example).
     if (!quota_ok(q, total)) return Outcome::Blocked;
-    std::vector<std::int32_t> signature{st.view_epoch(), qi.selector};
+    signature.assign({st.view_epoch(), qi.selector});
     for (const PodId p : core) signature.push_back(pod(p).shape);
     std::sort(signature.begin() + 2, signature.end());
-    std::vector<std::pair<PodId, NodeId>> placed;
+    auto& placed = placed_core;
     bool ok = false;
     if (!gang_fail_memo.count(signature)) {
       ok = trial(core, &qi, placed);
@@ -358,8 +442,8 @@ struct Scheduler::Impl {
     }
     commit(placed);
     // §8.4 [INFERRED]: the elastic surplus goes one by one, best effort, after the gang.
-    const std::vector<PodId> extra_pods = surplus;
-    for (const PodId p : extra_pods) place_individually(q, p);
+    extra_pods_buf = surplus;
+    for (const PodId p : extra_pods_buf) place_individually(q, p);
     return Outcome::Placed;
   }
 
@@ -382,9 +466,8 @@ struct Scheduler::Impl {
 
   bool fits_with_bonus(const std::vector<PodId>& pods, const QueueInfo* q) {
     if (!covers_total(pods)) return false;
-    std::vector<std::pair<PodId, NodeId>> placed;
-    const bool ok = trial(pods, q, placed);
-    rollback(placed);
+    const bool ok = trial(pods, q, placed_bonus);
+    rollback(placed_bonus);
     return ok;
   }
 
@@ -491,6 +574,7 @@ struct Scheduler::Impl {
     st.clear_bonus();
     if (!nominated_now[static_cast<std::size_t>(gid)]) {
       nominated_now[static_cast<std::size_t>(gid)] = 1;
+      nominated_now_list.push_back(gid);
       st.release_reservations(gid);
     }
     for (const auto& [n, amount] : plan) {
@@ -505,7 +589,7 @@ struct Scheduler::Impl {
     for (const auto& u : units) {
       if (!u.active) continue;
       for (const PodId p : u.pods) {
-        evicted[static_cast<std::size_t>(p)] = kPreempted;
+        mark_evicted(p, kPreempted);
         preemptions.emplace_back(out.evictions.size(), gid);
         out.evictions.push_back(Eviction{pod(p).key, model::DeletionReason::Preemption, msg, g.key,
                                          node(pod(p).node).name, {}});
@@ -554,12 +638,15 @@ struct Scheduler::Impl {
     snap = &s;
     st.reset(s);
     out = Decisions{};
-    seen.assign(s.nodes().size(), 0);
-    stamp = 0;
-    evicted.assign(s.pods().size(), 0);
+    if (seen.size() < s.nodes().size()) seen.resize(s.nodes().size(), 0);  // stamps go on
+    for (const PodId p : evicted_list) evicted[static_cast<std::size_t>(p)] = 0;
+    evicted_list.clear();
+    if (evicted.size() < s.pods().size()) evicted.resize(s.pods().size(), 0);
+    for (const GroupId g : nominated_now_list) nominated_now[static_cast<std::size_t>(g)] = 0;
+    nominated_now_list.clear();
+    if (nominated_now.size() < s.groups().size()) nominated_now.resize(s.groups().size(), 0);
     fail_memo.clear();
     gang_fail_memo.clear();
-    nominated_now.assign(s.groups().size(), 0);
     preemptions.clear();
     max_duration_stage(now);
     t9k_stage();

@@ -1,6 +1,7 @@
 #include "scheduler/snapshot.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace t9k::scheduler {
@@ -111,6 +112,49 @@ void ClusterSnapshot::set_free_index(NodeId n, bool add_it) {
   const std::pair<std::int64_t, NodeId> key{node.free(kDimGpu), n};
   if (add_it) by_free_gpu_.insert(key);
   else by_free_gpu_.erase(key);
+  // Called in pairs around every change of a node's used, allocatable or schedulability.
+  if (node.schedulable()) {
+    const std::size_t dims = std::max(node.allocatable.size(), node.used.size());
+    for (std::size_t d = 0; d < dims; ++d)
+      slot(schedulable_free_, static_cast<Dim>(d)) += (add_it ? 1 : -1) * node.free(static_cast<Dim>(d));
+  }
+}
+
+void ClusterSnapshot::pending_insert(QueueId q, const GroupOrderKey& key) {
+  auto& idx = queues_[static_cast<std::size_t>(q)].pending_index;
+  const auto it = std::lower_bound(idx.begin(), idx.end(), key,
+                                   [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
+  idx.insert(it, PendingEntry{key, 0, 0, false});
+  dirty_groups_.push_back(std::get<2>(key));
+}
+
+void ClusterSnapshot::pending_erase(QueueId q, const GroupOrderKey& key) {
+  auto& idx = queues_[static_cast<std::size_t>(q)].pending_index;
+  const auto it = std::lower_bound(idx.begin(), idx.end(), key,
+                                   [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
+  if (it != idx.end() && it->key == key) idx.erase(it);
+}
+
+void ClusterSnapshot::flush_pending_entries() {
+  ++version_;
+  for (const GroupId g : dirty_groups_) {
+    const auto& info = groups_[static_cast<std::size_t>(g)];
+    if (info.queue == kNone || info.n_pending == 0) continue;
+    auto& idx = queues_[static_cast<std::size_t>(info.queue)].pending_index;
+    const GroupOrderKey key{-info.priority, info.creation, g};
+    const auto it = std::lower_bound(idx.begin(), idx.end(), key,
+                                     [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
+    if (it == idx.end() || it->key != key) continue;
+    std::int64_t min_gpu = std::numeric_limits<std::int64_t>::max();
+    for (const PodId p : info.pods) {
+      const auto& pod = pods_[static_cast<std::size_t>(p)];
+      if (pod.present && pod.t9k && pod.state == PodState::Pending) min_gpu = std::min(min_gpu, at(pod.request, kDimGpu));
+    }
+    it->min_gpu = min_gpu;
+    it->need = std::max<std::int32_t>(0, info.min_member - info.n_bound - info.n_succeeded);
+    it->running = info.n_bound + info.n_succeeded > 0;
+  }
+  dirty_groups_.clear();
 }
 
 std::optional<NodeId> ClusterSnapshot::find_node(const std::string& name) const {
@@ -166,6 +210,7 @@ void ClusterSnapshot::upsert_node(const model::Node& node) {
   add(capacity_, info.allocatable);
   set_free_index(n, true);
   refresh_selectors_for(n);
+  flush_pending_entries();
 }
 
 void ClusterSnapshot::remove_node(const std::string& name) {
@@ -185,6 +230,7 @@ void ClusterSnapshot::remove_node(const std::string& name) {
     res.erase(std::remove_if(res.begin(), res.end(), [n](const auto& r) { return r.first == n; }), res.end());
     it = res.empty() ? nominated_.erase(it) : std::next(it);
   }
+  flush_pending_entries();
 }
 
 // ---- queues -----------------------------------------------------------------------------------
@@ -213,6 +259,7 @@ void ClusterSnapshot::upsert_queue(const model::Queue& queue) {
   queues_by_priority_.insert({-info.priority, q});
   if (info.max_duration) queues_with_max_duration_.insert(q);
   else queues_with_max_duration_.erase(q);
+  flush_pending_entries();
 }
 
 void ClusterSnapshot::remove_queue(const std::string& name) {
@@ -223,6 +270,7 @@ void ClusterSnapshot::remove_queue(const std::string& name) {
   queues_by_priority_.erase({-info.priority, it->second});
   queues_with_max_duration_.erase(it->second);
   info.present = false;  // its groups wait until a queue of that name exists again
+  flush_pending_entries();
 }
 
 // ---- groups -----------------------------------------------------------------------------------
@@ -231,7 +279,10 @@ void ClusterSnapshot::detach_group(GroupId g) {
   auto& info = groups_[static_cast<std::size_t>(g)];
   if (info.queue == kNone) return;
   auto& q = queues_[static_cast<std::size_t>(info.queue)];
-  if (info.n_pending > 0) q.pending_groups.erase({-info.priority, info.creation, g});
+  if (info.n_pending > 0) {
+    q.pending_groups.erase({-info.priority, info.creation, g});
+    pending_erase(info.queue, {-info.priority, info.creation, g});
+  }
   if (info.n_bound > 0) q.running_groups.erase({info.priority, -info.creation, g});
   if (info.present) --q.groups;
 }
@@ -240,7 +291,10 @@ void ClusterSnapshot::attach_group(GroupId g) {
   auto& info = groups_[static_cast<std::size_t>(g)];
   if (info.queue == kNone) return;
   auto& q = queues_[static_cast<std::size_t>(info.queue)];
-  if (info.n_pending > 0) q.pending_groups.insert({-info.priority, info.creation, g});
+  if (info.n_pending > 0) {
+    q.pending_groups.insert({-info.priority, info.creation, g});
+    pending_insert(info.queue, {-info.priority, info.creation, g});
+  }
   if (info.n_bound > 0) q.running_groups.insert({info.priority, -info.creation, g});
   if (info.present) ++q.groups;
 }
@@ -265,6 +319,7 @@ void ClusterSnapshot::upsert_pod_group(const model::PodGroup& group) {
     attach_pod(p);
   }
   settle_nomination(g);  // a lowered minMember may already be met
+  flush_pending_entries();
 }
 
 void ClusterSnapshot::maybe_drop_group(GroupId g) {
@@ -295,6 +350,7 @@ void ClusterSnapshot::remove_pod_group(const std::string& key) {
     attach_pod(p);
   }
   maybe_drop_group(g);
+  flush_pending_entries();
 }
 
 // ---- pods -------------------------------------------------------------------------------------
@@ -320,6 +376,7 @@ void ClusterSnapshot::detach_pod(PodId p) {
   }
   if (pod.group == kNone) return;
   auto& g = groups_[static_cast<std::size_t>(pod.group)];
+  dirty_groups_.push_back(pod.group);  // its counts change: PendingEntry::need, min_gpu
   QueueInfo* q = pod.queue != kNone ? &queues_[static_cast<std::size_t>(pod.queue)] : nullptr;
   if (q && holds) add(q->allocated, pod.request, -1);
   if (q && (holds || pod.state == PodState::Pending)) add(q->requested, pod.request, -1);
@@ -327,7 +384,10 @@ void ClusterSnapshot::detach_pod(PodId p) {
     q->live_pods.erase({pod.creation, p});
   switch (pod.state) {
     case PodState::Pending:
-      if (--g.n_pending == 0 && q) q->pending_groups.erase({-g.priority, g.creation, pod.group});
+      if (--g.n_pending == 0 && q) {
+        q->pending_groups.erase({-g.priority, g.creation, pod.group});
+        pending_erase(pod.queue, {-g.priority, g.creation, pod.group});
+      }
       break;
     case PodState::Bound:
       if (--g.n_bound == 0 && q) q->running_groups.erase({g.priority, -g.creation, pod.group});
@@ -358,6 +418,7 @@ void ClusterSnapshot::attach_pod(PodId p) {
   }
   if (pod.group == kNone) return;
   auto& g = groups_[static_cast<std::size_t>(pod.group)];
+  dirty_groups_.push_back(pod.group);  // its counts change: PendingEntry::need, min_gpu
   QueueInfo* q = pod.queue != kNone ? &queues_[static_cast<std::size_t>(pod.queue)] : nullptr;
   if (q && holds) add(q->allocated, pod.request);
   if (q && (holds || pod.state == PodState::Pending)) add(q->requested, pod.request);
@@ -365,7 +426,10 @@ void ClusterSnapshot::attach_pod(PodId p) {
     q->live_pods.insert({pod.creation, p});
   switch (pod.state) {
     case PodState::Pending:
-      if (g.n_pending++ == 0 && q) q->pending_groups.insert({-g.priority, g.creation, pod.group});
+      if (g.n_pending++ == 0 && q) {
+        q->pending_groups.insert({-g.priority, g.creation, pod.group});
+        pending_insert(pod.queue, {-g.priority, g.creation, pod.group});
+      }
       break;
     case PodState::Bound:
       if (g.n_bound++ == 0 && q) q->running_groups.insert({g.priority, -g.creation, pod.group});
@@ -447,6 +511,7 @@ void ClusterSnapshot::upsert_pod(const model::Pod& pod) {
   }
   attach_pod(p);
   settle_nomination(g);
+  flush_pending_entries();
 }
 
 void ClusterSnapshot::remove_pod(const std::string& key) {
@@ -462,6 +527,7 @@ void ClusterSnapshot::remove_pod(const std::string& key) {
   pods_[static_cast<std::size_t>(p)] = PodInfo{};
   pod_ids_.erase(it);
   free_pod_ids_.push_back(p);  // maybe_drop_group settled the group's reservations
+  flush_pending_entries();
 }
 
 void ClusterSnapshot::bind(const std::string& pod_key, const std::string& node) {
@@ -472,6 +538,7 @@ void ClusterSnapshot::bind(const std::string& pod_key, const std::string& node) 
   info.state = PodState::Bound;
   attach_pod(p);
   settle_nomination(info.group);
+  flush_pending_entries();
 }
 
 void ClusterSnapshot::evict(const std::string& pod_key) {
@@ -481,6 +548,7 @@ void ClusterSnapshot::evict(const std::string& pod_key) {
   info.state = info.node != kNone ? PodState::Terminating : PodState::Failed;
   attach_pod(p);
   settle_nomination(info.group);
+  flush_pending_entries();
 }
 
 void ClusterSnapshot::release(const std::string& pod_key, bool succeeded) {
@@ -489,6 +557,7 @@ void ClusterSnapshot::release(const std::string& pod_key, bool succeeded) {
   pods_[static_cast<std::size_t>(p)].state = succeeded ? PodState::Succeeded : PodState::Failed;
   attach_pod(p);
   settle_nomination(pods_[static_cast<std::size_t>(p)].group);
+  flush_pending_entries();
 }
 
 // ---- nomination (§8.6) ------------------------------------------------------------------------
@@ -519,6 +588,7 @@ void ClusterSnapshot::nominate(const std::string& group_key, const std::vector<N
   if (res.empty()) nominated_.erase(g);
   else nominated_.insert(g);
   settle_nomination(g);
+  flush_pending_entries();
 }
 
 void ClusterSnapshot::settle_nomination(GroupId g) {

@@ -89,6 +89,16 @@ using VictimOrderKey = std::tuple<std::int32_t /*priority*/, std::int64_t /*-cre
 // Order of default-scheduler pods: higher pod priority, then earlier creation (FIFO).
 using PodOrderKey = std::tuple<std::int32_t /*-priority*/, std::int64_t /*creation µs*/, PodId>;
 
+// A pending PodGroup as the cycle's fast skip reads it (Scheduler, t9k stage): the same order as
+// QueueInfo::pending_groups, flat, so that walking past groups that cannot be placed costs a few
+// nanoseconds each instead of a tree walk plus a look at every member.
+struct PendingEntry {
+  GroupOrderKey key;
+  std::int64_t min_gpu = 0;  // smallest GPU request (milli) among the group's pending pods
+  std::int32_t need = 0;     // max(0, minMember - bound - succeeded): the gang core's size floor
+  bool running = false;      // a pod bound or succeeded (§11 Q10: placed one by one)
+};
+
 struct QueueInfo {
   std::string name;
   bool present = false;
@@ -103,6 +113,7 @@ struct QueueInfo {
   DenseRes allocated;  // §8.7: requests of Bound and Terminating pods
   DenseRes requested;  // requests of every live pod (Pending, Bound, Terminating): admission quota
   std::set<GroupOrderKey> pending_groups;   // groups with >= 1 pending pod
+  std::vector<PendingEntry> pending_index;  // the same groups, same order, flat
   std::set<VictimOrderKey> running_groups;  // groups with >= 1 Bound (not terminating) pod
   std::set<std::pair<std::int64_t, PodId>> live_pods;  // non-terminal pods by creation (maxDuration)
   std::int32_t groups = 0;  // present PodGroups naming this queue
@@ -202,6 +213,11 @@ class ClusterSnapshot {
   const std::set<PodOrderKey>& default_pending() const { return default_pending_; }
   const std::set<std::pair<std::int32_t, QueueId>>& queues_by_priority() const { return queues_by_priority_; }
   const DenseRes& cluster_capacity() const { return capacity_; }  // all present nodes
+  // Free resources summed over schedulable nodes (NodeInfo::schedulable).
+  const DenseRes& schedulable_free() const { return schedulable_free_; }
+  // Bumped by every update method: a cache of anything derived from the snapshot is valid only
+  // while the version it was computed at is current.
+  std::uint64_t version() const { return version_; }
   std::size_t shape_count() const { return shapes_.size(); }
   const SparseRes& shape_request(ShapeId s) const { return shape_keys_[static_cast<std::size_t>(s)].first; }
   SelectorId shape_selector(ShapeId s) const { return shape_keys_[static_cast<std::size_t>(s)].second; }
@@ -232,6 +248,9 @@ class ClusterSnapshot {
   PodId pod_ref(const std::string& key) const;  // throws std::out_of_range
   void maybe_drop_group(GroupId g);
   void settle_nomination(GroupId g);  // drops the reservations of a group that no longer needs them
+  void pending_insert(QueueId q, const GroupOrderKey& key);
+  void pending_erase(QueueId q, const GroupOrderKey& key);
+  void flush_pending_entries();  // recomputes the PendingEntry fields of touched groups
 
   ResourceTable resources_;
   model::Topology topology_;
@@ -258,6 +277,9 @@ class ClusterSnapshot {
   std::set<std::pair<std::int32_t, QueueId>> queues_by_priority_;  // (-priority, id), present
   std::set<QueueId> queues_with_max_duration_;
   DenseRes capacity_;
+  DenseRes schedulable_free_;
+  std::vector<GroupId> dirty_groups_;  // PendingEntry fields to recompute
+  std::uint64_t version_ = 0;
 };
 
 }  // namespace t9k::scheduler

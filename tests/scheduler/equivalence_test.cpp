@@ -1,0 +1,245 @@
+// The incremental cycle (overlay with an undo log, merged free-GPU index, fast skip of pending
+// groups that cannot be placed, scratch kept between cycles) decides exactly as the cycle did
+// before it: a frozen copy of that code (reference/) runs beside it on the same snapshot through
+// long random sequences of changes, and every cycle's decisions must be identical (same
+// bindings and evictions, in the same order, with the same messages and reservations).
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+
+#include "fixtures.hpp"
+#include "reference/ref_scheduler.hpp"
+
+using namespace t9k::scheduler;
+using namespace t9k::scheduler::testing;
+namespace model = t9k::model;
+
+namespace {
+
+struct Rand {  // SplitMix64, as in property_test.cpp
+  std::uint64_t s;
+  std::uint64_t next() {
+    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  int uniform(int lo, int hi) { return lo + static_cast<int>(next() % static_cast<std::uint64_t>(hi - lo + 1)); }
+  bool chance(int percent) { return uniform(0, 99) < percent; }
+};
+
+// The snapshot's derived indexes match a recomputation from its objects.
+void check_indexes(const ClusterSnapshot& s) {
+  DenseRes free_sum;
+  for (const auto& n : s.nodes())
+    if (n.schedulable())
+      for (std::size_t d = 0; d < s.resources().size(); ++d) slot(free_sum, static_cast<Dim>(d)) += n.free(static_cast<Dim>(d));
+  for (std::size_t d = 0; d < s.resources().size(); ++d)
+    REQUIRE(at(s.schedulable_free(), static_cast<Dim>(d)) == at(free_sum, static_cast<Dim>(d)));
+  for (const auto& q : s.queues()) {
+    REQUIRE(q.pending_index.size() == q.pending_groups.size());
+    std::size_t i = 0;
+    for (const auto& key : q.pending_groups) {
+      const auto& e = q.pending_index[i++];
+      REQUIRE(e.key == key);
+      const auto& g = s.groups()[static_cast<std::size_t>(std::get<2>(key))];
+      std::int64_t min_gpu = std::numeric_limits<std::int64_t>::max();
+      for (const PodId p : g.pods) {
+        const auto& pod = s.pods()[static_cast<std::size_t>(p)];
+        if (pod.state == PodState::Pending) min_gpu = std::min(min_gpu, at(pod.request, kDimGpu));
+      }
+      REQUIRE(e.min_gpu == min_gpu);
+      REQUIRE(e.need == std::max(0, g.min_member - g.n_bound - g.n_succeeded));
+      REQUIRE(e.running == (g.n_bound + g.n_succeeded > 0));
+    }
+  }
+}
+
+struct Case {
+  SchedulerOptions options;
+  int nodes;
+  int rounds;
+};
+
+// One random history: the world changes a little (or a lot) between cycles, as sim/ does.
+std::pair<std::size_t, std::size_t> run_history(std::uint64_t seed, const Case& c) {
+  Rand r{seed};
+  TestWorld w;
+  Scheduler fast(c.options);
+  reference::ReferenceScheduler ref(c.options);
+  std::size_t bindings = 0, evictions = 0;
+  const int gpus[] = {0, 1, 1, 2, 4, 8, 8, 8};
+  for (int i = 0; i < c.nodes; ++i) {
+    model::Labels labels;
+    if (i % 3 == 0) labels["pool"] = "a";
+    w.add_node("n" + std::to_string(i), res(r.uniform(16, 64), r.chance(85) ? 8 : r.uniform(0, 4), 512),
+               "r" + std::to_string(i / 4), "s" + std::to_string(i / 16), labels);
+  }
+  const int queues = r.uniform(2, 4);
+  for (int i = 0; i < queues; ++i) {
+    model::Queue q;
+    q.metadata.name = "q" + std::to_string(i);
+    q.spec.priority = r.uniform(0, 3);
+    if (r.chance(50)) q.spec.quota = res(r.uniform(50, 2000), r.uniform(8, 8 * c.nodes));
+    if (r.chance(20)) q.spec.preemptible = false;
+    if (r.chance(15)) q.spec.node_selector = model::LabelSelector{{{"pool", "a"}}, {}};
+    if (r.chance(15)) q.spec.max_duration = t9k::kernel::seconds(r.uniform(20, 60));
+    w.snap.upsert_queue(q);
+  }
+  std::map<std::string, std::vector<std::string>> groups;  // group -> its pods (live or gone)
+  std::map<std::string, int> finish_at;                     // terminating pod -> round
+  int next = 0;
+  std::int64_t now = 1000;
+  for (int round = 0; round < c.rounds; ++round) {
+    INFO("seed " << seed << " round " << round);
+    now += r.uniform(0, 5);
+    // Arrivals: gangs, bare pods, default-scheduler pods, pods with a nodeSelector.
+    for (int a = r.uniform(0, 5); a > 0; --a) {
+      const std::string g = "g" + std::to_string(next++);
+      const int kind = r.uniform(0, 9);
+      const int gpu = gpus[r.uniform(0, 7)];
+      const ResourceList req = res(r.uniform(1, 8), gpu, r.uniform(1, 32));
+      const std::string queue = "q" + std::to_string(r.uniform(0, queues - 1));
+      if (kind == 0) {
+        w.add_default_pod(g, req, r.uniform(0, 2));
+      } else if (kind == 1) {
+        w.add_pod(g, "", req, "", queue);
+      } else {
+        const int min_member = r.uniform(1, 4);
+        std::vector<model::PodGroupRole> roles;
+        if (kind == 2) roles.push_back(model::PodGroupRole{"ps", 1});
+        w.add_group(g, queue, min_member, r.uniform(0, 3), roles);
+        const int size = min_member + r.uniform(0, 2);
+        for (int k = 0; k < size; ++k) {
+          const std::string p = g + "-" + std::to_string(k);
+          auto& pod = w.add_pod(p, g, k == 0 && kind == 2 ? res(2, 0, 4) : req, k == 0 && kind == 2 ? "ps" : "");
+          if (kind == 3 && k == 0) {
+            pod.node_selector["pool"] = "a";
+            w.snap.upsert_pod(pod);
+          }
+          groups[g].push_back(p);
+        }
+      }
+    }
+    // Running pods finish (succeeded or failed) and some are removed at once.
+    std::vector<std::string> running;
+    for (const auto& [name, p] : w.pods)
+      if (!p.node_name.empty() && !finish_at.count(name)) running.push_back(name);
+    for (const auto& name : running) {
+      if (!r.chance(8)) continue;
+      w.snap.release(name, r.chance(80));
+      if (r.chance(70)) {
+        w.snap.remove_pod(name);
+        w.pods.erase(name);
+      }
+    }
+    // Whole groups go away now and then.
+    for (auto it = groups.begin(); it != groups.end();) {
+      if (r.chance(3)) {
+        for (const auto& p : it->second)
+          if (w.pods.count(p)) {
+            w.snap.remove_pod(p);
+            w.pods.erase(p);
+          }
+        w.snap.remove_pod_group(it->first);
+        it = groups.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    // Nodes: cordon, fail, recover; queues: priority, quota, closed; a PodGroup's minMember.
+    if (r.chance(15)) {
+      const int i = r.uniform(0, c.nodes - 1);
+      model::Node n;
+      n.metadata.name = "n" + std::to_string(i);
+      n.metadata.labels[model::kLabelRack] = "r" + std::to_string(i / 4);
+      n.metadata.labels[model::kLabelSwitch] = "s" + std::to_string(i / 16);
+      if (i % 3 == 0) n.metadata.labels["pool"] = "a";
+      n.capacity = n.allocatable = w.snap.resources().to_list(w.snap.nodes()[static_cast<std::size_t>(*w.snap.find_node(n.metadata.name))].allocatable);
+      n.unschedulable = r.chance(50);
+      n.ready = r.chance(70);
+      w.snap.upsert_node(n);
+    }
+    if (r.chance(10)) {
+      model::Queue q;
+      q.metadata.name = "q" + std::to_string(r.uniform(0, queues - 1));
+      q.spec.priority = r.uniform(0, 3);
+      if (r.chance(60)) q.spec.quota = res(r.uniform(50, 2000), r.uniform(8, 8 * c.nodes));
+      q.spec.closed = r.chance(10);
+      w.snap.upsert_queue(q);
+    }
+    if (r.chance(10) && !groups.empty()) {
+      auto it = groups.begin();
+      std::advance(it, r.uniform(0, static_cast<int>(groups.size()) - 1));
+      w.add_group(it->first, "q" + std::to_string(r.uniform(0, queues - 1)), r.uniform(0, 4), r.uniform(0, 3));
+    }
+    // Graceful terminations end.
+    for (auto it = finish_at.begin(); it != finish_at.end();) {
+      if (it->second <= round) {
+        if (w.pods.count(it->first)) w.finish(it->first);
+        it = finish_at.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    check_indexes(w.snap);
+
+    const Decisions d = fast.schedule(w.snap, sec(now));
+    const Decisions e = ref.schedule(w.snap, sec(now));
+    REQUIRE(d.bindings == e.bindings);
+    REQUIRE(d.evictions == e.evictions);
+    if (round % 7 == 0) {  // scratch kept between cycles never changes a decision
+      Scheduler fresh(c.options);
+      const Decisions f = fresh.schedule(w.snap, sec(now));
+      REQUIRE(f.bindings == d.bindings);
+      REQUIRE(f.evictions == d.evictions);
+    }
+    bindings += d.bindings.size();
+    evictions += d.evictions.size();
+    // Apply: victims terminate gracefully (or vanish at once), jobs recreate evicted pods.
+    const bool graceful = r.chance(60);
+    if (graceful) w.apply_graceful(d);
+    else w.apply(d);
+    for (const auto& ev : d.evictions) {
+      if (graceful) finish_at[ev.pod] = round + r.uniform(1, 3);
+      const auto dash = ev.pod.find('-');
+      if (dash == std::string::npos) continue;  // a bare pod: its job is gone
+      const std::string g = ev.pod.substr(0, dash);
+      if (!groups.count(g) || !w.snap.find_group(g)) continue;
+      const std::string name = ev.pod + "r";
+      w.add_pod(name, g, res(r.uniform(1, 8), gpus[r.uniform(0, 7)], r.uniform(1, 32)));
+      groups[g].push_back(name);
+    }
+  }
+  check_indexes(w.snap);
+  return {bindings, evictions};
+}
+
+}  // namespace
+
+TEST_CASE("equivalence: the incremental cycle decides exactly as the full-reset cycle",
+          "[equivalence]") {
+  std::vector<Case> cases;
+  for (int variant = 0; variant < 8; ++variant) {
+    Case c{SchedulerOptions{}, variant % 2 == 0 ? 10 : 40, 120};
+    c.options.preemption = variant % 4 != 3;
+    c.options.intra_queue_preemption = variant == 2;
+    if (variant == 4) c.options.backfill = BackfillPolicy::StrictFifo;
+    if (variant == 5) c.options.scores = {{"spread", 2}, {"topology", 1}};
+    if (variant == 6) c.options.permit.clear();
+    if (variant == 7) c.options.max_feasible_nodes = 0;
+    cases.push_back(c);
+  }
+  std::size_t bindings = 0, evictions = 0;
+  for (std::size_t v = 0; v < cases.size(); ++v)
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+      INFO("variant " << v);
+      const auto [b, e] = run_history(seed * 1000003 + v, cases[v]);
+      bindings += b;
+      evictions += e;
+    }
+  // The histories place and preempt, or the comparison would be vacuous.
+  CHECK(bindings > 1000);
+  CHECK(evictions > 50);
+}
