@@ -70,9 +70,9 @@ std::optional<Topology::Vertex> Topology::parent(Vertex v) const {
 }
 
 std::size_t Topology::depth(Vertex v) const {
-  std::size_t d = 0;
-  for (auto p = parent(v); p; p = parent(*p)) ++d;
-  return d;
+  // Every vertex sits at its level's depth (add_child only hangs a level under the one above),
+  // so no walk is needed: distance() is on the scheduler's hot path.
+  return static_cast<std::size_t>(g_[v].level);
 }
 
 std::optional<std::string> Topology::rack_of(const std::string& node) const {

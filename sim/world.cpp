@@ -63,6 +63,15 @@ std::int64_t gpus_of(const model::ResourceList& r) {
   return model::get_resource(r, model::kResourceGpu).units_ceil();
 }
 
+// Whether `key` ("<namespace>/<name>", or "<name>") names this pod, without building strings:
+// the world looks pods up by key on every binding and eviction.
+bool is_key_of(const Pod& p, std::string_view key) {
+  const auto& m = p.metadata;
+  if (m.namespace_.empty()) return key == m.name;
+  return key.size() == m.namespace_.size() + 1 + m.name.size() && key.substr(0, m.namespace_.size()) == m.namespace_ &&
+         key[m.namespace_.size()] == '/' && key.substr(m.namespace_.size() + 1) == m.name;
+}
+
 bool terminated(const Pod& p) { return p.phase == PodPhase::Succeeded || p.phase == PodPhase::Failed; }
 bool live(const Pod& p) { return !terminated(p) && !p.deletion_timestamp; }
 
@@ -212,6 +221,7 @@ struct World::Impl {
   std::map<std::string, model::Queue> queues;
   std::map<std::string, std::int32_t> down_domains;    // node -> number of open faults on it
   std::map<std::string, model::ResourceList> queue_used;  // requests of bound, live T9k pods
+  std::unordered_map<std::string, model::ResourceList> node_used;  // requests of bound, live pods (look-up only)
   std::uint64_t uid_counter = 0;
   bool cycle_pending = false;
   kernel::EventHandle max_duration_ev;
@@ -457,7 +467,7 @@ struct World::Impl {
   std::pair<JobRecord*, Pod*> pod_ref(const std::string& key) {
     JobRecord& j = jobs[pod_owner.at(key)];
     for (auto& p : j.pods) {
-      if (scheduler::object_key(p.metadata) == key) return {&j, &p};
+      if (is_key_of(p, key)) return {&j, &p};
     }
     throw std::logic_error("pod " + key + " not stored");
   }
@@ -465,7 +475,7 @@ struct World::Impl {
     auto it = pod_owner.find(key);
     if (it == pod_owner.end()) return nullptr;
     for (auto& p : jobs[it->second].pods) {
-      if (scheduler::object_key(p.metadata) == key) return &p;
+      if (is_key_of(p, key)) return &p;
     }
     return nullptr;
   }
@@ -479,6 +489,8 @@ struct World::Impl {
           auto& used = queue_used[j.queue];
           used = model::subtract_resources(used, p.requests);
         }
+        auto& on_node = node_used[p.node_name];
+        on_node = model::subtract_resources(on_node, p.requests);
         publish(model::PodReleased{j.id, key, p.node_name, gpus_of(p.requests), j.queue, p.phase,
                                    p.exit_code, p.deletion_reason});
         request_cycle();
@@ -490,21 +502,21 @@ struct World::Impl {
   void terminate_pod(JobRecord& j, const std::string& key, PodPhase phase, std::int32_t exit_code) {
     Pod* p = nullptr;
     for (auto& q : j.pods) {
-      if (scheduler::object_key(q.metadata) == key) p = &q;
+      if (is_key_of(q, key)) p = &q;
     }
     if (!p || terminated(*p)) return;
     p->phase = phase;
     p->exit_code = exit_code;
     p->finish_time = k.now();
     release(j, *p);
-    snap.upsert_pod(*p);
+    snap.release(key, phase == PodPhase::Succeeded);
     if (!j.pending_cause) j.pending_cause = exit_code == 0 ? LossCause::Other : LossCause::Software;
     evaluate_training(j);
   }
 
   void remove_pod(JobRecord& j, const std::string& key) {
     auto it = std::find_if(j.pods.begin(), j.pods.end(),
-                           [&](const Pod& p) { return scheduler::object_key(p.metadata) == key; });
+                           [&](const Pod& p) { return is_key_of(p, key); });
     if (it == j.pods.end()) return;
     release(j, *it);
     snap.remove_pod(key);
@@ -529,7 +541,7 @@ struct World::Impl {
       return;
     }
     if (!j.pending_cause) j.pending_cause = cause_of(reason);
-    snap.upsert_pod(*p);  // terminating: still holds its resources
+    snap.evict(key);  // terminating: still holds its resources
     evaluate_training(j);
     SimDuration stop = draw_duration(sc.kubelet.pod_stop_latency, rng_stop);
     stop = std::min(stop, kernel::seconds(p->termination_grace_period_seconds));
@@ -747,12 +759,10 @@ struct World::Impl {
     snap.bind(key, node);
     node_pods[node].insert(key);
     publish(model::PodBound{j.id, key, node, gpus_of(p.requests), j.queue});
-    // No node over-allocated (issue 6 §8), checked from the store, independently of the snapshot.
-    model::ResourceList used;
-    for (const auto& other : node_pods[node]) {
-      const Pod* q = find_pod(other);
-      if (q && !terminated(*q)) model::add_resources(used, q->requests);
-    }
+    // No node over-allocated (issue 6 §8), checked from the world's own bookkeeping,
+    // independently of the scheduler's snapshot.
+    auto& used = node_used[node];
+    model::add_resources(used, p.requests);
     if (!model::fits(used, n.allocatable)) violation(fmt::format("node {} over-allocated by binding {}", node, key));
     const std::int32_t gen = p.generation;
     k.schedule_in(draw_duration(sc.kubelet.pod_start_latency, rng_start), kPhaseKubelet, kPodStarted,
@@ -761,7 +771,7 @@ struct World::Impl {
                     if (!q || q->generation != gen || q->phase != PodPhase::Pending || q->deletion_timestamp) return;
                     q->phase = PodPhase::Running;
                     q->start_time = k.now();
-                    snap.upsert_pod(*q);
+                    // Running and bound are the same to the scheduler: no snapshot update.
                     publish(model::PodRunning{id, key});
                     enqueue_reconcile(id);
                     evaluate_training(jobs[id]);
@@ -1028,22 +1038,21 @@ struct World::Impl {
       if (p.explicit_index >= 0) {
         add_job(sc.workload.jobs[static_cast<std::size_t>(p.explicit_index)]);
       } else {
-        scenarios::JobSubmission sub = std::move(*generator_next[p.generator]);
-        add_job(sub);
+        add_job(std::move(*generator_next[p.generator]));
         pull_generator(p.generator);
       }
       schedule_next_submission();
     });
   }
 
-  void add_job(const scenarios::JobSubmission& sub) {
+  void add_job(scenarios::JobSubmission sub) {
     JobRecord j;
     j.id = static_cast<JobId>(jobs.size());
-    j.job = sub.job;
+    j.job = std::move(sub.job);
     auto& meta = model::metadata_of(j.job);
     if (meta.namespace_.empty()) meta.namespace_ = sc.default_namespace;
     j.key = job_key(meta);
-    j.behaviour = sub.behaviour;
+    j.behaviour = std::move(sub.behaviour);
     const auto kind = model::kind_of(j.job);
     static constexpr std::string_view kKinds[] = {"GenericJob", "PyTorchTrainingJob", "DeepSpeedJob"};
     j.controller = registry.find(model::kBatchApiVersion, kKinds[static_cast<int>(kind)]);
