@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "app/compare_command.hpp"
+#include "app/generate_command.hpp"
+#include "app/import_command.hpp"
 #include "app/report_command.hpp"
 #include "app/run_command.hpp"
 #include "app/version.hpp"
@@ -88,6 +90,8 @@ int main(int argc, char** argv) {
                 "Check the scenario's expect block; exit 1 with a readable diff when it is not met");
   run->add_flag("!--no-report", run_args.report, "Do not write report.html");
   run->add_flag("-q,--quiet", run_args.quiet, "Print nothing but errors");
+  run->add_flag("--skip-bad-rows", run_args.skip_bad_rows,
+                "Skip malformed trace rows instead of refusing to start (reports how many)");
 
   std::string report_dir;
   auto* report = app.add_subcommand("report", "Regenerate report.html from a results directory");
@@ -107,6 +111,44 @@ int main(int argc, char** argv) {
   compare->add_option("-j,--threads", compare_args.threads, "Threads (0: one per core)")->capture_default_str();
   compare->add_flag("-q,--quiet", compare_args.quiet, "Print nothing but errors");
 
+  t9k::app::ImportArgs import_args;
+  auto* import = app.add_subcommand(
+      "import", "Write the jobs a trace replay submits as manifests plus a scenario that replays them "
+                "(DIR/scenario.yaml), beside the same run as a trace entry (DIR/trace.yaml); docs/traces.md");
+  import->add_option("TRACE", import_args.trace, "Trace file")->required();
+  import->add_option("--format", import_args.format, "philly | alibaba-openb | csv | k8s-export")
+      ->required()->check(CLI::IsMember({"philly", "alibaba-openb", "csv", "k8s-export"}));
+  import->add_option("-o,--out", import_args.out_dir, "Output directory")->required();
+  import->add_option("--name", import_args.name, "Trace entry name (default: the format's)");
+  import->add_option("--option", import_args.options, "KEY=VALUE mapping option (repeatable)");
+  import->add_option("--from", import_args.from, "Window start, trace time since its first submission");
+  import->add_option("--to", import_args.to, "Window end");
+  import->add_option("--time-offset", import_args.time_offset, "Simulated time of the first submission");
+  import->add_option("--queue", import_args.queue, "One queue for every job (default: queues from the trace)");
+  import->add_option("--load-factor", import_args.load_factor, "Divide inter-arrival gaps by this");
+  import->add_option("--sample", import_args.sample, "Fraction of jobs kept, in (0, 1]");
+  import->add_option("--limit", import_args.limit, "At most this many jobs");
+  import->add_option("--seed", import_args.seed, "Scenario seed (sampling draws)")->capture_default_str();
+  import->add_option("--replication", import_args.replication, "Replication whose sampling draws are used")
+      ->capture_default_str();
+  import->add_option("--horizon", import_args.horizon, "Scenario horizon (default: trace span + longest job)");
+  import->add_option("--nodes", import_args.nodes, "Formats without a cluster: nodes of the one pool")
+      ->capture_default_str();
+  import->add_option("--gpus-per-node", import_args.gpus_per_node, "GPUs per node of that pool")->capture_default_str();
+  import->add_flag("--skip-bad-rows", import_args.skip_bad_rows, "Skip malformed rows (reports how many)");
+  import->add_flag("--zero-latency", import_args.zero_latency, "Pod start/stop, reconcile and scheduling latencies 0");
+  import->add_flag("-q,--quiet", import_args.quiet, "Print nothing but errors");
+
+  t9k::app::GenerateArgs generate_args;
+  auto* generate = app.add_subcommand(
+      "generate", "Write a scenario's generated jobs as manifests (DIR/<generator>.yaml) and the scenario "
+                  "with its generators replaced by those jobs (DIR/scenario.yaml), which runs identically");
+  generate->add_option("SCENARIO", generate_args.scenario, "Scenario file (default: the embedded default scenario)");
+  generate->add_option("-o,--out", generate_args.out_dir, "Output directory")->required();
+  generate->add_option("--replication", generate_args.replication, "Replication whose draws are written")
+      ->capture_default_str();
+  generate->add_flag("-q,--quiet", generate_args.quiet, "Print nothing but errors");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -120,6 +162,8 @@ int main(int argc, char** argv) {
     if (*selfcheck) return run_selfcheck(seed);
     if (*validate) return run_validate(validate_files);
     if (*run) return t9k::app::run_command(run_args);
+    if (*generate) return t9k::app::generate_command(generate_args);
+    if (*import) return t9k::app::import_command(import_args);
     if (*report) return t9k::app::report_command(report_dir);
     if (*compare) {
       for (const auto& v : variant_specs) {

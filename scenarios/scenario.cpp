@@ -10,6 +10,7 @@
 
 #include "scenarios/detail/decode.hpp"
 #include "scenarios/detail/files.hpp"
+#include "scenarios/traces.hpp"
 
 namespace t9k::scenarios {
 
@@ -31,6 +32,12 @@ SimDuration DurationDistribution::mean() const {
   return SimDuration{static_cast<std::int64_t>(std::llround(us))};
 }
 
+IntDistribution IntDistribution::constant(std::int64_t v) {
+  IntDistribution r;
+  r.choices.emplace_back(v, 1.0);
+  return r;
+}
+
 m::ResourceList NodePool::capacity() const {
   m::ResourceList r = extra_resources;
   r[m::kResourceCpu] = cpu;
@@ -50,7 +57,7 @@ constexpr std::string_view kOperationNames[] = {
     "pauseJob", "resumeJob", "setExpectedReplicas", "closeQueue", "openQueue",
     "drainNode", "cordonNode", "uncordonNode", "addNodePool", "removeNodePool"};
 constexpr std::string_view kSchedulerNames[] = {"t9k", "default"};
-constexpr std::string_view kTraceFormats[] = {"philly", "alibaba-openb"};
+constexpr std::string_view kTraceFormats[] = {"philly", "alibaba-openb", "csv", "k8s-export"};
 constexpr std::string_view kScalingModels[] = {"linear", "amdahl", "fixed", "table"};
 // faults-and-validation §1.6, plus "none" and "custom".
 constexpr std::string_view kFaultProfiles[] = {"none", "h100-frontier", "a100-research",
@@ -61,6 +68,10 @@ std::string_view to_string(OperationType t) { return kOperationNames[static_cast
 std::string_view to_string(SchedulerKind k) { return kSchedulerNames[static_cast<std::size_t>(k)]; }
 std::string_view to_string(TraceFormat f) { return kTraceFormats[static_cast<std::size_t>(f)]; }
 std::string_view to_string(ScalingModel s) { return kScalingModels[static_cast<std::size_t>(s)]; }
+std::string_view to_string(ArrivalKind k) {
+  constexpr std::string_view kNames[] = {"interarrival", "rate", "profile", "times"};
+  return kNames[static_cast<std::size_t>(k)];
+}
 
 namespace {
 
@@ -69,7 +80,7 @@ constexpr std::string_view kMeta[] = {"name", "description"};
 constexpr std::string_view kSpec[] = {"namespace", "cluster", "scheduler", "controllers", "kubelet",
                                       "faults", "workload", "operations", "horizon", "seed",
                                       "replications", "expect"};
-constexpr std::string_view kCluster[] = {"nodePools", "topology"};
+constexpr std::string_view kCluster[] = {"nodePools", "topology", "fromTrace"};
 constexpr std::string_view kPool[] = {"name", "count", "gpusPerNode", "gpuModel", "cpu", "memory",
                                       "extraResources", "labels"};
 constexpr std::string_view kTopology[] = {"nodesPerRack", "racksPerSwitch"};
@@ -81,15 +92,33 @@ constexpr std::string_view kFaults[] = {"profile", "rates", "detectionDelay", "r
 constexpr std::string_view kRates[] = {"nodeFailuresPerNodeDay", "switchFailuresPerSwitchDay",
                                        "softwareFailuresPerJobHour"};
 constexpr std::string_view kWorkload[] = {"jobs", "generators", "traces"};
-constexpr std::string_view kJobEntry[] = {"manifest", "path", "submitAt", "behaviour"};
+constexpr std::string_view kJobEntry[] = {"manifest", "path", "name", "submitAt", "behaviour"};
 constexpr std::string_view kBehaviour[] = {"runTime", "work", "checkpointInterval", "checkpointCost",
                                            "restartOverhead", "failure", "scaling"};
 constexpr std::string_view kFailure[] = {"hazardPerHour", "exitCodes", "finalExitCode"};
 constexpr std::string_view kExitCode[] = {"code", "weight"};
 constexpr std::string_view kScaling[] = {"model", "serialFraction", "rescaleOverhead", "throughput"};
-constexpr std::string_view kGenerator[] = {"name", "manifest", "path", "interarrival", "count",
-                                           "start", "stop", "behaviour"};
-constexpr std::string_view kTrace[] = {"format", "path", "limit", "timeOffset", "queue", "options"};
+constexpr std::string_view kGenerator[] = {"name", "manifest", "path", "interarrival", "rate", "profile",
+                                           "bursts", "times", "classes", "count", "start", "stop", "behaviour"};
+constexpr std::string_view kProfile[] = {"rate", "hourOfDay", "dayOfWeek"};
+constexpr std::string_view kBursts[] = {"size", "interarrival", "rate", "profile", "times"};
+constexpr std::string_view kClass[] = {"name", "weight", "manifest", "path", "behaviour", "replicaType",
+                                       "replicas", "elastic", "gpus", "checkpointInterval", "restartPolicy",
+                                       "restartLimit", "backoffLimit", "cleanUpPolicy", "activeDeadline",
+                                       "hazardPerHour"};
+constexpr std::string_view kElasticDraw[] = {"minReplicas", "maxReplicas", "expectedReplicas"};
+constexpr std::string_view kChoice[] = {"values", "weights"};
+constexpr std::string_view kRestart[] = {"Always", "OnFailure", "Never", "ExitCode"};
+constexpr std::string_view kGenericRestart[] = {"Always", "OnFailure", "Never"};  // no ExitCode (spec §2.1)
+constexpr std::string_view kCleanUp[] = {"None", "Unfinished", "All"};
+// Ranges generated integers are clamped to (docs/scenario-format.md "generators").
+constexpr std::int64_t kMaxReplicas = 10000;
+constexpr std::int64_t kMaxGpus = 1024;
+constexpr std::int64_t kMaxLimit = 1000000;
+constexpr std::int64_t kMaxBurst = 100000;
+constexpr std::size_t kMaxPrefix = 52;
+constexpr std::string_view kTrace[] = {"name", "format", "path", "limit", "timeOffset", "queue", "from", "to",
+                                        "loadFactor", "sample", "skipBadRows", "options"};
 constexpr std::string_view kOperation[] = {"at", "action", "job", "queue", "node", "pool",
                                            "replicas", "nodePool"};
 constexpr std::string_view kExpect[] = {"jobs", "metrics"};
@@ -293,8 +322,10 @@ class ScenarioDecoder {
     return p;
   }
 
-  // `manifest:` inline or `path:` to a file; returns the objects with their sources.
-  std::vector<std::pair<Object, std::string>> sources(const MapReader& mr, const Val& entry) {
+  // `manifest:` inline or `path:` to a file; returns the objects with their sources. With
+  // `only`, just the object of a file with that name (explicit jobs from t9ksim generate).
+  std::vector<std::pair<Object, std::string>> sources(const MapReader& mr, const Val& entry,
+                                                      const std::string* only = nullptr) {
     std::vector<std::pair<Object, std::string>> out;
     const Val inline_v = mr.get("manifest");
     const Val path_v = mr.get("path");
@@ -323,6 +354,18 @@ class ScenarioDecoder {
       return out;
     }
     const std::filesystem::path p = std::filesystem::path(options_.base_dir) / *rel;
+    // A file named by many entries (t9ksim generate writes one per generator) is read once.
+    if (const auto cached = file_cache_.find(p.string()); cached != file_cache_.end()) {
+      if (!cached->second) {
+        r_.error(path_v.mark, path_v.path, fmt::format("found errors in \"{}\" (reported above)", *rel));
+        return out;
+      }
+      for (const auto& o : *cached->second) {
+        if (!only || metadata_of(o.first).name == *only) out.push_back(o);
+      }
+      return out;
+    }
+    auto& cache = file_cache_[p.string()];
     std::vector<Diagnostic> diags;
     std::string text;
     if (!read_text_file(p.string(), text, diags)) {
@@ -347,8 +390,12 @@ class ScenarioDecoder {
       r_.error(path_v.mark, path_v.path, fmt::format("found no objects in \"{}\"; allowed: a manifest file "
                                                      "with at least one object", *rel));
     }
+    cache.emplace();
     for (auto& o : objects) {
-      out.emplace_back(std::move(o.object), objects.size() > 1 ? fmt::format("{}#{}", *rel, o.document) : *rel);
+      cache->emplace_back(std::move(o.object), objects.size() > 1 ? fmt::format("{}#{}", *rel, o.document) : *rel);
+    }
+    for (const auto& o : *cache) {
+      if (!only || metadata_of(o.first).name == *only) out.push_back(o);
     }
     return out;
   }
@@ -446,6 +493,490 @@ class ScenarioDecoder {
     return b;
   }
 
+  // ---- generators (docs/scenario-format.md "generators") ----
+
+  // A whole number: an integer, {choice: {values: [...], weights: [...]}}, or a real
+  // distribution (rounded). Values of `choice` must lie in [lo, hi]; real draws are clamped.
+  std::optional<IntDistribution> int_dist(const Val& v, std::int64_t lo, std::int64_t hi) {
+    r_.tick();
+    if (!v.present()) return std::nullopt;
+    if (v.node.IsScalar()) {
+      if (auto x = read_int(r_, v, lo, hi)) return IntDistribution::constant(*x);
+      return std::nullopt;
+    }
+    if (!v.node.IsMap() || v.node.size() != 1) {
+      r_.error(v.mark, v.path,
+               fmt::format("found {}; allowed: an integer, {{choice: {{values: [...], weights: [...]}}}} "
+                           "or one distribution such as {{uniform: {{min: 1, max: 4}}}}",
+                           v.node.IsMap() ? fmt::format("a mapping with {} keys", v.node.size()) : describe(v.node)));
+      return std::nullopt;
+    }
+    const YAML::Node key = v.node.begin()->first;
+    if (key.IsScalar() && key.Scalar() == "choice") {
+      MapReader mr(r_, v, std::array<std::string_view, 1>{"choice"});
+      const Val c = mr.get("choice");
+      MapReader p(r_, c, kChoice);
+      if (!p.ok()) return std::nullopt;
+      const std::size_t before = r_.error_count();
+      IntDistribution out;
+      if (require(r_, p.get("values"))) {
+        for (const Val& item : read_list(r_, p.get("values"))) {
+          if (auto x = read_int(r_, item, lo, hi)) out.choices.emplace_back(*x, 1.0);
+        }
+      }
+      if (!choice_weights(p, c, out.choices) || r_.error_count() != before) return std::nullopt;
+      return out;
+    }
+    auto d = duration_dist(v);
+    if (!d) return std::nullopt;
+    IntDistribution out;
+    out.real = d->seconds;
+    return out;
+  }
+
+  // Weights for `choices` (default 1 each): as many as values, >= 0, summing to > 0.
+  template <class T>
+  bool choice_weights(const MapReader& p, const Val& c, std::vector<std::pair<T, double>>& choices) {
+    if (choices.empty()) {
+      if (!r_.has_error_under(c.path)) {
+        r_.error(p.get("values").mark, p.get("values").path, "found an empty list; allowed: at least one value");
+      }
+      return false;
+    }
+    const Val wv = p.get("weights");
+    if (wv.present()) {
+      const auto ws = read_list(r_, wv);
+      if (ws.size() != choices.size()) {
+        r_.error(wv.mark, wv.path, fmt::format("found {} weights for {} values; allowed: one weight per value",
+                                               ws.size(), choices.size()));
+        return false;
+      }
+      for (std::size_t i = 0; i < ws.size(); ++i) {
+        const auto w = read_double(r_, ws[i], 0, kMaxDouble);
+        if (!w) return false;
+        choices[i].second = *w;
+      }
+    }
+    double total = 0;
+    for (const auto& [value, w] : choices) total += w;
+    if (!(total > 0) || !std::isfinite(total)) {
+      r_.error(wv.mark, wv.path, "found weights summing to 0; allowed: weights >= 0 with a positive, finite sum");
+      return false;
+    }
+    return true;
+  }
+
+  // A name, or {choice: {values: [names], weights: [...]}}, each one of `allowed`.
+  std::optional<ChoiceDistribution> name_choice(const Val& v, std::span<const std::string_view> allowed) {
+    r_.tick();
+    if (!v.present()) return std::nullopt;
+    ChoiceDistribution out;
+    if (v.node.IsScalar()) {
+      auto x = read_choice(r_, v, allowed);
+      if (!x) return std::nullopt;
+      out.choices.emplace_back(std::move(*x), 1.0);
+      return out;
+    }
+    MapReader mr(r_, v, std::array<std::string_view, 1>{"choice"});
+    if (!mr.ok()) return std::nullopt;
+    const Val c = mr.get("choice");
+    if (!require(r_, c)) return std::nullopt;
+    MapReader p(r_, c, kChoice);
+    if (!p.ok()) return std::nullopt;
+    const std::size_t before = r_.error_count();
+    if (require(r_, p.get("values"))) {
+      for (const Val& item : read_list(r_, p.get("values"))) {
+        if (auto x = read_choice(r_, item, allowed)) out.choices.emplace_back(std::move(*x), 1.0);
+      }
+    }
+    if (!choice_weights(p, c, out.choices) || r_.error_count() != before) return std::nullopt;
+    return out;
+  }
+
+  // A real number or one distribution (parameters as numbers), e.g. a hazard per hour.
+  std::optional<kernel::Distribution> real_dist(const Val& v) {
+    if (!v.present()) return std::nullopt;
+    if (v.node.IsScalar()) {
+      if (auto x = read_double(r_, v, -kMaxDouble, kMaxDouble)) return kernel::Distribution{kernel::Constant{*x}};
+      return std::nullopt;
+    }
+    if (auto d = duration_dist(v)) return d->seconds;
+    return std::nullopt;
+  }
+
+  // A positive number (jobs per hour).
+  std::optional<double> positive_rate(const Val& v) {
+    const auto x = read_double(r_, v, -kMaxDouble, kMaxDouble);
+    if (!x) return std::nullopt;
+    if (!(*x > 0) || *x > 1e9) {
+      r_.error(v.mark, v.path, fmt::format("found {}; allowed: a rate > 0 and <= 1e9 (jobs per hour)", *x));
+      return std::nullopt;
+    }
+    return x;
+  }
+
+  std::vector<double> multipliers(const Val& v, std::size_t n, std::string_view what) {
+    std::vector<double> out;
+    if (!v.present()) return out;
+    if (!v.node.IsSequence() || v.node.size() != n) {
+      r_.error(v.mark, v.path, fmt::format("found {}; allowed: a list of exactly {} multipliers >= 0 ({})",
+                                           v.node.IsSequence() ? fmt::format("{} values", v.node.size())
+                                                               : describe(v.node),
+                                           n, what));
+      return {};
+    }
+    bool ok = true;
+    for (const Val& item : read_list(r_, v)) {
+      const auto x = read_double(r_, item, 0, 1e9);
+      ok = ok && x.has_value();
+      out.push_back(x.value_or(0));
+    }
+    if (!ok) return {};
+    if (*std::max_element(out.begin(), out.end()) <= 0) {
+      r_.error(v.mark, v.path, "found only zeros; allowed: at least one multiplier > 0");
+      return {};
+    }
+    return out;
+  }
+
+  // Exactly one of the process keys of `mr` (interarrival, rate, profile, times); `bursts` is
+  // counted by the caller among `extra`.
+  std::optional<ArrivalProcess> arrival_process(const MapReader& mr, const Val& owner, bool extra,
+                                                std::string_view allowed) {
+    std::vector<std::string_view> found;
+    for (std::string_view k : {"interarrival", "rate", "profile", "times"}) {
+      if (mr.has(k)) found.push_back(k);
+    }
+    if (found.size() + (extra ? 1 : 0) != 1) {
+      r_.error(owner.mark, owner.path,
+               fmt::format("found {}; allowed: exactly one of {}",
+                           found.empty() && !extra ? std::string("no arrival process")
+                                                   : "arrival processes " + join_names(found) + (extra ? ", bursts" : ""),
+                           allowed));
+      return std::nullopt;
+    }
+    if (found.empty()) return std::nullopt;
+    ArrivalProcess a;
+    const Val v = mr.get(found.front());
+    if (found.front() == "interarrival") {
+      a.kind = ArrivalKind::Interarrival;
+      auto d = duration_dist(v);
+      if (!d) return std::nullopt;
+      if (!(d->seconds.mean() > 0)) {
+        r_.error(v.mark, v.path, "found a distribution with mean <= 0; allowed: gaps with a positive mean");
+        return std::nullopt;
+      }
+      a.interarrival = *d;
+    } else if (found.front() == "rate") {
+      a.kind = ArrivalKind::Poisson;
+      const auto x = positive_rate(v);
+      if (!x) return std::nullopt;
+      a.rate_per_hour = *x;
+    } else if (found.front() == "profile") {
+      a.kind = ArrivalKind::Profile;
+      MapReader p(r_, v, kProfile);
+      if (!p.ok()) return std::nullopt;
+      const std::size_t before = r_.error_count();
+      if (require(r_, p.get("rate"))) {
+        if (auto x = positive_rate(p.get("rate"))) a.rate_per_hour = *x;
+      }
+      a.hour_of_day = multipliers(p.get("hourOfDay"), 24, "hours 0..23 of the day, time zero is Monday 00:00");
+      a.day_of_week = multipliers(p.get("dayOfWeek"), 7, "Monday first");
+      if (r_.error_count() != before) return std::nullopt;
+    } else {
+      a.kind = ArrivalKind::Times;
+      const std::size_t before = r_.error_count();
+      for (const Val& item : read_list(r_, v)) {
+        if (auto t = time_point(item)) a.times.push_back(*t);
+      }
+      if (r_.error_count() != before) return std::nullopt;
+      if (a.times.empty()) {
+        r_.error(v.mark, v.path, "found no times; allowed: a list of at least one duration since time zero");
+        return std::nullopt;
+      }
+      std::stable_sort(a.times.begin(), a.times.end());
+    }
+    return a;
+  }
+
+  // The value at `key` of a mapping node, or an undefined node (without operator[]'s zombies).
+  static YAML::Node has_key(const YAML::Node& n, std::string_view key) {
+    if (n.IsDefined() && n.IsMap()) {
+      for (const auto& kv : n) {
+        if (kv.first.IsScalar() && kv.first.Scalar() == key) return kv.second;
+      }
+    }
+    return YAML::Node(YAML::NodeType::Undefined);
+  }
+
+  // The replica counts a template's finish rules need for `type` (a rank r needs r + 1).
+  static std::int64_t replicas_needed(const m::Job& job, const std::string& type) {
+    std::int64_t need = 1;
+    if (const auto* g = std::get_if<m::GenericJob>(&job)) {
+      for (const auto* rules : {&g->spec.success_rules, &g->spec.failure_rules}) {
+        for (const auto& rule : *rules) {
+          const auto it = rule.replicas.find(type);
+          if (it == rule.replicas.end()) continue;
+          for (auto rank : it->second) need = std::max<std::int64_t>(need, rank + 1);
+        }
+      }
+    }
+    return need;
+  }
+
+  static std::vector<std::string> replica_types(const m::Job& job) {
+    std::vector<std::string> out;
+    if (const auto* g = std::get_if<m::GenericJob>(&job)) {
+      for (const auto& r : g->spec.replica_specs) out.push_back(r.type);
+    } else if (const auto* p = std::get_if<m::PyTorchTrainingJob>(&job)) {
+      for (const auto& r : p->spec.replica_specs) out.push_back(r.type);
+    } else {
+      out.emplace_back("worker");
+    }
+    return out;
+  }
+
+  static std::optional<m::ElasticConfig> elastic_of(const m::Job& job) {
+    if (const auto* p = std::get_if<m::PyTorchTrainingJob>(&job)) return p->spec.elastic;
+    if (const auto* d = std::get_if<m::DeepSpeedJob>(&job)) return d->spec.elastic;
+    return std::nullopt;
+  }
+
+  // The smallest and largest value an integer distribution can give after clamping to [lo, hi].
+  static std::pair<std::int64_t, std::int64_t> support(const IntDistribution& d, std::int64_t lo, std::int64_t hi) {
+    if (d.real) {
+      if (const auto* c = std::get_if<kernel::Constant>(&d.real->variant())) {
+        const auto x = std::clamp<double>(std::round(c->value), static_cast<double>(lo), static_cast<double>(hi));
+        return {static_cast<std::int64_t>(x), static_cast<std::int64_t>(x)};
+      }
+      return {lo, hi};
+    }
+    std::int64_t a = hi, b = lo;
+    for (const auto& [value, w] : d.choices) {
+      if (w <= 0) continue;
+      a = std::min(a, value);
+      b = std::max(b, value);
+    }
+    return {a, b};
+  }
+
+  // One class: a template, its behaviour and what varies. `prefix` names its jobs.
+  std::optional<JobClass> job_class(const MapReader& c, const Val& item, const Scenario& sc, bool legacy) {
+    JobClass jc;
+    const std::size_t before = r_.error_count();
+    const Val bv = c.get("behaviour");
+    jc.behaviour = behaviour(bv);
+    auto objs = sources(c, item);
+    if (objs.size() > 1) {
+      r_.error(child_path(item.path, "path"),
+               fmt::format("found {} objects; allowed: exactly one job template", objs.size()));
+      return std::nullopt;
+    }
+    if (objs.empty()) return std::nullopt;
+    if (!is_job(objs.front().first)) {
+      r_.error(item.path, fmt::format("found {}; allowed: a job template (GenericJob, PyTorchTrainingJob or "
+                                      "DeepSpeedJob)", kind_name(objs.front().first)));
+      return std::nullopt;
+    }
+    jc.template_job = to_job(objs.front().first);
+    const std::string sched_path = c.has("manifest") ? child_path(item.path, "manifest.spec.scheduler.t9kScheduler.queue")
+                                                     : child_path(item.path, "path");
+    queue_ref(sched_path, m::metadata_of(jc.template_job).name, m::scheduler_of(jc.template_job), sc);
+    if (legacy) return r_.error_count() == before ? std::optional<JobClass>(std::move(jc)) : std::nullopt;
+
+    const auto kind = m::kind_of(jc.template_job);
+    const bool generic = kind == m::JobKind::GenericJob;
+    // replicaType: default the last replica spec (PyTorch: the workers after the master).
+    const auto types = replica_types(jc.template_job);
+    jc.replica_type = types.back();
+    if (auto x = read_string(r_, c.get("replicaType"))) {
+      if (std::find(types.begin(), types.end(), *x) == types.end()) {
+        std::vector<std::string_view> names(types.begin(), types.end());
+        r_.error(c.get("replicaType").mark, c.get("replicaType").path,
+                 fmt::format("found \"{}\"; allowed: a replica type of the template ({})", *x, join_names(names)));
+      } else {
+        jc.replica_type = *x;
+      }
+    }
+    const auto template_elastic = elastic_of(jc.template_job);
+    const bool elastic_template = template_elastic && template_elastic->enabled;
+    const Val rv = c.get("replicas");
+    jc.replicas = int_dist(rv, replicas_needed(jc.template_job, jc.replica_type), kMaxReplicas);
+    if (rv.present() && (elastic_template || c.has("elastic"))) {
+      r_.error(rv.mark, rv.path, "found replicas for an elastic job; allowed: elastic: {minReplicas, maxReplicas, "
+                                 "expectedReplicas} (the scale of an elastic job is its expectedReplicas)");
+    }
+    const Val ev = c.get("elastic");
+    if (ev.present()) {
+      if (generic) {
+        r_.error(ev.mark, ev.path, "found elastic with a GenericJob template; allowed: elastic only for "
+                                   "PyTorchTrainingJob and DeepSpeedJob (spec §4.3)");
+      }
+      MapReader e(r_, ev, kElasticDraw);
+      ElasticDraw ed;
+      ed.min_replicas = int_dist(e.get("minReplicas"), 1, kMaxReplicas);
+      ed.max_replicas = int_dist(e.get("maxReplicas"), 1, kMaxReplicas);
+      ed.expected_replicas = int_dist(e.get("expectedReplicas"), 1, kMaxReplicas);
+      if (ed.min_replicas && ed.max_replicas) {
+        const auto lo = support(*ed.min_replicas, 1, kMaxReplicas);
+        const auto hi = support(*ed.max_replicas, 1, kMaxReplicas);
+        if (lo.first > hi.second) {
+          r_.error(ev.mark, ev.path, fmt::format("found minReplicas >= {} > maxReplicas <= {}; allowed: "
+                                                 "minReplicas <= maxReplicas", lo.first, hi.second));
+        }
+      }
+      jc.elastic = std::move(ed);
+    }
+    jc.gpus = int_dist(c.get("gpus"), 0, kMaxGpus);
+    if (c.has("checkpointInterval") && jc.behaviour.checkpoint_interval) {
+      r_.error(c.get("checkpointInterval").mark, c.get("checkpointInterval").path,
+               "found checkpointInterval in both the class and its behaviour; allowed: one of them");
+    }
+    jc.checkpoint_interval = duration_dist(c.get("checkpointInterval"));
+    jc.restart_policy = name_choice(c.get("restartPolicy"),
+                                    generic ? std::span<const std::string_view>(kGenericRestart)
+                                            : std::span<const std::string_view>(kRestart));
+    for (const char* key : {"restartLimit", "backoffLimit", "activeDeadline"}) {
+      const bool wrong = std::string_view(key) == "restartLimit" ? !generic : generic;
+      if (c.has(key) && wrong) {
+        r_.error(c.get(key).mark, c.get(key).path,
+                 fmt::format("found {} with a {} template; allowed: {}", key, m::to_string(kind),
+                             std::string_view(key) == "restartLimit" ? "restartLimit only for GenericJob (restartPolicy.limit)"
+                                                                     : "only for PyTorchTrainingJob and DeepSpeedJob (runPolicy)"));
+      }
+    }
+    jc.restart_limit = int_dist(c.get("restartLimit"), 0, kMaxLimit);
+    jc.backoff_limit = int_dist(c.get("backoffLimit"), 0, kMaxLimit);
+    jc.clean_up_policy = name_choice(c.get("cleanUpPolicy"), kCleanUp);
+    jc.active_deadline = duration_dist(c.get("activeDeadline"));
+    if (c.has("hazardPerHour") && has_key(has_key(bv.node, "failure"), "hazardPerHour").IsDefined()) {
+      r_.error(c.get("hazardPerHour").mark, c.get("hazardPerHour").path,
+               "found hazardPerHour in both the class and its behaviour.failure; allowed: one of them");
+    }
+    jc.hazard_per_hour = real_dist(c.get("hazardPerHour"));
+    if (r_.error_count() != before) return std::nullopt;
+    return jc;
+  }
+
+  void generator(const Val& item, Scenario& sc, std::set<std::string>& names, std::map<std::string, std::string>& prefixes) {
+    MapReader g(r_, item, kGenerator);
+    if (!g.ok()) return;
+    GeneratorEntry gen;
+    const std::size_t before = r_.error_count();
+    if (require(r_, g.get("name"))) {
+      if (auto x = read_string(r_, g.get("name"))) {
+        gen.name = *x;
+        if (!is_dns1123_label(gen.name)) {
+          r_.error(g.get("name").mark, g.get("name").path,
+                   fmt::format("found \"{}\"; allowed: a DNS-1123 label (it prefixes job names and stream names)", *x));
+        } else if (!names.insert(gen.name).second) {
+          r_.error(g.get("name").mark, g.get("name").path,
+                   fmt::format("found \"{}\" again; allowed: generator names unique", gen.name));
+        }
+      }
+    }
+    const Val bursts = g.get("bursts");
+    constexpr std::string_view kArrivalNames = "interarrival, rate, profile, bursts, times";
+    if (auto a = arrival_process(g, item, bursts.present(), kArrivalNames)) gen.arrivals = std::move(*a);
+    if (bursts.present()) {
+      MapReader b(r_, bursts, kBursts);
+      if (b.ok()) {
+        if (require(r_, b.get("size"))) gen.burst_size = int_dist(b.get("size"), 1, kMaxBurst);
+        if (auto a = arrival_process(b, bursts, false, "interarrival, rate, profile, times")) gen.arrivals = std::move(*a);
+      }
+    }
+    if (auto x = read_int(r_, g.get("count"), 1, INT64_MAX)) gen.count = *x;
+    if (auto x = time_point(g.get("start"))) gen.start = *x;
+    if (auto x = time_point(g.get("stop"))) {
+      gen.stop = *x;
+      if (*x <= gen.start) {
+        r_.error(g.get("stop").mark, g.get("stop").path, "found a stop time not after start; allowed: stop > start");
+      }
+    }
+    const bool single = g.has("manifest") || g.has("path");
+    const Val classes = g.get("classes");
+    if (single == classes.present()) {
+      r_.error(item.mark, item.path,
+               fmt::format("found {}; allowed: exactly one of manifest or path (one job template) or classes "
+                           "(a weighted mix)", single ? "both a template and classes" : "neither a template nor classes"));
+    } else if (single) {
+      if (auto jc = job_class(g, item, sc, true)) {
+        // One template: jobs keep the historical names "<template name>-<i>".
+        const auto& tname = m::metadata_of(jc->template_job).name;
+        jc->name = tname.empty() ? gen.name : tname;
+        jc->prefix = jc->name;
+        gen.classes.push_back(std::move(*jc));
+      }
+    } else {
+      if (g.has("behaviour")) {
+        r_.error(g.get("behaviour").mark, g.get("behaviour").path,
+                 "found behaviour with classes; allowed: behaviour inside each class");
+      }
+      const auto items = read_list(r_, classes);
+      if (items.empty() && classes.node.IsSequence()) {
+        r_.error(classes.mark, classes.path, "found an empty list; allowed: at least one class");
+      }
+      std::set<std::string> class_names;
+      double total = 0;
+      for (const Val& ci : items) {
+        MapReader c(r_, ci, kClass);
+        if (!c.ok()) continue;
+        std::string cname;
+        if (require(r_, c.get("name"))) {
+          if (auto x = read_string(r_, c.get("name"))) {
+            cname = *x;
+            if (!is_dns1123_label(cname)) {
+              r_.error(c.get("name").mark, c.get("name").path,
+                       fmt::format("found \"{}\"; allowed: a DNS-1123 label (job names are <generator>-<class>-<i>)", cname));
+            } else if (!class_names.insert(cname).second) {
+              r_.error(c.get("name").mark, c.get("name").path,
+                       fmt::format("found \"{}\" again; allowed: class names unique in a generator", cname));
+            }
+          }
+        }
+        double weight = 1;
+        if (auto x = read_double(r_, c.get("weight"), 0, 1e12)) weight = *x;
+        auto jc = job_class(c, ci, sc, false);
+        if (!jc) continue;
+        jc->name = cname;
+        jc->prefix = gen.name + "-" + cname;
+        jc->weight = weight;
+        total += weight;
+        gen.classes.push_back(std::move(*jc));
+      }
+      if (!items.empty() && !(total > 0) && !r_.has_error_under(classes.path)) {
+        r_.error(classes.mark, classes.path, "found class weights summing to 0; allowed: weights >= 0 with a positive sum");
+      }
+    }
+    // Names are "<prefix>-<i>": distinct prefixes keep them unique, and a 52-character prefix
+    // leaves room for 10 digits within a 63-character DNS-1123 label.
+    for (const auto& jc : gen.classes) {
+      if (jc.prefix.size() > kMaxPrefix) {
+        r_.error(item.mark, item.path,
+                 fmt::format("found job name prefix \"{}\" ({} characters); allowed: at most {} so that "
+                             "<prefix>-<index> is a DNS-1123 label", jc.prefix, jc.prefix.size(), kMaxPrefix));
+      }
+      const auto [it, fresh] = prefixes.emplace(jc.prefix, gen.name);
+      if (!fresh) {
+        r_.error(item.mark, item.path,
+                 fmt::format("found job name prefix \"{}\", also used by generator \"{}\"; allowed: distinct "
+                             "prefixes (job names are <prefix>-<index>)", jc.prefix, it->second));
+      }
+      for (const auto& j : sc.workload.jobs) {
+        const auto& name = m::metadata_of(j.job).name;
+        const auto dash = name.rfind('-');
+        if (dash == std::string::npos || name.compare(0, dash, jc.prefix) != 0 || dash + 1 == name.size()) continue;
+        if (std::all_of(name.begin() + static_cast<std::ptrdiff_t>(dash) + 1, name.end(),
+                        [](char ch) { return ch >= '0' && ch <= '9'; })) {
+          r_.error(item.mark, item.path,
+                   fmt::format("found explicit job \"{}\", a name this generator may produce; allowed: explicit "
+                               "job names outside <prefix>-<index> for prefix \"{}\"", name, jc.prefix));
+        }
+      }
+    }
+    if (r_.error_count() == before) sc.workload.generators.push_back(std::move(gen));
+  }
+
   std::optional<SimTime> time_point(const Val& v) {
     if (auto d = read_duration(r_, v)) return SimTime{*d};
     return std::nullopt;
@@ -541,7 +1072,12 @@ class ScenarioDecoder {
   void cluster(const Val& v, Scenario& sc) {
     if (!require(r_, v)) return;
     MapReader c(r_, v, kCluster);
-    if (require(r_, c.get("nodePools"))) {
+    // fromTrace: the named trace entry's cluster is added after the pools here (docs/traces.md).
+    if (auto x = read_string(r_, c.get("fromTrace"))) {
+      sc.cluster.from_trace = *x;
+      from_trace_ = c.get("fromTrace");
+    }
+    if (c.has("fromTrace") ? c.has("nodePools") : require(r_, c.get("nodePools"))) {
       const auto pools = read_list(r_, c.get("nodePools"));
       if (pools.empty() && c.get("nodePools").node.IsSequence()) {
         r_.error(c.get("nodePools").mark, c.get("nodePools").path,
@@ -636,7 +1172,22 @@ class ScenarioDecoder {
       }
       JobBehaviour b = behaviour(e.get("behaviour"));
       const std::string anchor = e.has("manifest") ? child_path(item.path, "manifest") : child_path(item.path, "path");
-      for (auto& [obj, source] : sources(e, item)) {
+      // `name` picks one object of a multi-object file (t9ksim generate writes those).
+      std::optional<std::string> only;
+      if (e.has("name")) {
+        only = read_string(r_, e.get("name"));
+        if (only && e.has("manifest")) {
+          r_.error(e.get("name").mark, e.get("name").path, "found name with manifest; allowed: name only with path");
+          only.reset();
+        }
+      }
+      auto objects = sources(e, item, only ? &*only : nullptr);
+      if (only && objects.empty() && !r_.has_error_under(item.path)) {
+        r_.error(e.get("name").mark, e.get("name").path,
+                 fmt::format("found \"{}\", which is not an object of the file; allowed: the name of "
+                             "one object in path", *only));
+      }
+      for (auto& [obj, source] : objects) {
         if (!is_job(obj)) {
           r_.error(anchor, fmt::format("found {} \"{}\"; allowed: GenericJob, PyTorchTrainingJob or "
                                        "DeepSpeedJob objects (queues go under spec.scheduler.queues)",
@@ -656,54 +1207,28 @@ class ScenarioDecoder {
       }
     }
     std::set<std::string> generator_names;
-    for (const Val& item : read_list(r_, w.get("generators"))) {
-      MapReader g(r_, item, kGenerator);
-      if (!g.ok()) continue;
-      GeneratorEntry gen;
-      if (require(r_, g.get("name"))) {
-        if (auto x = read_string(r_, g.get("name"))) gen.name = *x;
-        if (!generator_names.insert(gen.name).second) {
-          r_.error(g.get("name").mark, g.get("name").path,
-                   fmt::format("found \"{}\" again; allowed: generator names unique", gen.name));
-        }
-      }
-      if (require(r_, g.get("interarrival"))) {
-        if (auto x = duration_dist(g.get("interarrival"))) gen.interarrival = *x;
-      }
-      if (auto x = read_int(r_, g.get("count"), 1, INT64_MAX)) gen.count = *x;
-      if (auto x = time_point(g.get("start"))) gen.start = *x;
-      if (auto x = time_point(g.get("stop"))) {
-        gen.stop = *x;
-        if (*x <= gen.start) {
-          r_.error(g.get("stop").mark, g.get("stop").path, "found a stop time not after start; allowed: stop > start");
-        }
-      }
-      gen.behaviour = behaviour(g.get("behaviour"));
-      auto objs = sources(g, item);
-      if (objs.size() > 1) {
-        r_.error(child_path(item.path, "path"),
-                 fmt::format("found {} objects; allowed: exactly one job template", objs.size()));
-      } else if (objs.size() == 1) {
-        if (!is_job(objs.front().first)) {
-          r_.error(item.path, fmt::format("found {}; allowed: a job template", kind_name(objs.front().first)));
-        } else {
-          gen.template_job = to_job(objs.front().first);
-          const std::string sched_path =
-              g.has("manifest") ? child_path(item.path, "manifest.spec.scheduler.t9kScheduler.queue")
-                                : child_path(item.path, "path");
-          queue_ref(sched_path, m::metadata_of(gen.template_job).name, m::scheduler_of(gen.template_job), sc);
-        }
-      }
-      sc.workload.generators.push_back(std::move(gen));
-    }
+    std::map<std::string, std::string> prefixes;
+    for (const Val& item : read_list(r_, w.get("generators"))) generator(item, sc, generator_names, prefixes);
+    std::set<std::string> trace_names;
     for (const Val& item : read_list(r_, w.get("traces"))) {
       MapReader t(r_, item, kTrace);
       if (!t.ok()) continue;
       TraceEntry tr;
       if (require(r_, t.get("format"))) {
         if (auto x = read_choice(r_, t.get("format"), kTraceFormats)) {
-          tr.format = *x == "philly" ? TraceFormat::Philly : TraceFormat::AlibabaOpenB;
+          tr.format = static_cast<TraceFormat>(std::find(std::begin(kTraceFormats), std::end(kTraceFormats), *x) -
+                                               std::begin(kTraceFormats));
         }
+      }
+      tr.name = tr.format == TraceFormat::AlibabaOpenB ? "openb" : std::string(to_string(tr.format));
+      if (auto x = read_string(r_, t.get("name"))) {
+        tr.name = *x;
+        if (!is_dns1123_label(*x)) {
+          r_.error(t.get("name").mark, t.get("name").path, fmt::format("found \"{}\"; allowed: a DNS-1123 label", *x));
+        }
+      }
+      if (!trace_names.insert(tr.name).second) {
+        r_.error(item.mark, item.path, fmt::format("found trace name \"{}\" again; allowed: names unique (set name:)", tr.name));
       }
       const Val path = t.get("path");
       if (require(r_, path)) {
@@ -727,7 +1252,8 @@ class ScenarioDecoder {
       if (auto x = read_duration(r_, t.get("timeOffset"))) tr.time_offset = *x;
       if (auto x = read_string(r_, t.get("queue"))) {
         tr.queue = *x;
-        const bool found = std::any_of(sc.scheduler.queues.begin(), sc.scheduler.queues.end(),
+        const bool found = *x == m::kDefaultQueue ||  // always exists (spec §8.2)
+                           std::any_of(sc.scheduler.queues.begin(), sc.scheduler.queues.end(),
                                        [&](const m::Queue& q) { return q.metadata.name == *x; });
         if (!found) {
           r_.error(t.get("queue").mark, t.get("queue").path,
@@ -735,7 +1261,56 @@ class ScenarioDecoder {
         }
       }
       tr.options = options(t.get("options"));
+      const auto window = [&](const char* key) -> std::optional<SimDuration> { return read_duration(r_, t.get(key)); };
+      tr.from = window("from");
+      tr.to = window("to");
+      if (tr.from && tr.to && *tr.to <= *tr.from) {
+        r_.error(t.get("to").mark, t.get("to").path, "found to not after from; allowed: to > from");
+      }
+      if (auto x = read_double(r_, t.get("loadFactor"), 1e-6, 1e6)) tr.load_factor = *x;
+      if (auto x = read_double(r_, t.get("sample"), 1e-9, 1)) tr.sample = *x;
+      if (auto x = read_bool(r_, t.get("skipBadRows"))) tr.skip_bad_rows = *x;
+      // The trace is read now, so bad rows stop the load (file:line:column) and the trace's
+      // queues and cluster exist before anything refers to them.
+      if (!tr.path.empty() && !r_.has_error_under(item.path)) {
+        tr.data = load_trace(tr, options_.skip_bad_trace_rows, r_.file(), item.path, out_);
+        if (!tr.data) {
+          r_.error(path.mark, path.path, "found errors in the trace (reported above)");
+        } else if (sc.scheduler.kind == SchedulerKind::T9k) {
+          for (const auto& q : tr.data->queues) {
+            const bool defined = std::any_of(sc.scheduler.queues.begin(), sc.scheduler.queues.end(),
+                                             [&](const m::Queue& x) { return x.metadata.name == q.metadata.name; });
+            if (!defined) sc.scheduler.queues.push_back(q);  // a queue of the file overrides the trace's
+          }
+        }
+      }
       sc.workload.traces.push_back(std::move(tr));
+    }
+    if (!sc.cluster.from_trace.empty()) {
+      const auto it = std::find_if(sc.workload.traces.begin(), sc.workload.traces.end(),
+                                   [&](const TraceEntry& e) { return e.name == sc.cluster.from_trace; });
+      std::string names;
+      for (const auto& e : sc.workload.traces) names += (names.empty() ? "" : ", ") + e.name;
+      if (it == sc.workload.traces.end()) {
+        r_.error(from_trace_.mark, from_trace_.path,
+                 fmt::format("found \"{}\"; allowed: the name of a workload.traces entry ({})",
+                             sc.cluster.from_trace, names.empty() ? "none defined" : names));
+      } else if (it->data && it->data->pools.empty()) {
+        r_.error(from_trace_.mark, from_trace_.path,
+                 fmt::format("found trace \"{}\" ({}), which has no cluster; allowed: a philly trace with its "
+                             "philly_vc.csv or an alibaba-openb trace with its node list", it->name, to_string(it->format)));
+      } else if (it->data) {
+        for (const auto& p : it->data->pools) {
+          const bool clash = std::any_of(sc.cluster.node_pools.begin(), sc.cluster.node_pools.end(),
+                                         [&](const NodePool& x) { return x.name == p.name; });
+          if (clash) {
+            r_.error(from_trace_.mark, from_trace_.path,
+                     fmt::format("found node pool \"{}\" in both the file and the trace; allowed: distinct names", p.name));
+            continue;
+          }
+          sc.cluster.node_pools.push_back(p);
+        }
+      }
     }
   }
 
@@ -970,6 +1545,9 @@ class ScenarioDecoder {
   const LoadOptions& options_;
   std::set<std::string> broken_;
   bool queues_broken_ = false;
+  Val from_trace_;  // spec.cluster.fromTrace, for messages
+  // Manifest files by resolved path: their objects, or nullopt when the file had errors.
+  std::map<std::string, std::optional<std::vector<std::pair<Object, std::string>>>> file_cache_;
 };
 
 bool first_document_is_scenario(const std::vector<YamlDocument>& docs) {

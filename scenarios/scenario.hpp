@@ -6,8 +6,10 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/cluster.hpp"
@@ -57,7 +59,8 @@ struct Topology {
 };
 
 struct Cluster {
-  std::vector<NodePool> node_pools;
+  std::vector<NodePool> node_pools;  // with fromTrace: the file's pools, then the trace's
+  std::string from_trace;            // name of the trace entry whose cluster is added (docs/traces.md)
   Topology topology;
   std::int32_t node_count() const;
 };
@@ -150,27 +153,92 @@ struct JobSubmission {
   std::string source;  // "file.yaml" or "file.yaml#2" where the manifest came from
 };
 
-// A stream of jobs from a template (implemented by a later issue; parsed and checked now).
-struct GeneratorEntry {
-  std::string name;
-  model::Job template_job;
-  DurationDistribution interarrival;
-  std::optional<std::int64_t> count;  // unset => until `stop` or the horizon
-  SimTime start{};
-  std::optional<SimTime> stop;
-  JobBehaviour behaviour;
+// ---- synthetic workload generators (docs/scenario-format.md "generators") ----
+
+// A random whole number: `real` drawn and rounded to nearest (halves away from zero), or one of
+// `choices` by weight; the result is clamped to the quantity's allowed range by the generator.
+struct IntDistribution {
+  std::optional<kernel::Distribution> real;
+  std::vector<std::pair<std::int64_t, double>> choices;  // (value, weight), weights sum > 0
+  static IntDistribution constant(std::int64_t v);
 };
 
-enum class TraceFormat { Philly, AlibabaOpenB };
+// A random pick among names (restart policies, cleanUpPolicy), by weight.
+struct ChoiceDistribution {
+  std::vector<std::pair<std::string, double>> choices;  // weights sum > 0
+};
 
-// Jobs replayed from a cluster trace (implemented by a later issue; parsed and checked now).
+enum class ArrivalKind { Interarrival, Poisson, Profile, Times };
+
+// When jobs (or bursts of jobs) arrive. Simulation time zero is Monday 00:00.
+struct ArrivalProcess {
+  ArrivalKind kind = ArrivalKind::Interarrival;
+  DurationDistribution interarrival;          // Interarrival: gaps between arrivals
+  double rate_per_hour = 0;                   // Poisson and Profile: the (base) rate
+  std::vector<double> hour_of_day;            // Profile: 24 multipliers (empty: all 1)
+  std::vector<double> day_of_week;            // Profile: 7 multipliers, Monday first (empty: all 1)
+  std::vector<SimTime> times;                 // Times: sorted, absolute
+};
+
+// Elastic bounds drawn per job; unset fields keep the template's value.
+struct ElasticDraw {
+  std::optional<IntDistribution> min_replicas;
+  std::optional<IntDistribution> max_replicas;
+  std::optional<IntDistribution> expected_replicas;
+};
+
+// One kind of job a generator produces: a template plus what varies per job. Unset draws keep
+// the template's (or the behaviour's) value.
+struct JobClass {
+  std::string name;            // job names are "<prefix>-<i>", i counting this class's jobs
+  std::string prefix;          // "<generator>-<class>" (the template's name for single-template generators)
+  double weight = 1;
+  model::Job template_job;
+  JobBehaviour behaviour;      // runTime / work are drawn by the generator and fixed per job
+  std::string replica_type;    // the replica spec `replicas` varies (resolved at load)
+  std::optional<IntDistribution> replicas;
+  std::optional<ElasticDraw> elastic;
+  std::optional<IntDistribution> gpus;                    // per pod: nvidia.com/gpu
+  std::optional<DurationDistribution> checkpoint_interval;
+  std::optional<ChoiceDistribution> restart_policy;
+  std::optional<IntDistribution> restart_limit;           // GenericJob restartPolicy.limit
+  std::optional<IntDistribution> backoff_limit;           // PyTorch / DeepSpeed runPolicy
+  std::optional<ChoiceDistribution> clean_up_policy;
+  std::optional<DurationDistribution> active_deadline;    // whole seconds, >= 1
+  std::optional<kernel::Distribution> hazard_per_hour;    // user-error hazard, >= 0
+};
+
+// A stream of jobs: an arrival process (optionally in bursts) and a weighted mix of classes.
+struct GeneratorEntry {
+  std::string name;
+  ArrivalProcess arrivals;
+  std::optional<IntDistribution> burst_size;  // set => each arrival is a burst of this many jobs
+  std::vector<JobClass> classes;              // at least one
+  std::optional<std::int64_t> count;  // jobs; unset => until `stop` or the horizon
+  SimTime start{};
+  std::optional<SimTime> stop;
+};
+
+enum class TraceFormat { Philly, AlibabaOpenB, Csv, K8sExport };
+
+struct TraceData;  // scenarios/traces.hpp
+
+// Jobs replayed from a cluster trace (docs/traces.md).
 struct TraceEntry {
+  std::string name;                   // default: the format; names the sampling stream
   TraceFormat format = TraceFormat::Philly;
   std::string path;                   // resolved against the scenario file's folder
-  std::optional<std::int64_t> limit;  // first N jobs
-  SimDuration time_offset{0};
-  std::string queue;                  // T9k queue the replayed jobs use (empty: default scheduler)
+  std::optional<std::int64_t> limit;  // first N jobs (after window and sampling)
+  SimDuration time_offset{0};         // the first replayed submission's time
+  std::string queue;                  // one T9k queue for every job (empty: queues from the trace)
+  std::optional<SimDuration> from;    // window on trace time since its first submission
+  std::optional<SimDuration> to;
+  double load_factor = 1;             // inter-arrival gaps divided by this
+  double sample = 1;                  // fraction of jobs kept (stream traces/<name>/sample)
+  bool skip_bad_rows = false;
   std::map<std::string, std::string> options;
+  // The loaded trace, shared by copies of the scenario (set when file references are allowed).
+  std::shared_ptr<const TraceData> data;
 };
 
 struct Workload {
@@ -250,6 +318,8 @@ struct LoadOptions {
   // fuzz target turns this off so no input reads the file system.
   bool allow_file_references = true;
   std::string base_dir;  // empty => the scenario file's folder (load_scenario) or "."
+  // Bad trace rows become warnings and are skipped (t9ksim run/import --skip-bad-rows).
+  bool skip_bad_trace_rows = false;
 };
 
 ScenarioResult load_scenario(const std::string& path, LoadOptions options = {});
@@ -267,5 +337,6 @@ std::string_view to_string(OperationType t);
 std::string_view to_string(SchedulerKind k);
 std::string_view to_string(TraceFormat f);
 std::string_view to_string(ScalingModel m);
+std::string_view to_string(ArrivalKind k);
 
 }  // namespace t9k::scenarios

@@ -177,9 +177,9 @@ TEST_CASE("each scenario rule rejects its bad input with the exact path and mess
       {"trace queues exist", edit(kBase, "  operations:", "    traces: [{format: philly, path: philly/philly.csv, queue: vc1}]\n  operations:"),
        "spec.workload.traces[0].queue", "found queue \"vc1\"; allowed: a queue of spec.scheduler.queues (default)"},
       {"trace format", edit(kBase, "  operations:", "    traces: [{format: helios, path: philly/philly.csv}]\n  operations:"),
-       "spec.workload.traces[0].format", "found \"helios\"; allowed: philly, alibaba-openb"},
-      {"generator needs an interarrival", edit(kBase, "  operations:", "    generators: [{name: g, manifest: {apiVersion: batch.tensorstack.dev/v1beta1, kind: GenericJob, metadata: {name: t}, spec: {scheduler: {t9kScheduler: {queue: default}}, replicaSpecs: [{type: w, template: {spec: {containers: [{name: c, image: i}]}}}]}}, behaviour: {runTime: 1h}}]\n  operations:"),
-       "spec.workload.generators[0].interarrival", "required field is missing"},
+       "spec.workload.traces[0].format", "found \"helios\"; allowed: philly, alibaba-openb, csv, k8s-export"},
+      {"generator needs an arrival process", edit(kBase, "  operations:", "    generators: [{name: g, manifest: {apiVersion: batch.tensorstack.dev/v1beta1, kind: GenericJob, metadata: {name: t}, spec: {scheduler: {t9kScheduler: {queue: default}}, replicaSpecs: [{type: w, template: {spec: {containers: [{name: c, image: i}]}}}]}}, behaviour: {runTime: 1h}}]\n  operations:"),
+       "spec.workload.generators[0]", "found no arrival process; allowed: exactly one of interarrival, rate, profile, bursts, times"},
   };
   for (const auto& row : rows) {
     INFO("rule: " << row.rule);
