@@ -92,10 +92,15 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
   scenarios::LoadOptions lo;
   const bool embedded = file.empty() || file.front() == '<';
   if (!embedded) lo.base_dir = std::filesystem::path(file).parent_path().string();
+  lo.skip_bad_trace_rows = opt.skip_bad_rows;
   auto loaded = scenarios::parse_scenario(text, embedded ? "<embedded default scenario>" : file, lo);
   if (!loaded.ok()) {
     print_diagnostics(loaded.diagnostics);
     return kExitUsage;
+  }
+  if (!opt.quiet) {
+    // Skipped trace rows and other warnings; errors would have stopped the load.
+    for (const auto& d : loaded.diagnostics) fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
   }
   scenarios::Scenario sc = std::move(*loaded.scenario);
   if (opt.seed) sc.seed = *opt.seed;
@@ -204,6 +209,7 @@ int run_command(const RunArgs& args) {
   } else {
     scenarios::LoadOptions lo;
     if (!args.scenario.empty()) lo.base_dir = std::filesystem::path(args.scenario).parent_path().string();
+    lo.skip_bad_trace_rows = args.skip_bad_rows;
     const auto loaded = scenarios::parse_scenario(text, file, lo);
     if (!loaded.ok()) {
       print_diagnostics(loaded.diagnostics);
@@ -221,6 +227,7 @@ int run_command(const RunArgs& args) {
   opt.check = args.check;
   opt.seed = args.seed;
   opt.quiet = args.quiet;
+  opt.skip_bad_rows = args.skip_bad_rows;
 
   if (reps == 1) {
     opt.progress = !args.quiet;

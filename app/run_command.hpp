@@ -19,6 +19,7 @@ struct RunArgs {
   bool check = false;    // check the scenario's expect block; exit 1 on a mismatch
   bool report = true;    // write report.html
   bool quiet = false;
+  bool skip_bad_rows = false;  // malformed trace rows are skipped (counted) instead of refusing to start
 };
 
 // Returns the process exit code: 0 ok, 1 simulation error / invariant / failed check, 2 bad input.
@@ -33,6 +34,7 @@ struct RunOneOptions {
   bool quiet = true;
   bool progress = false;  // progress bar over simulated time (only when stderr is a terminal)
   std::optional<std::uint64_t> seed;
+  bool skip_bad_rows = false;
 };
 int run_one(const std::string& text, const std::string& file, std::uint64_t replication, const std::string& out_dir,
             const RunOneOptions& options);

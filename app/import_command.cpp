@@ -1,0 +1,130 @@
+#include "app/import_command.hpp"
+
+#include <cstdio>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "scenarios/diagnostics.hpp"
+#include "scenarios/scenario.hpp"
+#include "sim/kernel/time.hpp"
+#include "sim/traces.hpp"
+
+namespace t9k::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string yaml_quoted(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+void print(const std::vector<scenarios::Diagnostic>& diags) {
+  for (const auto& d : diags) {
+    fmt::print(d.severity == scenarios::Severity::Error ? stderr : stdout, "{}\n", scenarios::format_diagnostic(d));
+  }
+}
+
+// The trace scenario's text. Everything before "  cluster:" is copied into scenario.yaml
+// unchanged (sim::import_trace), so the header holds every section that is not regenerated.
+std::string trace_scenario(const ImportArgs& a, const std::string& trace_rel, const std::string& horizon) {
+  const bool has_cluster = a.format == "philly" || a.format == "alibaba-openb";
+  std::string s = "apiVersion: t9ksim/v1\nkind: Scenario\nmetadata:\n";
+  s += fmt::format("  name: {}\n  description: {}\n", yaml_quoted(a.name.empty() ? "import-" + a.format : "import-" + a.name),
+                   yaml_quoted(fmt::format("t9ksim import {} --format {}", fs::path(a.trace).filename().string(), a.format)));
+  s += fmt::format("spec:\n  horizon: {}\n  seed: {}\n", horizon, a.seed);
+  if (a.zero_latency) {
+    s += "  controllers: {reconcileLatency: 0s}\n  kubelet: {podStartLatency: 0s, podStopLatency: 0s}\n";
+  }
+  if (has_cluster) {
+    s += fmt::format("  cluster:\n    fromTrace: {}\n", a.name.empty() ? (a.format == "alibaba-openb" ? "openb" : a.format) : a.name);
+  } else {
+    s += fmt::format("  cluster:\n    nodePools:\n    - {{name: trace, count: {}, gpusPerNode: {}, cpu: 64, memory: 512Gi}}\n",
+                     a.nodes, a.gpus_per_node);
+  }
+  s += "  scheduler:\n    name: t9k\n";
+  if (a.zero_latency) s += "    options: {schedulingLatency: 0s}\n";
+  if (!a.queue.empty() && a.queue != "default") {
+    s += fmt::format("    queues:\n    - manifest: {{apiVersion: scheduler.tensorstack.dev/v1beta1, kind: Queue, "
+                     "metadata: {{name: {}}}}}\n", yaml_quoted(a.queue));
+  }
+  s += "  workload:\n    traces:\n";
+  s += fmt::format("    - format: {}\n      path: {}\n", a.format, yaml_quoted(trace_rel));
+  if (!a.name.empty()) s += fmt::format("      name: {}\n", yaml_quoted(a.name));
+  if (!a.from.empty()) s += fmt::format("      from: {}\n", yaml_quoted(a.from));
+  if (!a.to.empty()) s += fmt::format("      to: {}\n", yaml_quoted(a.to));
+  if (!a.time_offset.empty()) s += fmt::format("      timeOffset: {}\n", yaml_quoted(a.time_offset));
+  if (!a.queue.empty()) s += fmt::format("      queue: {}\n", yaml_quoted(a.queue));
+  if (a.load_factor) s += fmt::format("      loadFactor: {}\n", *a.load_factor);
+  if (a.sample) s += fmt::format("      sample: {}\n", *a.sample);
+  if (a.limit) s += fmt::format("      limit: {}\n", *a.limit);
+  if (a.skip_bad_rows) s += "      skipBadRows: true\n";
+  if (!a.options.empty()) {
+    s += "      options:\n";
+    for (const auto& kv : a.options) {
+      const auto eq = kv.find('=');
+      s += fmt::format("        {}: {}\n", yaml_quoted(kv.substr(0, eq)), yaml_quoted(eq == std::string::npos ? "" : kv.substr(eq + 1)));
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+int import_command(const ImportArgs& a) {
+  for (const auto& kv : a.options) {
+    if (kv.find('=') == std::string::npos || kv.front() == '=') {
+      fmt::print(stderr, "t9ksim import: --option {}: expected KEY=VALUE\n", kv);
+      return 2;
+    }
+  }
+  std::error_code ec;
+  if (!fs::is_regular_file(a.trace, ec)) {
+    fmt::print(stderr, "t9ksim import: {}: not a file\n", a.trace);
+    return 2;
+  }
+  fs::create_directories(a.out_dir);
+  const std::string rel = fs::relative(fs::absolute(a.trace), fs::absolute(a.out_dir)).generic_string();
+  std::vector<scenarios::Diagnostic> diags;
+  std::string horizon = a.horizon;
+  if (horizon.empty()) {
+    // The trace's span plus its longest job, in whole days: enough for every job to finish when
+    // nothing waits. Found by loading the entry once with a horizon of a century.
+    const std::string probe = trace_scenario(a, rel, "36500d");
+    scenarios::LoadOptions lo;
+    lo.base_dir = a.out_dir;
+    lo.skip_bad_trace_rows = a.skip_bad_rows;
+    const auto loaded = scenarios::parse_scenario(probe, (fs::path(a.out_dir) / "trace.yaml").string(), lo);
+    if (!loaded.ok()) {
+      print(loaded.diagnostics);
+      return 2;
+    }
+    std::int64_t end = 0;
+    for (const auto& j : sim::expand_traces(*loaded.scenario, a.replication)) {
+      end = std::max(end, (j.submit_time.time_since_epoch() + j.behaviour.run_time->mean()).count());
+    }
+    const std::int64_t day = kernel::hours(24).count();
+    horizon = fmt::format("{}d", end / day + 2);
+  }
+  try {
+    const auto r = sim::import_trace(trace_scenario(a, rel, horizon), a.out_dir, a.replication, a.skip_bad_rows, diags);
+    if (!a.quiet) {
+      print(diags);
+      fmt::print("imported {} jobs: {} (manifests in {}), same run as {}\n", r.jobs, r.scenario_path,
+                 (fs::path(a.out_dir) / "jobs").string(), r.trace_path);
+    }
+    return 0;
+  } catch (const std::runtime_error& e) {
+    print(diags);
+    fmt::print(stderr, "t9ksim import: {}\n", e.what());
+    return scenarios::has_errors(diags) ? 2 : 1;
+  }
+}
+
+}  // namespace t9k::app

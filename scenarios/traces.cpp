@@ -1,0 +1,1043 @@
+// Trace readers and the trace-to-job mapping (docs/traces.md).
+#include "scenarios/traces.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "scenarios/detail/decode.hpp"
+#include "scenarios/detail/files.hpp"
+#include "scenarios/serialize.hpp"
+#include "sim/kernel/hash.hpp"
+
+namespace t9k::scenarios {
+
+namespace m = t9k::model;
+namespace fs = std::filesystem;
+using namespace detail;
+
+namespace {
+
+// Beyond this many findings only a count is added (a broken 80,000-row file stays readable).
+constexpr std::int64_t kMaxRowFindings = 100;
+
+// ---- CSV: one line at a time, fields with their 1-based columns ----
+
+struct CsvField {
+  std::string_view text;
+  int column = 1;
+};
+
+// Splits one line (RFC 4180 quoting within the line; no line breaks inside quotes). Quoted
+// fields are unescaped into `scratch`, which must outlive the fields.
+void split_csv(std::string_view line, std::vector<CsvField>& out, std::vector<std::string>& scratch) {
+  out.clear();
+  scratch.clear();
+  scratch.reserve(line.size());
+  std::size_t i = 0;
+  while (true) {
+    const int col = static_cast<int>(i) + 1;
+    if (i < line.size() && line[i] == '"') {
+      std::string s;
+      ++i;
+      while (i < line.size()) {
+        if (line[i] == '"') {
+          if (i + 1 < line.size() && line[i + 1] == '"') {
+            s += '"';
+            i += 2;
+            continue;
+          }
+          ++i;
+          break;
+        }
+        s += line[i++];
+      }
+      scratch.push_back(std::move(s));
+      out.push_back(CsvField{scratch.back(), col});
+      while (i < line.size() && line[i] != ',') ++i;
+    } else {
+      const std::size_t end = std::min(line.find(',', i), line.size());
+      out.push_back(CsvField{line.substr(i, end - i), col});
+      i = end;
+    }
+    if (i >= line.size()) break;
+    ++i;  // the comma
+  }
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+std::optional<std::int64_t> parse_int(std::string_view s) {
+  s = trim(s);
+  std::int64_t v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+std::optional<double> parse_real(std::string_view s) {
+  s = trim(s);
+  double v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+// Whole microseconds of `x` units of `unit_us`, or nullopt when out of range.
+std::optional<std::int64_t> to_us(double x, double unit_us) {
+  const double us = x * unit_us;
+  if (!std::isfinite(us) || std::fabs(us) > 9.2e18) return std::nullopt;
+  return static_cast<std::int64_t>(std::llround(us));
+}
+
+// "YYYY-MM-DD HH:MM:SS" (UTC, as Philly records it) or RFC 3339, to µs since the Unix epoch.
+std::optional<std::int64_t> parse_datetime(std::string_view s) {
+  s = trim(s);
+  if (s.size() < 19) return std::nullopt;
+  std::string text(s);
+  if (text[10] == ' ') text[10] = 'T';
+  if (text.size() == 19) text += 'Z';
+  m::SimTime t{};
+  if (!parse_timestamp(text, t)) return std::nullopt;
+  return t.time_since_epoch().count();
+}
+
+class RowErrors {
+ public:
+  RowErrors(std::string file, bool skip, std::vector<Diagnostic>& out) : file_(std::move(file)), skip_(skip), out_(out) {}
+  // One bad row: reported once, at its first problem.
+  void bad(int line, int column, std::string_view field, std::string message) {
+    ++count_;
+    if (count_ > kMaxRowFindings) return;
+    out_.push_back(Diagnostic{skip_ ? Severity::Warning : Severity::Error, file_, line, column, 0, std::string(field),
+                              std::move(message)});
+  }
+  // A problem with the whole file (missing header column, unreadable): always an error.
+  void fatal(int line, int column, std::string message) {
+    fatal_ = true;
+    out_.push_back(Diagnostic{Severity::Error, file_, line, column, 0, "", std::move(message)});
+  }
+  void finish() {
+    if (count_ > kMaxRowFindings) {
+      out_.push_back(Diagnostic{skip_ ? Severity::Warning : Severity::Error, file_, 0, 0, 0, "",
+                                fmt::format("{} more bad rows not shown", count_ - kMaxRowFindings)});
+    }
+    if (count_ > 0 && skip_) {
+      out_.push_back(Diagnostic{Severity::Warning, file_, 0, 0, 0, "",
+                                fmt::format("skipped {} bad row{} (skipBadRows)", count_, count_ == 1 ? "" : "s")});
+    } else if (count_ > 0) {
+      out_.push_back(Diagnostic{Severity::Error, file_, 0, 0, 0, "",
+                                fmt::format("found {} bad row{}; the replay does not start (t9ksim run "
+                                            "--skip-bad-rows, or skipBadRows: true on the entry, skips them)",
+                                            count_, count_ == 1 ? "" : "s")});
+    }
+  }
+  std::int64_t count() const { return count_; }
+  bool failed() const { return fatal_ || (count_ > 0 && !skip_); }
+
+ private:
+  std::string file_;
+  bool skip_;
+  std::vector<Diagnostic>& out_;
+  std::int64_t count_ = 0;
+  bool fatal_ = false;
+};
+
+// Streams a CSV file: the header, then each non-blank row with its line number.
+class CsvReader {
+ public:
+  CsvReader(const std::string& path, RowErrors& errors) : in_(path), errors_(errors) {
+    if (!in_) {
+      errors_.fatal(0, 0, "cannot open the file");
+      return;
+    }
+    if (!std::getline(in_, line_)) {
+      errors_.fatal(1, 1, "found an empty file; allowed: a header line, then rows");
+      return;
+    }
+    line_no_ = 1;
+    if (line_.size() >= 3 && line_.compare(0, 3, "\xEF\xBB\xBF") == 0) line_.erase(0, 3);  // UTF-8 BOM
+    split_csv(line_, fields_, scratch_);
+    for (std::size_t i = 0; i < fields_.size(); ++i) header_.emplace_back(trim(fields_[i].text));
+    ok_ = true;
+  }
+  bool ok() const { return ok_; }
+  // Index of a header column; reports a fatal error naming the columns found when `required`.
+  std::optional<std::size_t> column(std::string_view name, bool required) {
+    for (std::size_t i = 0; i < header_.size(); ++i) {
+      if (header_[i] == name) return i;
+    }
+    if (required) {
+      std::string found;
+      for (const auto& h : header_) found += (found.empty() ? "" : ", ") + h;
+      errors_.fatal(1, 1, fmt::format("header: found no column \"{}\"; the header has: {}", name, found));
+    }
+    return std::nullopt;
+  }
+  bool next() {
+    while (std::getline(in_, line_)) {
+      ++line_no_;
+      if (trim(line_).empty()) continue;
+      split_csv(line_, fields_, scratch_);
+      return true;
+    }
+    return false;
+  }
+  int line() const { return line_no_; }
+  // The field of a column, or nullopt after reporting "missing column" for this row.
+  std::optional<CsvField> field(std::size_t index) {
+    if (index < fields_.size()) return fields_[index];
+    errors_.bad(line_no_, static_cast<int>(line_.size()) + 1, header_[index],
+                fmt::format("missing column {} (\"{}\"): the row has {} field{}", index + 1, header_[index],
+                            fields_.size(), fields_.size() == 1 ? "" : "s"));
+    return std::nullopt;
+  }
+  const std::string& header(std::size_t index) const { return header_[index]; }
+
+ private:
+  std::ifstream in_;
+  RowErrors& errors_;
+  std::string line_;
+  int line_no_ = 0;
+  std::vector<std::string> header_;
+  std::vector<CsvField> fields_;
+  std::vector<std::string> scratch_;
+  bool ok_ = false;
+};
+
+// Field readers for one row: each reports the row bad at the field's column and returns nullopt.
+struct Row {
+  CsvReader& csv;
+  RowErrors& errors;
+  bool bad = false;
+
+  std::optional<CsvField> get(std::size_t col, bool allow_empty = false) {
+    if (bad) return std::nullopt;
+    auto f = csv.field(col);
+    if (!f) {
+      bad = true;
+      return std::nullopt;
+    }
+    if (!allow_empty && trim(f->text).empty()) {
+      fail(*f, col, "found an empty value; allowed: a value");
+      return std::nullopt;
+    }
+    return f;
+  }
+  void fail(const CsvField& f, std::size_t col, std::string message) {
+    if (bad) return;
+    bad = true;
+    errors.bad(csv.line(), f.column, csv.header(col), std::move(message));
+  }
+  std::optional<std::int64_t> integer(std::size_t col, std::int64_t min, std::int64_t max) {
+    auto f = get(col);
+    if (!f) return std::nullopt;
+    const auto v = parse_int(f->text);
+    if (!v || *v < min || *v > max) {
+      fail(*f, col, fmt::format("found \"{}\"; allowed: an integer in [{}, {}]", f->text, min, max));
+      return std::nullopt;
+    }
+    return v;
+  }
+  // A non-negative amount of time in `unit_us` microseconds per unit.
+  std::optional<std::int64_t> duration(std::size_t col, double unit_us) {
+    auto f = get(col);
+    if (!f) return std::nullopt;
+    const auto v = parse_real(f->text);
+    if (!v) {
+      fail(*f, col, fmt::format("found \"{}\"; allowed: a number", f->text));
+      return std::nullopt;
+    }
+    if (*v < 0) {
+      fail(*f, col, fmt::format("found a negative duration {}; allowed: >= 0", f->text));
+      return std::nullopt;
+    }
+    const auto us = to_us(*v, unit_us);
+    if (!us) fail(*f, col, fmt::format("found {}; allowed: a duration below 290,000 years", f->text));
+    return us;
+  }
+  std::optional<std::int64_t> time(std::size_t col, const std::string& format) {
+    auto f = get(col);
+    if (!f) return std::nullopt;
+    std::optional<std::int64_t> us;
+    if (format == "datetime" || format == "rfc3339") {
+      us = parse_datetime(f->text);
+    } else if (auto v = parse_real(f->text)) {
+      us = to_us(*v, format == "unix-ms" ? 1e3 : 1e6);
+    }
+    if (!us) {
+      fail(*f, col, fmt::format("found \"{}\"; allowed: a time ({})", f->text,
+                                format == "datetime" ? "YYYY-MM-DD HH:MM:SS, UTC"
+                                : format == "rfc3339" ? "RFC 3339"
+                                : format == "unix-ms" ? "milliseconds"
+                                                      : "seconds"));
+    }
+    return us;
+  }
+};
+
+std::int32_t intern(std::vector<std::string>& table, std::map<std::string, std::int32_t, std::less<>>& index,
+                    std::string_view s) {
+  if (auto it = index.find(s); it != index.end()) return it->second;
+  const auto i = static_cast<std::int32_t>(table.size());
+  table.emplace_back(s);
+  index.emplace(std::string(s), i);
+  return i;
+}
+
+// ---- options ----
+
+struct OptionReader {
+  const TraceEntry& e;
+  const std::string& file;
+  const std::string& where;
+  std::vector<Diagnostic>& out;
+  std::set<std::string> used;
+  bool ok = true;
+
+  std::optional<std::string> get(const std::string& key) {
+    used.insert(key);
+    const auto it = e.options.find(key);
+    if (it == e.options.end()) return std::nullopt;
+    return it->second;
+  }
+  void error(const std::string& key, std::string message) {
+    ok = false;
+    out.push_back(Diagnostic{Severity::Error, file, 0, 0, 0, where + ".options." + key, std::move(message)});
+  }
+  std::string choice(const std::string& key, std::initializer_list<std::string_view> allowed) {
+    const auto v = get(key);
+    if (!v) return std::string(*allowed.begin());
+    if (std::find(allowed.begin(), allowed.end(), *v) == allowed.end()) {
+      std::string names;
+      for (auto a : allowed) names += (names.empty() ? "" : ", ") + std::string(a);
+      error(key, fmt::format("found \"{}\"; allowed: {}", *v, names));
+      return std::string(*allowed.begin());
+    }
+    return *v;
+  }
+  std::int32_t integer(const std::string& key, std::int32_t def, std::int32_t min, std::int32_t max) {
+    const auto v = get(key);
+    if (!v) return def;
+    const auto x = parse_int(*v);
+    if (!x || *x < min || *x > max) {
+      error(key, fmt::format("found \"{}\"; allowed: an integer in [{}, {}]", *v, min, max));
+      return def;
+    }
+    return static_cast<std::int32_t>(*x);
+  }
+  m::Quantity quantity(const std::string& key, m::Quantity def) {
+    const auto v = get(key);
+    if (!v) return def;
+    try {
+      const auto q = m::Quantity::parse(*v);
+      if (q.is_zero() || q < m::Quantity{}) throw std::invalid_argument("not positive");
+      return q;
+    } catch (const std::exception&) {
+      error(key, fmt::format("found \"{}\"; allowed: a quantity > 0 such as 64 or 512Gi", *v));
+      return def;
+    }
+  }
+  // Options no format reads are errors, so a typo never silently changes the mapping.
+  void finish() {
+    for (const auto& [k, v] : e.options) {
+      if (!used.count(k)) {
+        std::string names;
+        for (const auto& u : used) names += (names.empty() ? "" : ", ") + u;
+        error(k, fmt::format("unknown option \"{}\" for format {}; allowed: {}", k, to_string(e.format), names));
+      }
+    }
+  }
+};
+
+// A file an option names, relative to the trace file's folder; `fallback` next to the trace when
+// the option is not given and the file exists.
+std::string sibling(const std::string& trace, const std::optional<std::string>& given, const char* fallback) {
+  const fs::path dir = fs::path(trace).parent_path();
+  if (given) return (dir / *given).string();
+  std::error_code ec;
+  const fs::path p = dir / fallback;
+  return fs::is_regular_file(p, ec) ? p.string() : std::string();
+}
+
+m::JobKind parse_kind(std::string_view s, bool& ok) {
+  ok = true;
+  if (s == "GenericJob") return m::JobKind::GenericJob;
+  if (s == "PyTorchTrainingJob") return m::JobKind::PyTorchTrainingJob;
+  if (s == "DeepSpeedJob") return m::JobKind::DeepSpeedJob;
+  ok = false;
+  return m::JobKind::PyTorchTrainingJob;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Queue of an openb qos class: (queue name, priority, preemptible).
+struct QosClass {
+  std::string queue;
+  std::int32_t priority;
+  bool preemptible;
+};
+QosClass qos_class(std::string_view qos) {
+  if (qos == "LS" || qos == "Guaranteed") return {qos == "LS" ? "ls" : "guaranteed", 80, false};
+  if (qos == "Burstable") return {"burstable", 50, false};
+  if (qos == "BE") return {"be", 10, true};
+  return {sanitize_job_name(qos, "qos"), 50, false};
+}
+
+std::string group_queue(const TraceData& d, std::int32_t group) {
+  if (group < 0) return m::kDefaultQueue;
+  const std::string& g = d.groups[static_cast<std::size_t>(group)];
+  switch (d.format) {
+    case TraceFormat::Philly: return sanitize_job_name("vc-" + g, "vc");
+    case TraceFormat::AlibabaOpenB: return qos_class(g).queue;
+    default: return g == m::kDefaultQueue ? g : sanitize_job_name(g, "queue");
+  }
+}
+
+// ---- formats ----
+
+void read_philly(TraceData& d, RowErrors& errors) {
+  CsvReader csv(d.file, errors);
+  if (!csv.ok()) return;
+  const auto c_time = csv.column("timestamp", true), c_dur = csv.column("duration", true),
+             c_gpus = csv.column("num_gpus", true), c_vc = csv.column("cluster", true);
+  if (!c_time || !c_dur || !c_gpus || !c_vc) return;
+  std::map<std::string, std::int32_t, std::less<>> groups;  // the VC file's first, in its order
+  for (std::size_t i = 0; i < d.groups.size(); ++i) groups.emplace(d.groups[i], static_cast<std::int32_t>(i));
+  while (csv.next()) {
+    Row row{csv, errors};
+    TraceRecord r;
+    r.line = csv.line();
+    const auto t = row.time(*c_time, "datetime");
+    const auto dur = row.duration(*c_dur, 1e6);
+    const auto gpus = row.integer(*c_gpus, 1, 1'000'000);
+    const auto vc = row.get(*c_vc);
+    if (row.bad) continue;
+    r.submit_us = *t;
+    r.duration_us = *dur;
+    r.gpus = static_cast<std::int32_t>(*gpus);
+    r.group = intern(d.groups, groups, trim(vc->text));
+    d.records.push_back(r);
+  }
+}
+
+void read_philly_vcs(TraceData& d, std::vector<Diagnostic>& out) {
+  RowErrors errors(d.mapping.vc_file, false, out);
+  CsvReader csv(d.mapping.vc_file, errors);
+  if (!csv.ok()) return;
+  const auto c_vc = csv.column("vc", true), c_nodes = csv.column("node num", true);
+  if (!c_vc || !c_nodes) return;
+  while (csv.next()) {
+    Row row{csv, errors};
+    const auto vc = row.get(*c_vc);
+    const auto n = row.integer(*c_nodes, 0, 1'000'000);
+    if (row.bad) continue;
+    d.group_nodes.emplace(std::string(trim(vc->text)), *n);
+    d.groups.emplace_back(trim(vc->text));  // VC file order first (interned again below)
+  }
+  errors.finish();
+}
+
+void read_openb(TraceData& d, RowErrors& errors) {
+  CsvReader csv(d.file, errors);
+  if (!csv.ok()) return;
+  const auto c_name = csv.column("name", true), c_cpu = csv.column("cpu_milli", true),
+             c_mem = csv.column("memory_mib", true), c_gpu = csv.column("num_gpu", true),
+             c_milli = csv.column("gpu_milli", true), c_spec = csv.column("gpu_spec", true),
+             c_qos = csv.column("qos", true), c_phase = csv.column("pod_phase", true),
+             c_create = csv.column("creation_time", true), c_delete = csv.column("deletion_time", true),
+             c_sched = csv.column("scheduled_time", true);
+  if (!c_name || !c_cpu || !c_mem || !c_gpu || !c_milli || !c_spec || !c_qos || !c_phase || !c_create ||
+      !c_delete || !c_sched) {
+    return;
+  }
+  std::map<std::string, std::int32_t, std::less<>> groups, specs;
+  while (csv.next()) {
+    Row row{csv, errors};
+    TraceRecord r;
+    r.line = csv.line();
+    const auto name = row.get(*c_name);
+    const auto cpu = row.integer(*c_cpu, 0, INT64_MAX / 2);
+    const auto mem = row.integer(*c_mem, 0, INT64_MAX / 2);
+    const auto gpus = row.integer(*c_gpu, 0, 1024);
+    const auto milli = row.integer(*c_milli, 0, 1000);
+    const auto spec = row.get(*c_spec, true);
+    const auto qos = row.get(*c_qos);
+    const auto phase = row.get(*c_phase, true);
+    const auto created = row.duration(*c_create, 1e6);
+    const auto deleted = row.duration(*c_delete, 1e6);
+    const auto sched_f = row.get(*c_sched, true);
+    if (row.bad) continue;
+    std::optional<std::int64_t> start;
+    if (!trim(sched_f->text).empty()) {
+      start = row.duration(*c_sched, 1e6);
+      if (row.bad) continue;
+    }
+    if (*gpus == 0 && *milli != 0) {
+      row.fail(*csv.field(*c_milli), *c_milli, fmt::format("found gpu_milli {} with num_gpu 0; allowed: 0", *milli));
+      continue;
+    }
+    const std::int64_t from = start ? *start : *created;
+    if (*deleted < from) {
+      row.fail(*csv.field(*c_delete), *c_delete,
+               fmt::format("found deletion_time {} before {} {}: a negative duration", *deleted / 1'000'000,
+                           start ? "scheduled_time" : "creation_time", from / 1'000'000));
+      continue;
+    }
+    if (!start && !d.mapping.replay_unscheduled) {
+      ++d.unscheduled;
+      continue;
+    }
+    r.submit_us = *created;
+    r.duration_us = *deleted - from;
+    r.gpus = static_cast<std::int32_t>(*gpus);  // a fractional gpu_milli is rounded up to the whole GPU
+    r.cpu_milli = *cpu;
+    r.memory_mib = *mem;
+    r.group = intern(d.groups, groups, trim(qos->text));
+    if (!trim(spec->text).empty()) r.gpu_spec = intern(d.gpu_specs, specs, trim(spec->text));
+    r.failed = d.mapping.keep_failures && trim(phase->text) == "Failed";
+    r.name = static_cast<std::int32_t>(d.raw_names.size());
+    d.raw_names.emplace_back(trim(name->text));
+    d.records.push_back(r);
+  }
+}
+
+void read_openb_nodes(TraceData& d, std::vector<Diagnostic>& out) {
+  RowErrors errors(d.mapping.node_file, false, out);
+  CsvReader csv(d.mapping.node_file, errors);
+  if (!csv.ok()) return;
+  const auto c_cpu = csv.column("cpu_milli", true), c_mem = csv.column("memory_mib", true),
+             c_gpu = csv.column("gpu", true), c_model = csv.column("model", true);
+  if (!c_cpu || !c_mem || !c_gpu || !c_model) return;
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::string>, std::size_t> shapes;
+  while (csv.next()) {
+    Row row{csv, errors};
+    const auto cpu = row.integer(*c_cpu, 1, INT64_MAX / 2);
+    const auto mem = row.integer(*c_mem, 1, INT64_MAX / 2);
+    const auto gpus = row.integer(*c_gpu, 0, 1024);
+    const auto model = row.get(*c_model, true);
+    if (row.bad) continue;
+    const std::string mdl(trim(model->text));
+    if (*gpus > 0 && mdl.empty()) {
+      row.fail(*model, *c_model, fmt::format("found no model for a node with {} GPUs; allowed: a GPU model", *gpus));
+      continue;
+    }
+    const auto key = std::make_tuple(*cpu, *mem, *gpus, mdl);
+    auto [it, added] = shapes.emplace(key, d.pools.size());
+    if (added) {
+      NodePool p;
+      // One pool per node shape, named after it (nodes become <pool>-<i>; sn is not kept).
+      p.name = sanitize_job_name(fmt::format("{}-{}gpu-{}c-{}gi", mdl.empty() ? "cpu" : lower(mdl), *gpus,
+                                             *cpu / 1000, *mem / 1024),
+                                 "pool");
+      p.gpus_per_node = static_cast<std::int32_t>(*gpus);
+      p.gpu_model = mdl;
+      p.cpu = m::Quantity::from_milli(*cpu);
+      p.memory = m::Quantity::parse(fmt::format("{}Mi", *mem));
+      d.pools.push_back(std::move(p));
+    }
+    ++d.pools[it->second].count;
+  }
+  errors.finish();
+}
+
+void read_csv(TraceData& d, RowErrors& errors) {
+  CsvReader csv(d.file, errors);
+  if (!csv.ok()) return;
+  const auto col = [&](const char* role, bool required) -> std::optional<std::size_t> {
+    const auto it = d.mapping.columns.find(role);
+    if (it == d.mapping.columns.end()) return std::nullopt;
+    return csv.column(it->second, required);
+  };
+  const auto c_submit = col("submit", true), c_dur = col("duration", true), c_gpus = col("gpus", true),
+             c_queue = col("queue", true), c_prio = col("priority", true), c_kind = col("kind", true),
+             c_name = col("name", true);
+  if (!c_submit || !c_dur) return;
+  if ((d.mapping.columns.count("gpus") && !c_gpus) || (d.mapping.columns.count("queue") && !c_queue) ||
+      (d.mapping.columns.count("priority") && !c_prio) || (d.mapping.columns.count("kind") && !c_kind) ||
+      (d.mapping.columns.count("name") && !c_name)) {
+    return;
+  }
+  static const std::map<std::string, double> kUnits = {{"us", 1}, {"ms", 1e3}, {"s", 1e6}, {"m", 6e7}, {"h", 3.6e9}};
+  const double unit = kUnits.at(d.mapping.duration_unit);
+  std::map<std::string, std::int32_t, std::less<>> groups;
+  while (csv.next()) {
+    Row row{csv, errors};
+    TraceRecord r;
+    r.line = csv.line();
+    const auto t = row.time(*c_submit, d.mapping.time_format);
+    const auto dur = row.duration(*c_dur, unit);
+    std::optional<std::int64_t> gpus = 0, prio;
+    if (c_gpus) gpus = row.integer(*c_gpus, 0, 1'000'000);
+    if (c_prio) prio = row.integer(*c_prio, 0, 100);
+    std::optional<CsvField> queue, kind, name;
+    if (c_queue) queue = row.get(*c_queue);
+    if (c_kind) kind = row.get(*c_kind);
+    if (c_name) name = row.get(*c_name);
+    if (row.bad) continue;
+    if (kind) {
+      bool ok = false;
+      r.kind = static_cast<std::int32_t>(parse_kind(trim(kind->text), ok));
+      if (!ok) {
+        row.fail(*kind, *c_kind, fmt::format("found \"{}\"; allowed: GenericJob, PyTorchTrainingJob, DeepSpeedJob", kind->text));
+        continue;
+      }
+    }
+    r.submit_us = *t;
+    r.duration_us = *dur;
+    r.gpus = static_cast<std::int32_t>(*gpus);
+    if (prio) r.priority = static_cast<std::int32_t>(*prio);
+    if (queue) r.group = intern(d.groups, groups, trim(queue->text));
+    if (name) {
+      r.name = static_cast<std::int32_t>(d.raw_names.size());
+      d.raw_names.emplace_back(trim(name->text));
+    }
+    d.records.push_back(r);
+  }
+}
+
+// `kubectl get <kind> -o yaml`: a List with items (or a stream of objects). Each item keeps its
+// spec; creationTimestamp is its submission and status.completionTime - status.startTime its
+// run time.
+void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& out) {
+  std::string text;
+  if (!read_text_file(d.file, text, out)) {
+    errors.fatal(0, 0, "cannot read the file");
+    return;
+  }
+  std::vector<Diagnostic> diags;
+  const auto docs = parse_yaml(text, d.file, diags);
+  if (!docs) {
+    for (auto& x : diags) out.push_back(std::move(x));
+    errors.fatal(0, 0, "the file is not YAML (reported above)");
+    return;
+  }
+  std::vector<Val> items;
+  int index = -1;
+  for (const auto& doc : *docs) {
+    ++index;
+    if (!doc.node.IsDefined() || doc.node.IsNull()) continue;
+    const std::string base = docs->size() > 1 ? fmt::format("[{}]", index) : "";
+    if (doc.node.IsMap() && doc.node["kind"].IsDefined() && doc.node["kind"].IsScalar() &&
+        doc.node["kind"].Scalar() == "List") {
+      const YAML::Node list = doc.node["items"];
+      if (!list.IsDefined() || !list.IsSequence()) {
+        errors.fatal(doc.line, 1, "found a List without items; allowed: kind: List with items: [...]");
+        continue;
+      }
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        items.push_back(Val{list[i], list[i].Mark(), fmt::format("{}items[{}]", base.empty() ? "" : base + ".", i)});
+      }
+    } else {
+      items.push_back(Val{doc.node, doc.node.Mark(), base});
+    }
+  }
+  std::set<std::string> queues;
+  for (const auto& item : items) {
+    const int line = item.mark.line + 1, column = item.mark.column + 1;
+    if (!item.node.IsMap()) {
+      errors.bad(line, column, item.path, "found " + describe(item.node) + "; allowed: a job object");
+      continue;
+    }
+    // Times from the raw document: the T9k status decoder does not keep them.
+    const auto time_at = [&](const YAML::Node& parent, const char* key, const std::string& path) -> std::optional<std::int64_t> {
+      const YAML::Node n = parent.IsDefined() && parent.IsMap() ? parent[key] : YAML::Node();
+      if (!n.IsDefined() || !n.IsScalar()) {
+        // At the mapping that lacks the field, or the item when that is missing too.
+        const bool at_parent = parent.IsDefined() && parent.IsMap();
+        errors.bad(at_parent ? parent.Mark().line + 1 : line, at_parent ? parent.Mark().column + 1 : column, path, fmt::format("missing {}; allowed: an RFC 3339 time (jobs that have not "
+                                                   "finished cannot be replayed)", path));
+        return std::nullopt;
+      }
+      m::SimTime t{};
+      if (!parse_timestamp(n.Scalar(), t)) {
+        errors.bad(n.Mark().line + 1, n.Mark().column + 1, path,
+                   fmt::format("found \"{}\"; allowed: an RFC 3339 time", n.Scalar()));
+        return std::nullopt;
+      }
+      return t.time_since_epoch().count();
+    };
+    const std::string prefix = item.path.empty() ? "" : item.path + ".";
+    const auto created = time_at(item.node["metadata"], "creationTimestamp", prefix + "metadata.creationTimestamp");
+    if (!created) continue;
+    const auto started = time_at(item.node["status"], "startTime", prefix + "status.startTime");
+    if (!started) continue;
+    const auto completed = time_at(item.node["status"], "completionTime", prefix + "status.completionTime");
+    if (!completed) continue;
+    if (*completed < *started) {
+      errors.bad(line, column, prefix + "status.completionTime", "found completionTime before startTime: a negative duration");
+      continue;
+    }
+    YAML::Node copy = YAML::Clone(item.node);
+    copy.remove("status");
+    if (copy["metadata"].IsDefined() && copy["metadata"].IsMap()) {
+      for (const char* k : {"creationTimestamp", "uid", "resourceVersion", "generation", "managedFields", "selfLink"}) {
+        copy["metadata"].remove(k);
+      }
+    }
+    std::vector<Diagnostic> item_diags;
+    Report r(d.file, item_diags, 0);
+    std::optional<Object> obj;
+    try {
+      obj = decode_object(r, Val{copy, item.mark, item.path});
+    } catch (const BudgetExceeded&) {
+      obj.reset();
+    }
+    if (!obj || has_errors(item_diags) || !is_job(*obj)) {
+      std::string why = "not a GenericJob, PyTorchTrainingJob or DeepSpeedJob";
+      for (const auto& x : item_diags) {
+        if (x.severity == Severity::Error) {
+          why = (x.path.empty() ? "" : x.path + ": ") + x.message;
+          break;
+        }
+      }
+      errors.bad(line, column, item.path, "found an invalid job: " + why);
+      continue;
+    }
+    m::Job job = to_job(*obj);
+    TraceRecord rec;
+    rec.line = line;
+    rec.submit_us = *created;
+    rec.duration_us = *completed - *started;
+    rec.object = static_cast<std::int32_t>(d.objects.size());
+    rec.name = static_cast<std::int32_t>(d.raw_names.size());
+    d.raw_names.push_back(m::metadata_of(job).name);
+    if (const auto& s = m::scheduler_of(job).t9k_scheduler; s && !s->queue.empty() && s->queue != m::kDefaultQueue) {
+      if (queues.insert(s->queue).second) d.groups.push_back(s->queue);
+    }
+    d.objects.push_back(std::move(job));
+    d.records.push_back(rec);
+  }
+}
+
+// Sanitised, unique names for recorded identities (in record order, so deterministic).
+void assign_names(TraceData& d, const std::string& prefix) {
+  if (d.raw_names.empty()) return;
+  d.names.resize(d.raw_names.size());
+  std::unordered_set<std::string> used;
+  used.reserve(d.raw_names.size() * 2);
+  for (const auto& r : d.records) {
+    if (r.name < 0) continue;
+    std::string n = sanitize_job_name(d.raw_names[static_cast<std::size_t>(r.name)], prefix);
+    if (!used.insert(n).second) {
+      // A repeated id: the later row gets its line, so both jobs replay.
+      const std::string suffix = fmt::format("-l{}", r.line);
+      n = n.substr(0, std::min(n.size(), 63 - suffix.size())) + suffix;
+      while (!n.empty() && n.front() == '-') n.erase(0, 1);
+      used.insert(n);
+    }
+    d.names[static_cast<std::size_t>(r.name)] = std::move(n);
+  }
+}
+
+void philly_cluster(TraceData& d) {
+  std::int64_t total = 0;
+  for (const auto& [vc, n] : d.group_nodes) total += n;
+  const auto pool = [&](std::string name, std::int64_t count) {
+    NodePool p;
+    p.name = std::move(name);
+    p.count = static_cast<std::int32_t>(std::min<std::int64_t>(count, 1'000'000));
+    p.gpus_per_node = d.mapping.gpus_per_node;
+    p.cpu = d.mapping.node_cpu;
+    p.memory = d.mapping.node_memory;
+    return p;
+  };
+  if (!d.mapping.pools_per_group) {
+    d.pools.push_back(pool("philly", total));
+    return;
+  }
+  for (const auto& g : d.groups) {  // VC file order
+    const auto it = d.group_nodes.find(g);
+    if (it == d.group_nodes.end()) continue;
+    NodePool p = pool(sanitize_job_name("vc-" + g, "vc"), it->second);
+    p.labels[kLabelVirtualCluster] = g;
+    d.pools.push_back(std::move(p));
+  }
+}
+
+void derive_queues(TraceData& d, const std::vector<bool>& used_groups) {
+  std::set<std::string> seen;
+  const auto add = [&](std::int32_t g) {
+    const std::string name = group_queue(d, g);
+    if (name == m::kDefaultQueue || !seen.insert(name).second) return;
+    m::Queue q;
+    q.metadata.name = name;
+    const std::string& raw = d.groups[static_cast<std::size_t>(g)];
+    if (d.format == TraceFormat::Philly) {
+      if (auto it = d.group_nodes.find(raw); it != d.group_nodes.end()) {
+        q.spec.quota = m::ResourceList{{m::kResourceGpu, m::Quantity::from_units(it->second * d.mapping.gpus_per_node)}};
+        if (d.mapping.pools_per_group) {
+          q.spec.node_selector = m::LabelSelector{};
+          q.spec.node_selector->match_labels[kLabelVirtualCluster] = raw;
+        }
+      }
+    } else if (d.format == TraceFormat::AlibabaOpenB) {
+      const auto c = qos_class(raw);
+      q.spec.priority = c.priority;
+      q.spec.preemptible = c.preemptible;
+    }
+    d.queues.push_back(std::move(q));
+  };
+  if (d.format == TraceFormat::AlibabaOpenB) {
+    // Most important first, so the queue list reads in priority order.
+    for (std::string_view qos : {"LS", "Guaranteed", "Burstable", "BE"}) {
+      for (std::size_t g = 0; g < d.groups.size(); ++g) {
+        if (d.groups[g] == qos && used_groups[g]) add(static_cast<std::int32_t>(g));
+      }
+    }
+  }
+  for (std::size_t g = 0; g < d.groups.size(); ++g) {
+    if (used_groups[g]) add(static_cast<std::int32_t>(g));
+  }
+}
+
+// Pools whose model is one of a multi-model gpu_spec carry that spec's label.
+void label_gpu_specs(TraceData& d) {
+  for (const auto& spec : d.gpu_specs) {
+    if (spec.find('|') == std::string::npos) continue;
+    std::set<std::string> models;
+    std::size_t i = 0;
+    while (i <= spec.size()) {
+      const std::size_t j = std::min(spec.find('|', i), spec.size());
+      models.insert(std::string(trim(std::string_view(spec).substr(i, j - i))));
+      i = j + 1;
+    }
+    for (auto& p : d.pools) {
+      if (models.count(p.gpu_model)) p.labels[kLabelGpuSpecPrefix + sanitize_job_name(spec, "spec")] = "true";
+    }
+  }
+}
+
+}  // namespace
+
+std::string sanitize_job_name(std::string_view raw, std::string_view fallback_prefix) {
+  std::string s;
+  s.reserve(raw.size());
+  for (char c : raw) {
+    const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    s += (l >= 'a' && l <= 'z') || (l >= '0' && l <= '9') || l == '-' ? l : '-';
+  }
+  while (!s.empty() && s.front() == '-') s.erase(0, 1);
+  while (!s.empty() && s.back() == '-') s.pop_back();
+  if (s.empty()) s = std::string(fallback_prefix);
+  if (s == raw && s.size() <= 63) return s;
+  // Changed or too long: a hash of the original keeps distinct ids distinct.
+  const std::string suffix = fmt::format("-{:06x}", kernel::hash_string(raw) & 0xFFFFFF);
+  s = s.substr(0, std::min(s.size(), 63 - suffix.size()));
+  while (!s.empty() && s.back() == '-') s.pop_back();
+  return s + suffix;
+}
+
+std::shared_ptr<const TraceData> load_trace(const TraceEntry& e, bool skip_bad_rows, const std::string& scenario_file,
+                                            const std::string& where, std::vector<Diagnostic>& out) {
+  auto d = std::make_shared<TraceData>();
+  d->file = e.path;
+  d->file_name = fs::path(e.path).filename().string();
+  d->format = e.format;
+  auto& mp = d->mapping;
+  OptionReader opt{e, scenario_file, where, out, {}};
+  mp.image = opt.get("image").value_or(mp.image);
+  mp.name_prefix = opt.get("namePrefix").value_or(e.name);
+  if (!mp.name_prefix.empty() && sanitize_job_name(mp.name_prefix, "x") != mp.name_prefix) {
+    opt.error("namePrefix", fmt::format("found \"{}\"; allowed: a DNS-1123 label", mp.name_prefix));
+  }
+  const bool skip = skip_bad_rows || e.skip_bad_rows;
+  switch (e.format) {
+    case TraceFormat::Philly:
+    case TraceFormat::Csv: {
+      bool ok = true;
+      const auto k = opt.choice("kind", {"PyTorchTrainingJob", "DeepSpeedJob", "GenericJob"});
+      mp.kind = parse_kind(k, ok);
+      mp.gpus_per_pod = opt.integer("gpusPerPod", 8, 1, 1024);
+      break;
+    }
+    default: break;
+  }
+  if (e.format == TraceFormat::Philly) {
+    mp.pools_per_group = opt.choice("pools", {"shared", "per-vc"}) == "per-vc";
+    mp.gpus_per_node = opt.integer("gpusPerNode", 8, 1, 1024);
+    mp.node_cpu = opt.quantity("nodeCpu", mp.node_cpu);
+    mp.node_memory = opt.quantity("nodeMemory", mp.node_memory);
+    mp.vc_file = sibling(e.path, opt.get("vcFile"), "philly_vc.csv");
+  } else if (e.format == TraceFormat::AlibabaOpenB) {
+    if (opt.choice("gpuMilli", {"round-up", "shared"}) == "shared") {
+      opt.error("gpuMilli", "found \"shared\": GPU sharing (several pods on one GPU by milli-units) is not "
+                            "supported; the scheduler places whole GPUs. allowed: round-up");
+    }
+    mp.replay_unscheduled = opt.choice("unscheduled", {"skip", "run"}) == "run";
+    mp.keep_failures = opt.choice("failed", {"fail", "succeed"}) == "fail";
+    mp.node_file = sibling(e.path, opt.get("nodeFile"), "openb_node_list_all_node.csv");
+  } else if (e.format == TraceFormat::Csv) {
+    for (const char* role : {"submit", "duration", "gpus", "queue", "priority", "kind", "name"}) {
+      if (auto c = opt.get(std::string(role) + "Column")) mp.columns[role] = *c;
+    }
+    for (const char* role : {"submit", "duration"}) {
+      if (!mp.columns.count(role)) {
+        opt.error(std::string(role) + "Column", fmt::format("required option {}Column is missing (the header name "
+                                                            "of the {} column)", role, role));
+      }
+    }
+    mp.time_format = opt.choice("timeFormat", {"unix", "unix-ms", "datetime", "rfc3339"});
+    mp.duration_unit = opt.choice("durationUnit", {"s", "ms", "us", "m", "h"});
+  }
+  opt.finish();
+  if (!opt.ok) return nullptr;
+
+  RowErrors errors(e.path, skip, out);
+  switch (e.format) {
+    case TraceFormat::Philly:
+      if (!mp.vc_file.empty()) read_philly_vcs(*d, out);
+      read_philly(*d, errors);
+      break;
+    case TraceFormat::AlibabaOpenB: read_openb(*d, errors); break;
+    case TraceFormat::Csv: read_csv(*d, errors); break;
+    case TraceFormat::K8sExport: read_k8s_export(*d, errors, out); break;
+  }
+  errors.finish();
+  if (errors.failed() || has_errors(out)) return nullptr;
+  d->bad_rows = errors.count();
+  std::stable_sort(d->records.begin(), d->records.end(), [](const TraceRecord& a, const TraceRecord& b) {
+    return std::tie(a.submit_us, a.line) < std::tie(b.submit_us, b.line);
+  });
+  d->records.shrink_to_fit();
+  assign_names(*d, mp.name_prefix);
+  if (e.format == TraceFormat::Philly && !mp.vc_file.empty()) philly_cluster(*d);
+  if (e.format == TraceFormat::AlibabaOpenB && !mp.node_file.empty()) {
+    read_openb_nodes(*d, out);
+    if (has_errors(out)) return nullptr;
+    label_gpu_specs(*d);
+  }
+  if (e.queue.empty()) {
+    std::vector<bool> used(d->groups.size(), false);
+    for (const auto& r : d->records) {
+      if (r.group >= 0) used[static_cast<std::size_t>(r.group)] = true;
+    }
+    if (e.format == TraceFormat::K8sExport) used.assign(d->groups.size(), true);
+    derive_queues(*d, used);
+  }
+  if (d->unscheduled > 0) {
+    out.push_back(Diagnostic{Severity::Warning, e.path, 0, 0, 0, "",
+                             fmt::format("{} pods the trace never scheduled are not replayed (options.unscheduled: "
+                                         "run replays them from creation to deletion)", d->unscheduled)});
+  }
+  return d;
+}
+
+JobSubmission trace_job(const TraceEntry& e, const TraceData& d, const TraceRecord& r, SimTime submit,
+                        bool t9k_scheduler) {
+  const auto& mp = d.mapping;
+  JobSubmission s;
+  s.submit_time = submit;
+  s.source = fmt::format("{}:{}", d.file_name, r.line);
+  s.behaviour.run_time = DurationDistribution::constant(SimDuration{r.duration_us});
+  if (r.failed) s.behaviour.failure.final_exit_code = 1;
+
+  std::string name = r.name >= 0 ? d.names[static_cast<std::size_t>(r.name)] : fmt::format("{}-{}", mp.name_prefix, r.line);
+  std::string raw = r.name >= 0 ? d.raw_names[static_cast<std::size_t>(r.name)] : std::to_string(r.line);
+
+  std::optional<m::T9kScheduler> sched;
+  if (t9k_scheduler) {
+    sched = m::T9kScheduler{};
+    sched->queue = !e.queue.empty() ? e.queue : group_queue(d, r.group);
+    if (r.priority >= 0) sched->priority = r.priority;
+    if (d.format == TraceFormat::AlibabaOpenB && r.group >= 0) {
+      sched->priority = qos_class(d.groups[static_cast<std::size_t>(r.group)]).priority;
+    }
+  }
+
+  if (d.format == TraceFormat::K8sExport) {
+    s.job = d.objects[static_cast<std::size_t>(r.object)];
+    std::visit([&](auto& j) {
+      if (!t9k_scheduler) {
+        j.spec.scheduler.t9k_scheduler.reset();
+      } else if (!e.queue.empty() && j.spec.scheduler.t9k_scheduler) {
+        j.spec.scheduler.t9k_scheduler->queue = e.queue;
+      }
+    }, s.job);
+  } else {
+    const m::JobKind kind = d.format == TraceFormat::AlibabaOpenB ? m::JobKind::GenericJob
+                            : r.kind >= 0                          ? static_cast<m::JobKind>(r.kind)
+                                                                   : mp.kind;
+    const std::int32_t per = d.format == TraceFormat::AlibabaOpenB ? std::max(1, r.gpus) : mp.gpus_per_pod;
+    const std::int32_t pods = r.gpus > 0 ? (r.gpus + per - 1) / per : 1;
+    const std::int32_t pod_gpus = std::min(r.gpus, per);
+    m::PodTemplateSpec tpl;
+    m::Container c;
+    c.name = "trace";
+    c.image = mp.image;
+    if (pod_gpus > 0) {
+      c.resources.requests[m::kResourceGpu] = m::Quantity::from_units(pod_gpus);
+      c.resources.limits[m::kResourceGpu] = m::Quantity::from_units(pod_gpus);
+    }
+    if (r.cpu_milli > 0) c.resources.requests[m::kResourceCpu] = m::Quantity::from_milli(r.cpu_milli);
+    if (r.memory_mib > 0) c.resources.requests[m::kResourceMemory] = m::Quantity::parse(fmt::format("{}Mi", r.memory_mib));
+    tpl.spec.containers.push_back(std::move(c));
+    if (r.gpu_spec >= 0) {
+      const std::string& spec = d.gpu_specs[static_cast<std::size_t>(r.gpu_spec)];
+      if (spec.find('|') == std::string::npos) {
+        tpl.spec.node_selector[m::kLabelGpuModel] = spec;
+      } else {
+        tpl.spec.node_selector[kLabelGpuSpecPrefix + sanitize_job_name(spec, "spec")] = "true";
+      }
+    }
+    m::SchedulePolicy policy;
+    policy.t9k_scheduler = sched;
+    switch (kind) {
+      case m::JobKind::GenericJob: {
+        m::GenericJob j;
+        j.spec.scheduler = policy;
+        m::GenericReplicaSpec rs;
+        rs.type = "worker";
+        rs.replicas = pods;
+        rs.template_ = std::move(tpl);
+        j.spec.replica_specs.push_back(std::move(rs));
+        s.job = std::move(j);
+        break;
+      }
+      case m::JobKind::PyTorchTrainingJob: {
+        m::PyTorchTrainingJob j;
+        j.spec.scheduler = policy;
+        m::PyTorchReplicaSpec rs;
+        rs.type = "worker";
+        rs.replicas = pods;
+        rs.template_ = std::move(tpl);
+        j.spec.replica_specs.push_back(std::move(rs));
+        s.job = std::move(j);
+        break;
+      }
+      case m::JobKind::DeepSpeedJob: {
+        m::DeepSpeedJob j;
+        j.spec.scheduler = policy;
+        j.spec.worker.replicas = pods;
+        j.spec.worker.template_ = std::move(tpl);
+        if (pod_gpus > 0) j.spec.config.slots_per_worker = pod_gpus;
+        j.spec.config.run.python = std::vector<std::string>{"train.py"};
+        // Workers other than the launcher run sshd and would hold their GPUs forever (§5).
+        j.spec.run_policy.clean_up_policy = m::CleanUpPolicy::All;
+        s.job = std::move(j);
+        break;
+      }
+    }
+  }
+  auto& meta = m::metadata_of(s.job);
+  meta.name = std::move(name);
+  meta.annotations[kAnnotationTraceId] = std::move(raw);
+  meta.annotations[kAnnotationTraceSource] = s.source;
+  return s;
+}
+
+}  // namespace t9k::scenarios

@@ -1,0 +1,102 @@
+// Real cluster traces (docs/traces.md): Philly, Alibaba openb, a site's CSV accounting export
+// and `kubectl get -o yaml` exports of T9k jobs. Loading reads the file once, streaming, into
+// compact records sorted by submit time (the public traces are not sorted), checks every row and
+// reports bad ones with file, line and column. Records become jobs only when a replay pulls them
+// (sim/traces.hpp), so a long trace never exists as 80,000 job objects at once.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/jobs.hpp"
+#include "model/scheduling.hpp"
+#include "scenarios/diagnostics.hpp"
+#include "scenarios/scenario.hpp"
+
+namespace t9k::scenarios {
+
+// Annotations every replayed job carries: the identity the trace recorded (id column, name, or
+// the row's line when the trace has no id) and where the row is.
+inline constexpr const char* kAnnotationTraceId = "t9ksim.io/trace-id";
+inline constexpr const char* kAnnotationTraceSource = "t9ksim.io/trace-source";
+// Node label on pools of a Philly cluster with one pool per virtual cluster.
+inline constexpr const char* kLabelVirtualCluster = "t9ksim.io/virtual-cluster";
+// Prefix of node labels that say "this pool's GPU model is one of an openb gpu_spec's models"
+// (a nodeSelector cannot express a set of allowed values).
+inline constexpr const char* kLabelGpuSpecPrefix = "gpu-spec.t9ksim.io/";
+
+// One job of a trace, compact; times in microseconds of the trace's own clock.
+struct TraceRecord {
+  std::int64_t submit_us = 0;
+  std::int64_t duration_us = 0;
+  std::int32_t line = 0;         // 1-based line (k8s-export: of the item)
+  std::int32_t gpus = 0;         // whole GPUs requested in total
+  std::int64_t cpu_milli = 0;    // per pod; 0 = no request
+  std::int64_t memory_mib = 0;   // per pod; 0 = no request
+  std::int32_t group = -1;       // TraceData::groups: VC, qos class or queue column; -1 none
+  std::int32_t priority = -1;    // csv priority column; -1 none
+  std::int32_t kind = -1;        // model::JobKind from a csv kind column; -1: the entry's kind
+  std::int32_t gpu_spec = -1;    // TraceData::gpu_specs; -1 no constraint
+  std::int32_t name = -1;        // TraceData::names (sanitised recorded identity); -1: from line
+  std::int32_t object = -1;      // k8s-export: TraceData::objects
+  bool failed = false;           // openb pod_phase Failed: replayed with exit code 1
+};
+
+// The mapping options of an entry, checked at load time (docs/traces.md has each one).
+struct TraceMapping {
+  model::JobKind kind = model::JobKind::PyTorchTrainingJob;  // philly, csv default
+  std::int32_t gpus_per_pod = 8;
+  std::string image = "t9ksim/trace-replay";
+  std::string name_prefix;       // default: the entry's name
+  bool pools_per_group = false;  // philly pools: per-vc (true) or shared
+  model::Quantity node_cpu = model::Quantity::from_units(64);
+  model::Quantity node_memory = model::Quantity::parse("512Gi");
+  std::int32_t gpus_per_node = 8;
+  bool replay_unscheduled = false;  // openb pods the trace never scheduled
+  bool keep_failures = true;        // openb Failed pods exit 1
+  std::string vc_file;              // philly_vc.csv, resolved
+  std::string node_file;            // openb node list, resolved
+  // csv
+  std::map<std::string, std::string> columns;  // role -> header name
+  std::string time_format = "unix";  // unix | unix-ms | seconds | rfc3339 | datetime
+  std::string duration_unit = "s";   // s | ms | us | m | h
+};
+
+struct TraceData {
+  std::string file;        // as resolved
+  std::string file_name;   // base name, for annotations
+  TraceFormat format = TraceFormat::Philly;
+  TraceMapping mapping;
+  std::vector<TraceRecord> records;  // valid rows, sorted by (submit, line)
+  std::vector<std::string> groups;
+  std::vector<std::string> gpu_specs;
+  std::vector<std::string> names;       // sanitised, unique within the entry
+  std::vector<std::string> raw_names;   // as recorded (annotation), same index as names
+  std::vector<model::Job> objects;      // k8s-export: spec as exported, status cleared
+  std::vector<NodePool> pools;          // the trace's cluster (philly: VC sizes; openb: node list)
+  std::map<std::string, std::int64_t> group_nodes;  // philly: VC -> nodes (philly_vc.csv)
+  std::vector<model::Queue> queues;     // derived queues (empty when the entry names a queue)
+  std::int64_t bad_rows = 0;            // skipped with skipBadRows
+  std::int64_t unscheduled = 0;         // openb pods never scheduled and not replayed
+  std::int64_t origin_us() const { return records.empty() ? 0 : records.front().submit_us; }
+};
+
+// Loads an entry's trace (entry.path already resolved). Errors and warnings go to `out`; bad rows
+// are errors unless `skip_bad_rows` (or entry.skip_bad_rows), then warnings plus a count.
+// `where` is the entry's field path in the scenario, for option errors.
+std::shared_ptr<const TraceData> load_trace(const TraceEntry& entry, bool skip_bad_rows,
+                                            const std::string& scenario_file, const std::string& where,
+                                            std::vector<Diagnostic>& out);
+
+// The job a record becomes (docs/traces.md), submitted at `submit`.
+JobSubmission trace_job(const TraceEntry& entry, const TraceData& data, const TraceRecord& r,
+                        SimTime submit, bool t9k_scheduler);
+
+// A deterministic DNS-1123 label for a recorded identity: lower case, other characters to '-',
+// and when anything changed or it is longer than 63, a 6-hex-digit hash of the original appended.
+std::string sanitize_job_name(std::string_view raw, std::string_view fallback_prefix);
+
+}  // namespace t9k::scenarios

@@ -1,0 +1,154 @@
+#include "sim/traces.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "scenarios/serialize.hpp"
+
+namespace t9k::sim {
+
+namespace fs = std::filesystem;
+using kernel::SimDuration;
+using kernel::SimTime;
+
+TraceCursor::TraceCursor(const scenarios::TraceEntry& entry, const kernel::RngStreams& streams, SimTime horizon,
+                         bool t9k_scheduler)
+    : e_(&entry), sample_(streams.stream("traces/" + entry.name + "/sample")), horizon_(horizon), t9k_(t9k_scheduler) {}
+
+std::optional<scenarios::JobSubmission> TraceCursor::next() {
+  if (done_ || !e_->data) return std::nullopt;
+  const auto& d = *e_->data;
+  const std::int64_t origin = d.origin_us();
+  const std::int64_t from = e_->from ? e_->from->count() : 0;
+  while (index_ < d.records.size()) {
+    if (e_->limit && emitted_ >= *e_->limit) break;
+    const auto& r = d.records[index_++];
+    const std::int64_t rel = r.submit_us - origin;  // trace time since its first submission
+    if (rel < from) continue;
+    if (e_->to && rel >= e_->to->count()) break;  // records are sorted: nothing later is inside
+    // One draw per record in the window, so the kept set depends only on the seed, the
+    // replication and the entry (not on the horizon or the limit).
+    if (e_->sample < 1 && !(sample_.uniform01() < e_->sample)) continue;
+    // Gaps scale by 1 / loadFactor: offsets from the window start do, exactly.
+    const double scaled = static_cast<double>(rel - from) / e_->load_factor;
+    const SimTime submit = SimTime{e_->time_offset} + SimDuration{static_cast<std::int64_t>(std::llround(scaled))};
+    if (submit > horizon_) break;
+    ++emitted_;
+    return scenarios::trace_job(*e_, d, r, submit, t9k_);
+  }
+  done_ = true;
+  return std::nullopt;
+}
+
+std::vector<scenarios::JobSubmission> expand_traces(const scenarios::Scenario& sc, std::uint64_t replication) {
+  std::vector<scenarios::JobSubmission> out;
+  const kernel::RngStreams streams(sc.seed, replication);
+  for (const auto& t : sc.workload.traces) {
+    TraceCursor c(t, streams, SimTime{sc.horizon}, sc.scheduler.kind == scenarios::SchedulerKind::T9k);
+    while (auto s = c.next()) out.push_back(std::move(*s));
+  }
+  // The world's submission order: (submit time, job key); names are unique.
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    if (a.submit_time != b.submit_time) return a.submit_time < b.submit_time;
+    return model::metadata_of(a.job).name < model::metadata_of(b.job).name;
+  });
+  return out;
+}
+
+namespace {
+
+void write_file(const fs::path& p, const std::string& text) {
+  std::ofstream f(p, std::ios::binary);
+  f << text;
+  if (!f) throw std::runtime_error(fmt::format("cannot write {}", p.string()));
+}
+
+// A YAML double-quoted scalar.
+std::string yaml_quoted(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string pool_yaml(const scenarios::NodePool& p) {
+  std::string s = fmt::format("    - name: {}\n      count: {}\n      gpusPerNode: {}\n", p.name, p.count, p.gpus_per_node);
+  if (!p.gpu_model.empty()) s += fmt::format("      gpuModel: {}\n", yaml_quoted(p.gpu_model));
+  s += fmt::format("      cpu: {}\n      memory: {}\n", yaml_quoted(p.cpu.to_string()), yaml_quoted(p.memory.to_string()));
+  if (!p.extra_resources.empty()) {
+    s += "      extraResources:\n";
+    for (const auto& [k, q] : p.extra_resources) s += fmt::format("        {}: {}\n", yaml_quoted(k), yaml_quoted(q.to_string()));
+  }
+  if (!p.labels.empty()) {
+    s += "      labels:\n";
+    for (const auto& [k, v] : p.labels) s += fmt::format("        {}: {}\n", yaml_quoted(k), yaml_quoted(v));
+  }
+  return s;
+}
+
+}  // namespace
+
+ImportResult import_trace(const std::string& text, const std::string& dir, std::uint64_t replication,
+                          bool skip_bad_rows, std::vector<scenarios::Diagnostic>& diagnostics) {
+  const fs::path out(dir);
+  fs::create_directories(out / "jobs");
+  ImportResult res;
+  res.trace_path = (out / "trace.yaml").string();
+  res.scenario_path = (out / "scenario.yaml").string();
+  write_file(res.trace_path, text);
+  scenarios::LoadOptions lo;
+  lo.skip_bad_trace_rows = skip_bad_rows;
+  auto loaded = scenarios::load_scenario(res.trace_path, lo);
+  diagnostics = loaded.diagnostics;
+  if (!loaded.ok()) throw std::runtime_error(fmt::format("{} does not load", res.trace_path));
+  const auto& sc = *loaded.scenario;
+  if (!sc.workload.jobs.empty() || !sc.workload.generators.empty() || !sc.operations.empty() || sc.expect) {
+    throw std::runtime_error("import: the trace scenario may only hold trace entries");
+  }
+  const auto jobs = expand_traces(sc, replication);
+
+  // The text of trace.yaml up to its cluster is shared; the rest is regenerated from the load.
+  const auto cut = text.find("\n  cluster:");
+  if (cut == std::string::npos) throw std::runtime_error("import: trace scenario without a cluster section");
+  std::string s = text.substr(0, cut + 1);
+  s += "  cluster:\n    nodePools:\n";
+  for (const auto& p : sc.cluster.node_pools) s += pool_yaml(p);
+  if (sc.cluster.topology.nodes_per_rack || sc.cluster.topology.racks_per_switch) {
+    s += fmt::format("    topology: {{nodesPerRack: {}, racksPerSwitch: {}}}\n", sc.cluster.topology.nodes_per_rack,
+                     sc.cluster.topology.racks_per_switch);
+  }
+  s += fmt::format("  scheduler:\n    name: {}\n", scenarios::to_string(sc.scheduler.kind));
+  if (!sc.scheduler.options.empty()) {
+    s += "    options:\n";
+    for (const auto& [k, v] : sc.scheduler.options) s += fmt::format("      {}: {}\n", k, yaml_quoted(v));
+  }
+  if (!sc.scheduler.queues.empty()) {
+    std::vector<scenarios::Object> queues(sc.scheduler.queues.begin(), sc.scheduler.queues.end());
+    write_file(out / "queues.yaml", scenarios::to_json_stream(queues));
+    s += "    queues:\n    - path: queues.yaml\n";
+  }
+  s += "  workload:\n    jobs:\n";
+  for (const auto& j : jobs) {
+    const auto& name = model::metadata_of(j.job).name;
+    write_file(out / "jobs" / (name + ".yaml"), scenarios::to_json(scenarios::to_object(j.job)));
+    s += fmt::format("    - path: jobs/{}.yaml\n      submitAt: {}\n      behaviour: {{runTime: {}", name,
+                     kernel::format_duration(j.submit_time.time_since_epoch()),
+                     kernel::format_duration(j.behaviour.run_time->mean()));
+    if (j.behaviour.failure.final_exit_code != 0) {
+      s += fmt::format(", failure: {{finalExitCode: {}}}", j.behaviour.failure.final_exit_code);
+    }
+    s += "}\n";
+  }
+  write_file(res.scenario_path, s);
+  res.jobs = static_cast<std::int64_t>(jobs.size());
+  return res;
+}
+
+}  // namespace t9k::sim

@@ -1,0 +1,572 @@
+// Trace replay (docs/traces.md): fidelity against the real Philly trace, the real cluster size,
+// bad rows, the csv / k8s-export / openb mappings, replay controls and the import round trip.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "analysis/recorder.hpp"
+#include "scenarios/manifests.hpp"
+#include "scenarios/scenario.hpp"
+#include "scenarios/serialize.hpp"
+#include "scenarios/traces.hpp"
+#include "sim/traces.hpp"
+#include "sim/world.hpp"
+
+using namespace t9k;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kPhilly = std::string(T9KSIM_SHARED_DIR) + "/traces/philly/philly.csv";
+const std::string kOpenbPods = std::string(T9KSIM_SHARED_DIR) + "/traces/alibaba-openb/openb_pod_list_default.csv";
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path p = fs::temp_directory_path() / ("t9ksim-traces-" + name);
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream f(p, std::ios::binary);
+  f << text;
+}
+
+scenarios::ScenarioResult parse(const std::string& yaml, const std::string& dir, bool skip = false) {
+  scenarios::LoadOptions lo;
+  lo.base_dir = dir;
+  lo.skip_bad_trace_rows = skip;
+  return scenarios::parse_scenario(yaml, "test.yaml", lo);
+}
+
+scenarios::Scenario load(const std::string& yaml, const std::string& dir) {
+  auto r = parse(yaml, dir);
+  if (!r.ok()) {
+    for (const auto& d : r.diagnostics) UNSCOPED_INFO(scenarios::format_diagnostic(d));
+  }
+  REQUIRE(r.ok());
+  return *r.scenario;
+}
+
+struct Run {
+  analysis::Recorder rec;
+  std::uint64_t fingerprint = 0;
+  explicit Run(const scenarios::Scenario& sc)
+      : rec(kernel::SimTime{sc.horizon}, analysis::Recorder::choose_bucket(sc.horizon)) {}
+};
+
+Run simulate(const scenarios::Scenario& sc) {
+  Run run(sc);
+  sim::World w(sc, 0, [&](const model::TimedChange& c) { run.rec.on_change(c); });
+  w.run();
+  run.rec.finish();
+  run.fingerprint = w.fingerprint();
+  return run;
+}
+
+const char* kZeroLatency = R"(
+  controllers: {reconcileLatency: 0s}
+  kubelet: {podStartLatency: 0s, podStopLatency: 0s}
+)";
+
+// Durations in µs of philly.csv by line, read independently of the loader.
+std::map<int, std::int64_t> philly_durations() {
+  std::map<int, std::int64_t> out;
+  std::ifstream f(kPhilly);
+  std::string line;
+  int n = 0;
+  while (std::getline(f, line)) {
+    ++n;
+    if (n == 1 || line.empty()) continue;
+    const auto a = line.find(',');
+    const auto b = line.find(',', a + 1);
+    out[n] = static_cast<std::int64_t>(std::llround(std::stod(line.substr(a + 1, b - a - 1)) * 1e6));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("philly replay with room for every job: each runs exactly its trace duration") {
+  const std::string yaml = fmt::format(R"(
+apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {{name: fidelity}}
+spec:
+  horizon: 40d
+{}
+  cluster:
+    nodePools:
+    - {{name: big, count: 400, gpusPerNode: 8, cpu: 64, memory: 512Gi}}
+  scheduler:
+    name: t9k
+    options: {{schedulingLatency: 0s}}
+  workload:
+    traces:
+    - format: philly
+      path: {}
+      queue: default
+      from: 20d
+      to: 23d
+)", kZeroLatency, kPhilly);
+  const auto sc = load(yaml, ".");
+  const auto expected = sim::expand_traces(sc, 0);
+  REQUIRE(expected.size() > 1500);  // three days of the busiest part of the trace
+  const auto run = simulate(sc);
+  REQUIRE(run.rec.jobs().size() == expected.size());
+  const auto durations = philly_durations();
+  std::size_t finished = 0;
+  for (const auto& j : run.rec.jobs()) {
+    INFO(j.name);
+    REQUIRE(j.first_running);
+    CHECK(*j.first_running == j.submit);  // nothing waits
+    if (!j.end) continue;
+    REQUIRE(j.phase == "Succeeded");
+    const int line = std::stoi(j.name.substr(j.name.rfind('-') + 1));
+    REQUIRE(durations.count(line));
+    CHECK((*j.end - *j.first_running).count() == durations.at(line));
+    ++finished;
+  }
+  CHECK(finished > expected.size() * 9 / 10);
+  CHECK(run.rec.check_invariants().empty());
+}
+
+TEST_CASE("philly replay on its own cluster: capacity holds and every job is accounted for") {
+  const std::string yaml = fmt::format(R"(
+apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {{name: real-size}}
+spec:
+  horizon: 3d
+{}
+  cluster: {{fromTrace: philly}}
+  scheduler:
+    name: t9k
+    options: {{schedulingLatency: 0s}}
+  workload:
+    traces:
+    - format: philly
+      path: {}
+      options: {{pools: per-vc}}
+      from: 30d
+      to: 30d18h
+)", kZeroLatency, kPhilly);
+  const auto sc = load(yaml, ".");
+  REQUIRE(sc.cluster.node_pools.size() == 11);
+  std::int64_t gpus = 0;
+  for (const auto& p : sc.cluster.node_pools) gpus += std::int64_t{p.count} * p.gpus_per_node;
+  CHECK(gpus == 352 * 8);
+  CHECK(sc.scheduler.queues.size() >= 11);
+  const auto expected = sim::expand_traces(sc, 0);
+  const auto run = simulate(sc);
+  // Every submitted job is in the outputs exactly once, with a phase.
+  std::set<std::string> names;
+  for (const auto& j : run.rec.jobs()) {
+    CHECK(names.insert(j.name).second);
+    CHECK(!j.phase.empty());
+  }
+  CHECK(names.size() == expected.size());
+  for (const auto& s : expected) CHECK(names.count("default/" + model::metadata_of(s.job).name));
+  for (const auto& [scope, points] : run.rec.series()) {
+    if (scope != "cluster") continue;
+    for (const auto& p : points) CHECK(p.allocated_gpus <= p.capacity_gpus + 1e-9);
+  }
+  CHECK(run.rec.check_invariants().empty());
+}
+
+TEST_CASE("bad trace rows are reported with file, line and column; skipBadRows skips them") {
+  const auto dir = temp_dir("bad");
+  write(dir / "bad.csv",
+        "timestamp,duration,num_gpus,gpu_time,cluster\n"
+        "2017-10-01 00:00:00,60.0,1,60.0,vc1\n"
+        "2017-10-01 00:01:00,60.0,1\n"                 // line 3: missing columns
+        "2017-10-01 00:02:00,-5.0,1,-5.0,vc1\n"        // line 4: negative duration
+        "2017-13-01 00:03:00,60.0,1,60.0,vc1\n"        // line 5: unparseable time
+        "\n"
+        "2017-10-01 00:04:00,30.0,2,60.0,vc2\n");
+  const std::string yaml = R"(
+apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {name: bad}
+spec:
+  horizon: 1d
+  cluster: {nodePools: [{name: a, count: 1, gpusPerNode: 8, cpu: 8, memory: 8Gi}]}
+  workload:
+    traces:
+    - {format: philly, path: bad.csv, queue: default}
+)";
+  const auto r = parse(yaml, dir.string());
+  REQUIRE(!r.ok());
+  std::map<int, scenarios::Diagnostic> by_line;
+  for (const auto& d : r.diagnostics) {
+    if (d.line > 0) by_line[d.line] = d;
+  }
+  REQUIRE(by_line.count(3));
+  CHECK(by_line[3].file == (dir / "bad.csv").string());
+  CHECK(by_line[3].column == 27);  // just past the row's end
+  CHECK(by_line[3].message.find("missing column 5") != std::string::npos);
+  REQUIRE(by_line.count(4));
+  CHECK(by_line[4].column == 21);
+  CHECK(by_line[4].path == "duration");
+  CHECK(by_line[4].message.find("negative") != std::string::npos);
+  REQUIRE(by_line.count(5));
+  CHECK(by_line[5].column == 1);
+  CHECK(by_line[5].path == "timestamp");
+  CHECK(scenarios::format_diagnostic(by_line[4]).rfind((dir / "bad.csv").string() + ":4:21: error:", 0) == 0);
+
+  const auto skipped = parse(yaml, dir.string(), true);
+  REQUIRE(skipped.ok());
+  bool counted = false;
+  for (const auto& d : skipped.diagnostics) {
+    CHECK(d.severity == scenarios::Severity::Warning);
+    counted = counted || d.message == "skipped 3 bad rows (skipBadRows)";
+  }
+  CHECK(counted);
+  const auto jobs = sim::expand_traces(*skipped.scenario, 0);
+  REQUIRE(jobs.size() == 2);
+  CHECK(model::metadata_of(jobs[0].job).name == "philly-2");
+  CHECK(model::metadata_of(jobs[1].job).name == "philly-7");
+  CHECK(jobs[1].submit_time.time_since_epoch() == kernel::minutes(4));
+
+  // The entry option does the same as the flag.
+  std::string with_option = yaml;
+  with_option.replace(with_option.find("queue: default}"), 15, "queue: default, skipBadRows: true}");
+  CHECK(parse(with_option, dir.string()).ok());
+}
+
+TEST_CASE("csv traces: column mapping, kinds, GPUs per pod, queues, priorities and names") {
+  const auto dir = temp_dir("csv");
+  write(dir / "acct.csv",
+        "JobID,Submitted,Minutes,GPUs,Partition,Prio,Type\n"
+        "Job_A.1,1700000000,10,16,research,5,PyTorchTrainingJob\n"
+        "job-b,1700000060,1.5,0,prod,90,GenericJob\n"
+        "\"job,c\",1700000030,2,4,research,0,DeepSpeedJob\n");
+  const std::string yaml = R"(
+apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {name: csv}
+spec:
+  horizon: 1d
+  cluster: {nodePools: [{name: a, count: 4, gpusPerNode: 8, cpu: 8, memory: 8Gi}]}
+  workload:
+    traces:
+    - format: csv
+      path: acct.csv
+      options: {submitColumn: Submitted, durationColumn: Minutes, durationUnit: m, gpusColumn: GPUs,
+                queueColumn: Partition, priorityColumn: Prio, kindColumn: Type, nameColumn: JobID}
+)";
+  const auto sc = load(yaml, dir.string());
+  std::set<std::string> queues;
+  for (const auto& q : sc.scheduler.queues) queues.insert(q.metadata.name);
+  CHECK(queues == std::set<std::string>{"research", "prod"});
+  const auto jobs = sim::expand_traces(sc, 0);
+  REQUIRE(jobs.size() == 3);
+  // Sorted by submit time; names sanitised with a hash, the original kept.
+  const auto& a = jobs[0];
+  CHECK(model::metadata_of(a.job).name.rfind("job-a-1-", 0) == 0);
+  CHECK(model::metadata_of(a.job).annotations.at(scenarios::kAnnotationTraceId) == "Job_A.1");
+  CHECK(model::metadata_of(a.job).annotations.at(scenarios::kAnnotationTraceSource) == "acct.csv:2");
+  const auto& pt = std::get<model::PyTorchTrainingJob>(a.job);
+  REQUIRE(pt.spec.replica_specs.size() == 1);
+  CHECK(pt.spec.replica_specs[0].replicas == 2);
+  CHECK(model::get_resource(pt.spec.replica_specs[0].template_.spec.containers[0].resources.requests,
+                            model::kResourceGpu) == model::Quantity::from_units(8));
+  CHECK(pt.spec.scheduler.t9k_scheduler->queue == "research");
+  CHECK(pt.spec.scheduler.t9k_scheduler->priority == 5);
+  CHECK(a.behaviour.run_time->mean() == kernel::minutes(10));
+  const auto& c = std::get<model::DeepSpeedJob>(jobs[1].job);
+  CHECK(c.spec.worker.replicas == 1);
+  CHECK(c.spec.config.slots_per_worker == 4);
+  CHECK(jobs[1].submit_time.time_since_epoch() == kernel::seconds(30));
+  const auto& b = std::get<model::GenericJob>(jobs[2].job);
+  CHECK(model::metadata_of(jobs[2].job).name == "job-b");
+  CHECK(b.spec.scheduler.t9k_scheduler->priority == 90);
+  CHECK(jobs[2].behaviour.run_time->mean() == kernel::seconds(90));
+
+  // Every mapped job is a valid manifest and survives the manifest round trip unchanged.
+  for (const auto& j : jobs) {
+    const auto obj = scenarios::to_object(j.job);
+    CHECK(scenarios::validate_object(obj).empty());
+    const auto back = scenarios::parse_manifests(scenarios::to_json(obj), "x.json");
+    REQUIRE(back.ok());
+    CHECK(scenarios::to_job(back.objects.at(0).object) == j.job);
+  }
+
+  // A missing mapping is an option error.
+  std::string bad = yaml;
+  bad.replace(bad.find("submitColumn: Submitted, "), 25, "");
+  const auto r = parse(bad, dir.string());
+  REQUIRE(!r.ok());
+  CHECK(r.diagnostics.front().path == "spec.workload.traces[0].options.submitColumn");
+}
+
+TEST_CASE("replay controls: window, load factor, sampling stream and limit") {
+  const auto dir = temp_dir("controls");
+  std::string rows = "t,d\n";
+  for (int i = 0; i < 200; ++i) rows += fmt::format("{},60\n", 1000 + i * 100);
+  write(dir / "t.csv", rows);
+  const auto scenario = [&](const std::string& extra) {
+    return fmt::format(R"(
+apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {{name: c}}
+spec:
+  horizon: 10d
+  cluster: {{nodePools: [{{name: a, count: 1, gpusPerNode: 8, cpu: 8, memory: 8Gi}}]}}
+  workload:
+    traces:
+    - {{format: csv, path: t.csv, queue: default, options: {{submitColumn: t, durationColumn: d}}{}}}
+)", extra);
+  };
+  const auto all = sim::expand_traces(load(scenario(""), dir.string()), 0);
+  REQUIRE(all.size() == 200);
+  CHECK(all.back().submit_time.time_since_epoch() == kernel::seconds(19900));
+
+  const auto window = sim::expand_traces(load(scenario(", from: 1000s, to: 2000s, loadFactor: 2, timeOffset: 1h"),
+                                                  dir.string()), 0);
+  REQUIRE(window.size() == 10);
+  CHECK(window.front().submit_time.time_since_epoch() == kernel::hours(1));
+  CHECK((window[1].submit_time - window[0].submit_time) == kernel::seconds(50));  // gaps halved
+
+  const auto sc = load(scenario(", sample: 0.25"), dir.string());
+  const auto s0 = sim::expand_traces(sc, 0);
+  CHECK(s0.size() > 25);
+  CHECK(s0.size() < 80);
+  CHECK(sim::expand_traces(sc, 0).size() == s0.size());  // the same stream, the same jobs
+  const auto s1 = sim::expand_traces(sc, 1);
+  bool differs = s1.size() != s0.size();
+  for (std::size_t i = 0; !differs && i < s0.size(); ++i) {
+    differs = model::metadata_of(s0[i].job).name != model::metadata_of(s1[i].job).name;
+  }
+  CHECK(differs);  // another replication draws again
+
+  CHECK(sim::expand_traces(load(scenario(", sample: 0.25, limit: 7"), dir.string()), 0).size() == 7);
+}
+
+TEST_CASE("k8s-export traces: kubectl List items replay their spec for completion - start") {
+  const auto dir = temp_dir("k8s");
+  write(dir / "export.yaml", R"(apiVersion: v1
+kind: List
+metadata: {resourceVersion: ""}
+items:
+- apiVersion: batch.tensorstack.dev/v1beta1
+  kind: PyTorchTrainingJob
+  metadata:
+    name: mnist
+    namespace: default
+    uid: 1b2c
+    resourceVersion: "123"
+    creationTimestamp: "2024-05-01T10:00:00Z"
+  spec:
+    scheduler: {t9kScheduler: {queue: team-a, priority: 10}}
+    replicaSpecs:
+    - type: worker
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: pytorch:2
+            resources: {limits: {nvidia.com/gpu: 4}, requests: {nvidia.com/gpu: 4}}
+  status:
+    phase: Succeeded
+    startTime: "2024-05-01T10:05:00Z"
+    completionTime: "2024-05-01T12:05:30Z"
+- apiVersion: batch.tensorstack.dev/v1beta1
+  kind: GenericJob
+  metadata: {name: still-running, creationTimestamp: "2024-05-01T11:00:00Z"}
+  spec:
+    replicaSpecs:
+    - type: worker
+      template: {spec: {containers: [{name: c, image: busybox}]}}
+  status: {phase: Running, startTime: "2024-05-01T11:00:10Z"}
+)");
+  const std::string yaml = R"(
+apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {name: k8s}
+spec:
+  horizon: 1d
+  cluster: {nodePools: [{name: a, count: 2, gpusPerNode: 8, cpu: 8, memory: 8Gi}]}
+  workload:
+    traces:
+    - {format: k8s-export, path: export.yaml}
+)";
+  const auto bad = parse(yaml, dir.string());
+  REQUIRE(!bad.ok());
+  bool found = false;
+  for (const auto& d : bad.diagnostics) {
+    if (d.path == "items[1].status.completionTime") {
+      found = true;
+      CHECK(d.line == 35);
+      CHECK(d.column == 11);  // the status mapping that lacks it
+    }
+  }
+  CHECK(found);
+  const auto r = parse(yaml, dir.string(), true);
+  REQUIRE(r.ok());
+  REQUIRE(r.scenario->scheduler.queues.size() == 1);
+  CHECK(r.scenario->scheduler.queues[0].metadata.name == "team-a");
+  const auto jobs = sim::expand_traces(*r.scenario, 0);
+  REQUIRE(jobs.size() == 1);
+  CHECK(model::metadata_of(jobs[0].job).name == "mnist");
+  CHECK(model::metadata_of(jobs[0].job).uid.empty());
+  CHECK(jobs[0].behaviour.run_time->mean() == kernel::hours(2) + kernel::seconds(30));
+  CHECK(model::status_of(jobs[0].job).phase == std::nullopt);
+  const auto run = simulate(*r.scenario);
+  REQUIRE(run.rec.jobs().size() == 1);
+  CHECK(run.rec.jobs()[0].phase == "Succeeded");
+}
+
+TEST_CASE("openb traces: node list as pools, gpu_spec selectors, qos queues, GPU rounding") {
+  const auto dir = temp_dir("openb");
+  write(dir / "nodes.csv",
+        "sn,cpu_milli,memory_mib,gpu,model\n"
+        "n0,32000,262144,0,\n"
+        "n1,96000,393216,8,G2\n"
+        "n2,96000,393216,8,G2\n"
+        "n3,32000,131072,4,V100M16\n"
+        "n4,48000,376832,4,V100M32\n");
+  write(dir / "pods.csv",
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+        "openb-pod-0,12000,16384,1,460,,LS,Running,0,100,5\n"
+        "openb-pod-1,4000,8192,2,1000,G2,BE,Failed,10,50,10\n"
+        "openb-pod-2,4000,8192,1,1000,V100M16|V100M32,Burstable,Succeeded,20,80,30\n"
+        "openb-pod-3,4000,8192,0,0,,BE,Pending,25,90,\n");
+  const std::string yaml = R"(
+apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {name: openb}
+spec:
+  horizon: 1d
+  cluster: {fromTrace: openb}
+  scheduler: {options: {preemption: "true"}}
+  workload:
+    traces:
+    - {format: alibaba-openb, path: pods.csv, options: {nodeFile: nodes.csv}}
+)";
+  const auto sc = load(yaml, dir.string());
+  REQUIRE(sc.cluster.node_pools.size() == 4);
+  CHECK(sc.cluster.node_pools[1].name == "g2-8gpu-96c-384gi");
+  CHECK(sc.cluster.node_pools[1].count == 2);
+  CHECK(sc.cluster.node_pools[1].gpu_model == "G2");
+  const std::string spec_label = std::string(scenarios::kLabelGpuSpecPrefix) +
+                                 scenarios::sanitize_job_name("V100M16|V100M32", "spec");
+  CHECK(sc.cluster.node_pools[2].labels.count(spec_label));
+  CHECK(sc.cluster.node_pools[3].labels.count(spec_label));
+  CHECK(!sc.cluster.node_pools[1].labels.count(spec_label));
+  REQUIRE(sc.scheduler.queues.size() == 3);
+  CHECK(sc.scheduler.queues[0].metadata.name == "ls");
+  CHECK(!sc.scheduler.queues[0].spec.is_preemptible());
+  CHECK(sc.scheduler.queues[2].metadata.name == "be");
+  CHECK(sc.scheduler.queues[2].spec.is_preemptible());
+  CHECK(sc.scheduler.queues[2].spec.priority < sc.scheduler.queues[0].spec.priority);
+
+  const auto jobs = sim::expand_traces(sc, 0);
+  REQUIRE(jobs.size() == 3);  // the never-scheduled pod is not replayed by default
+  const auto& p0 = std::get<model::GenericJob>(jobs[0].job);
+  CHECK(model::get_resource(p0.spec.replica_specs[0].template_.spec.containers[0].resources.requests,
+                            model::kResourceGpu) == model::Quantity::from_units(1));  // 460 milli rounded up
+  CHECK(jobs[0].behaviour.run_time->mean() == kernel::seconds(95));  // deletion - scheduled
+  const auto& p1 = std::get<model::GenericJob>(jobs[1].job);
+  CHECK(p1.spec.replica_specs[0].template_.spec.node_selector.at(model::kLabelGpuModel) == "G2");
+  CHECK(p1.spec.scheduler.t9k_scheduler->queue == "be");
+  CHECK(jobs[1].behaviour.failure.final_exit_code == 1);
+  const auto& p2 = std::get<model::GenericJob>(jobs[2].job);
+  CHECK(p2.spec.replica_specs[0].template_.spec.node_selector.at(spec_label) == "true");
+
+  const auto run = simulate(sc);
+  std::map<std::string, std::string> phase;
+  for (const auto& j : run.rec.jobs()) phase[j.name] = j.phase;
+  CHECK(phase.at("default/openb-pod-0") == "Succeeded");
+  CHECK(phase.at("default/openb-pod-1") == "Failed");
+  CHECK(phase.at("default/openb-pod-2") == "Succeeded");
+
+  std::string shared = yaml;
+  shared.replace(shared.find("nodeFile: nodes.csv"), 19, "nodeFile: nodes.csv, gpuMilli: shared");
+  const auto r = parse(shared, dir.string());
+  REQUIRE(!r.ok());
+  CHECK(r.diagnostics.front().message.find("not supported") != std::string::npos);
+}
+
+TEST_CASE("openb default pod list loads whole with its node list") {
+  const std::string yaml = fmt::format(R"(
+apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {{name: openb}}
+spec:
+  horizon: 1d
+  cluster: {{fromTrace: openb}}
+  workload:
+    traces:
+    - {{format: alibaba-openb, path: {}}}
+)", kOpenbPods);
+  const auto sc = load(yaml, ".");
+  std::int64_t nodes = 0, gpus = 0;
+  for (const auto& p : sc.cluster.node_pools) {
+    nodes += p.count;
+    gpus += std::int64_t{p.count} * p.gpus_per_node;
+  }
+  CHECK(nodes == 1523);
+  CHECK(gpus == 6212);
+  const auto& d = *sc.workload.traces.at(0).data;
+  CHECK(d.records.size() + static_cast<std::size_t>(d.unscheduled) == 8152);
+}
+
+TEST_CASE("t9ksim import: the manifests and scenario replay identically to the trace entry") {
+  const auto dir = temp_dir("import");
+  const std::string text = fmt::format(R"(apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {{name: imp}}
+spec:
+  horizon: 8d
+  seed: 7
+  kubelet: {{podStartLatency: 10s}}
+  cluster:
+    fromTrace: philly
+  scheduler:
+    name: t9k
+    options: {{preemption: "true"}}
+  workload:
+    traces:
+    - format: philly
+      path: {}
+      from: 40d
+      to: 40d8h
+      sample: 0.5
+      loadFactor: 1.5
+)", kPhilly);
+  std::vector<scenarios::Diagnostic> diags;
+  const auto res = sim::import_trace(text, dir.string(), 0, false, diags);
+  CHECK(res.jobs > 100);
+  CHECK(fs::exists(dir / "queues.yaml"));
+  const auto direct = scenarios::load_scenario(res.trace_path);
+  const auto imported = scenarios::load_scenario(res.scenario_path);
+  for (const auto& d : imported.diagnostics) UNSCOPED_INFO(scenarios::format_diagnostic(d));
+  REQUIRE(direct.ok());
+  REQUIRE(imported.ok());
+  CHECK(imported.scenario->workload.jobs.size() == static_cast<std::size_t>(res.jobs));
+  CHECK(imported.scenario->workload.traces.empty());
+  const auto a = simulate(*direct.scenario);
+  const auto b = simulate(*imported.scenario);
+  CHECK(a.rec.jobs().size() == b.rec.jobs().size());
+  CHECK(a.fingerprint == b.fingerprint);
+}
+
+TEST_CASE("sanitised names are DNS-1123 labels, deterministic, and keep distinct ids distinct") {
+  CHECK(scenarios::sanitize_job_name("openb-pod-0017", "x") == "openb-pod-0017");
+  const auto a = scenarios::sanitize_job_name("Job_A", "x");
+  const auto b = scenarios::sanitize_job_name("job-a", "x");
+  CHECK(a != b);
+  CHECK(a == scenarios::sanitize_job_name("Job_A", "x"));
+  const auto long_name = scenarios::sanitize_job_name(std::string(100, 'a'), "x");
+  CHECK(long_name.size() == 63);
+  CHECK(scenarios::sanitize_job_name("___", "fallback").rfind("fallback-", 0) == 0);
+}
