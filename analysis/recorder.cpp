@@ -78,17 +78,17 @@ void Recorder::set(Level& l, SimTime t, std::int64_t v) {
 Recorder::Scope& Recorder::scope(const std::string& queue) { return scopes_[queue]; }
 
 void Recorder::job_state(JobRow& row, SimTime t, bool in_system, bool running) {
-  auto& flags = job_flags_[row.id];
-  const auto [was_in, was_running] = flags;
+  JobState& js = state_[row.id];
   const auto delta = [](bool now, bool before) { return static_cast<std::int64_t>(now) - static_cast<std::int64_t>(before); };
   const bool pending = in_system && !running;
-  const bool was_pending = was_in && !was_running;
-  for (Scope* s : {&cluster_, &scope(row.queue)}) {
-    set(s->in_system, t, s->in_system.value + delta(in_system, was_in));
-    set(s->running, t, s->running.value + delta(running, was_running));
+  const bool was_pending = js.in_system && !js.running;
+  for (Scope* s : {&cluster_, js.scope}) {
+    set(s->in_system, t, s->in_system.value + delta(in_system, js.in_system));
+    set(s->running, t, s->running.value + delta(running, js.running));
     set(s->pending, t, s->pending.value + delta(pending, was_pending));
   }
-  flags = {in_system, running};
+  js.in_system = in_system;
+  js.running = running;
 }
 
 void Recorder::on_change(const model::TimedChange& tc) {
@@ -97,8 +97,12 @@ void Recorder::on_change(const model::TimedChange& tc) {
       [&](const auto& c) {
         using T = std::decay_t<decltype(c)>;
         if constexpr (std::is_same_v<T, model::JobSubmitted>) {
-          if (jobs_.size() <= c.job) jobs_.resize(c.job + 1);
+          if (jobs_.size() <= c.job) {
+            jobs_.resize(c.job + 1);
+            state_.resize(c.job + 1);
+          }
           JobRow& r = jobs_[c.job];
+          state_[c.job].scope = &scope(c.queue);
           r.id = c.job;
           r.name = c.name;
           r.kind = c.kind;
@@ -131,9 +135,8 @@ void Recorder::on_change(const model::TimedChange& tc) {
             job_state(r, t, true, c.phase == model::JobPhase::Running);
           }
         } else if constexpr (std::is_same_v<T, model::PodBound>) {
-          JobRow& r = jobs_.at(c.job);
           bound_[c.pod] = Bound{t, c.gpus, c.job};
-          for (Scope* s : {&cluster_, &scope(r.queue)}) set(s->allocated, t, s->allocated.value + c.gpus);
+          for (Scope* s : {&cluster_, state_[c.job].scope}) set(s->allocated, t, s->allocated.value + c.gpus);
         } else if constexpr (std::is_same_v<T, model::PodReleased>) {
           JobRow& r = jobs_.at(c.job);
           const auto it = bound_.find(c.pod);
@@ -141,16 +144,15 @@ void Recorder::on_change(const model::TimedChange& tc) {
             const std::int64_t us = (t - it->second.since).count() * it->second.gpus;
             r.allocated_us += us;
             total_allocated_us_ += us;
-            for (Scope* s : {&cluster_, &scope(r.queue)}) set(s->allocated, t, s->allocated.value - it->second.gpus);
+            for (Scope* s : {&cluster_, state_[c.job].scope}) set(s->allocated, t, s->allocated.value - it->second.gpus);
             bound_.erase(it);
           }
           if (c.phase == model::PodPhase::Failed) ++r.pods_failed;
         } else if constexpr (std::is_same_v<T, model::PodDeleted>) {
           if (c.reason == model::DeletionReason::Preemption) ++jobs_.at(c.job).preemptions;
         } else if constexpr (std::is_same_v<T, model::TrainingChanged>) {
-          JobRow& r = jobs_.at(c.job);
-          std::int64_t& cur = training_gpus_[c.job];
-          for (Scope* s : {&cluster_, &scope(r.queue)}) set(s->productive, t, s->productive.value - cur + c.gpus);
+          std::int64_t& cur = state_[c.job].training_gpus;
+          for (Scope* s : {&cluster_, state_[c.job].scope}) set(s->productive, t, s->productive.value - cur + c.gpus);
           cur = c.gpus;
         } else if constexpr (std::is_same_v<T, model::ProgressLost>) {
           jobs_.at(c.job).lost_us[static_cast<int>(c.cause)] += c.gpu_us;

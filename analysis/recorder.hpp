@@ -119,8 +119,14 @@ class Recorder {
     model::JobId job;
   };
   std::map<std::string, Bound> bound_;  // pod key -> its binding
-  std::map<model::JobId, std::int64_t> training_gpus_;
-  std::map<model::JobId, std::pair<bool, bool>> job_flags_;  // (in system, running)
+  // Per job, by JobId (ids are dense): GPUs training now, (in system, running), its queue's scope.
+  struct JobState {
+    std::int64_t training_gpus = 0;
+    bool in_system = false;
+    bool running = false;
+    Scope* scope = nullptr;  // std::map nodes never move
+  };
+  std::vector<JobState> state_;
   std::int64_t total_allocated_us_ = 0;   // Σ over pods of (release − bind) × GPUs
   std::int64_t capacity_area_ = 0;
   std::vector<FaultRecord> faults_;

@@ -182,6 +182,8 @@ struct World::Impl {
     std::map<std::string, std::int32_t> last_generation;
     bool orphan_scheduled = false;
     bool compacted = false;  // finished: spec and pods released, outcome kept
+    std::optional<kernel::Rng> rng;       // "jobs/<key>": work and restart overheads
+    std::optional<kernel::Rng> fail_rng;  // "jobs/<key>/failures": software failures
     std::optional<JobOutcome> outcome;
     std::string queue;  // T9k queue, empty for the default scheduler
     std::int32_t priority = 0;
@@ -898,17 +900,14 @@ struct World::Impl {
     schedule_software_failure(j);
   }
 
-  std::map<JobId, kernel::Rng> job_rngs;
-  kernel::Rng& job_rng(const JobRecord& j) {
-    auto it = job_rngs.find(j.id);
-    if (it == job_rngs.end()) it = job_rngs.emplace(j.id, streams.stream("jobs/" + j.key)).first;
-    return it->second;
+  // Each job's own streams, created on first use and kept in its record.
+  kernel::Rng& job_rng(JobRecord& j) {
+    if (!j.rng) j.rng = streams.stream("jobs/" + j.key);
+    return *j.rng;
   }
-  std::map<JobId, kernel::Rng> fail_rngs;
-  kernel::Rng& fail_rng(const JobRecord& j) {
-    auto it = fail_rngs.find(j.id);
-    if (it == fail_rngs.end()) it = fail_rngs.emplace(j.id, streams.stream("jobs/" + j.key + "/failures")).first;
-    return it->second;
+  kernel::Rng& fail_rng(JobRecord& j) {
+    if (!j.fail_rng) j.fail_rng = streams.stream("jobs/" + j.key + "/failures");
+    return *j.fail_rng;
   }
 
   void schedule_software_failure(JobRecord& j) {
