@@ -122,22 +122,27 @@ struct ReconcileInput {
 
 struct CreatePod {
   model::Pod pod;
+  bool operator==(const CreatePod&) const = default;
 };
 struct DeletePod {
   std::string name;
   model::DeletionReason reason = model::DeletionReason::Cleanup;
+  bool operator==(const DeletePod&) const = default;
 };
 struct CreatePodGroup {
   model::PodGroup pod_group;
+  bool operator==(const CreatePodGroup&) const = default;
 };
 struct UpdatePodGroup {
   model::PodGroup pod_group;  // the observed object with a new spec; metadata unchanged (§11 Q20)
+  bool operator==(const UpdatePodGroup&) const = default;
 };
 struct CreateTensorBoard {  // tensorstack.dev/v1beta1 TensorBoard named after the job (§9)
   std::string name;
   std::string namespace_;
   model::TensorBoardSpec spec;
   model::OwnerReference owner;
+  bool operator==(const CreateTensorBoard&) const = default;
 };
 // An elastic membership change restarts the training processes of the listed (running) pods.
 struct RestartTraining {
@@ -145,6 +150,7 @@ struct RestartTraining {
   std::int32_t replicas = 0;       // the new membership size (workers/nodes)
   std::int32_t world_size = 0;     // processes: replicas x slotsPerWorker (DeepSpeed), else replicas
   std::string reason;              // "ScaleUp" | "ScaleDown"
+  bool operator==(const RestartTraining&) const = default;
 };
 
 using Action =
@@ -154,6 +160,7 @@ struct ReconcileResult {
   std::vector<Action> actions;
   model::JobStatus status;                   // the whole new status (the status patch)
   std::optional<SimDuration> requeue_after;  // reconcile again after this long, even if nothing changes
+  bool operator==(const ReconcileResult&) const = default;
 };
 
 // ---- Plugins ----

@@ -1,11 +1,22 @@
 #include "controllers/engine.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <iterator>
 #include <map>
 #include <numeric>
+#include <span>
 #include <string>
 
 #include <fmt/format.h>
+
+// Performance notes (docs/performance.md "Controllers"): the world reconciles a job after every
+// pod change, so this step is on the simulator's hot path and dominated by allocation. It builds
+// the result's strings once (slot names are moved into the status, not copied), formats messages
+// into stack buffers and assigns them into the previous status's strings, indexes pods in one
+// sorted vector instead of std::map, compares the PodGroup spec in place and builds one pod per
+// replica type that is then copied per rank. The result is identical to the straightforward
+// version (tests/controllers/equivalence_tests.cpp compares it with a frozen copy).
 
 namespace t9k::controllers::detail {
 namespace {
@@ -39,7 +50,7 @@ enum class Outcome {
 struct Slot {
   std::size_t type_index = 0;
   std::int32_t rank = 0;
-  std::string name;
+  std::string name;  // moved into the replica status once the actions are built
   const Pod* pod = nullptr;
   bool desired = false;  // rank < the type's desired replicas
   Outcome outcome = Outcome::Missing;
@@ -111,18 +122,35 @@ void set_condition(JobStatus& st, JobConditionType type, ConditionStatus status,
   st.conditions.insert(it, std::move(c));
 }
 
-// {"worker":["0"]}: the rule with string ranks, as in the UC failure message (§3.1).
+// One `"worker":["0","1"]` entry of a rule: string ranks, as in the UC failure message (§3.1).
+void append_rule_entry(std::string& out, std::string_view type, std::span<const std::int32_t> ranks) {
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, "\"{}\":[", type);
+  for (std::size_t i = 0; i < ranks.size(); ++i) fmt::format_to(it, "{}\"{}\"", i ? "," : "", ranks[i]);
+  out += ']';
+}
+
+// {"worker":["0"]}: the whole rule (FinishRule keeps its types ordered).
 std::string rule_text(const std::map<std::string, std::vector<std::int32_t>>& replicas) {
   std::string out = "{";
   bool first_type = true;
   for (const auto& [type, ranks] : replicas) {
     if (!first_type) out += ",";
     first_type = false;
-    out += fmt::format("\"{}\":[", type);
-    for (std::size_t i = 0; i < ranks.size(); ++i) out += fmt::format("{}\"{}\"", i ? "," : "", ranks[i]);
-    out += "]";
+    append_rule_entry(out, type, ranks);
   }
   return out + "}";
+}
+
+// "<job>-<type>-<rank>" (§2.3 [INFERRED] naming), as fmt::format("{}-{}-{}") writes it, in one
+// exactly sized allocation.
+std::string replica_name(std::string_view job, std::string_view type, std::int32_t rank) {
+  char digits[16];
+  const auto end = std::to_chars(digits, digits + sizeof digits, rank).ptr;
+  std::string out;
+  out.reserve(job.size() + type.size() + 2 + static_cast<std::size_t>(end - digits));
+  out.append(job).append(1, '-').append(type).append(1, '-').append(digits, end);
+  return out;
 }
 
 std::string lower(std::string_view s) {
@@ -156,11 +184,12 @@ ReplicaPhase replica_phase(const Slot& s) {  // §1.3 mapping
   return ReplicaPhase::Unknown;
 }
 
-std::vector<model::ContainerStatus> container_status(const Slot& s, const JobView& v) {
-  if (!s.pod || s.create) return {};
+void fill_container_status(std::vector<model::ContainerStatus>& out, const Slot& s, const JobView& v) {
+  if (!s.pod || s.create) return;
   const auto* c = training_container(v.types[s.type_index].template_->spec, v.training_container);
-  model::ContainerStatus cs;
-  cs.name = c ? c->name : std::string{};
+  out.reserve(1);
+  model::ContainerStatus& cs = out.emplace_back();
+  if (c) cs.name = c->name;
   switch (s.pod->phase) {
     case PodPhase::Pending: cs.state = "waiting"; break;
     case PodPhase::Running: cs.state = "running"; break;
@@ -171,14 +200,15 @@ std::vector<model::ContainerStatus> container_status(const Slot& s, const JobVie
       break;
     case PodPhase::Unknown: cs.state = "waiting"; break;
   }
-  return {cs};
 }
 
-Pod make_pod(const JobView& v, const TypeView& t, std::int32_t rank, bool resumed) {
+// The pod of a replica type, without what depends on the rank (metadata.name, rank and the
+// genericjob-replica label: see name_pod). Every rank's pod of a type is the same otherwise, so
+// a reconcile builds this once per type and copies it.
+Pod make_pod(const JobView& v, const TypeView& t, bool resumed) {
   const std::string& job = v.meta->name;
   const model::PodSpec& spec = t.template_->spec;
   Pod p;
-  p.metadata.name = fmt::format("{}-{}-{}", job, t.type, rank);  // §2.3 [INFERRED] naming
   p.metadata.namespace_ = v.meta->namespace_;
   p.metadata.labels = t.template_->metadata.labels;
   p.metadata.annotations = t.template_->metadata.annotations;
@@ -187,15 +217,11 @@ Pod make_pod(const JobView& v, const TypeView& t, std::int32_t rank, bool resume
   labels[model::kLabelOwnerName] = job;
   labels[model::kLabelComponent] = lower(v.kind_name);
   labels[model::kLabelComponentType] = "user";
-  if (v.kind == model::JobKind::GenericJob) {
-    labels["genericjob"] = job;
-    labels["genericjob-replica"] = p.metadata.name;
-  }
+  if (v.kind == model::JobKind::GenericJob) labels["genericjob"] = job;  // genericjob-replica: name_pod
   p.metadata.owner_references.push_back(
       model::OwnerReference{model::kBatchApiVersion, std::string(v.kind_name), job, v.meta->uid, true});
   p.job_name = job;
   p.replica_type = t.type;
-  p.rank = rank;
 
   const auto* container = training_container(spec, v.training_container);
   if (container) {
@@ -222,8 +248,8 @@ Pod make_pod(const JobView& v, const TypeView& t, std::int32_t rank, bool resume
     }
   }
   if (skip_init) {
-    model::PodSpec no_init = spec;
-    no_init.init_containers.clear();
+    model::PodSpec no_init;  // pod_requests reads only the containers and init containers
+    no_init.containers = spec.containers;
     p.requests = model::pod_requests(no_init);
   } else {
     p.requests = model::pod_requests(spec);
@@ -248,16 +274,42 @@ Pod make_pod(const JobView& v, const TypeView& t, std::int32_t rank, bool resume
   return p;
 }
 
+// The rank's part of a pod built by make_pod. `name` is the slot's "<job>-<type>-<rank>".
+void name_pod(Pod& p, const JobView& v, const std::string& name, std::int32_t rank) {
+  p.metadata.name = name;
+  p.rank = rank;
+  if (v.kind == model::JobKind::GenericJob) p.metadata.labels["genericjob-replica"] = name;  // §10
+}
+
 model::PodGroupSpec desired_pod_group_spec(const JobView& v) {  // §8.1, §4.3
   model::PodGroupSpec s;
   std::int32_t total = 0;
   for (const auto& t : v.types) total += t.replicas;
   s.min_member = v.elastic ? v.elastic_min : total;
-  for (const auto& t : v.types) s.roles.push_back({t.type, v.elastic ? t.min_replicas : t.replicas});
+  s.roles.reserve(v.types.size());
+  for (const auto& t : v.types) s.roles.push_back({std::string(t.type), v.elastic ? t.min_replicas : t.replicas});
   const auto& t9k = *v.scheduler->t9k_scheduler;
   s.queue = t9k.queue.empty() ? model::kDefaultQueue : t9k.queue;
   s.priority = t9k.priority;
   return s;
+}
+
+// have == desired_pod_group_spec(v) with have's topologyPolicy kept (it is not the controller's),
+// compared in place: this runs on every reconcile of a T9k-scheduled job and nearly always holds.
+bool pod_group_spec_is_current(const model::PodGroupSpec& have, const JobView& v) {
+  std::int32_t total = 0;
+  for (const auto& t : v.types) total += t.replicas;
+  if (have.min_member != (v.elastic ? v.elastic_min : total)) return false;
+  if (have.roles.size() != v.types.size()) return false;
+  for (std::size_t i = 0; i < v.types.size(); ++i) {
+    const auto& t = v.types[i];
+    if (have.roles[i].name != t.type || have.roles[i].min_member != (v.elastic ? t.min_replicas : t.replicas)) {
+      return false;
+    }
+  }
+  const auto& t9k = *v.scheduler->t9k_scheduler;
+  const std::string_view queue = t9k.queue.empty() ? std::string_view(model::kDefaultQueue) : t9k.queue;
+  return have.queue == queue && have.priority == t9k.priority;
 }
 
 // Deletions once the job is terminal (level-based: repeated every reconcile until done).
@@ -328,8 +380,10 @@ std::optional<Verdict> decide_generic(const JobView& v, const std::vector<Slot>&
   }
   if (spec.failure_rules.empty()) {
     if (first_failed) {  // §11 Q2: any replica failing terminally; the message names it as a rule
-      std::map<std::string, std::vector<std::int32_t>> rule{{v.types[first_failed->type_index].type, {first_failed->rank}}};
-      return Verdict{JobPhase::Failed, "Failed", "The job is failed with rule: " + rule_text(rule)};
+      std::string text = "The job is failed with rule: {";
+      append_rule_entry(text, v.types[first_failed->type_index].type, std::span(&first_failed->rank, 1));
+      text += '}';
+      return Verdict{JobPhase::Failed, "Failed", std::move(text)};
     }
   } else {
     for (const auto& rule : spec.failure_rules) {
@@ -431,14 +485,39 @@ std::vector<std::int32_t> split_by_weight(std::int32_t total, const std::vector<
   return out;
 }
 
+// A pod of the job, indexed by name (sorted; see reconcile_job).
+struct NamedPod {
+  std::string_view name;
+  const Pod* pod = nullptr;
+  std::size_t type_index = 0;  // the first replica type named like the pod's; types.size() if none
+};
+
+// Counted restarts of a replica type: before this step and after its decisions (§11 Q3).
+struct TypeRestarts {
+  std::int32_t prev = 0;
+  std::int32_t now = 0;
+};
+
 ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
   const ControllerOptions& opt = in.options;
   const SimTime now = in.now;
   const std::string& job = v.meta->name;
   const JobStatus& prev = *v.status;
   ReconcileResult res;
-  res.status = prev;
   JobStatus& st = res.status;
+  // The previous status except its tasks, which finish() rebuilds from the slots: copying them
+  // only to clear them was a large share of a reconcile's allocations.
+  st.phase = prev.phase;
+  // Room for every condition type (JobConditionType has six): set_condition may insert some.
+  st.conditions.reserve(std::max<std::size_t>(prev.conditions.size(), 6));
+  st.conditions.assign(prev.conditions.begin(), prev.conditions.end());
+  st.aggregate = prev.aggregate;
+  st.backoff_count = prev.backoff_count;
+  st.tensorboard = prev.tensorboard;
+  st.start_time = prev.start_time;
+  st.completion_time = prev.completion_time;
+  st.active_since = prev.active_since;
+  st.elastic_replicas = prev.elastic_replicas;
 
   if (!st.phase) {  // first reconcile: the deadline clock starts (§11 Q6)
     st.phase = JobPhase::Pending;
@@ -449,25 +528,45 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
   if (!v.has_backoff_limit) st.backoff_count.reset();  // GenericJob has no backoffCount (§1.3)
 
   // ---- Observe: replica slots = desired ranks plus ranks that still have a pod (§1.3). ----
-  std::map<std::string, const Pod*> by_name;
+  // The job's pods by name: sorted by (name, position in the input) and deduplicated keeping the
+  // first, i.e. what std::map::emplace in input order gives, without a node per pod.
+  std::vector<NamedPod> by_name;
+  by_name.reserve(in.pods.size());
   for (const Pod& p : in.pods) {
-    if (p.job_name == job) by_name.emplace(p.metadata.name, &p);
+    if (p.job_name != job) continue;
+    std::size_t ti = 0;
+    while (ti < v.types.size() && v.types[ti].type != p.replica_type) ++ti;
+    by_name.push_back({p.metadata.name, &p, ti});
   }
+  std::sort(by_name.begin(), by_name.end(), [](const NamedPod& a, const NamedPod& b) {
+    return a.name != b.name ? a.name < b.name : a.pod < b.pod;  // the span is contiguous: address = order
+  });
+  by_name.erase(std::unique(by_name.begin(), by_name.end(),
+                            [](const NamedPod& a, const NamedPod& b) { return a.name == b.name; }),
+                by_name.end());
+  auto find_pod = [&](std::string_view name) -> const Pod* {
+    auto it = std::lower_bound(by_name.begin(), by_name.end(), name,
+                               [](const NamedPod& a, std::string_view n) { return a.name < n; });
+    return it != by_name.end() && it->name == name ? it->pod : nullptr;
+  };
+
+  std::size_t desired_slots = 0;
+  for (const auto& t : v.types) desired_slots += static_cast<std::size_t>(std::max(t.replicas, 0));
   std::vector<Slot> slots;
-  std::vector<std::int32_t> prev_type_restarts(v.types.size(), 0);
-  std::vector<std::string> stray_pods;  // pods of a replica type no longer in the spec
-  for (const auto& [name, p] : by_name) {
-    bool known = false;
-    for (const auto& t : v.types) known = known || t.type == p->replica_type;
-    if (!known && !terminating(*p)) stray_pods.push_back(name);
+  slots.reserve(desired_slots);  // slots beyond the desired ranks (scale-down) are rare
+  std::vector<TypeRestarts> type_restarts(v.types.size());
+  std::vector<std::string_view> stray_pods;  // pods of a replica type no longer in the spec
+  for (const auto& [name, p, type_index] : by_name) {
+    if (type_index == v.types.size() && !terminating(*p)) stray_pods.push_back(name);
   }
+  std::vector<std::pair<std::int32_t, const Pod*>> extra;  // (rank, pod) beyond the desired ranks
   for (std::size_t ti = 0; ti < v.types.size(); ++ti) {
     const TypeView& t = v.types[ti];
     const model::TaskStatus* prev_task = nullptr;
     for (const auto& task : prev.tasks) {
       if (task.type == t.type) prev_task = &task;
     }
-    if (prev_task) prev_type_restarts[ti] = prev_task->restart_count;
+    if (prev_task) type_restarts[ti].prev = type_restarts[ti].now = prev_task->restart_count;
     auto prev_restarts = [&](const std::string& name) {
       if (prev_task) {
         for (const auto& r : prev_task->replicas) {
@@ -476,48 +575,86 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
       }
       return 0;
     };
-    std::map<std::int32_t, const Pod*> extra;
-    for (const auto& [name, p] : by_name) {
-      if (p->replica_type == t.type && p->rank >= t.replicas) extra.emplace(p->rank, p);
+    // Pods of ranks beyond the desired ones, by rank; of several pods with one rank the first by
+    // name counts (std::map::emplace in name order).
+    extra.clear();
+    std::size_t first_of_name = 0;  // pods of this type: NamedPod::type_index is the first such type
+    while (v.types[first_of_name].type != t.type) ++first_of_name;
+    for (const auto& [name, p, type_index] : by_name) {
+      if (type_index == first_of_name && p->rank >= t.replicas) extra.emplace_back(p->rank, p);
     }
+    std::sort(extra.begin(), extra.end(), [](const auto& a, const auto& b) {  // names are unique here
+      return a.first != b.first ? a.first < b.first : a.second->metadata.name < b.second->metadata.name;
+    });
+    extra.erase(std::unique(extra.begin(), extra.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
+                extra.end());
     for (std::int32_t rank = 0; rank < t.replicas; ++rank) {
-      Slot s;
+      Slot& s = slots.emplace_back();
       s.type_index = ti;
       s.rank = rank;
-      s.name = fmt::format("{}-{}-{}", job, t.type, rank);
-      auto it = by_name.find(s.name);
-      s.pod = it == by_name.end() ? nullptr : it->second;
+      s.name = replica_name(job, t.type, rank);
+      s.pod = find_pod(s.name);
       s.desired = true;
       s.prev_restarts = s.restarts = prev_restarts(s.name);
-      slots.push_back(std::move(s));
     }
     for (const auto& [rank, p] : extra) {
-      Slot s;
+      Slot& s = slots.emplace_back();
       s.type_index = ti;
       s.rank = rank;
       s.name = p->metadata.name;
       s.pod = p;
       s.prev_restarts = s.restarts = prev_restarts(s.name);
-      slots.push_back(std::move(s));
     }
   }
-  std::vector<std::int32_t> type_restarts = prev_type_restarts;
 
   auto finish = [&](bool commit_counters) {
+    // Actions: deletions, then creations (a name is free only once its old pod is gone). Built
+    // before the status so that the slot names can then be moved into the replica statuses.
+    // Reserved exactly: an Action holds a whole Pod (growing would move them), and an
+    // over-sized block of two or more Actions is a large request, which makes glibc's malloc
+    // consolidate its fast bins.
+    std::size_t more = stray_pods.size();
+    for (const auto& s : slots) more += (s.del ? 1 : 0) + (s.create ? 1 : 0);
+    if (v.tensorboard && !in.tensorboard && !model::is_terminal(*st.phase)) ++more;  // CreateTensorBoard
+    res.actions.reserve(res.actions.size() + more);
+    for (const auto& name : stray_pods) res.actions.emplace_back(DeletePod{std::string(name), DeletionReason::ScaleDown});
+    for (const auto& s : slots) {
+      if (s.del) res.actions.emplace_back(DeletePod{s.name, *s.del});
+    }
+    const bool resumed = find_condition(st, JobConditionType::Paused) != nullptr;
+    // One pod per replica type, copied for each rank created and moved into the type's last one
+    // (a type's slots are contiguous, so it is empty again when the next type starts).
+    std::optional<Pod> type_pod;
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      const Slot& s = slots[i];
+      if (!s.create) continue;
+      if (!type_pod) type_pod = make_pod(v, v.types[s.type_index], resumed);
+      bool last_of_type = true;
+      for (std::size_t j = i + 1; j < slots.size() && slots[j].type_index == s.type_index; ++j) {
+        last_of_type = last_of_type && !slots[j].create;
+      }
+      Pod p = last_of_type ? std::move(*type_pod) : *type_pod;
+      if (last_of_type) type_pod.reset();
+      name_pod(p, v, s.name, s.rank);
+      res.actions.emplace_back(CreatePod{std::move(p)});
+    }
     // Status: tasks with replica statuses, and the aggregate counted from them (§1.3).
     st.tasks.clear();
+    st.tasks.reserve(v.types.size());
     st.aggregate = {};
     for (std::size_t ti = 0; ti < v.types.size(); ++ti) {
-      model::TaskStatus task;
+      model::TaskStatus& task = st.tasks.emplace_back();
       task.type = v.types[ti].type;
-      task.restart_count = commit_counters ? type_restarts[ti] : prev_type_restarts[ti];
-      for (const auto& s : slots) {
+      task.restart_count = commit_counters ? type_restarts[ti].now : type_restarts[ti].prev;
+      task.replicas.reserve(static_cast<std::size_t>(
+          std::count_if(slots.begin(), slots.end(), [&](const Slot& s) { return s.type_index == ti; })));
+      for (auto& s : slots) {
         if (s.type_index != ti) continue;
-        model::ReplicaStatus r;
-        r.name = s.name;
-        r.uid = s.pod && !s.create ? s.pod->metadata.uid : std::string{};
+        model::ReplicaStatus& r = task.replicas.emplace_back();
+        r.name = std::move(s.name);  // the actions above were the last users of the slot name
+        if (s.pod && !s.create) r.uid = s.pod->metadata.uid;
         r.phase = replica_phase(s);
-        r.containers = container_status(s, v);
+        fill_container_status(r.containers, s, v);
         r.restart_count = commit_counters ? s.restarts : s.prev_restarts;
         switch (r.phase) {
           case ReplicaPhase::Creating: ++st.aggregate.creating; break;
@@ -528,18 +665,7 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
           case ReplicaPhase::Unknown: ++st.aggregate.unknown; break;
           case ReplicaPhase::Deleted: ++st.aggregate.deleted; break;
         }
-        task.replicas.push_back(std::move(r));
       }
-      st.tasks.push_back(std::move(task));
-    }
-    // Actions: deletions, then creations (a name is free only once its old pod is gone).
-    for (const auto& name : stray_pods) res.actions.emplace_back(DeletePod{name, DeletionReason::ScaleDown});
-    for (const auto& s : slots) {
-      if (s.del) res.actions.emplace_back(DeletePod{s.name, *s.del});
-    }
-    bool resumed = find_condition(st, JobConditionType::Paused) != nullptr;
-    for (const auto& s : slots) {
-      if (s.create) res.actions.emplace_back(CreatePod{make_pod(v, v.types[s.type_index], s.rank, resumed)});
     }
     // TensorBoard dependent (§9): its state never affects the phase.
     if (v.tensorboard && (in.tensorboard || !model::is_terminal(*st.phase))) {
@@ -657,7 +783,7 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     if (v.kind == model::JobKind::GenericJob) {
       const std::int32_t used =
           opt.generic_limit_scope == ControllerOptions::GenericLimitScope::PerReplica ? s.restarts
-                                                                                      : type_restarts[s.type_index];
+                                                                                      : type_restarts[s.type_index].now;
       budget = used < t.limit;
     } else if (uses_backoff) {
       budget = backoff < v.backoff_limit;  // §11 Q4 boundary
@@ -679,7 +805,7 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     s.outcome = Outcome::Restart;
     s.del = DeletionReason::Restart;
     ++s.restarts;
-    ++type_restarts[s.type_index];
+    ++type_restarts[s.type_index].now;
     if (uses_backoff) {
       ++backoff;
       if (failed && kubeflow_rule && backoff >= v.backoff_limit && !backoff_limit_pod) backoff_limit_pod = &p;
@@ -688,10 +814,13 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
 
   // ReplicaFailure (§1.2): True once any pod has exited non-zero; it stays True.
   if (first_failed_pod) {
+    // Formatted on the stack and assigned into the condition's existing message: no allocation
+    // when it is unchanged, which is the case on every reconcile after the first failure.
+    fmt::memory_buffer msg;
+    fmt::format_to(std::back_inserter(msg), "Pod[{}] exited with error code {}", first_failed_pod->metadata.name,
+                   exit_code_of(*first_failed_pod));
     set_condition(st, JobConditionType::ReplicaFailure, ConditionStatus::True, "ErrorInPod",
-                  fmt::format("Pod[{}] exited with error code {}", first_failed_pod->metadata.name,
-                              exit_code_of(*first_failed_pod)),
-                  now);
+                  std::string_view(msg.data(), msg.size()), now);
   }
 
   // ---- Job-level decision: rules are not evaluated in debug mode (§7.1, §11 Q19). ----
@@ -716,7 +845,6 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
 
   // ---- Non-terminal: PodGroup, creations, elastic membership, phase. ----
   if (v.scheduler->t9k_scheduler) {  // §8.1: one PodGroup named after the job, before its pods
-    const model::PodGroupSpec want = desired_pod_group_spec(v);
     if (!in.pod_group) {
       model::PodGroup pg;
       pg.metadata.name = job;
@@ -724,17 +852,14 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
       pg.metadata.creation_timestamp = now;
       pg.metadata.owner_references.push_back(
           model::OwnerReference{model::kBatchApiVersion, std::string(v.kind_name), job, v.meta->uid, true});
-      pg.spec = want;
+      pg.spec = desired_pod_group_spec(v);
       res.actions.emplace_back(CreatePodGroup{std::move(pg)});
-    } else {
-      model::PodGroupSpec have = in.pod_group->spec;
-      model::PodGroupSpec next = want;
-      next.topology_policy = have.topology_policy;
-      if (!(have == next)) {
-        model::PodGroup pg = *in.pod_group;  // metadata (creation time) unchanged, §11 Q20
-        pg.spec = next;
-        res.actions.emplace_back(UpdatePodGroup{std::move(pg)});
-      }
+    } else if (!pod_group_spec_is_current(in.pod_group->spec, v)) {
+      model::PodGroup pg = *in.pod_group;  // metadata (creation time) unchanged, §11 Q20
+      std::string topology = std::move(pg.spec.topology_policy);
+      pg.spec = desired_pod_group_spec(v);
+      pg.spec.topology_policy = std::move(topology);
+      res.actions.emplace_back(UpdatePodGroup{std::move(pg)});
     }
   }
   for (auto& s : slots) s.create = s.desired && s.outcome == Outcome::Missing;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "controllers/controller.hpp"
@@ -13,7 +14,7 @@
 namespace t9k::controllers::detail {
 
 struct TypeView {
-  std::string type;
+  std::string_view type;  // the job spec's replica type (the spec outlives the reconcile)
   std::int32_t replicas = 0;      // desired replicas now (elastic share applied)
   std::int32_t min_replicas = 0;  // PodGroup role minimum
   model::RestartPolicyType policy = model::RestartPolicyType::Never;

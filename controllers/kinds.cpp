@@ -48,6 +48,7 @@ ReconcileResult GenericJobController::reconcile(const ReconcileInput& in) const 
   v.kind_name = kind();
   v.meta = &job.metadata;
   v.status = &job.status;
+  v.types.reserve(job.spec.replica_specs.size());
   for (const auto& r : job.spec.replica_specs) {
     v.types.push_back({r.type, r.replicas, r.replicas, r.restart_policy.policy, r.restart_policy.limit, &r.template_});
   }
@@ -84,6 +85,7 @@ ReconcileResult PyTorchTrainingJobController::reconcile(const ReconcileInput& in
     keep_master(shares);
     keep_master(mins);
   }
+  v.types.reserve(spec.replica_specs.size());
   for (std::size_t i = 0; i < spec.replica_specs.size(); ++i) {
     const auto& r = spec.replica_specs[i];
     const std::int32_t n = v.elastic ? shares[i] : r.replicas;
@@ -123,10 +125,14 @@ ReconcileResult DeepSpeedJobController::reconcile(const ReconcileInput& in) cons
   // §5: one replica group, worker-0 runs the launcher and is the master.
   v.types.push_back({"worker", replicas, v.elastic ? v.elastic_min : replicas, spec.worker.restart_policy, 0,
                      &spec.worker.template_});
-  // slotsPerWorker: processes per worker, normally the worker's GPUs (§5).
-  const auto gpus = model::get_resource(model::pod_requests(spec.worker.template_.spec), model::kResourceGpu);
-  v.slots_per_worker = spec.config.slots_per_worker.value_or(
-      gpus.is_zero() ? 1 : static_cast<std::int32_t>(gpus.units_ceil()));
+  // slotsPerWorker: processes per worker, normally the worker's GPUs (§5). The pod's requests
+  // are summed only when they are needed (a map built on every reconcile otherwise).
+  if (spec.config.slots_per_worker) {
+    v.slots_per_worker = *spec.config.slots_per_worker;
+  } else {
+    const auto gpus = model::get_resource(model::pod_requests(spec.worker.template_.spec), model::kResourceGpu);
+    v.slots_per_worker = gpus.is_zero() ? 1 : static_cast<std::int32_t>(gpus.units_ceil());
+  }
   v.has_backoff_limit = true;
   v.backoff_limit = spec.run_policy.backoff_limit;
   v.active_deadline_seconds = spec.run_policy.active_deadline_seconds;

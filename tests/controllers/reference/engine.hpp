@@ -1,0 +1,53 @@
+// FROZEN REFERENCE (2026-11-22): a verbatim copy of controllers/engine.hpp before the reconcile
+// performance work, moved to namespace t9k::controllers::reference. Used only by
+// equivalence_tests.cpp to prove the optimised controllers give identical results. Do not edit.
+// Internal: the reconcile logic shared by the three kinds. Each controller turns its job into a
+// JobView (replica types with their desired counts and policies, run policy, run mode) and the
+// engine does the rest; the kind-specific decision (rules vs master) is chosen by JobView::kind.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "controllers/controller.hpp"
+
+namespace t9k::controllers::reference::detail {
+
+struct TypeView {
+  std::string type;
+  std::int32_t replicas = 0;      // desired replicas now (elastic share applied)
+  std::int32_t min_replicas = 0;  // PodGroup role minimum
+  model::RestartPolicyType policy = model::RestartPolicyType::Never;
+  std::int32_t limit = 0;  // GenericJob restartPolicy.limit
+  const model::PodTemplateSpec* template_ = nullptr;
+};
+
+struct JobView {
+  model::JobKind kind = model::JobKind::GenericJob;
+  std::string_view kind_name;
+  const model::ObjectMeta* meta = nullptr;
+  const model::JobStatus* status = nullptr;
+  std::vector<TypeView> types;
+  bool has_backoff_limit = false;  // PyTorch and DeepSpeed (§2.3)
+  std::int32_t backoff_limit = 0;
+  std::optional<std::int64_t> active_deadline_seconds;
+  model::CleanUpPolicy clean_up = model::CleanUpPolicy::None;
+  const model::RunMode* run_mode = nullptr;
+  const model::SchedulePolicy* scheduler = nullptr;
+  bool elastic = false;
+  std::int32_t elastic_min = 0;
+  std::int32_t elastic_target = 0;
+  std::int32_t slots_per_worker = 1;  // DeepSpeed processes per worker (§5)
+  const model::GenericJobSpec* generic = nullptr;          // GenericJob rules (§3.1)
+  const model::TensorBoardSpec* tensorboard = nullptr;     // PyTorch (§9)
+  std::string_view training_container;  // preferred container name; else the first container
+};
+
+ReconcileResult reconcile_job(const JobView& view, const ReconcileInput& input);
+
+// §11 Q8: split `total` across weights by largest remainder (ties to the earlier entry).
+std::vector<std::int32_t> split_by_weight(std::int32_t total, const std::vector<std::int32_t>& weights);
+
+}  // namespace t9k::controllers::reference::detail
