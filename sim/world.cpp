@@ -709,13 +709,19 @@ struct World::Impl {
   void cycle() {
     cycle_pending = false;
     const scheduler::Decisions d = sched.schedule(snap, k.now());
-    std::set<std::string> groups_bound;
+    // Gangs being admitted in this cycle: T9k groups with no member bound before it. A running
+    // group that lost members gets its replacements one by one (§11 Q10), so only admissions
+    // must reach minMember at once.
+    std::set<std::string> groups_admitted;
+    for (const auto& b : d.bindings) {
+      auto [j, p] = pod_ref(b.pod);
+      if (!p->pod_group.empty() && bound_members(*j) == 0) groups_admitted.insert(j->key);
+    }
     for (const auto& b : d.bindings) {
       auto [j, p] = pod_ref(b.pod);
       bind(*j, *p, b.node);
-      if (!p->pod_group.empty()) groups_bound.insert(j->key);
     }
-    check_after_bindings(d, groups_bound);
+    check_after_bindings(d, groups_admitted);
     for (const auto& e : d.evictions) {
       auto [j, p] = pod_ref(e.pod);
       if (e.reason == model::DeletionReason::MaxDuration) {
@@ -781,16 +787,21 @@ struct World::Impl {
     enqueue_reconcile(j.id);
   }
 
-  void check_after_bindings(const scheduler::Decisions&, const std::set<std::string>& groups) {
-    // No gang partially bound: a PodGroup that received bindings has at least minMember pods
-    // bound or done (running groups that replaced members are above it already).
+  // Pods of the job holding a binding and not failed: the members that count toward minMember.
+  static std::int32_t bound_members(const JobRecord& j) {
+    std::int32_t members = 0;
+    for (const auto& p : j.pods) {
+      if (!p.node_name.empty() && p.phase != PodPhase::Failed) ++members;
+    }
+    return members;
+  }
+
+  void check_after_bindings(const scheduler::Decisions& d, const std::set<std::string>& groups) {
+    // No gang partially bound: a PodGroup admitted in this cycle has at least minMember pods bound.
     for (const auto& key : groups) {
       JobRecord& j = jobs[job_by_key.at(key)];
       if (!j.pod_group) continue;
-      std::int32_t members = 0;
-      for (const auto& p : j.pods) {
-        if (!p.node_name.empty() && p.phase != PodPhase::Failed) ++members;
-      }
+      const std::int32_t members = bound_members(j);
       if (members < j.pod_group->spec.min_member && !st.scheduler_options.permit.empty()) {
         violation(fmt::format("gang {} partially bound: {} of minMember {}", key, members,
                               j.pod_group->spec.min_member));
@@ -799,7 +810,10 @@ struct World::Impl {
     // No queue over quota (T9k, gate-at-scheduling).
     if (st.scheduler_options.quota_mode == scheduler::QuotaMode::GateAtScheduling) {
       std::set<std::string> queues_touched;
-      for (const auto& key : groups) queues_touched.insert(jobs[job_by_key.at(key)].queue);
+      for (const auto& b : d.bindings) {
+        const JobRecord& j = jobs[pod_owner.at(b.pod)];
+        if (!j.queue.empty()) queues_touched.insert(j.queue);
+      }
       for (const auto& qname : queues_touched) {
         const auto qit = queues.find(qname);
         if (qit == queues.end() || !qit->second.spec.quota) continue;
