@@ -149,6 +149,13 @@ std::string change_json(const model::TimedChange& tc) {
           j["message"] = c.message;
           j["restarts"] = c.restarts;
           j["backoffCount"] = c.backoff_count;
+        } else if constexpr (std::is_same_v<T, model::PodCreated>) {
+          j["type"] = "PodCreated";
+          j["jobId"] = c.job;
+          j["pod"] = c.pod;
+          j["replicaType"] = c.replica_type;
+          j["rank"] = c.rank;
+          j["gpus"] = c.gpus;
         } else if constexpr (std::is_same_v<T, model::PodBound>) {
           j["type"] = "PodBound";
           j["jobId"] = c.job;

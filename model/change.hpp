@@ -52,6 +52,14 @@ struct JobPhaseChanged {
   std::int32_t restarts = 0;       // sum of tasks[].restartCount
   std::int32_t backoff_count = 0;  // status.backoffCount (0 for GenericJob)
 };
+// A controller created a pod (not yet bound to a node).
+struct PodCreated {
+  JobId job;
+  std::string pod;
+  std::string replica_type;
+  std::int32_t rank = 0;
+  std::int64_t gpus = 0;
+};
 struct PodBound {
   JobId job;
   std::string pod;
@@ -105,7 +113,7 @@ struct QueueChanged {
   bool closed = false;
 };
 
-using Change = std::variant<JobSubmitted, JobRejected, JobPhaseChanged, PodBound, PodRunning,
+using Change = std::variant<JobSubmitted, JobRejected, JobPhaseChanged, PodCreated, PodBound, PodRunning,
                             PodReleased, PodDeleted, TrainingChanged, ProgressLost,
                             ProgressCommitted, NodeChanged, QueueChanged>;
 

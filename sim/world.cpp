@@ -694,6 +694,7 @@ struct World::Impl {
     const std::string key = scheduler::object_key(pod.metadata);
     if (pod_owner.count(key)) violation("pod name reused while stored: " + key);
     pod_owner[key] = j.id;
+    publish(model::PodCreated{j.id, key, pod.replica_type, pod.rank, gpus_of(pod.requests)});
     snap.upsert_pod(pod);
     j.pods.push_back(std::move(pod));
     request_cycle();

@@ -96,6 +96,17 @@ TEST_CASE("a rigid job runs for exactly its run time plus start-up", "[sim]") {
   CHECK(row.productive_us == 2 * 8 * 3600LL * 1000000);
   CHECK(row.allocated_us >= row.productive_us);
   CHECK(run.rec.check_invariants().empty());
+  // The change feed reports each pod's creation before its binding.
+  int created = 0, bound = 0;
+  for (const auto& c : run.changes) {
+    if (std::holds_alternative<model::PodCreated>(c.change)) {
+      CHECK(bound == 0);
+      ++created;
+    }
+    if (std::holds_alternative<model::PodBound>(c.change)) ++bound;
+  }
+  CHECK(created == 2);
+  CHECK(bound == 2);
 }
 
 TEST_CASE("the same seed gives the same run, another seed another", "[sim]") {
