@@ -35,7 +35,7 @@
 // Keys: pods and PodGroups are keyed "<namespace>/<name>" (just "<name>" when the namespace is
 // empty); queues and nodes by name. A pod names its PodGroup in its own namespace.
 // Objects may arrive in any order: a pod whose PodGroup or queue is not known yet waits (the
-// snapshot keeps a placeholder that is not schedulable until the real object arrives).
+// snapshot keeps a stand-in entry that is not schedulable until the real object arrives).
 #pragma once
 
 #include <cstdint>

@@ -49,7 +49,7 @@ TEST_CASE("snapshot: pending groups ordered by priority then creation (§8.5, §
   CHECK(order == std::vector<std::string>{"new-high", "old", "mid"});
 }
 
-TEST_CASE("snapshot: objects in any order, bare pods, placeholders", "[snapshot]") {
+TEST_CASE("snapshot: objects in any order, bare pods, stand-in entries", "[snapshot]") {
   TestWorld w;
   w.add_pod("early-0", "early", res(1));  // pod before its PodGroup and queue
   const auto g = *w.snap.find_pod("early-0");
