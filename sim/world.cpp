@@ -955,6 +955,30 @@ struct World::Impl {
     enqueue_reconcile(id);
   }
 
+  // Productive time of the running segment so far, split into what completed checkpoints saved
+  // and what came after the last one (a checkpoint being written counts as not saved).
+  struct Progress {
+    std::int64_t kept_us = 0;
+    std::int64_t since_checkpoint_us = 0;
+  };
+  Progress segment_progress(const JobRecord& j) const {
+    const auto& tr = j.tr;
+    const SimTime prod_start = tr.start + tr.overhead;
+    if (k.now() <= prod_start) return {};
+    const std::int64_t e = (k.now() - prod_start).count();
+    const auto& b = j.behaviour;
+    if (!b.checkpoint_interval || b.checkpoint_interval->count() <= 0) return {0, e};
+    const std::int64_t iv = b.checkpoint_interval->count();
+    const std::int64_t cyc = iv + b.checkpoint_cost.count();
+    std::int64_t done = e / cyc;
+    // The work cannot checkpoint past its end (the job would have finished).
+    if (std::isfinite(j.work_total)) {
+      const double left = (j.work_total - tr.committed) / tr.rate;
+      done = std::min<std::int64_t>(done, static_cast<std::int64_t>(left / static_cast<double>(iv)));
+    }
+    return {done * iv, std::min(e - done * cyc, iv)};
+  }
+
   // Stops the running segment: progress since the last checkpoint is lost to `cause`.
   void stop_training(JobRecord& j, LossCause cause) {
     auto& tr = j.tr;
@@ -963,29 +987,10 @@ struct World::Impl {
     k.cancel(tr.fail_ev);
     tr.active = false;
     j.last_stop_cause = cause;
-    const SimTime prod_start = tr.start + tr.overhead;
-    if (k.now() > prod_start) {
-      const std::int64_t e = (k.now() - prod_start).count();
-      const auto& b = j.behaviour;
-      std::int64_t kept_us = 0;
-      std::int64_t lost_us = e;
-      if (b.checkpoint_interval && b.checkpoint_interval->count() > 0) {
-        const std::int64_t iv = b.checkpoint_interval->count();
-        const std::int64_t cyc = iv + b.checkpoint_cost.count();
-        std::int64_t done = e / cyc;
-        // The work cannot checkpoint past its end (the job would have finished).
-        if (std::isfinite(j.work_total)) {
-          const double left = (j.work_total - tr.committed) / tr.rate;
-          done = std::min<std::int64_t>(done, static_cast<std::int64_t>(left / static_cast<double>(iv)));
-        }
-        kept_us = done * iv;
-        const std::int64_t rest = e - done * cyc;
-        lost_us = std::min(rest, iv);
-      }
-      tr.committed += static_cast<double>(kept_us) * tr.rate;
-      if (kept_us > 0) publish(model::ProgressCommitted{j.id, kept_us * tr.gpus});
-      if (lost_us > 0) publish(model::ProgressLost{j.id, cause, lost_us * tr.gpus});
-    }
+    const Progress pr = segment_progress(j);
+    tr.committed += static_cast<double>(pr.kept_us) * tr.rate;
+    if (pr.kept_us > 0) publish(model::ProgressCommitted{j.id, pr.kept_us * tr.gpus});
+    if (pr.since_checkpoint_us > 0) publish(model::ProgressLost{j.id, cause, pr.since_checkpoint_us * tr.gpus});
     publish(model::TrainingChanged{j.id, 0});
   }
 
@@ -1319,19 +1324,10 @@ struct World::Impl {
   // it was neither lost nor wasted, the run just ended (docs/outputs.md).
   void finish() {
     for (auto& j : jobs) {
-      auto& tr = j.tr;
-      if (!tr.active) continue;
-      const SimTime prod_start = tr.start + tr.overhead;
-      if (k.now() <= prod_start) continue;
-      std::int64_t e = (k.now() - prod_start).count();
-      const auto& b = j.behaviour;
-      if (b.checkpoint_interval && b.checkpoint_interval->count() > 0) {
-        const std::int64_t iv = b.checkpoint_interval->count();
-        const std::int64_t cyc = iv + b.checkpoint_cost.count();
-        const std::int64_t done = e / cyc;
-        e = done * iv + std::min(e - done * cyc, iv);
-      }
-      if (e > 0) publish(model::ProgressCommitted{j.id, e * tr.gpus});
+      if (!j.tr.active) continue;
+      const Progress pr = segment_progress(j);
+      const std::int64_t e = pr.kept_us + pr.since_checkpoint_us;
+      if (e > 0) publish(model::ProgressCommitted{j.id, e * j.tr.gpus});
     }
   }
 
