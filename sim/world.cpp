@@ -381,11 +381,7 @@ struct World::Impl {
         weights.push_back(static_cast<double>(gpus_of(p->requests)));
       }
     }
-    std::int64_t used = 0;
-    for (const auto& key : node_pods[node]) {
-      const Pod* p = find_pod(key);
-      if (p && !terminated(*p)) used += gpus_of(p->requests);
-    }
+    const std::int64_t used = gpus_of(node_used[node]);
     const bool all_busy = used >= gpus_of(n.allocatable);
     if (!users.empty() && (all_busy || rng.below(static_cast<std::uint64_t>(gpus_of(n.allocatable))) <
                                            static_cast<std::uint64_t>(used))) {
@@ -1276,11 +1272,7 @@ struct World::Impl {
     std::int64_t free_gpus = 0;
     for (const auto& [name, n] : nodes) {
       if (!n.ready || n.unschedulable) continue;
-      std::int64_t used = 0;
-      for (const auto& key : node_pods[name]) {
-        const Pod* p = find_pod(key);
-        if (p && !terminated(*p)) used += gpus_of(p->requests);
-      }
+      const std::int64_t used = gpus_of(node_used[name]);
       free_gpus += std::max<std::int64_t>(0, gpus_of(n.allocatable) - used);
     }
     // Pending pods' queue priorities.
