@@ -29,7 +29,14 @@ std::string csv_field(const std::string& s) {
 
 std::string secs(SimTime t) { return kernel::format_seconds(t); }
 std::string secs(SimDuration d) { return kernel::format_seconds(d); }
-std::string hours(std::int64_t gpu_us) { return fmt::format("{:.6f}", static_cast<double>(gpu_us) / kHourUs); }
+// GPU-hours of milli-GPU × µs, 6 decimals.
+std::string hours(Int128 gpu_milli_us) { return fmt::format("{:.6f}", gpu_value(gpu_milli_us) / kHourUs); }
+
+// A milli-GPU amount in events.jsonl: an integer when whole (8000 -> 8), else the fraction (0.5).
+nlohmann::json gpus_json(std::int64_t gpu_milli) {
+  if (gpu_milli % model::kGpuMilliPerGpu == 0) return gpu_milli / model::kGpuMilliPerGpu;
+  return gpu_value(gpu_milli);
+}
 std::string num(double x) { return fmt::format("{:.6g}", x); }
 
 }  // namespace
@@ -64,20 +71,22 @@ std::string jobs_csv(const Recorder& r) {
     if (j.end && !rejected && j.ideal_run_us > 0) {
       slowdown = num(static_cast<double>((*j.end - j.submit).count()) / static_cast<double>(j.ideal_run_us));
     }
-    if (j.first_running && j.gpus > 0) {
+    if (j.first_running && j.gpu_milli > 0) {
       const SimTime end = j.end.value_or(r.horizon());
       const double wall = static_cast<double>((end - *j.first_running).count());
-      if (wall > 0) ettr = num(static_cast<double>(j.productive_us) / static_cast<double>(j.gpus) / wall);
+      if (wall > 0) ettr = num(gpu_value(j.productive_gpu_milli_us) / gpu_value(j.gpu_milli) / wall);
     }
     out += fmt::format(
         "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-        csv_field(j.name), model::to_string(j.kind), csv_field(j.queue), j.priority, j.replicas, j.gpus,
+        csv_field(j.name), model::to_string(j.kind), csv_field(j.queue), j.priority, j.replicas,
+        format_gpu_milli(j.gpu_milli),
         j.elastic ? "true" : "false", secs(j.submit), j.first_running ? secs(*j.first_running) : "",
         j.end ? secs(*j.end) : "", wait, jct, j.phase, csv_field(j.reason), j.restarts, j.backoff_count,
         j.preemptions, j.pods_failed, secs(SimDuration{j.ideal_run_us}), slowdown, ettr,
-        hours(j.allocated_us), hours(j.productive_us), hours(j.lost_us[0]), hours(j.lost_us[1]),
-        hours(j.lost_us[2]), hours(j.lost_us[3]), hours(j.lost_us[4]), hours(j.lost_us[5]),
-        hours(j.lost_us[6]), hours(j.idle_us()));
+        hours(j.allocated_gpu_milli_us), hours(j.productive_gpu_milli_us), hours(j.lost_gpu_milli_us[0]),
+        hours(j.lost_gpu_milli_us[1]), hours(j.lost_gpu_milli_us[2]), hours(j.lost_gpu_milli_us[3]),
+        hours(j.lost_gpu_milli_us[4]), hours(j.lost_gpu_milli_us[5]), hours(j.lost_gpu_milli_us[6]),
+        hours(j.idle_gpu_milli_us()));
   }
   return out;
 }
@@ -136,7 +145,7 @@ std::string change_json(const model::TimedChange& tc) {
           j["queue"] = c.queue;
           j["priority"] = c.priority;
           j["replicas"] = c.replicas;
-          j["gpus"] = c.gpus;
+          j["gpus"] = gpus_json(c.gpu_milli);
         } else if constexpr (std::is_same_v<T, model::JobRejected>) {
           j["type"] = "JobRejected";
           j["jobId"] = c.job;
@@ -155,13 +164,13 @@ std::string change_json(const model::TimedChange& tc) {
           j["pod"] = c.pod;
           j["replicaType"] = c.replica_type;
           j["rank"] = c.rank;
-          j["gpus"] = c.gpus;
+          j["gpus"] = gpus_json(c.gpu_milli);
         } else if constexpr (std::is_same_v<T, model::PodBound>) {
           j["type"] = "PodBound";
           j["jobId"] = c.job;
           j["pod"] = c.pod;
           j["node"] = c.node;
-          j["gpus"] = c.gpus;
+          j["gpus"] = gpus_json(c.gpu_milli);
         } else if constexpr (std::is_same_v<T, model::PodRunning>) {
           j["type"] = "PodRunning";
           j["jobId"] = c.job;
@@ -171,7 +180,7 @@ std::string change_json(const model::TimedChange& tc) {
           j["jobId"] = c.job;
           j["pod"] = c.pod;
           j["node"] = c.node;
-          j["gpus"] = c.gpus;
+          j["gpus"] = gpus_json(c.gpu_milli);
           j["phase"] = model::to_string(c.phase);
           if (c.exit_code) j["exitCode"] = *c.exit_code;
           if (c.reason) j["reason"] = model::to_string(*c.reason);
@@ -183,22 +192,22 @@ std::string change_json(const model::TimedChange& tc) {
         } else if constexpr (std::is_same_v<T, model::TrainingChanged>) {
           j["type"] = "TrainingChanged";
           j["jobId"] = c.job;
-          j["gpus"] = c.gpus;
+          j["gpus"] = gpus_json(c.gpu_milli);
         } else if constexpr (std::is_same_v<T, model::ProgressLost>) {
           j["type"] = "ProgressLost";
           j["jobId"] = c.job;
           j["cause"] = model::to_string(c.cause);
-          j["gpuSeconds"] = static_cast<double>(c.gpu_us) / 1e6;
+          j["gpuSeconds"] = gpu_value(c.gpu_milli_us) / 1e6;
         } else if constexpr (std::is_same_v<T, model::ProgressCommitted>) {
           j["type"] = "ProgressCommitted";
           j["jobId"] = c.job;
-          j["gpuSeconds"] = static_cast<double>(c.gpu_us) / 1e6;
+          j["gpuSeconds"] = gpu_value(c.gpu_milli_us) / 1e6;
         } else if constexpr (std::is_same_v<T, model::NodeChanged>) {
           j["type"] = "NodeChanged";
           j["node"] = c.node;
           j["ready"] = c.ready;
           j["unschedulable"] = c.unschedulable;
-          j["gpus"] = c.gpus;
+          j["gpus"] = gpus_json(c.gpu_milli);
           j["cause"] = c.cause;
         } else if constexpr (std::is_same_v<T, model::QueueChanged>) {
           j["type"] = "QueueChanged";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -26,11 +27,51 @@ double mean(const std::vector<double>& v) {
   for (double x : v) s += x;
   return s / static_cast<double>(v.size());
 }
+
+bool fits_int64(Int128 v) {
+  return v >= std::numeric_limits<std::int64_t>::min() && v <= std::numeric_limits<std::int64_t>::max();
+}
+
+// An integer as a double, through int64 when it fits: the same rounding the 64-bit figures had.
+double to_double(Int128 v) {
+  return fits_int64(v) ? static_cast<double>(static_cast<std::int64_t>(v)) : static_cast<double>(v);
+}
 }  // namespace
 
-std::int64_t JobRow::idle_us() const {
-  std::int64_t r = allocated_us - productive_us;
-  for (auto l : lost_us) r -= l;
+double gpu_value(Int128 milli) {
+  if (milli % model::kGpuMilliPerGpu == 0) return to_double(milli / model::kGpuMilliPerGpu);
+  return to_double(milli) / static_cast<double>(model::kGpuMilliPerGpu);
+}
+
+std::string int128_to_string(Int128 v) {
+  if (fits_int64(v)) return std::to_string(static_cast<std::int64_t>(v));
+  // Digits of |v| from the last, without negating v (the minimum has no positive counterpart).
+  std::string digits;
+  const bool negative = v < 0;
+  do {
+    const int d = static_cast<int>(v % 10);
+    digits.push_back(static_cast<char>('0' + (negative ? -d : d)));
+    v /= 10;
+  } while (v != 0);
+  if (negative) digits.push_back('-');
+  return std::string(digits.rbegin(), digits.rend());
+}
+
+std::string format_gpu_milli(Int128 milli) {
+  const Int128 whole = milli / model::kGpuMilliPerGpu;
+  Int128 frac = milli % model::kGpuMilliPerGpu;
+  if (frac == 0) return int128_to_string(whole);
+  std::string out = milli < 0 ? "-" : "";
+  out += int128_to_string(whole < 0 ? -whole : whole);
+  if (frac < 0) frac = -frac;
+  std::string f = fmt::format("{:03d}", static_cast<int>(frac));
+  while (f.back() == '0') f.pop_back();
+  return out + "." + f;
+}
+
+Int128 JobRow::idle_gpu_milli_us() const {
+  Int128 r = allocated_gpu_milli_us - productive_gpu_milli_us;
+  for (auto l : lost_gpu_milli_us) r -= l;
   return r;
 }
 
@@ -58,12 +99,12 @@ void Recorder::advance(Level& l, SimTime t) {
   std::int64_t a = l.since.time_since_epoch().count();
   const std::int64_t b = std::min(t, horizon_).time_since_epoch().count();
   if (l.value != 0) {
-    l.area += l.value * (b - a);
+    l.area += static_cast<Int128>(l.value) * (b - a);
     const std::int64_t w = bucket_.count();
     while (a < b) {
       const auto i = static_cast<std::size_t>(a / w);
       const std::int64_t end = std::min(b, static_cast<std::int64_t>(i + 1) * w);
-      if (i < l.buckets.size()) l.buckets[i] += l.value * (end - a);
+      if (i < l.buckets.size()) l.buckets[i] += static_cast<Int128>(l.value) * (end - a);
       a = end;
     }
   }
@@ -109,7 +150,7 @@ void Recorder::on_change(const model::TimedChange& tc) {
           r.queue = c.queue;
           r.priority = c.priority;
           r.replicas = c.replicas;
-          r.gpus = c.gpus;
+          r.gpu_milli = c.gpu_milli;
           r.elastic = c.elastic;
           r.submit = t;
           r.ideal_run_us = c.ideal_run_us;
@@ -135,35 +176,39 @@ void Recorder::on_change(const model::TimedChange& tc) {
             job_state(r, t, true, c.phase == model::JobPhase::Running);
           }
         } else if constexpr (std::is_same_v<T, model::PodBound>) {
-          bound_[c.pod] = Bound{t, c.gpus, c.job};
-          for (Scope* s : {&cluster_, state_[c.job].scope}) set(s->allocated, t, s->allocated.value + c.gpus);
+          bound_[c.pod] = Bound{t, c.gpu_milli, c.job};
+          for (Scope* s : {&cluster_, state_[c.job].scope}) set(s->allocated, t, s->allocated.value + c.gpu_milli);
         } else if constexpr (std::is_same_v<T, model::PodReleased>) {
           JobRow& r = jobs_.at(c.job);
           const auto it = bound_.find(c.pod);
           if (it != bound_.end()) {
-            const std::int64_t us = (t - it->second.since).count() * it->second.gpus;
-            r.allocated_us += us;
-            total_allocated_us_ += us;
-            for (Scope* s : {&cluster_, state_[c.job].scope}) set(s->allocated, t, s->allocated.value - it->second.gpus);
+            const Int128 held = static_cast<Int128>((t - it->second.since).count()) * it->second.gpu_milli;
+            r.allocated_gpu_milli_us += held;
+            total_allocated_ += held;
+            for (Scope* s : {&cluster_, state_[c.job].scope}) {
+              set(s->allocated, t, s->allocated.value - it->second.gpu_milli);
+            }
             bound_.erase(it);
           }
           if (c.phase == model::PodPhase::Failed) ++r.pods_failed;
         } else if constexpr (std::is_same_v<T, model::PodDeleted>) {
           if (c.reason == model::DeletionReason::Preemption) ++jobs_.at(c.job).preemptions;
         } else if constexpr (std::is_same_v<T, model::TrainingChanged>) {
-          std::int64_t& cur = state_[c.job].training_gpus;
-          for (Scope* s : {&cluster_, state_[c.job].scope}) set(s->productive, t, s->productive.value - cur + c.gpus);
-          cur = c.gpus;
+          std::int64_t& cur = state_[c.job].training_gpu_milli;
+          for (Scope* s : {&cluster_, state_[c.job].scope}) {
+            set(s->productive, t, s->productive.value - cur + c.gpu_milli);
+          }
+          cur = c.gpu_milli;
         } else if constexpr (std::is_same_v<T, model::ProgressLost>) {
-          jobs_.at(c.job).lost_us[static_cast<int>(c.cause)] += c.gpu_us;
+          jobs_.at(c.job).lost_gpu_milli_us[static_cast<int>(c.cause)] += c.gpu_milli_us;
         } else if constexpr (std::is_same_v<T, model::ProgressCommitted>) {
-          jobs_.at(c.job).productive_us += c.gpu_us;
+          jobs_.at(c.job).productive_gpu_milli_us += c.gpu_milli_us;
         } else if constexpr (std::is_same_v<T, model::NodeChanged>) {
           const bool ready = c.ready && c.cause != "removed";
           node_ready_[c.node] = ready;
-          const std::int64_t before = node_gpus_[c.node];
-          const std::int64_t after = ready ? c.gpus : 0;
-          node_gpus_[c.node] = after;
+          const std::int64_t before = node_gpu_milli_[c.node];
+          const std::int64_t after = ready ? c.gpu_milli : 0;
+          node_gpu_milli_[c.node] = after;
           set(capacity_, t, capacity_.value - before + after);
           if (c.cause != "added" && c.cause != "cordon" && c.cause != "uncordon") {
             faults_.push_back(FaultRecord{t, c.node, c.cause, c.cause != "repair"});
@@ -180,9 +225,9 @@ void Recorder::finish() {
   finished_ = true;
   // Pods still bound hold their GPUs until the horizon.
   for (const auto& [pod, b] : bound_) {
-    const std::int64_t us = (horizon_ - b.since).count() * b.gpus;
-    total_allocated_us_ += us;
-    jobs_.at(b.job).allocated_us += us;
+    const Int128 held = static_cast<Int128>((horizon_ - b.since).count()) * b.gpu_milli;
+    total_allocated_ += held;
+    jobs_.at(b.job).allocated_gpu_milli_us += held;
   }
   for (auto* s : {&cluster_}) {
     for (Level* l : {&s->allocated, &s->productive, &s->pending, &s->running, &s->in_system}) advance(*l, horizon_);
@@ -204,18 +249,18 @@ void Recorder::finish() {
   const double w = static_cast<double>(bucket_.count());
   auto points = [&](const Scope& s, bool with_capacity) {
     std::vector<SeriesPoint> v(nbuckets_);
-    auto at = [](const Level& l, std::size_t i) {
-      return l.buckets.empty() ? 0.0 : static_cast<double>(l.buckets[i]);
-    };
+    // Job counts as they are; milli-GPU levels in GPUs.
+    auto at = [](const Level& l, std::size_t i) { return l.buckets.empty() ? 0.0 : to_double(l.buckets[i]); };
+    auto gpus_at = [](const Level& l, std::size_t i) { return l.buckets.empty() ? 0.0 : gpu_value(l.buckets[i]); };
     for (std::size_t i = 0; i < nbuckets_; ++i) {
       // The last bucket may be shorter than the others.
       const std::int64_t b0 = static_cast<std::int64_t>(i) * bucket_.count();
       const double width = std::min(w, static_cast<double>(horizon_.time_since_epoch().count() - b0));
-      v[i].allocated_gpus = at(s.allocated, i) / width;
-      v[i].productive_gpus = at(s.productive, i) / width;
+      v[i].allocated_gpus = gpus_at(s.allocated, i) / width;
+      v[i].productive_gpus = gpus_at(s.productive, i) / width;
       v[i].pending_jobs = at(s.pending, i) / width;
       v[i].running_jobs = at(s.running, i) / width;
-      v[i].capacity_gpus = with_capacity ? at(capacity_, i) / width : 0;
+      v[i].capacity_gpus = with_capacity ? gpus_at(capacity_, i) / width : 0;
     }
     return v;
   };
@@ -244,10 +289,11 @@ std::map<std::string, double> Recorder::metrics() const {
       jcts.push_back(jct);
       if (r.ideal_run_us > 0) slowdowns.push_back(jct / (static_cast<double>(r.ideal_run_us) / 1e6));
     }
-    alloc += static_cast<double>(r.allocated_us);
-    prod += static_cast<double>(r.productive_us);
-    for (int i = 0; i < model::kLossCauses; ++i) lost[i] += static_cast<double>(r.lost_us[i]);
-    idle += static_cast<double>(r.idle_us());
+    // GPU-µs.
+    alloc += gpu_value(r.allocated_gpu_milli_us);
+    prod += gpu_value(r.productive_gpu_milli_us);
+    for (int i = 0; i < model::kLossCauses; ++i) lost[i] += gpu_value(r.lost_gpu_milli_us[i]);
+    idle += gpu_value(r.idle_gpu_milli_us());
   }
   m["jobs_submitted"] = submitted;
   m["jobs_succeeded"] = succeeded;
@@ -268,9 +314,9 @@ std::map<std::string, double> Recorder::metrics() const {
     m[fmt::format("gpu_hours_lost_{}", model::to_string(static_cast<model::LossCause>(i)))] = lost[i] / kHourUs;
   }
   m["gpu_hours_idle"] = idle / kHourUs;
-  const double cap = static_cast<double>(capacity_area_);
+  const double cap = gpu_value(capacity_area_);
   m["gpu_hours_capacity"] = cap / kHourUs;
-  m["utilization_allocated"] = cap > 0 ? static_cast<double>(total_allocated_us_) / cap : 0;
+  m["utilization_allocated"] = cap > 0 ? gpu_value(total_allocated_) / cap : 0;
   m["utilization_productive"] = cap > 0 ? prod / cap : 0;
   m["goodput"] = alloc > 0 ? prod / alloc : 0;
   return m;
@@ -278,34 +324,37 @@ std::map<std::string, double> Recorder::metrics() const {
 
 std::vector<std::string> Recorder::check_invariants() const {
   std::vector<std::string> v;
+  const auto str = int128_to_string;
   // GPU-seconds conservation: the integral of the allocated-GPU level equals the sum over pods of
-  // (bind -> release) x GPUs, exactly (integer microseconds).
-  if (cluster_.allocated.area != total_allocated_us_) {
-    v.push_back(fmt::format("GPU-seconds conservation: integral of allocated GPUs {} GPU-µs != Σ pods {} GPU-µs",
-                            cluster_.allocated.area, total_allocated_us_));
+  // (bind -> release) x GPUs, exactly (integer milli-GPU x microseconds).
+  if (cluster_.allocated.area != total_allocated_) {
+    v.push_back(fmt::format(
+        "GPU-seconds conservation: integral of allocated GPUs {} milli-GPU-µs != Σ pods {} milli-GPU-µs",
+        str(cluster_.allocated.area), str(total_allocated_)));
   }
-  std::int64_t per_queue = 0;
+  Int128 per_queue = 0;
   for (const auto& [name, s] : scopes_) per_queue += s.allocated.area;
   if (per_queue != cluster_.allocated.area) {
-    v.push_back(fmt::format("GPU-seconds conservation: queues sum to {} GPU-µs, cluster {}", per_queue,
-                            cluster_.allocated.area));
+    v.push_back(fmt::format("GPU-seconds conservation: queues sum to {} milli-GPU-µs, cluster {}", str(per_queue),
+                            str(cluster_.allocated.area)));
   }
   // Little's law per queue and cluster: ∫N(t)dt == Σ time in system, exactly.
   if (cluster_.in_system.area != cluster_.sojourn_us) {
-    v.push_back(fmt::format("Little's law (cluster): ∫N dt = {} µs but Σ sojourn = {} µs", cluster_.in_system.area,
-                            cluster_.sojourn_us));
+    v.push_back(fmt::format("Little's law (cluster): ∫N dt = {} µs but Σ sojourn = {} µs", str(cluster_.in_system.area),
+                            str(cluster_.sojourn_us)));
   }
   for (const auto& [name, s] : scopes_) {
     if (s.in_system.area != s.sojourn_us) {
-      v.push_back(fmt::format("Little's law (queue '{}'): ∫N dt = {} µs but Σ sojourn = {} µs", name, s.in_system.area,
-                              s.sojourn_us));
+      v.push_back(fmt::format("Little's law (queue '{}'): ∫N dt = {} µs but Σ sojourn = {} µs", name,
+                              str(s.in_system.area), str(s.sojourn_us)));
     }
   }
   // Accounting per job: productive and lost never exceed what was allocated.
   for (const auto& r : jobs_) {
     if (r.name.empty()) continue;
-    if (r.idle_us() < 0) {
-      v.push_back(fmt::format("job {}: productive + lost GPU-time exceeds allocated by {} GPU-µs", r.name, -r.idle_us()));
+    if (r.idle_gpu_milli_us() < 0) {
+      v.push_back(fmt::format("job {}: productive + lost GPU-time exceeds allocated by {} milli-GPU-µs", r.name,
+                              str(-r.idle_gpu_milli_us())));
       break;
     }
   }

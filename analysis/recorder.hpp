@@ -2,6 +2,10 @@
 // per-job rows, time series and headline metrics of a run, plus the accounting invariants that
 // can only be checked from outside the world (GPU-seconds conservation, Little's law).
 // It never reaches into the world.
+//
+// Units: GPU amounts are milli-GPU as on the feed (1 GPU = model::kGpuMilliPerGpu = 1000, so a pod
+// sharing half a GPU holds 500), GPU-time is milli-GPU × µs, all exact integers; areas and sums
+// that can exceed int64 are 128-bit. Outputs divide by 1000 (gpu_value, format_gpu_milli).
 #pragma once
 
 #include <cstdint>
@@ -14,8 +18,19 @@
 
 namespace t9k::analysis {
 
+using model::Int128;
 using model::SimDuration;
 using model::SimTime;
+
+// Milli-GPU (or milli-GPU × µs) as GPUs (GPU-µs) in a double. A whole number of GPUs converts
+// exactly as an integer count of GPUs did (so whole-GPU results print as before); a fraction
+// divides by 1000.
+double gpu_value(Int128 milli);
+// Milli-GPU as the shortest exact decimal number of GPUs: 8000 -> "8", 500 -> "0.5",
+// 1250 -> "1.25", 1 -> "0.001", -1500 -> "-1.5".
+std::string format_gpu_milli(Int128 milli);
+// Decimal text of a 128-bit integer.
+std::string int128_to_string(Int128 v);
 
 // One row of jobs.csv (docs/outputs.md).
 struct JobRow {
@@ -25,7 +40,7 @@ struct JobRow {
   std::string queue;
   std::int32_t priority = 0;
   std::int32_t replicas = 0;
-  std::int64_t gpus = 0;
+  std::int64_t gpu_milli = 0;  // milli-GPU requested at submission, all pods
   bool elastic = false;
   SimTime submit{};
   std::optional<SimTime> first_running;
@@ -35,16 +50,16 @@ struct JobRow {
   std::int32_t restarts = 0;
   std::int32_t backoff_count = 0;
   std::int64_t ideal_run_us = 0;
-  // GPU-microseconds.
-  std::int64_t allocated_us = 0;
-  std::int64_t productive_us = 0;
-  std::int64_t lost_us[model::kLossCauses] = {};
+  // GPU-time in milli-GPU × µs (1 GPU-µs = 1000).
+  Int128 allocated_gpu_milli_us = 0;
+  Int128 productive_gpu_milli_us = 0;
+  Int128 lost_gpu_milli_us[model::kLossCauses] = {};
   std::int32_t preemptions = 0;  // pods deleted by preemption
   std::int32_t pods_failed = 0;  // pods that terminated Failed
-  std::int64_t idle_us() const;
+  Int128 idle_gpu_milli_us() const;
 };
 
-// Time-averaged values over one bucket of a time series.
+// Time-averaged values over one bucket of a time series; GPUs, not milli-GPU.
 struct SeriesPoint {
   double allocated_gpus = 0;
   double productive_gpus = 0;
@@ -74,8 +89,9 @@ class Recorder {
   const std::vector<FaultRecord>& faults() const { return faults_; }
   SimDuration bucket() const { return bucket_; }
   SimTime horizon() const { return horizon_; }
-  std::int64_t allocated_gpu_us() const { return total_allocated_us_; }
-  std::int64_t capacity_gpu_us() const { return capacity_area_; }
+  // Σ over pods of (bind -> release) × milli-GPU; integral of ready allocatable milli-GPU.
+  Int128 allocated_gpu_milli_us() const { return total_allocated_; }
+  Int128 capacity_gpu_milli_us() const { return capacity_area_; }
 
   // Headline metrics, sorted by name (summary.json "metrics").
   std::map<std::string, double> metrics() const;
@@ -88,18 +104,19 @@ class Recorder {
   static SimDuration choose_bucket(SimDuration horizon, int max_points = 720);
 
  private:
-  // A piecewise-constant integer level with its exact integral, bucketed.
+  // A piecewise-constant integer level (milli-GPU, or a count of jobs) with its exact integral,
+  // bucketed; integrals in value × µs, 128-bit (a cluster's milli-GPU over months exceeds int64).
   struct Level {
     std::int64_t value = 0;
     SimTime since{};
-    std::int64_t area = 0;  // total integral in value*µs
-    std::vector<std::int64_t> buckets;
+    Int128 area = 0;
+    std::vector<Int128> buckets;
   };
   void advance(Level& l, SimTime t);
   void set(Level& l, SimTime t, std::int64_t v);
   struct Scope {
     Level allocated, productive, pending, running, in_system;
-    std::int64_t sojourn_us = 0;  // Σ (end or horizon − submit) of its jobs, for Little's law
+    Int128 sojourn_us = 0;  // Σ (end or horizon − submit) of its jobs, for Little's law
   };
   Scope& scope(const std::string& queue);
   void job_state(JobRow& row, SimTime t, bool in_system, bool running);
@@ -111,24 +128,24 @@ class Recorder {
   std::map<std::string, Scope> scopes_;  // "" key unused; cluster kept separately
   Scope cluster_;
   Level capacity_;
-  std::map<std::string, std::int64_t> node_gpus_;  // allocatable GPUs of ready nodes
+  std::map<std::string, std::int64_t> node_gpu_milli_;  // allocatable milli-GPU of ready nodes
   std::map<std::string, bool> node_ready_;
   struct Bound {
     SimTime since;
-    std::int64_t gpus;
+    std::int64_t gpu_milli;
     model::JobId job;
   };
   std::map<std::string, Bound> bound_;  // pod key -> its binding
-  // Per job, by JobId (ids are dense): GPUs training now, (in system, running), its queue's scope.
+  // Per job, by JobId (ids are dense): milli-GPU training now, (in system, running), its queue's scope.
   struct JobState {
-    std::int64_t training_gpus = 0;
+    std::int64_t training_gpu_milli = 0;
     bool in_system = false;
     bool running = false;
     Scope* scope = nullptr;  // std::map nodes never move
   };
   std::vector<JobState> state_;
-  std::int64_t total_allocated_us_ = 0;   // Σ over pods of (release − bind) × GPUs
-  std::int64_t capacity_area_ = 0;
+  Int128 total_allocated_ = 0;  // Σ over pods of (release − bind) × milli-GPU
+  Int128 capacity_area_ = 0;    // milli-GPU × µs
   std::vector<FaultRecord> faults_;
   std::map<std::string, std::vector<SeriesPoint>> series_;
   bool finished_ = false;

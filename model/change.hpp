@@ -1,6 +1,9 @@
 // The change feed: every object transition the world makes is published as one of these, in
 // simulation order. analysis/ subscribes to it (and never reaches into the world); `--events`
-// writes it as events.jsonl. Times are integer microseconds; GPU amounts are whole GPUs.
+// writes it as events.jsonl. Times are integer microseconds. GPU amounts are integer milli-GPU
+// (model::kGpuMilliPerGpu = 1000 per GPU): a pod's nvidia.com/gpu request rounded up to whole GPUs
+// × 1000, plus its t9ksim.io/gpu-milli share, so a pod sharing half a GPU counts 500. GPU-time is
+// milli-GPU × µs, exact in 128-bit integers (6,212 GPUs × 1000 × 160 days of µs exceeds int64).
 #pragma once
 
 #include <cstdint>
@@ -11,9 +14,11 @@
 #include "model/cluster.hpp"
 #include "model/enums.hpp"
 #include "model/meta.hpp"
+#include "sim/kernel/hash.hpp"
 
 namespace t9k::model {
 
+using kernel::Int128;
 using JobId = std::uint32_t;
 
 // Why progress was lost (the checkpoint rollback of an interrupted training run).
@@ -36,7 +41,7 @@ struct JobSubmitted {
   std::string queue;  // empty for the default scheduler
   std::int32_t priority = 0;
   std::int32_t replicas = 0;  // pods at submission (elastic: expectedReplicas clamped)
-  std::int64_t gpus = 0;      // GPUs requested at submission, all pods
+  std::int64_t gpu_milli = 0;  // milli-GPU requested at submission, all pods
   bool elastic = false;
   std::int64_t ideal_run_us = 0;  // run time at the submitted size with no faults or waiting
 };
@@ -58,13 +63,13 @@ struct PodCreated {
   std::string pod;
   std::string replica_type;
   std::int32_t rank = 0;
-  std::int64_t gpus = 0;
+  std::int64_t gpu_milli = 0;  // milli-GPU requested
 };
 struct PodBound {
   JobId job;
   std::string pod;
   std::string node;
-  std::int64_t gpus = 0;
+  std::int64_t gpu_milli = 0;  // milli-GPU held from now on
   std::string queue;
 };
 struct PodRunning {
@@ -76,7 +81,7 @@ struct PodReleased {
   JobId job;
   std::string pod;
   std::string node;
-  std::int64_t gpus = 0;
+  std::int64_t gpu_milli = 0;  // milli-GPU no longer held
   std::string queue;
   PodPhase phase;
   std::optional<std::int32_t> exit_code;
@@ -87,26 +92,26 @@ struct PodDeleted {
   std::string pod;
   DeletionReason reason;
 };
-// Training of a job became active (productive GPUs > 0) or stopped.
+// Training of a job became active (productive milli-GPU > 0) or stopped.
 struct TrainingChanged {
   JobId job;
-  std::int64_t gpus = 0;  // GPUs doing productive work now; 0 = stopped
+  std::int64_t gpu_milli = 0;  // milli-GPU doing productive work now; 0 = stopped
 };
 struct ProgressLost {
   JobId job;
   LossCause cause;
-  std::int64_t gpu_us = 0;  // productive GPU-time rolled back to the last checkpoint
+  Int128 gpu_milli_us = 0;  // productive GPU-time rolled back to the last checkpoint, milli-GPU × µs
 };
 struct ProgressCommitted {
   JobId job;
-  std::int64_t gpu_us = 0;  // productive GPU-time made permanent (checkpoint or completion)
+  Int128 gpu_milli_us = 0;  // productive GPU-time made permanent (checkpoint or completion), milli-GPU × µs
 };
 struct NodeChanged {
   std::string node;
   bool ready = true;
   bool unschedulable = false;
-  std::int64_t gpus = 0;  // allocatable GPUs now
-  std::string cause;      // fault class, "repair", "drain", "cordon", "added", "removed"
+  std::int64_t gpu_milli = 0;  // allocatable milli-GPU now (whole GPUs × 1000)
+  std::string cause;           // fault class, "repair", "drain", "cordon", "added", "removed"
 };
 struct QueueChanged {
   std::string queue;

@@ -66,6 +66,9 @@ struct Pod {
 
   // Observed state.
   std::string node_name;  // empty until bound
+  // Which GPU of the node a pod requesting t9ksim.io/gpu-milli shares (0-based), -1 otherwise:
+  // chosen by the scheduler with the binding, as a GPU-sharing device plugin records it.
+  std::int32_t gpu_index = -1;
   PodPhase phase = PodPhase::Pending;
   std::optional<std::int32_t> exit_code;
   std::optional<SimTime> bind_time;

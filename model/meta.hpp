@@ -25,6 +25,11 @@ using ResourceList = std::map<std::string, Quantity>;
 inline constexpr const char* kResourceCpu = "cpu";
 inline constexpr const char* kResourceMemory = "memory";
 inline constexpr const char* kResourceGpu = "nvidia.com/gpu";
+// A share of one GPU in thousandths (1..1000), for pods that share GPUs (Alibaba openb's
+// gpu_milli): several such pods may sit on one GPU while their shares sum to at most 1000. The
+// scheduler places them best-fit on one GPU of a node (docs/scheduler.md, "Shared GPUs").
+inline constexpr const char* kResourceGpuMilli = "t9ksim.io/gpu-milli";
+inline constexpr std::int64_t kGpuMilliPerGpu = 1000;
 
 // Sums b into a.
 void add_resources(ResourceList& a, const ResourceList& b);

@@ -504,7 +504,9 @@ void read_openb(TraceData& d, RowErrors& errors) {
     }
     r.submit_us = *created;
     r.duration_us = *deleted - from;
-    r.gpus = static_cast<std::int32_t>(*gpus);  // a fractional gpu_milli is rounded up to the whole GPU
+    r.gpus = static_cast<std::int32_t>(*gpus);  // a fractional gpu_milli is rounded up to the whole GPU...
+    // ...unless GPUs are shared: a one-GPU pod then asks for its share (docs/traces.md).
+    if (d.mapping.shared_gpus && *gpus == 1 && *milli > 0 && *milli < 1000) r.gpu_milli = static_cast<std::int16_t>(*milli);
     r.cpu_milli = *cpu;
     r.memory_mib = *mem;
     r.group = intern(d.groups, groups, trim(qos->text));
@@ -874,10 +876,7 @@ std::shared_ptr<const TraceData> load_trace(const TraceEntry& e, bool skip_bad_r
     mp.node_memory = opt.quantity("nodeMemory", mp.node_memory);
     mp.vc_file = sibling(e.path, opt.get("vcFile"), "philly_vc.csv");
   } else if (e.format == TraceFormat::AlibabaOpenB) {
-    if (opt.choice("gpuMilli", {"round-up", "shared"}) == "shared") {
-      opt.error("gpuMilli", "found \"shared\": GPU sharing (several pods on one GPU by milli-units) is not "
-                            "supported; the scheduler places whole GPUs. allowed: round-up");
-    }
+    mp.shared_gpus = opt.choice("gpuMilli", {"round-up", "shared"}) == "shared";
     mp.replay_unscheduled = opt.choice("unscheduled", {"skip", "run"}) == "run";
     mp.keep_failures = opt.choice("failed", {"fail", "succeed"}) == "fail";
     mp.node_file = sibling(e.path, opt.get("nodeFile"), "openb_node_list_all_node.csv");
@@ -979,7 +978,10 @@ JobSubmission trace_job(const TraceEntry& e, const TraceData& d, const TraceReco
     m::Container c;
     c.name = "trace";
     c.image = mp.image;
-    if (pod_gpus > 0) {
+    if (r.gpu_milli > 0) {
+      c.resources.requests[m::kResourceGpuMilli] = m::Quantity::from_units(r.gpu_milli);
+      c.resources.limits[m::kResourceGpuMilli] = m::Quantity::from_units(r.gpu_milli);
+    } else if (pod_gpus > 0) {
       c.resources.requests[m::kResourceGpu] = m::Quantity::from_units(pod_gpus);
       c.resources.limits[m::kResourceGpu] = m::Quantity::from_units(pod_gpus);
     }

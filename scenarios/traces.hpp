@@ -43,6 +43,7 @@ struct TraceRecord {
   std::int32_t name = -1;        // TraceData::names (sanitised recorded identity); -1: from line
   std::int32_t object = -1;      // k8s-export: TraceData::objects
   bool failed = false;           // openb pod_phase Failed: replayed with exit code 1
+  std::int16_t gpu_milli = 0;    // openb with gpuMilli: shared: the pod's share of its one GPU (1..999)
 };
 
 // The mapping options of an entry, checked at load time (docs/traces.md has each one).
@@ -57,6 +58,7 @@ struct TraceMapping {
   std::int32_t gpus_per_node = 8;
   bool replay_unscheduled = false;  // openb pods the trace never scheduled
   bool keep_failures = true;        // openb Failed pods exit 1
+  bool shared_gpus = false;         // openb gpuMilli: shared (t9ksim.io/gpu-milli) instead of round-up
   std::string vc_file;              // philly_vc.csv, resolved
   std::string node_file;            // openb node list, resolved
   // csv

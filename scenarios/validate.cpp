@@ -136,6 +136,39 @@ class Checker {
     };
     for (std::size_t i = 0; i < t.spec.init_containers.size(); ++i) check("spec.initContainers", i, t.spec.init_containers[i]);
     for (std::size_t i = 0; i < t.spec.containers.size(); ++i) check("spec.containers", i, t.spec.containers[i]);
+    gpu_share(base, t);
+  }
+
+  // t9ksim.io/gpu-milli (simulator extension, docs/scheduler.md "Shared GPUs"): a share of one
+  // GPU in thousandths. A pod asks for a share or for whole GPUs, not both, and its share (the
+  // sum over its containers) is at most one GPU.
+  void gpu_share(const std::string& base, const m::PodTemplateSpec& t) {
+    std::int64_t share = 0;
+    bool whole = false;
+    for (std::size_t i = 0; i < t.spec.containers.size(); ++i) {
+      const auto& res = t.spec.containers[i].resources;
+      const auto q = m::get_resource(res.requests.count(m::kResourceGpuMilli) ? res.requests : res.limits,
+                                     m::kResourceGpuMilli);
+      whole = whole || !m::get_resource(res.requests, m::kResourceGpu).is_zero() ||
+              !m::get_resource(res.limits, m::kResourceGpu).is_zero();
+      if (q.milli() % 1000 != 0) continue;  // reported as fractional
+      const std::int64_t g = q.milli() / 1000;
+      if (g < 0 || g > m::kGpuMilliPerGpu) {
+        r_.error(at(index_path(at(base, "spec.containers"), i), std::string("resources.requests.") + m::kResourceGpuMilli),
+                 fmt::format("found {}; allowed: an integer in [0, 1000] (thousandths of one GPU)", g));
+        return;
+      }
+      share += g;
+    }
+    if (share == 0) return;
+    const std::string p = at(base, "spec.containers");
+    if (whole) {
+      r_.error(p, fmt::format("found requests of both {} and {}; allowed: whole GPUs or a share of one GPU, "
+                              "not both", m::kResourceGpu, m::kResourceGpuMilli));
+    } else if (share > m::kGpuMilliPerGpu) {
+      r_.error(p, fmt::format("found {} {} over the pod's containers; allowed: at most 1000 (one GPU)", share,
+                              m::kResourceGpuMilli));
+    }
   }
 
   // Replica types become part of pod names "<job>-<type>-<rank>" (spec §3.2), so they must be

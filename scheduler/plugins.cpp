@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <stdexcept>
 
 namespace t9k::scheduler {
 
@@ -62,6 +63,11 @@ void CycleState::reset(const ClusterSnapshot& snap) {
     bonus_mark_.resize(nodes, 0);
     held_mark_.resize(nodes, 0);
   }
+  for (const NodeId n : share_nodes_) share_row_[static_cast<std::size_t>(n)] = -1;
+  share_nodes_.clear();
+  share_rows_.clear();
+  if (share_row_.size() < nodes) share_row_.resize(nodes, -1);
+  if (pod_slot_.size() < snap.pods().size()) pod_slot_.resize(snap.pods().size(), kNone);
   total_free_.assign(snap.schedulable_free().begin(), snap.schedulable_free().end());
   total_free_.resize(dims_, 0);
   bonus_total_.assign(dims_, 0);
@@ -262,6 +268,10 @@ void CycleState::add_bonus_dense(NodeId n, const DenseRes& r) {
 }
 
 void CycleState::clear_bonus() {
+  for (auto& row : share_rows_) {
+    std::fill(row.back.begin(), row.back.end(), 0);
+    row.touched_eff = row.touched;
+  }
   for (const NodeId n : bonus_nodes_) {
     bonus_mark_[static_cast<std::size_t>(n)] = 0;
     std::fill_n(bonus_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(n) * dims_),
@@ -270,6 +280,103 @@ void CycleState::clear_bonus() {
   bonus_nodes_.clear();
   std::fill(bonus_total_.begin(), bonus_total_.end(), 0);
   bonus_active_ = false;
+}
+
+// ---- shared GPUs ------------------------------------------------------------------------------
+
+CycleState::ShareRow& CycleState::share_row(NodeId n) {
+  auto& r = share_row_[static_cast<std::size_t>(n)];
+  if (r < 0) {
+    const auto& node = snap_->nodes()[static_cast<std::size_t>(n)];
+    r = static_cast<std::int32_t>(share_rows_.size());
+    share_rows_.push_back(ShareRow{node.share_used, std::vector<std::int32_t>(node.share_used.size(), 0),
+                                   node.shared_slots, node.shared_slots});
+    share_nodes_.push_back(n);
+  }
+  return share_rows_[static_cast<std::size_t>(r)];
+}
+
+std::pair<std::int32_t, std::int32_t> CycleState::share_slot(NodeId n, std::int32_t g) const {
+  const auto& node = snap_->nodes()[static_cast<std::size_t>(n)];
+  const std::size_t gpu = static_cast<std::size_t>(n) * dims_ + static_cast<std::size_t>(kDimGpu);
+  const bool reserved = bonus_active_ ? held_[gpu] > 0 : hold_[gpu] > 0;
+  const std::int32_t r = share_row_[static_cast<std::size_t>(n)];
+  const ShareRow* row = r >= 0 ? &share_rows_[static_cast<std::size_t>(r)] : nullptr;
+  const auto& used = row ? row->used : node.share_used;
+  constexpr std::int32_t kFull = 1000;
+  std::int32_t best = kNone, best_room = kFull + 1, first_unused = kNone;
+  for (std::size_t i = 0; i < used.size(); ++i) {
+    const std::int32_t u = used[i] - (bonus_active_ && row ? row->back[i] : 0);
+    if (u <= 0) {
+      if (first_unused == kNone) first_unused = static_cast<std::int32_t>(i);
+    } else if (!reserved && kFull - u >= g && kFull - u < best_room) {
+      best = static_cast<std::int32_t>(i);
+      best_room = kFull - u;
+    }
+  }
+  if (best != kNone) return {best, best_room - g};
+  if (first_unused != kNone && free(n, kDimGpu) >= kFull) return {first_unused, kFull - g};
+  return {kNone, 0};
+}
+
+bool CycleState::fits_pod(NodeId n, const PodInfo& p) const {
+  if (p.gpu_share == 0) return fits(n, p.request);
+  for (const auto& [d, q] : p.request)
+    if (d != kDimGpu && free(n, d) < q) return false;
+  return share_slot(n, p.gpu_share).first != kNone;
+}
+
+void CycleState::take_pod(NodeId n, PodId id, const PodInfo& p, std::int64_t sign) {
+  if (p.gpu_share == 0) {
+    take(n, p.request, sign);
+    return;
+  }
+  const std::int32_t s = sign > 0 ? share_slot(n, p.gpu_share).first : pod_slot_[static_cast<std::size_t>(id)];
+  if (s == kNone) throw std::logic_error("CycleState::take_pod: no GPU slot holds the share of " + p.key);
+  auto& row = share_row(n);
+  auto& used = row.used[static_cast<std::size_t>(s)];
+  const std::int32_t back = row.back[static_cast<std::size_t>(s)];
+  const bool was_used = used > 0, was_eff = used - back > 0;
+  used += static_cast<std::int32_t>(sign) * p.gpu_share;
+  const std::int32_t d_used = static_cast<std::int32_t>(used > 0) - static_cast<std::int32_t>(was_used);
+  row.touched += d_used;
+  row.touched_eff += static_cast<std::int32_t>(used - back > 0) - static_cast<std::int32_t>(was_eff);
+  // The node-side footprint: the other resources, and a whole GPU when the slot became used.
+  SparseRes r;
+  for (const auto& [d, q] : p.request)
+    if (d != kDimGpu) r.emplace_back(d, sign * q);
+  if (d_used != 0) r.emplace_back(kDimGpu, 1000 * static_cast<std::int64_t>(d_used));
+  std::sort(r.begin(), r.end());
+  take(n, r, 1);
+  if (sign > 0) pod_slot_[static_cast<std::size_t>(id)] = s;
+}
+
+void CycleState::add_share_back(NodeId n, std::int32_t slot_index, std::int32_t g) {
+  auto& row = share_row(n);
+  const auto i = static_cast<std::size_t>(slot_index);
+  if (i >= row.used.size()) return;
+  const bool was_eff = row.used[i] - row.back[i] > 0;
+  row.back[i] += g;
+  row.touched_eff += static_cast<std::int32_t>(row.used[i] - row.back[i] > 0) - static_cast<std::int32_t>(was_eff);
+}
+
+void CycleState::add_bonus_pod(const PodInfo& p, std::int64_t sign) {
+  if (p.gpu_share == 0) {
+    add_bonus(p.node, p.request, sign);
+    return;
+  }
+  SparseRes r;
+  for (const auto& [d, q] : p.request)
+    if (d != kDimGpu) r.emplace_back(d, q);
+  add_bonus(p.node, r, sign);  // marks the node as a bonus node even when r is empty
+  if (p.gpu_slot != kNone) add_share_back(p.node, p.gpu_slot, static_cast<std::int32_t>(sign) * p.gpu_share);
+}
+
+void CycleState::add_terminating_bonus(NodeId n) {
+  const auto& node = snap_->nodes()[static_cast<std::size_t>(n)];
+  add_bonus_dense(n, node.terminating);
+  for (std::size_t i = 0; i < node.share_terminating.size(); ++i)
+    if (node.share_terminating[i] != 0) add_share_back(n, static_cast<std::int32_t>(i), node.share_terminating[i]);
 }
 
 // ---- shares -----------------------------------------------------------------------------------
@@ -341,7 +448,7 @@ class NodeResourcesFit final : public FilterPlugin {
  public:
   std::string_view name() const override { return "node-resources-fit"; }
   bool filter(const CycleState& st, const PodInfo& pod, const QueueInfo*, NodeId n) const override {
-    return st.fits(n, pod.request);
+    return st.fits_pod(n, pod);
   }
 };
 

@@ -63,7 +63,7 @@ class CycleState {
   std::int64_t free(NodeId n, Dim d) const {
     const std::size_t i = static_cast<std::size_t>(n) * dims_ + static_cast<std::size_t>(d);
     const std::int64_t f = snap_->nodes()[static_cast<std::size_t>(n)].free(d) - taken_[i];
-    return bonus_active_ ? f + bonus_[i] - held_[i] : f - hold_[i];
+    return bonus_active_ ? f + bonus_[i] - held_[i] + share_bonus(n, d) : f - hold_[i];
   }
   bool fits(NodeId n, const SparseRes& r) const {
     for (const auto& [d, q] : r)
@@ -72,6 +72,25 @@ class CycleState {
   }
   // Takes (sign -1 gives back) a request from a node's free resources, keeping the index.
   void take(NodeId n, const SparseRes& r, std::int64_t sign = 1);
+
+  // ---- Shared GPUs (pods requesting t9ksim.io/gpu-milli; docs/scheduler.md "Shared GPUs") ----
+  // The node side of a share is by slot: this cycle keeps a copy of the slots of every node it
+  // places a share on or gets one back from (in a trial), and free(n, GPU) stays "1000 x the
+  // GPUs no one uses", the only GPU capacity a whole-GPU pod can have.
+  // A pod fits: its other resources, and for a share a slot (share_slot).
+  bool fits_pod(NodeId n, const PodInfo& p) const;
+  // Best fit of a share of g milli on node n in the current view: the used slot with the least
+  // room left that holds it, else an unused slot if a whole GPU is free; {slot, room left after
+  // placing it}, slot kNone when none. A node where the viewer sees a reservation (§8.6) offers
+  // only whole free GPUs: the rooms of its used slots may be what the reservation waits for.
+  std::pair<std::int32_t, std::int32_t> share_slot(NodeId n, std::int32_t g) const;
+  // take() for a pod: a share takes the best-fit slot (remembered by pod for the give-back,
+  // sign -1, and for the binding: slot_of).
+  void take_pod(NodeId n, PodId id, const PodInfo& p, std::int64_t sign = 1);
+  std::int32_t slot_of(PodId id) const { return pod_slot_[static_cast<std::size_t>(id)]; }
+  // Nodes whose slots this cycle changed (their snapshot share_rooms() entries are stale).
+  const std::vector<NodeId>& share_nodes() const { return share_nodes_; }
+  bool share_changed(NodeId n) const { return share_row_[static_cast<std::size_t>(n)] >= 0; }
   // The free-GPU index after this cycle's placements (present nodes by (free GPU milli, id)):
   // the largest key, and walks in increasing order from `gpu` or decreasing down to `gpu`;
   // `f(node)` returns true to stop.
@@ -87,6 +106,8 @@ class CycleState {
   // Preemption trials.
   void add_bonus(NodeId n, const SparseRes& r, std::int64_t sign = 1);
   void add_bonus_dense(NodeId n, const DenseRes& r);
+  void add_bonus_pod(const PodInfo& p, std::int64_t sign = 1);  // a victim on its node (and slot)
+  void add_terminating_bonus(NodeId n);  // what the node's terminating pods give back
   void set_bonus_active(bool on) { bonus_active_ = on; }
   bool bonus_active() const { return bonus_active_; }
   const std::vector<NodeId>& bonus_nodes() const { return bonus_nodes_; }
@@ -112,6 +133,22 @@ class CycleState {
   void note_active(const CycleReservation& r);
   void refresh_view();
   void add_to_view();  // adds the reservations in view_added_ to the overlay
+  struct ShareRow {
+    std::vector<std::int32_t> used;  // by slot: the snapshot's share_used plus this cycle's shares
+    std::vector<std::int32_t> back;  // by slot: what the trial's bonus gives back
+    std::int32_t touched = 0;        // slots with used > 0
+    std::int32_t touched_eff = 0;    // slots with used - back > 0
+  };
+  ShareRow& share_row(NodeId n);
+  // With the bonus on, GPUs whose every share comes back are whole again.
+  std::int64_t share_bonus(NodeId n, Dim d) const {
+    if (d != kDimGpu) return 0;
+    const std::int32_t r = share_row_[static_cast<std::size_t>(n)];
+    if (r < 0) return 0;
+    const auto& row = share_rows_[static_cast<std::size_t>(r)];
+    return 1000 * static_cast<std::int64_t>(row.touched - row.touched_eff);
+  }
+  void add_share_back(NodeId n, std::int32_t slot_index, std::int32_t g);
   std::int64_t raw_free_gpu(NodeId n) const {
     return snap_->nodes()[static_cast<std::size_t>(n)].free(kDimGpu) -
            taken_[static_cast<std::size_t>(n) * dims_ + static_cast<std::size_t>(kDimGpu)];
@@ -147,6 +184,10 @@ class CycleState {
   std::vector<std::int64_t> hold_;  // max(0, held - terminating)
   std::vector<char> held_mark_;  // by node: in held_nodes_
   std::vector<NodeId> held_nodes_;
+  std::vector<std::int32_t> share_row_;  // by node: index into share_rows_, -1 for none
+  std::vector<ShareRow> share_rows_;
+  std::vector<NodeId> share_nodes_;
+  std::vector<std::int32_t> pod_slot_;  // by PodId: the slot take_pod gave a share
 };
 
 inline std::optional<std::int64_t> CycleState::max_free_gpu() const {

@@ -116,6 +116,7 @@ struct Scheduler::Impl {
   // Filter then score; the candidate walk follows the free-GPU index (bin-pack order) and stops
   // after max_feasible_nodes feasible nodes. Ties go to the earlier candidate.
   std::optional<NodeId> find_node(const PodInfo& p, const QueueInfo* q) {
+    if (p.gpu_share > 0) return find_node_shared(p, q);
     const std::int64_t gpu = at(p.request, kDimGpu);
     if (!st.bonus_active()) {
       const auto top = st.max_free_gpu();
@@ -156,6 +157,65 @@ struct Scheduler::Impl {
     return best;
   }
 
+  // A share of one GPU (docs/scheduler.md "Shared GPUs"): best fit on the GPU with the least
+  // room left after it, across the candidate nodes; the score plugins break ties. Candidates in
+  // order: the plugins' extras and the trial's bonus nodes, the nodes whose slots this cycle
+  // changed, the snapshot's used slots from the smallest room that holds the share upwards
+  // (stopping once no room can beat the best), and only if no used slot holds it, nodes with a
+  // whole free GPU by the usual walk (bounded by max_feasible_nodes).
+  std::optional<NodeId> find_node_shared(const PodInfo& p, const QueueInfo* q) {
+    const std::int32_t g = p.gpu_share;
+    if (++stamp == 0) {
+      std::fill(seen.begin(), seen.end(), 0);
+      stamp = 1;
+    }
+    const PlacementContext ctx{gang_nodes};
+    std::optional<NodeId> best;
+    std::int32_t best_room = 0;
+    std::int64_t best_score = 0;
+    int feasible = 0;
+    auto consider = [&](NodeId n) {
+      auto& s = seen[static_cast<std::size_t>(n)];
+      if (s == stamp) return;
+      s = stamp;
+      if (!node(n).present) return;
+      for (const auto& f : filters)
+        if (!f->filter(st, p, q, n)) return;
+      const std::int32_t room = st.share_slot(n, g).second;
+      std::int64_t score = 0;
+      for (const auto& [plugin, weight] : scores) score += weight * plugin->score(st, p, n, ctx);
+      if (!best || room < best_room || (room == best_room && score > best_score)) {
+        best = n;
+        best_room = room;
+        best_score = score;
+      }
+      ++feasible;
+    };
+    extra.clear();
+    for (const auto& [plugin, weight] : scores) plugin->extra_candidates(st, p, ctx, extra);
+    if (st.bonus_active()) extra.insert(extra.end(), st.bonus_nodes().begin(), st.bonus_nodes().end());
+    for (const NodeId n : extra) consider(n);
+    for (const NodeId n : st.share_nodes()) consider(n);
+    const auto& rooms = snap->share_rooms();
+    for (auto it = rooms.lower_bound({g, std::numeric_limits<NodeId>::min(), std::numeric_limits<std::int32_t>::min()});
+         it != rooms.end(); ++it) {
+      const auto& [room, n, slot_index] = *it;
+      if (best && room - g > best_room) break;
+      if (!st.share_changed(n)) consider(n);
+    }
+    constexpr std::int32_t kWhole = 1000;
+    if (best && best_room < kWhole - g) return best;  // a used slot: no unused one is closer
+    const int limit = opt.max_feasible_nodes;
+    feasible = 0;
+    auto consider_whole = [&](NodeId n) {
+      consider(n);
+      return limit > 0 && feasible >= limit;
+    };
+    if (!spread_walk) st.walk_up(kWhole, consider_whole);
+    else st.walk_down(kWhole, consider_whole);
+    return best;
+  }
+
   // Trial placement of `pods` (all or nothing). On success the placements stay taken in the
   // cycle state and are returned in `placed`; on failure everything is given back.
   bool trial(const std::vector<PodId>& pods, const QueueInfo* q,
@@ -176,7 +236,7 @@ struct Scheduler::Impl {
         rollback(placed);
         return false;
       }
-      st.take(*n, pod(id).request);
+      st.take_pod(*n, id, pod(id));
       placed.emplace_back(id, *n);
       gang_nodes.push_back(*n);
     }
@@ -184,7 +244,7 @@ struct Scheduler::Impl {
   }
 
   void rollback(std::vector<std::pair<PodId, NodeId>>& placed) {
-    for (const auto& [id, n] : placed) st.take(n, pod(id).request, -1);
+    for (const auto& [id, n] : placed) st.take_pod(n, id, pod(id), -1);
     placed.clear();
     gang_nodes.clear();
   }
@@ -193,7 +253,7 @@ struct Scheduler::Impl {
     for (const auto& [id, n] : placed) {
       const auto& p = pod(id);
       if (p.queue != kNone) st.add_queue_allocated(p.queue, p.request);
-      out.bindings.push_back(Binding{p.key, node(n).name});
+      out.bindings.push_back(Binding{p.key, node(n).name, p.gpu_share > 0 ? st.slot_of(id) : kNone});
     }
     gang_nodes.clear();
   }
@@ -459,8 +519,11 @@ struct Scheduler::Impl {
   bool covers_total(const std::vector<PodId>& pods) const {
     DenseRes need;
     for (const PodId p : pods) add(need, pod(p).request);
+    // The totals do not count the whole GPUs that shares coming back would free, nor the rooms
+    // of used slots: with shares anywhere, GPUs are left to the trial.
+    const bool shares = snap->shared_pod_count() > 0;
     for (std::size_t d = 0; d < need.size(); ++d)
-      if (need[d] > st.total_free(static_cast<Dim>(d))) return false;
+      if (!(shares && d == static_cast<std::size_t>(kDimGpu)) && need[d] > st.total_free(static_cast<Dim>(d))) return false;
     return true;
   }
 
@@ -472,7 +535,7 @@ struct Scheduler::Impl {
   }
 
   void bonus_unit(const Unit& u, std::int64_t sign) {
-    for (const PodId p : u.pods) st.add_bonus(pod(p).node, pod(p).request, sign);
+    for (const PodId p : u.pods) st.add_bonus_pod(pod(p), sign);
   }
 
   void try_preempt(QueueId q, GroupId gid, const std::vector<PodId>& pods) {
@@ -480,7 +543,7 @@ struct Scheduler::Impl {
     const GroupInfo& g = group(gid);
     // Resources of pods already terminating count as coming back: if they suffice, wait for
     // them instead of choosing more victims (no cascade while victims shut down).
-    for (const NodeId n : snap->nodes_with_terminating()) st.add_bonus_dense(n, node(n).terminating);
+    for (const NodeId n : snap->nodes_with_terminating()) st.add_terminating_bonus(n);
     st.set_bonus_active(true);
     if (fits_with_bonus(pods, &qi)) {
       st.clear_bonus();
@@ -629,8 +692,8 @@ struct Scheduler::Impl {
         memo_record(p, nullptr);
         continue;
       }
-      st.take(*n, p.request);
-      out.bindings.push_back(Binding{p.key, node(*n).name});
+      st.take_pod(*n, id, p);
+      out.bindings.push_back(Binding{p.key, node(*n).name, p.gpu_share > 0 ? st.slot_of(id) : kNone});
     }
   }
 

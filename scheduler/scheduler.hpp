@@ -44,6 +44,8 @@ namespace t9k::scheduler {
 struct Binding {
   std::string pod;   // pod key
   std::string node;  // node name
+  // A shared-GPU pod: the slot of the node's GPUs it shares (model::Pod::gpu_index); else -1.
+  std::int32_t gpu_slot = -1;
   bool operator==(const Binding&) const = default;
 };
 

@@ -29,6 +29,17 @@ void erase_value(std::vector<V>& v, const V& x) {
   v.erase(std::remove(v.begin(), v.end(), x), v.end());
 }
 
+// A pod's footprint on its node, without the GPU part of a share (the node counts shared GPUs
+// by slot, ClusterSnapshot::share_add).
+void add_on_node(DenseRes& v, const PodInfo& pod, std::int64_t sign) {
+  add(v, pod.request, sign);
+  if (pod.gpu_share > 0) slot(v, kDimGpu) -= sign * pod.gpu_share;
+}
+
+bool all_zero(const DenseRes& v) {
+  return std::all_of(v.begin(), v.end(), [](auto x) { return x == 0; });
+}
+
 }  // namespace
 
 std::string object_key(const model::ObjectMeta& m) {
@@ -148,7 +159,9 @@ void ClusterSnapshot::flush_pending_entries() {
     std::int64_t min_gpu = std::numeric_limits<std::int64_t>::max();
     for (const PodId p : info.pods) {
       const auto& pod = pods_[static_cast<std::size_t>(p)];
-      if (pod.present && pod.t9k && pod.state == PodState::Pending) min_gpu = std::min(min_gpu, at(pod.request, kDimGpu));
+      // A share may fit in a used GPU's room even when no GPU is free: it bounds nothing.
+      if (pod.present && pod.t9k && pod.state == PodState::Pending)
+        min_gpu = std::min(min_gpu, pod.gpu_share > 0 ? 0 : at(pod.request, kDimGpu));
     }
     it->min_gpu = min_gpu;
     it->need = std::max<std::int32_t>(0, info.min_member - info.n_bound - info.n_succeeded);
@@ -197,6 +210,13 @@ void ClusterSnapshot::upsert_node(const model::Node& node) {
   info.ready = node.ready;
   info.unschedulable = node.unschedulable;
   info.allocatable = resources_.dense(node.allocatable.empty() ? node.capacity : node.allocatable);
+  // Slots only grow: a GPU lost to a fault lowers allocatable, and shares already on a slot
+  // above the new count stay where they are until they end.
+  const auto gpus = static_cast<std::size_t>(std::max<std::int64_t>(0, at(info.allocatable, kDimGpu) / model::kGpuMilliPerGpu));
+  if (info.share_used.size() < gpus) {
+    info.share_used.resize(gpus, 0);
+    info.share_terminating.resize(gpus, 0);
+  }
   info.vertex = topology_.add_node(node);
   if (!info.present) {
     const std::string rack = *topology_.rack_of(info.name);
@@ -361,12 +381,15 @@ void ClusterSnapshot::detach_pod(PodId p) {
   const bool holds = pod.state == PodState::Bound || pod.state == PodState::Terminating;
   if (holds && pod.node != kNone) {
     auto& node = nodes_[static_cast<std::size_t>(pod.node)];
+    const bool term = pod.state == PodState::Terminating;
     set_free_index(pod.node, false);
-    add(node.used, pod.request, -1);
+    add_on_node(node.used, pod, -1);
+    if (pod.gpu_share > 0) share_add(pod.node, pod.gpu_slot, -pod.gpu_share, term);
     set_free_index(pod.node, true);
-    if (pod.state == PodState::Terminating) {
-      add(node.terminating, pod.request, -1);
-      if (std::all_of(node.terminating.begin(), node.terminating.end(), [](auto v) { return v == 0; }))
+    if (term) {
+      add_on_node(node.terminating, pod, -1);
+      if (all_zero(node.terminating) &&
+          std::all_of(node.share_terminating.begin(), node.share_terminating.end(), [](auto v) { return v == 0; }))
         terminating_nodes_.erase(pod.node);
     }
   }
@@ -399,16 +422,33 @@ void ClusterSnapshot::detach_pod(PodId p) {
 }
 
 void ClusterSnapshot::attach_pod(PodId p) {
-  const auto& pod = pods_[static_cast<std::size_t>(p)];
+  auto& pod = pods_[static_cast<std::size_t>(p)];
   if (!pod.present) return;
   const bool holds = pod.state == PodState::Bound || pod.state == PodState::Terminating;
   if (holds && pod.node != kNone) {
     auto& node = nodes_[static_cast<std::size_t>(pod.node)];
+    const bool term = pod.state == PodState::Terminating;
+    if (pod.gpu_share > 0) {
+      if (node.share_used.empty()) {  // bound to a node not known yet, or without GPUs
+        node.share_used.resize(1, 0);
+        node.share_terminating.resize(1, 0);
+      }
+      if (pod.gpu_slot < 0 || static_cast<std::size_t>(pod.gpu_slot) >= node.share_used.size()) {
+        pod.gpu_slot = best_slot(pod.node, pod.gpu_share);
+        if (pod.gpu_slot == kNone) {
+          // Over-committed (a binding the scheduler would not make): the least used slot; the
+          // world's invariants report it.
+          const auto it = std::min_element(node.share_used.begin(), node.share_used.end());
+          pod.gpu_slot = static_cast<std::int32_t>(it - node.share_used.begin());
+        }
+      }
+    }
     set_free_index(pod.node, false);
-    add(node.used, pod.request);
+    add_on_node(node.used, pod, 1);
+    if (pod.gpu_share > 0) share_add(pod.node, pod.gpu_slot, pod.gpu_share, term);
     set_free_index(pod.node, true);
-    if (pod.state == PodState::Terminating) {
-      add(node.terminating, pod.request);
+    if (term) {
+      add_on_node(node.terminating, pod, 1);
       terminating_nodes_.insert(pod.node);
     }
   }
@@ -464,13 +504,39 @@ void ClusterSnapshot::upsert_pod(const model::Pod& pod) {
   info.t9k = pod.scheduler_name == model::kT9kSchedulerName;
   info.priority = pod.priority;
   info.creation = micros(pod.metadata.creation_timestamp);
-  info.request = resources_.sparse(pod.requests);
+  const bool was_shared = info.gpu_share > 0;
+  const auto share = pod.requests.find(model::kResourceGpuMilli);
+  if (share == pod.requests.end()) {
+    info.request = resources_.sparse(pod.requests);
+    info.gpu_share = 0;
+  } else {
+    // A share of g milli of one GPU: g milli-GPU in the GPU dimension (queues and quota see a
+    // fraction of a GPU); the node side counts it by slot.
+    model::ResourceList rest = pod.requests;
+    rest.erase(model::kResourceGpuMilli);
+    info.gpu_share = static_cast<std::int32_t>(std::clamp<std::int64_t>(share->second.units_ceil(), 0, model::kGpuMilliPerGpu));
+    info.request = resources_.sparse(rest);
+    if (info.gpu_share > 0) {
+      DenseRes d = to_dense(info.request);
+      slot(d, kDimGpu) += info.gpu_share;
+      info.request.clear();
+      for (std::size_t i = 0; i < d.size(); ++i)
+        if (d[i] != 0) info.request.emplace_back(static_cast<Dim>(i), d[i]);
+    }
+  }
+  shared_pods_ += (info.gpu_share > 0 ? 1 : 0) - (was_shared ? 1 : 0);
   info.selector = pod.node_selector.empty()
                       ? kNone
                       : intern_selector(model::LabelSelector{pod.node_selector, {}});
   info.shape = intern_shape(info.request, info.selector);
   info.role = pod.role;
+  const NodeId old_node = info.node;
   info.node = pod.node_name.empty() ? kNone : node_id(pod.node_name);
+  // The slot the pod holds: as recorded on the pod, else kept while it stays on the same node
+  // (an update that does not carry it must not move the share), else chosen at attach.
+  if (info.gpu_share == 0 || info.node == kNone) info.gpu_slot = kNone;
+  else if (pod.gpu_index >= 0) info.gpu_slot = pod.gpu_index;
+  else if (info.node != old_node) info.gpu_slot = kNone;
   if (pod.phase == model::PodPhase::Succeeded) info.state = PodState::Succeeded;
   else if (pod.phase == model::PodPhase::Failed) info.state = PodState::Failed;
   else if (pod.deletion_timestamp) info.state = info.node != kNone ? PodState::Terminating : PodState::Failed;
@@ -524,17 +590,19 @@ void ClusterSnapshot::remove_pod(const std::string& key) {
     erase_value(groups_[static_cast<std::size_t>(g)].pods, p);
     maybe_drop_group(g);
   }
+  if (pods_[static_cast<std::size_t>(p)].gpu_share > 0) --shared_pods_;
   pods_[static_cast<std::size_t>(p)] = PodInfo{};
   pod_ids_.erase(it);
   free_pod_ids_.push_back(p);  // maybe_drop_group settled the group's reservations
   flush_pending_entries();
 }
 
-void ClusterSnapshot::bind(const std::string& pod_key, const std::string& node) {
+void ClusterSnapshot::bind(const std::string& pod_key, const std::string& node, std::int32_t gpu_slot) {
   const PodId p = pod_ref(pod_key);
   detach_pod(p);
   auto& info = pods_[static_cast<std::size_t>(p)];
   info.node = node_id(node);
+  info.gpu_slot = info.gpu_share > 0 ? gpu_slot : kNone;
   info.state = PodState::Bound;
   attach_pod(p);
   settle_nomination(info.group);
@@ -558,6 +626,43 @@ void ClusterSnapshot::release(const std::string& pod_key, bool succeeded) {
   attach_pod(p);
   settle_nomination(pods_[static_cast<std::size_t>(p)].group);
   flush_pending_entries();
+}
+
+// ---- shared GPUs ------------------------------------------------------------------------------
+
+void ClusterSnapshot::share_add(NodeId n, std::int32_t slot_index, std::int32_t g, bool terminating) {
+  auto& node = nodes_[static_cast<std::size_t>(n)];
+  auto& used = node.share_used[static_cast<std::size_t>(slot_index)];
+  const std::int32_t before = used;
+  const auto full = static_cast<std::int32_t>(model::kGpuMilliPerGpu);
+  if (before > 0 && before < full) share_rooms_.erase({full - before, n, slot_index});
+  used += g;
+  if (used > 0 && used < full) share_rooms_.insert({full - used, n, slot_index});
+  if (before <= 0 && used > 0) {
+    slot(node.used, kDimGpu) += model::kGpuMilliPerGpu;
+    ++node.shared_slots;
+  } else if (before > 0 && used <= 0) {
+    slot(node.used, kDimGpu) -= model::kGpuMilliPerGpu;
+    --node.shared_slots;
+  }
+  if (terminating) node.share_terminating[static_cast<std::size_t>(slot_index)] += g;
+}
+
+std::int32_t ClusterSnapshot::best_slot(NodeId n, std::int32_t g) const {
+  const auto& node = nodes_[static_cast<std::size_t>(n)];
+  const auto full = static_cast<std::int32_t>(model::kGpuMilliPerGpu);
+  std::int32_t best = kNone, best_room = full + 1, first_unused = kNone;
+  for (std::size_t i = 0; i < node.share_used.size(); ++i) {
+    const std::int32_t u = node.share_used[i];
+    if (u == 0) {
+      if (first_unused == kNone) first_unused = static_cast<std::int32_t>(i);
+    } else if (full - u >= g && full - u < best_room) {
+      best = static_cast<std::int32_t>(i);
+      best_room = full - u;
+    }
+  }
+  if (best != kNone) return best;
+  return node.free(kDimGpu) >= model::kGpuMilliPerGpu ? first_unused : kNone;
 }
 
 // ---- nomination (§8.6) ------------------------------------------------------------------------

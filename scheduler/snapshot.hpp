@@ -72,8 +72,18 @@ struct NodeInfo {
   bool ready = true;
   bool unschedulable = false;
   DenseRes allocatable;
-  DenseRes used;         // requests of pods on the node that are Bound or Terminating
-  DenseRes terminating;  // the part of `used` held by Terminating pods
+  // Requests of pods on the node that are Bound or Terminating. In the GPU dimension a GPU
+  // shared by t9ksim.io/gpu-milli pods counts whole (1000) as soon as one share is on it, so
+  // free(kDimGpu) is what a whole-GPU pod can have: 1000 x the GPUs no one uses.
+  DenseRes used;
+  DenseRes terminating;  // the part of `used` held by Terminating pods (GPU: whole-GPU pods only)
+  // Shared GPUs ("Shared GPUs" in docs/scheduler.md): by slot, the milli-GPU held by shared pods
+  // (Bound or Terminating) and the part of it held by Terminating ones. A slot is a label, not a
+  // physical GPU: whole-GPU pods take a count of the untouched slots, shared pods one slot each.
+  // Sized to at least the node's GPUs; empty for a node without GPUs.
+  std::vector<std::int32_t> share_used;
+  std::vector<std::int32_t> share_terminating;
+  std::int32_t shared_slots = 0;  // slots with share_used > 0
   std::int32_t rack = kNone;  // index into ClusterSnapshot::racks()
   model::Topology::Vertex vertex{};
   std::int64_t free(Dim d) const { return at(allocatable, d) - at(used, d); }
@@ -154,6 +164,11 @@ struct PodInfo {
   ShapeId shape = kNone;        // interned (request, selector)
   std::string role;
   NodeId node = kNone;
+  // A shared-GPU pod (t9ksim.io/gpu-milli): its share of one GPU in milli (1..1000; `request`
+  // carries the same amount in the GPU dimension, so queues account a fraction of a GPU), and
+  // the slot of `node` it holds while Bound or Terminating. 0 and kNone for other pods.
+  std::int32_t gpu_share = 0;
+  std::int32_t gpu_slot = kNone;
   PodState state = PodState::Pending;
 };
 
@@ -187,7 +202,9 @@ class ClusterSnapshot {
   void remove_pod_group(const std::string& key);
   void upsert_pod(const model::Pod& pod);
   void remove_pod(const std::string& key);
-  void bind(const std::string& pod_key, const std::string& node);
+  // `gpu_slot` is the slot a shared-GPU pod takes (Binding::gpu_slot); kNone lets the snapshot
+  // choose best-fit, as the scheduler would.
+  void bind(const std::string& pod_key, const std::string& node, std::int32_t gpu_slot = kNone);
   void evict(const std::string& pod_key);
   void release(const std::string& pod_key, bool succeeded);
   // §8.6 nomination: replaces every reservation of `group_key` by `plan` (nodes unknown to the
@@ -207,6 +224,15 @@ class ClusterSnapshot {
   // Present nodes by (free GPU milli, id): candidates for a pod needing g GPUs start at
   // lower_bound({g, -1}); bin-packing walks it upwards.
   const std::set<std::pair<std::int64_t, NodeId>>& nodes_by_free_gpu() const { return by_free_gpu_; }
+  // Shared GPUs: every slot holding a share with room left, by (room in milli, node, slot), so
+  // best-fit for a share of g walks up from lower_bound({g, ...}); present pods requesting
+  // t9ksim.io/gpu-milli.
+  const std::set<std::tuple<std::int32_t, NodeId, std::int32_t>>& share_rooms() const { return share_rooms_; }
+  std::int64_t shared_pod_count() const { return shared_pods_; }
+  // Best-fit slot for a share of g milli on node n in the snapshot's own state: the used slot
+  // with the least room left that fits, else the first unused slot if a whole GPU is free;
+  // kNone when neither.
+  std::int32_t best_slot(NodeId n, std::int32_t g) const;
   const std::set<NodeId>& nodes_with_terminating() const { return terminating_nodes_; }
   // Groups holding reservations (GroupInfo::nominated non-empty), by id.
   const std::set<GroupId>& nominated_groups() const { return nominated_; }
@@ -241,6 +267,7 @@ class ClusterSnapshot {
   ShapeId intern_shape(const SparseRes& request, SelectorId sel);
   void refresh_selectors_for(NodeId n);
   void set_free_index(NodeId n, bool add);
+  void share_add(NodeId n, std::int32_t slot, std::int32_t g, bool terminating);  // g < 0 removes
   void detach_pod(PodId p);  // removes every contribution of the pod's current state
   void attach_pod(PodId p);
   void detach_group(GroupId g);
@@ -271,6 +298,8 @@ class ClusterSnapshot {
   std::unordered_map<std::string, ShapeId> shapes_;
   std::vector<std::pair<SparseRes, SelectorId>> shape_keys_;
   std::set<std::pair<std::int64_t, NodeId>> by_free_gpu_;
+  std::set<std::tuple<std::int32_t, NodeId, std::int32_t>> share_rooms_;
+  std::int64_t shared_pods_ = 0;
   std::set<NodeId> terminating_nodes_;
   std::set<GroupId> nominated_;
   std::set<PodOrderKey> default_pending_;

@@ -59,9 +59,35 @@ SimDuration draw_duration(const scenarios::DurationDistribution& d, kernel::Rng&
   return SimDuration{static_cast<std::int64_t>(std::llround(std::min(s, 1e12) * 1e6))};
 }
 
+// Whole GPUs (nvidia.com/gpu rounded up): what GPU faults and the greedy elastic policy count.
 std::int64_t gpus_of(const model::ResourceList& r) {
   return model::get_resource(r, model::kResourceGpu).units_ceil();
 }
+
+// Milli-GPU, the unit of the change feed (model/change.hpp): whole GPUs × 1000 plus a share of
+// one GPU (t9ksim.io/gpu-milli, 1..1000).
+std::int64_t gpu_milli_of(const model::ResourceList& r) {
+  return gpus_of(r) * model::kGpuMilliPerGpu + model::get_resource(r, model::kResourceGpuMilli).units_ceil();
+}
+
+// A pod's share of one GPU in milli (t9ksim.io/gpu-milli), 0 for other pods.
+std::int32_t share_of(const model::ResourceList& r) {
+  return static_cast<std::int32_t>(model::get_resource(r, model::kResourceGpuMilli).units_ceil());
+}
+
+// Requests as a queue counts them: a share is a fraction of nvidia.com/gpu (docs/scheduler.md).
+model::ResourceList queue_view(const model::ResourceList& r) {
+  const auto share = r.find(model::kResourceGpuMilli);
+  if (share == r.end()) return r;
+  model::ResourceList out = r;
+  out.erase(model::kResourceGpuMilli);
+  out[model::kResourceGpu] = model::Quantity::from_milli(model::get_resource(r, model::kResourceGpu).milli() +
+                                                         share->second.units_ceil());
+  return out;
+}
+
+// GPU-time of `us` microseconds on `gpu_milli` milli-GPU, exact (milli-GPU × µs).
+model::Int128 gpu_time(std::int64_t us, std::int64_t gpu_milli) { return static_cast<model::Int128>(us) * gpu_milli; }
 
 // Whether `key` ("<namespace>/<name>", or "<name>") names this pod, without building strings:
 // the world looks pods up by key on every binding and eviction.
@@ -151,7 +177,7 @@ struct World::Impl {
     SimTime start{};          // segment start, overhead first
     SimDuration overhead{0};
     double rate = 0;          // work units per microsecond
-    std::int64_t gpus = 0;
+    std::int64_t gpu_milli = 0;  // milli-GPU of the running pods
     std::int32_t n = 0;
     double committed = 0;     // work units done and safe
     bool finished = false;
@@ -220,6 +246,9 @@ struct World::Impl {
   std::unordered_map<std::string, JobId> pod_owner;    // pod key -> job, look-up only
   std::map<std::string, model::Node> nodes;            // ordered: iteration decides nothing random
   std::map<std::string, std::set<std::string>> node_pods;  // node -> bound pod keys
+  // Shared GPUs (t9ksim.io/gpu-milli): node -> milli-GPU of the shares on each slot, from the
+  // bindings (Pod::gpu_index), independently of the scheduler's snapshot.
+  std::unordered_map<std::string, std::vector<std::int32_t>> node_shares;
   std::map<std::string, model::Queue> queues;
   std::map<std::string, std::int32_t> down_domains;    // node -> number of open faults on it
   std::map<std::string, model::ResourceList> queue_used;  // requests of bound, live T9k pods
@@ -268,7 +297,7 @@ struct World::Impl {
     n.metadata.labels[model::kLabelSwitch] = fmt::format("switch-{}", sw);
     topo.add_node(n);
     snap.upsert_node(n);
-    publish(model::NodeChanged{n.metadata.name, true, false, gpus_of(n.allocatable), "added"});
+    publish(model::NodeChanged{n.metadata.name, true, false, gpu_milli_of(n.allocatable), "added"});
     const std::string name = n.metadata.name;
     nodes.emplace(name, std::move(n));
     schedule_node_failure(name);
@@ -361,39 +390,58 @@ struct World::Impl {
       n->second.allocatable[model::kResourceGpu] += model::Quantity::from_units(1);
       snap.upsert_node(n->second);
       publish(model::NodeChanged{node, n->second.ready, n->second.unschedulable,
-                                 gpus_of(n->second.allocatable), "repair"});
+                                 gpu_milli_of(n->second.allocatable), "repair"});
       request_cycle();
       schedule_node_failure(node);
     });
   }
 
+  // Shared GPUs: slots of the node holding at least one share.
+  std::int64_t shared_slots(const std::string& node) const {
+    const auto it = node_shares.find(node);
+    if (it == node_shares.end()) return 0;
+    return std::count_if(it->second.begin(), it->second.end(), [](std::int32_t v) { return v > 0; });
+  }
+  // GPUs no other pod can have: whole-GPU requests plus the GPUs that hold a share.
+  std::int64_t gpus_in_use(const std::string& node) { return gpus_of(node_used[node]) + shared_slots(node); }
+
   // One GPU fails: the pod using it (chosen by GPU count) fails at once, and the node offers one
-  // GPU less until repaired.
+  // GPU less until repaired. A GPU shared by several pods (docs/scheduler.md "Shared GPUs") is
+  // one unit of weight 1: when it is the one that fails, every pod on it fails.
   void gpu_fault(const std::string& node, const std::string& cause, SimDuration, kernel::Rng& rng) {
     auto& n = nodes.at(node);
     if (gpus_of(n.allocatable) <= 0) return;
-    std::vector<std::string> users;
+    std::vector<std::vector<std::string>> users;
     std::vector<double> weights;
+    std::map<std::int32_t, std::vector<std::string>> slots;
     for (const auto& key : node_pods[node]) {
       const Pod* p = find_pod(key);
-      if (p && !terminated(*p) && gpus_of(p->requests) > 0) {
-        users.push_back(key);
+      if (!p || terminated(*p)) continue;
+      if (gpus_of(p->requests) > 0) {
+        users.push_back({key});
         weights.push_back(static_cast<double>(gpus_of(p->requests)));
+      } else if (share_of(p->requests) > 0) {
+        slots[p->gpu_index].push_back(key);
       }
     }
-    const std::int64_t used = gpus_of(node_used[node]);
+    for (auto& [slot, keys] : slots) {
+      users.push_back(std::move(keys));
+      weights.push_back(1.0);
+    }
+    const std::int64_t used = gpus_in_use(node);
     const bool all_busy = used >= gpus_of(n.allocatable);
     if (!users.empty() && (all_busy || rng.below(static_cast<std::uint64_t>(gpus_of(n.allocatable))) <
                                            static_cast<std::uint64_t>(used))) {
-      const std::string victim = users[kernel::Categorical(weights)(rng)];
-      JobRecord& j = jobs[pod_owner.at(victim)];
-      j.pending_cause = LossCause::Fault;
-      terminate_pod(j, victim, PodPhase::Failed, 137);
-      enqueue_reconcile(j.id);
+      for (const auto& victim : users[kernel::Categorical(weights)(rng)]) {
+        JobRecord& j = jobs[pod_owner.at(victim)];
+        j.pending_cause = LossCause::Fault;
+        terminate_pod(j, victim, PodPhase::Failed, 137);
+        enqueue_reconcile(j.id);
+      }
     }
     n.allocatable[model::kResourceGpu] -= model::Quantity::from_units(1);
     snap.upsert_node(n);
-    publish(model::NodeChanged{node, n.ready, n.unschedulable, gpus_of(n.allocatable), cause});
+    publish(model::NodeChanged{node, n.ready, n.unschedulable, gpu_milli_of(n.allocatable), cause});
   }
 
   void switch_fault(const std::string& sw) {
@@ -418,7 +466,7 @@ struct World::Impl {
       ++down_domains[name];
       n.ready = false;
       snap.upsert_node(n);
-      publish(model::NodeChanged{name, false, n.unschedulable, gpus_of(n.allocatable), cause});
+      publish(model::NodeChanged{name, false, n.unschedulable, gpu_milli_of(n.allocatable), cause});
       for (const auto& key : node_pods[name]) {
         auto [j, p] = pod_ref(key);
         if (terminated(*p) || p->phase == PodPhase::Unknown) continue;
@@ -452,7 +500,7 @@ struct World::Impl {
                       n->second.ready = true;
                       snap.upsert_node(n->second);
                       publish(model::NodeChanged{name, true, n->second.unschedulable,
-                                                 gpus_of(n->second.allocatable), "repair"});
+                                                 gpu_milli_of(n->second.allocatable), "repair"});
                     }
                     request_cycle();
                     after_repair();
@@ -485,11 +533,13 @@ struct World::Impl {
       if (it != node_pods.end() && it->second.erase(key) > 0) {
         if (!j.queue.empty()) {
           auto& used = queue_used[j.queue];
-          used = model::subtract_resources(used, p.requests);
+          used = model::subtract_resources(used, queue_view(p.requests));
         }
+        if (const std::int32_t g = share_of(p.requests); g > 0 && p.gpu_index >= 0)
+          node_shares[p.node_name][static_cast<std::size_t>(p.gpu_index)] -= g;
         auto& on_node = node_used[p.node_name];
         on_node = model::subtract_resources(on_node, p.requests);
-        publish(model::PodReleased{j.id, key, p.node_name, gpus_of(p.requests), j.queue, p.phase,
+        publish(model::PodReleased{j.id, key, p.node_name, gpu_milli_of(p.requests), j.queue, p.phase,
                                    p.exit_code, p.deletion_reason});
         request_cycle();
       }
@@ -690,7 +740,7 @@ struct World::Impl {
     const std::string key = scheduler::object_key(pod.metadata);
     if (pod_owner.count(key)) violation("pod name reused while stored: " + key);
     pod_owner[key] = j.id;
-    publish(model::PodCreated{j.id, key, pod.replica_type, pod.rank, gpus_of(pod.requests)});
+    publish(model::PodCreated{j.id, key, pod.replica_type, pod.rank, gpu_milli_of(pod.requests)});
     snap.upsert_pod(pod);
     j.pods.push_back(std::move(pod));
     request_cycle();
@@ -716,7 +766,7 @@ struct World::Impl {
     }
     for (const auto& b : d.bindings) {
       auto [j, p] = pod_ref(b.pod);
-      bind(*j, *p, b.node);
+      bind(*j, *p, b.node, b.gpu_slot);
     }
     check_after_bindings(d, groups_admitted);
     for (const auto& e : d.evictions) {
@@ -754,21 +804,36 @@ struct World::Impl {
     });
   }
 
-  void bind(JobRecord& j, Pod& p, const std::string& node) {
+  void bind(JobRecord& j, Pod& p, const std::string& node, std::int32_t gpu_slot) {
     const std::string key = scheduler::object_key(p.metadata);
     auto& n = nodes.at(node);
     if (!n.ready || n.unschedulable) violation(fmt::format("pod {} bound to unavailable node {}", key, node));
     p.node_name = node;
     p.bind_time = k.now();
-    if (!j.queue.empty()) model::add_resources(queue_used[j.queue], p.requests);
-    snap.bind(key, node);
+    const std::int32_t share = share_of(p.requests);
+    if (share > 0) {
+      if (gpu_slot < 0) violation(fmt::format("shared-GPU pod {} bound to {} without a GPU slot", key, node));
+      p.gpu_index = gpu_slot;
+      auto& slots = node_shares[node];
+      if (slots.size() <= static_cast<std::size_t>(gpu_slot)) slots.resize(static_cast<std::size_t>(gpu_slot) + 1, 0);
+      slots[static_cast<std::size_t>(gpu_slot)] += share;
+      if (slots[static_cast<std::size_t>(gpu_slot)] > model::kGpuMilliPerGpu)
+        violation(fmt::format("GPU slot {} of node {} over-committed ({} milli) by binding {}", gpu_slot, node,
+                              slots[static_cast<std::size_t>(gpu_slot)], key));
+    }
+    if (!j.queue.empty()) model::add_resources(queue_used[j.queue], queue_view(p.requests));
+    snap.bind(key, node, share > 0 ? gpu_slot : -1);
     node_pods[node].insert(key);
-    publish(model::PodBound{j.id, key, node, gpus_of(p.requests), j.queue});
+    publish(model::PodBound{j.id, key, node, gpu_milli_of(p.requests), j.queue});
     // No node over-allocated (issue 6 §8), checked from the world's own bookkeeping,
     // independently of the scheduler's snapshot.
     auto& used = node_used[node];
     model::add_resources(used, p.requests);
-    if (!model::fits(used, n.allocatable)) violation(fmt::format("node {} over-allocated by binding {}", node, key));
+    // Shares count as the GPUs they sit on: whole GPUs plus used slots within the node's GPUs.
+    model::ResourceList need = used;
+    need.erase(model::kResourceGpuMilli);
+    need[model::kResourceGpu] = model::Quantity::from_units(gpus_in_use(node));
+    if (!model::fits(need, n.allocatable)) violation(fmt::format("node {} over-allocated by binding {}", node, key));
     const std::int32_t gen = p.generation;
     k.schedule_in(draw_duration(sc.kubelet.pod_start_latency, rng_start), kPhaseKubelet, kPodStarted,
                   kernel::hash_string(key), [this, id = j.id, key, gen] {
@@ -856,13 +921,13 @@ struct World::Impl {
     std::int32_t n = 0;
     bool all_running = true;
     bool debug = false;
-    std::int64_t gpus = 0;
+    std::int64_t gpu_milli = 0;
     for (const auto& p : j.pods) {
       if (!live(p)) continue;
       if (p.debug) debug = true;
       if (p.phase == PodPhase::Running) {
         ++n;
-        gpus += gpus_of(p.requests);
+        gpu_milli += gpu_milli_of(p.requests);
       } else {
         all_running = false;
       }
@@ -874,14 +939,14 @@ struct World::Impl {
       stop_training(j, j.pending_cause.value_or(n > j.tr.n ? LossCause::Scale : LossCause::Other));
     }
     j.pending_cause.reset();
-    if (!j.tr.active && can_run) start_training(j, n, gpus);
+    if (!j.tr.active && can_run) start_training(j, n, gpu_milli);
   }
 
-  void start_training(JobRecord& j, std::int32_t n, std::int64_t gpus) {
+  void start_training(JobRecord& j, std::int32_t n, std::int64_t gpu_milli) {
     auto& tr = j.tr;
     tr.active = true;
     tr.n = n;
-    tr.gpus = gpus;
+    tr.gpu_milli = gpu_milli;
     tr.start = k.now();
     tr.rate = speedup(j, n);
     auto& rng = job_rng(j);
@@ -889,7 +954,7 @@ struct World::Impl {
     // any other (re)start pays the restart overhead (faults-and-validation §1.5).
     tr.overhead = j.last_stop_cause == LossCause::Scale ? j.behaviour.scaling.rescale_overhead
                                                         : draw_duration(j.behaviour.restart_overhead, rng);
-    publish(model::TrainingChanged{j.id, gpus});
+    publish(model::TrainingChanged{j.id, gpu_milli});
     if (!std::isfinite(j.work_total)) {
       schedule_software_failure(j);
       return;
@@ -985,8 +1050,10 @@ struct World::Impl {
     j.last_stop_cause = cause;
     const Progress pr = segment_progress(j);
     tr.committed += static_cast<double>(pr.kept_us) * tr.rate;
-    if (pr.kept_us > 0) publish(model::ProgressCommitted{j.id, pr.kept_us * tr.gpus});
-    if (pr.since_checkpoint_us > 0) publish(model::ProgressLost{j.id, cause, pr.since_checkpoint_us * tr.gpus});
+    if (pr.kept_us > 0) publish(model::ProgressCommitted{j.id, gpu_time(pr.kept_us, tr.gpu_milli)});
+    if (pr.since_checkpoint_us > 0) {
+      publish(model::ProgressLost{j.id, cause, gpu_time(pr.since_checkpoint_us, tr.gpu_milli)});
+    }
     publish(model::TrainingChanged{j.id, 0});
   }
 
@@ -996,7 +1063,7 @@ struct World::Impl {
     k.cancel(tr.fail_ev);
     const SimTime prod_start = tr.start + tr.overhead;
     const double prod = (j.work_total - tr.committed) / tr.rate;
-    publish(model::ProgressCommitted{id, static_cast<std::int64_t>(std::llround(prod)) * tr.gpus});
+    publish(model::ProgressCommitted{id, gpu_time(std::llround(prod), tr.gpu_milli)});
     (void)prod_start;
     tr.committed = j.work_total;
     tr.finished = true;
@@ -1100,7 +1167,7 @@ struct World::Impl {
     const double ideal = std::isfinite(j.work_total) ? j.work_total / speedup(j, j.ref_n) : 0;
     publish(model::JobSubmitted{id, j.key, kind, j.queue, j.priority,
                                 j.shape.elastic ? j.shape.expected : j.shape.replicas,
-                                gpus_of(j.shape.requests), j.shape.elastic,
+                                gpu_milli_of(j.shape.requests), j.shape.elastic,
                                 static_cast<std::int64_t>(std::llround(ideal))});
     model::metadata_of(j.job).creation_timestamp = k.now();
     model::metadata_of(j.job).uid = fmt::format("job-{}", id);
@@ -1213,7 +1280,7 @@ struct World::Impl {
         auto& n = need_node();
         n.unschedulable = op.type == T::CordonNode;
         snap.upsert_node(n);
-        publish(model::NodeChanged{n.metadata.name, n.ready, n.unschedulable, gpus_of(n.allocatable),
+        publish(model::NodeChanged{n.metadata.name, n.ready, n.unschedulable, gpu_milli_of(n.allocatable),
                                    n.unschedulable ? "cordon" : "uncordon"});
         request_cycle();
         break;
@@ -1243,7 +1310,7 @@ struct World::Impl {
   void drain(model::Node& n, const std::string& cause) {
     n.unschedulable = true;
     snap.upsert_node(n);
-    publish(model::NodeChanged{n.metadata.name, n.ready, true, gpus_of(n.allocatable), cause});
+    publish(model::NodeChanged{n.metadata.name, n.ready, true, gpu_milli_of(n.allocatable), cause});
     const std::set<std::string> keys = node_pods[n.metadata.name];
     for (const auto& key : keys) {
       auto [j, p] = pod_ref(key);
@@ -1272,7 +1339,7 @@ struct World::Impl {
     std::int64_t free_gpus = 0;
     for (const auto& [name, n] : nodes) {
       if (!n.ready || n.unschedulable) continue;
-      const std::int64_t used = gpus_of(node_used[name]);
+      const std::int64_t used = gpus_in_use(name);
       free_gpus += std::max<std::int64_t>(0, gpus_of(n.allocatable) - used);
     }
     // Pending pods' queue priorities.
@@ -1319,7 +1386,7 @@ struct World::Impl {
       if (!j.tr.active) continue;
       const Progress pr = segment_progress(j);
       const std::int64_t e = pr.kept_us + pr.since_checkpoint_us;
-      if (e > 0) publish(model::ProgressCommitted{j.id, e * j.tr.gpus});
+      if (e > 0) publish(model::ProgressCommitted{j.id, gpu_time(e, j.tr.gpu_milli)});
     }
   }
 

@@ -25,6 +25,14 @@ inline ResourceList res(std::int64_t cpu, std::int64_t gpu = 0, std::int64_t mem
   return r;
 }
 
+// A share of one GPU in milli (t9ksim.io/gpu-milli), plus CPU.
+inline ResourceList share(std::int64_t milli, std::int64_t cpu = 0) {
+  ResourceList r;
+  if (cpu) r[model::kResourceCpu] = Quantity::from_units(cpu);
+  r[model::kResourceGpuMilli] = Quantity::from_units(milli);
+  return r;
+}
+
 inline model::SimTime sec(std::int64_t s) { return model::SimTime{kernel::seconds(s)}; }
 
 struct TestWorld {
@@ -110,12 +118,15 @@ struct TestWorld {
     pods.at(pod).node_name = node;
     pods.at(pod).phase = model::PodPhase::Running;
     snap.upsert_pod(pods.at(pod));
+    // A share's slot as the snapshot chose it (best fit), as the world records a binding's.
+    pods.at(pod).gpu_index = snap.pods()[static_cast<std::size_t>(*snap.find_pod(pod))].gpu_slot;
   }
 
   void apply(const Decisions& d) {
     for (const auto& b : d.bindings) {
-      snap.bind(b.pod, b.node);
+      snap.bind(b.pod, b.node, b.gpu_slot);
       pods.at(b.pod).node_name = b.node;
+      pods.at(b.pod).gpu_index = b.gpu_slot;
     }
     for (const auto& e : d.evictions) {
       snap.remove_pod(e.pod);
@@ -129,8 +140,9 @@ struct TestWorld {
   // evict) until finish() removes them, as the world's kubelet does after the grace period.
   void apply_graceful(const Decisions& d) {
     for (const auto& b : d.bindings) {
-      snap.bind(b.pod, b.node);
+      snap.bind(b.pod, b.node, b.gpu_slot);
       pods.at(b.pod).node_name = b.node;
+      pods.at(b.pod).gpu_index = b.gpu_slot;
     }
     for (const auto& e : d.evictions) {
       snap.evict(e.pod);

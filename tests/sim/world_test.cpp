@@ -93,8 +93,8 @@ TEST_CASE("a rigid job runs for exactly its run time plus start-up", "[sim]") {
   const auto run_us = (*row.end - *row.first_running).count();
   CHECK(run_us >= 3600LL * 1000000);
   CHECK(run_us <= 3600LL * 1000000 + 2000000);
-  CHECK(row.productive_us == 2 * 8 * 3600LL * 1000000);
-  CHECK(row.allocated_us >= row.productive_us);
+  CHECK(row.productive_gpu_milli_us == 2 * 8 * 3600LL * 1000000 * model::kGpuMilliPerGpu);
+  CHECK(row.allocated_gpu_milli_us >= row.productive_gpu_milli_us);
   CHECK(run.rec.check_invariants().empty());
   // The change feed reports each pod's creation before its binding.
   int created = 0, bound = 0;
@@ -165,10 +165,10 @@ TEST_CASE("a software failure rolls back to the last checkpoint", "[sim]") {
   const auto run = simulate(sc);
   const auto& row = run.rec.jobs().at(0);
   REQUIRE(outcome(run, "ck").phase == model::JobPhase::Succeeded);
-  const auto software = row.lost_us[static_cast<int>(model::LossCause::Software)];
+  const auto software = row.lost_gpu_milli_us[static_cast<int>(model::LossCause::Software)];
   CHECK(software > 0);
-  CHECK(software <= static_cast<std::int64_t>(row.pods_failed) * 8 * 600LL * 1000000);
-  CHECK(row.productive_us == 8 * 6 * 3600LL * 1000000);
+  CHECK(software <= static_cast<std::int64_t>(row.pods_failed) * 8 * 600LL * 1000000 * model::kGpuMilliPerGpu);
+  CHECK(row.productive_gpu_milli_us == 8 * 6 * 3600LL * 1000000 * model::kGpuMilliPerGpu);
   CHECK(outcome(run, "ck").backoff_count == row.pods_failed);
 }
 

@@ -1,0 +1,222 @@
+// The recorder on a hand-written change feed: milli-GPU accounting (shared GPUs), 128-bit areas,
+// and how jobs.csv and events.jsonl print fractional GPUs.
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "analysis/outputs.hpp"
+#include "analysis/recorder.hpp"
+#include "model/change.hpp"
+#include "sim/kernel/time.hpp"
+
+using namespace t9k;
+using analysis::Int128;
+using analysis::Recorder;
+using kernel::SimDuration;
+using kernel::SimTime;
+
+namespace {
+
+constexpr std::int64_t kHourUs = 3600LL * 1000000;
+
+model::TimedChange at(SimDuration t, model::Change c) { return model::TimedChange{SimTime{t}, std::move(c)}; }
+
+model::JobSubmitted submitted(model::JobId id, std::string name, std::int64_t gpu_milli) {
+  model::JobSubmitted s{};
+  s.job = id;
+  s.name = std::move(name);
+  s.kind = model::JobKind::GenericJob;
+  s.queue = "q";
+  s.replicas = 1;
+  s.gpu_milli = gpu_milli;
+  s.ideal_run_us = kHourUs;
+  return s;
+}
+
+model::JobPhaseChanged phase(model::JobId id, model::JobPhase p) {
+  model::JobPhaseChanged c{};
+  c.job = id;
+  c.phase = p;
+  return c;
+}
+
+model::PodBound bound(model::JobId id, std::string pod, std::int64_t gpu_milli) {
+  model::PodBound b{};
+  b.job = id;
+  b.pod = std::move(pod);
+  b.node = "n0";
+  b.gpu_milli = gpu_milli;
+  b.queue = "q";
+  return b;
+}
+
+model::PodReleased released(model::JobId id, std::string pod, std::int64_t gpu_milli) {
+  model::PodReleased r{};
+  r.job = id;
+  r.pod = std::move(pod);
+  r.node = "n0";
+  r.gpu_milli = gpu_milli;
+  r.queue = "q";
+  r.phase = model::PodPhase::Succeeded;
+  return r;
+}
+
+model::NodeChanged node(std::int64_t gpu_milli) {
+  model::NodeChanged n{};
+  n.node = "n0";
+  n.gpu_milli = gpu_milli;
+  n.cause = "added";
+  return n;
+}
+
+// Column `col` of the jobs.csv row of `job` (no quoted fields in these tests).
+std::string jobs_csv_cell(const std::string& csv, const std::string& job, std::size_t col) {
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::istringstream ls(line);
+    std::string cell;
+    while (std::getline(ls, cell, ',')) f.push_back(cell);
+    if (!f.empty() && f[0] == job) return col < f.size() ? f[col] : "";
+  }
+  return "<no row for " + job + ">";
+}
+
+// Two pods on an 8-GPU node over a 2 h horizon with 1 h buckets: a shares half a GPU for the
+// first hour, b holds one whole GPU for both hours.
+Recorder shared_and_whole() {
+  Recorder rec(SimTime{kernel::hours(2)}, kernel::hours(1));
+  const auto h = kernel::hours;
+  rec.on_change(at(h(0), node(8000)));
+  rec.on_change(at(h(0), submitted(0, "ns/a", 500)));
+  rec.on_change(at(h(0), submitted(1, "ns/b", 1000)));
+  rec.on_change(at(h(0), bound(0, "ns/a-0", 500)));
+  rec.on_change(at(h(0), bound(1, "ns/b-0", 1000)));
+  rec.on_change(at(h(0), phase(0, model::JobPhase::Running)));
+  rec.on_change(at(h(0), phase(1, model::JobPhase::Running)));
+  rec.on_change(at(h(0), model::TrainingChanged{0, 500}));
+  rec.on_change(at(h(0), model::TrainingChanged{1, 1000}));
+  // b loses its first 30 min to a fault (and keeps training).
+  rec.on_change(at(kernel::minutes(30), model::ProgressLost{1, model::LossCause::Fault, Int128{1000} * kHourUs / 2}));
+  // a trains for its hour and succeeds.
+  rec.on_change(at(h(1), model::ProgressCommitted{0, Int128{500} * kHourUs}));
+  rec.on_change(at(h(1), model::TrainingChanged{0, 0}));
+  rec.on_change(at(h(1), released(0, "ns/a-0", 500)));
+  rec.on_change(at(h(1), phase(0, model::JobPhase::Succeeded)));
+  // b is still training at the horizon: its last 1.5 h count as productive.
+  rec.on_change(at(h(2), model::ProgressCommitted{1, Int128{1000} * kHourUs * 3 / 2}));
+  rec.finish();
+  return rec;
+}
+
+}  // namespace
+
+TEST_CASE("milli-GPU amounts print as the shortest exact decimal", "[recorder]") {
+  CHECK(analysis::format_gpu_milli(8000) == "8");
+  CHECK(analysis::format_gpu_milli(0) == "0");
+  CHECK(analysis::format_gpu_milli(500) == "0.5");
+  CHECK(analysis::format_gpu_milli(250) == "0.25");
+  CHECK(analysis::format_gpu_milli(1500) == "1.5");
+  CHECK(analysis::format_gpu_milli(1) == "0.001");
+  CHECK(analysis::format_gpu_milli(-1500) == "-1.5");
+  CHECK(analysis::format_gpu_milli(-500) == "-0.5");
+  CHECK(analysis::gpu_value(8000) == 8.0);
+  CHECK(analysis::gpu_value(500) == 0.5);
+  // 128-bit values print exactly.
+  const Int128 big = Int128{6212} * 1000 * kernel::days(160).count();  // > INT64_MAX
+  CHECK(analysis::int128_to_string(big) == "85874688000000000000");
+  CHECK(analysis::int128_to_string(-big) == "-85874688000000000000");
+  CHECK(analysis::int128_to_string(-42) == "-42");
+}
+
+TEST_CASE("a shared half GPU and a whole GPU: GPU-hours, series and conservation", "[recorder]") {
+  const Recorder rec = shared_and_whole();
+  CHECK(rec.check_invariants().empty());
+  // 0.5 GPU x 1 h + 1 GPU x 2 h = 2.5 GPU-hours, exactly in milli-GPU-µs.
+  CHECK(rec.allocated_gpu_milli_us() == Int128{2500} * kHourUs);
+  CHECK(rec.capacity_gpu_milli_us() == Int128{8000} * 2 * kHourUs);
+  const auto& jobs = rec.jobs();
+  REQUIRE(jobs.size() == 2);
+  CHECK(jobs[0].gpu_milli == 500);
+  CHECK(jobs[0].allocated_gpu_milli_us == Int128{500} * kHourUs);
+  CHECK(jobs[1].allocated_gpu_milli_us == Int128{2000} * kHourUs);
+  CHECK(jobs[1].idle_gpu_milli_us() == 0);
+
+  const auto m = rec.metrics();
+  CHECK(m.at("gpu_hours_allocated") == Approx(2.5));
+  CHECK(m.at("gpu_hours_productive") == Approx(2.0));
+  CHECK(m.at("gpu_hours_lost_fault") == Approx(0.5));
+  CHECK(m.at("gpu_hours_idle") == Approx(0.0).margin(1e-12));
+  CHECK(m.at("gpu_hours_capacity") == Approx(16.0));
+  CHECK(m.at("utilization_allocated") == Approx(2.5 / 16));
+
+  // Time averages per bucket, in GPUs.
+  const auto& cluster = rec.series().at("cluster");
+  REQUIRE(cluster.size() == 2);
+  CHECK(cluster[0].allocated_gpus == 1.5);
+  CHECK(cluster[1].allocated_gpus == 1.0);
+  CHECK(cluster[0].productive_gpus == 1.5);
+  CHECK(cluster[1].productive_gpus == 1.0);
+  CHECK(cluster[0].capacity_gpus == 8.0);
+  CHECK(cluster[0].running_jobs == 2.0);
+  CHECK(rec.series().at("queue:q")[0].allocated_gpus == 1.5);
+}
+
+TEST_CASE("jobs.csv and events.jsonl print a shared GPU as a fraction and whole GPUs as before", "[recorder][outputs]") {
+  Recorder rec(SimTime{kernel::hours(2)}, kernel::hours(1));
+  rec.on_change(at(kernel::hours(0), node(16000)));
+  rec.on_change(at(kernel::hours(0), submitted(0, "ns/half", 500)));
+  rec.on_change(at(kernel::hours(0), submitted(1, "ns/eight", 8000)));
+  rec.on_change(at(kernel::hours(0), bound(0, "ns/half-0", 500)));
+  rec.on_change(at(kernel::hours(0), bound(1, "ns/eight-0", 8000)));
+  rec.finish();
+  CHECK(rec.check_invariants().empty());
+  const std::string csv = analysis::jobs_csv(rec);
+  REQUIRE(csv.rfind("job,kind,queue,priority,replicas,gpus,", 0) == 0);
+  CHECK(jobs_csv_cell(csv, "ns/half", 5) == "0.5");
+  CHECK(jobs_csv_cell(csv, "ns/eight", 5) == "8");
+  // gpu_hours_allocated: bound for the whole 2 h horizon.
+  CHECK(jobs_csv_cell(csv, "ns/half", 21) == "1.000000");
+  CHECK(jobs_csv_cell(csv, "ns/eight", 21) == "16.000000");
+
+  const auto ev = [](model::Change c) { return analysis::change_json(at(kernel::seconds(1), std::move(c))); };
+  CHECK(ev(bound(0, "ns/half-0", 500)) ==
+        R"({"gpus":0.5,"jobId":0,"node":"n0","pod":"ns/half-0","t":1.0,"type":"PodBound"})");
+  CHECK(ev(bound(1, "ns/eight-0", 8000)) ==
+        R"({"gpus":8,"jobId":1,"node":"n0","pod":"ns/eight-0","t":1.0,"type":"PodBound"})");
+  CHECK(ev(model::ProgressCommitted{0, Int128{500} * kHourUs}) ==
+        R"({"gpuSeconds":1800.0,"jobId":0,"t":1.0,"type":"ProgressCommitted"})");
+}
+
+TEST_CASE("cluster-wide milli-GPU areas beyond int64 stay exact", "[recorder]") {
+  // 6,212 GPUs fully allocated for 160 days: 8.6e19 milli-GPU-µs, more than int64 holds.
+  const auto horizon = kernel::days(160);
+  Recorder rec(SimTime{horizon}, Recorder::choose_bucket(horizon));
+  rec.on_change(at(SimDuration{0}, node(6212 * 1000)));
+  rec.on_change(at(SimDuration{0}, submitted(0, "ns/all", 6212 * 1000)));
+  rec.on_change(at(SimDuration{0}, bound(0, "ns/all-0", 6212 * 1000)));
+  rec.on_change(at(SimDuration{0}, model::TrainingChanged{0, 6212 * 1000}));
+  rec.on_change(at(horizon, model::ProgressCommitted{0, Int128{6212} * 1000 * horizon.count()}));
+  rec.finish();
+  CHECK(rec.check_invariants().empty());
+  const Int128 area = Int128{6212} * 1000 * horizon.count();
+  REQUIRE(area > Int128{INT64_MAX});
+  CHECK(rec.capacity_gpu_milli_us() == area);
+  CHECK(rec.allocated_gpu_milli_us() == area);
+  CHECK(rec.jobs()[0].allocated_gpu_milli_us == area);
+  CHECK(rec.jobs()[0].idle_gpu_milli_us() == 0);
+  const auto m = rec.metrics();
+  CHECK(m.at("gpu_hours_capacity") == Approx(6212.0 * 160 * 24));
+  CHECK(m.at("gpu_hours_allocated") == Approx(6212.0 * 160 * 24));
+  CHECK(m.at("utilization_allocated") == 1.0);
+  for (const auto& p : rec.series().at("cluster")) {
+    CHECK(p.allocated_gpus == 6212.0);
+    CHECK(p.capacity_gpus == 6212.0);
+    CHECK(p.productive_gpus == 6212.0);
+  }
+}
