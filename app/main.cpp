@@ -17,6 +17,7 @@
 #include "scenarios/scenario.hpp"
 #include "sim/kernel/kernel.hpp"
 #include "sim/kernel/selfcheck.hpp"
+#include "sim/world.hpp"
 
 namespace {
 
@@ -42,7 +43,21 @@ int run_validate(const std::vector<std::string>& files) {
       fmt::print(d.severity == t9k::scenarios::Severity::Error ? stderr : stdout, "{}\n",
                  t9k::scenarios::format_diagnostic(d));
     }
-    if (t9k::scenarios::has_errors(diagnostics)) {
+    bool ok = !t9k::scenarios::has_errors(diagnostics);
+    if (ok) {
+      // A scenario's scheduler and world options are read by the simulator itself: check them
+      // here too, so that validate never passes a scenario that run refuses.
+      const auto loaded = t9k::scenarios::load_scenario(file);
+      if (loaded.ok()) {
+        try {
+          (void)t9k::sim::settings_from_scenario(*loaded.scenario);
+        } catch (const t9k::sim::ScenarioError& e) {
+          fmt::print(stderr, "{}: error: {}\n", file, e.what());
+          ok = false;
+        }
+      }
+    }
+    if (!ok) {
       all_ok = false;
     } else {
       fmt::print("{}: ok\n", file);

@@ -38,6 +38,8 @@ struct Scheduler::Impl {
   std::vector<std::pair<std::unique_ptr<ScorePlugin>, int>> scores;
   std::vector<std::unique_ptr<PermitPlugin>> permits;
   bool spread_walk = false;
+  std::size_t trial_size = 0;  // pods in the trial in progress (bonus_only_extra)
+  std::vector<NodeId> hint;    // a one-pod preemption trial looks only here (fits_with_bonus_after)
 
   // ---- per-cycle scratch ----
   const ClusterSnapshot* snap = nullptr;
@@ -55,7 +57,13 @@ struct Scheduler::Impl {
   // "Scale"). Reservations (§8.6) differ per viewer: a memo serves only within the epoch of
   // growing views it was recorded in (CycleState::view_epoch).
   std::map<std::tuple<std::int32_t, SelectorId, SelectorId>, std::vector<DenseRes>> fail_memo;
-  std::set<std::vector<std::int32_t>> gang_fail_memo;  // (view epoch, queue selector, sorted core shapes)
+  std::set<std::vector<std::int32_t>> gang_fail_memo;
+  // One-pod preemptions that found no victim set this cycle, per (view epoch, queue selector,
+  // pod selector): (queue priority, request). Within a cycle resources and victims only shrink,
+  // and a queue of lower or equal priority has a subset of the victims, so a request covering a
+  // failed one fails too (try_preempt would change nothing). Not used with intra-queue
+  // preemption, whose victims depend on the group's own priority.
+  std::map<std::tuple<std::int32_t, SelectorId, SelectorId>, std::vector<std::pair<std::int32_t, DenseRes>>> preempt_fail_memo;  // (view epoch, queue selector, sorted core shapes)
   // Nomination (§8.6) bookkeeping of the group being attempted and of this cycle's preemptors.
   bool keep_reservation = false;
   std::vector<char> nominated_now;  // by GroupId: its reservations were replaced this cycle
@@ -150,8 +158,14 @@ struct Scheduler::Impl {
     extra.clear();
     for (const auto& [plugin, weight] : scores) plugin->extra_candidates(st, p, ctx, extra);
     if (st.bonus_active()) extra.insert(extra.end(), st.bonus_nodes().begin(), st.bonus_nodes().end());
+    if (bonus_only_extra() && !hint.empty()) {
+      for (const NodeId n : hint)
+        if (consider(n)) return best;
+      return best;
+    }
     for (const NodeId n : extra)
       if (consider(n)) return best;
+    if (bonus_only_extra()) return best;
     if (!spread_walk) st.walk_up(gpu, consider);
     else st.walk_down(gpu, consider);
     return best;
@@ -194,7 +208,12 @@ struct Scheduler::Impl {
     extra.clear();
     for (const auto& [plugin, weight] : scores) plugin->extra_candidates(st, p, ctx, extra);
     if (st.bonus_active()) extra.insert(extra.end(), st.bonus_nodes().begin(), st.bonus_nodes().end());
+    if (bonus_only_extra() && !hint.empty()) {
+      for (const NodeId n : hint) consider(n);
+      return best;
+    }
     for (const NodeId n : extra) consider(n);
+    if (bonus_only_extra()) return best;
     for (const NodeId n : st.share_nodes()) consider(n);
     const auto& rooms = snap->share_rooms();
     for (auto it = rooms.lower_bound({g, std::numeric_limits<NodeId>::min(), std::numeric_limits<std::int32_t>::min()});
@@ -216,12 +235,20 @@ struct Scheduler::Impl {
     return best;
   }
 
+  // A preemption trial of one pod looks only at the nodes that get something back (and the
+  // plugins' extras): try_preempt runs right after the same pod failed everywhere in the same
+  // view, and without a bonus a node offers no more in a trial than outside one (the
+  // reservations held against the viewer only grow: held >= hold), so the walk over every other
+  // node could find nothing. Same decisions, without an O(nodes) walk per victim tried.
+  bool bonus_only_extra() const { return st.bonus_active() && trial_size == 1; }
+
   // Trial placement of `pods` (all or nothing). On success the placements stay taken in the
   // cycle state and are returned in `placed`; on failure everything is given back.
   bool trial(const std::vector<PodId>& pods, const QueueInfo* q,
              std::vector<std::pair<PodId, NodeId>>& placed) {
     placed.clear();
     gang_nodes.clear();
+    trial_size = pods.size();
     for (const PodId id : pods)
       if (memo_fails(pod(id), q)) return false;
     // Largest GPU requests first: they have the fewest candidate nodes.
@@ -534,6 +561,17 @@ struct Scheduler::Impl {
     return ok;
   }
 
+  // fits_with_bonus right after `u` joined the bonus, every earlier state having failed: for one
+  // pod only the nodes of `u` can have become feasible (bonus_only_extra), so only they are tried.
+  bool fits_with_bonus_after(const Unit& u, const std::vector<PodId>& pods, const QueueInfo* q) {
+    if (pods.size() != 1) return fits_with_bonus(pods, q);
+    hint.clear();
+    for (const PodId p : u.pods) hint.push_back(pod(p).node);
+    const bool ok = fits_with_bonus(pods, q);
+    hint.clear();
+    return ok;
+  }
+
   void bonus_unit(const Unit& u, std::int64_t sign) {
     for (const PodId p : u.pods) st.add_bonus_pod(pod(p), sign);
   }
@@ -541,6 +579,15 @@ struct Scheduler::Impl {
   void try_preempt(QueueId q, GroupId gid, const std::vector<PodId>& pods) {
     const QueueInfo& qi = queue(q);
     const GroupInfo& g = group(gid);
+    const bool memo = pods.size() == 1 && !opt.intra_queue_preemption;
+    const std::tuple<std::int32_t, SelectorId, SelectorId> memo_key{st.view_epoch(), qi.selector,
+                                                                   memo ? pod(pods[0]).selector : kNone};
+    if (memo) {
+      const auto it = preempt_fail_memo.find(memo_key);
+      if (it != preempt_fail_memo.end())
+        for (const auto& [prio, f] : it->second)
+          if (qi.priority <= prio && covered_by(f, pod(pods[0]).request)) return;
+    }
     // Resources of pods already terminating count as coming back: if they suffice, wait for
     // them instead of choosing more victims (no cascade while victims shut down).
     for (const NodeId n : snap->nodes_with_terminating()) st.add_terminating_bonus(n);
@@ -594,7 +641,7 @@ struct Scheduler::Impl {
         for (std::size_t i = 0; i < surplus_n && !fits; ++i) {
           units.push_back(Unit{vg, {bound[i]}, false});
           bonus_unit(units.back(), 1);
-          fits = fits_with_bonus(pods, &qi);
+          fits = fits_with_bonus_after(units.back(), pods, &qi);
         }
         if (fits) break;
         // The whole group: subsumes its surplus units.
@@ -607,13 +654,17 @@ struct Scheduler::Impl {
         whole.pods = bound;
         units.push_back(std::move(whole));
         bonus_unit(units.back(), 1);
-        fits = fits_with_bonus(pods, &qi);
+        fits = fits_with_bonus_after(units.back(), pods, &qi);
         if (fits) break;
       }
       if (fits) break;
     }
     if (!fits) {
       st.clear_bonus();
+      if (memo) {
+        auto& list = preempt_fail_memo[memo_key];
+        if (list.size() < 16) list.emplace_back(qi.priority, to_dense(pod(pods[0]).request));
+      }
       return;
     }
     // Reprieve: give back, highest-ranked first, every unit the gang can do without.
@@ -710,6 +761,7 @@ struct Scheduler::Impl {
     if (nominated_now.size() < s.groups().size()) nominated_now.resize(s.groups().size(), 0);
     fail_memo.clear();
     gang_fail_memo.clear();
+    preempt_fail_memo.clear();
     preemptions.clear();
     max_duration_stage(now);
     t9k_stage();
