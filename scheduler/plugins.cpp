@@ -319,8 +319,7 @@ std::pair<std::int32_t, std::int32_t> CycleState::share_slot(NodeId n, std::int3
   return {kNone, 0};
 }
 
-bool CycleState::fits_pod(NodeId n, const PodInfo& p) const {
-  if (p.gpu_share == 0) return fits(n, p.request);
+bool CycleState::fits_share(NodeId n, const PodInfo& p) const {
   for (const auto& [d, q] : p.request)
     if (d != kDimGpu && free(n, d) < q) return false;
   return share_slot(n, p.gpu_share).first != kNone;

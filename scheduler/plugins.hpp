@@ -78,7 +78,9 @@ class CycleState {
   // places a share on or gets one back from (in a trial), and free(n, GPU) stays "1000 x the
   // GPUs no one uses", the only GPU capacity a whole-GPU pod can have.
   // A pod fits: its other resources, and for a share a slot (share_slot).
-  bool fits_pod(NodeId n, const PodInfo& p) const;
+  bool fits_pod(NodeId n, const PodInfo& p) const {
+    return p.gpu_share == 0 ? fits(n, p.request) : fits_share(n, p);  // inline: the filter's hot path
+  }
   // Best fit of a share of g milli on node n in the current view: the used slot with the least
   // room left that holds it, else an unused slot if a whole GPU is free; {slot, room left after
   // placing it}, slot kNone when none. A node where the viewer sees a reservation (§8.6) offers
@@ -140,6 +142,7 @@ class CycleState {
     std::int32_t touched_eff = 0;    // slots with used - back > 0
   };
   ShareRow& share_row(NodeId n);
+  bool fits_share(NodeId n, const PodInfo& p) const;
   // With the bonus on, GPUs whose every share comes back are whole again.
   std::int64_t share_bonus(NodeId n, Dim d) const {
     if (d != kDimGpu) return 0;

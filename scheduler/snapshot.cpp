@@ -40,6 +40,8 @@ bool all_zero(const DenseRes& v) {
   return std::all_of(v.begin(), v.end(), [](auto x) { return x == 0; });
 }
 
+const std::string kGpuMilliName = model::kResourceGpuMilli;  // look-ups without a temporary
+
 }  // namespace
 
 std::string object_key(const model::ObjectMeta& m) {
@@ -505,7 +507,7 @@ void ClusterSnapshot::upsert_pod(const model::Pod& pod) {
   info.priority = pod.priority;
   info.creation = micros(pod.metadata.creation_timestamp);
   const bool was_shared = info.gpu_share > 0;
-  const auto share = pod.requests.find(model::kResourceGpuMilli);
+  const auto share = pod.requests.find(kGpuMilliName);
   if (share == pod.requests.end()) {
     info.request = resources_.sparse(pod.requests);
     info.gpu_share = 0;
@@ -513,7 +515,7 @@ void ClusterSnapshot::upsert_pod(const model::Pod& pod) {
     // A share of g milli of one GPU: g milli-GPU in the GPU dimension (queues and quota see a
     // fraction of a GPU); the node side counts it by slot.
     model::ResourceList rest = pod.requests;
-    rest.erase(model::kResourceGpuMilli);
+    rest.erase(kGpuMilliName);
     info.gpu_share = static_cast<std::int32_t>(std::clamp<std::int64_t>(share->second.units_ceil(), 0, model::kGpuMilliPerGpu));
     info.request = resources_.sparse(rest);
     if (info.gpu_share > 0) {

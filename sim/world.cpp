@@ -59,28 +59,32 @@ SimDuration draw_duration(const scenarios::DurationDistribution& d, kernel::Rng&
   return SimDuration{static_cast<std::int64_t>(std::llround(std::min(s, 1e12) * 1e6))};
 }
 
+// Resource names as std::string once: ResourceList look-ups by a C string build one each time.
+const std::string kGpuName = model::kResourceGpu;
+const std::string kGpuMilliName = model::kResourceGpuMilli;
+
 // Whole GPUs (nvidia.com/gpu rounded up): what GPU faults and the greedy elastic policy count.
 std::int64_t gpus_of(const model::ResourceList& r) {
-  return model::get_resource(r, model::kResourceGpu).units_ceil();
+  return model::get_resource(r, kGpuName).units_ceil();
 }
 
 // Milli-GPU, the unit of the change feed (model/change.hpp): whole GPUs × 1000 plus a share of
 // one GPU (t9ksim.io/gpu-milli, 1..1000).
 std::int64_t gpu_milli_of(const model::ResourceList& r) {
-  return gpus_of(r) * model::kGpuMilliPerGpu + model::get_resource(r, model::kResourceGpuMilli).units_ceil();
+  return gpus_of(r) * model::kGpuMilliPerGpu + model::get_resource(r, kGpuMilliName).units_ceil();
 }
 
 // A pod's share of one GPU in milli (t9ksim.io/gpu-milli), 0 for other pods.
 std::int32_t share_of(const model::ResourceList& r) {
-  return static_cast<std::int32_t>(model::get_resource(r, model::kResourceGpuMilli).units_ceil());
+  return static_cast<std::int32_t>(model::get_resource(r, kGpuMilliName).units_ceil());
 }
 
 // Requests as a queue counts them: a share is a fraction of nvidia.com/gpu (docs/scheduler.md).
 model::ResourceList queue_view(const model::ResourceList& r) {
-  const auto share = r.find(model::kResourceGpuMilli);
+  const auto share = r.find(kGpuMilliName);
   if (share == r.end()) return r;
   model::ResourceList out = r;
-  out.erase(model::kResourceGpuMilli);
+  out.erase(kGpuMilliName);
   out[model::kResourceGpu] = model::Quantity::from_milli(model::get_resource(r, model::kResourceGpu).milli() +
                                                          share->second.units_ceil());
   return out;
@@ -533,7 +537,7 @@ struct World::Impl {
       if (it != node_pods.end() && it->second.erase(key) > 0) {
         if (!j.queue.empty()) {
           auto& used = queue_used[j.queue];
-          used = model::subtract_resources(used, queue_view(p.requests));
+          used = model::subtract_resources(used, share_of(p.requests) > 0 ? queue_view(p.requests) : p.requests);
         }
         if (const std::int32_t g = share_of(p.requests); g > 0 && p.gpu_index >= 0)
           node_shares[p.node_name][static_cast<std::size_t>(p.gpu_index)] -= g;
@@ -821,7 +825,7 @@ struct World::Impl {
         violation(fmt::format("GPU slot {} of node {} over-committed ({} milli) by binding {}", gpu_slot, node,
                               slots[static_cast<std::size_t>(gpu_slot)], key));
     }
-    if (!j.queue.empty()) model::add_resources(queue_used[j.queue], queue_view(p.requests));
+    if (!j.queue.empty()) model::add_resources(queue_used[j.queue], share > 0 ? queue_view(p.requests) : p.requests);
     snap.bind(key, node, share > 0 ? gpu_slot : -1);
     node_pods[node].insert(key);
     publish(model::PodBound{j.id, key, node, gpu_milli_of(p.requests), j.queue});
@@ -830,10 +834,16 @@ struct World::Impl {
     auto& used = node_used[node];
     model::add_resources(used, p.requests);
     // Shares count as the GPUs they sit on: whole GPUs plus used slots within the node's GPUs.
-    model::ResourceList need = used;
-    need.erase(model::kResourceGpuMilli);
-    need[model::kResourceGpu] = model::Quantity::from_units(gpus_in_use(node));
-    if (!model::fits(need, n.allocatable)) violation(fmt::format("node {} over-allocated by binding {}", node, key));
+    bool fits = true;
+    if (used.count(kGpuMilliName) == 0) {
+      fits = model::fits(used, n.allocatable);
+    } else {
+      model::ResourceList need = used;
+      need.erase(kGpuMilliName);
+      need[model::kResourceGpu] = model::Quantity::from_units(gpus_in_use(node));
+      fits = model::fits(need, n.allocatable);
+    }
+    if (!fits) violation(fmt::format("node {} over-allocated by binding {}", node, key));
     const std::int32_t gen = p.generation;
     k.schedule_in(draw_duration(sc.kubelet.pod_start_latency, rng_start), kPhaseKubelet, kPodStarted,
                   kernel::hash_string(key), [this, id = j.id, key, gen] {
