@@ -795,7 +795,9 @@ std::optional<Rejection> Scheduler::admit(const ClusterSnapshot& snapshot,
   if (impl_->opt.quota_mode == QuotaMode::RejectAtAdmission && info.has_quota) {
     for (const Dim d : info.quota_dims) {
       const auto& name = snapshot.resources().name(d);
-      const std::int64_t want = model::get_resource(request.requests, name).milli();
+      std::int64_t want = model::get_resource(request.requests, name).milli();
+      // Shares of GPUs count as fractions of nvidia.com/gpu, as in the queue's `requested`.
+      if (d == kDimGpu) want += model::get_resource(request.requests, model::kResourceGpuMilli).units_ceil();
       const std::int64_t used = at(info.requested, d);
       // As Kubernetes ResourceQuota: only the resources the new workload asks for are checked.
       if (want > 0 && used + want > at(info.quota, d))

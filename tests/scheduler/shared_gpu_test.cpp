@@ -277,3 +277,17 @@ TEST_CASE("shared GPUs: random shares and whole GPUs never over-commit a GPU", "
     }
   }
 }
+
+TEST_CASE("shared GPUs: admission quota (reject-at-admission) counts shares as fractions", "[shared-gpu][quota]") {
+  TestWorld w;
+  w.add_node("n1", res(32, 4));
+  w.add_queue("q", 0, res(0, 1));  // quota: nvidia.com/gpu 1
+  w.add_pod("a", "", share(600), "", "q");  // 0.6 GPU requested
+  SchedulerOptions o;
+  o.quota_mode = QuotaMode::RejectAtAdmission;
+  Scheduler s(o);
+  CHECK_FALSE(s.admit(w.snap, AdmissionRequest{"b", "q", share(400)}).has_value());  // 1.0: fits
+  const auto r = s.admit(w.snap, AdmissionRequest{"c", "q", share(500)});              // 1.1
+  REQUIRE(r.has_value());
+  CHECK(r->reason == RejectReason::QuotaExceeded);
+}
