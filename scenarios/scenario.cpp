@@ -5,6 +5,8 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
+#include <type_traits>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -531,6 +533,26 @@ class ScenarioDecoder {
     if (!d) return std::nullopt;
     IntDistribution out;
     out.real = d->seconds;
+    // Draws are rounded and clamped to [lo, hi]: say so when the distribution reaches past hi
+    // (its bound, or its mean for an unbounded one), rather than change the workload silently.
+    bool bounded = true;
+    const double top = std::visit(
+        [&bounded](const auto& x) -> double {
+          using T = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<T, kernel::Constant>) return x.value;
+          else if constexpr (std::is_same_v<T, kernel::Uniform> || std::is_same_v<T, kernel::BoundedPareto>) return x.hi;
+          else if constexpr (std::is_same_v<T, kernel::EmpiricalCdf>) return x.points.empty() ? 0 : x.points.back().first;
+          else {
+            bounded = false;
+            return x.mean();
+          }
+        },
+        d->seconds.variant());
+    if (top > static_cast<double>(hi)) {
+      r_.warning(v.mark, v.path,
+                 fmt::format("{} {:g}, above {}; every draw above {} is taken as {}",
+                             bounded ? "the distribution reaches" : "the distribution's mean is", top, hi, hi, hi));
+    }
     return out;
   }
 

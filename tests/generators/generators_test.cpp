@@ -478,3 +478,22 @@ TEST_CASE("generated job names cannot collide", "[generators]") {
   for (const auto& d : r.diagnostics) found = found || d.message.find("also used by generator \"g\"") != std::string::npos;
   CHECK(found);
 }
+
+TEST_CASE("a replicas distribution reaching past 10,000 is reported, not clamped silently", "[generators]") {
+  auto warned = [](const std::string& replicas) {
+    const auto r = scenarios::parse_scenario(
+        scenario("1d", "      rate: 1\n      classes:\n" + generic_class("a", 1, "        replicas: " + replicas + "\n")),
+        "test.yaml");
+    INFO(listing(r.diagnostics));
+    REQUIRE(r.ok());
+    for (const auto& d : r.diagnostics)
+      if (d.severity == scenarios::Severity::Warning && d.path.find("replicas") != std::string::npos) return d.message;
+    return std::string();
+  };
+  CHECK(warned("{uniform: {min: 1, max: 1e300}}") ==
+        "the distribution reaches 1e+300, above 10000; every draw above 10000 is taken as 10000");
+  CHECK(warned("{exponential: {mean: 20000}}") ==
+        "the distribution's mean is 20000, above 10000; every draw above 10000 is taken as 10000");
+  CHECK(warned("{uniform: {min: 1, max: 8}}").empty());
+  CHECK(warned("{lognormal: {mu: 1, sigma: 1}}").empty());
+}
