@@ -123,6 +123,35 @@ struct Scheduler::Impl {
 
   // Filter then score; the candidate walk follows the free-GPU index (bin-pack order) and stops
   // after max_feasible_nodes feasible nodes. Ties go to the earlier candidate.
+  // ---- shared by both candidate walks ----
+  void next_stamp() {
+    if (++stamp == 0) {
+      std::fill(seen.begin(), seen.end(), 0);
+      stamp = 1;
+    }
+  }
+  // First time this search sees node n, and it passes every filter.
+  bool first_feasible(NodeId n, const PodInfo& p, const QueueInfo* q) {
+    auto& s = seen[static_cast<std::size_t>(n)];
+    if (s == stamp) return false;
+    s = stamp;
+    if (!node(n).present) return false;
+    for (const auto& f : filters)
+      if (!f->filter(st, p, q, n)) return false;
+    return true;
+  }
+  std::int64_t weighted_score(const PodInfo& p, NodeId n, const PlacementContext& ctx) const {
+    std::int64_t score = 0;
+    for (const auto& [plugin, weight] : scores) score += weight * plugin->score(st, p, n, ctx);
+    return score;
+  }
+  // The plugins' extra candidates, then (in a preemption trial) the nodes getting resources back.
+  void collect_extra(const PodInfo& p, const PlacementContext& ctx) {
+    extra.clear();
+    for (const auto& [plugin, weight] : scores) plugin->extra_candidates(st, p, ctx, extra);
+    if (st.bonus_active()) extra.insert(extra.end(), st.bonus_nodes().begin(), st.bonus_nodes().end());
+  }
+
   std::optional<NodeId> find_node(const PodInfo& p, const QueueInfo* q) {
     if (p.gpu_share > 0) return find_node_shared(p, q);
     const std::int64_t gpu = at(p.request, kDimGpu);
@@ -130,24 +159,15 @@ struct Scheduler::Impl {
       const auto top = st.max_free_gpu();
       if (!top || *top < gpu) return std::nullopt;
     }
-    if (++stamp == 0) {
-      std::fill(seen.begin(), seen.end(), 0);
-      stamp = 1;
-    }
+    next_stamp();
     const PlacementContext ctx{gang_nodes};
     std::optional<NodeId> best;
     std::int64_t best_score = 0;
     int feasible = 0;
     const int limit = opt.max_feasible_nodes;
     auto consider = [&](NodeId n) {
-      auto& s = seen[static_cast<std::size_t>(n)];
-      if (s == stamp) return false;
-      s = stamp;
-      if (!node(n).present) return false;
-      for (const auto& f : filters)
-        if (!f->filter(st, p, q, n)) return false;
-      std::int64_t score = 0;
-      for (const auto& [plugin, weight] : scores) score += weight * plugin->score(st, p, n, ctx);
+      if (!first_feasible(n, p, q)) return false;
+      const std::int64_t score = weighted_score(p, n, ctx);
       if (!best || score > best_score) {
         best = n;
         best_score = score;
@@ -155,9 +175,7 @@ struct Scheduler::Impl {
       ++feasible;
       return limit > 0 && feasible >= limit;
     };
-    extra.clear();
-    for (const auto& [plugin, weight] : scores) plugin->extra_candidates(st, p, ctx, extra);
-    if (st.bonus_active()) extra.insert(extra.end(), st.bonus_nodes().begin(), st.bonus_nodes().end());
+    collect_extra(p, ctx);
     if (bonus_only_extra() && !hint.empty()) {
       for (const NodeId n : hint)
         if (consider(n)) return best;
@@ -179,25 +197,16 @@ struct Scheduler::Impl {
   // whole free GPU by the usual walk (bounded by max_feasible_nodes).
   std::optional<NodeId> find_node_shared(const PodInfo& p, const QueueInfo* q) {
     const std::int32_t g = p.gpu_share;
-    if (++stamp == 0) {
-      std::fill(seen.begin(), seen.end(), 0);
-      stamp = 1;
-    }
+    next_stamp();
     const PlacementContext ctx{gang_nodes};
     std::optional<NodeId> best;
     std::int32_t best_room = 0;
     std::int64_t best_score = 0;
     int feasible = 0;
     auto consider = [&](NodeId n) {
-      auto& s = seen[static_cast<std::size_t>(n)];
-      if (s == stamp) return;
-      s = stamp;
-      if (!node(n).present) return;
-      for (const auto& f : filters)
-        if (!f->filter(st, p, q, n)) return;
+      if (!first_feasible(n, p, q)) return;
       const std::int32_t room = st.share_slot(n, g).second;
-      std::int64_t score = 0;
-      for (const auto& [plugin, weight] : scores) score += weight * plugin->score(st, p, n, ctx);
+      const std::int64_t score = weighted_score(p, n, ctx);
       if (!best || room < best_room || (room == best_room && score > best_score)) {
         best = n;
         best_room = room;
@@ -205,9 +214,7 @@ struct Scheduler::Impl {
       }
       ++feasible;
     };
-    extra.clear();
-    for (const auto& [plugin, weight] : scores) plugin->extra_candidates(st, p, ctx, extra);
-    if (st.bonus_active()) extra.insert(extra.end(), st.bonus_nodes().begin(), st.bonus_nodes().end());
+    collect_extra(p, ctx);
     if (bonus_only_extra() && !hint.empty()) {
       for (const NodeId n : hint) consider(n);
       return best;
