@@ -69,6 +69,11 @@ struct Scheduler::Impl {
   std::vector<char> nominated_now;  // by GroupId: its reservations were replaced this cycle
   std::vector<GroupId> nominated_now_list;
   std::vector<std::pair<std::size_t, GroupId>> preemptions;  // (index in out.evictions, preemptor)
+  // By QueueId: where a victim hunt starts in the queue's running groups, past the leading ones
+  // this cycle already evicted wholly (the snapshot does not change during a cycle).
+  std::vector<std::set<VictimOrderKey>::const_iterator> victims_from;
+  std::vector<char> victims_from_set;
+  std::vector<QueueId> victims_from_list;
   std::vector<NodeId> extra;
   std::vector<NodeId> gang_nodes;
   std::vector<PodId> pending, core, surplus;
@@ -627,17 +632,30 @@ struct Scheduler::Impl {
     std::vector<Unit> units;
     bool fits = false;
     for (const QueueId v : victims_q) {
-      for (const auto& key : queue(v).running_groups) {  // lower priority, then newest (§11 Q9)
-        const GroupId vg = std::get<2>(key);
+      const auto& running = queue(v).running_groups;
+      auto& from = victims_from[static_cast<std::size_t>(v)];
+      if (!victims_from_set[static_cast<std::size_t>(v)]) {
+        victims_from_set[static_cast<std::size_t>(v)] = 1;
+        victims_from_list.push_back(v);
+        from = running.begin();
+      }
+      bool leading = true;  // every group before this one is wholly evicted this cycle
+      for (auto it = from; it != running.end(); ++it) {  // lower priority, then newest (§11 Q9)
+        const GroupId vg = std::get<2>(*it);
         const GroupInfo& vgi = group(vg);
-        if (vg == gid) continue;
-        if (v == q && vgi.priority >= g.priority) continue;  // intra-queue: strictly lower only
         std::vector<PodId> bound;
         for (const PodId p : vgi.pods)
           if (pod(p).state == PodState::Bound && !evicted[static_cast<std::size_t>(p)] &&
               pod(p).node != kNone)
             bound.push_back(p);
-        if (bound.empty()) continue;
+        if (bound.empty()) {
+          // Wholly evicted by this cycle: every later hunt would skip it too.
+          if (leading) from = std::next(it);
+          continue;
+        }
+        leading = false;
+        if (vg == gid) continue;
+        if (v == q && vgi.priority >= g.priority) continue;  // intra-queue: strictly lower only
         std::sort(bound.begin(), bound.end(), [&](PodId a, PodId b) {
           return pod(a).creation != pod(b).creation ? pod(a).creation > pod(b).creation : a > b;
         });
@@ -721,18 +739,22 @@ struct Scheduler::Impl {
   // Each preemption eviction carries its preemptor's whole plan as it stands at the end of the
   // cycle, so that ClusterSnapshot::nominate may be called once per eviction (§8.6 nomination).
   void attach_plans() {
-    std::map<GroupId, std::vector<NodeReservation>> plans;
-    for (const auto& [i, gid] : preemptions) {
-      auto [it, fresh] = plans.try_emplace(gid);
-      if (fresh) {
-        std::map<NodeId, DenseRes> per_node;
-        for (const auto& r : st.reservations())
-          if (r.active && r.group == gid) add(per_node[r.node], r.amount);
-        for (const auto& [n, amount] : per_node)
-          it->second.push_back(NodeReservation{node(n).name, snap->resources().to_list(amount)});
-      }
-      out.evictions[i].reservations = it->second;
+    if (preemptions.empty()) return;
+    // One pass over the cycle's reservations, kept for the groups that preempted.
+    std::map<GroupId, std::map<NodeId, DenseRes>> per_group;
+    for (const auto& [i, gid] : preemptions) per_group.try_emplace(gid);
+    for (const auto& r : st.reservations()) {
+      if (!r.active) continue;
+      const auto it = per_group.find(r.group);
+      if (it != per_group.end()) add(it->second[r.node], r.amount);
     }
+    std::map<GroupId, std::vector<NodeReservation>> plans;
+    for (const auto& [gid, per_node] : per_group) {
+      auto& plan = plans[gid];
+      for (const auto& [n, amount] : per_node)
+        plan.push_back(NodeReservation{node(n).name, snap->resources().to_list(amount)});
+    }
+    for (const auto& [i, gid] : preemptions) out.evictions[i].reservations = plans.at(gid);
   }
 
   void default_stage() {
@@ -769,6 +791,12 @@ struct Scheduler::Impl {
     fail_memo.clear();
     gang_fail_memo.clear();
     preempt_fail_memo.clear();
+    for (const QueueId v : victims_from_list) victims_from_set[static_cast<std::size_t>(v)] = 0;
+    victims_from_list.clear();
+    if (victims_from.size() < s.queues().size()) {
+      victims_from.resize(s.queues().size());
+      victims_from_set.resize(s.queues().size(), 0);
+    }
     preemptions.clear();
     max_duration_stage(now);
     t9k_stage();
