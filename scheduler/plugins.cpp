@@ -297,26 +297,15 @@ CycleState::ShareRow& CycleState::share_row(NodeId n) {
 }
 
 std::pair<std::int32_t, std::int32_t> CycleState::share_slot(NodeId n, std::int32_t g) const {
-  const auto& node = snap_->nodes()[static_cast<std::size_t>(n)];
   const std::size_t gpu = static_cast<std::size_t>(n) * dims_ + static_cast<std::size_t>(kDimGpu);
   const bool reserved = bonus_active_ ? held_[gpu] > 0 : hold_[gpu] > 0;
   const std::int32_t r = share_row_[static_cast<std::size_t>(n)];
+  static const std::vector<std::int32_t> kNoBack;
   const ShareRow* row = r >= 0 ? &share_rows_[static_cast<std::size_t>(r)] : nullptr;
-  const auto& used = row ? row->used : node.share_used;
-  constexpr std::int32_t kFull = 1000;
-  std::int32_t best = kNone, best_room = kFull + 1, first_unused = kNone;
-  for (std::size_t i = 0; i < used.size(); ++i) {
-    const std::int32_t u = used[i] - (bonus_active_ && row ? row->back[i] : 0);
-    if (u <= 0) {
-      if (first_unused == kNone) first_unused = static_cast<std::int32_t>(i);
-    } else if (!reserved && kFull - u >= g && kFull - u < best_room) {
-      best = static_cast<std::int32_t>(i);
-      best_room = kFull - u;
-    }
-  }
-  if (best != kNone) return {best, best_room - g};
-  if (first_unused != kNone && free(n, kDimGpu) >= kFull) return {first_unused, kFull - g};
-  return {kNone, 0};
+  const SlotFit fit = best_fit_slot(row ? row->used : snap_->nodes()[static_cast<std::size_t>(n)].share_used,
+                                    bonus_active_ && row ? row->back : kNoBack, g, !reserved,
+                                    free(n, kDimGpu) >= 1000);
+  return {fit.slot, fit.room_after};
 }
 
 bool CycleState::fits_share(NodeId n, const PodInfo& p) const {

@@ -650,21 +650,27 @@ void ClusterSnapshot::share_add(NodeId n, std::int32_t slot_index, std::int32_t 
   if (terminating) node.share_terminating[static_cast<std::size_t>(slot_index)] += g;
 }
 
-std::int32_t ClusterSnapshot::best_slot(NodeId n, std::int32_t g) const {
-  const auto& node = nodes_[static_cast<std::size_t>(n)];
+SlotFit best_fit_slot(const std::vector<std::int32_t>& used, const std::vector<std::int32_t>& back, std::int32_t g,
+                      bool rooms, bool whole_free) {
   const auto full = static_cast<std::int32_t>(model::kGpuMilliPerGpu);
   std::int32_t best = kNone, best_room = full + 1, first_unused = kNone;
-  for (std::size_t i = 0; i < node.share_used.size(); ++i) {
-    const std::int32_t u = node.share_used[i];
-    if (u == 0) {
+  for (std::size_t i = 0; i < used.size(); ++i) {
+    const std::int32_t u = used[i] - (back.empty() ? 0 : back[i]);
+    if (u <= 0) {
       if (first_unused == kNone) first_unused = static_cast<std::int32_t>(i);
-    } else if (full - u >= g && full - u < best_room) {
+    } else if (rooms && full - u >= g && full - u < best_room) {
       best = static_cast<std::int32_t>(i);
       best_room = full - u;
     }
   }
-  if (best != kNone) return best;
-  return node.free(kDimGpu) >= model::kGpuMilliPerGpu ? first_unused : kNone;
+  if (best != kNone) return {best, best_room - g};
+  if (first_unused != kNone && whole_free) return {first_unused, full - g};
+  return {};
+}
+
+std::int32_t ClusterSnapshot::best_slot(NodeId n, std::int32_t g) const {
+  const auto& node = nodes_[static_cast<std::size_t>(n)];
+  return best_fit_slot(node.share_used, {}, g, true, node.free(kDimGpu) >= model::kGpuMilliPerGpu).slot;
 }
 
 // ---- nomination (§8.6) ------------------------------------------------------------------------

@@ -189,6 +189,18 @@ struct Rack {
   std::vector<NodeId> nodes;  // sorted by id
 };
 
+// Best fit of a share of g milli-GPU over a node's slots, the one rule for the snapshot and the
+// cycle: the used slot with the least room left that holds it (a slot's use is used[i] minus
+// back[i], what comes back in a preemption trial; `back` may be empty), unless `rooms` is false;
+// else the first unused slot when `whole_free` (a whole GPU is free). {slot, room left after},
+// slot kNone when neither.
+struct SlotFit {
+  std::int32_t slot = kNone;
+  std::int32_t room_after = 0;
+};
+SlotFit best_fit_slot(const std::vector<std::int32_t>& used, const std::vector<std::int32_t>& back, std::int32_t g,
+                      bool rooms, bool whole_free);
+
 class ClusterSnapshot {
  public:
   ClusterSnapshot();
