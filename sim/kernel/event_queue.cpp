@@ -49,7 +49,7 @@ void EventQueue::place(const Entry& e) {
   }
 }
 
-EventHandle EventQueue::push(SimTime time, Phase phase, EventKind kind, EventKey key, Callback cb) {
+EventHandle EventQueue::push(SimTime time, Phase phase, EventKind kind, EventKey key, Callback cb, EventArg arg) {
   const std::int64_t t = time.time_since_epoch().count();
   if (t < floor_) throw std::logic_error("event pushed earlier than the last popped event");
   if (next_seq_ > kSeqMask) throw std::length_error("event sequence space (2^36) exhausted");
@@ -67,6 +67,7 @@ EventHandle EventQueue::push(SimTime time, Phase phase, EventKind kind, EventKey
   s.cb = std::move(cb);
   s.kind = kind;
   s.key = key;
+  s.arg = arg;
   s.live = true;
   const std::uint64_t order = (static_cast<std::uint64_t>(phase) << kPhaseShift) |
                               (next_seq_++ << kSlotBits) | slot;
@@ -154,6 +155,7 @@ void EventQueue::pop(DispatchedEvent& info, Callback& cb) {
   info.sequence = (top.order >> kSlotBits) & kSeqMask;
   info.kind = s.kind;
   info.key = s.key;
+  info.arg = s.arg;
   cb = std::move(s.cb);
   s.cb = nullptr;
   --live_;

@@ -28,6 +28,9 @@ using Phase = std::uint8_t;
 // Both are folded into the run's fingerprint; neither is interpreted by the kernel.
 using EventKind = std::uint32_t;
 using EventKey = std::uint64_t;
+// A small payload handed back to the event's handler (an id, or an index into the handler's own
+// table). Unlike the kind and key it is not part of the fingerprint.
+using EventArg = std::uint64_t;
 
 using Callback = std::function<void()>;
 
@@ -46,11 +49,12 @@ struct DispatchedEvent {
   std::uint64_t sequence;
   EventKind kind;
   EventKey key;
+  EventArg arg;
 };
 
 class EventQueue {
  public:
-  EventHandle push(SimTime time, Phase phase, EventKind kind, EventKey key, Callback cb);
+  EventHandle push(SimTime time, Phase phase, EventKind kind, EventKey key, Callback cb, EventArg arg = 0);
   // Returns true if the event was pending and is now cancelled.
   bool cancel(EventHandle h);
   bool pending(EventHandle h) const;
@@ -77,6 +81,7 @@ class EventQueue {
     Callback cb;
     EventKind kind = 0;
     EventKey key = 0;
+    EventArg arg = 0;
     std::uint32_t generation = 0;
     bool live = false;
   };

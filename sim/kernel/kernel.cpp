@@ -16,6 +16,27 @@ EventHandle Kernel::schedule_at(SimTime t, Phase phase, EventKind kind, EventKey
   return queue_.push(t, phase, kind, key, std::move(cb));
 }
 
+EventHandle Kernel::post_at(SimTime t, Phase phase, EventKind kind, EventKey key, EventArg arg) {
+  if (kind >= routes_.size() || routes_[kind] == nullptr) {
+    throw std::logic_error(fmt::format("event kind {} posted with no handler routed for it", kind));
+  }
+  if (t < now_) {
+    throw std::logic_error(fmt::format("event scheduled in the past: {} < now {}",
+                                       format_seconds(t), format_seconds(now_)));
+  }
+  return queue_.push(t, phase, kind, key, nullptr, arg);
+}
+
+void Kernel::route(EventKind kind, EventHandler* handler) {
+  if (handler == nullptr) throw std::invalid_argument("route: no handler");
+  if (kind > 4096) throw std::length_error("event kinds above 4096 cannot be routed");
+  if (routes_.size() <= kind) routes_.resize(static_cast<std::size_t>(kind) + 1, nullptr);
+  if (routes_[kind] && routes_[kind] != handler) {
+    throw std::logic_error(fmt::format("event kind {} already has a handler", kind));
+  }
+  routes_[kind] = handler;
+}
+
 void Kernel::dispatch_top() {
   queue_.pop(info_, cb_);
   now_ = info_.time;
@@ -27,7 +48,12 @@ void Kernel::dispatch_top() {
   // Move out first: the callback may schedule events, which may reuse cb_.
   Callback cb = std::move(cb_);
   cb_ = nullptr;
-  if (cb) cb();
+  if (cb) {
+    cb();
+  } else if (info_.kind < routes_.size() && routes_[info_.kind]) {
+    const DispatchedEvent event = info_;
+    routes_[info_.kind]->handle(event);
+  }
 }
 
 bool Kernel::step() {

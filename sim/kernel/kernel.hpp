@@ -11,17 +11,35 @@
 
 namespace t9k::kernel {
 
+// Handles every event of the kinds routed to it (Kernel::route): a model owns its kinds and
+// receives their (kind, key, arg) instead of a closure, so the model's state stays in the model.
+class EventHandler {
+ public:
+  virtual ~EventHandler() = default;
+  virtual void handle(const DispatchedEvent& event) = 0;
+};
+
 class Kernel {
  public:
   using Observer = std::function<void(const DispatchedEvent&)>;
 
   SimTime now() const { return now_; }
 
-  // Scheduling in the past is a logic error (throws std::logic_error).
+  // Scheduling in the past is a logic error (throws std::logic_error). An empty callback is
+  // allowed: the event only counts (and goes to its kind's handler, if one is routed).
   EventHandle schedule_at(SimTime t, Phase phase, EventKind kind, EventKey key, Callback cb);
   EventHandle schedule_in(SimDuration d, Phase phase, EventKind kind, EventKey key, Callback cb) {
     return schedule_at(now_ + d, phase, kind, key, std::move(cb));
   }
+  // An event without a callback: when it fires, the handler routed for its kind gets it.
+  // Throws std::logic_error when no handler is routed for `kind`.
+  EventHandle post_at(SimTime t, Phase phase, EventKind kind, EventKey key, EventArg arg = 0);
+  EventHandle post_in(SimDuration d, Phase phase, EventKind kind, EventKey key, EventArg arg = 0) {
+    return post_at(now_ + d, phase, kind, key, arg);
+  }
+  // Every posted event of `kind` goes to `handler`: one handler per kind, routed before the first
+  // post. Throws std::logic_error when the kind already has another handler.
+  void route(EventKind kind, EventHandler* handler);
   bool cancel(EventHandle h) { return queue_.cancel(h); }
   bool pending(EventHandle h) const { return queue_.pending(h); }
 
@@ -53,6 +71,7 @@ class Kernel {
   std::uint64_t dispatched_ = 0;
   bool stop_requested_ = false;
   std::vector<Observer> observers_;
+  std::vector<EventHandler*> routes_;  // by kind
   DispatchedEvent info_{};
   Callback cb_;
 };

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 #include "sim/kernel/kernel.hpp"
@@ -86,4 +87,50 @@ TEST_CASE("kernel self-check: M/M/1 wait and exact Little's law", "[kernel][self
   CHECK(r.ok);
   CHECK(run_selfcheck(1, 1000).fingerprint == run_selfcheck(1, 1000).fingerprint);
   CHECK(run_selfcheck(1, 1000).fingerprint != run_selfcheck(2, 1000).fingerprint);
+}
+
+namespace {
+struct Recorder : EventHandler {
+  Kernel* k = nullptr;
+  std::vector<std::tuple<std::int64_t, EventKind, EventKey, EventArg>> seen;
+  void handle(const DispatchedEvent& e) override {
+    seen.emplace_back(e.time.time_since_epoch().count(), e.kind, e.key, e.arg);
+    if (e.arg == 1) k->post_in(seconds(1), 0, e.kind, e.key, 2);  // a handler may post
+  }
+};
+}  // namespace
+
+TEST_CASE("posted events go to the handler routed for their kind, with their arg", "[kernel]") {
+  Kernel k;
+  Recorder a, b;
+  a.k = b.k = &k;
+  k.route(3, &a);
+  k.route(4, &b);
+  k.post_at(at(seconds(2)), 0, 4, 40, 7);
+  k.post_at(at(seconds(1)), 0, 3, 30, 1);
+  k.run();
+  using Row = std::tuple<std::int64_t, EventKind, EventKey, EventArg>;
+  CHECK(a.seen == std::vector<Row>{{1000000, 3, 30, 1}, {2000000, 3, 30, 2}});
+  CHECK(b.seen == std::vector<Row>{{2000000, 4, 40, 7}});
+  CHECK(k.dispatched() == 3);
+  CHECK_THROWS_AS(k.post_in(seconds(1), 0, 9, 0), std::logic_error);  // nothing routed for kind 9
+  CHECK_THROWS_AS(k.route(3, &b), std::logic_error);                   // kind 3 is a's
+  CHECK_NOTHROW(k.route(3, &a));
+}
+
+TEST_CASE("posting instead of scheduling a callback leaves the fingerprint as it was", "[kernel]") {
+  // The fingerprint folds (time, phase, kind, key), never how the event is delivered.
+  Kernel with_callbacks, posted;
+  Recorder r;
+  r.k = &posted;
+  posted.route(5, &r);
+  for (EventKey i = 0; i < 50; ++i) {
+    const auto t = at(milliseconds(static_cast<std::int64_t>(i * 11 % 17)));
+    with_callbacks.schedule_at(t, static_cast<Phase>(i % 3), 5, i, [] {});
+    posted.post_at(t, static_cast<Phase>(i % 3), 5, i, 100 + i);
+  }
+  with_callbacks.run();
+  posted.run();
+  CHECK(with_callbacks.fingerprint() == posted.fingerprint());
+  REQUIRE(r.seen.size() == 50);
 }
