@@ -17,8 +17,8 @@
 #include "analysis/outputs.hpp"
 #include "analysis/progress.hpp"
 #include "analysis/report.hpp"
-#include "scenarios/overlay.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/format/overlay.hpp"
+#include "scenarios/format/scenario.hpp"
 
 namespace t9k::app {
 

@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 
 #include "app/run_command.hpp"
-#include "scenarios/explicit.hpp"
-#include "scenarios/scenario.hpp"
-#include "scenarios/serialize.hpp"
+#include "scenarios/format/explicit.hpp"
+#include "scenarios/format/scenario.hpp"
+#include "scenarios/format/serialize.hpp"
 #include "sim/workload.hpp"
 
 namespace t9k::app {

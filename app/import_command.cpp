@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "scenarios/diagnostics.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/format/diagnostics.hpp"
+#include "scenarios/format/scenario.hpp"
 #include "sim/kernel/time.hpp"
 #include "sim/traces.hpp"
 

@@ -14,7 +14,7 @@
 #include "app/report_command.hpp"
 #include "app/run_command.hpp"
 #include "app/version.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/format/scenario.hpp"
 #include "sim/kernel/kernel.hpp"
 #include "sim/kernel/selfcheck.hpp"
 #include "sim/world.hpp"

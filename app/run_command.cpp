@@ -16,7 +16,7 @@
 #include "analysis/report.hpp"
 #include "analysis/recorder.hpp"
 #include "app/version.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/format/scenario.hpp"
 #include "sim/kernel/hash.hpp"
 #include "sim/kernel/kernel.hpp"
 #include "sim/world.hpp"

@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "analysis/recorder.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/format/scenario.hpp"
 #include "sim/world.hpp"
 
 using namespace t9k;

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "scenarios/scenario.hpp"
-#include "scenarios/serialize.hpp"
+#include "scenarios/format/scenario.hpp"
+#include "scenarios/format/serialize.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

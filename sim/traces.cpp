@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "scenarios/serialize.hpp"
+#include "scenarios/format/serialize.hpp"
 
 namespace t9k::sim {
 

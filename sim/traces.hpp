@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "scenarios/scenario.hpp"
-#include "scenarios/traces.hpp"
+#include "scenarios/format/scenario.hpp"
+#include "scenarios/format/traces.hpp"
 #include "sim/kernel/random.hpp"
 #include "sim/workload.hpp"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "scenarios/scenario.hpp"
+#include "scenarios/format/scenario.hpp"
 #include "sim/kernel/random.hpp"
 
 namespace t9k::sim {

@@ -16,7 +16,7 @@
 #include "model/change.hpp"
 #include "model/cluster.hpp"
 #include "model/topology.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/format/scenario.hpp"
 #include "scheduler/scheduler.hpp"
 #include "scheduler/snapshot.hpp"
 #include "sim/faults.hpp"

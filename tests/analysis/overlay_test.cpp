@@ -6,8 +6,8 @@
 #include <catch2/catch.hpp>
 #include <yaml-cpp/yaml.h>
 
-#include "scenarios/overlay.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/format/overlay.hpp"
+#include "scenarios/format/scenario.hpp"
 
 using t9k::scenarios::Diagnostic;
 using t9k::scenarios::merge_overlay;

@@ -14,9 +14,9 @@
 
 #include "analysis/outputs.hpp"
 #include "analysis/recorder.hpp"
-#include "scenarios/explicit.hpp"
-#include "scenarios/scenario.hpp"
-#include "scenarios/serialize.hpp"
+#include "scenarios/format/explicit.hpp"
+#include "scenarios/format/scenario.hpp"
+#include "scenarios/format/serialize.hpp"
 #include "sim/workload.hpp"
 #include "sim/world.hpp"
 

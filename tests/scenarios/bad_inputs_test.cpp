@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "scenarios/scenario.hpp"
+#include "scenarios/format/scenario.hpp"
 
 using namespace t9k::scenarios;
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "scenarios/scenario.hpp"
+#include "scenarios/format/scenario.hpp"
 
 namespace fs = std::filesystem;
 using namespace t9k::scenarios;

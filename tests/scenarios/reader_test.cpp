@@ -3,7 +3,7 @@
 
 #include <array>
 
-#include "scenarios/detail/reader.hpp"
+#include "scenarios/format/detail/reader.hpp"
 
 using namespace t9k::scenarios::detail;
 

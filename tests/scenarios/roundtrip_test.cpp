@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "scenarios/serialize.hpp"
+#include "scenarios/format/serialize.hpp"
 
 using namespace t9k::scenarios;
 namespace m = t9k::model;

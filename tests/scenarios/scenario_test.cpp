@@ -2,7 +2,7 @@
 // rejected with exact paths and messages.
 #include <catch2/catch.hpp>
 
-#include "scenarios/scenario.hpp"
+#include "scenarios/format/scenario.hpp"
 
 using namespace t9k::scenarios;
 namespace m = t9k::model;

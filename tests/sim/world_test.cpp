@@ -7,7 +7,7 @@
 
 #include "analysis/outputs.hpp"
 #include "analysis/recorder.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/format/scenario.hpp"
 #include "sim/workload.hpp"
 #include "sim/world.hpp"
 

@@ -13,10 +13,10 @@
 #include <fmt/format.h>
 
 #include "analysis/recorder.hpp"
-#include "scenarios/manifests.hpp"
-#include "scenarios/scenario.hpp"
-#include "scenarios/serialize.hpp"
-#include "scenarios/traces.hpp"
+#include "scenarios/format/manifests.hpp"
+#include "scenarios/format/scenario.hpp"
+#include "scenarios/format/serialize.hpp"
+#include "scenarios/format/traces.hpp"
 #include "sim/traces.hpp"
 #include "sim/world.hpp"
 

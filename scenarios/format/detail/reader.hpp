@@ -16,7 +16,7 @@
 
 #include "model/enums.hpp"
 #include "model/quantity.hpp"
-#include "scenarios/diagnostics.hpp"
+#include "scenarios/format/diagnostics.hpp"
 #include "sim/kernel/time.hpp"
 
 namespace t9k::scenarios::detail {

@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "scenarios/detail/reader.hpp"
-#include "scenarios/manifests.hpp"
+#include "scenarios/format/detail/reader.hpp"
+#include "scenarios/format/manifests.hpp"
 
 namespace t9k::scenarios::detail {
 

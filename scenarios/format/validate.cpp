@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "scenarios/detail/decode.hpp"
+#include "scenarios/format/detail/decode.hpp"
 
 namespace t9k::scenarios::detail {
 

@@ -1,4 +1,4 @@
-#include "scenarios/explicit.hpp"
+#include "scenarios/format/explicit.hpp"
 
 #include <cmath>
 #include <cstdint>

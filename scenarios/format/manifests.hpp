@@ -11,7 +11,7 @@
 
 #include "model/jobs.hpp"
 #include "model/scheduling.hpp"
-#include "scenarios/diagnostics.hpp"
+#include "scenarios/format/diagnostics.hpp"
 
 namespace t9k::scenarios {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "scenarios/manifests.hpp"
+#include "scenarios/format/manifests.hpp"
 
 namespace t9k::scenarios {
 

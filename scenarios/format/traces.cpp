@@ -1,5 +1,5 @@
 // Trace readers and the trace-to-job mapping (docs/traces.md).
-#include "scenarios/traces.hpp"
+#include "scenarios/format/traces.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -11,9 +11,9 @@
 
 #include <fmt/format.h>
 
-#include "scenarios/detail/decode.hpp"
-#include "scenarios/detail/files.hpp"
-#include "scenarios/serialize.hpp"
+#include "scenarios/format/detail/decode.hpp"
+#include "scenarios/format/detail/files.hpp"
+#include "scenarios/format/serialize.hpp"
 #include "sim/kernel/hash.hpp"
 
 namespace t9k::scenarios {

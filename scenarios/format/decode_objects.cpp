@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "scenarios/detail/decode.hpp"
-#include "scenarios/serialize.hpp"
+#include "scenarios/format/detail/decode.hpp"
+#include "scenarios/format/serialize.hpp"
 
 namespace t9k::scenarios::detail {
 

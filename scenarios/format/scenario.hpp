@@ -15,8 +15,8 @@
 #include "model/cluster.hpp"
 #include "model/jobs.hpp"
 #include "model/scheduling.hpp"
-#include "scenarios/diagnostics.hpp"
-#include "scenarios/manifests.hpp"
+#include "scenarios/format/diagnostics.hpp"
+#include "scenarios/format/manifests.hpp"
 #include "sim/kernel/random.hpp"
 #include "sim/kernel/time.hpp"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "scenarios/detail/decode.hpp"
+#include "scenarios/format/detail/decode.hpp"
 
 namespace t9k::scenarios::detail {
 

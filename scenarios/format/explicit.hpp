@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "scenarios/diagnostics.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/format/diagnostics.hpp"
+#include "scenarios/format/scenario.hpp"
 
 namespace t9k::scenarios {
 

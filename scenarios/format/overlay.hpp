@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "scenarios/diagnostics.hpp"
+#include "scenarios/format/diagnostics.hpp"
 
 namespace t9k::scenarios {
 

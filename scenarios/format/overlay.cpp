@@ -1,4 +1,4 @@
-#include "scenarios/overlay.hpp"
+#include "scenarios/format/overlay.hpp"
 
 #include <map>
 #include <optional>

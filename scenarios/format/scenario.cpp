@@ -1,5 +1,5 @@
 // Scenario file format v1 (docs/scenario-format.md): decoding and cross-checks.
-#include "scenarios/scenario.hpp"
+#include "scenarios/format/scenario.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "scenarios/detail/decode.hpp"
-#include "scenarios/detail/files.hpp"
-#include "scenarios/traces.hpp"
+#include "scenarios/format/detail/decode.hpp"
+#include "scenarios/format/detail/files.hpp"
+#include "scenarios/format/traces.hpp"
 
 namespace t9k::scenarios {
 

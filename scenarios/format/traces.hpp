@@ -13,8 +13,8 @@
 
 #include "model/jobs.hpp"
 #include "model/scheduling.hpp"
-#include "scenarios/diagnostics.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/format/diagnostics.hpp"
+#include "scenarios/format/scenario.hpp"
 
 namespace t9k::scenarios {
 

@@ -1,4 +1,4 @@
-#include "scenarios/manifests.hpp"
+#include "scenarios/format/manifests.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -14,8 +14,8 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 
-#include "scenarios/detail/decode.hpp"
-#include "scenarios/detail/files.hpp"
+#include "scenarios/format/detail/decode.hpp"
+#include "scenarios/format/detail/files.hpp"
 
 namespace t9k::scenarios {
 

@@ -1,4 +1,4 @@
-#include "scenarios/detail/reader.hpp"
+#include "scenarios/format/detail/reader.hpp"
 
 #include <algorithm>
 #include <cctype>

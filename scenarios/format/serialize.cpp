@@ -1,7 +1,7 @@
 // Objects to Kubernetes-style JSON. Every field the model keeps is written (unset optionals and
 // empty lists are left out, and load back as unset and empty), so loading the output gives the
 // same object back.
-#include "scenarios/serialize.hpp"
+#include "scenarios/format/serialize.hpp"
 
 #include <nlohmann/json.hpp>
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-#include "scenarios/diagnostics.hpp"
+#include "scenarios/format/diagnostics.hpp"
 
 #include <algorithm>
 
