@@ -2,3 +2,4 @@
 add_executable(world_bench ${CMAKE_CURRENT_LIST_DIR}/world_bench.cpp)
 target_link_libraries(world_bench PRIVATE t9ksim::sim t9ksim::analysis t9ksim::scenarios
                       benchmark::benchmark fmt::fmt t9ksim_warnings)
+target_compile_definitions(world_bench PRIVATE T9KSIM_WORLD_SCENARIO="${PROJECT_SOURCE_DIR}/bench/scenarios/world.yaml")
