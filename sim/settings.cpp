@@ -6,9 +6,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "sim/world.hpp"
+#include "sim/settings.hpp"
 
 namespace t9k::sim {
+
+using kernel::SimDuration;
 
 namespace {
 
@@ -108,7 +110,7 @@ WorldSettings settings_from_scenario(const scenarios::Scenario& sc) {
              w, v, {{"master", CO::ElasticSuccess::Master}, {"any-replica", CO::ElasticSuccess::AnyReplica}});
        }},
       {"elasticPolicy", [&](auto& w, auto& v) {
-         s.elastic_policy = choose<ElasticPolicy>(w, v, {{"fixed", ElasticPolicy::Fixed}, {"greedy", ElasticPolicy::Greedy}});
+         s.elastic_policy = choose<ElasticPolicyKind>(w, v, {{"fixed", ElasticPolicyKind::Fixed}, {"greedy", ElasticPolicyKind::Greedy}});
        }},
       {"elasticPolicyPeriod", [&](auto& w, auto& v) { s.elastic_policy_period = duration(w, v); }},
       {"orphanTimeout", [&](auto& w, auto& v) { s.orphan_timeout = duration(w, v); }},

@@ -1,4 +1,4 @@
-#include "sim/faults.hpp"
+#include "sim/fault_profiles.hpp"
 
 namespace t9k::sim {
 

@@ -1,0 +1,118 @@
+// What every component of the world uses: invariant violations, GPU amounts of a request, pod
+// state predicates, duration draws and the payload table of pending events.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/change.hpp"
+#include "model/cluster.hpp"
+#include "model/quantity.hpp"
+#include "scenarios/format/scenario.hpp"
+#include "sim/kernel/kernel.hpp"
+#include "sim/kernel/random.hpp"
+#include "sim/events.hpp"
+
+namespace t9k::sim {
+
+using kernel::SimDuration;
+using kernel::SimTime;
+using model::JobId;
+
+// Thrown when a run breaks one of the invariants (issue 6 §8); the message names the first
+// offending event.
+class InvariantViolation : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Throws InvariantViolation naming the simulated time and the event being dispatched.
+[[noreturn]] void violation(const kernel::Kernel& k, const std::string& what);
+
+// ---- GPU amounts ----
+
+// Resource names as std::string once: ResourceList look-ups by a C string build one each time.
+inline const std::string kGpuName = model::kResourceGpu;
+inline const std::string kGpuMilliName = model::kResourceGpuMilli;
+
+// Whole GPUs (nvidia.com/gpu rounded up): what GPU faults and the greedy elastic policy count.
+inline std::int64_t gpus_of(const model::ResourceList& r) { return model::get_resource(r, kGpuName).units_ceil(); }
+
+// Milli-GPU, the unit of the change feed (model/change.hpp): whole GPUs × 1000 plus a share of
+// one GPU (t9ksim.io/gpu-milli, 1..1000).
+inline std::int64_t gpu_milli_of(const model::ResourceList& r) {
+  return gpus_of(r) * model::kGpuMilliPerGpu + model::get_resource(r, kGpuMilliName).units_ceil();
+}
+
+// A pod's share of one GPU in milli (t9ksim.io/gpu-milli), 0 for other pods.
+inline std::int32_t share_of(const model::ResourceList& r) {
+  return static_cast<std::int32_t>(model::get_resource(r, kGpuMilliName).units_ceil());
+}
+
+// Requests as a queue counts them: a share is a fraction of nvidia.com/gpu (docs/scheduler.md).
+model::ResourceList queue_view(const model::ResourceList& r);
+
+// GPU-time of `us` microseconds on `gpu_milli` milli-GPU, exact (milli-GPU × µs).
+inline model::Int128 gpu_time(std::int64_t us, std::int64_t gpu_milli) {
+  return static_cast<model::Int128>(us) * gpu_milli;
+}
+
+// ---- pods and jobs ----
+
+inline bool terminated(const model::Pod& p) {
+  return p.phase == model::PodPhase::Succeeded || p.phase == model::PodPhase::Failed;
+}
+inline bool live(const model::Pod& p) { return !terminated(p) && !p.deletion_timestamp; }
+
+// Whether `key` ("<namespace>/<name>", or "<name>") names this pod, without building strings:
+// pods are looked up by key on every binding and eviction.
+bool is_key_of(const model::Pod& p, std::string_view key);
+
+// "<namespace>/<name>", or "<name>" without a namespace.
+std::string job_key(const model::ObjectMeta& m);
+
+// (sum of tasks[].restartCount, backoffCount): published whenever they change.
+std::pair<std::int32_t, std::int32_t> status_counters(const model::JobStatus& s);
+
+// ---- randomness ----
+
+// A draw in whole microseconds; non-positive draws are 0, huge ones capped at 10^12 s.
+SimDuration draw_duration(const scenarios::DurationDistribution& d, kernel::Rng& rng);
+
+// ---- pending events' payloads ----
+
+// What a pending event needs beyond its key (a pod name, a list of nodes), parked here and
+// addressed by the event's arg; taken once, when the event fires. Slots are reused.
+template <class T>
+class Parked {
+ public:
+  kernel::EventArg park(T item) {
+    if (!free_.empty()) {
+      const auto slot = free_.back();
+      free_.pop_back();
+      items_[slot] = std::move(item);
+      return slot;
+    }
+    items_.push_back(std::move(item));
+    return items_.size() - 1;
+  }
+  T take(kernel::EventArg slot) {
+    T out = std::move(items_.at(slot));
+    items_[slot] = T{};
+    free_.push_back(static_cast<std::size_t>(slot));
+    return out;
+  }
+  std::size_t pending() const { return items_.size() - free_.size(); }
+
+ private:
+  std::vector<T> items_;
+  std::vector<std::size_t> free_;
+};
+
+}  // namespace t9k::sim

@@ -1,0 +1,128 @@
+#include "sim/controller_driver.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/store.hpp"
+
+namespace t9k::sim {
+
+using model::JobPhase;
+
+ControllerDriver::ControllerDriver(const scenarios::Scenario& scenario, const WorldSettings& settings,
+                                   kernel::Kernel& kernel, const kernel::RngStreams& streams, Store& store)
+    : sc_(scenario),
+      st_(settings),
+      k_(kernel),
+      store_(store),
+      rng_reconcile_(streams.stream("controllers/reconcile-latency")) {}
+
+void ControllerDriver::handle(const kernel::DispatchedEvent& e) {
+  const auto id = static_cast<JobId>(e.key);
+  switch (e.kind) {
+    case kReconcile: reconcile(id); break;
+    case kRequeue: enqueue(id); break;
+    default: break;
+  }
+}
+
+const controllers::Controller& ControllerDriver::controller_for(model::JobKind kind) const {
+  static constexpr std::string_view kKindNames[] = {"GenericJob", "PyTorchTrainingJob", "DeepSpeedJob"};
+  const auto name = kKindNames[static_cast<int>(kind)];
+  const controllers::Controller* c = registry_.find(model::kBatchApiVersion, name);
+  if (!c) throw ScenarioError(fmt::format("no controller for {}", name));
+  return *c;
+}
+
+void ControllerDriver::add_job(JobId id, const controllers::Controller& controller) {
+  if (jobs_.size() != id) throw std::logic_error("controller driver: jobs must be added in id order");
+  jobs_.push_back(JobControl{&controller, false, {}});
+}
+
+void ControllerDriver::enqueue(JobId id) {
+  JobControl& c = jobs_[id];
+  const StoredJob& j = store_.job(id);
+  if (c.pending || j.rejected || !j.submitted || j.compacted) return;
+  c.pending = true;
+  k_.post_in(draw_duration(sc_.controllers.reconcile_latency, rng_reconcile_), kPhaseController, kReconcile, id);
+}
+
+void ControllerDriver::reconcile(JobId id) {
+  JobControl& c = jobs_[id];
+  c.pending = false;
+  const StoredJob& j = store_.job(id);
+  if (j.compacted) return;
+  const controllers::ReconcileInput in{j.job, std::span<const model::Pod>(j.pods),
+                                       j.pod_group ? &*j.pod_group : nullptr, j.tensorboard,
+                                       k_.now(), st_.controller_options};
+  controllers::ReconcileResult res = c.controller->reconcile(in);
+  const auto before = model::status_of(j.job).phase;
+  const auto counters_before = status_counters(model::status_of(j.job));
+  store_.set_status(id, std::move(res.status));
+  for (auto& a : res.actions) apply(id, a);
+  const auto& status = model::status_of(j.job);
+  if (status.phase && (status.phase != before || status_counters(status) != counters_before)) {
+    phase_changed(id, before);
+  }
+  if (res.requeue_after) {
+    k_.cancel(c.requeue_ev);
+    c.requeue_ev = k_.post_in(*res.requeue_after, kPhaseController, kRequeue, id);
+  }
+  training_->evaluate(id);
+  if (!c.pending && store_.compactable(id)) {
+    store_.compact(id);
+    k_.cancel(c.requeue_ev);
+    training_->forget(id);
+  }
+}
+
+void ControllerDriver::phase_changed(JobId id, std::optional<JobPhase> before) {
+  const StoredJob& j = store_.job(id);
+  const auto& status = model::status_of(j.job);
+  const JobPhase ph = *status.phase;
+  if (before && model::is_terminal(*before) && ph != *before) {
+    violation(k_, fmt::format("job {} left terminal phase {} for {}", j.key, model::to_string(*before),
+                              model::to_string(ph)));
+  }
+  std::string reason, message;
+  for (const auto& cond : status.conditions) {
+    const bool pick = model::is_terminal(ph) ? (cond.type == model::JobConditionType::Completed)
+                                             : (cond.type == model::JobConditionType::Running);
+    if (pick) {
+      reason = cond.reason;
+      message = cond.message;
+    }
+  }
+  if (model::is_terminal(ph)) {
+    for (const auto& cond : status.conditions) {
+      if (cond.type == model::JobConditionType::Failed && cond.status == model::ConditionStatus::True) {
+        message = cond.message;
+      }
+    }
+  }
+  const auto [restarts, backoff] = status_counters(status);
+  store_.publish(model::JobPhaseChanged{id, ph, reason, message, restarts, backoff});
+  if (model::is_terminal(ph) && before != ph) training_->job_finished(id);
+}
+
+void ControllerDriver::apply(JobId id, controllers::Action& action) {
+  std::visit(
+      [&](auto& a) {
+        using T = std::decay_t<decltype(a)>;
+        if constexpr (std::is_same_v<T, controllers::CreatePod>) {
+          store_.create_pod(id, std::move(a.pod));
+        } else if constexpr (std::is_same_v<T, controllers::DeletePod>) {
+          pods_->delete_pod(id, a.name, a.reason);
+        } else if constexpr (std::is_same_v<T, controllers::CreatePodGroup>) {
+          store_.set_pod_group(id, std::move(a.pod_group), false);
+        } else if constexpr (std::is_same_v<T, controllers::UpdatePodGroup>) {
+          store_.set_pod_group(id, std::move(a.pod_group), true);
+        } else if constexpr (std::is_same_v<T, controllers::CreateTensorBoard>) {
+          pods_->create_tensorboard(id);
+        } else if constexpr (std::is_same_v<T, controllers::RestartTraining>) {
+          training_->restart(id);
+        }
+      },
+      action);
+}
+
+}  // namespace t9k::sim

@@ -1,0 +1,70 @@
+// The controller driver: runs the job controllers (controllers/, plugins behind
+// controllers::Controller) as controller-runtime does. A de-duplicated queue of job ids: a job
+// is reconciled one reconcile latency after the first change that enqueues it, and again when
+// its requeueAfter elapses; each reconcile's actions are applied in order and its status stored
+// (the world's contract, controllers/controller.hpp). It publishes phase changes, and compacts
+// a finished job once nothing of it can change.
+//
+// Owns: the controller registry, the reconcile latency stream, per job its controller, whether
+//       a reconcile is pending and the requeue timer.
+// Handles: kReconcile, kRequeue.
+// Offers: ReconcileQueue (sim/interfaces.hpp).
+// Calls: Store (status, pods, PodGroups), PodLifecycle (deletions, TensorBoards), TrainingControl.
+#pragma once
+
+#include <vector>
+#include <optional>
+
+#include "controllers/controller.hpp"
+#include "sim/common.hpp"
+#include "sim/interfaces.hpp"
+#include "sim/settings.hpp"
+
+namespace t9k::sim {
+
+class Store;
+
+class ControllerDriver final : public kernel::EventHandler, public ReconcileQueue {
+ public:
+  ControllerDriver(const scenarios::Scenario& scenario, const WorldSettings& settings, kernel::Kernel& kernel,
+                   const kernel::RngStreams& streams, Store& store);
+  // The kubelet and training are built after the driver (they enqueue reconciles): connected
+  // before the run.
+  void connect(PodLifecycle& pods, TrainingControl& training) {
+    pods_ = &pods;
+    training_ = &training;
+  }
+
+  static constexpr EventKind kKinds[] = {kReconcile, kRequeue};
+  void handle(const kernel::DispatchedEvent& event) override;
+
+  // The controller registered for the kind (apiVersion batch.tensorstack.dev/v1beta1).
+  // Throws ScenarioError when there is none.
+  const controllers::Controller& controller_for(model::JobKind kind) const;
+  // A stored job, to be reconciled by `controller` once admitted.
+  void add_job(JobId job, const controllers::Controller& controller);
+  // ReconcileQueue
+  void enqueue(JobId job) override;
+
+ private:
+  struct JobControl {
+    const controllers::Controller* controller = nullptr;
+    bool pending = false;
+    kernel::EventHandle requeue_ev;
+  };
+  void reconcile(JobId job);
+  void apply(JobId job, controllers::Action& action);
+  void phase_changed(JobId job, std::optional<model::JobPhase> before);
+
+  const scenarios::Scenario& sc_;
+  const WorldSettings& st_;
+  kernel::Kernel& k_;
+  Store& store_;
+  PodLifecycle* pods_ = nullptr;
+  TrainingControl* training_ = nullptr;
+  controllers::Registry registry_ = controllers::make_default_registry();
+  kernel::Rng rng_reconcile_;
+  std::vector<JobControl> jobs_;  // by JobId (added only by submissions, between events)
+};
+
+}  // namespace t9k::sim

@@ -1,0 +1,134 @@
+#include "sim/scheduling_driver.hpp"
+
+#include <fmt/format.h>
+
+
+namespace t9k::sim {
+
+SchedulingDriver::SchedulingDriver(const scenarios::Scenario& scenario, const WorldSettings& settings,
+                                   kernel::Kernel& kernel, Store& store, PodLifecycle& pods,
+                                   ReconcileQueue& reconciles)
+    : sc_(scenario),
+      st_(settings),
+      k_(kernel),
+      store_(store),
+      pods_(pods),
+      reconciles_(reconciles),
+      sched_(settings.scheduler_options) {}
+
+void SchedulingDriver::handle(const kernel::DispatchedEvent& e) {
+  if (e.kind != kCycle) return;
+  if (e.key == 1) max_duration_at_ = kernel::kTimeMax;  // the maxDuration timer fired
+  cycle();
+}
+
+void SchedulingDriver::add_queues() {
+  for (const auto& q : sc_.scheduler.queues) store_.add_queue(q);
+  if (!store_.queue(model::kDefaultQueue)) {
+    model::Queue q;
+    q.metadata.name = model::kDefaultQueue;
+    store_.add_queue(q);
+  }
+}
+
+void SchedulingDriver::request_cycle() {
+  if (cycle_pending_) return;
+  cycle_pending_ = true;
+  k_.post_in(st_.scheduling_latency, kPhaseScheduler, kCycle, 0);
+}
+
+std::optional<scheduler::Rejection> SchedulingDriver::admit(JobId id) const {
+  const StoredJob& j = store_.job(id);
+  if (j.queue.empty()) return std::nullopt;  // the default scheduler admits everything
+  return sched_.admit(snap_, scheduler::AdmissionRequest{j.key, j.queue, j.shape.requests});
+}
+
+void SchedulingDriver::pod_group_changed(const model::PodGroup& group) {
+  snap_.upsert_pod_group(group);
+  request_cycle();
+}
+
+void SchedulingDriver::pod_created(const model::Pod& pod) {
+  snap_.upsert_pod(pod);
+  request_cycle();
+}
+
+void SchedulingDriver::pod_released(const std::string&) { request_cycle(); }
+
+void SchedulingDriver::cycle() {
+  cycle_pending_ = false;
+  const scheduler::Decisions d = sched_.schedule(snap_, k_.now());
+  // Gangs being admitted in this cycle: T9k groups with no member bound before it. A running
+  // group that lost members gets its replacements one by one (§11 Q10), so only admissions
+  // must reach minMember at once.
+  std::set<JobId> admitted;
+  for (const auto& b : d.bindings) {
+    const auto [id, p] = store_.locate(b.pod);
+    if (!p->pod_group.empty() && store_.bound_members(id) == 0) admitted.insert(id);
+  }
+  for (const auto& b : d.bindings) {
+    const auto [id, p] = store_.bind_pod(b.pod, b.node, b.gpu_slot);
+    pods_.pod_bound(id, b.pod, p->generation);
+    reconciles_.enqueue(id);
+  }
+  check_after_bindings(d, admitted);
+  for (const auto& e : d.evictions) {
+    const auto [id, p] = store_.locate(e.pod);
+    if (e.reason == model::DeletionReason::MaxDuration) {
+      // §11 Q12 and the controller contract: kept, reported Failed with reason MaxDuration.
+      store_.set_deletion_reason(id, e.pod, model::DeletionReason::MaxDuration);
+      pods_.terminate(id, e.pod, model::PodPhase::Failed, 137, model::LossCause::MaxDuration);
+    } else {
+      pods_.delete_pod(id, p->metadata.name, e.reason);
+      // Reserve what the preemptor waits for, so lower-priority pods recreated meanwhile do
+      // not take it (nomination, docs/scheduler.md).
+      if (e.reason == model::DeletionReason::Preemption && !e.preemptor.empty()) {
+        snap_.nominate(e.preemptor, e.reservations);
+      }
+    }
+    reconciles_.enqueue(id);
+  }
+  arm_max_duration();
+}
+
+void SchedulingDriver::arm_max_duration() {
+  const auto next = snap_.next_max_duration_expiry();
+  if (!next || *next == max_duration_at_) return;
+  if (*next > SimTime{sc_.horizon}) return;
+  k_.cancel(max_duration_ev_);
+  max_duration_at_ = std::max(*next, k_.now());
+  max_duration_ev_ = k_.post_at(max_duration_at_, kPhaseScheduler, kCycle, 1);
+}
+
+void SchedulingDriver::check_after_bindings(const scheduler::Decisions& d, const std::set<JobId>& admitted) {
+  // No gang partially bound: a PodGroup admitted in this cycle has at least minMember pods bound.
+  // In job-key order, so the first violation reported does not depend on ids.
+  std::set<std::string> keys;
+  for (JobId id : admitted) keys.insert(store_.job(id).key);
+  for (const auto& key : keys) {
+    const StoredJob& j = *store_.find_job(key);
+    if (!j.pod_group) continue;
+    const std::int32_t members = store_.bound_members(j.id);
+    if (members < j.pod_group->spec.min_member && !st_.scheduler_options.permit.empty()) {
+      violation(k_, fmt::format("gang {} partially bound: {} of minMember {}", key, members,
+                                j.pod_group->spec.min_member));
+    }
+  }
+  // No queue over quota (T9k, gate-at-scheduling).
+  if (st_.scheduler_options.quota_mode != scheduler::QuotaMode::GateAtScheduling) return;
+  std::set<std::string> queues_touched;
+  for (const auto& b : d.bindings) {
+    const StoredJob& j = store_.job(*store_.owner_of(b.pod));
+    if (!j.queue.empty()) queues_touched.insert(j.queue);
+  }
+  for (const auto& qname : queues_touched) {
+    const model::Queue* q = store_.queue(qname);
+    if (!q || !q->spec.quota) continue;
+    const model::ResourceList& used = store_.queue_used(qname);
+    model::ResourceList need;
+    for (const auto& [r, amount] : *q->spec.quota) need[r] = model::get_resource(used, r);
+    if (!model::fits(need, *q->spec.quota)) violation(k_, "queue " + qname + " over quota");
+  }
+}
+
+}  // namespace t9k::sim

@@ -1,0 +1,77 @@
+// The scheduling driver: runs the scheduler (scheduler/, T9k or default) over its snapshot.
+// The snapshot follows the store (this driver is the store's watcher, as kube-scheduler's cache
+// follows informers). A scheduling cycle runs one scheduling latency after the first change that
+// could let a pod be placed (pods and PodGroups created, resources released, nodes and queues
+// back) and at each queue maxDuration expiry (§8.8). A cycle's bindings go to the store and the
+// kubelet; its evictions delete pods (preemption: the preemptor's room is reserved) or, for
+// maxDuration, fail them (§11 Q12). Admission of a submitted job is the scheduler's too.
+//
+// Owns: the scheduler, its snapshot, the pending cycle and the maxDuration timer.
+// Handles: kCycle.
+// Offers: CycleTrigger (sim/interfaces.hpp), StoreWatcher.
+// Calls: Store (bindings, queues), PodLifecycle (start, delete, fail), ReconcileQueue.
+// Checks: no gang partially admitted, no queue over quota (issue 6 §8).
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+
+#include "scheduler/scheduler.hpp"
+#include "scheduler/snapshot.hpp"
+#include "sim/common.hpp"
+#include "sim/interfaces.hpp"
+#include "sim/settings.hpp"
+#include "sim/store.hpp"
+
+namespace t9k::sim {
+
+class SchedulingDriver final : public kernel::EventHandler, public StoreWatcher, public CycleTrigger {
+ public:
+  SchedulingDriver(const scenarios::Scenario& scenario, const WorldSettings& settings, kernel::Kernel& kernel,
+                   Store& store, PodLifecycle& pods, ReconcileQueue& reconciles);
+
+  static constexpr EventKind kKinds[] = {kCycle};
+  void handle(const kernel::DispatchedEvent& event) override;
+
+  // The scenario's queues, and "default" unless it defines one (§8.2).
+  void add_queues();
+  // CycleTrigger
+  void request_cycle() override;
+  // Whether the job's queue admits it (exists, open, quota at admission); nullopt: admitted.
+  std::optional<scheduler::Rejection> admit(JobId job) const;
+
+  // StoreWatcher: the snapshot follows every change; some changes ask for a cycle.
+  void node_changed(const model::Node& node) override { snap_.upsert_node(node); }
+  void node_removed(const std::string& name) override { snap_.remove_node(name); }
+  void queue_changed(const model::Queue& queue) override { snap_.upsert_queue(queue); }
+  void pod_group_changed(const model::PodGroup& group) override;
+  void pod_group_removed(const std::string& key) override { snap_.remove_pod_group(key); }
+  void pod_created(const model::Pod& pod) override;
+  void pod_bound(const std::string& key, const std::string& node, std::int32_t gpu_slot) override {
+    snap_.bind(key, node, gpu_slot);
+  }
+  void pod_terminating(const std::string& key) override { snap_.evict(key); }
+  void pod_released(const std::string& key) override;
+  void pod_terminated(const std::string& key, bool succeeded) override { snap_.release(key, succeeded); }
+  void pod_removed(const std::string& key) override { snap_.remove_pod(key); }
+
+ private:
+  void cycle();
+  void arm_max_duration();
+  void check_after_bindings(const scheduler::Decisions& d, const std::set<JobId>& admitted);
+
+  const scenarios::Scenario& sc_;
+  const WorldSettings& st_;
+  kernel::Kernel& k_;
+  Store& store_;
+  PodLifecycle& pods_;
+  ReconcileQueue& reconciles_;
+  scheduler::Scheduler sched_;
+  scheduler::ClusterSnapshot snap_;
+  bool cycle_pending_ = false;
+  kernel::EventHandle max_duration_ev_;
+  SimTime max_duration_at_ = kernel::kTimeMax;
+};
+
+}  // namespace t9k::sim

@@ -1,0 +1,43 @@
+// The world's typed settings: the scenario's free-form option maps (controllers.options,
+// scheduler.options) and fault section read once, with every option spelled one way.
+#pragma once
+
+#include <stdexcept>
+
+#include "controllers/controller.hpp"
+#include "scenarios/format/scenario.hpp"
+#include "scheduler/scheduler.hpp"
+#include "sim/fault_profiles.hpp"
+#include "sim/kernel/time.hpp"
+
+namespace t9k::sim {
+
+// Thrown for a scenario the world cannot run (unknown option, fault profile, ...). Maps to
+// exit code 2.
+class ScenarioError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// How a job's expectedReplicas evolves (issue 6 §5; sim/elastic_policy.hpp).
+enum class ElasticPolicyKind { Fixed, Greedy };
+
+struct WorldSettings {
+  controllers::ControllerOptions controller_options;
+  scheduler::SchedulerOptions scheduler_options;
+  kernel::SimDuration scheduling_latency = kernel::seconds(1);  // change -> scheduling cycle
+  // After a job reaches a terminal phase, its remaining training pods lose their peers and exit
+  // with code 1 after this long (torchrun's rendezvous timeout, 900 s by default). DeepSpeed
+  // workers other than worker-0 run sshd and never exit (§5).
+  kernel::SimDuration orphan_timeout = kernel::seconds(900);
+  ElasticPolicyKind elastic_policy = ElasticPolicyKind::Fixed;
+  kernel::SimDuration elastic_policy_period = kernel::minutes(5);  // greedy re-evaluation
+  FaultProfile faults;
+  kernel::SimDuration detection_delay = kernel::seconds(340);  // §11 Q13: 40 s + 300 s
+};
+
+// Reads scenario.controllers.options, scheduler.options and faults into typed settings.
+// Throws ScenarioError naming the option, what was found and what is allowed.
+WorldSettings settings_from_scenario(const scenarios::Scenario& scenario);
+
+}  // namespace t9k::sim

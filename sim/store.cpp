@@ -1,0 +1,437 @@
+#include "sim/store.hpp"
+
+#include <fmt/format.h>
+
+#include "scheduler/snapshot.hpp"
+#include "sim/settings.hpp"
+
+namespace t9k::sim {
+
+using model::Pod;
+using model::PodPhase;
+
+Shape shape_of(const model::Job& job) {
+  Shape s;
+  auto add = [&](const model::PodTemplateSpec& t, std::int32_t n) {
+    const auto r = model::pod_requests(t.spec);
+    for (std::int32_t i = 0; i < n; ++i) model::add_resources(s.requests, r);
+    if (s.gpus_per_first_pod == 0) s.gpus_per_first_pod = gpus_of(r);
+  };
+  auto elastic_from = [&](const std::optional<model::ElasticConfig>& e) {
+    if (e && e->enabled) {
+      s.elastic = true;
+      s.min = e->min_replicas;
+      s.max = e->max_replicas;
+      s.expected = std::clamp(e->expected_replicas, e->min_replicas, e->max_replicas);
+    }
+  };
+  std::visit(
+      [&](const auto& j) {
+        using T = std::decay_t<decltype(j)>;
+        if constexpr (std::is_same_v<T, model::GenericJob>) {
+          for (const auto& r : j.spec.replica_specs) {
+            s.replicas += r.replicas;
+            add(r.template_, r.replicas);
+          }
+        } else if constexpr (std::is_same_v<T, model::PyTorchTrainingJob>) {
+          elastic_from(j.spec.elastic);
+          for (const auto& r : j.spec.replica_specs) {
+            s.replicas += r.replicas;
+            if (!s.elastic) add(r.template_, r.replicas);
+          }
+          if (s.elastic && !j.spec.replica_specs.empty()) {
+            add(j.spec.replica_specs.front().template_, s.expected);
+          }
+        } else {
+          elastic_from(j.spec.elastic);
+          s.replicas = j.spec.worker.replicas;
+          add(j.spec.worker.template_, s.elastic ? s.expected : s.replicas);
+        }
+      },
+      job);
+  return s;
+}
+
+Store::Store(const kernel::Kernel& kernel, Sink sink, std::string default_namespace)
+    : k_(kernel), sink_(std::move(sink)), default_namespace_(std::move(default_namespace)) {}
+
+// ---- nodes ----
+
+void Store::node_changed(const model::Node& n, const std::string& cause) {
+  watcher_->node_changed(n);
+  publish(model::NodeChanged{n.metadata.name, n.ready, n.unschedulable, gpu_milli_of(n.allocatable), cause});
+}
+
+model::Node& Store::node_ref(const std::string& name) { return nodes_.at(name); }
+
+void Store::add_node(model::Node node) {
+  const std::string name = node.metadata.name;
+  const auto [it, fresh] = nodes_.emplace(name, std::move(node));
+  if (!fresh) throw std::logic_error("node " + name + " added twice");
+  node_changed(it->second, "added");
+}
+
+void Store::remove_node(const std::string& name) {
+  watcher_->node_removed(name);
+  nodes_.erase(name);
+}
+
+void Store::set_node_ready(const std::string& name, bool ready, const std::string& cause) {
+  auto& n = node_ref(name);
+  n.ready = ready;
+  node_changed(n, cause);
+}
+
+void Store::set_node_unschedulable(const std::string& name, bool unschedulable, const std::string& cause) {
+  auto& n = node_ref(name);
+  n.unschedulable = unschedulable;
+  node_changed(n, cause);
+}
+
+void Store::add_allocatable_gpus(const std::string& name, std::int64_t delta, const std::string& cause) {
+  auto& n = node_ref(name);
+  n.allocatable[model::kResourceGpu] += model::Quantity::from_units(delta);
+  node_changed(n, cause);
+}
+
+const model::Node* Store::node(const std::string& name) const {
+  const auto it = nodes_.find(name);
+  return it == nodes_.end() ? nullptr : &it->second;
+}
+
+const std::set<std::string>& Store::pods_on(const std::string& node) const {
+  static const std::set<std::string> kNone;
+  const auto it = node_pods_.find(node);
+  return it == node_pods_.end() ? kNone : it->second;
+}
+
+std::int64_t Store::shared_slots(const std::string& node) const {
+  const auto it = node_shares_.find(node);
+  if (it == node_shares_.end()) return 0;
+  return std::count_if(it->second.begin(), it->second.end(), [](std::int32_t v) { return v > 0; });
+}
+
+std::int64_t Store::gpus_in_use(const std::string& node) const {
+  const auto it = node_used_.find(node);
+  return (it == node_used_.end() ? 0 : gpus_of(it->second)) + shared_slots(node);
+}
+
+// ---- queues ----
+
+void Store::add_queue(const model::Queue& queue) {
+  queues_[queue.metadata.name] = queue;
+  watcher_->queue_changed(queue);
+}
+
+void Store::set_queue_closed(const std::string& name, bool closed) {
+  auto& q = queues_.at(name);
+  q.spec.closed = closed;
+  watcher_->queue_changed(q);
+  publish(model::QueueChanged{name, closed});
+}
+
+const model::Queue* Store::queue(const std::string& name) const {
+  const auto it = queues_.find(name);
+  return it == queues_.end() ? nullptr : &it->second;
+}
+
+const model::ResourceList& Store::queue_used(const std::string& name) const {
+  static const model::ResourceList kNone;
+  const auto it = queue_used_.find(name);
+  return it == queue_used_.end() ? kNone : it->second;
+}
+
+// ---- jobs ----
+
+JobId Store::add_job(model::Job job, const std::string& source) {
+  auto stored = std::make_unique<StoredJob>();
+  StoredJob& j = *stored;
+  j.id = static_cast<JobId>(jobs_.size());
+  j.job = std::move(job);
+  auto& meta = model::metadata_of(j.job);
+  if (meta.namespace_.empty()) meta.namespace_ = default_namespace_;
+  j.key = job_key(meta);
+  if (const auto& s = model::scheduler_of(j.job).t9k_scheduler) {
+    j.queue = s->queue.empty() ? model::kDefaultQueue : s->queue;
+    j.priority = s->priority;
+  }
+  j.shape = shape_of(j.job);
+  if (job_by_key_.count(j.key)) throw ScenarioError(fmt::format("two jobs named {} ({})", j.key, source));
+  job_by_key_[j.key] = j.id;
+  jobs_.push_back(std::move(stored));
+  return j.id;
+}
+
+const StoredJob* Store::find_job(const std::string& name) const {
+  auto it = job_by_key_.find(name);
+  if (it == job_by_key_.end()) it = job_by_key_.find(default_namespace_ + "/" + name);
+  return it == job_by_key_.end() ? nullptr : &job(it->second);
+}
+
+void Store::set_created(JobId id) {
+  auto& meta = model::metadata_of(at(id).job);
+  meta.creation_timestamp = k_.now();
+  meta.uid = fmt::format("job-{}", id);
+}
+
+void Store::admit(JobId id) { at(id).submitted = true; }
+
+void Store::reject(JobId id, const std::string& reason, const std::string& message) {
+  StoredJob& j = at(id);
+  j.rejected = true;
+  j.reject_reason = message;
+  publish(model::JobRejected{id, reason + ": " + message});
+}
+
+void Store::set_status(JobId id, model::JobStatus status) { model::status_of(at(id).job) = std::move(status); }
+
+void Store::set_paused(JobId id, bool paused) {
+  std::visit([&](auto& x) { x.spec.run_mode.pause.enabled = paused; }, at(id).job);
+}
+
+void Store::set_expected_replicas(JobId id, std::int32_t n) {
+  StoredJob& j = at(id);
+  std::visit(
+      [&](auto& x) {
+        using X = std::decay_t<decltype(x)>;
+        if constexpr (!std::is_same_v<X, model::GenericJob>) {
+          if (x.spec.elastic) x.spec.elastic->expected_replicas = n;
+        }
+      },
+      j.job);
+  if (j.shape.elastic) j.shape.expected = std::clamp(n, j.shape.min, j.shape.max);
+}
+
+void Store::set_pod_group(JobId id, model::PodGroup group, bool keep_creation_time) {
+  StoredJob& j = at(id);
+  if (keep_creation_time) {
+    const auto created = j.pod_group ? j.pod_group->metadata.creation_timestamp : std::nullopt;
+    j.pod_group = std::move(group);
+    if (created) j.pod_group->metadata.creation_timestamp = created;  // §11 Q20
+  } else {
+    j.pod_group = std::move(group);
+    if (!j.pod_group->metadata.creation_timestamp) j.pod_group->metadata.creation_timestamp = k_.now();
+  }
+  watcher_->pod_group_changed(*j.pod_group);
+}
+
+bool Store::create_tensorboard(JobId id) {
+  StoredJob& j = at(id);
+  if (j.tensorboard) return false;
+  j.tensorboard = controllers::TensorBoardObservation{fmt::format("tb-{}", ++uid_counter_), false};
+  return true;
+}
+
+void Store::set_tensorboard_ready(JobId id) { at(id).tensorboard->ready = true; }
+
+std::int32_t Store::bound_members(JobId id) const {
+  std::int32_t members = 0;
+  for (const auto& p : job(id).pods) {
+    if (!p.node_name.empty() && p.phase != PodPhase::Failed) ++members;
+  }
+  return members;
+}
+
+bool Store::compactable(JobId id) const {
+  const StoredJob& j = job(id);
+  if (j.compacted) return false;
+  const auto& status = model::status_of(j.job);
+  if (!status.phase || !model::is_terminal(*status.phase)) return false;
+  return std::all_of(j.pods.begin(), j.pods.end(), [](const Pod& p) { return terminated(p); });
+}
+
+void Store::compact(JobId id) {
+  StoredJob& j = at(id);
+  j.outcome = outcome(id);
+  for (const auto& p : j.pods) {
+    const std::string key = scheduler::object_key(p.metadata);
+    watcher_->pod_removed(key);
+    pod_owner_.erase(key);
+  }
+  if (j.pod_group) watcher_->pod_group_removed(scheduler::object_key(j.pod_group->metadata));
+  j.pods = {};
+  j.pod_group.reset();
+  j.job = model::GenericJob{};
+  j.compacted = true;
+}
+
+JobOutcome Store::outcome(JobId id) const {
+  const StoredJob& j = job(id);
+  if (j.outcome) return *j.outcome;
+  JobOutcome o;
+  o.name = j.key;
+  o.kind = model::kind_of(j.job);
+  o.rejected = j.rejected;
+  const auto& status = model::status_of(j.job);
+  o.phase = status.phase;
+  for (const auto& c : status.conditions) {
+    if (status.phase && model::is_terminal(*status.phase) && c.type == model::JobConditionType::Completed) {
+      o.reason = c.reason;
+    }
+    if (c.type == model::JobConditionType::Failed && c.status == model::ConditionStatus::True) o.message = c.message;
+  }
+  if (j.rejected) o.reason = j.reject_reason;
+  const auto [restarts, backoff] = status_counters(status);
+  o.restarts = restarts;
+  o.backoff_count = backoff;
+  return o;
+}
+
+// ---- pods ----
+
+std::optional<JobId> Store::owner_of(const std::string& pod_key) const {
+  const auto it = pod_owner_.find(pod_key);
+  if (it == pod_owner_.end()) return std::nullopt;
+  return it->second;
+}
+
+PodRef Store::locate(const std::string& key) const {
+  const auto it = pod_owner_.find(key);
+  if (it == pod_owner_.end()) return {};
+  for (const auto& p : job(it->second).pods) {
+    if (is_key_of(p, key)) return {it->second, &p};
+  }
+  return {it->second, nullptr};
+}
+
+Pod& Store::pod_ref(JobId id, const std::string& key) {
+  Pod* p = find(id, key);
+  if (!p) throw std::logic_error("pod " + key + " not stored");
+  return *p;
+}
+
+// Pod keys are unique among a job's stored pods (create_pod refuses a reused name).
+Pod* Store::find(JobId id, const std::string& key) {
+  for (auto& q : at(id).pods) {
+    if (is_key_of(q, key)) return &q;
+  }
+  return nullptr;
+}
+
+const Pod* Store::pod_named(JobId id, const std::string& name) const {
+  for (const auto& q : job(id).pods) {
+    if (q.metadata.name == name) return &q;
+  }
+  return nullptr;
+}
+
+void Store::create_pod(JobId id, Pod pod) {
+  StoredJob& j = at(id);
+  pod.metadata.uid = fmt::format("pod-{}", ++uid_counter_);
+  pod.metadata.creation_timestamp = k_.now();
+  if (pod.metadata.namespace_.empty()) pod.metadata.namespace_ = model::metadata_of(j.job).namespace_;
+  auto [it, fresh] = j.last_generation.emplace(pod.metadata.name, 0);
+  if (!fresh) ++it->second;
+  pod.generation = it->second;
+  const std::string key = scheduler::object_key(pod.metadata);
+  if (pod_owner_.count(key)) violation(k_, "pod name reused while stored: " + key);
+  pod_owner_[key] = id;
+  publish(model::PodCreated{id, key, pod.replica_type, pod.rank, gpu_milli_of(pod.requests)});
+  watcher_->pod_created(pod);
+  j.pods.push_back(std::move(pod));
+}
+
+PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int32_t gpu_slot) {
+  StoredJob& j = at(pod_owner_.at(key));
+  Pod& p = pod_ref(j.id, key);
+  auto& n = nodes_.at(node);
+  if (!n.ready || n.unschedulable) violation(k_, fmt::format("pod {} bound to unavailable node {}", key, node));
+  p.node_name = node;
+  p.bind_time = k_.now();
+  const std::int32_t share = share_of(p.requests);
+  if (share > 0) {
+    if (gpu_slot < 0) violation(k_, fmt::format("shared-GPU pod {} bound to {} without a GPU slot", key, node));
+    p.gpu_index = gpu_slot;
+    auto& slots = node_shares_[node];
+    const auto slot = static_cast<std::size_t>(gpu_slot);
+    if (slots.size() <= slot) slots.resize(slot + 1, 0);
+    slots[slot] += share;
+    if (slots[slot] > model::kGpuMilliPerGpu)
+      violation(k_, fmt::format("GPU slot {} of node {} over-committed ({} milli) by binding {}", gpu_slot, node,
+                                slots[slot], key));
+  }
+  if (!j.queue.empty()) model::add_resources(queue_used_[j.queue], share > 0 ? queue_view(p.requests) : p.requests);
+  watcher_->pod_bound(key, node, share > 0 ? gpu_slot : -1);
+  node_pods_[node].insert(key);
+  publish(model::PodBound{j.id, key, node, gpu_milli_of(p.requests), j.queue});
+  // No node over-allocated (issue 6 §8). Shares count as the GPUs they sit on: whole GPUs plus
+  // used slots within the node's GPUs.
+  auto& used = node_used_[node];
+  model::add_resources(used, p.requests);
+  bool fits = true;
+  if (used.count(kGpuMilliName) == 0) {
+    fits = model::fits(used, n.allocatable);
+  } else {
+    model::ResourceList need = used;
+    need.erase(kGpuMilliName);
+    need[model::kResourceGpu] = model::Quantity::from_units(gpus_in_use(node));
+    fits = model::fits(need, n.allocatable);
+  }
+  if (!fits) violation(k_, fmt::format("node {} over-allocated by binding {}", node, key));
+  return {j.id, &p};
+}
+
+void Store::set_pod_running(JobId id, const std::string& key) {
+  Pod& p = pod_ref(id, key);
+  p.phase = PodPhase::Running;
+  p.start_time = k_.now();
+  // Running and bound are the same to the scheduler: the watcher is not told.
+  publish(model::PodRunning{id, key});
+}
+
+void Store::set_pod_unknown(JobId id, const std::string& key) { pod_ref(id, key).phase = PodPhase::Unknown; }
+
+void Store::release(StoredJob& j, Pod& p) {
+  const std::string key = scheduler::object_key(p.metadata);
+  if (p.node_name.empty()) return;
+  auto it = node_pods_.find(p.node_name);
+  if (it == node_pods_.end() || it->second.erase(key) == 0) return;
+  if (!j.queue.empty()) {
+    auto& used = queue_used_[j.queue];
+    used = model::subtract_resources(used, share_of(p.requests) > 0 ? queue_view(p.requests) : p.requests);
+  }
+  if (const std::int32_t g = share_of(p.requests); g > 0 && p.gpu_index >= 0)
+    node_shares_[p.node_name][static_cast<std::size_t>(p.gpu_index)] -= g;
+  auto& on_node = node_used_[p.node_name];
+  on_node = model::subtract_resources(on_node, p.requests);
+  publish(model::PodReleased{j.id, key, p.node_name, gpu_milli_of(p.requests), j.queue, p.phase, p.exit_code,
+                             p.deletion_reason});
+  watcher_->pod_released(key);
+}
+
+bool Store::terminate_pod(JobId id, const std::string& key, PodPhase phase, std::int32_t exit_code) {
+  Pod* p = find(id, key);
+  if (!p || terminated(*p)) return false;
+  p->phase = phase;
+  p->exit_code = exit_code;
+  p->finish_time = k_.now();
+  release(at(id), *p);
+  watcher_->pod_terminated(key, phase == PodPhase::Succeeded);
+  return true;
+}
+
+const Pod& Store::mark_deleted(JobId id, const std::string& key, model::DeletionReason reason) {
+  Pod& p = pod_ref(id, key);
+  publish(model::PodDeleted{id, key, reason});
+  p.deletion_timestamp = k_.now();
+  p.deletion_reason = reason;
+  return p;
+}
+
+void Store::set_terminating(const std::string& key) { watcher_->pod_terminating(key); }
+
+void Store::set_deletion_reason(JobId id, const std::string& key, model::DeletionReason reason) {
+  pod_ref(id, key).deletion_reason = reason;
+}
+
+void Store::remove_pod(JobId id, const std::string& key) {
+  StoredJob& j = at(id);
+  auto it = std::find_if(j.pods.begin(), j.pods.end(), [&](const Pod& p) { return is_key_of(p, key); });
+  if (it == j.pods.end()) return;
+  release(j, *it);
+  watcher_->pod_removed(key);
+  pod_owner_.erase(key);
+  j.pods.erase(it);
+}
+
+}  // namespace t9k::sim

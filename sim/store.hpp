@@ -1,0 +1,205 @@
+// The object store: every Job, Pod, PodGroup, Queue and Node of the simulated cluster, under
+// dense job ids and name indexes, with the bookkeeping of what bound pods hold on each node and
+// in each queue, and the change feed. Other components read objects through const views and
+// change them only through the methods below; each method changes the objects, tells the
+// watcher (the scheduling driver's snapshot, as informers feed kube-scheduler's cache) and
+// publishes the change to the feed (analysis/ and events.jsonl), synchronously.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "controllers/controller.hpp"
+#include "model/change.hpp"
+#include "model/cluster.hpp"
+#include "model/jobs.hpp"
+#include "model/scheduling.hpp"
+#include "sim/common.hpp"
+
+namespace t9k::sim {
+
+// Elastic and replica facts of a job the world needs (the controllers own the rest), derived
+// from the spec at submission; `expected` follows spec.elastic.expectedReplicas, clamped.
+struct Shape {
+  bool elastic = false;
+  std::int32_t min = 0, max = 0, expected = 0;
+  std::int32_t replicas = 0;     // rigid total
+  model::ResourceList requests;  // all pods at submission
+  std::int64_t gpus_per_first_pod = 0;
+};
+Shape shape_of(const model::Job& job);
+
+// What a run tells about one job (kept when a finished job is compacted).
+struct JobOutcome {
+  std::string name;
+  model::JobKind kind;
+  std::optional<model::JobPhase> phase;  // unset: rejected or never reconciled
+  std::string reason;
+  std::string message;
+  bool rejected = false;
+  std::int32_t restarts = 0;
+  std::int32_t backoff_count = 0;
+};
+
+// Told of every change to nodes, queues, PodGroups and pods, in the order they happen.
+class StoreWatcher {
+ public:
+  virtual ~StoreWatcher() = default;
+  virtual void node_changed(const model::Node& node) = 0;
+  virtual void node_removed(const std::string& name) = 0;  // its pods keep their binding until removed
+  virtual void queue_changed(const model::Queue& queue) = 0;
+  virtual void pod_group_changed(const model::PodGroup& group) = 0;
+  virtual void pod_group_removed(const std::string& key) = 0;
+  virtual void pod_created(const model::Pod& pod) = 0;
+  virtual void pod_bound(const std::string& key, const std::string& node, std::int32_t gpu_slot) = 0;
+  // A bound, live pod is being deleted: it holds its resources until it is gone.
+  virtual void pod_terminating(const std::string& key) = 0;
+  // A bound pod stopped holding its node's and queue's resources.
+  virtual void pod_released(const std::string& key) = 0;
+  virtual void pod_terminated(const std::string& key, bool succeeded) = 0;
+  virtual void pod_removed(const std::string& key) = 0;
+};
+
+// A stored pod and the job that owns it.
+struct PodRef {
+  JobId job = 0;
+  const model::Pod* pod = nullptr;  // nullptr: no pod of that key is stored
+};
+
+// One job and everything the cluster stores for it.
+struct StoredJob {
+  JobId id = 0;
+  std::string key;  // namespace/name
+  model::Job job;   // spec, and the status its controller last wrote
+  std::vector<model::Pod> pods;  // every pod stored for the job (what its controller observes)
+  std::optional<model::PodGroup> pod_group;
+  std::optional<controllers::TensorBoardObservation> tensorboard;
+  std::string queue;  // T9k queue, empty for the default scheduler
+  std::int32_t priority = 0;
+  Shape shape;
+  bool submitted = false;  // admitted: its controller reconciles it
+  bool rejected = false;
+  std::string reject_reason;
+  bool compacted = false;  // finished: spec, pods and PodGroup released, outcome kept
+  std::optional<JobOutcome> outcome;
+  std::map<std::string, std::int32_t> last_generation;  // pod name -> generation of its last pod
+};
+
+class Store {
+ public:
+  using Sink = std::function<void(const model::TimedChange&)>;
+
+  Store(const kernel::Kernel& kernel, Sink sink, std::string default_namespace);
+  void set_watcher(StoreWatcher* watcher) { watcher_ = watcher; }
+
+  // ---- the change feed ----
+  template <class C>
+  void publish(C change) {
+    if (sink_) sink_(model::TimedChange{k_.now(), model::Change{std::move(change)}});
+  }
+
+  // ---- nodes (each change publishes NodeChanged with `cause`) ----
+  void add_node(model::Node node);  // cause "added"
+  void remove_node(const std::string& name);
+  void set_node_ready(const std::string& name, bool ready, const std::string& cause);
+  void set_node_unschedulable(const std::string& name, bool unschedulable, const std::string& cause);
+  void add_allocatable_gpus(const std::string& name, std::int64_t delta, const std::string& cause);
+  const model::Node* node(const std::string& name) const;
+  const std::map<std::string, model::Node>& nodes() const { return nodes_; }  // ordered by name
+  // Keys of the pods bound to the node that still hold resources there, in key order.
+  const std::set<std::string>& pods_on(const std::string& node) const;
+  // GPUs of the node no other pod can have: whole-GPU requests plus the GPUs holding a share.
+  std::int64_t gpus_in_use(const std::string& node) const;
+
+  // ---- queues ----
+  void add_queue(const model::Queue& queue);
+  void set_queue_closed(const std::string& name, bool closed);  // publishes QueueChanged
+  const model::Queue* queue(const std::string& name) const;
+  const std::map<std::string, model::Queue>& queues() const { return queues_; }
+  // Requests of the queue's bound, live pods, shares counted as fractions of nvidia.com/gpu.
+  const model::ResourceList& queue_used(const std::string& name) const;
+
+  // ---- jobs ----
+  // Stores a job under the next dense id (namespace defaulted, key, queue, priority and shape
+  // derived from its spec). Throws ScenarioError when a job of that key exists.
+  JobId add_job(model::Job job, const std::string& source);
+  const StoredJob& job(JobId id) const { return *jobs_[id]; }
+  std::size_t job_count() const { return jobs_.size(); }
+  // By key, or by name in the scenario's default namespace; nullptr when unknown.
+  const StoredJob* find_job(const std::string& name) const;
+  void set_created(JobId id);  // metadata.creationTimestamp = now, uid
+  void admit(JobId id);        // submitted: its controller reconciles it from now on
+  void reject(JobId id, const std::string& reason, const std::string& message);  // publishes JobRejected
+  void set_status(JobId id, model::JobStatus status);
+  void set_paused(JobId id, bool paused);                         // spec.runMode.pause.enabled
+  void set_expected_replicas(JobId id, std::int32_t replicas);    // spec.elastic.expectedReplicas
+  // CreatePodGroup stamps creation time now; UpdatePodGroup keeps the stored one (§11 Q20).
+  void set_pod_group(JobId id, model::PodGroup group, bool keep_creation_time);
+  bool create_tensorboard(JobId id);  // false when the job has one
+  void set_tensorboard_ready(JobId id);
+  // Pods holding a binding and not failed: the members that count toward minMember.
+  std::int32_t bound_members(JobId id) const;
+  // A finished job whose pods have all terminated can no longer change anything: its outcome
+  // is kept; its spec, pods and PodGroup are released (memory stays flat over long runs).
+  bool compactable(JobId id) const;
+  void compact(JobId id);
+  JobOutcome outcome(JobId id) const;
+
+  // ---- pods ----
+  std::optional<JobId> owner_of(const std::string& pod_key) const;
+  PodRef locate(const std::string& pod_key) const;
+  const model::Pod* pod(const std::string& key) const { return locate(key).pod; }
+  const model::Pod* pod_named(JobId id, const std::string& name) const;  // in the job's namespace
+  // Fills uid, creation time, namespace and generation (controller.hpp contract 3).
+  void create_pod(JobId id, model::Pod pod);
+  // Checks the binding against the store's own bookkeeping, independently of the scheduler's
+  // snapshot: a ready, schedulable node, no node and no shared GPU over-committed (issue 6 §8).
+  PodRef bind_pod(const std::string& key, const std::string& node, std::int32_t gpu_slot);
+  void set_pod_running(JobId id, const std::string& key);  // publishes PodRunning
+  void set_pod_unknown(JobId id, const std::string& key);  // its node was lost
+  // Containers stopped: the pod keeps its object. False when it had already terminated.
+  bool terminate_pod(JobId id, const std::string& key, model::PodPhase phase, std::int32_t exit_code);
+  // deletionTimestamp = now and the reason (publishes PodDeleted); the pod stays until removed.
+  const model::Pod& mark_deleted(JobId id, const std::string& key, model::DeletionReason reason);
+  void set_terminating(const std::string& key);  // a deleted pod's containers are stopping
+  void set_deletion_reason(JobId id, const std::string& key, model::DeletionReason reason);
+  void remove_pod(JobId id, const std::string& key);
+
+ private:
+  StoredJob& at(JobId id) { return *jobs_[id]; }
+  model::Pod* find(JobId id, const std::string& key);
+  model::Pod& pod_ref(JobId id, const std::string& key);  // throws std::logic_error when not stored
+  model::Node& node_ref(const std::string& name);
+  void node_changed(const model::Node& n, const std::string& cause);
+  void release(StoredJob& j, model::Pod& p);  // the pod's resources come back, if it held any
+  std::int64_t shared_slots(const std::string& node) const;
+
+  const kernel::Kernel& k_;
+  Sink sink_;
+  std::string default_namespace_;
+  StoreWatcher* watcher_ = nullptr;
+
+  std::vector<std::unique_ptr<StoredJob>> jobs_;  // by JobId; records never move while referenced
+  std::unordered_map<std::string, JobId> job_by_key_;  // look-up only
+  std::unordered_map<std::string, JobId> pod_owner_;   // pod key -> job, look-up only
+  std::map<std::string, model::Node> nodes_;           // ordered: iteration decides nothing random
+  std::map<std::string, model::Queue> queues_;
+  std::uint64_t uid_counter_ = 0;
+
+  // Bound, live pods: what they hold, per node and per queue.
+  std::map<std::string, std::set<std::string>> node_pods_;  // node -> pod keys
+  std::unordered_map<std::string, model::ResourceList> node_used_;  // look-up only
+  // Shared GPUs (t9ksim.io/gpu-milli): node -> milli-GPU of the shares on each slot, from the
+  // bindings (Pod::gpu_index), independently of the scheduler's snapshot.
+  std::unordered_map<std::string, std::vector<std::int32_t>> node_shares_;
+  std::map<std::string, model::ResourceList> queue_used_;
+};
+
+}  // namespace t9k::sim

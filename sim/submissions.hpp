@@ -1,0 +1,67 @@
+// Submissions: the scenario's jobs enter the cluster as simulated time reaches their submit
+// time. Explicit jobs are known from the start; generators and trace cursors (sim/workload.hpp,
+// sim/traces.hpp) are pulled lazily, one job ahead each. Same-instant submissions go in job-key
+// order, so the order never depends on how the jobs were listed. A submitted job is stored,
+// given its controller and training, admitted by its queue (or rejected) and reconciled.
+//
+// Owns: the submissions not yet made and the sources' cursors.
+// Handles: kSubmit.
+// Calls: Store (the job), ControllerDriver, Training, SchedulingDriver (admission).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "sim/common.hpp"
+#include "sim/settings.hpp"
+#include "sim/workload.hpp"
+
+namespace t9k::sim {
+
+class Store;
+class ControllerDriver;
+class Training;
+class SchedulingDriver;
+
+class Submissions final : public kernel::EventHandler {
+ public:
+  Submissions(const scenarios::Scenario& scenario, std::uint64_t replication, kernel::Kernel& kernel, Store& store,
+              ControllerDriver& controllers, Training& training, SchedulingDriver& scheduling);
+
+  static constexpr EventKind kKinds[] = {kSubmit};
+  void handle(const kernel::DispatchedEvent& event) override;
+
+  // Queues the explicit jobs, opens the sources and schedules the first submission.
+  void start();
+
+ private:
+  // A submission not yet made, earliest first; ties by job key.
+  struct Pending {
+    SimTime time;
+    std::string key;
+    std::int64_t explicit_index = -1;  // into scenario.workload.jobs, or -1 for a source's job
+    std::size_t source = 0;
+    bool operator>(const Pending& o) const { return std::tie(time, key) > std::tie(o.time, o.key); }
+  };
+
+  std::string key_of(const scenarios::JobSubmission& sub) const;
+  void pull(std::size_t source);
+  void schedule_next();
+  void submit(scenarios::JobSubmission sub);
+
+  const scenarios::Scenario& sc_;
+  std::uint64_t replication_;
+  kernel::Kernel& k_;
+  Store& store_;
+  ControllerDriver& controllers_;
+  Training& training_;
+  SchedulingDriver& scheduling_;
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
+  std::vector<std::unique_ptr<SubmissionSource>> sources_;
+  std::vector<std::optional<scenarios::JobSubmission>> next_;  // each source's job ahead
+};
+
+}  // namespace t9k::sim

@@ -1,0 +1,295 @@
+#include "sim/training.hpp"
+
+#include <limits>
+
+#include "scheduler/snapshot.hpp"
+#include "sim/store.hpp"
+
+namespace t9k::sim {
+
+using model::LossCause;
+using model::PodPhase;
+
+Training::Training(const scenarios::Scenario& scenario, const WorldSettings& settings, kernel::Kernel& kernel,
+                   const kernel::RngStreams& streams, Store& store, PodLifecycle& pods, ReconcileQueue& reconciles)
+    : sc_(scenario),
+      st_(settings),
+      k_(kernel),
+      streams_(streams),
+      store_(store),
+      pods_(pods),
+      reconciles_(reconciles) {}
+
+void Training::handle(const kernel::DispatchedEvent& e) {
+  const auto id = static_cast<JobId>(e.key);
+  switch (e.kind) {
+    case kTrainingDone: done(id); break;
+    case kSoftwareFailure: software_failure(id); break;
+    case kOrphan: orphans(id); break;
+    default: break;
+  }
+}
+
+kernel::Rng& Training::job_rng(JobId id) {
+  auto& t = jobs_[id];
+  if (!t.rng) t.rng = streams_.stream("jobs/" + store_.job(id).key);
+  return *t.rng;
+}
+
+kernel::Rng& Training::fail_rng(JobId id) {
+  auto& t = jobs_[id];
+  if (!t.fail_rng) t.fail_rng = streams_.stream("jobs/" + store_.job(id).key + "/failures");
+  return *t.fail_rng;
+}
+
+void Training::add_job(JobId id, scenarios::JobBehaviour behaviour) {
+  if (jobs_.size() != id) throw std::logic_error("training: jobs must be added in id order");
+  const Shape& shape = store_.job(id).shape;
+  auto& t = jobs_.emplace_back();
+  t.behaviour = std::move(behaviour);
+  t.ref_n = shape.elastic ? std::max(1, shape.expected) : std::max(1, shape.replicas);
+  // Work in units of "1 replica for 1 µs"; run_time is wall time at the initial scale.
+  auto& rng = job_rng(id);
+  if (t.behaviour.run_time) {
+    t.work_total = static_cast<double>(draw_duration(*t.behaviour.run_time, rng).count()) * speedup(id, t.ref_n);
+  } else if (t.behaviour.work) {
+    t.work_total = static_cast<double>(draw_duration(*t.behaviour.work, rng).count());
+  } else {
+    t.work_total = std::numeric_limits<double>::infinity();  // runs until stopped
+  }
+}
+
+std::int64_t Training::ideal_run_us(JobId id) const {
+  const auto& t = jobs_[id];
+  const double ideal = std::isfinite(t.work_total) ? t.work_total / speedup(id, t.ref_n) : 0;
+  return static_cast<std::int64_t>(std::llround(ideal));
+}
+
+double Training::speedup(JobId id, std::int32_t n) const {
+  const auto& t = jobs_[id];
+  const auto& sc = t.behaviour.scaling;
+  if (n <= 0) return 0;
+  switch (sc.model) {
+    case scenarios::ScalingModel::Linear: return static_cast<double>(n);
+    case scenarios::ScalingModel::Amdahl: {
+      const double s = sc.serial_fraction;
+      return 1.0 / (s + (1 - s) / static_cast<double>(n));
+    }
+    case scenarios::ScalingModel::Fixed: return static_cast<double>(t.ref_n);
+    case scenarios::ScalingModel::Table: {
+      const auto& tab = sc.throughput;
+      if (tab.empty()) return static_cast<double>(n);
+      const auto hi = tab.lower_bound(n);
+      if (hi != tab.end() && hi->first == n) return hi->second;
+      if (hi == tab.begin()) return hi->second * n / hi->first;  // below the table: proportional
+      const auto lo = std::prev(hi);
+      if (hi == tab.end()) return lo->second;  // beyond the table: no further gain
+      const double f = static_cast<double>(n - lo->first) / static_cast<double>(hi->first - lo->first);
+      return lo->second + f * (hi->second - lo->second);
+    }
+  }
+  return static_cast<double>(n);
+}
+
+void Training::blame(JobId id, LossCause cause) { jobs_[id].pending_cause = cause; }
+
+void Training::blame_if_unset(JobId id, LossCause cause) {
+  auto& t = jobs_[id];
+  if (!t.pending_cause) t.pending_cause = cause;
+}
+
+void Training::evaluate(JobId id) {
+  auto& t = jobs_[id];
+  const StoredJob& j = store_.job(id);
+  const auto& status = model::status_of(j.job);
+  const bool terminal = status.phase && model::is_terminal(*status.phase);
+  std::int32_t n = 0;
+  bool all_running = true;
+  bool debug = false;
+  std::int64_t gpu_milli = 0;
+  for (const auto& p : j.pods) {
+    if (!live(p)) continue;
+    if (p.debug) debug = true;
+    if (p.phase == PodPhase::Running) {
+      ++n;
+      gpu_milli += gpu_milli_of(p.requests);
+    } else {
+      all_running = false;
+    }
+  }
+  const bool paused = model::run_mode_of(j.job).pause.enabled;
+  const std::int32_t required = j.shape.elastic ? std::max(1, j.shape.min) : j.shape.replicas;
+  const bool can_run = !terminal && !t.seg.finished && !paused && !debug && n >= required && n > 0 &&
+                       (j.shape.elastic ? true : all_running);
+  if (t.seg.active && (!can_run || n != t.seg.n)) {
+    stop(id, t.pending_cause.value_or(n > t.seg.n ? LossCause::Scale : LossCause::Other));
+  }
+  t.pending_cause.reset();
+  if (!t.seg.active && can_run) start(id, n, gpu_milli);
+}
+
+void Training::start(JobId id, std::int32_t n, std::int64_t gpu_milli) {
+  auto& t = jobs_[id];
+  auto& seg = t.seg;
+  seg.active = true;
+  seg.n = n;
+  seg.gpu_milli = gpu_milli;
+  seg.start = k_.now();
+  seg.rate = speedup(id, n);
+  auto& rng = job_rng(id);
+  // A membership change restarts the processes with the elastic rescale overhead (§11 Q8);
+  // any other (re)start pays the restart overhead (faults-and-validation §1.5).
+  const auto& b = t.behaviour;
+  seg.overhead = t.last_stop_cause == LossCause::Scale ? b.scaling.rescale_overhead
+                                                       : draw_duration(b.restart_overhead, rng);
+  store_.publish(model::TrainingChanged{id, gpu_milli});
+  if (!std::isfinite(t.work_total)) {
+    schedule_software_failure(id);
+    return;
+  }
+  const double remaining = std::max(0.0, t.work_total - seg.committed);
+  const double prod = remaining / seg.rate;  // microseconds of productive time
+  std::int64_t checkpoints = 0;
+  if (b.checkpoint_interval && b.checkpoint_interval->count() > 0) {
+    const double iv = static_cast<double>(b.checkpoint_interval->count());
+    checkpoints = std::max<std::int64_t>(0, static_cast<std::int64_t>(std::ceil(prod / iv)) - 1);
+  }
+  const double total = static_cast<double>(seg.overhead.count()) + prod +
+                       static_cast<double>(checkpoints) * static_cast<double>(b.checkpoint_cost.count());
+  const SimTime done = k_.now() + SimDuration{static_cast<std::int64_t>(std::ceil(std::min(total, 9e17)))};
+  if (done <= SimTime{sc_.horizon}) seg.done_ev = k_.post_at(done, kPhaseWorkload, kTrainingDone, id);
+  schedule_software_failure(id);
+}
+
+void Training::schedule_software_failure(JobId id) {
+  auto& t = jobs_[id];
+  const double per_hour = t.behaviour.failure.hazard_per_hour + st_.faults.software_failures_per_job_hour;
+  if (per_hour <= 0) return;
+  const double x = kernel::Exponential(per_hour / 3600e6)(fail_rng(id));
+  const SimTime at = k_.now() + SimDuration{std::llround(std::min(x, 9e17))};
+  if (at > SimTime{sc_.horizon}) return;
+  t.seg.fail_ev = k_.post_at(at, kPhaseWorkload, kSoftwareFailure, id);
+}
+
+void Training::software_failure(JobId id) {
+  std::vector<std::string> running;
+  for (const auto& p : store_.job(id).pods) {
+    if (live(p) && p.phase == PodPhase::Running) running.push_back(scheduler::object_key(p.metadata));
+  }
+  if (running.empty()) return;
+  auto& rng = fail_rng(id);
+  const std::string victim = running[rng.below(running.size())];
+  std::int32_t code = 1;
+  const auto& mix = jobs_[id].behaviour.failure.exit_codes;
+  if (!mix.empty()) {
+    std::vector<double> w;
+    for (const auto& e : mix) w.push_back(e.weight);
+    code = mix[kernel::Categorical(w)(rng)].exit_code;
+  }
+  pods_.terminate(id, victim, PodPhase::Failed, code, LossCause::Software);
+  reconciles_.enqueue(id);
+}
+
+Training::Progress Training::progress(const JobTraining& t) const {
+  const auto& seg = t.seg;
+  const SimTime prod_start = seg.start + seg.overhead;
+  if (k_.now() <= prod_start) return {};
+  const std::int64_t e = (k_.now() - prod_start).count();
+  const auto& b = t.behaviour;
+  if (!b.checkpoint_interval || b.checkpoint_interval->count() <= 0) return {0, e};
+  const std::int64_t iv = b.checkpoint_interval->count();
+  const std::int64_t cyc = iv + b.checkpoint_cost.count();
+  std::int64_t done = e / cyc;
+  // The work cannot checkpoint past its end (the job would have finished).
+  if (std::isfinite(t.work_total)) {
+    const double left = (t.work_total - seg.committed) / seg.rate;
+    done = std::min<std::int64_t>(done, static_cast<std::int64_t>(left / static_cast<double>(iv)));
+  }
+  return {done * iv, std::min(e - done * cyc, iv)};
+}
+
+// Stops the running segment: progress since the last checkpoint is lost to `cause`.
+void Training::stop(JobId id, LossCause cause) {
+  auto& t = jobs_[id];
+  auto& seg = t.seg;
+  if (!seg.active) return;
+  k_.cancel(seg.done_ev);
+  k_.cancel(seg.fail_ev);
+  seg.active = false;
+  t.last_stop_cause = cause;
+  const Progress pr = progress(t);
+  seg.committed += static_cast<double>(pr.kept_us) * seg.rate;
+  if (pr.kept_us > 0) store_.publish(model::ProgressCommitted{id, gpu_time(pr.kept_us, seg.gpu_milli)});
+  if (pr.since_checkpoint_us > 0) {
+    store_.publish(model::ProgressLost{id, cause, gpu_time(pr.since_checkpoint_us, seg.gpu_milli)});
+  }
+  store_.publish(model::TrainingChanged{id, 0});
+}
+
+void Training::restart(JobId id) {
+  if (!jobs_[id].seg.active) return;
+  jobs_[id].pending_cause = LossCause::Scale;
+  stop(id, LossCause::Scale);
+}
+
+void Training::done(JobId id) {
+  auto& t = jobs_[id];
+  auto& seg = t.seg;
+  k_.cancel(seg.fail_ev);
+  const double prod = (t.work_total - seg.committed) / seg.rate;
+  store_.publish(model::ProgressCommitted{id, gpu_time(std::llround(prod), seg.gpu_milli)});
+  seg.committed = t.work_total;
+  seg.finished = true;
+  seg.active = false;
+  store_.publish(model::TrainingChanged{id, 0});
+  // The training processes exit: all pods, except DeepSpeed workers other than the launcher,
+  // which run sshd (§5).
+  const std::int32_t code = t.behaviour.failure.final_exit_code;
+  const StoredJob& j = store_.job(id);
+  std::vector<std::string> keys;
+  for (const auto& p : j.pods) {
+    if (!live(p) || p.phase != PodPhase::Running) continue;
+    if (model::kind_of(j.job) == model::JobKind::DeepSpeedJob && p.rank != 0) continue;
+    keys.push_back(scheduler::object_key(p.metadata));
+  }
+  for (const auto& key : keys) {
+    pods_.terminate(id, key, code == 0 ? PodPhase::Succeeded : PodPhase::Failed, code, LossCause::Other);
+  }
+  reconciles_.enqueue(id);
+}
+
+void Training::job_finished(JobId id) {
+  stop(id, LossCause::Other);
+  auto& t = jobs_[id];
+  if (t.orphan_scheduled) return;
+  t.orphan_scheduled = true;
+  k_.post_in(st_.orphan_timeout, kPhaseWorkload, kOrphan, id);
+}
+
+// Training pods of a finished job lose their peers and exit (torchrun rendezvous timeout);
+// DeepSpeed workers other than worker-0 run sshd and stay (§5); debug pods stay (§7.1).
+void Training::orphans(JobId id) {
+  const StoredJob& j = store_.job(id);
+  std::vector<std::string> keys;
+  for (const auto& p : j.pods) {
+    if (!live(p) || p.debug || p.node_name.empty()) continue;
+    if (model::kind_of(j.job) == model::JobKind::DeepSpeedJob && p.rank != 0) continue;
+    keys.push_back(scheduler::object_key(p.metadata));
+  }
+  for (const auto& key : keys) pods_.terminate(id, key, PodPhase::Failed, 1);
+  if (!keys.empty()) reconciles_.enqueue(id);
+}
+
+void Training::forget(JobId id) { jobs_[id].behaviour = {}; }
+
+void Training::finish() {
+  for (JobId id = 0; id < jobs_.size(); ++id) {
+    const auto& t = jobs_[id];
+    if (!t.seg.active) continue;
+    const Progress pr = progress(t);
+    const std::int64_t e = pr.kept_us + pr.since_checkpoint_us;
+    if (e > 0) store_.publish(model::ProgressCommitted{id, gpu_time(e, t.seg.gpu_milli)});
+  }
+}
+
+}  // namespace t9k::sim

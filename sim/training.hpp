@@ -1,0 +1,105 @@
+// Training: what a job's processes do while its pods run. Work is measured in "one replica for
+// one microsecond"; a segment runs while enough pods run (all of a rigid job, minReplicas of an
+// elastic one), at the speed of the job's scaling model, after a restart (or rescale) overhead.
+// Checkpoints save progress; a stop loses what came after the last one, charged to the cause
+// that interrupted it (faults-and-validation §1.5, §11 Q8). Software failures strike running
+// segments at the job's hazard; when the work is done the processes exit with the job's final
+// code; pods left behind by a finished job exit after the rendezvous timeout.
+//
+// Owns: per job, its behaviour, work, the running segment, committed progress and its streams
+//       ("jobs/<key>", "jobs/<key>/failures").
+// Handles: kTrainingDone, kSoftwareFailure, kOrphan.
+// Offers: TrainingControl (sim/interfaces.hpp).
+// Calls: Store (reads pods, publishes progress), PodLifecycle (processes exit), ReconcileQueue.
+#pragma once
+
+#include <vector>
+#include <optional>
+
+#include "sim/common.hpp"
+#include "sim/interfaces.hpp"
+#include "sim/settings.hpp"
+
+namespace t9k::sim {
+
+class Store;
+
+class Training final : public kernel::EventHandler, public TrainingControl {
+ public:
+  Training(const scenarios::Scenario& scenario, const WorldSettings& settings, kernel::Kernel& kernel,
+           const kernel::RngStreams& streams, Store& store, PodLifecycle& pods, ReconcileQueue& reconciles);
+
+  static constexpr EventKind kKinds[] = {kTrainingDone, kSoftwareFailure, kOrphan};
+  void handle(const kernel::DispatchedEvent& event) override;
+
+  // A stored job's behaviour; draws its work (run time at the submitted size, or work).
+  void add_job(JobId job, scenarios::JobBehaviour behaviour);
+  // Run time at the submitted size with no faults or waiting; 0 for work without end.
+  std::int64_t ideal_run_us(JobId job) const;
+
+  // TrainingControl
+  void blame(JobId job, model::LossCause cause) override;
+  void blame_if_unset(JobId job, model::LossCause cause) override;
+  void evaluate(JobId job) override;
+  void restart(JobId job) override;
+  void job_finished(JobId job) override;
+  void forget(JobId job) override;
+  // At the horizon: the running segments' progress since the last checkpoint counts as
+  // productive (docs/outputs.md).
+  void finish();
+
+  // Speed-up of `n` replicas over one, by the job's scaling model.
+  double speedup(JobId job, std::int32_t n) const;
+
+ private:
+  struct Segment {
+    bool active = false;
+    SimTime start{};  // segment start, overhead first
+    SimDuration overhead{0};
+    double rate = 0;             // work units per microsecond
+    std::int64_t gpu_milli = 0;  // milli-GPU of the running pods
+    std::int32_t n = 0;
+    double committed = 0;  // work units done and safe
+    bool finished = false;
+    kernel::EventHandle done_ev;
+    kernel::EventHandle fail_ev;
+  };
+  struct JobTraining {
+    scenarios::JobBehaviour behaviour;
+    double work_total = 0;  // work units; +inf: runs until stopped
+    std::int32_t ref_n = 1;  // the submitted size
+    Segment seg;
+    std::optional<model::LossCause> pending_cause;    // charged at the next stop
+    std::optional<model::LossCause> last_stop_cause;  // why the previous segment ended
+    bool orphan_scheduled = false;
+    std::optional<kernel::Rng> rng;       // "jobs/<key>": work and restart overheads
+    std::optional<kernel::Rng> fail_rng;  // "jobs/<key>/failures": software failures
+  };
+  // Productive time of the running segment so far, split into what completed checkpoints saved
+  // and what came after the last one (a checkpoint being written counts as not saved).
+  struct Progress {
+    std::int64_t kept_us = 0;
+    std::int64_t since_checkpoint_us = 0;
+  };
+
+  void start(JobId job, std::int32_t n, std::int64_t gpu_milli);
+  void stop(JobId job, model::LossCause cause);
+  Progress progress(const JobTraining& t) const;
+  void schedule_software_failure(JobId job);
+  void software_failure(JobId job);
+  void done(JobId job);
+  void orphans(JobId job);
+  kernel::Rng& job_rng(JobId job);
+  kernel::Rng& fail_rng(JobId job);
+
+  const scenarios::Scenario& sc_;
+  const WorldSettings& st_;
+  kernel::Kernel& k_;
+  const kernel::RngStreams& streams_;
+  Store& store_;
+  PodLifecycle& pods_;
+  ReconcileQueue& reconciles_;
+  std::vector<JobTraining> jobs_;  // by JobId (added only by submissions, between events)
+};
+
+}  // namespace t9k::sim
