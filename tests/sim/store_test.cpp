@@ -1,0 +1,236 @@
+// The object store alone: what each mutation stores, tells the watcher and publishes, and the
+// invariants it checks from its own bookkeeping (issue 6 §8).
+#include "tests/sim/support.hpp"
+
+#include "sim/kernel/kernel.hpp"
+
+using namespace t9k;
+using namespace t9k::sim;
+using namespace t9k::sim::testing;
+
+namespace {
+
+struct Fixture {
+  Log log;
+  std::vector<model::TimedChange> feed;
+  kernel::Kernel k;
+  RecordingWatcher watcher{log};
+  Store store{k, [this](const model::TimedChange& c) { feed.push_back(c); }, "default"};
+  scenarios::Scenario sc = scenario_with(generic_job_yaml("train", 2, 4) + generic_job_yaml("other", 1, 8));
+  Fixture() { store.set_watcher(&watcher); }
+
+  JobId add(std::size_t i) { return store.add_job(sc.workload.jobs.at(i).job, "test.yaml"); }
+  std::vector<std::string> feed_names() const {
+    std::vector<std::string> out;
+    for (const auto& c : feed) out.push_back(change_name(c.change));
+    return out;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("store: jobs get dense ids, their key, queue and shape", "[sim][store]") {
+  Fixture f;
+  const JobId a = f.add(0);
+  const JobId b = f.add(1);
+  CHECK(a == 0);
+  CHECK(b == 1);
+  const StoredJob& j = f.store.job(a);
+  CHECK(j.key == "default/train");
+  CHECK(j.queue == "default");
+  CHECK(j.shape.replicas == 2);
+  CHECK(gpus_of(j.shape.requests) == 8);
+  CHECK(f.store.find_job("train") == &j);          // by name in the default namespace
+  CHECK(f.store.find_job("default/other")->id == b);  // by key
+  CHECK(f.store.find_job("nobody") == nullptr);
+  CHECK_THROWS_WITH(f.add(0), Catch::Contains("two jobs named default/train"));
+}
+
+TEST_CASE("store: a pod's life is stored, watched and published in order", "[sim][store]") {
+  Fixture f;
+  f.store.add_node(gpu_node("n0", 8));
+  const JobId id = f.add(0);
+  f.store.create_pod(id, worker_pod("train", 0, 4));
+  const model::Pod* p = f.store.pod("default/train-worker-0");
+  REQUIRE(p);
+  CHECK(p->metadata.uid == "pod-1");
+  CHECK(p->metadata.namespace_ == "default");
+  CHECK(p->generation == 0);
+  CHECK(f.store.locate("default/train-worker-0").job == id);
+
+  const PodRef bound = f.store.bind_pod("default/train-worker-0", "n0", -1);
+  CHECK(bound.job == id);
+  CHECK(bound.pod->node_name == "n0");
+  CHECK(f.store.gpus_in_use("n0") == 4);
+  CHECK(f.store.pods_on("n0") == std::set<std::string>{"default/train-worker-0"});
+  CHECK(gpus_of(f.store.queue_used("default")) == 4);
+
+  f.store.set_pod_running(id, "default/train-worker-0");
+  CHECK(f.store.pod("default/train-worker-0")->phase == model::PodPhase::Running);
+  CHECK(f.store.terminate_pod(id, "default/train-worker-0", model::PodPhase::Succeeded, 0));
+  CHECK_FALSE(f.store.terminate_pod(id, "default/train-worker-0", model::PodPhase::Failed, 1));  // already
+  CHECK(f.store.gpus_in_use("n0") == 0);
+  CHECK(f.store.pods_on("n0").empty());
+  CHECK(gpus_of(f.store.queue_used("default")) == 0);
+
+  // A terminated pod stays until deleted; its name can then be reused with the next generation.
+  f.store.mark_deleted(id, "default/train-worker-0", model::DeletionReason::Restart);
+  f.store.remove_pod(id, "default/train-worker-0");
+  CHECK(f.store.pod("default/train-worker-0") == nullptr);
+  f.store.create_pod(id, worker_pod("train", 0, 4));
+  CHECK(f.store.pod("default/train-worker-0")->generation == 1);
+
+  CHECK(f.log == Log{"watch: node n0", "watch: created train-worker-0", "watch: bound default/train-worker-0 n0 -1",
+                     "watch: released default/train-worker-0", "watch: terminated default/train-worker-0 succeeded",
+                     "watch: removed default/train-worker-0", "watch: created train-worker-0"});
+  CHECK(f.feed_names() == std::vector<std::string>{"NodeChanged", "PodCreated", "PodBound", "PodRunning",
+                                                   "PodReleased", "PodDeleted", "PodCreated"});
+}
+
+TEST_CASE("store: a deleted running pod holds its resources until removed", "[sim][store]") {
+  Fixture f;
+  f.store.add_node(gpu_node("n0", 8));
+  const JobId id = f.add(0);
+  f.store.create_pod(id, worker_pod("train", 0, 4));
+  f.store.bind_pod("default/train-worker-0", "n0", -1);
+  const model::Pod& p = f.store.mark_deleted(id, "default/train-worker-0", model::DeletionReason::Preemption);
+  CHECK(p.deletion_timestamp);
+  CHECK(p.deletion_reason == model::DeletionReason::Preemption);
+  f.store.set_terminating("default/train-worker-0");
+  CHECK(f.store.gpus_in_use("n0") == 4);
+  f.store.remove_pod(id, "default/train-worker-0");
+  CHECK(f.store.gpus_in_use("n0") == 0);
+  CHECK(f.log.back() == "watch: removed default/train-worker-0");
+  CHECK(f.log.at(f.log.size() - 2) == "watch: released default/train-worker-0");
+  CHECK(f.log.at(f.log.size() - 3) == "watch: terminating default/train-worker-0");
+}
+
+TEST_CASE("store: bindings that break the cluster's invariants are refused", "[sim][store]") {
+  Fixture f;
+  f.store.add_node(gpu_node("n0", 8));
+  const JobId id = f.add(0);
+  const JobId other = f.add(1);
+  SECTION("a pod name reused while stored") {
+    f.store.create_pod(id, worker_pod("train", 0, 4));
+    CHECK_THROWS_AS(f.store.create_pod(id, worker_pod("train", 0, 4)), InvariantViolation);
+  }
+  SECTION("a node over-allocated") {
+    f.store.create_pod(id, worker_pod("train", 0, 4));
+    f.store.create_pod(other, worker_pod("other", 0, 8));
+    f.store.bind_pod("default/train-worker-0", "n0", -1);
+    CHECK_THROWS_WITH(f.store.bind_pod("default/other-worker-0", "n0", -1), Catch::Contains("over-allocated"));
+  }
+  SECTION("a NotReady or cordoned node") {
+    f.store.create_pod(id, worker_pod("train", 0, 4));
+    f.store.set_node_ready("n0", false, "nic");
+    CHECK_THROWS_WITH(f.store.bind_pod("default/train-worker-0", "n0", -1), Catch::Contains("unavailable node n0"));
+    f.store.set_node_ready("n0", true, "repair");
+    f.store.set_node_unschedulable("n0", true, "cordon");
+    CHECK_THROWS_WITH(f.store.bind_pod("default/train-worker-0", "n0", -1), Catch::Contains("unavailable node n0"));
+  }
+  SECTION("a shared GPU over-committed") {
+    model::Pod a = worker_pod("train", 0, 0);
+    model::Pod b = worker_pod("train", 1, 0);
+    a.requests.clear();
+    b.requests.clear();
+    a.requests[model::kResourceGpuMilli] = model::Quantity::from_units(600);
+    b.requests[model::kResourceGpuMilli] = model::Quantity::from_units(500);
+    f.store.create_pod(id, a);
+    f.store.create_pod(id, b);
+    f.store.bind_pod("default/train-worker-0", "n0", 3);
+    CHECK(f.store.gpus_in_use("n0") == 1);  // a GPU holding a share counts whole
+    CHECK_THROWS_WITH(f.store.bind_pod("default/train-worker-1", "n0", 3), Catch::Contains("over-committed"));
+  }
+}
+
+TEST_CASE("store: node changes are watched and published with their cause", "[sim][store]") {
+  Fixture f;
+  f.store.add_node(gpu_node("n0", 8));
+  f.store.add_allocatable_gpus("n0", -1, "faulty-gpu");
+  f.store.set_node_ready("n0", false, "psu");
+  f.store.set_node_unschedulable("n0", true, "drain");
+  REQUIRE(f.feed.size() == 4);
+  const auto& last = std::get<model::NodeChanged>(f.feed.back().change);
+  CHECK(last.cause == "drain");
+  CHECK_FALSE(last.ready);
+  CHECK(last.unschedulable);
+  CHECK(last.gpu_milli == 7000);
+  CHECK(std::get<model::NodeChanged>(f.feed.at(1).change).cause == "faulty-gpu");
+  f.store.remove_node("n0");
+  CHECK(f.store.node("n0") == nullptr);
+  CHECK(f.log.back() == "watch: node-removed n0");
+  f.store.add_node(gpu_node("n1", 8));
+  CHECK_THROWS_AS(f.store.add_node(gpu_node("n1", 8)), std::logic_error);
+}
+
+TEST_CASE("store: a finished job is compacted to its outcome", "[sim][store]") {
+  Fixture f;
+  f.store.add_node(gpu_node("n0", 8));
+  const JobId id = f.add(0);
+  f.store.create_pod(id, worker_pod("train", 0, 4));
+  model::PodGroup g;
+  g.metadata.name = "train";
+  g.metadata.namespace_ = "default";
+  f.store.set_pod_group(id, g, false);
+  CHECK(f.store.job(id).pod_group->metadata.creation_timestamp == kernel::SimTime{});
+  model::JobStatus done;
+  done.phase = model::JobPhase::Succeeded;
+  f.store.set_status(id, done);
+  CHECK_FALSE(f.store.compactable(id));  // a pod has not terminated
+  f.store.terminate_pod(id, "default/train-worker-0", model::PodPhase::Succeeded, 0);
+  REQUIRE(f.store.compactable(id));
+  f.store.compact(id);
+  const StoredJob& j = f.store.job(id);
+  CHECK(j.compacted);
+  CHECK(j.pods.empty());
+  CHECK_FALSE(j.pod_group);
+  CHECK(f.store.outcome(id).phase == model::JobPhase::Succeeded);
+  CHECK(f.store.outcome(id).name == "default/train");
+  CHECK(f.store.pod("default/train-worker-0") == nullptr);
+  CHECK(f.log.back() == "watch: group-removed default/train");
+}
+
+TEST_CASE("store: expectedReplicas edits the spec and the clamped shape", "[sim][store]") {
+  const auto sc = load(R"(apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {name: t}
+spec:
+  horizon: 1d
+  cluster:
+    nodePools: [{name: gpu, count: 1, gpusPerNode: 8, cpu: 64, memory: 512Gi}]
+  scheduler: {name: t9k}
+  workload:
+    jobs:
+    - submitAt: 0s
+      behaviour: {runTime: 1h}
+      manifest:
+        apiVersion: batch.tensorstack.dev/v1beta1
+        kind: PyTorchTrainingJob
+        metadata: {name: el}
+        spec:
+          scheduler: {t9kScheduler: {queue: default}}
+          torchrunConfig: {enabled: true}
+          elastic: {enabled: true, minReplicas: 2, maxReplicas: 4, expectedReplicas: 3}
+          replicaSpecs:
+          - type: worker
+            restartPolicy: OnFailure
+            template: {spec: {containers: [{name: pytorch, image: t, resources: {limits: {nvidia.com/gpu: 2}}}]}}
+)");
+  kernel::Kernel k;
+  Log log;
+  RecordingWatcher watcher(log);
+  Store store(k, {}, "default");
+  store.set_watcher(&watcher);
+  const JobId id = store.add_job(sc.workload.jobs.at(0).job, "t.yaml");
+  const Shape& s = store.job(id).shape;
+  CHECK(s.elastic);
+  CHECK(s.expected == 3);
+  CHECK(gpus_of(s.requests) == 6);  // expectedReplicas pods at submission
+  CHECK(s.gpus_per_first_pod == 2);
+  store.set_expected_replicas(id, 9);
+  CHECK(store.job(id).shape.expected == 4);  // clamped to maxReplicas
+  const auto& spec = std::get<model::PyTorchTrainingJob>(store.job(id).job).spec;
+  CHECK(spec.elastic->expected_replicas == 9);  // the spec holds what was written
+  store.set_paused(id, true);
+  CHECK(model::run_mode_of(store.job(id).job).pause.enabled);
+}
