@@ -1,5 +1,6 @@
 #include "sim/cluster.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -49,6 +50,7 @@ void Cluster::add_node(const scenarios::NodePool& pool, std::int32_t index) {
   n.metadata.labels[model::kLabelSwitch] = fmt::format("switch-{}", sw);
   topo_.add_node(n);
   const std::string name = n.metadata.name;
+  pool_nodes_[pool.name].push_back(name);
   store_.add_node(std::move(n));
   schedule_node_failure(name);
 }
@@ -87,10 +89,11 @@ void Cluster::add_pool(const scenarios::NodePool& pool) {
 }
 
 void Cluster::remove_pool(const std::string& pool) {
-  std::vector<std::string> names;
-  for (const auto& [name, n] : store_.nodes()) {
-    if (name.rfind(pool + "-", 0) == 0) names.push_back(name);
-  }
+  const auto it = pool_nodes_.find(pool);
+  if (it == pool_nodes_.end()) return;
+  std::vector<std::string> names = std::move(it->second);
+  pool_nodes_.erase(it);
+  std::sort(names.begin(), names.end());  // name order, as the store lists nodes
   for (const auto& name : names) {
     drain(name, "removed");
     store_.remove_node(name);
@@ -155,17 +158,18 @@ void Cluster::node_fault(const std::string& node) {
     take_down({node}, cause.name, repair, Repair{{node}, Repair::Then::NodeProcess, node, false});
     return;
   }
-  gpu_fault(node, cause.name, rng);
+  const bool failed = gpu_fault(node, cause.name, rng);
+  // The process goes on after the repair time either way; only a GPU that failed comes back.
   k_.post_in(repair, kPhaseFault, kRepair, kernel::hash_string(node),
-             repairs_.park(Repair{{node}, Repair::Then::NodeProcess, node, true}));
+             repairs_.park(Repair{{node}, Repair::Then::NodeProcess, node, true, !failed}));
 }
 
 // One GPU fails: the pod using it (chosen by GPU count) fails at once, and the node offers one
 // GPU less until repaired. A GPU shared by several pods (docs/scheduler.md "Shared GPUs") is
 // one unit of weight 1: when it is the one that fails, every pod on it fails.
-void Cluster::gpu_fault(const std::string& node, const std::string& cause, kernel::Rng& rng) {
+bool Cluster::gpu_fault(const std::string& node, const std::string& cause, kernel::Rng& rng) {
   const std::int64_t gpus = gpus_of(store_.node(node)->allocatable);
-  if (gpus <= 0) return;
+  if (gpus <= 0) return false;
   std::vector<std::vector<std::string>> users;
   std::vector<double> weights;
   std::map<std::int32_t, std::vector<std::string>> slots;
@@ -193,6 +197,7 @@ void Cluster::gpu_fault(const std::string& node, const std::string& cause, kerne
     }
   }
   store_.add_allocatable_gpus(node, -1, cause);
+  return true;
 }
 
 void Cluster::switch_fault(const std::string& sw) {
@@ -223,7 +228,7 @@ void Cluster::repaired(Repair r) {
   if (r.gpu) {
     const std::string& node = r.nodes.front();
     if (!store_.node(node)) return;
-    store_.add_allocatable_gpus(node, 1, "repair");
+    if (!r.nothing) store_.add_allocatable_gpus(node, 1, "repair");
   } else {
     for (const auto& name : r.nodes) {
       if (!store_.node(name)) continue;

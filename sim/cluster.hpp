@@ -51,7 +51,7 @@ class Cluster final : public kernel::EventHandler {
   void drain(const std::string& node, const std::string& cause);
   void cordon(const std::string& node, bool unschedulable);
   void add_pool(const scenarios::NodePool& pool);
-  // Drains and removes every node of the pool (names "<pool>-..."); terminating pods keep their
+  // Drains and removes every node of the pool (in name order); terminating pods keep their
   // binding until gone.
   void remove_pool(const std::string& pool);
 
@@ -64,6 +64,7 @@ class Cluster final : public kernel::EventHandler {
     enum class Then { NodeProcess, SwitchProcess } then = Then::NodeProcess;
     std::string process;  // the node or switch whose next failure is drawn
     bool gpu = false;     // one GPU of nodes[0] comes back (the node stayed up)
+    bool nothing = false;  // the fault found no GPU left to fail: nothing comes back
   };
 
   void add_node(const scenarios::NodePool& pool, std::int32_t index);
@@ -71,7 +72,7 @@ class Cluster final : public kernel::EventHandler {
   void schedule_switch_failure(const std::string& sw);
   void node_fault(const std::string& node);
   void switch_fault(const std::string& sw);
-  void gpu_fault(const std::string& node, const std::string& cause, kernel::Rng& rng);
+  bool gpu_fault(const std::string& node, const std::string& cause, kernel::Rng& rng);  // false: no GPU left
   void take_down(const std::vector<std::string>& nodes, const std::string& cause, SimDuration repair, Repair then);
   void repaired(Repair r);
   SimDuration draw_interfailure(kernel::Rng& rng, double per_day) const;
@@ -90,6 +91,9 @@ class Cluster final : public kernel::EventHandler {
 
   model::Topology topo_;
   std::int32_t node_counter_ = 0;  // nodes ever added: their place in racks and switches
+  // Each pool's nodes: a node name alone cannot tell (pools "gpu" and "gpu-a" both make "gpu-a-0"
+  // look like a "gpu-" node).
+  std::map<std::string, std::vector<std::string>> pool_nodes_;
   std::map<std::string, kernel::Rng> fault_rngs_;
   std::map<std::string, std::int32_t> down_domains_;  // node -> number of open faults on it
   std::vector<std::string> processes_;  // failure processes' targets, by event arg

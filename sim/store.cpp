@@ -90,6 +90,10 @@ void Store::set_node_unschedulable(const std::string& name, bool unschedulable, 
 
 void Store::add_allocatable_gpus(const std::string& name, std::int64_t delta, const std::string& cause) {
   auto& n = node_ref(name);
+  const std::int64_t after = gpus_of(n.allocatable) + delta;
+  if (after < 0 || after > gpus_of(n.capacity)) {
+    violation(k_, fmt::format("node {} would offer {} GPUs of its {} ({})", name, after, gpus_of(n.capacity), cause));
+  }
   n.allocatable[model::kResourceGpu] += model::Quantity::from_units(delta);
   node_changed(n, cause);
 }

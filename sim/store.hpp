@@ -110,6 +110,7 @@ class Store {
   void remove_node(const std::string& name);
   void set_node_ready(const std::string& name, bool ready, const std::string& cause);
   void set_node_unschedulable(const std::string& name, bool unschedulable, const std::string& cause);
+  // GPUs withheld (delta < 0) or given back; allocatable stays within [0, capacity] (a violation).
   void add_allocatable_gpus(const std::string& name, std::int64_t delta, const std::string& cause);
   const model::Node* node(const std::string& name) const;
   const std::map<std::string, model::Node>& nodes() const { return nodes_; }  // ordered by name

@@ -136,6 +136,39 @@ TEST_CASE("cluster: a GPU fault fails the pod on it and withholds the GPU until 
   CHECK(std::get<model::NodeChanged>(f.feed.back().change).cause == "repair");
 }
 
+TEST_CASE("cluster: GPU faults never give back more GPUs than failed", "[sim][cluster]") {
+  // A 1-GPU node failing 50 times a day with 1-hour repairs often has its only GPU down when the
+  // next fault comes: that fault takes nothing, and its repair gives nothing back.
+  Fixture f("[{name: g, count: 1, gpusPerNode: 1, cpu: 64, memory: 512Gi}]", "{nodesPerRack: 16}",
+            one_cause(BlastRadius::Gpu, 50, 0));
+  f.k.run_until(kernel::SimTime{kernel::days(10)});  // the store refuses allocatable > capacity
+  int faults = 0, empty = 0;
+  std::int64_t allocatable = 1000;
+  for (const auto& c : f.feed) {
+    const auto* n = std::get_if<model::NodeChanged>(&c.change);
+    if (!n || n->cause == "added") continue;
+    if (n->cause == "faulty-gpu") ++faults;
+    if (n->cause == "faulty-gpu" && n->gpu_milli == allocatable) ++empty;
+    allocatable = n->gpu_milli;
+    CHECK(allocatable >= 0);
+    CHECK(allocatable <= 1000);
+  }
+  CHECK(faults > 100);
+  CHECK(empty == 0);  // a fault on a node without GPUs publishes no change
+}
+
+TEST_CASE("store: allocatable GPUs stay within capacity", "[sim][store]") {
+  kernel::Kernel k;
+  Log log;
+  RecordingWatcher watcher(log);
+  Store store(k, {}, "default");
+  store.set_watcher(&watcher);
+  store.add_node(gpu_node("n0", 2));
+  store.add_allocatable_gpus("n0", -2, "faulty-gpu");
+  CHECK_THROWS_AS(store.add_allocatable_gpus("n0", -1, "faulty-gpu"), InvariantViolation);
+  CHECK_THROWS_WITH(store.add_allocatable_gpus("n0", 3, "repair"), Catch::Contains("node n0 would offer 3 GPUs of its 2"));
+}
+
 TEST_CASE("cluster: a node fault takes only that node down and tells the kubelet", "[sim][cluster]") {
   Fixture f("[{name: n, count: 3, gpusPerNode: 8, cpu: 64, memory: 512Gi}]", "{nodesPerRack: 16}", one_cause(BlastRadius::Node, 2, 0));
   REQUIRE(f.run_until_logged());
@@ -175,6 +208,18 @@ TEST_CASE("cluster: drain cordons the node and deletes its running pods", "[sim]
   CHECK(f.store.node("n-1")->unschedulable);
   CHECK(f.log == Log{"cycle"});
   CHECK(std::get<model::NodeChanged>(f.feed.back().change).cause == "cordon");
+}
+
+TEST_CASE("cluster: removing a pool removes its nodes only, whatever their names", "[sim][cluster]") {
+  // Pool "gpu-a" makes node "gpu-a-0", which starts like a node of pool "gpu".
+  Fixture f("[{name: gpu, count: 2, gpusPerNode: 8, cpu: 64, memory: 512Gi}, "
+            "{name: gpu-a, count: 1, gpusPerNode: 8, cpu: 64, memory: 512Gi}]",
+            "{nodesPerRack: 16}");
+  f.cluster.remove_pool("gpu");
+  CHECK(f.store.node("gpu-0") == nullptr);
+  CHECK(f.store.node("gpu-1") == nullptr);
+  REQUIRE(f.store.node("gpu-a-0") != nullptr);
+  CHECK_FALSE(f.store.node("gpu-a-0")->unschedulable);
 }
 
 TEST_CASE("cluster: pools are added and removed while the cluster runs", "[sim][cluster]") {
