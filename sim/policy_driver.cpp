@@ -40,7 +40,8 @@ ElasticObservation PolicyDriver::observe() const {
   }
   for (JobId id = 0; id < store_.job_count(); ++id) {
     const StoredJob& j = store_.job(id);
-    if (!j.submitted || !j.shape.elastic) continue;
+    // A compacted job has finished (its status is released with its spec).
+    if (!j.submitted || !j.shape.elastic || j.compacted) continue;
     const auto& status = model::status_of(j.job);
     if (status.phase && model::is_terminal(*status.phase)) continue;
     o.jobs.push_back({id, priority(j.queue), j.shape.min, j.shape.max, j.shape.expected, j.shape.gpus_per_first_pod});

@@ -22,6 +22,38 @@ struct Row {
   std::vector<ElasticDecision> want;
 };
 
+// An elastic PyTorch job "el" (1..4 replicas of 2 GPUs, expected 2) in queue default (priority 3),
+// under the greedy policy.
+const std::string kElastic = R"(apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {name: t}
+spec:
+  horizon: 1d
+  cluster:
+    nodePools: [{name: gpu, count: 2, gpusPerNode: 8, cpu: 64, memory: 512Gi}]
+  scheduler:
+    name: t9k
+    queues:
+    - manifest: {apiVersion: scheduler.tensorstack.dev/v1beta1, kind: Queue, metadata: {name: default}, spec: {priority: 3}}
+  controllers: {options: {elasticPolicy: greedy}}
+  workload:
+    jobs:
+    - submitAt: 0s
+      behaviour: {runTime: 1h}
+      manifest:
+        apiVersion: batch.tensorstack.dev/v1beta1
+        kind: PyTorchTrainingJob
+        metadata: {name: el}
+        spec:
+          scheduler: {t9kScheduler: {queue: default}}
+          torchrunConfig: {enabled: true}
+          elastic: {enabled: true, minReplicas: 1, maxReplicas: 4, expectedReplicas: 2}
+          replicaSpecs:
+          - type: worker
+            restartPolicy: OnFailure
+            template: {spec: {containers: [{name: pytorch, image: t, resources: {limits: {nvidia.com/gpu: 2}}}]}}
+)";
+
 }  // namespace
 
 TEST_CASE("greedy elastic policy: grow on idle GPUs, shrink under pressure", "[sim][policy]") {
@@ -52,35 +84,7 @@ TEST_CASE("greedy elastic policy: grow on idle GPUs, shrink under pressure", "[s
 }
 
 TEST_CASE("policy driver: the observation counts free GPUs, waiting jobs and elastic jobs", "[sim][policy]") {
-  const auto sc = load(R"(apiVersion: t9ksim/v1
-kind: Scenario
-metadata: {name: t}
-spec:
-  horizon: 1d
-  cluster:
-    nodePools: [{name: gpu, count: 2, gpusPerNode: 8, cpu: 64, memory: 512Gi}]
-  scheduler:
-    name: t9k
-    queues:
-    - manifest: {apiVersion: scheduler.tensorstack.dev/v1beta1, kind: Queue, metadata: {name: default}, spec: {priority: 3}}
-  controllers: {options: {elasticPolicy: greedy}}
-  workload:
-    jobs:
-    - submitAt: 0s
-      behaviour: {runTime: 1h}
-      manifest:
-        apiVersion: batch.tensorstack.dev/v1beta1
-        kind: PyTorchTrainingJob
-        metadata: {name: el}
-        spec:
-          scheduler: {t9kScheduler: {queue: default}}
-          torchrunConfig: {enabled: true}
-          elastic: {enabled: true, minReplicas: 1, maxReplicas: 4, expectedReplicas: 2}
-          replicaSpecs:
-          - type: worker
-            restartPolicy: OnFailure
-            template: {spec: {containers: [{name: pytorch, image: t, resources: {limits: {nvidia.com/gpu: 2}}}]}}
-)" + generic_job_yaml("rigid", 1, 8));
+  const auto sc = load(kElastic + generic_job_yaml("rigid", 1, 8));
   Log log;
   kernel::Kernel k;
   const WorldSettings st = settings_from_scenario(sc);
@@ -118,4 +122,28 @@ spec:
   CHECK(store.job(el).shape.expected == 1);
   CHECK(log.back() == "enqueue 0");
   CHECK(k.pending_events() == 1);  // the next evaluation, one period later
+}
+
+TEST_CASE("policy driver: a finished, compacted elastic job is no candidate", "[sim][policy]") {
+  // Its spec and status are released with compaction; it must not take idle GPUs from others.
+  const auto sc = load(kElastic);
+  Log log;
+  kernel::Kernel k;
+  const WorldSettings st = settings_from_scenario(sc);
+  RecordingWatcher watcher(log);
+  Store store(k, {}, "default");
+  store.set_watcher(&watcher);
+  FakeReconciles reconciles(log);
+  PolicyDriver driver(sc, st, k, store, reconciles);
+  store.add_node(gpu_node("n0", 8));
+  const JobId el = store.add_job(sc.workload.jobs.at(0).job, "t");
+  store.admit(el);
+  CHECK(driver.observe().jobs.size() == 1);
+  model::JobStatus done;
+  done.phase = model::JobPhase::Succeeded;
+  store.set_status(el, done);
+  CHECK(driver.observe().jobs.empty());  // terminal
+  REQUIRE(store.compactable(el));
+  store.compact(el);
+  CHECK(driver.observe().jobs.empty());  // compacted
 }
