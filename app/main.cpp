@@ -11,15 +11,47 @@
 #include "app/compare_command.hpp"
 #include "app/generate_command.hpp"
 #include "app/import_command.hpp"
+#include "app/plugin_args.hpp"
 #include "app/report_command.hpp"
 #include "app/run_command.hpp"
 #include "app/version.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "sim/kernel/kernel.hpp"
 #include "sim/kernel/selfcheck.hpp"
+#include "plugins/serve.hpp"
 #include "sim/world.hpp"
 
 namespace {
+
+// --plugin KIND=COMMAND (repeatable) and --plugin-timeout on run and compare.
+struct PluginOptions {
+  std::vector<std::string> specs;
+  std::string timeout = "10s";
+  void add_to(CLI::App* cmd) {
+    cmd->add_option("--plugin", specs,
+                    "KIND=COMMAND: run a controller (KIND GenericJob, PyTorchTrainingJob, DeepSpeedJob, or "
+                    "controllers for all three) or the elastic policy (KIND elastic-policy) in a plugin process "
+                    "(docs/plugins.md); repeatable");
+    cmd->add_option("--plugin-timeout", timeout, "How long a plugin may take to answer one request")
+        ->capture_default_str();
+  }
+  // Empty on success, else the message.
+  std::string parse(std::vector<t9k::app::PluginArg>& out) const {
+    t9k::kernel::SimDuration t{};
+    try {
+      t = t9k::kernel::parse_duration(timeout);
+    } catch (const std::exception& e) {
+      return fmt::format("--plugin-timeout {}: {}", timeout, e.what());
+    }
+    if (t.count() <= 0) return fmt::format("--plugin-timeout {}: must be longer than 0s", timeout);
+    for (const auto& s : specs) {
+      t9k::app::PluginArg a;
+      if (auto err = t9k::app::parse_plugin_arg(s, t, a)) return *err;
+      out.push_back(std::move(a));
+    }
+    return "";
+  }
+};
 
 constexpr int kExitOk = 0;
 constexpr int kExitError = 1;
@@ -107,6 +139,8 @@ int main(int argc, char** argv) {
   run->add_flag("-q,--quiet", run_args.quiet, "Print nothing but errors");
   run->add_flag("--skip-bad-rows", run_args.skip_bad_rows,
                 "Skip malformed trace rows instead of refusing to start (reports how many)");
+  PluginOptions run_plugins;
+  run_plugins.add_to(run);
 
   std::string report_dir;
   auto* report = app.add_subcommand("report", "Regenerate report.html from a results directory");
@@ -125,6 +159,20 @@ int main(int argc, char** argv) {
                       "Replications per variant (default: the base's spec.replications)");
   compare->add_option("-j,--threads", compare_args.threads, "Threads (0: one per core)")->capture_default_str();
   compare->add_flag("-q,--quiet", compare_args.quiet, "Print nothing but errors");
+  PluginOptions compare_plugins;
+  compare_plugins.add_to(compare);
+
+  auto* plugin = app.add_subcommand("plugin", "Plugin tools (docs/plugins.md)");
+  plugin->require_subcommand(1);
+  std::string serve_role;
+  std::optional<std::string> serve_policy;
+  auto* serve = plugin->add_subcommand(
+      "serve", "Speak the plugin protocol on stdin/stdout with the built-in controllers or elastic policies");
+  serve->add_option("ROLE", serve_role, "controller | elastic-policy")
+      ->required()
+      ->check(CLI::IsMember({"controller", "elastic-policy"}));
+  serve->add_option("--policy", serve_policy,
+                    "elastic-policy: fixed | greedy | checkpoint-aligned | goodput (default: the scenario's)");
 
   t9k::app::ImportArgs import_args;
   auto* import = app.add_subcommand(
@@ -176,7 +224,19 @@ int main(int argc, char** argv) {
   try {
     if (*selfcheck) return run_selfcheck(seed);
     if (*validate) return run_validate(validate_files);
-    if (*run) return t9k::app::run_command(run_args);
+    if (*serve) {
+      return t9k::plugins::serve(stdin, stdout,
+                                 serve_role == "controller" ? t9k::protocol::Role::Controller
+                                                            : t9k::protocol::Role::ElasticPolicy,
+                                 serve_policy);
+    }
+    if (*run) {
+      if (const auto err = run_plugins.parse(run_args.plugins); !err.empty()) {
+        fmt::print(stderr, "t9ksim run: {}\n", err);
+        return kExitUsage;
+      }
+      return t9k::app::run_command(run_args);
+    }
     if (*generate) return t9k::app::generate_command(generate_args);
     if (*import) return t9k::app::import_command(import_args);
     if (*report) return t9k::app::report_command(report_dir);
@@ -189,9 +249,14 @@ int main(int argc, char** argv) {
         }
         compare_args.variants.push_back(*parsed);
       }
-      compare_args.run_one = [](const std::string& text, const std::string& file, std::uint64_t replication,
-                                const std::string& out_dir) {
-        return t9k::app::run_one(text, file, replication, out_dir, t9k::app::RunOneOptions{});
+      t9k::app::RunOneOptions each;
+      if (const auto err = compare_plugins.parse(each.plugins); !err.empty()) {
+        fmt::print(stderr, "t9ksim compare: {}\n", err);
+        return kExitUsage;
+      }
+      compare_args.run_one = [each](const std::string& text, const std::string& file, std::uint64_t replication,
+                                    const std::string& out_dir) {
+        return t9k::app::run_one(text, file, replication, out_dir, each);
       };
       return t9k::app::compare_command(compare_args);
     }

@@ -19,6 +19,8 @@
 #include "scenarios/format/scenario.hpp"
 #include "sim/kernel/hash.hpp"
 #include "sim/kernel/kernel.hpp"
+#include "plugins/process.hpp"
+#include "sim/policy_driver.hpp"
 #include "sim/world.hpp"
 
 namespace t9k::app {
@@ -104,6 +106,7 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
   }
   scenarios::Scenario sc = std::move(*loaded.scenario);
   if (opt.seed) sc.seed = *opt.seed;
+  apply_plugins(sc, opt.plugins);
 
   sim::WorldSettings settings;
   try {
@@ -115,8 +118,12 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
 
   const std::filesystem::path out(out_dir);
   std::filesystem::create_directories(out);
-  // A previous run's summary must not make a failed run look complete.
+  // A previous run's summary must not make a failed run look complete, nor its plugin logs
+  // stand beside this run's.
   std::filesystem::remove(out / "summary.json");
+  std::filesystem::remove_all(out / "plugins");
+  settings.plugins.log_dir = (out / "plugins").string();
+  settings.plugins.simulator_version = T9KSIM_VERSION;
 
   analysis::Recorder rec(kernel::SimTime{sc.horizon}, analysis::Recorder::choose_bucket(sc.horizon));
   std::unique_ptr<analysis::EventLog> log;
@@ -140,6 +147,12 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
     return kExitUsage;
   } catch (const sim::InvariantViolation& e) {
     fmt::print(stderr, "t9ksim: {}\n", e.what());
+    return kExitError;
+  } catch (const plugins::PluginError& e) {
+    fmt::print(stderr, "t9ksim: error: {}\n", e.what());
+    return kExitError;
+  } catch (const sim::PolicyError& e) {
+    fmt::print(stderr, "t9ksim: error: {}\n", e.what());
     return kExitError;
   }
   rec.finish();
@@ -228,6 +241,7 @@ int run_command(const RunArgs& args) {
   opt.seed = args.seed;
   opt.quiet = args.quiet;
   opt.skip_bad_rows = args.skip_bad_rows;
+  opt.plugins = args.plugins;
 
   if (reps == 1) {
     opt.progress = !args.quiet;

@@ -5,6 +5,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "app/plugin_args.hpp"
 
 namespace t9k::app {
 
@@ -20,6 +23,7 @@ struct RunArgs {
   bool report = true;    // write report.html
   bool quiet = false;
   bool skip_bad_rows = false;  // malformed trace rows are skipped (counted) instead of refusing to start
+  std::vector<PluginArg> plugins;  // --plugin, replacing the scenario's
 };
 
 // Returns the process exit code: 0 ok, 1 simulation error / invariant / failed check, 2 bad input.
@@ -35,6 +39,7 @@ struct RunOneOptions {
   bool progress = false;  // progress bar over simulated time (only when stderr is a terminal)
   std::optional<std::uint64_t> seed;
   bool skip_bad_rows = false;
+  std::vector<PluginArg> plugins;  // --plugin: controllers and the elastic policy out of process
 };
 int run_one(const std::string& text, const std::string& file, std::uint64_t replication, const std::string& out_dir,
             const RunOneOptions& options);

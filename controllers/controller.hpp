@@ -107,6 +107,7 @@ struct ControllerOptions {
 struct TensorBoardObservation {
   std::string uid;
   bool ready = false;
+  bool operator==(const TensorBoardObservation&) const = default;
 };
 
 struct ReconcileInput {
@@ -189,6 +190,8 @@ class Registry {
 
 // GenericJob, PyTorchTrainingJob, DeepSpeedJob (batch.tensorstack.dev/v1beta1), in that order.
 Registry make_default_registry();
+// The built-in controller of one kind.
+std::unique_ptr<Controller> make_builtin_controller(model::JobKind kind);
 
 // The phase transition graph of §1.1 ([INFERRED] edges), with the edges §11 Q6 implies
 // (the deadline fails a Pending or Resuming job) and a decision observed before the job reached

@@ -30,10 +30,19 @@ std::vector<const Controller*> Registry::controllers() const {
 
 Registry make_default_registry() {
   Registry r;
-  r.add(std::make_unique<GenericJobController>());
-  r.add(std::make_unique<PyTorchTrainingJobController>());
-  r.add(std::make_unique<DeepSpeedJobController>());
+  for (const auto k : {model::JobKind::GenericJob, model::JobKind::PyTorchTrainingJob, model::JobKind::DeepSpeedJob}) {
+    r.add(make_builtin_controller(k));
+  }
   return r;
+}
+
+std::unique_ptr<Controller> make_builtin_controller(model::JobKind kind) {
+  switch (kind) {
+    case model::JobKind::GenericJob: return std::make_unique<GenericJobController>();
+    case model::JobKind::PyTorchTrainingJob: return std::make_unique<PyTorchTrainingJobController>();
+    case model::JobKind::DeepSpeedJob: return std::make_unique<DeepSpeedJobController>();
+  }
+  throw std::invalid_argument("make_builtin_controller: unknown kind");
 }
 
 bool is_allowed_transition(std::optional<model::JobPhase> from, model::JobPhase to) {

@@ -9,11 +9,13 @@ namespace t9k::sim {
 using model::JobPhase;
 
 ControllerDriver::ControllerDriver(const scenarios::Scenario& scenario, const WorldSettings& settings,
-                                   kernel::Kernel& kernel, const kernel::RngStreams& streams, Store& store)
+                                   kernel::Kernel& kernel, const kernel::RngStreams& streams, Store& store,
+                                   controllers::Registry registry)
     : sc_(scenario),
       st_(settings),
       k_(kernel),
       store_(store),
+      registry_(std::move(registry)),
       rng_reconcile_(streams.stream("controllers/reconcile-latency")) {}
 
 void ControllerDriver::handle(const kernel::DispatchedEvent& e) {
@@ -102,6 +104,9 @@ void ControllerDriver::phase_changed(JobId id, std::optional<JobPhase> before) {
   const auto [restarts, backoff] = status_counters(status);
   store_.publish(model::JobPhaseChanged{id, ph, reason, message, restarts, backoff});
   if (model::is_terminal(ph) && before != ph) training_->job_finished(id);
+  if (policies_ && j.shape.elastic && before != ph && (ph == JobPhase::Running || model::is_terminal(ph))) {
+    policies_->elastic_job_changed(id);
+  }
 }
 
 void ControllerDriver::apply(JobId id, controllers::Action& action) {

@@ -9,7 +9,8 @@
 //       a reconcile is pending and the requeue timer.
 // Handles: kReconcile, kRequeue.
 // Offers: ReconcileQueue (sim/interfaces.hpp).
-// Calls: Store (status, pods, PodGroups), PodLifecycle (deletions, TensorBoards), TrainingControl.
+// Calls: Store (status, pods, PodGroups), PodLifecycle (deletions, TensorBoards), TrainingControl,
+//        PolicyTrigger (an elastic job started running or ended).
 #pragma once
 
 #include <vector>
@@ -26,13 +27,17 @@ class Store;
 
 class ControllerDriver final : public kernel::EventHandler, public ReconcileQueue {
  public:
+  // `registry`: the controllers by kind (built in, or plugins, sim/plugin_set.hpp).
   ControllerDriver(const scenarios::Scenario& scenario, const WorldSettings& settings, kernel::Kernel& kernel,
-                   const kernel::RngStreams& streams, Store& store);
-  // The kubelet and training are built after the driver (they enqueue reconciles): connected
-  // before the run.
-  void connect(PodLifecycle& pods, TrainingControl& training) {
+                   const kernel::RngStreams& streams, Store& store,
+                   controllers::Registry registry = controllers::make_default_registry());
+  // The kubelet, training and the policy driver are built after the driver (they enqueue
+  // reconciles): connected before the run. Without a policy trigger, no one hears of elastic jobs
+  // starting or ending.
+  void connect(PodLifecycle& pods, TrainingControl& training, PolicyTrigger* policies = nullptr) {
     pods_ = &pods;
     training_ = &training;
+    policies_ = policies;
   }
 
   static constexpr EventKind kKinds[] = {kReconcile, kRequeue};
@@ -62,7 +67,8 @@ class ControllerDriver final : public kernel::EventHandler, public ReconcileQueu
   Store& store_;
   PodLifecycle* pods_ = nullptr;
   TrainingControl* training_ = nullptr;
-  controllers::Registry registry_ = controllers::make_default_registry();
+  PolicyTrigger* policies_ = nullptr;
+  controllers::Registry registry_;
   kernel::Rng rng_reconcile_;
   std::vector<JobControl> jobs_;  // by JobId (added only by submissions, between events)
 };

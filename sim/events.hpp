@@ -22,7 +22,7 @@ enum EventKind : kernel::EventKind {
   kRepair,            // Cluster         key: hash of the node (GPU) or of the cause + 1 (node, switch)
   kOperation,         // Operations      key: index in spec.operations
   kOrphan,            // Training        key: job id (peers gone: rendezvous timeout)
-  kElasticPolicy,     // ElasticPolicy   key: 0
+  kElasticPolicy,     // PolicyDriver    key: 0 periodic, 1 asked for (job start/end, policy)
   kTensorBoardReady,  // Kubelet         key: job id
   kEventKinds,
 };

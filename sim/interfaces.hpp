@@ -9,6 +9,7 @@
 
 #include "model/change.hpp"
 #include "model/enums.hpp"
+#include "sim/kernel/time.hpp"
 
 namespace t9k::sim {
 
@@ -43,6 +44,18 @@ class PodLifecycle {
   virtual void create_tensorboard(JobId job) = 0;
 };
 
+// What training can tell of a job now (what elastic policies observe).
+struct TrainingState {
+  std::optional<double> progress;  // work done in [0, 1]; unset: runs until stopped
+  bool training = false;           // a segment runs
+  // Time since the last checkpoint completed (0 while restarting), while training with
+  // checkpoints.
+  std::optional<kernel::SimDuration> since_checkpoint;
+  std::optional<kernel::SimDuration> checkpoint_interval;
+  kernel::SimDuration checkpoint_cost{0};
+  kernel::SimDuration rescale_overhead{0};
+};
+
 // The training model: what a job's processes do while its pods run (sim/training.hpp).
 class TrainingControl {
  public:
@@ -59,6 +72,17 @@ class TrainingControl {
   virtual void job_finished(JobId job) = 0;
   // The job was compacted: what training kept for it is no longer needed.
   virtual void forget(JobId job) = 0;
+  virtual TrainingState state(JobId job) const = 0;
+  // Relative throughput of `n` replicas of the job (its scaling model).
+  virtual double speedup(JobId job, std::int32_t n) const = 0;
+};
+
+// The policy driver's trigger (sim/policy_driver.hpp).
+class PolicyTrigger {
+ public:
+  virtual ~PolicyTrigger() = default;
+  // An elastic job started running or ended: the elastic policy decides now.
+  virtual void elastic_job_changed(JobId job) = 0;
 };
 
 // The scheduling driver's cycle trigger (sim/scheduling_driver.hpp).

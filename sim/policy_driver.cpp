@@ -1,24 +1,94 @@
 #include "sim/policy_driver.hpp"
 
+#include <fmt/format.h>
+
 #include "sim/store.hpp"
 
 namespace t9k::sim {
 
+namespace {
+// Event keys of kElasticPolicy: the periodic decision and one asked for (by the policy, or
+// because an elastic job started or ended).
+constexpr kernel::EventKey kPeriodic = 0;
+constexpr kernel::EventKey kAsked = 1;
+}  // namespace
+
 PolicyDriver::PolicyDriver(const scenarios::Scenario& scenario, const WorldSettings& settings, kernel::Kernel& kernel,
-                           Store& store, ReconcileQueue& reconciles)
+                           Store& store, const TrainingControl& training, ReconcileQueue& reconciles,
+                           std::unique_ptr<policies::ElasticPolicy> policy)
     : sc_(scenario),
       st_(settings),
       k_(kernel),
       store_(store),
+      training_(training),
       reconciles_(reconciles),
-      policy_(make_elastic_policy(settings.elastic_policy)) {}
-
-void PolicyDriver::start() {
-  if (policy_) k_.post_at(SimTime{}, kPhaseOps, kElasticPolicy, 0);
+      policy_(policy ? std::move(policy) : policies::make_elastic_policy(settings.elastic_policy, settings.policy_options)) {
+  if (!policy_) throw ScenarioError(fmt::format("controllers.options.elasticPolicy: unknown policy '{}'", settings.elastic_policy));
 }
 
-ElasticObservation PolicyDriver::observe() const {
-  ElasticObservation o;
+void PolicyDriver::start() {
+  if (policy_->decides()) k_.post_at(SimTime{}, kPhaseOps, kElasticPolicy, kPeriodic);
+}
+
+void PolicyDriver::handle(const kernel::DispatchedEvent& e) {
+  if (e.kind != kElasticPolicy) return;
+  if (e.key == kAsked) {
+    asked_at_ = kernel::kTimeMax;
+  } else if (k_.now() + st_.elastic_policy_period <= SimTime{sc_.horizon}) {
+    k_.post_in(st_.elastic_policy_period, kPhaseOps, kElasticPolicy, kPeriodic);
+  }
+  decide();
+}
+
+void PolicyDriver::elastic_job_changed(JobId) {
+  if (policy_->decides()) ask_at(k_.now());
+}
+
+// One asked-for decision is pending at a time, at the earliest time asked.
+void PolicyDriver::ask_at(SimTime t) {
+  if (t > SimTime{sc_.horizon} || t >= asked_at_) return;
+  k_.cancel(asked_ev_);
+  asked_at_ = t;
+  asked_ev_ = k_.post_at(t, kPhaseOps, kElasticPolicy, kAsked);
+}
+
+void PolicyDriver::decide() {
+  const policies::ElasticObservation o = observe();
+  const policies::ElasticDecisions answer = policy_->decide(o);
+  std::map<JobId, const policies::ElasticObservation::Job*> allowed;
+  for (const auto& j : o.jobs) allowed.emplace(j.id, &j);
+  std::set<JobId> seen;
+  for (std::size_t i = 0; i < answer.decisions.size(); ++i) {
+    const auto& d = answer.decisions[i];
+    const auto it = allowed.find(d.job);
+    const std::string where = fmt::format("elastic policy {}: decide at t={} s: result.decisions[{}]", policy_->name(),
+                                          kernel::format_seconds(k_.now()), i);
+    if (it == allowed.end()) {
+      throw PolicyError(fmt::format("{}.jobId: job id {} is not an elastic job it may resize now", where, d.job));
+    }
+    const auto& j = *it->second;
+    if (d.expected_replicas < j.min || d.expected_replicas > j.max) {
+      throw PolicyError(fmt::format("{}.expectedReplicas: job {}: expectedReplicas {} is outside [minReplicas {}, maxReplicas {}]",
+                                    where, j.name, d.expected_replicas, j.min, j.max));
+    }
+    if (!seen.insert(d.job).second) throw PolicyError(fmt::format("{}.job: job {} decided twice", where, j.name));
+    if (d.expected_replicas == j.expected) continue;
+    store_.set_expected_replicas(d.job, d.expected_replicas);
+    reconciles_.enqueue(d.job);
+    last_resize_[d.job] = k_.now();
+  }
+  if (answer.next) {
+    if (*answer.next <= k_.now()) {
+      throw PolicyError(fmt::format("elastic policy {}: decide at t={} s: result.nextDecision: t={} s is not in the future",
+                                    policy_->name(), kernel::format_seconds(k_.now()),
+                                    kernel::format_seconds(*answer.next)));
+    }
+    ask_at(*answer.next);
+  }
+}
+
+policies::ElasticObservation PolicyDriver::observe() const {
+  policies::ElasticObservation o;
   o.now = k_.now();
   for (const auto& [name, n] : store_.nodes()) {
     if (!n.ready || n.unschedulable) continue;
@@ -28,15 +98,35 @@ ElasticObservation PolicyDriver::observe() const {
     const model::Queue* q = store_.queue(queue);
     return q ? q->spec.priority : 0;
   };
+  // Queues: quota, allocation, and the demand of waiting pods by job priority.
+  std::map<std::string, std::map<std::int32_t, policies::ElasticObservation::Demand, std::greater<>>> demand;
   for (JobId id = 0; id < store_.job_count(); ++id) {
     const StoredJob& j = store_.job(id);
     if (!j.submitted) continue;
+    bool waits = false;
     for (const auto& p : j.pods) {
-      if (live(p) && p.node_name.empty()) {
+      if (!live(p) || !p.node_name.empty()) continue;
+      if (!waits) {
         o.waiting.push_back({priority(j.queue), id});
-        break;
+        waits = true;
+        auto& d = demand[j.queue][j.priority];
+        d.priority = j.priority;
+        ++d.jobs;
       }
+      demand[j.queue][j.priority].gpu_milli += gpu_milli_of(p.requests);
     }
+  }
+  for (const auto& [name, q] : store_.queues()) {
+    policies::ElasticObservation::Queue v;
+    v.name = name;
+    v.priority = q.spec.priority;
+    if (q.spec.quota) {
+      const auto gpus = model::get_resource(*q.spec.quota, kGpuName);
+      v.quota_gpu_milli = gpus.milli();
+    }
+    v.allocated_gpu_milli = model::get_resource(store_.queue_used(name), kGpuName).milli();
+    for (const auto& [prio, d] : demand[name]) v.pending.push_back(d);
+    o.queues.push_back(std::move(v));
   }
   for (JobId id = 0; id < store_.job_count(); ++id) {
     const StoredJob& j = store_.job(id);
@@ -44,20 +134,33 @@ ElasticObservation PolicyDriver::observe() const {
     if (!j.submitted || !j.shape.elastic || j.compacted) continue;
     const auto& status = model::status_of(j.job);
     if (status.phase && model::is_terminal(*status.phase)) continue;
-    o.jobs.push_back({id, priority(j.queue), j.shape.min, j.shape.max, j.shape.expected, j.shape.gpus_per_first_pod});
+    policies::ElasticObservation::Job v;
+    v.id = id;
+    v.name = j.key;
+    v.queue = j.queue;
+    v.priority = priority(j.queue);
+    v.min = j.shape.min;
+    v.max = j.shape.max;
+    v.expected = j.shape.expected;
+    v.gpus_per_pod = j.shape.gpus_per_first_pod;
+    for (const auto& p : j.pods) v.running_pods += live(p) && p.phase == model::PodPhase::Running ? 1 : 0;
+    if (const auto* pt = std::get_if<model::PyTorchTrainingJob>(&j.job)) {
+      if (!pt->spec.replica_specs.empty() && pt->spec.replica_specs.front().scaling_weight) {
+        v.scaling_weight = *pt->spec.replica_specs.front().scaling_weight;
+      }
+    }
+    for (std::int32_t n = 1; n <= j.shape.max; ++n) v.speedup.push_back(training_.speedup(id, n));
+    const TrainingState t = training_.state(id);
+    v.progress = t.progress;
+    v.training = t.training;
+    v.since_checkpoint = t.since_checkpoint;
+    v.checkpoint_interval = t.checkpoint_interval;
+    v.checkpoint_cost = t.checkpoint_cost;
+    v.rescale_overhead = t.rescale_overhead;
+    if (const auto it = last_resize_.find(id); it != last_resize_.end()) v.last_resize = it->second;
+    o.jobs.push_back(std::move(v));
   }
   return o;
-}
-
-void PolicyDriver::handle(const kernel::DispatchedEvent& e) {
-  if (e.kind != kElasticPolicy || !policy_) return;
-  for (const auto& d : policy_->decide(observe())) {
-    store_.set_expected_replicas(d.job, d.expected_replicas);
-    reconciles_.enqueue(d.job);
-  }
-  if (k_.now() + st_.elastic_policy_period <= SimTime{sc_.horizon}) {
-    k_.post_in(st_.elastic_policy_period, kPhaseOps, kElasticPolicy, 0);
-  }
 }
 
 }  // namespace t9k::sim

@@ -1,17 +1,22 @@
-// The policy driver: runs the elastic policy (sim/elastic_policy.hpp) every
-// controllers.options.elasticPolicyPeriod from time 0, on an observation of the store, and
-// applies its decisions as edits of spec.elastic.expectedReplicas, which the job's controller
-// then reconciles (scale up or down, §4.3).
+// The policy driver: runs the elastic policy (policies/elastic.hpp, built in or a plugin) on an
+// observation of the world, and applies its decisions as edits of spec.elastic.expectedReplicas,
+// which the job's controller then reconciles (scale up or down, §4.3). It decides every
+// controllers.options.elasticPolicyPeriod from time 0, when an elastic job starts running or
+// ends, and when the policy asks to decide again at a given time. A decision for a job the
+// policy may not resize, or outside [minReplicas, maxReplicas], stops the run with an error.
 //
-// Owns: the policy.
+// Owns: the policy; when it last resized each job.
 // Handles: kElasticPolicy.
-// Calls: Store (reads nodes, queues, jobs; edits expectedReplicas), ReconcileQueue.
+// Offers: PolicyTrigger (sim/interfaces.hpp).
+// Calls: Store (reads nodes, queues, jobs; edits expectedReplicas), TrainingControl (progress,
+//        checkpoints, scaling), ReconcileQueue.
 #pragma once
 
+#include <map>
 #include <memory>
 
+#include "policies/elastic.hpp"
 #include "sim/common.hpp"
-#include "sim/elastic_policy.hpp"
 #include "sim/interfaces.hpp"
 #include "sim/settings.hpp"
 
@@ -19,25 +24,42 @@ namespace t9k::sim {
 
 class Store;
 
-class PolicyDriver final : public kernel::EventHandler {
+// A policy answered something the world cannot apply.
+class PolicyError : public std::runtime_error {
  public:
+  using std::runtime_error::runtime_error;
+};
+
+class PolicyDriver final : public kernel::EventHandler, public PolicyTrigger {
+ public:
+  // `policy` null: the built-in policy the settings name.
   PolicyDriver(const scenarios::Scenario& scenario, const WorldSettings& settings, kernel::Kernel& kernel,
-               Store& store, ReconcileQueue& reconciles);
+               Store& store, const TrainingControl& training, ReconcileQueue& reconciles,
+               std::unique_ptr<policies::ElasticPolicy> policy = nullptr);
 
   static constexpr EventKind kKinds[] = {kElasticPolicy};
   void handle(const kernel::DispatchedEvent& event) override;
 
   void start();
   // What the policy sees now.
-  ElasticObservation observe() const;
+  policies::ElasticObservation observe() const;
+  // PolicyTrigger
+  void elastic_job_changed(JobId job) override;
 
  private:
+  void decide();
+  void ask_at(SimTime t);
+
   const scenarios::Scenario& sc_;
   const WorldSettings& st_;
   kernel::Kernel& k_;
   Store& store_;
+  const TrainingControl& training_;
   ReconcileQueue& reconciles_;
-  std::unique_ptr<ElasticPolicy> policy_;
+  std::unique_ptr<policies::ElasticPolicy> policy_;
+  std::map<JobId, SimTime> last_resize_;
+  kernel::EventHandle asked_ev_;  // a decision the policy asked for, or a job's start or end
+  SimTime asked_at_ = kernel::kTimeMax;
 };
 
 }  // namespace t9k::sim

@@ -35,6 +35,11 @@ SimDuration duration(const std::string& where, const std::string& v) {
   }
 }
 
+SimDuration positive(const std::string& where, SimDuration d) {
+  if (d.count() <= 0) throw ScenarioError(fmt::format("{}: must be longer than 0s", where));
+  return d;
+}
+
 std::vector<std::string> list(const std::string& v) {
   std::vector<std::string> out;
   std::string cur;
@@ -110,12 +115,19 @@ WorldSettings settings_from_scenario(const scenarios::Scenario& sc) {
              w, v, {{"master", CO::ElasticSuccess::Master}, {"any-replica", CO::ElasticSuccess::AnyReplica}});
        }},
       {"elasticPolicy", [&](auto& w, auto& v) {
-         s.elastic_policy = choose<ElasticPolicyKind>(w, v, {{"fixed", ElasticPolicyKind::Fixed}, {"greedy", ElasticPolicyKind::Greedy}});
+         std::map<std::string, std::string> names;
+         for (const auto n : policies::elastic_policy_names()) names.emplace(n, n);
+         if (sc.controllers.elastic_policy_plugin) names.emplace("plugin", "plugin");  // {plugin: {...}}
+         s.elastic_policy = choose<std::string>(w, v, names);
        }},
-      {"elasticPolicyPeriod", [&](auto& w, auto& v) { s.elastic_policy_period = duration(w, v); }},
+      {"elasticPolicyPeriod", [&](auto& w, auto& v) { s.elastic_policy_period = positive(w, duration(w, v)); }},
+      {"elasticPolicyCooldown", [&](auto& w, auto& v) { s.policy_options.cooldown = duration(w, v); }},
+      {"elasticPolicyCheckpointWindow", [&](auto& w, auto& v) { s.policy_options.checkpoint_window = duration(w, v); }},
       {"orphanTimeout", [&](auto& w, auto& v) { s.orphan_timeout = duration(w, v); }},
   };
   apply_options("controllers.options", sc.controllers.options, controller_opts);
+  s.plugins.controllers = sc.controller_plugins;
+  s.plugins.elastic_policy = sc.controllers.elastic_policy_plugin;
 
   auto& so = s.scheduler_options;
   const std::map<std::string, Setter> scheduler_opts{

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "controllers/controller.hpp"
+#include "policies/elastic.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "scheduler/scheduler.hpp"
 #include "sim/fault_profiles.hpp"
@@ -19,8 +20,13 @@ class ScenarioError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-// How a job's expectedReplicas evolves (issue 6 §5; sim/elastic_policy.hpp).
-enum class ElasticPolicyKind { Fixed, Greedy };
+// Controllers and the elastic policy in plugin processes (docs/plugins.md).
+struct PluginSettings {
+  std::vector<scenarios::ControllerPlugin> controllers;  // at most one per kind
+  std::optional<scenarios::PluginSpec> elastic_policy;
+  std::string log_dir;  // each plugin's stderr goes to <log_dir>/<name>.log; empty: discarded
+  std::string simulator_version = "unknown";  // what initialize tells plugins
+};
 
 struct WorldSettings {
   controllers::ControllerOptions controller_options;
@@ -30,8 +36,12 @@ struct WorldSettings {
   // with code 1 after this long (torchrun's rendezvous timeout, 900 s by default). DeepSpeed
   // workers other than worker-0 run sshd and never exit (§5).
   kernel::SimDuration orphan_timeout = kernel::seconds(900);
-  ElasticPolicyKind elastic_policy = ElasticPolicyKind::Fixed;
-  kernel::SimDuration elastic_policy_period = kernel::minutes(5);  // greedy re-evaluation
+  // Who sets elastic jobs' expectedReplicas: a built-in policy (policies/elastic.hpp), decided
+  // every period and when an elastic job starts or ends.
+  std::string elastic_policy = "fixed";
+  kernel::SimDuration elastic_policy_period = kernel::minutes(5);
+  policies::PolicyOptions policy_options{kernel::minutes(10), kernel::minutes(2)};
+  PluginSettings plugins;
   FaultProfile faults;
   kernel::SimDuration detection_delay = kernel::seconds(340);  // §11 Q13: 40 s + 300 s
 };

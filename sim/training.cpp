@@ -282,6 +282,29 @@ void Training::orphans(JobId id) {
 
 void Training::forget(JobId id) { jobs_[id].behaviour = {}; }
 
+TrainingState Training::state(JobId id) const {
+  const auto& t = jobs_[id];
+  const auto& b = t.behaviour;
+  TrainingState s;
+  s.training = t.seg.active;
+  s.checkpoint_interval = b.checkpoint_interval && b.checkpoint_interval->count() > 0 ? b.checkpoint_interval
+                                                                                        : std::nullopt;
+  s.checkpoint_cost = b.checkpoint_cost;
+  s.rescale_overhead = b.scaling.rescale_overhead;
+  double done = t.seg.committed;
+  if (t.seg.active) {
+    const SimTime prod_start = t.seg.start + t.seg.overhead;
+    const std::int64_t e = k_.now() > prod_start ? (k_.now() - prod_start).count() : 0;
+    done += static_cast<double>(e) * t.seg.rate;
+    if (s.checkpoint_interval) {
+      const std::int64_t cycle = s.checkpoint_interval->count() + b.checkpoint_cost.count();
+      s.since_checkpoint = SimDuration{e % cycle};
+    }
+  }
+  if (std::isfinite(t.work_total) && t.work_total > 0) s.progress = std::min(1.0, done / t.work_total);
+  return s;
+}
+
 void Training::finish() {
   for (JobId id = 0; id < jobs_.size(); ++id) {
     const auto& t = jobs_[id];

@@ -44,12 +44,12 @@ class Training final : public kernel::EventHandler, public TrainingControl {
   void restart(JobId job) override;
   void job_finished(JobId job) override;
   void forget(JobId job) override;
+  TrainingState state(JobId job) const override;
+  double speedup(JobId job, std::int32_t n) const override;
   // At the horizon: the running segments' progress since the last checkpoint counts as
   // productive (docs/outputs.md).
   void finish();
 
-  // Speed-up of `n` replicas over one, by the job's scaling model.
-  double speedup(JobId job, std::int32_t n) const;
 
  private:
   struct Segment {

@@ -6,6 +6,7 @@
 #include "sim/controller_driver.hpp"
 #include "sim/kubelet.hpp"
 #include "sim/operations.hpp"
+#include "sim/plugin_set.hpp"
 #include "sim/policy_driver.hpp"
 #include "sim/scheduling_driver.hpp"
 #include "sim/submissions.hpp"
@@ -21,6 +22,7 @@ struct World::Impl {
   WorldSettings st;
   kernel::Kernel k;
   kernel::RngStreams streams;
+  PluginSet plugins;  // started before the components that use them
   Store store;
   ControllerDriver controllers;
   Kubelet kubelet;
@@ -35,16 +37,17 @@ struct World::Impl {
       : sc(s),
         st(std::move(settings)),
         streams(s.seed, replication),
+        plugins(st),
         store(k, std::move(sink), s.default_namespace),
-        controllers(s, st, k, streams, store),
+        controllers(s, st, k, streams, store, plugins.registry()),
         kubelet(s, st, k, streams, store, controllers),
         training(s, st, k, streams, store, kubelet, controllers),
         scheduling(s, st, k, store, kubelet, controllers),
         cluster(s, st, k, streams, store, kubelet, controllers, scheduling),
         submissions(s, replication, k, store, controllers, training, scheduling),
         operations(s, k, store, cluster, training, controllers, scheduling),
-        policies(s, st, k, store, controllers) {
-    controllers.connect(kubelet, training);
+        policies(s, st, k, store, training, controllers, plugins.policy()) {
+    controllers.connect(kubelet, training, &policies);
     kubelet.connect(training);
     store.set_watcher(&scheduling);
     route(controllers);
@@ -95,11 +98,14 @@ void World::run(const std::function<void(double)>& progress) {
     }
   }
   impl_->training.finish();
+  impl_->plugins.shutdown();
 }
 
 SimTime World::now() const { return impl_->k.now(); }
 std::uint64_t World::fingerprint() const { return impl_->k.fingerprint(); }
 std::uint64_t World::events_dispatched() const { return impl_->k.dispatched(); }
+
+std::uint64_t World::plugin_calls() const { return impl_->plugins.calls(); }
 
 std::vector<JobOutcome> World::outcomes() const {
   std::vector<JobOutcome> out;

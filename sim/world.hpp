@@ -37,6 +37,8 @@ class World {
   SimTime now() const;
   std::uint64_t fingerprint() const;
   std::uint64_t events_dispatched() const;
+  // Requests sent to plugin processes so far (docs/plugins.md); 0 when everything runs in process.
+  std::uint64_t plugin_calls() const;
   std::vector<JobOutcome> outcomes() const;
   const model::Job* find_job(const std::string& name) const;
 

@@ -98,18 +98,21 @@ constexpr std::string_view kTorchrunLegacy[] = {"enable", "minNodes"};  // UD (Â
 constexpr std::string_view kTensorBoard[] = {"image", "trainingLogFilesets"};
 constexpr std::string_view kSchedulePolicy[] = {"t9kScheduler"};
 constexpr std::string_view kT9kScheduler[] = {"queue", "priority"};
-constexpr std::string_view kJobStatus[] = {"phase", "conditions", "aggregate", "tasks"};
-constexpr std::string_view kJobStatusRunPolicy[] = {"phase", "conditions", "aggregate", "tasks",
-                                                    "backoffCount"};
-constexpr std::string_view kPyTorchStatus[] = {"phase", "conditions", "aggregate", "tasks",
-                                               "backoffCount", "tensorboard"};
+// startTime, completionTime, activeSince and elasticReplicas are the controllers' bookkeeping
+// (model::JobStatus): written back so a status round-trips exactly (plugins, docs/plugins.md).
+constexpr std::string_view kJobStatus[] = {"phase", "conditions", "aggregate", "tasks",
+                                           "startTime", "completionTime", "activeSince"};
+constexpr std::string_view kJobStatusRunPolicy[] = {"phase", "conditions", "aggregate", "tasks", "backoffCount",
+                                                    "startTime", "completionTime", "activeSince", "elasticReplicas"};
+constexpr std::string_view kPyTorchStatus[] = {"phase", "conditions", "aggregate", "tasks", "backoffCount", "tensorboard",
+                                               "startTime", "completionTime", "activeSince", "elasticReplicas"};
 constexpr std::string_view kCondition[] = {"type", "status", "lastTransitionTime", "reason", "message"};
 constexpr std::string_view kConditionDropped[] = {"lastProbeTime"};
 constexpr std::string_view kAggregate[] = {"creating", "pending", "running", "succeeded",
                                            "failed", "unknown", "deleted"};
 constexpr std::string_view kTask[] = {"type", "restartCount", "replicas"};
 constexpr std::string_view kTaskLegacy[] = {"replicaStatus"};  // the older reference page
-constexpr std::string_view kReplicaStatus[] = {"name", "uid", "phase", "containers"};
+constexpr std::string_view kReplicaStatus[] = {"name", "uid", "phase", "containers", "restartCount"};
 constexpr std::string_view kContainerStatus[] = {"name", "state", "exitCode"};
 constexpr std::string_view kContainerStates[] = {"waiting", "running", "terminated"};
 constexpr std::string_view kDependent[] = {"name", "dependent", "ready", "reason", "action", "note",
@@ -402,6 +405,7 @@ class Decoder {
         if (rr.has("phase")) {
           if (auto x = read_enum<m::ReplicaPhase>(r_, rr.get("phase"))) rs.phase = *x;
         }
+        if (auto x = read_int32(r_, rr.get("restartCount"), 0)) rs.restart_count = *x;
         for (const Val& cv : read_list(r_, rr.get("containers"))) {
           MapReader cr(r_, cv, kContainerStatus);
           m::ContainerStatus cs;
@@ -437,6 +441,10 @@ class Decoder {
       }
       st.tensorboard = std::move(ds);
     }
+    timestamp(mr.get("startTime"), st.start_time);
+    timestamp(mr.get("completionTime"), st.completion_time);
+    timestamp(mr.get("activeSince"), st.active_since);
+    if (auto x = read_int32(r_, mr.get("elasticReplicas"), 0)) st.elastic_replicas = *x;
     return st;
   }
 

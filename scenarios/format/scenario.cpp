@@ -81,7 +81,11 @@ constexpr std::string_view kTop[] = {"apiVersion", "kind", "metadata", "spec"};
 constexpr std::string_view kMeta[] = {"name", "description"};
 constexpr std::string_view kSpec[] = {"namespace", "cluster", "scheduler", "controllers", "kubelet",
                                       "faults", "workload", "operations", "horizon", "seed",
-                                      "replications", "expect"};
+                                      "replications", "expect", "plugins"};
+constexpr std::string_view kPlugins[] = {"controllers"};
+constexpr std::string_view kControllerPlugin[] = {"kind", "command", "timeout", "name"};
+constexpr std::string_view kPlugin[] = {"command", "timeout", "name"};
+constexpr std::string_view kPolicyPlugin[] = {"plugin"};
 constexpr std::string_view kCluster[] = {"nodePools", "topology", "fromTrace"};
 constexpr std::string_view kPool[] = {"name", "count", "gpusPerNode", "gpuModel", "cpu", "memory",
                                       "extraResources", "labels"};
@@ -1079,7 +1083,7 @@ class ScenarioDecoder {
     {
       MapReader c(r_, spec.get("controllers"), kControllers);
       if (auto x = duration_dist(c.get("reconcileLatency"))) sc.controllers.reconcile_latency = *x;
-      sc.controllers.options = options(c.get("options"));
+      controller_options(c.get("options"), sc);
       MapReader k(r_, spec.get("kubelet"), kKubelet);
       if (auto x = duration_dist(k.get("podStartLatency"))) sc.kubelet.pod_start_latency = *x;
       if (auto x = duration_dist(k.get("podStopLatency"))) sc.kubelet.pod_stop_latency = *x;
@@ -1088,7 +1092,86 @@ class ScenarioDecoder {
     workload(spec.get("workload"), sc);
     operations(spec.get("operations"), sc);
     expect(spec.get("expect"), sc);
+    plugins(spec.get("plugins"), sc);
     return sc;
+  }
+
+  // controllers.options: strings, except elasticPolicy, which may name a plugin.
+  void controller_options(const Val& v, Scenario& sc) {
+    static constexpr std::string_view kStructured[] = {"elasticPolicy"};
+    for (auto& [k, val] : FreeMap(r_, v, kStructured).entries()) {
+      if (k == "elasticPolicy" && val.present() && val.node.IsMap()) {
+        MapReader p(r_, val, kPolicyPlugin);
+        if (!require(r_, p.get("plugin"))) continue;
+        if (auto spec = plugin(p.get("plugin"), "elastic-policy")) sc.controllers.elastic_policy_plugin = std::move(*spec);
+        sc.controllers.options[k] = "plugin";
+        continue;
+      }
+      sc.controllers.options[k] = val.present() ? val.node.Scalar() : "";
+    }
+  }
+
+  std::optional<PluginSpec> plugin(const Val& v, const std::string& default_name,
+                                   std::span<const std::string_view> fields = kPlugin) {
+    MapReader mr(r_, v, fields);
+    if (!mr.ok()) return std::nullopt;
+    PluginSpec p;
+    p.name = default_name;
+    p.working_dir = options_.base_dir;
+    const std::size_t before = r_.error_count();
+    if (auto x = read_string(r_, mr.get("name"))) {
+      if (!is_dns1123_label(*x)) {
+        r_.error(mr.get("name").mark, mr.get("name").path,
+                 fmt::format("found \"{}\"; allowed: a DNS-1123 label (its log is OUT/plugins/<name>.log)", *x));
+      }
+      p.name = *x;
+    }
+    const Val cmd = mr.get("command");
+    if (require(r_, cmd)) {
+      for (const Val& item : read_list(r_, cmd)) {
+        if (auto x = read_string(r_, item)) p.command.push_back(*x);
+      }
+      if (cmd.node.IsSequence() && cmd.node.size() == 0) {
+        r_.error(cmd.mark, cmd.path, "found an empty list; allowed: the program and its arguments");
+      }
+      if (!p.command.empty() && p.command.front().find('/') != std::string::npos && options_.allow_file_references) {
+        const auto path = std::filesystem::path(options_.base_dir) / p.command.front();
+        if (!std::filesystem::is_regular_file(path)) {
+          r_.error(cmd.mark, cmd.path + "[0]",
+                   fmt::format("found \"{}\", which is not a file; allowed: a program, on PATH or relative to the "
+                               "scenario's folder", p.command.front()));
+        }
+      }
+    }
+    if (auto x = read_duration(r_, mr.get("timeout"))) {
+      if (x->count() <= 0) {
+        r_.error(mr.get("timeout").mark, mr.get("timeout").path, "found 0; allowed: a duration > 0");
+      } else {
+        p.timeout = *x;
+      }
+    }
+    if (r_.error_count() != before) return std::nullopt;
+    return p;
+  }
+
+  void plugins(const Val& v, Scenario& sc) {
+    MapReader mr(r_, v, kPlugins);
+    std::set<model::JobKind> kinds;
+    for (const Val& item : read_list(r_, mr.get("controllers"))) {
+      MapReader e(r_, item, kControllerPlugin);
+      if (!e.ok()) continue;
+      const Val kv = e.get("kind");
+      if (!require(r_, kv)) continue;
+      const auto kind = read_enum<model::JobKind>(r_, kv);
+      if (!kind) continue;
+      if (!kinds.insert(*kind).second) {
+        r_.error(kv.mark, kv.path, fmt::format("found {} a second time; allowed: one plugin per kind", model::to_string(*kind)));
+        continue;
+      }
+      std::string name(model::to_string(*kind));
+      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+      if (auto spec = plugin(item, name + "-controller", kControllerPlugin)) sc.controller_plugins.push_back({*kind, std::move(*spec)});
+    }
   }
 
   void cluster(const Val& v, Scenario& sc) {

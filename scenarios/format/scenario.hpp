@@ -76,11 +76,28 @@ struct SchedulerSettings {
   std::map<std::string, std::string> options;
 };
 
+// A plugin process (docs/plugins.md): the command it runs, in which folder, how long one answer
+// may take, and its name (its stderr goes to OUT/plugins/<name>.log).
+struct PluginSpec {
+  std::string name;
+  std::vector<std::string> command;  // argv; the first element is looked up on PATH
+  std::string working_dir;           // the scenario file's folder (or the caller's, from the CLI)
+  SimDuration timeout = kernel::seconds(10);
+  bool operator==(const PluginSpec&) const = default;
+};
+
+struct ControllerPlugin {
+  model::JobKind kind = model::JobKind::GenericJob;
+  PluginSpec plugin;
+};
+
 struct ControllerSettings {
   // Delay between an observed change and the reconcile it triggers (design.md, plugin boundary).
   // [INFERRED] controller-runtime reacts within tens of milliseconds.
   DurationDistribution reconcile_latency = DurationDistribution::constant(kernel::milliseconds(100));
   std::map<std::string, std::string> options;
+  // Set when options.elasticPolicy is {plugin: {...}} (options["elasticPolicy"] is then "plugin").
+  std::optional<PluginSpec> elastic_policy_plugin;
 };
 
 struct KubeletSettings {
@@ -305,6 +322,7 @@ struct Scenario {
   std::uint64_t seed = 1;
   std::int32_t replications = 1;
   std::optional<Expectations> expect;
+  std::vector<ControllerPlugin> controller_plugins;  // spec.plugins.controllers: at most one per kind
 };
 
 struct ScenarioResult {

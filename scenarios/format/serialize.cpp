@@ -65,10 +65,35 @@ std::string format_timestamp(m::SimTime t) {
   std::int64_t y = 0;
   unsigned mo = 0, d = 0;
   civil_from_days(days, y, mo, d);
-  std::string s = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", y, mo, d, rem / 3600,
-                              (rem / 60) % 60, rem % 60);
-  if (frac != 0) s += fmt::format(".{:06}", frac);
-  return s + "Z";
+  if (y < 0 || y > 9999) {  // outside four digits: the general (slower) path
+    std::string s = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", y, mo, d, rem / 3600, (rem / 60) % 60, rem % 60);
+    if (frac != 0) s += fmt::format(".{:06}", frac);
+    return s + "Z";
+  }
+  // "YYYY-MM-DDTHH:MM:SS[.ffffff]Z" digit by digit: timestamps are printed on hot paths (plugins).
+  char buf[32];
+  auto put = [&buf](int at, std::int64_t v, int width) {
+    for (int i = width - 1; i >= 0; --i, v /= 10) buf[at + i] = static_cast<char>('0' + v % 10);
+  };
+  put(0, y, 4);
+  buf[4] = '-';
+  put(5, mo, 2);
+  buf[7] = '-';
+  put(8, d, 2);
+  buf[10] = 'T';
+  put(11, rem / 3600, 2);
+  buf[13] = ':';
+  put(14, (rem / 60) % 60, 2);
+  buf[16] = ':';
+  put(17, rem % 60, 2);
+  int n = 19;
+  if (frac != 0) {
+    buf[n++] = '.';
+    put(n, frac, 6);
+    n += 6;
+  }
+  buf[n++] = 'Z';
+  return std::string(buf, static_cast<std::size_t>(n));
 }
 
 bool parse_timestamp(std::string_view s, m::SimTime& out) {
@@ -312,6 +337,7 @@ Json job_status(const m::JobStatus& st) {
         if (!r.uid.empty()) rj["uid"] = r.uid;
         rj["phase"] = m::to_string(r.phase);
         if (!cs.empty()) rj["containers"] = std::move(cs);
+        if (r.restart_count) rj["restartCount"] = r.restart_count;
         reps.push_back(std::move(rj));
       }
       Json tj{{"type", t.type}, {"restartCount", t.restart_count}};
@@ -339,6 +365,10 @@ Json job_status(const m::JobStatus& st) {
     if (!d.type.empty()) x["type"] = d.type;
     j["tensorboard"] = std::move(x);
   }
+  if (st.start_time) j["startTime"] = format_timestamp(*st.start_time);
+  if (st.completion_time) j["completionTime"] = format_timestamp(*st.completion_time);
+  if (st.active_since) j["activeSince"] = format_timestamp(*st.active_since);
+  if (st.elastic_replicas) j["elasticReplicas"] = *st.elastic_replicas;
   return j;
 }
 
@@ -511,8 +541,9 @@ Json pod_group(const m::PodGroup& g) {
 
 }  // namespace
 
-std::string to_json(const Object& object) {
-  const Json j = std::visit(
+namespace {
+Json encode(const Object& object) {
+  return std::visit(
       [](const auto& o) -> Json {
         using T = std::decay_t<decltype(o)>;
         if constexpr (std::is_same_v<T, m::GenericJob>) return generic(o);
@@ -522,8 +553,20 @@ std::string to_json(const Object& object) {
         if constexpr (std::is_same_v<T, m::PodGroup>) return pod_group(o);
       },
       object);
+}
+}  // namespace
+
+std::string to_json(const Object& object) {
   // Invalid UTF-8 (possible only in strings from a malformed file) is replaced, not thrown on.
-  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  return encode(object).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+std::string to_compact_json(const Object& object) {
+  return encode(object).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string to_compact_json(const m::JobStatus& status) {
+  return job_status(status).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 std::string to_json_stream(const std::vector<Object>& objects) {

@@ -13,6 +13,11 @@ namespace t9k::scenarios {
 // One object as a JSON document (two-space indentation, fields in API order).
 std::string to_json(const Object& object);
 
+// The same on one line, without indentation (the plugin protocol's framing, docs/plugins.md).
+std::string to_compact_json(const Object& object);
+// A job status alone, on one line, as it appears under "status" in to_json.
+std::string to_compact_json(const model::JobStatus& status);
+
 // Several objects as a YAML stream of JSON documents separated by "---".
 std::string to_json_stream(const std::vector<Object>& objects);
 

@@ -81,4 +81,97 @@ inline void random_event(World& w, std::mt19937_64& rng) {
   }
 }
 
+// ---- richer histories (the equivalence and protocol tests) ----
+
+constexpr int kKinds = 4;  // 0 GenericJob, 1 PyTorchTrainingJob, 2 elastic DeepSpeedJob, 3 elastic PyTorch
+
+// Template details make_pod copies or derives from (labels, annotations, init containers, a
+// second container, node selector, scheduler name, priority, grace period).
+inline void decorate(model::PodTemplateSpec& t, std::mt19937_64& rng) {
+  if (rng() % 2) {
+    t.metadata.labels["app"] = "train";
+    t.metadata.annotations["note"] = "x";
+  }
+  if (rng() % 3 == 0) {
+    model::Container init;
+    init.name = "init";
+    init.image = "busybox";
+    init.resources.requests[model::kResourceCpu] = model::Quantity::from_units(4);
+    t.spec.init_containers.push_back(init);
+  }
+  if (rng() % 3 == 0) {
+    model::Container side;
+    side.name = "sidecar";
+    side.image = "busybox";
+    side.command = {"sleep"};
+    t.spec.containers.insert(t.spec.containers.begin(), side);  // the training container is not first
+  }
+  if (rng() % 3 == 0) t.spec.node_selector["gpu"] = "a100";
+  if (rng() % 3 == 0) t.spec.scheduler_name = "custom-scheduler";
+  if (rng() % 3 == 0) t.spec.priority = 7;
+  if (rng() % 3 == 0) t.spec.termination_grace_period_seconds = 5;
+}
+
+template <class Spec>
+void vary_run_mode(Spec& spec, const std::string& type, std::mt19937_64& rng) {
+  if (rng() % 8 == 0) {
+    spec.run_mode.debug.enabled = true;
+    if (rng() % 2) spec.run_mode.debug.replica_specs.push_back({type, rng() % 2 == 0, {"bash"}});
+  }
+  if (rng() % 2) spec.run_mode.pause.resume_specs.push_back({type, rng() % 2 == 0, {"resume.sh"}, {"--from", "ckpt"}});
+}
+
+inline model::Job make_job(int kind, std::mt19937_64& rng) {
+  model::Job job = make_random_job(kind == 3 ? 1 : kind, rng);
+  if (auto* g = std::get_if<model::GenericJob>(&job)) {
+    for (auto& r : g->spec.replica_specs) decorate(r.template_, rng);
+    vary_run_mode(g->spec, "worker", rng);
+  } else if (auto* p = std::get_if<model::PyTorchTrainingJob>(&job)) {
+    for (auto& r : p->spec.replica_specs) decorate(r.template_, rng);
+    vary_run_mode(p->spec, "master", rng);
+    if (rng() % 3 == 0) p->spec.tensorboard_spec = model::TensorBoardSpec{"tb-image", {"/logs"}};
+    if (kind == 3) {
+      p->spec.elastic = model::ElasticConfig{true, 1, 5, 1 + static_cast<std::int32_t>(rng() % 5)};
+      p->spec.torchrun_config = model::TorchrunConfig{};
+      p->spec.torchrun_config->enabled = true;
+      p->spec.replica_specs[1].scaling_weight = static_cast<std::int32_t>(rng() % 4);
+    }
+  } else {
+    auto& d = std::get<model::DeepSpeedJob>(job);
+    decorate(d.spec.worker.template_, rng);
+    vary_run_mode(d.spec, "worker", rng);
+    if (rng() % 3 == 0) d.spec.config.slots_per_worker = 4;
+  }
+  return job;
+}
+
+inline void vary_options(ControllerOptions& o, std::mt19937_64& rng) {
+  using O = ControllerOptions;
+  if (rng() % 3 == 0) o.retryable_exit_codes = O::RetryableExitCodes::KubeflowAtLeast128;
+  if (rng() % 3 == 0) o.backoff_limit_rule = O::BackoffLimitRule::KubeflowReachLimit;
+  if (rng() % 4 == 0) o.exit_code_ignores_backoff_limit = true;
+  if (rng() % 3 == 0) o.restart_backoff = true;
+  if (rng() % 3 == 0) o.permanent_failure_scope = O::PermanentFailureScope::MasterOnly;
+  if (rng() % 3 == 0) o.max_duration = O::MaxDurationHandling::Recreate;
+  if (rng() % 3 == 0) o.running_when = O::RunningWhen::MasterRunning;
+  if (rng() % 3 == 0) o.generic_limit_scope = O::GenericLimitScope::PerType;
+  if (rng() % 3 == 0) o.elastic_success = O::ElasticSuccess::AnyReplica;
+}
+
+// Spec edits the pod events do not make: the last replica type's count (scale-down leaves pods
+// beyond the desired ranks) and the T9k scheduler's priority (both update the PodGroup).
+inline void resize_or_requeue(model::Job& job, std::mt19937_64& rng) {
+  const auto n = static_cast<std::int32_t>(1 + rng() % 3);
+  if (rng() % 2) {
+    if (auto* g = std::get_if<model::GenericJob>(&job)) g->spec.replica_specs.back().replicas = n;
+    if (auto* p = std::get_if<model::PyTorchTrainingJob>(&job)) p->spec.replica_specs.back().replicas = n;
+    return;
+  }
+  std::visit(
+      [&](auto& j) {
+        if (auto& t9k = j.spec.scheduler.t9k_scheduler) t9k->priority = n * 10;
+      },
+      job);
+}
+
 }  // namespace t9k::controllers::testing

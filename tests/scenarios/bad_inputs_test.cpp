@@ -272,7 +272,7 @@ TEST_CASE("each rule rejects its bad input with the exact path and message", "[v
        "status.conditions[0].lastTransitionTime",
        "found \"yesterday\"; allowed: an RFC 3339 time at or after 1970-01-01T00:00:00Z (simulation time zero)"},
       {"GenericJob status has no backoffCount", kGeneric + "status: {backoffCount: 1}\n", "status.backoffCount",
-       "unknown field \"backoffCount\"; allowed: phase, conditions, aggregate, tasks"},
+       "unknown field \"backoffCount\"; allowed: phase, conditions, aggregate, tasks, startTime, completionTime, activeSince"},
       // queues and pod groups (§8)
       {"queue maxDuration grammar", edit(kQueue, "maxDuration: 2h45m", "maxDuration: 45m2h"), "spec.maxDuration",
        "invalid maxDuration \"45m2h\": unit at position 4 is unknown or out of order; the grammar is "

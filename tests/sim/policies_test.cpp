@@ -1,8 +1,8 @@
-// Elastic policies are decision code: a table of observations and the decisions each must give
-// (issue 6 §5, docs/simulation-model.md "Elastic policies"); and the policy driver's observation.
+// The policy driver alone, over an in-memory store with fake training and reconcile queue: what
+// the elastic policy observes, when it is called and how its decisions are applied or refused.
+// The policies' decisions themselves are tested in tests/policies/.
 #include "tests/sim/support.hpp"
 
-#include "sim/elastic_policy.hpp"
 #include "sim/policy_driver.hpp"
 
 using namespace t9k;
@@ -10,17 +10,6 @@ using namespace t9k::sim;
 using namespace t9k::sim::testing;
 
 namespace {
-
-using Job = ElasticObservation::Job;
-using Waiting = ElasticObservation::Waiting;
-
-struct Row {
-  const char* what;
-  std::int64_t free_gpus;
-  std::vector<Waiting> waiting;
-  std::vector<Job> jobs;  // id, queue priority, min, max, expected, GPUs per pod
-  std::vector<ElasticDecision> want;
-};
 
 // An elastic PyTorch job "el" (1..4 replicas of 2 GPUs, expected 2) in queue default (priority 3),
 // under the greedy policy.
@@ -56,33 +45,6 @@ spec:
 
 }  // namespace
 
-TEST_CASE("greedy elastic policy: grow on idle GPUs, shrink under pressure", "[sim][policy]") {
-  const std::vector<Row> rows{
-      {"idle GPUs: grow toward maxReplicas", 16, {}, {{0, 1, 1, 4, 2, 4}}, {{0, 4}}},
-      {"growth limited by the free GPUs", 8, {}, {{0, 1, 1, 8, 2, 4}}, {{0, 4}}},
-      {"fewer free GPUs than one pod needs: no change", 4, {}, {{0, 1, 1, 4, 2, 8}}, {}},
-      {"at maxReplicas: no change", 64, {}, {{0, 1, 1, 4, 4, 4}}, {}},
-      {"work of equal priority waits: shrink to minReplicas", 64, {{1, 5}}, {{0, 1, 1, 4, 3, 4}}, {{0, 1}}},
-      {"work of higher priority waits: shrink", 0, {{9, 5}}, {{0, 1, 2, 4, 3, 4}}, {{0, 2}}},
-      {"only lower-priority work waits: grow", 8, {{0, 5}}, {{0, 1, 1, 4, 2, 4}}, {{0, 4}}},
-      {"the job's own pending pods are no pressure", 8, {{1, 0}}, {{0, 1, 1, 4, 2, 4}}, {{0, 4}}},
-      {"jobs in id order take the free GPUs first", 8, {}, {{0, 1, 1, 4, 1, 4}, {1, 1, 1, 4, 1, 4}}, {{0, 3}}},
-      {"a pod without GPUs counts one", 2, {}, {{0, 1, 1, 8, 1, 0}}, {{0, 3}}},
-      {"under pressure at minReplicas: no change", 0, {{1, 5}}, {{0, 1, 2, 4, 2, 4}}, {}},
-  };
-  const GreedyElasticPolicy greedy;
-  for (const auto& row : rows) {
-    INFO(row.what);
-    ElasticObservation o;
-    o.free_gpus = row.free_gpus;
-    o.waiting = row.waiting;
-    o.jobs = row.jobs;
-    CHECK(greedy.decide(o) == row.want);
-  }
-  CHECK(make_elastic_policy(ElasticPolicyKind::Fixed) == nullptr);
-  CHECK(make_elastic_policy(ElasticPolicyKind::Greedy) != nullptr);
-}
-
 TEST_CASE("policy driver: the observation counts free GPUs, waiting jobs and elastic jobs", "[sim][policy]") {
   const auto sc = load(kElastic + generic_job_yaml("rigid", 1, 8));
   Log log;
@@ -92,7 +54,8 @@ TEST_CASE("policy driver: the observation counts free GPUs, waiting jobs and ela
   Store store(k, {}, "default");
   store.set_watcher(&watcher);
   FakeReconciles reconciles(log);
-  PolicyDriver driver(sc, st, k, store, reconciles);
+  FakeTraining training(log);
+  PolicyDriver driver(sc, st, k, store, training, reconciles);
   for (EventKind kind : PolicyDriver::kKinds) k.route(kind, &driver);
   store.add_node(gpu_node("n0", 8));
   store.add_node(gpu_node("n1", 8));
@@ -105,15 +68,30 @@ TEST_CASE("policy driver: the observation counts free GPUs, waiting jobs and ela
   store.bind_pod("default/el-worker-0", "n0", -1);
   store.create_pod(rigid, worker_pod("rigid", 0, 8));  // waits for a node
 
-  const ElasticObservation o = driver.observe();
+  const policies::ElasticObservation o = driver.observe();
   CHECK(o.free_gpus == 14);
   REQUIRE(o.waiting.size() == 1);
   CHECK(o.waiting.at(0).job == rigid);
   CHECK(o.waiting.at(0).priority == 3);
   REQUIRE(o.jobs.size() == 1);
-  CHECK(o.jobs.at(0).id == el);
-  CHECK(o.jobs.at(0).expected == 2);
-  CHECK(o.jobs.at(0).gpus_per_pod == 2);
+  const auto& j = o.jobs.at(0);
+  CHECK(j.id == el);
+  CHECK(j.name == "default/el");
+  CHECK(j.expected == 2);
+  CHECK(j.gpus_per_pod == 2);
+  CHECK(j.speedup == std::vector<double>{1, 2, 3, 4});  // the fake's linear scaling, n = 1..max
+  CHECK(j.progress == 0.4);
+  CHECK(j.since_checkpoint == kernel::minutes(3));
+  CHECK_FALSE(j.last_resize);
+  REQUIRE(o.queues.size() == 1);
+  const auto& q = o.queues.at(0);
+  CHECK(q.name == "default");
+  CHECK(q.priority == 3);
+  CHECK_FALSE(q.quota_gpu_milli);
+  CHECK(q.allocated_gpu_milli == 2000);
+  REQUIRE(q.pending.size() == 1);
+  CHECK(q.pending.at(0).gpu_milli == 8000);
+  CHECK(q.pending.at(0).jobs == 1);
 
   // Every period from time 0: the rigid job (same queue priority) waits, so the elastic job
   // shrinks to minReplicas, written into its spec, and its controller is enqueued.
@@ -122,6 +100,84 @@ TEST_CASE("policy driver: the observation counts free GPUs, waiting jobs and ela
   CHECK(store.job(el).shape.expected == 1);
   CHECK(log.back() == "enqueue 0");
   CHECK(k.pending_events() == 1);  // the next evaluation, one period later
+  CHECK(driver.observe().jobs.at(0).last_resize == kernel::SimTime{});
+}
+
+namespace {
+// Answers what a test scripts, and counts its calls.
+struct ScriptedPolicy final : policies::ElasticPolicy {
+  std::vector<policies::ElasticDecisions> answers;
+  mutable std::vector<kernel::SimTime> calls;
+  std::string_view name() const override { return "scripted"; }
+  policies::ElasticDecisions decide(const policies::ElasticObservation& o) const override {
+    calls.push_back(o.now);
+    return calls.size() <= answers.size() ? answers[calls.size() - 1] : policies::ElasticDecisions{};
+  }
+};
+
+struct PolicyFixture {
+  Log log;
+  kernel::Kernel k;
+  scenarios::Scenario sc = load(kElastic);
+  WorldSettings st = settings_from_scenario(sc);  // period 5 min
+  RecordingWatcher watcher{log};
+  Store store{k, {}, "default"};
+  FakeReconciles reconciles{log};
+  FakeTraining training{log};
+  ScriptedPolicy* policy = nullptr;
+  std::unique_ptr<PolicyDriver> driver;
+  JobId el = 0;
+  explicit PolicyFixture(std::vector<policies::ElasticDecisions> answers) {
+    auto p = std::make_unique<ScriptedPolicy>();
+    p->answers = std::move(answers);
+    policy = p.get();
+    driver = std::make_unique<PolicyDriver>(sc, st, k, store, training, reconciles, std::move(p));
+    for (EventKind kind : PolicyDriver::kKinds) k.route(kind, driver.get());
+    store.set_watcher(&watcher);
+    el = store.add_job(sc.workload.jobs.at(0).job, "t");
+    store.admit(el);
+  }
+};
+}  // namespace
+
+TEST_CASE("policy driver: decides every period, when asked, and when an elastic job starts or ends", "[sim][policy]") {
+  PolicyFixture f({{{}, kernel::SimTime{kernel::minutes(2)}}});  // the first answer asks for t = 2 min
+  f.driver->start();
+  f.k.run_until(kernel::SimTime{kernel::minutes(4)});
+  CHECK(f.policy->calls == std::vector<kernel::SimTime>{kernel::SimTime{}, kernel::SimTime{kernel::minutes(2)}});
+  f.driver->elastic_job_changed(f.el);  // now (4 min)
+  f.driver->elastic_job_changed(f.el);  // one decision for both
+  f.k.run_until(kernel::SimTime{kernel::minutes(5)});
+  CHECK(f.policy->calls == std::vector<kernel::SimTime>{kernel::SimTime{}, kernel::SimTime{kernel::minutes(2)},
+                                                        kernel::SimTime{kernel::minutes(4)},
+                                                        kernel::SimTime{kernel::minutes(5)}});
+}
+
+TEST_CASE("policy driver: a decision the world cannot apply stops the run with the job and value", "[sim][policy]") {
+  SECTION("above maxReplicas") {
+    PolicyFixture f({{{{0, 5}}, std::nullopt}});
+    f.driver->start();
+    CHECK_THROWS_WITH(f.k.run_until(kernel::SimTime{}),
+                      Catch::Contains("elastic policy scripted: decide at t=0.000000 s: result.decisions[0].expectedReplicas") && Catch::Contains("job default/el") &&
+                          Catch::Contains("expectedReplicas 5 is outside [minReplicas 1, maxReplicas 4]"));
+  }
+  SECTION("a job it may not resize") {
+    PolicyFixture f({{{{7, 2}}, std::nullopt}});
+    f.driver->start();
+    CHECK_THROWS_WITH(f.k.run_until(kernel::SimTime{}), Catch::Contains("job id 7 is not an elastic job"));
+  }
+  SECTION("a next decision in the past") {
+    PolicyFixture f({{{}, kernel::SimTime{}}});
+    f.driver->start();
+    CHECK_THROWS_WITH(f.k.run_until(kernel::SimTime{}), Catch::Contains("is not in the future"));
+  }
+  SECTION("within the limits it is applied and enqueued") {
+    PolicyFixture f({{{{0, 4}}, std::nullopt}});
+    f.driver->start();
+    f.k.run_until(kernel::SimTime{});
+    CHECK(f.store.job(f.el).shape.expected == 4);
+    CHECK(f.log.back() == "enqueue 0");
+  }
 }
 
 TEST_CASE("policy driver: a finished, compacted elastic job is no candidate", "[sim][policy]") {
@@ -134,7 +190,8 @@ TEST_CASE("policy driver: a finished, compacted elastic job is no candidate", "[
   Store store(k, {}, "default");
   store.set_watcher(&watcher);
   FakeReconciles reconciles(log);
-  PolicyDriver driver(sc, st, k, store, reconciles);
+  FakeTraining training(log);
+  PolicyDriver driver(sc, st, k, store, training, reconciles);
   store.add_node(gpu_node("n0", 8));
   const JobId el = store.add_job(sc.workload.jobs.at(0).job, "t");
   store.admit(el);

@@ -36,6 +36,16 @@ struct FakeTraining final : TrainingControl {
   void restart(JobId job) override { log.push_back(fmt::format("restart {}", job)); }
   void job_finished(JobId job) override { log.push_back(fmt::format("finished {}", job)); }
   void forget(JobId job) override { log.push_back(fmt::format("forget {}", job)); }
+  // Queries answer without logging: a job training at 40 % with 10-minute checkpoints, linear.
+  TrainingState state(JobId) const override {
+    TrainingState s;
+    s.progress = 0.4;
+    s.training = true;
+    s.since_checkpoint = kernel::minutes(3);
+    s.checkpoint_interval = kernel::minutes(10);
+    return s;
+  }
+  double speedup(JobId, std::int32_t n) const override { return n; }
 };
 
 struct FakePods final : PodLifecycle {

@@ -290,7 +290,7 @@ Val MapReader::get(std::string_view key) const {
   return Val{YAML::Node(), self_.mark, child_path(self_.path, key)};
 }
 
-FreeMap::FreeMap(Report& r, const Val& v) {
+FreeMap::FreeMap(Report& r, const Val& v, std::span<const std::string_view> structured) {
   r.tick();
   r.record(v.path, v.mark);
   if (!v.present()) return;
@@ -312,7 +312,8 @@ FreeMap::FreeMap(Report& r, const Val& v) {
       continue;
     }
     Val val{it->second, key.Mark(), path};
-    if (val.node.IsDefined() && !val.node.IsNull() && !val.node.IsScalar()) {
+    const bool may_nest = std::find(structured.begin(), structured.end(), name) != structured.end();
+    if (!may_nest && val.node.IsDefined() && !val.node.IsNull() && !val.node.IsScalar()) {
       r.error(key.Mark(), path, fmt::format("found {}; allowed: a string", describe(val.node)));
       continue;
     }

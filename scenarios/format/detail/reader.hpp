@@ -115,7 +115,8 @@ class MapReader {
 // Reads a map whose keys are free-form (labels, options); every value must be a scalar.
 class FreeMap {
  public:
-  FreeMap(Report& r, const Val& v);
+  // Values are scalars, except under the keys in `structured` (read by the caller).
+  FreeMap(Report& r, const Val& v, std::span<const std::string_view> structured = {});
   const std::vector<std::pair<std::string, Val>>& entries() const& { return entries_; }
   // For `for (auto& e : FreeMap(r, v).entries())`: the temporary dies before the loop runs.
   std::vector<std::pair<std::string, Val>> entries() && { return std::move(entries_); }
