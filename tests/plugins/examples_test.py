@@ -14,6 +14,7 @@ Standard library only.
 """
 import csv
 import json
+import os
 import pathlib
 import shutil
 import subprocess
@@ -106,6 +107,23 @@ def generic_controller(t9ksim, work):
     check(g_plug and all(gap >= 15.0 * 2 ** (n - 1) - 1e-6 for n, gap in g_plug),
           f"plugin controller: {len(g_plug)} replacements each wait 15 s x 2^(n-1) or more")
     check(all(j["phase"] in ("Succeeded", "Failed") for j in jobs(plug)), "plugin controller: every job ends")
+
+    # The same plugin named in the scenario (spec.plugins.controllers), its command relative to
+    # the scenario's folder: the same run as with --plugin.
+    sub = work / "scenario-form"
+    shutil.rmtree(sub, ignore_errors=True)
+    sub.mkdir(parents=True)
+    script = os.path.relpath(ROOT / "plugins/examples/generic_controller.py", sub)
+    text = scenario.read_text().replace(
+        "  scheduler: {name: t9k}\n",
+        "  scheduler: {name: t9k}\n"
+        f"  plugins:\n    controllers: [{{kind: GenericJob, command: [python3, {script}], timeout: 30s}}]\n", 1)
+    check(text != scenario.read_text(), "scenario form: the plugin is named in spec.plugins.controllers")
+    (sub / "scenario.yaml").write_text(text)
+    named = run(t9ksim, sub / "out", sub / "scenario.yaml")
+    check((named / "jobs.csv").read_bytes() == (plug / "jobs.csv").read_bytes()
+          and (named / "plugins" / "genericjob-controller.log").exists(),
+          "scenario form: a relative command runs in the scenario's folder; jobs.csv equals the --plugin run's")
 
 
 def main():
