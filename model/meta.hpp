@@ -30,6 +30,11 @@ inline constexpr const char* kResourceGpu = "nvidia.com/gpu";
 // scheduler places them best-fit on one GPU of a node (docs/scheduler.md, "Shared GPUs").
 inline constexpr const char* kResourceGpuMilli = "t9ksim.io/gpu-milli";
 inline constexpr std::int64_t kGpuMilliPerGpu = 1000;
+// The most GPUs one node, pod or trace row may name (2^20): large enough to model a whole
+// cluster as one pooled node, as several peer simulators do (a 10,000-node, 80,000-GPU cluster
+// fits); small enough that GPU counts in milli (2^20 * 1000 < 2^31) and the per-GPU slot tables
+// of shared GPUs (8 bytes a GPU) stay safe.
+inline constexpr std::int64_t kMaxGpusPerObject = std::int64_t{1} << 20;
 
 // Sums b into a.
 void add_resources(ResourceList& a, const ResourceList& b);
@@ -56,6 +61,10 @@ struct ObjectMeta {
   Labels annotations;
   std::string uid;
   std::optional<SimTime> creation_timestamp;
+  // Not a Kubernetes field: the store's creation order, given out once and never reused (1, 2,
+  // ...; 0 = not stored). It orders objects created at the same instant (§8.5 "earliest created
+  // first"): a timestamp alone cannot, and ids recycled from finished objects must not.
+  std::uint64_t creation_sequence = 0;
   std::vector<OwnerReference> owner_references;
   bool operator==(const ObjectMeta&) const = default;
 };

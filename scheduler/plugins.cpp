@@ -92,7 +92,7 @@ void CycleState::reset(const ClusterSnapshot& snap) {
     if (!qi.present) continue;  // the group waits for its queue and cannot use anything
     for (const auto& [n, amount] : gi.nominated) {
       if (!node_infos[static_cast<std::size_t>(n)].present) continue;
-      reservations_.push_back(CycleReservation{g, gi.queue, qi.priority, {-gi.priority, gi.creation, g}, n,
+      reservations_.push_back(CycleReservation{g, gi.queue, qi.priority, gi.order_key(g), n,
                                                amount, true});
       note_active(reservations_.back());
     }

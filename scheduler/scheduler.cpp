@@ -314,7 +314,7 @@ struct Scheduler::Impl {
     for (const auto& q : snap->queues()) {
       if (!q.present || !q.max_duration) continue;
       const std::int64_t limit = q.max_duration->count();
-      for (const auto& [created, id] : q.live_pods) {
+      for (const auto& [created, sequence, id] : q.live_pods) {
         if (t - created < limit) break;  // §8.8: age measured from pod creation
         mark_evicted(id, 1);
         out.evictions.push_back(Eviction{pod(id).key, model::DeletionReason::MaxDuration,
@@ -355,7 +355,7 @@ struct Scheduler::Impl {
   // that are certain (and a skipped gang's signature would be skipped again by this same test,
   // since free GPUs only shrink during a cycle), and views are replayed by the caller.
   bool skippable(const PendingEntry& e, QueueId q, std::int64_t max_free, bool gang) const {
-    const GroupId g = std::get<2>(e.key);
+    const GroupId g = group_of(e.key);
     if (!st.reservations().empty() && st.has_reservation(g)) return false;
     const std::int64_t limit = gpu_quota[static_cast<std::size_t>(q)];
     if (limit != std::numeric_limits<std::int64_t>::max()) {
@@ -405,12 +405,12 @@ struct Scheduler::Impl {
           // grow with the rank (no skipped group holds a reservation), so the first and the last
           // give the same view epochs as all of them (failure memos are keyed by epoch).
           const std::int32_t qp = queue(q).priority;
-          st.set_viewer(Viewer{false, std::get<2>(index[first].key), q, qp, index[first].key});
-          st.set_viewer(Viewer{false, std::get<2>(index[it - 1].key), q, qp, index[it - 1].key});
+          st.set_viewer(Viewer{false, group_of(index[first].key), q, qp, index[first].key});
+          st.set_viewer(Viewer{false, group_of(index[it - 1].key), q, qp, index[it - 1].key});
         }
         if (it == index.size()) continue;
       }
-      const GroupId g = std::get<2>(index[it].key);
+      const GroupId g = group_of(index[it].key);
       ++it;
       const Outcome o = attempt_group(q, g);
       if (o == Outcome::Blocked && strict) continue;  // §11 Q11 option: the queue waits
@@ -474,7 +474,7 @@ struct Scheduler::Impl {
   // rest of the cycle (the snapshot drops it once the group is bound).
   Outcome attempt_group(QueueId q, GroupId gid) {
     const GroupInfo& g = group(gid);
-    st.set_viewer(Viewer{false, gid, q, queue(q).priority, {-g.priority, g.creation, gid}});
+    st.set_viewer(Viewer{false, gid, q, queue(q).priority, g.order_key(gid)});
     keep_reservation = false;
     const Outcome o = attempt_group_views(q, gid);
     if (!keep_reservation && st.has_reservation(gid)) st.release_reservations(gid);
@@ -641,7 +641,7 @@ struct Scheduler::Impl {
       }
       bool leading = true;  // every group before this one is wholly evicted this cycle
       for (auto it = from; it != running.end(); ++it) {  // lower priority, then newest (§11 Q9)
-        const GroupId vg = std::get<2>(*it);
+        const GroupId vg = group_of(*it);
         const GroupInfo& vgi = group(vg);
         std::vector<PodId> bound;
         for (const PodId p : vgi.pods)
@@ -657,7 +657,7 @@ struct Scheduler::Impl {
         if (vg == gid) continue;
         if (v == q && vgi.priority >= g.priority) continue;  // intra-queue: strictly lower only
         std::sort(bound.begin(), bound.end(), [&](PodId a, PodId b) {
-          return pod(a).creation != pod(b).creation ? pod(a).creation > pod(b).creation : a > b;
+          return std::tuple(pod(a).creation, pod(a).sequence, a) > std::tuple(pod(b).creation, pod(b).sequence, b);
         });
         // Elastic surplus first, pod by pod, newest first; never below minMember without
         // evicting the whole group (§11 Q9, §8.4 Volcano gang rule).
@@ -720,7 +720,7 @@ struct Scheduler::Impl {
       SparseRes r;
       for (std::size_t d = 0; d < amount.size(); ++d)
         if (amount[d] != 0) r.emplace_back(static_cast<Dim>(d), amount[d]);
-      st.add_reservation(CycleReservation{gid, q, qi.priority, {-g.priority, g.creation, gid}, n, std::move(r), true});
+      st.add_reservation(CycleReservation{gid, q, qi.priority, g.order_key(gid), n, std::move(r), true});
     }
     keep_reservation = true;
     const std::string msg = "preempted by " + g.key + " of queue " + qi.name + " (priority " +
@@ -762,7 +762,7 @@ struct Scheduler::Impl {
     // preemptor evicted for must not go to a pod it cannot preempt back.
     st.set_viewer(Viewer{});
     for (const auto& key : snap->default_pending()) {
-      const PodId id = std::get<2>(key);
+      const PodId id = pod_of(key);
       if (evicted[static_cast<std::size_t>(id)]) continue;
       const auto& p = pod(id);
       if (memo_fails(p, nullptr)) continue;

@@ -138,7 +138,7 @@ void ClusterSnapshot::pending_insert(QueueId q, const GroupOrderKey& key) {
   const auto it = std::lower_bound(idx.begin(), idx.end(), key,
                                    [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
   idx.insert(it, PendingEntry{key, 0, 0, false});
-  dirty_groups_.push_back(std::get<2>(key));
+  dirty_groups_.push_back(group_of(key));
 }
 
 void ClusterSnapshot::pending_erase(QueueId q, const GroupOrderKey& key) {
@@ -154,7 +154,7 @@ void ClusterSnapshot::flush_pending_entries() {
     const auto& info = groups_[static_cast<std::size_t>(g)];
     if (info.queue == kNone || info.n_pending == 0) continue;
     auto& idx = queues_[static_cast<std::size_t>(info.queue)].pending_index;
-    const GroupOrderKey key{-info.priority, info.creation, g};
+    const GroupOrderKey key = info.order_key(g);
     const auto it = std::lower_bound(idx.begin(), idx.end(), key,
                                      [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
     if (it == idx.end() || it->key != key) continue;
@@ -302,10 +302,10 @@ void ClusterSnapshot::detach_group(GroupId g) {
   if (info.queue == kNone) return;
   auto& q = queues_[static_cast<std::size_t>(info.queue)];
   if (info.n_pending > 0) {
-    q.pending_groups.erase({-info.priority, info.creation, g});
-    pending_erase(info.queue, {-info.priority, info.creation, g});
+    q.pending_groups.erase(info.order_key(g));
+    pending_erase(info.queue, info.order_key(g));
   }
-  if (info.n_bound > 0) q.running_groups.erase({info.priority, -info.creation, g});
+  if (info.n_bound > 0) q.running_groups.erase(info.victim_key(g));
   if (info.present) --q.groups;
 }
 
@@ -314,10 +314,10 @@ void ClusterSnapshot::attach_group(GroupId g) {
   if (info.queue == kNone) return;
   auto& q = queues_[static_cast<std::size_t>(info.queue)];
   if (info.n_pending > 0) {
-    q.pending_groups.insert({-info.priority, info.creation, g});
-    pending_insert(info.queue, {-info.priority, info.creation, g});
+    q.pending_groups.insert(info.order_key(g));
+    pending_insert(info.queue, info.order_key(g));
   }
-  if (info.n_bound > 0) q.running_groups.insert({info.priority, -info.creation, g});
+  if (info.n_bound > 0) q.running_groups.insert(info.victim_key(g));
   if (info.present) ++q.groups;
 }
 
@@ -335,6 +335,7 @@ void ClusterSnapshot::upsert_pod_group(const model::PodGroup& group) {
   info.roles.clear();
   for (const auto& r : group.spec.roles) info.roles.push_back(RoleMin{r.name, r.min_member});
   info.creation = micros(group.metadata.creation_timestamp);
+  info.sequence = group.metadata.creation_sequence;
   attach_group(g);
   for (const PodId p : members) {
     pods_[static_cast<std::size_t>(p)].queue = info.queue;
@@ -396,7 +397,7 @@ void ClusterSnapshot::detach_pod(PodId p) {
     }
   }
   if (!pod.t9k) {
-    if (pod.state == PodState::Pending) default_pending_.erase({-pod.priority, pod.creation, p});
+    if (pod.state == PodState::Pending) default_pending_.erase(pod.order_key(p));
     return;
   }
   if (pod.group == kNone) return;
@@ -406,16 +407,16 @@ void ClusterSnapshot::detach_pod(PodId p) {
   if (q && holds) add(q->allocated, pod.request, -1);
   if (q && (holds || pod.state == PodState::Pending)) add(q->requested, pod.request, -1);
   if (q && (pod.state == PodState::Pending || pod.state == PodState::Bound))
-    q->live_pods.erase({pod.creation, p});
+    q->live_pods.erase({pod.creation, pod.sequence, p});
   switch (pod.state) {
     case PodState::Pending:
       if (--g.n_pending == 0 && q) {
-        q->pending_groups.erase({-g.priority, g.creation, pod.group});
-        pending_erase(pod.queue, {-g.priority, g.creation, pod.group});
+        q->pending_groups.erase(g.order_key(pod.group));
+        pending_erase(pod.queue, g.order_key(pod.group));
       }
       break;
     case PodState::Bound:
-      if (--g.n_bound == 0 && q) q->running_groups.erase({g.priority, -g.creation, pod.group});
+      if (--g.n_bound == 0 && q) q->running_groups.erase(g.victim_key(pod.group));
       break;
     case PodState::Terminating: --g.n_terminating; break;
     case PodState::Succeeded: --g.n_succeeded; break;
@@ -455,7 +456,7 @@ void ClusterSnapshot::attach_pod(PodId p) {
     }
   }
   if (!pod.t9k) {
-    if (pod.state == PodState::Pending) default_pending_.insert({-pod.priority, pod.creation, p});
+    if (pod.state == PodState::Pending) default_pending_.insert(pod.order_key(p));
     return;
   }
   if (pod.group == kNone) return;
@@ -465,16 +466,16 @@ void ClusterSnapshot::attach_pod(PodId p) {
   if (q && holds) add(q->allocated, pod.request);
   if (q && (holds || pod.state == PodState::Pending)) add(q->requested, pod.request);
   if (q && (pod.state == PodState::Pending || pod.state == PodState::Bound))
-    q->live_pods.insert({pod.creation, p});
+    q->live_pods.insert({pod.creation, pod.sequence, p});
   switch (pod.state) {
     case PodState::Pending:
       if (g.n_pending++ == 0 && q) {
-        q->pending_groups.insert({-g.priority, g.creation, pod.group});
-        pending_insert(pod.queue, {-g.priority, g.creation, pod.group});
+        q->pending_groups.insert(g.order_key(pod.group));
+        pending_insert(pod.queue, g.order_key(pod.group));
       }
       break;
     case PodState::Bound:
-      if (g.n_bound++ == 0 && q) q->running_groups.insert({g.priority, -g.creation, pod.group});
+      if (g.n_bound++ == 0 && q) q->running_groups.insert(g.victim_key(pod.group));
       break;
     case PodState::Terminating: ++g.n_terminating; break;
     case PodState::Succeeded: ++g.n_succeeded; break;
@@ -506,6 +507,7 @@ void ClusterSnapshot::upsert_pod(const model::Pod& pod) {
   info.t9k = pod.scheduler_name == model::kT9kSchedulerName;
   info.priority = pod.priority;
   info.creation = micros(pod.metadata.creation_timestamp);
+  info.sequence = pod.metadata.creation_sequence;
   const bool was_shared = info.gpu_share > 0;
   const auto share = pod.requests.find(kGpuMilliName);
   if (share == pod.requests.end()) {
@@ -556,6 +558,7 @@ void ClusterSnapshot::upsert_pod(const model::Pod& pod) {
         gi.queue = queue_id(pod.queue.empty() ? model::kDefaultQueue : pod.queue);
         gi.min_member = 1;
         gi.creation = info.creation;
+        gi.sequence = info.sequence;
         attach_group(g);
       }
     } else {
@@ -720,7 +723,7 @@ std::optional<model::SimTime> ClusterSnapshot::next_max_duration_expiry() const 
   for (const QueueId q : queues_with_max_duration_) {
     const auto& info = queues_[static_cast<std::size_t>(q)];
     if (info.live_pods.empty()) continue;
-    const model::SimTime t{model::SimDuration{info.live_pods.begin()->first} + *info.max_duration};
+    const model::SimTime t{model::SimDuration{std::get<0>(*info.live_pods.begin())} + *info.max_duration};
     if (!best || t < *best) best = t;
   }
   return best;

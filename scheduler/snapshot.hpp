@@ -30,7 +30,10 @@
 //    Decisions and the world applies them. No cycle rebuilds anything from scratch: every index
 //    below is maintained by the update methods, in O(log n) per change.
 //  * Determinism: every ordered index is keyed by values the world controls (names, priorities,
-//    creation times, ids given out in call order). Hash maps are used for look-up by name only.
+//    creation times, the store's creation sequence, ids given out in call order). Ids are
+//    recycled from removed objects, so an order that must not depend on unrelated earlier
+//    objects (§8.5 creation order) is decided by the creation sequence before the id. Hash maps
+//    are used for look-up by name only.
 //
 // Keys: pods and PodGroups are keyed "<namespace>/<name>" (just "<name>" when the namespace is
 // empty); queues and nodes by name. A pod names its PodGroup in its own namespace.
@@ -90,14 +93,21 @@ struct NodeInfo {
   bool schedulable() const { return present && ready && !unschedulable; }
 };
 
-// Order of pending PodGroups inside a queue (§8.5): higher priority, then earlier creation.
+// Order of pending PodGroups inside a queue (§8.5): higher priority, then earlier creation. Equal
+// creation times go in creation order (metadata.creation_sequence, never reused); the id, which
+// is recycled from removed groups, only separates objects the store did not number (tests).
 using GroupOrderKey = std::tuple<std::int32_t /*-priority*/, std::int64_t /*creation µs*/,
-                                 GroupId>;
+                                 std::uint64_t /*creation sequence*/, GroupId>;
 // Order of victim PodGroups inside a queue (§11 Q9): lower priority, then newest.
 using VictimOrderKey = std::tuple<std::int32_t /*priority*/, std::int64_t /*-creation µs*/,
-                                  GroupId>;
+                                  std::int64_t /*-creation sequence*/, GroupId>;
 // Order of default-scheduler pods: higher pod priority, then earlier creation (FIFO).
-using PodOrderKey = std::tuple<std::int32_t /*-priority*/, std::int64_t /*creation µs*/, PodId>;
+using PodOrderKey = std::tuple<std::int32_t /*-priority*/, std::int64_t /*creation µs*/,
+                               std::uint64_t /*creation sequence*/, PodId>;
+// The object a key orders.
+inline GroupId group_of(const GroupOrderKey& k) { return std::get<3>(k); }
+inline GroupId group_of(const VictimOrderKey& k) { return std::get<3>(k); }
+inline PodId pod_of(const PodOrderKey& k) { return std::get<3>(k); }
 
 // A pending PodGroup as the cycle's fast skip reads it (Scheduler, t9k stage): the same order as
 // QueueInfo::pending_groups, flat, so that walking past groups that cannot be placed costs a few
@@ -125,7 +135,8 @@ struct QueueInfo {
   std::set<GroupOrderKey> pending_groups;   // groups with >= 1 pending pod
   std::vector<PendingEntry> pending_index;  // the same groups, same order, flat
   std::set<VictimOrderKey> running_groups;  // groups with >= 1 Bound (not terminating) pod
-  std::set<std::pair<std::int64_t, PodId>> live_pods;  // non-terminal pods by creation (maxDuration)
+  // Non-terminal pods by (creation µs, creation sequence, id): maxDuration expiry order.
+  std::set<std::tuple<std::int64_t, std::uint64_t, PodId>> live_pods;
   std::int32_t groups = 0;  // present PodGroups naming this queue
 };
 
@@ -143,6 +154,11 @@ struct GroupInfo {
   std::int32_t min_member = 1;
   std::vector<RoleMin> roles;
   std::int64_t creation = 0;  // µs; §11 Q20: a resumed job keeps it
+  std::uint64_t sequence = 0;  // metadata.creation_sequence
+  GroupOrderKey order_key(GroupId g) const { return {-priority, creation, sequence, g}; }
+  VictimOrderKey victim_key(GroupId g) const {
+    return {priority, -creation, -static_cast<std::int64_t>(sequence), g};
+  }
   std::vector<PodId> pods;    // in order of arrival
   // §8.6 nomination: resources reserved per node for this group (ClusterSnapshot::nominate).
   std::vector<std::pair<NodeId, SparseRes>> nominated;
@@ -159,6 +175,8 @@ struct PodInfo {
   QueueId queue = kNone;
   std::int32_t priority = 0;
   std::int64_t creation = 0;  // µs
+  std::uint64_t sequence = 0;  // metadata.creation_sequence
+  PodOrderKey order_key(PodId p) const { return {-priority, creation, sequence, p}; }
   SparseRes request;
   SelectorId selector = kNone;  // the pod's nodeSelector
   ShapeId shape = kNone;        // interned (request, selector)

@@ -175,6 +175,7 @@ const StoredJob* Store::find_job(const std::string& name) const {
 void Store::set_created(JobId id) {
   auto& meta = model::metadata_of(at(id).job);
   meta.creation_timestamp = k_.now();
+  meta.creation_sequence = ++creation_seq_;
   meta.uid = fmt::format("job-{}", id);
 }
 
@@ -210,11 +211,15 @@ void Store::set_pod_group(JobId id, model::PodGroup group, bool keep_creation_ti
   StoredJob& j = at(id);
   if (keep_creation_time) {
     const auto created = j.pod_group ? j.pod_group->metadata.creation_timestamp : std::nullopt;
+    const std::uint64_t sequence = j.pod_group ? j.pod_group->metadata.creation_sequence : 0;
     j.pod_group = std::move(group);
     if (created) j.pod_group->metadata.creation_timestamp = created;  // §11 Q20
+    // The store's own order, whatever the controller echoed (a plugin's copy does not carry it).
+    j.pod_group->metadata.creation_sequence = sequence != 0 ? sequence : ++creation_seq_;
   } else {
     j.pod_group = std::move(group);
     if (!j.pod_group->metadata.creation_timestamp) j.pod_group->metadata.creation_timestamp = k_.now();
+    j.pod_group->metadata.creation_sequence = ++creation_seq_;
   }
   watcher_->pod_group_changed(*j.pod_group);
 }
@@ -323,6 +328,7 @@ void Store::create_pod(JobId id, Pod pod) {
   StoredJob& j = at(id);
   pod.metadata.uid = fmt::format("pod-{}", ++uid_counter_);
   pod.metadata.creation_timestamp = k_.now();
+  pod.metadata.creation_sequence = ++creation_seq_;
   if (pod.metadata.namespace_.empty()) pod.metadata.namespace_ = model::metadata_of(j.job).namespace_;
   auto [it, fresh] = j.last_generation.emplace(pod.metadata.name, 0);
   if (!fresh) ++it->second;

@@ -193,6 +193,7 @@ class Store {
   std::map<std::string, model::Node> nodes_;           // ordered: iteration decides nothing random
   std::map<std::string, model::Queue> queues_;
   std::uint64_t uid_counter_ = 0;
+  std::uint64_t creation_seq_ = 0;  // metadata.creation_sequence: jobs, PodGroups and pods, never reused
 
   // Bound, live pods: what they hold, per node and per queue.
   std::map<std::string, std::set<std::string>> node_pods_;  // node -> pod keys

@@ -43,7 +43,7 @@ void check_indexes(const ClusterSnapshot& s) {
     for (const auto& key : q.pending_groups) {
       const auto& e = q.pending_index[i++];
       REQUIRE(e.key == key);
-      const auto& g = s.groups()[static_cast<std::size_t>(std::get<2>(key))];
+      const auto& g = s.groups()[static_cast<std::size_t>(group_of(key))];
       std::int64_t min_gpu = std::numeric_limits<std::int64_t>::max();
       for (const PodId p : g.pods) {
         const auto& pod = s.pods()[static_cast<std::size_t>(p)];

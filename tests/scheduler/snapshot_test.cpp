@@ -39,14 +39,41 @@ TEST_CASE("snapshot: pending groups ordered by priority then creation (§8.5, §
   for (const auto* g : {"old", "new-high", "mid"}) w.add_pod(std::string(g) + "-0", g, res(1));
   const auto& q = w.snap.queues()[static_cast<std::size_t>(*w.snap.find_queue("q"))];
   std::vector<std::string> order;
-  for (const auto& k : q.pending_groups) order.push_back(w.snap.groups()[static_cast<std::size_t>(std::get<2>(k))].key);
+  for (const auto& k : q.pending_groups) order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(k))].key);
   CHECK(order == std::vector<std::string>{"new-high", "old", "mid"});
   // A resumed job's pods are new, its PodGroup (and creation time) is the same: it keeps its rank.
   w.snap.remove_pod("old-0");
   w.add_pod("old-0b", "old", res(1));
   order.clear();
-  for (const auto& k : q.pending_groups) order.push_back(w.snap.groups()[static_cast<std::size_t>(std::get<2>(k))].key);
+  for (const auto& k : q.pending_groups) order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(k))].key);
   CHECK(order == std::vector<std::string>{"new-high", "old", "mid"});
+}
+
+TEST_CASE("snapshot: equal creation times go in creation order, not by recycled ids (§8.5)", "[snapshot]") {
+  TestWorld w;
+  w.add_queue("q", 1);
+  // Three groups come and go, leaving their ids free (reused last-freed first).
+  for (const char* g : {"done-a", "done-b", "done-c"}) w.add_group(g, "q", 1, 0, {}, 1);
+  for (const char* g : {"done-a", "done-b", "done-c"}) w.snap.remove_pod_group(g);
+  // Four groups created at one instant, numbered by the store in submission order.
+  std::uint64_t sequence = 100;
+  for (const char* g : {"tie-a", "tie-b", "tie-c", "tie-d"}) {
+    t9k::model::PodGroup pg;
+    pg.metadata.name = g;
+    pg.metadata.creation_timestamp = sec(50);
+    pg.metadata.creation_sequence = ++sequence;
+    pg.spec.queue = "q";
+    pg.spec.min_member = 1;
+    w.snap.upsert_pod_group(pg);
+    w.add_pod(std::string(g) + "-0", g, res(1));
+  }
+  const auto& q = w.snap.queues()[static_cast<std::size_t>(*w.snap.find_queue("q"))];
+  std::vector<std::string> order;
+  for (const auto& k : q.pending_groups) order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(k))].key);
+  CHECK(order == std::vector<std::string>{"tie-a", "tie-b", "tie-c", "tie-d"});
+  // The ids were recycled in another order: they alone would have decided differently.
+  const auto id = [&](const char* g) { return *w.snap.find_group(g); };
+  CHECK_FALSE((id("tie-a") < id("tie-b") && id("tie-b") < id("tie-c") && id("tie-c") < id("tie-d")));
 }
 
 TEST_CASE("snapshot: objects in any order, bare pods, stand-in entries", "[snapshot]") {

@@ -198,7 +198,7 @@ struct ReferenceScheduler::Impl {
     for (const auto& q : snap->queues()) {
       if (!q.present || !q.max_duration) continue;
       const std::int64_t limit = q.max_duration->count();
-      for (const auto& [created, id] : q.live_pods) {
+      for (const auto& [created, sequence, id] : q.live_pods) {
         if (t - created < limit) break;  // §8.8: age measured from pod creation
         evicted[static_cast<std::size_t>(id)] = 1;
         out.evictions.push_back(Eviction{pod(id).key, model::DeletionReason::MaxDuration,
@@ -232,7 +232,7 @@ struct ReferenceScheduler::Impl {
       const QueueId q = heap.top();
       heap.pop();
       auto& it = cursor[static_cast<std::size_t>(q)];
-      const GroupId g = std::get<2>(*it);
+      const GroupId g = group_of(*it);
       ++it;
       const Outcome o = attempt_group(q, g);
       if (o == Outcome::Blocked && strict) continue;  // §11 Q11 option: the queue waits
@@ -286,7 +286,7 @@ struct ReferenceScheduler::Impl {
   // rest of the cycle (the snapshot drops it once the group is bound).
   Outcome attempt_group(QueueId q, GroupId gid) {
     const GroupInfo& g = group(gid);
-    st.set_viewer(Viewer{false, gid, q, queue(q).priority, {-g.priority, g.creation, gid}});
+    st.set_viewer(Viewer{false, gid, q, queue(q).priority, g.order_key(gid)});
     keep_reservation = false;
     const Outcome o = attempt_group_views(q, gid);
     if (!keep_reservation && st.has_reservation(gid)) st.release_reservations(gid);
@@ -422,7 +422,7 @@ struct ReferenceScheduler::Impl {
     bool fits = false;
     for (const QueueId v : victims_q) {
       for (const auto& key : queue(v).running_groups) {  // lower priority, then newest (§11 Q9)
-        const GroupId vg = std::get<2>(key);
+        const GroupId vg = group_of(key);
         const GroupInfo& vgi = group(vg);
         if (vg == gid) continue;
         if (v == q && vgi.priority >= g.priority) continue;  // intra-queue: strictly lower only
@@ -433,7 +433,7 @@ struct ReferenceScheduler::Impl {
             bound.push_back(p);
         if (bound.empty()) continue;
         std::sort(bound.begin(), bound.end(), [&](PodId a, PodId b) {
-          return pod(a).creation != pod(b).creation ? pod(a).creation > pod(b).creation : a > b;
+          return std::tuple(pod(a).creation, pod(a).sequence, a) > std::tuple(pod(b).creation, pod(b).sequence, b);
         });
         // Elastic surplus first, pod by pod, newest first; never below minMember without
         // evicting the whole group (§11 Q9, §8.4 Volcano gang rule).
@@ -491,7 +491,7 @@ struct ReferenceScheduler::Impl {
       SparseRes r;
       for (std::size_t d = 0; d < amount.size(); ++d)
         if (amount[d] != 0) r.emplace_back(static_cast<Dim>(d), amount[d]);
-      st.add_reservation(CycleReservation{gid, q, qi.priority, {-g.priority, g.creation, gid}, n, std::move(r), true});
+      st.add_reservation(CycleReservation{gid, q, qi.priority, g.order_key(gid), n, std::move(r), true});
     }
     keep_reservation = true;
     const std::string msg = "preempted by " + g.key + " of queue " + qi.name + " (priority " +
@@ -529,7 +529,7 @@ struct ReferenceScheduler::Impl {
     // preemptor evicted for must not go to a pod it cannot preempt back.
     st.set_viewer(Viewer{});
     for (const auto& key : snap->default_pending()) {
-      const PodId id = std::get<2>(key);
+      const PodId id = pod_of(key);
       if (evicted[static_cast<std::size_t>(id)]) continue;
       const auto& p = pod(id);
       if (memo_fails(p, nullptr)) continue;
