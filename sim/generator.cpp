@@ -27,7 +27,7 @@ constexpr std::int64_t kUsPerHour = 3'600'000'000;
 constexpr std::int64_t kUsPerDay = 24 * kUsPerHour;
 // Integer ranges (scenarios/scenario.cpp checks choices against the same bounds).
 constexpr std::int64_t kMaxReplicas = 10000;
-constexpr std::int64_t kMaxGpus = 1024;
+constexpr std::int64_t kMaxGpus = model::kMaxGpusPerObject;
 constexpr std::int64_t kMaxLimit = 1000000;
 constexpr std::int64_t kMaxBurst = 100000;
 

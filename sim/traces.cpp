@@ -17,18 +17,57 @@ using kernel::SimDuration;
 using kernel::SimTime;
 
 TraceCursor::TraceCursor(const scenarios::TraceEntry& entry, const kernel::RngStreams& streams, SimTime horizon,
-                         bool t9k_scheduler)
-    : e_(&entry), sample_(streams.stream("traces/" + entry.name + "/sample")), horizon_(horizon), t9k_(t9k_scheduler) {}
+                         bool t9k_scheduler, std::string default_namespace)
+    : e_(&entry),
+      sample_(streams.stream("traces/" + entry.name + "/sample")),
+      horizon_(horizon),
+      t9k_(t9k_scheduler),
+      default_namespace_(std::move(default_namespace)) {}
 
 std::optional<scenarios::JobSubmission> TraceCursor::next() {
+  if (instant_.empty()) {
+    // Every job of the next instant (the same records as in file order: the window, sampling
+    // draws and limit are decided record by record first), then sorted by job key.
+    auto first = lookahead_ ? std::move(lookahead_) : next_in_file_order();
+    lookahead_.reset();
+    if (!first) return std::nullopt;
+    const SimTime at = first->submit_time;
+    instant_.push_back(std::move(*first));
+    while (auto more = next_in_file_order()) {
+      if (more->submit_time != at) {
+        lookahead_ = std::move(more);
+        break;
+      }
+      instant_.push_back(std::move(*more));
+    }
+    if (instant_.size() > 1) {
+      const auto key = [&](const scenarios::JobSubmission& s) {
+        const auto& meta = model::metadata_of(s.job);
+        return (meta.namespace_.empty() ? default_namespace_ : meta.namespace_) + "/" + meta.name;
+      };
+      std::sort(instant_.begin(), instant_.end(), [&](const auto& a, const auto& b) { return key(a) > key(b); });
+    }
+  }
+  scenarios::JobSubmission s = std::move(instant_.back());
+  instant_.pop_back();
+  return s;
+}
+
+std::optional<scenarios::JobSubmission> TraceCursor::next_in_file_order() {
   if (done_ || !e_->data) return std::nullopt;
   const auto& d = *e_->data;
-  const std::int64_t origin = d.origin_us();
+  const std::int64_t origin = e_->origin_us.value_or(d.origin_us());
   const std::int64_t from = e_->from ? e_->from->count() : 0;
   while (index_ < d.records.size()) {
     if (e_->limit && emitted_ >= *e_->limit) break;
     const auto& r = d.records[index_++];
-    const std::int64_t rel = r.submit_us - origin;  // trace time since its first submission
+    // Trace time since the origin (the scenario's earliest trace submission, or the epoch);
+    // records before an epoch are outside every window.
+    std::int64_t rel = 0;
+    if (__builtin_sub_overflow(r.submit_us, origin, &rel)) {
+      if (r.submit_us < origin) continue;  // ages before the epoch
+      break;                               // ages after it: beyond any window or horizon
+    }
     if (rel < from) continue;
     if (e_->to && rel >= e_->to->count()) break;  // records are sorted: nothing later is inside
     // One draw per record in the window, so the kept set depends only on the seed, the
@@ -49,18 +88,27 @@ std::vector<scenarios::JobSubmission> expand_traces(const scenarios::Scenario& s
   std::vector<scenarios::JobSubmission> out;
   const kernel::RngStreams streams(sc.seed, replication);
   for (const auto& t : sc.workload.traces) {
-    TraceCursor c(t, streams, SimTime{sc.horizon}, sc.scheduler.kind == scenarios::SchedulerKind::T9k);
+    TraceCursor c(t, streams, SimTime{sc.horizon}, sc.scheduler.kind == scenarios::SchedulerKind::T9k,
+                  sc.default_namespace);
     while (auto s = c.next()) out.push_back(std::move(*s));
   }
   // The world's submission order: (submit time, job key); names are unique.
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+  const auto key = [&sc](const scenarios::JobSubmission& s) {
+    const auto& meta = model::metadata_of(s.job);
+    return (meta.namespace_.empty() ? sc.default_namespace : meta.namespace_) + "/" + meta.name;
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
     if (a.submit_time != b.submit_time) return a.submit_time < b.submit_time;
-    return model::metadata_of(a.job).name < model::metadata_of(b.job).name;
+    return key(a) < key(b);
   });
   return out;
 }
 
 namespace {
+
+// Manifests per file of an import: small enough to stay far below the loader's file-size limit,
+// large enough that an 80,000-job trace makes under a hundred files.
+constexpr std::size_t kImportJobsPerFile = 1000;
 
 void write_file(const fs::path& p, const std::string& text) {
   std::ofstream f(p, std::ios::binary);
@@ -134,18 +182,34 @@ ImportResult import_trace(const std::string& text, const std::string& dir, std::
     write_file(out / "queues.yaml", scenarios::to_json_stream(queues));
     s += "    queues:\n    - path: queues.yaml\n";
   }
+  // Compact: the manifests go kImportJobsPerFile to a file, one single-line JSON document each;
+  // scenario.yaml names each job once, with its submit time and behaviour (one line a job).
   s += "  workload:\n    jobs:\n";
+  std::string chunk;
+  std::string chunk_name;
+  std::size_t in_chunk = 0, files = 0;
+  const auto flush = [&] {
+    if (in_chunk == 0) return;
+    write_file(out / "jobs" / chunk_name, chunk);
+    chunk.clear();
+    in_chunk = 0;
+  };
   for (const auto& j : jobs) {
+    if (in_chunk == 0) chunk_name = fmt::format("jobs-{:05}.yaml", files++);
     const auto& name = model::metadata_of(j.job).name;
-    write_file(out / "jobs" / (name + ".yaml"), scenarios::to_json(scenarios::to_object(j.job)));
-    s += fmt::format("    - path: jobs/{}.yaml\n      submitAt: {}\n      behaviour: {{runTime: {}", name,
+    if (in_chunk > 0) chunk += "---\n";
+    chunk += scenarios::to_compact_json(scenarios::to_object(j.job));
+    chunk += '\n';
+    s += fmt::format("    - {{path: jobs/{}, name: {}, submitAt: {}, behaviour: {{runTime: {}", chunk_name, name,
                      kernel::format_duration(j.submit_time.time_since_epoch()),
                      kernel::format_duration(j.behaviour.run_time->mean()));
     if (j.behaviour.failure.final_exit_code != 0) {
       s += fmt::format(", failure: {{finalExitCode: {}}}", j.behaviour.failure.final_exit_code);
     }
-    s += "}\n";
+    s += "}}\n";
+    if (++in_chunk == kImportJobsPerFile) flush();
   }
+  flush();
   write_file(res.scenario_path, s);
   res.jobs = static_cast<std::int64_t>(jobs.size());
   return res;

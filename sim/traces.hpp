@@ -20,18 +20,24 @@ class TraceCursor : public SubmissionSource {
  public:
   // `entry` (and its data) must outlive the cursor. An entry without data (file references off)
   // yields nothing.
+  // Jobs of one instant go out sorted by job key (`default_namespace` for jobs without one), the
+  // order the world submits explicit and generated jobs in, so a trace and its import agree.
   TraceCursor(const scenarios::TraceEntry& entry, const kernel::RngStreams& streams, kernel::SimTime horizon,
-              bool t9k_scheduler);
+              bool t9k_scheduler, std::string default_namespace);
   std::optional<scenarios::JobSubmission> next() override;
 
  private:
+  std::optional<scenarios::JobSubmission> next_in_file_order();
   const scenarios::TraceEntry* e_;
   kernel::Rng sample_;
   kernel::SimTime horizon_;
   bool t9k_;
+  std::string default_namespace_;
   std::size_t index_ = 0;
   std::int64_t emitted_ = 0;
   bool done_ = false;
+  std::vector<scenarios::JobSubmission> instant_;  // the current instant's jobs, last key first
+  std::optional<scenarios::JobSubmission> lookahead_;  // the first job of the next instant
 };
 
 // Every job the scenario's trace entries submit in a replication, in submission order.

@@ -20,7 +20,8 @@ std::vector<std::unique_ptr<SubmissionSource>> workload_sources(const scenarios:
   }
   for (const auto& t : sc.workload.traces) {
     out.push_back(std::make_unique<TraceCursor>(t, streams, SimTime{sc.horizon},
-                                                sc.scheduler.kind == scenarios::SchedulerKind::T9k));
+                                                sc.scheduler.kind == scenarios::SchedulerKind::T9k,
+                                                sc.default_namespace));
   }
   return out;
 }

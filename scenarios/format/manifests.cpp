@@ -104,9 +104,16 @@ std::optional<std::vector<YamlDocument>> parse_yaml(std::string_view text, const
       return std::nullopt;
     }
     std::vector<YamlDocument> docs;
+    std::vector<std::size_t> starts;
     for (YAML::Node& n : YAML::LoadAll(copy)) {
       const YAML::Mark mark = n.Mark();
-      docs.push_back(YamlDocument{n, mark.is_null() ? 1 : mark.line + 1});
+      docs.push_back(YamlDocument{n, mark.is_null() ? 1 : mark.line + 1, 0});
+      starts.push_back(mark.is_null() ? (starts.empty() ? 0 : starts.back()) : static_cast<std::size_t>(mark.pos));
+    }
+    // A document runs from its root's position to the next document's (the last one to the end).
+    for (std::size_t i = 0; i < docs.size(); ++i) {
+      const std::size_t end = i + 1 < docs.size() ? starts[i + 1] : copy.size();
+      docs[i].bytes = end > starts[i] ? end - starts[i] : 0;
     }
     return docs;
   } catch (const YAML::Exception& e) {
@@ -148,7 +155,7 @@ void decode_manifest_documents(const std::vector<YamlDocument>& docs, const std:
   for (const YamlDocument& doc : docs) {
     ++index;
     if (!doc.node.IsDefined() || doc.node.IsNull()) continue;  // "---" with nothing after it
-    Report r(file, out, index);
+    Report r(file, out, index, work_budget(doc.bytes));
     try {
       auto obj = decode_object(r, Val{doc.node, doc.node.Mark(), base_path});
       if (!obj) continue;

@@ -119,12 +119,12 @@ constexpr std::string_view kGenericRestart[] = {"Always", "OnFailure", "Never"};
 constexpr std::string_view kCleanUp[] = {"None", "Unfinished", "All"};
 // Ranges generated integers are clamped to (docs/scenario-format.md "generators").
 constexpr std::int64_t kMaxReplicas = 10000;
-constexpr std::int64_t kMaxGpus = 1024;
+constexpr std::int64_t kMaxGpus = m::kMaxGpusPerObject;
 constexpr std::int64_t kMaxLimit = 1000000;
 constexpr std::int64_t kMaxBurst = 100000;
 constexpr std::size_t kMaxPrefix = 52;
 constexpr std::string_view kTrace[] = {"name", "format", "path", "limit", "timeOffset", "queue", "from", "to",
-                                        "loadFactor", "sample", "skipBadRows", "options"};
+                                        "loadFactor", "sample", "skipBadRows", "options", "epoch"};
 constexpr std::string_view kOperation[] = {"at", "action", "job", "queue", "node", "pool",
                                            "replicas", "nodePool"};
 constexpr std::string_view kExpect[] = {"jobs", "metrics"};
@@ -299,7 +299,7 @@ class ScenarioDecoder {
     if (require(r_, mr.get("count"))) {
       if (auto x = read_int32(r_, mr.get("count"), 0, 1'000'000)) p.count = *x;
     }
-    if (auto x = read_int32(r_, mr.get("gpusPerNode"), 0, 1024)) p.gpus_per_node = *x;
+    if (auto x = read_int32(r_, mr.get("gpusPerNode"), 0, static_cast<std::int32_t>(m::kMaxGpusPerObject))) p.gpus_per_node = *x;
     if (auto x = read_string(r_, mr.get("gpuModel"))) p.gpu_model = *x;
     for (const char* key : {"cpu", "memory"}) {
       const Val q = mr.get(key);
@@ -1375,6 +1375,17 @@ class ScenarioDecoder {
       if (auto x = read_double(r_, t.get("loadFactor"), 1e-6, 1e6)) tr.load_factor = *x;
       if (auto x = read_double(r_, t.get("sample"), 1e-9, 1)) tr.sample = *x;
       if (auto x = read_bool(r_, t.get("skipBadRows"))) tr.skip_bad_rows = *x;
+      if (const Val ep = t.get("epoch"); ep.present()) {
+        const auto text = ep.node.IsScalar() ? std::optional<std::string>(ep.node.Scalar()) : std::nullopt;
+        if (const auto us = text ? parse_trace_time(*text) : std::nullopt) {
+          tr.epoch_us = *us;
+        } else {
+          r_.error(ep.mark, ep.path,
+                   fmt::format("found {}; allowed: a time on the trace's clock: seconds (Unix seconds; "
+                               "seconds since the trace's start for alibaba-openb), \"YYYY-MM-DD HH:MM:SS\" "
+                               "(UTC) or RFC 3339", describe(ep.node)));
+        }
+      }
       // The trace is read now, so bad rows stop the load (file:line:column) and the trace's
       // queues and cluster exist before anything refers to them.
       if (!tr.path.empty() && !r_.has_error_under(item.path)) {
@@ -1391,6 +1402,15 @@ class ScenarioDecoder {
       }
       sc.workload.traces.push_back(std::move(tr));
     }
+    // One clock for every trace entry (docs/traces.md "Several files"): trace time 0 is the
+    // earliest submission over all entries, unless an entry sets its own epoch.
+    std::optional<std::int64_t> earliest;
+    for (const auto& e : sc.workload.traces) {
+      if (e.data && !e.data->records.empty()) {
+        earliest = std::min(earliest.value_or(e.data->origin_us()), e.data->origin_us());
+      }
+    }
+    for (auto& e : sc.workload.traces) e.origin_us = e.epoch_us ? e.epoch_us : earliest;
     if (!sc.cluster.from_trace.empty()) {
       const auto it = std::find_if(sc.workload.traces.begin(), sc.workload.traces.end(),
                                    [&](const TraceEntry& e) { return e.name == sc.cluster.from_trace; });
@@ -1686,7 +1706,7 @@ ScenarioResult decode_scenario_docs(const std::vector<YamlDocument>& docs, const
     result.diagnostics = std::move(diags);
     return result;
   }
-  Report r(file, diags, 0);
+  Report r(file, diags, 0, work_budget(root->bytes));
   std::optional<Scenario> sc;
   try {
     ScenarioDecoder dec(r, diags, options);

@@ -248,8 +248,12 @@ struct TraceEntry {
   std::optional<std::int64_t> limit;  // first N jobs (after window and sampling)
   SimDuration time_offset{0};         // the first replayed submission's time
   std::string queue;                  // one T9k queue for every job (empty: queues from the trace)
-  std::optional<SimDuration> from;    // window on trace time since its first submission
+  std::optional<SimDuration> from;    // window on trace time since the origin below
   std::optional<SimDuration> to;
+  // Trace time 0 (µs on the trace's clock): `epoch` when given, else the earliest submission over
+  // all the scenario's trace entries, so several files of one cluster keep their spacing.
+  std::optional<std::int64_t> epoch_us;
+  std::optional<std::int64_t> origin_us;  // resolved by the loader
   double load_factor = 1;             // inter-arrival gaps divided by this
   double sample = 1;                  // fraction of jobs kept (stream traces/<name>/sample)
   bool skip_bad_rows = false;

@@ -473,7 +473,7 @@ void read_openb(TraceData& d, RowErrors& errors) {
     const auto name = row.get(*c_name);
     const auto cpu = row.integer(*c_cpu, 0, INT64_MAX / 2);
     const auto mem = row.integer(*c_mem, 0, INT64_MAX / 2);
-    const auto gpus = row.integer(*c_gpu, 0, 1024);
+    const auto gpus = row.integer(*c_gpu, 0, model::kMaxGpusPerObject);
     const auto milli = row.integer(*c_milli, 0, 1000);
     const auto spec = row.get(*c_spec, true);
     const auto qos = row.get(*c_qos);
@@ -530,7 +530,7 @@ void read_openb_nodes(TraceData& d, std::vector<Diagnostic>& out) {
     Row row{csv, errors};
     const auto cpu = row.integer(*c_cpu, 1, INT64_MAX / 2);
     const auto mem = row.integer(*c_mem, 1, INT64_MAX / 2);
-    const auto gpus = row.integer(*c_gpu, 0, 1024);
+    const auto gpus = row.integer(*c_gpu, 0, model::kMaxGpusPerObject);
     const auto model = row.get(*c_model, true);
     if (row.bad) continue;
     const std::string mdl(trim(model->text));
@@ -864,14 +864,14 @@ std::shared_ptr<const TraceData> load_trace(const TraceEntry& e, bool skip_bad_r
       bool ok = true;
       const auto k = opt.choice("kind", {"PyTorchTrainingJob", "DeepSpeedJob", "GenericJob"});
       mp.kind = parse_kind(k, ok);
-      mp.gpus_per_pod = opt.integer("gpusPerPod", 8, 1, 1024);
+      mp.gpus_per_pod = opt.integer("gpusPerPod", 8, 1, model::kMaxGpusPerObject);
       break;
     }
     default: break;
   }
   if (e.format == TraceFormat::Philly) {
     mp.pools_per_group = opt.choice("pools", {"shared", "per-vc"}) == "per-vc";
-    mp.gpus_per_node = opt.integer("gpusPerNode", 8, 1, 1024);
+    mp.gpus_per_node = opt.integer("gpusPerNode", 8, 1, model::kMaxGpusPerObject);
     mp.node_cpu = opt.quantity("nodeCpu", mp.node_cpu);
     mp.node_memory = opt.quantity("nodeMemory", mp.node_memory);
     mp.vc_file = sibling(e.path, opt.get("vcFile"), "philly_vc.csv");
@@ -1040,6 +1040,12 @@ JobSubmission trace_job(const TraceEntry& e, const TraceData& d, const TraceReco
   meta.annotations[kAnnotationTraceId] = std::move(raw);
   meta.annotations[kAnnotationTraceSource] = s.source;
   return s;
+}
+
+std::optional<std::int64_t> parse_trace_time(std::string_view text) {
+  const auto t = trim(text);
+  if (auto v = parse_real(t)) return to_us(*v, 1e6);
+  return parse_datetime(t);
 }
 
 }  // namespace t9k::scenarios

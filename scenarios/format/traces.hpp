@@ -86,6 +86,11 @@ struct TraceData {
   std::int64_t origin_us() const { return records.empty() ? 0 : records.front().submit_us; }
 };
 
+// A point on a trace's clock, as `epoch` gives it: a number of seconds (Unix seconds for
+// philly, csv and k8s-export; seconds since the trace's start for alibaba-openb), or a date
+// "YYYY-MM-DD HH:MM:SS" (UTC) or RFC 3339. Microseconds on that clock, or nullopt.
+std::optional<std::int64_t> parse_trace_time(std::string_view text);
+
 // Loads an entry's trace (entry.path already resolved). Errors and warnings go to `out`; bad rows
 // are errors unless `skip_bad_rows` (or entry.skip_bad_rows), then warnings plus a count.
 // `where` is the entry's field path in the scenario, for option errors.

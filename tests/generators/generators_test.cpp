@@ -433,7 +433,7 @@ TEST_CASE("malformed generators are rejected with the field path", "[generators]
       {"elastic not for GenericJob", "      rate: 1\n      classes:\n" + generic_class("a", 1, "        elastic: {maxReplicas: 2}\n"),
        "spec.workload.generators[0].classes[0].elastic",
        "found elastic with a GenericJob template; allowed: elastic only for PyTorchTrainingJob and DeepSpeedJob (spec §4.3)"},
-      {"GPUs are whole and in range", "      rate: 1\n      classes:\n" + generic_class("a", 1, "        gpus: {choice: {values: [1, 2000]}}\n"),
+      {"GPUs are whole and in range", "      rate: 1\n      classes:\n" + generic_class("a", 1, "        gpus: {choice: {values: [1, 2000000]}}\n"),
        "spec.workload.generators[0].classes[0].gpus.choice.values[1]", ""},
       {"GenericJob has no ExitCode", "      rate: 1\n      classes:\n" + generic_class("a", 1, "        restartPolicy: ExitCode\n"),
        "spec.workload.generators[0].classes[0].restartPolicy", "found \"ExitCode\"; allowed: Always, OnFailure, Never"},

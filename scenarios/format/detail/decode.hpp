@@ -15,6 +15,7 @@ namespace t9k::scenarios::detail {
 struct YamlDocument {
   YAML::Node node;
   int line = 1;
+  std::size_t bytes = 0;  // the document's share of the text: sizes its work budget
 };
 std::optional<std::vector<YamlDocument>> parse_yaml(std::string_view text, const std::string& file,
                                                     std::vector<Diagnostic>& out);

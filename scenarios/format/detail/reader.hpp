@@ -28,6 +28,11 @@ struct BudgetExceeded {};
 void add_budget_diagnostic(std::vector<Diagnostic>& out, const std::string& file, int document,
                            int line);
 
+// The work (values visited, aliases counted each time) allowed for a document of this many
+// bytes: honest YAML spends at least a byte or two per value, so it stays far below; an alias
+// bomb asks for exponentially more than its size and is stopped after work linear in it.
+std::size_t work_budget(std::size_t document_bytes);
+
 std::string child_path(const std::string& path, std::string_view key);
 std::string index_path(const std::string& path, std::size_t i);
 
@@ -47,7 +52,7 @@ bool is_label_value(std::string_view s);
 
 class Report {
  public:
-  Report(std::string file, std::vector<Diagnostic>& out, int document = 0);
+  Report(std::string file, std::vector<Diagnostic>& out, int document = 0, std::size_t budget = work_budget(0));
   void error(const YAML::Mark& at, const std::string& path, std::string message);
   void warning(const YAML::Mark& at, const std::string& path, std::string message);
   // For checks on typed values: the position recorded for `path`, or its nearest parent's.
@@ -78,6 +83,7 @@ class Report {
   std::set<std::string> error_paths_;
   std::size_t errors_ = 0;
   std::size_t work_ = 0;
+  std::size_t budget_;
 };
 
 // A value in the tree: the node (possibly null or undefined), where it is, and its path.
