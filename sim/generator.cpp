@@ -326,11 +326,10 @@ void GeneratorCursor::fill() {
     lookahead_ = next_arrival();
     if (!lookahead_) arrivals_done_ = true;
   }
-  auto key = [](const scenarios::JobSubmission& s) {
-    const auto& meta = m::metadata_of(s.job);
-    return meta.namespace_ + "/" + meta.name;
-  };
-  std::sort(buffer_.begin(), buffer_.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  // make_job gave every job a namespace, so this is the job key the world orders by.
+  std::sort(buffer_.begin(), buffer_.end(), [&](const auto& a, const auto& b) {
+    return submission_key(a, default_namespace_) < submission_key(b, default_namespace_);
+  });
   std::reverse(buffer_.begin(), buffer_.end());  // popped from the back
 }
 

@@ -40,13 +40,9 @@ std::optional<scenarios::JobSubmission> TraceCursor::next() {
       }
       instant_.push_back(std::move(*more));
     }
-    if (instant_.size() > 1) {
-      const auto key = [&](const scenarios::JobSubmission& s) {
-        const auto& meta = model::metadata_of(s.job);
-        return (meta.namespace_.empty() ? default_namespace_ : meta.namespace_) + "/" + meta.name;
-      };
-      std::sort(instant_.begin(), instant_.end(), [&](const auto& a, const auto& b) { return key(a) > key(b); });
-    }
+    std::sort(instant_.begin(), instant_.end(), [&](const auto& a, const auto& b) {
+      return submission_key(a, default_namespace_) > submission_key(b, default_namespace_);
+    });
   }
   scenarios::JobSubmission s = std::move(instant_.back());
   instant_.pop_back();
@@ -93,13 +89,9 @@ std::vector<scenarios::JobSubmission> expand_traces(const scenarios::Scenario& s
     while (auto s = c.next()) out.push_back(std::move(*s));
   }
   // The world's submission order: (submit time, job key); names are unique.
-  const auto key = [&sc](const scenarios::JobSubmission& s) {
-    const auto& meta = model::metadata_of(s.job);
-    return (meta.namespace_.empty() ? sc.default_namespace : meta.namespace_) + "/" + meta.name;
-  };
   std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
     if (a.submit_time != b.submit_time) return a.submit_time < b.submit_time;
-    return key(a) < key(b);
+    return submission_key(a, sc.default_namespace) < submission_key(b, sc.default_namespace);
   });
   return out;
 }

@@ -26,18 +26,20 @@ std::vector<std::unique_ptr<SubmissionSource>> workload_sources(const scenarios:
   return out;
 }
 
+std::string submission_key(const scenarios::JobSubmission& s, const std::string& default_namespace) {
+  const auto& m = model::metadata_of(s.job);
+  return (m.namespace_.empty() ? default_namespace : m.namespace_) + "/" + m.name;
+}
+
 std::vector<scenarios::JobSubmission> expand_generators(const scenarios::Scenario& sc, std::uint64_t replication) {
   std::vector<scenarios::JobSubmission> out;
   for (auto& source : workload_sources(sc, replication)) {
     while (auto s = source->next()) out.push_back(std::move(*s));
   }
   // Submission order, as the world submits them: by (submit time, job key).
-  auto key = [&sc](const scenarios::JobSubmission& s) {
-    const auto& m = model::metadata_of(s.job);
-    return (m.namespace_.empty() ? sc.default_namespace : m.namespace_) + "/" + m.name;
-  };
   std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
-    return a.submit_time != b.submit_time ? a.submit_time < b.submit_time : key(a) < key(b);
+    return a.submit_time != b.submit_time ? a.submit_time < b.submit_time
+                                          : submission_key(a, sc.default_namespace) < submission_key(b, sc.default_namespace);
   });
   return out;
 }

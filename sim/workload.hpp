@@ -69,6 +69,10 @@ class GeneratorCursor : public SubmissionSource {
 std::vector<std::unique_ptr<SubmissionSource>> workload_sources(const scenarios::Scenario& scenario,
                                                                 std::uint64_t replication);
 
+// "<namespace>/<name>" of a submission, `default_namespace` when it names none: jobs of one
+// instant are submitted in this key's order (explicit, generated and trace jobs alike).
+std::string submission_key(const scenarios::JobSubmission& s, const std::string& default_namespace);
+
 // Pulls every source to the end: the jobs a run submits besides the explicit ones, in
 // submission order.
 std::vector<scenarios::JobSubmission> expand_generators(const scenarios::Scenario& scenario,

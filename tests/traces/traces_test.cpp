@@ -19,58 +19,15 @@
 #include "scenarios/format/traces.hpp"
 #include "sim/traces.hpp"
 #include "sim/world.hpp"
+#include "support.hpp"
 
 using namespace t9k;
+using namespace t9k::tracetest;
 namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kPhilly = std::string(T9KSIM_SHARED_DIR) + "/traces/philly/philly.csv";
 const std::string kOpenbPods = std::string(T9KSIM_SHARED_DIR) + "/traces/alibaba-openb/openb_pod_list_default.csv";
-
-fs::path temp_dir(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("t9ksim-traces-" + name);
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
-
-void write(const fs::path& p, const std::string& text) {
-  std::ofstream f(p, std::ios::binary);
-  f << text;
-}
-
-scenarios::ScenarioResult parse(const std::string& yaml, const std::string& dir, bool skip = false) {
-  scenarios::LoadOptions lo;
-  lo.base_dir = dir;
-  lo.skip_bad_trace_rows = skip;
-  return scenarios::parse_scenario(yaml, "test.yaml", lo);
-}
-
-scenarios::Scenario load(const std::string& yaml, const std::string& dir) {
-  auto r = parse(yaml, dir);
-  if (!r.ok()) {
-    for (const auto& d : r.diagnostics) UNSCOPED_INFO(scenarios::format_diagnostic(d));
-  }
-  REQUIRE(r.ok());
-  return *r.scenario;
-}
-
-struct Run {
-  analysis::Recorder rec;
-  std::uint64_t fingerprint = 0;
-  explicit Run(const scenarios::Scenario& sc)
-      : rec(kernel::SimTime{sc.horizon}, analysis::Recorder::choose_bucket(sc.horizon)) {}
-};
-
-Run simulate(const scenarios::Scenario& sc) {
-  Run run(sc);
-  sim::World w(sc, 0, [&](const model::TimedChange& c) { run.rec.on_change(c); });
-  w.run();
-  run.rec.finish();
-  run.fingerprint = w.fingerprint();
-  return run;
-}
 
 const char* kZeroLatency = R"(
   controllers: {reconcileLatency: 0s}
