@@ -132,8 +132,13 @@ std::string summary_json(const Recorder& r, const RunInfo& info) {
   return j.dump(2) + "\n";
 }
 
-std::string change_json(const model::TimedChange& tc) {
+std::string change_json(const model::TimedChange& tc, const std::vector<std::string>* job_names) {
   nlohmann::json j;
+  // Every event of a job names it the same way: its name (namespace/name) and its id.
+  const auto job_ref = [&](model::JobId id) {
+    j["jobId"] = id;
+    if (job_names && id < job_names->size()) j["job"] = (*job_names)[id];
+  };
   j["t"] = static_cast<double>(tc.time.time_since_epoch().count()) / 1e6;
   std::visit(
       [&](const auto& c) {
@@ -141,6 +146,7 @@ std::string change_json(const model::TimedChange& tc) {
         if constexpr (std::is_same_v<T, model::JobSubmitted>) {
           j["type"] = "JobSubmitted";
           j["job"] = c.name;
+          j["jobId"] = c.job;
           j["kind"] = model::to_string(c.kind);
           j["queue"] = c.queue;
           j["priority"] = c.priority;
@@ -148,11 +154,11 @@ std::string change_json(const model::TimedChange& tc) {
           j["gpus"] = gpus_json(c.gpu_milli);
         } else if constexpr (std::is_same_v<T, model::JobRejected>) {
           j["type"] = "JobRejected";
-          j["jobId"] = c.job;
+          job_ref(c.job);
           j["reason"] = c.reason;
         } else if constexpr (std::is_same_v<T, model::JobPhaseChanged>) {
           j["type"] = "JobPhaseChanged";
-          j["jobId"] = c.job;
+          job_ref(c.job);
           j["phase"] = model::to_string(c.phase);
           j["reason"] = c.reason;
           j["message"] = c.message;
@@ -160,24 +166,24 @@ std::string change_json(const model::TimedChange& tc) {
           j["backoffCount"] = c.backoff_count;
         } else if constexpr (std::is_same_v<T, model::PodCreated>) {
           j["type"] = "PodCreated";
-          j["jobId"] = c.job;
+          job_ref(c.job);
           j["pod"] = c.pod;
           j["replicaType"] = c.replica_type;
           j["rank"] = c.rank;
           j["gpus"] = gpus_json(c.gpu_milli);
         } else if constexpr (std::is_same_v<T, model::PodBound>) {
           j["type"] = "PodBound";
-          j["jobId"] = c.job;
+          job_ref(c.job);
           j["pod"] = c.pod;
           j["node"] = c.node;
           j["gpus"] = gpus_json(c.gpu_milli);
         } else if constexpr (std::is_same_v<T, model::PodRunning>) {
           j["type"] = "PodRunning";
-          j["jobId"] = c.job;
+          job_ref(c.job);
           j["pod"] = c.pod;
         } else if constexpr (std::is_same_v<T, model::PodReleased>) {
           j["type"] = "PodReleased";
-          j["jobId"] = c.job;
+          job_ref(c.job);
           j["pod"] = c.pod;
           j["node"] = c.node;
           j["gpus"] = gpus_json(c.gpu_milli);
@@ -186,21 +192,21 @@ std::string change_json(const model::TimedChange& tc) {
           if (c.reason) j["reason"] = model::to_string(*c.reason);
         } else if constexpr (std::is_same_v<T, model::PodDeleted>) {
           j["type"] = "PodDeleted";
-          j["jobId"] = c.job;
+          job_ref(c.job);
           j["pod"] = c.pod;
           j["reason"] = model::to_string(c.reason);
         } else if constexpr (std::is_same_v<T, model::TrainingChanged>) {
           j["type"] = "TrainingChanged";
-          j["jobId"] = c.job;
+          job_ref(c.job);
           j["gpus"] = gpus_json(c.gpu_milli);
         } else if constexpr (std::is_same_v<T, model::ProgressLost>) {
           j["type"] = "ProgressLost";
-          j["jobId"] = c.job;
+          job_ref(c.job);
           j["cause"] = model::to_string(c.cause);
           j["gpuSeconds"] = gpu_value(c.gpu_milli_us) / 1e6;
         } else if constexpr (std::is_same_v<T, model::ProgressCommitted>) {
           j["type"] = "ProgressCommitted";
-          j["jobId"] = c.job;
+          job_ref(c.job);
           j["gpuSeconds"] = gpu_value(c.gpu_milli_us) / 1e6;
         } else if constexpr (std::is_same_v<T, model::NodeChanged>) {
           j["type"] = "NodeChanged";
@@ -213,6 +219,15 @@ std::string change_json(const model::TimedChange& tc) {
           j["type"] = "QueueChanged";
           j["queue"] = c.queue;
           j["closed"] = c.closed;
+        } else if constexpr (std::is_same_v<T, model::PodUnknown>) {
+          j["type"] = "PodUnknown";
+          job_ref(c.job);
+          j["pod"] = c.pod;
+          j["node"] = c.node;
+        } else if constexpr (std::is_same_v<T, model::JobStatusChanged>) {
+          j["type"] = "JobStatusChanged";
+          job_ref(c.job);
+          j["status"] = nlohmann::json::parse(c.status);
         }
       },
       tc.change);
@@ -232,7 +247,13 @@ EventLog::~EventLog() {
   }
 }
 
-void EventLog::write(const model::TimedChange& c) { out_ << change_json(c) << '\n'; }
+void EventLog::write(const model::TimedChange& c) {
+  if (const auto* sub = std::get_if<model::JobSubmitted>(&c.change)) {
+    if (job_names_.size() <= sub->job) job_names_.resize(sub->job + 1);
+    job_names_[sub->job] = sub->name;
+  }
+  out_ << change_json(c, &job_names_) << '\n';
+}
 
 void EventLog::commit() {
   out_.close();

@@ -36,7 +36,8 @@ std::string faults_csv(const Recorder& r);
 // Sorted keys; "metrics" holds Recorder::metrics().
 std::string summary_json(const Recorder& r, const RunInfo& info);
 // One JSON object per change, {"t": seconds, "type": "...", ...}.
-std::string change_json(const model::TimedChange& c);
+// `job_names` (by JobId, from JobSubmitted): every job event names its job by name and id.
+std::string change_json(const model::TimedChange& c, const std::vector<std::string>* job_names = nullptr);
 
 // Streams events.jsonl to a temporary file and renames it on commit().
 class EventLog {
@@ -51,6 +52,7 @@ class EventLog {
   std::filesystem::path tmp_;
   std::ofstream out_;
   bool committed_ = false;
+  std::vector<std::string> job_names_;  // by JobId
 };
 
 // Writes jobs.csv, timeseries.csv, faults.csv and last summary.json into dir (created if needed).

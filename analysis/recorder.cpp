@@ -169,6 +169,9 @@ void Recorder::on_change(const model::TimedChange& tc) {
           r.backoff_count = c.backoff_count;
           if (c.phase == model::JobPhase::Running && !r.first_running) r.first_running = t;
           if (model::is_terminal(c.phase)) {
+            // A job that ended before a reconcile saw it Running still waited until its first
+            // pod ran (docs/outputs.md, wait_s).
+            if (!r.first_running) r.first_running = state_[c.job].first_pod_running;
             r.end = t;
             r.reason = c.message.empty() ? c.reason : c.reason + ": " + c.message;
             job_state(r, t, false, false);
@@ -191,6 +194,9 @@ void Recorder::on_change(const model::TimedChange& tc) {
             bound_.erase(it);
           }
           if (c.phase == model::PodPhase::Failed) ++r.pods_failed;
+        } else if constexpr (std::is_same_v<T, model::PodRunning>) {
+          auto& first = state_[c.job].first_pod_running;
+          if (!first) first = t;
         } else if constexpr (std::is_same_v<T, model::PodDeleted>) {
           if (c.reason == model::DeletionReason::Preemption) ++jobs_.at(c.job).preemptions;
         } else if constexpr (std::is_same_v<T, model::TrainingChanged>) {

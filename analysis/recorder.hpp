@@ -141,6 +141,7 @@ class Recorder {
     std::int64_t training_gpu_milli = 0;
     bool in_system = false;
     bool running = false;
+    std::optional<SimTime> first_pod_running;  // when its first pod started running
     Scope* scope = nullptr;  // std::map nodes never move
   };
   std::vector<JobState> state_;

@@ -14,6 +14,7 @@
 #include "app/plugin_args.hpp"
 #include "app/report_command.hpp"
 #include "app/run_command.hpp"
+#include "app/test_command.hpp"
 #include "app/version.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "sim/kernel/kernel.hpp"
@@ -132,7 +133,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run->add_option("-j,--threads", run_args.threads, "Threads for replications (0: one per core)")
       ->capture_default_str();
-  run->add_flag("--events", run_args.events, "Also write events.jsonl (every object transition)");
+  run->add_flag("--events", run_args.events, "Also write events.jsonl (every object transition and job status)");
+  run->add_flag("--objects", run_args.objects,
+                "Also write objects.yaml: the final Jobs (full status), PodGroups and Queues as a kind: List");
   run->add_flag("--check", run_args.check,
                 "Check the scenario's expect block; exit 1 with a readable diff when it is not met");
   run->add_flag("!--no-report", run_args.report, "Do not write report.html");
@@ -202,6 +205,16 @@ int main(int argc, char** argv) {
   import->add_flag("--zero-latency", import_args.zero_latency, "Pod start/stop, reconcile and scheduling latencies 0");
   import->add_flag("-q,--quiet", import_args.quiet, "Print nothing but errors");
 
+  t9k::app::TestArgs test_args;
+  auto* test = app.add_subcommand(
+      "test", "Run every scenario with an expect block under the given files and folders, in parallel; "
+              "one line per case, exit 1 on any failure (docs/regression-testing.md)");
+  test->add_option("PATH", test_args.paths, "Scenario files and folders (searched recursively)")->required();
+  test->add_option("--junit", test_args.junit, "Also write a JUnit XML report to this file");
+  test->add_option("-o,--out", test_args.out_dir, "Keep each case's results in OUT/<case> (default: a temporary folder)");
+  test->add_option("-j,--threads", test_args.threads, "Cases run at once (0: one per core)")->capture_default_str();
+  test->add_flag("-v,--verbose", test_args.verbose, "Also print the passing cases' warnings");
+
   t9k::app::GenerateArgs generate_args;
   auto* generate = app.add_subcommand(
       "generate", "Write a scenario's generated jobs as manifests (DIR/<generator>.yaml) and the scenario "
@@ -238,6 +251,7 @@ int main(int argc, char** argv) {
       return t9k::app::run_command(run_args);
     }
     if (*generate) return t9k::app::generate_command(generate_args);
+    if (*test) return t9k::app::test_command(test_args);
     if (*import) return t9k::app::import_command(import_args);
     if (*report) return t9k::app::report_command(report_dir);
     if (*compare) {

@@ -15,8 +15,10 @@
 #include "analysis/progress.hpp"
 #include "analysis/report.hpp"
 #include "analysis/recorder.hpp"
+#include "app/expectations.hpp"
 #include "app/version.hpp"
 #include "scenarios/format/scenario.hpp"
+#include "scenarios/format/serialize.hpp"
 #include "sim/kernel/hash.hpp"
 #include "sim/kernel/kernel.hpp"
 #include "plugins/process.hpp"
@@ -42,67 +44,53 @@ void print_diagnostics(const std::vector<scenarios::Diagnostic>& ds) {
   for (const auto& d : ds) fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
 }
 
-// Compares the expect block with the run; returns one line per mismatch.
-std::vector<std::string> check_expectations(const scenarios::Expectations& ex, const std::vector<sim::JobOutcome>& outcomes,
-                                            const std::map<std::string, double>& metrics,
-                                            const std::string& default_namespace) {
-  std::vector<std::string> diff;
-  for (const auto& e : ex.jobs) {
-    const sim::JobOutcome* o = nullptr;
-    for (const auto& x : outcomes) {
-      if (x.name == e.job || x.name == default_namespace + "/" + e.job) o = &x;
-    }
-    if (!o) {
-      diff.push_back(fmt::format("job {}: not in the run", e.job));
-      continue;
-    }
-    const std::string phase = o->rejected ? "Rejected" : (o->phase ? std::string(model::to_string(*o->phase)) : "<none>");
-    if (e.phase && phase != model::to_string(*e.phase)) {
-      diff.push_back(fmt::format("job {}: phase expected {}, got {}", e.job, model::to_string(*e.phase), phase));
-    }
-    if (e.reason && o->reason != *e.reason) {
-      diff.push_back(fmt::format("job {}: reason expected \"{}\", got \"{}\"", e.job, *e.reason, o->reason));
-    }
-    auto bounds = [&](const char* what, const std::optional<scenarios::IntBounds>& b, std::int64_t v) {
-      if (!b) return;
-      if ((b->min && v < *b->min) || (b->max && v > *b->max)) {
-        diff.push_back(fmt::format("job {}: {} expected in [{}, {}], got {}", e.job, what,
-                                   b->min ? std::to_string(*b->min) : "-inf", b->max ? std::to_string(*b->max) : "+inf", v));
-      }
-    };
-    bounds("restartCount", e.restart_count, o->restarts);
-    bounds("backoffCount", e.backoff_count, o->backoff_count);
+// The final objects as `kubectl get -o yaml` shows a list (JSON is YAML), written to a temporary
+// name and renamed.
+void write_objects(const std::filesystem::path& file, const std::vector<scenarios::Object>& objects) {
+  std::string text = "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": [";
+  for (std::size_t i = 0; i < objects.size(); ++i) {
+    text += i ? ",\n" : "\n";
+    std::string doc = scenarios::to_json(objects[i]);
+    while (!doc.empty() && doc.back() == '\n') doc.pop_back();
+    std::istringstream lines(doc);
+    bool first = true;
+    for (std::string line; std::getline(lines, line); first = false) text += (first ? "    " : "\n    ") + line;
   }
-  for (const auto& m : ex.metrics) {
-    const auto it = metrics.find(m.metric);
-    if (it == metrics.end()) {
-      diff.push_back(fmt::format("metric {}: unknown (see summary.json \"metrics\")", m.metric));
-      continue;
-    }
-    if ((m.min && it->second < *m.min) || (m.max && it->second > *m.max)) {
-      diff.push_back(fmt::format("metric {}: expected in [{}, {}], got {}", m.metric, m.min ? fmt::format("{}", *m.min) : "-inf",
-                                 m.max ? fmt::format("{}", *m.max) : "+inf", it->second));
-    }
+  text += "\n  ]\n}\n";
+  const auto tmp = file.parent_path() / ("." + file.filename().string() + ".tmp");
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.flush();
+    if (!f) throw std::runtime_error("cannot write " + tmp.string());
   }
-  return diff;
+  std::filesystem::rename(tmp, file);
 }
 
 }  // namespace
 
 int run_one(const std::string& text, const std::string& file, std::uint64_t replication, const std::string& out_dir,
             const RunOneOptions& opt) {
+  // Problems go to stderr, or to opt.messages (t9ksim test collects each case's own).
+  const auto err = [&](const std::string& line) {
+    if (opt.messages) {
+      *opt.messages += line;
+    } else {
+      fmt::print(stderr, "{}", line);
+    }
+  };
   scenarios::LoadOptions lo;
   const bool embedded = file.empty() || file.front() == '<';
   if (!embedded) lo.base_dir = std::filesystem::path(file).parent_path().string();
   lo.skip_bad_trace_rows = opt.skip_bad_rows;
   auto loaded = scenarios::parse_scenario(text, embedded ? "<embedded default scenario>" : file, lo);
   if (!loaded.ok()) {
-    print_diagnostics(loaded.diagnostics);
+    for (const auto& d : loaded.diagnostics) err(scenarios::format_diagnostic(d) + "\n");
     return kExitUsage;
   }
   if (!opt.quiet) {
     // Skipped trace rows and other warnings; errors would have stopped the load.
-    for (const auto& d : loaded.diagnostics) fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
+    for (const auto& d : loaded.diagnostics) err(scenarios::format_diagnostic(d) + "\n");
   }
   scenarios::Scenario sc = std::move(*loaded.scenario);
   if (opt.seed) sc.seed = *opt.seed;
@@ -112,7 +100,7 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
   try {
     settings = sim::settings_from_scenario(sc);
   } catch (const sim::ScenarioError& e) {
-    fmt::print(stderr, "{}: error: {}\n", file, e.what());
+    err(fmt::format("{}: error: {}\n", file, e.what()));
     return kExitUsage;
   }
 
@@ -124,13 +112,21 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
   std::filesystem::remove_all(out / "plugins");
   settings.plugins.log_dir = (out / "plugins").string();
   settings.plugins.simulator_version = T9KSIM_VERSION;
+  settings.publish_job_status = opt.events;  // events.jsonl carries every job status change
+  settings.keep_finished_jobs = opt.objects;
+  std::filesystem::remove(out / "objects.yaml");  // never an earlier run's objects beside this run
 
   analysis::Recorder rec(kernel::SimTime{sc.horizon}, analysis::Recorder::choose_bucket(sc.horizon));
   std::unique_ptr<analysis::EventLog> log;
   if (opt.events) log = std::make_unique<analysis::EventLog>(out / "events.jsonl");
+  std::unique_ptr<ExpectationChecker> checker;
+  if (opt.check && sc.expect) checker = std::make_unique<ExpectationChecker>(*sc.expect, sc.default_namespace);
+  // Expected fields of final objects need the finished jobs kept (the run is the same).
+  if (checker && checker->needs_objects()) settings.keep_finished_jobs = true;
   auto sink = [&](const model::TimedChange& c) {
     rec.on_change(c);
     if (log) log->write(c);
+    if (checker) checker->on_change(c);
   };
 
   std::unique_ptr<sim::World> world;
@@ -143,16 +139,16 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
       world->run();
     }
   } catch (const sim::ScenarioError& e) {
-    fmt::print(stderr, "{}: error: {}\n", file, e.what());
+    err(fmt::format("{}: error: {}\n", file, e.what()));
     return kExitUsage;
   } catch (const sim::InvariantViolation& e) {
-    fmt::print(stderr, "t9ksim: {}\n", e.what());
+    err(fmt::format("t9ksim: {}\n", e.what()));
     return kExitError;
   } catch (const plugins::PluginError& e) {
-    fmt::print(stderr, "t9ksim: error: {}\n", e.what());
+    err(fmt::format("t9ksim: error: {}\n", e.what()));
     return kExitError;
   } catch (const sim::PolicyError& e) {
-    fmt::print(stderr, "t9ksim: error: {}\n", e.what());
+    err(fmt::format("t9ksim: error: {}\n", e.what()));
     return kExitError;
   }
   rec.finish();
@@ -168,6 +164,7 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
   info.horizon_s = static_cast<double>(sc.horizon.count()) / 1e6;
   info.invariant_violations = rec.check_invariants();
   if (log) log->commit();
+  if (opt.objects) write_objects(out / "objects.yaml", world->objects());
   analysis::write_outputs(out, rec, info);
 
   const auto metrics = rec.metrics();
@@ -182,18 +179,19 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
                100 * metrics.at("utilization_productive"));
   }
   if (!info.invariant_violations.empty()) {
-    for (const auto& v : info.invariant_violations) fmt::print(stderr, "t9ksim: invariant violated: {}\n", v);
+    for (const auto& v : info.invariant_violations) err(fmt::format("t9ksim: invariant violated: {}\n", v));
     return kExitError;
   }
   if (opt.check) {
     if (!sc.expect) {
-      fmt::print(stderr, "{}: --check given but the scenario has no expect block\n", file);
+      err(fmt::format("{}: --check given but the scenario has no expect block\n", file));
       return kExitUsage;
     }
-    const auto diff = check_expectations(*sc.expect, world->outcomes(), metrics, sc.default_namespace);
+    const auto diff = checker->check(world->outcomes(), metrics,
+                                     checker->needs_objects() ? world->objects() : std::vector<scenarios::Object>{});
     if (!diff.empty()) {
-      fmt::print(stderr, "check failed (replication {}): {} expectation(s) not met\n", replication, diff.size());
-      for (const auto& d : diff) fmt::print(stderr, "  - {}\n", d);
+      err(fmt::format("check failed (replication {}): {} expectation(s) not met\n", replication, diff.size()));
+      for (const auto& d : diff) err(fmt::format("  - {}\n", d));
       return kExitError;
     }
     if (!opt.quiet) fmt::print("check: all expectations met\n");
@@ -237,6 +235,7 @@ int run_command(const RunArgs& args) {
   const std::filesystem::path out(args.out_dir);
   RunOneOptions opt;
   opt.events = args.events;
+  opt.objects = args.objects;
   opt.check = args.check;
   opt.seed = args.seed;
   opt.quiet = args.quiet;

@@ -19,6 +19,7 @@ struct RunArgs {
   std::uint64_t first_replication = 0;
   unsigned threads = 0;  // 0: one per hardware thread
   bool events = false;   // write events.jsonl
+  bool objects = false;  // write objects.yaml (the final Jobs, PodGroups and Queues)
   bool check = false;    // check the scenario's expect block; exit 1 on a mismatch
   bool report = true;    // write report.html
   bool quiet = false;
@@ -34,12 +35,14 @@ int run_command(const RunArgs& args);
 // folder relative paths resolve against (empty: the current folder).
 struct RunOneOptions {
   bool events = false;
+  bool objects = false;  // keep finished jobs and write objects.yaml
   bool check = false;
   bool quiet = true;
   bool progress = false;  // progress bar over simulated time (only when stderr is a terminal)
   std::optional<std::uint64_t> seed;
   bool skip_bad_rows = false;
   std::vector<PluginArg> plugins;  // --plugin: controllers and the elastic policy out of process
+  std::string* messages = nullptr;  // set: errors and failed checks go here instead of stderr
 };
 int run_one(const std::string& text, const std::string& file, std::uint64_t replication, const std::string& out_dir,
             const RunOneOptions& options);

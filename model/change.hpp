@@ -117,10 +117,23 @@ struct QueueChanged {
   std::string queue;
   bool closed = false;
 };
+// The pod's node was lost: it is Unknown until the failure is detected (then PodReleased, Failed).
+struct PodUnknown {
+  JobId job;
+  std::string pod;
+  std::string node;
+};
+// The job's controller wrote a different status (published only when the run asks for it,
+// `t9ksim run --events`): the whole status as the API shows it, one line of JSON.
+struct JobStatusChanged {
+  JobId job;
+  std::string status;
+};
 
+// New kinds go at the end: their index is part of nothing persistent, but keep the order stable.
 using Change = std::variant<JobSubmitted, JobRejected, JobPhaseChanged, PodCreated, PodBound, PodRunning,
                             PodReleased, PodDeleted, TrainingChanged, ProgressLost,
-                            ProgressCommitted, NodeChanged, QueueChanged>;
+                            ProgressCommitted, NodeChanged, QueueChanged, PodUnknown, JobStatusChanged>;
 
 struct TimedChange {
   SimTime time;

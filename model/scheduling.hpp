@@ -54,6 +54,9 @@ struct PodGroupSpec {
   std::string queue = kDefaultQueue;  // §8.3: default "default"
   std::int32_t priority = 0;          // §8.3: [0, 100], default 0
   std::string topology_policy;        // undocumented (§8.3); kept, not interpreted
+  // The old API's spec.finished (§8.3): set once the job is terminal; the scheduler allocates no
+  // more to the group. The store keeps it (a controller's later update cannot clear it).
+  bool finished = false;
   bool operator==(const PodGroupSpec&) const = default;
 };
 

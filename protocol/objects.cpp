@@ -164,6 +164,7 @@ void write_pod_group(Writer& w, const m::PodGroup& g) {
   }
   w.key("queue").string(s.queue).key("priority").integer(s.priority);
   if (!s.topology_policy.empty()) w.key("topologyPolicy").string(s.topology_policy);
+  if (s.finished) w.key("finished").boolean(true);  // §8.3: the world sets it once the job is terminal
   w.end_object();
   if (!(g.status == m::PodGroupStatus{})) {
     const auto& st = g.status;
@@ -200,6 +201,7 @@ m::PodGroup decode_pod_group(const Value& j, const Path& path) {
   g.spec.queue = opt_string(spec, sp, "queue", m::kDefaultQueue);
   if (const Member x = member(spec, "priority")) g.spec.priority = int32(*x, child(sp, "priority"));
   g.spec.topology_policy = opt_string(spec, sp, "topologyPolicy");
+  if (const Member x = member(spec, "finished")) g.spec.finished = boolean(*x, child(sp, "finished"));
   if (const Member st = member(j, "status")) {
     const Path stp = child(path, "status");
     object(*st, stp);

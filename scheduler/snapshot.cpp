@@ -301,7 +301,7 @@ void ClusterSnapshot::detach_group(GroupId g) {
   auto& info = groups_[static_cast<std::size_t>(g)];
   if (info.queue == kNone) return;
   auto& q = queues_[static_cast<std::size_t>(info.queue)];
-  if (info.n_pending > 0) {
+  if (info.queued()) {
     q.pending_groups.erase(info.order_key(g));
     pending_erase(info.queue, info.order_key(g));
   }
@@ -313,7 +313,7 @@ void ClusterSnapshot::attach_group(GroupId g) {
   auto& info = groups_[static_cast<std::size_t>(g)];
   if (info.queue == kNone) return;
   auto& q = queues_[static_cast<std::size_t>(info.queue)];
-  if (info.n_pending > 0) {
+  if (info.queued()) {
     q.pending_groups.insert(info.order_key(g));
     pending_insert(info.queue, info.order_key(g));
   }
@@ -336,6 +336,7 @@ void ClusterSnapshot::upsert_pod_group(const model::PodGroup& group) {
   for (const auto& r : group.spec.roles) info.roles.push_back(RoleMin{r.name, r.min_member});
   info.creation = micros(group.metadata.creation_timestamp);
   info.sequence = group.metadata.creation_sequence;
+  info.finished = group.spec.finished;
   attach_group(g);
   for (const PodId p : members) {
     pods_[static_cast<std::size_t>(p)].queue = info.queue;
@@ -410,7 +411,7 @@ void ClusterSnapshot::detach_pod(PodId p) {
     q->live_pods.erase({pod.creation, pod.sequence, p});
   switch (pod.state) {
     case PodState::Pending:
-      if (--g.n_pending == 0 && q) {
+      if (--g.n_pending == 0 && q && !g.finished) {
         q->pending_groups.erase(g.order_key(pod.group));
         pending_erase(pod.queue, g.order_key(pod.group));
       }
@@ -469,7 +470,7 @@ void ClusterSnapshot::attach_pod(PodId p) {
     q->live_pods.insert({pod.creation, pod.sequence, p});
   switch (pod.state) {
     case PodState::Pending:
-      if (g.n_pending++ == 0 && q) {
+      if (g.n_pending++ == 0 && q && !g.finished) {
         q->pending_groups.insert(g.order_key(pod.group));
         pending_insert(pod.queue, g.order_key(pod.group));
       }
@@ -713,7 +714,7 @@ void ClusterSnapshot::settle_nomination(GroupId g) {
   if (info.nominated.empty()) return;
   // The reservation is for pods that still wait: none left, or the gang's minMember met (the
   // elastic surplus never preempts, §11 Q8), or no PodGroup any more ⇒ it ends.
-  if (info.present && info.n_pending > 0 && info.n_bound + info.n_succeeded < info.min_member) return;
+  if (info.present && info.queued() && info.n_bound + info.n_succeeded < info.min_member) return;
   info.nominated.clear();
   nominated_.erase(g);
 }

@@ -155,6 +155,10 @@ struct GroupInfo {
   std::vector<RoleMin> roles;
   std::int64_t creation = 0;  // µs; §11 Q20: a resumed job keeps it
   std::uint64_t sequence = 0;  // metadata.creation_sequence
+  // spec.finished (§8.3): the job is terminal; its pending pods are not queued for allocation.
+  bool finished = false;
+  // Whether the group waits in its queue for allocation.
+  bool queued() const { return n_pending > 0 && !finished; }
   GroupOrderKey order_key(GroupId g) const { return {-priority, creation, sequence, g}; }
   VictimOrderKey victim_key(GroupId g) const {
     return {priority, -creation, -static_cast<std::int64_t>(sequence), g};

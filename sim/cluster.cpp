@@ -214,14 +214,39 @@ void Cluster::switch_fault(const std::string& sw) {
 
 // Nodes fail: NotReady now; their pods go Unknown now and Failed (137) after the detection
 // delay (the kubelet, §11 Q13); the nodes return after `repair`.
-void Cluster::take_down(const std::vector<std::string>& nodes, const std::string& cause, SimDuration repair,
-                        Repair then) {
+void Cluster::take_down(const std::vector<std::string>& nodes, const std::string& cause,
+                        std::optional<SimDuration> repair, Repair then) {
   for (const auto& name : nodes) {
     ++down_domains_[name];
     store_.set_node_ready(name, false, cause);
   }
   pods_.nodes_lost(nodes, cause);
-  k_.post_in(repair, kPhaseFault, kRepair, kernel::hash_string(cause) + 1, repairs_.park(std::move(then)));
+  if (repair) k_.post_in(*repair, kPhaseFault, kRepair, kernel::hash_string(cause) + 1, repairs_.park(std::move(then)));
+}
+
+void Cluster::fail_node(const std::string& node, std::optional<SimDuration> repair_after) {
+  take_down({node}, "failNode", repair_after, Repair{{node}, Repair::Then::None, node, false});
+}
+
+void Cluster::repair_node(const std::string& node) { repaired(Repair{{node}, Repair::Then::None, node, false}); }
+
+void Cluster::fail_gpu(const std::string& node, std::optional<SimDuration> repair_after) {
+  // Which pod's GPU fails is drawn as for a random GPU fault, from the node's own stream.
+  const bool failed = gpu_fault(node, "failGpu", fault_rng("operations/gpu/" + node));
+  if (repair_after) {
+    k_.post_in(*repair_after, kPhaseFault, kRepair, kernel::hash_string(node),
+               repairs_.park(Repair{{node}, Repair::Then::None, node, true, !failed}));
+  }
+}
+
+bool Cluster::fail_switch(const std::string& sw, std::optional<SimDuration> repair_after) {
+  if (!topo_.find(model::Topology::Level::Switch, sw)) return false;
+  std::vector<std::string> down;
+  for (const auto& name : topo_.subtree_nodes(model::Topology::Level::Switch, sw)) {
+    if (store_.node(name)) down.push_back(name);
+  }
+  if (!down.empty()) take_down(down, "failSwitch", repair_after, Repair{down, Repair::Then::None, sw, false});
+  return true;
 }
 
 void Cluster::repaired(Repair r) {
@@ -239,7 +264,7 @@ void Cluster::repaired(Repair r) {
   cycles_.request_cycle();
   if (r.then == Repair::Then::NodeProcess) {
     schedule_node_failure(r.process);
-  } else {
+  } else if (r.then == Repair::Then::SwitchProcess) {
     schedule_switch_failure(r.process);
   }
 }

@@ -55,13 +55,24 @@ class Cluster final : public kernel::EventHandler {
   // binding until gone.
   void remove_pool(const std::string& pool);
 
+  // ---- scripted faults (scenario operations): the same paths as random faults ----
+  // The node goes NotReady; its pods Unknown, then Failed (137) after the detection delay. Back
+  // after `repair_after`, or at repair_node.
+  void fail_node(const std::string& node, std::optional<SimDuration> repair_after);
+  void repair_node(const std::string& node);
+  // One GPU of the node fails (the pod using it, if any, fails with 137); back after repair_after.
+  void fail_gpu(const std::string& node, std::optional<SimDuration> repair_after);
+  // Every node under the switch fails together; false when no switch has that name.
+  bool fail_switch(const std::string& sw, std::optional<SimDuration> repair_after);
+
   const model::Topology& topology() const { return topo_; }
 
  private:
   // What a repair brings back and which failure process then draws again.
   struct Repair {
     std::vector<std::string> nodes;
-    enum class Then { NodeProcess, SwitchProcess } then = Then::NodeProcess;
+    // Which failure process draws its next failure after the repair (None: a scripted fault).
+    enum class Then { NodeProcess, SwitchProcess, None } then = Then::NodeProcess;
     std::string process;  // the node or switch whose next failure is drawn
     bool gpu = false;     // one GPU of nodes[0] comes back (the node stayed up)
     bool nothing = false;  // the fault found no GPU left to fail: nothing comes back
@@ -73,7 +84,9 @@ class Cluster final : public kernel::EventHandler {
   void node_fault(const std::string& node);
   void switch_fault(const std::string& sw);
   bool gpu_fault(const std::string& node, const std::string& cause, kernel::Rng& rng);  // false: no GPU left
-  void take_down(const std::vector<std::string>& nodes, const std::string& cause, SimDuration repair, Repair then);
+  // `repair` unset: the nodes stay down until repair_node.
+  void take_down(const std::vector<std::string>& nodes, const std::string& cause, std::optional<SimDuration> repair,
+                 Repair then);
   void repaired(Repair r);
   SimDuration draw_interfailure(kernel::Rng& rng, double per_day) const;
   SimDuration draw_repair(kernel::Rng& rng, double mean_hours) const;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "scenarios/format/serialize.hpp"
 #include "sim/store.hpp"
 
 namespace t9k::sim {
@@ -59,7 +60,12 @@ void ControllerDriver::reconcile(JobId id) {
   controllers::ReconcileResult res = c.controller->reconcile(in);
   const auto before = model::status_of(j.job).phase;
   const auto counters_before = status_counters(model::status_of(j.job));
+  // The whole status on every change, when asked for (events.jsonl): copied only then.
+  const bool status_changed = st_.publish_job_status && !(res.status == model::status_of(j.job));
   store_.set_status(id, std::move(res.status));
+  if (status_changed) {
+    store_.publish(model::JobStatusChanged{id, scenarios::to_compact_json(model::status_of(j.job))});
+  }
   for (auto& a : res.actions) apply(id, a);
   const auto& status = model::status_of(j.job);
   if (status.phase && (status.phase != before || status_counters(status) != counters_before)) {
@@ -103,7 +109,10 @@ void ControllerDriver::phase_changed(JobId id, std::optional<JobPhase> before) {
   }
   const auto [restarts, backoff] = status_counters(status);
   store_.publish(model::JobPhaseChanged{id, ph, reason, message, restarts, backoff});
-  if (model::is_terminal(ph) && before != ph) training_->job_finished(id);
+  if (model::is_terminal(ph) && before != ph) {
+    store_.finish_pod_group(id);
+    training_->job_finished(id);
+  }
   if (policies_ && j.shape.elastic && before != ph && (ph == JobPhase::Running || model::is_terminal(ph))) {
     policies_->elastic_job_changed(id);
   }

@@ -24,6 +24,8 @@ enum EventKind : kernel::EventKind {
   kOrphan,            // Training        key: job id (peers gone: rendezvous timeout)
   kElasticPolicy,     // PolicyDriver    key: 0 periodic, 1 asked for (job start/end, policy)
   kTensorBoardReady,  // Kubelet         key: job id
+  kPodRunEnd,         // Training        key: hash of the pod key (a scripted run or a rerun ends)
+  kStranded,          // Training        key: job id (a member failed for good: rendezvous timeout)
   kEventKinds,
 };
 

@@ -65,6 +65,8 @@ class TrainingControl {
   virtual void blame_if_unset(JobId job, model::LossCause cause) = 0;
   // The job's pods or spec changed: start, stop or resize the running segment accordingly.
   virtual void evaluate(JobId job) = 0;
+  // A pod's containers started running: its scripted run, or its rerun of finished work, begins.
+  virtual void pod_started(JobId job, const std::string& pod_key) = 0;
   // An elastic membership change restarts the processes (RestartTraining, §4.3).
   virtual void restart(JobId job) = 0;
   // The job reached a terminal phase: training stops; its remaining training pods lose their

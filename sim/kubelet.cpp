@@ -35,7 +35,8 @@ Kubelet::Kubelet(const scenarios::Scenario& scenario, const WorldSettings& setti
       store_(store),
       reconciles_(reconciles),
       rng_start_(streams.stream("kubelet/start-latency")),
-      rng_stop_(streams.stream("kubelet/stop-latency")) {}
+      rng_stop_(streams.stream("kubelet/stop-latency")),
+      rng_detect_(streams.stream("faults/detection-delay")) {}
 
 void Kubelet::handle(const kernel::DispatchedEvent& e) {
   switch (e.kind) {
@@ -63,6 +64,7 @@ void Kubelet::started(const PodEvent& e) {
   if (!p || p->generation != e.generation || p->phase != PodPhase::Pending || p->deletion_timestamp) return;
   store_.set_pod_running(e.job, e.pod);
   reconciles_.enqueue(e.job);
+  training_->pod_started(e.job, e.pod);
   training_->evaluate(e.job);
 }
 
@@ -111,6 +113,7 @@ void Kubelet::nodes_lost(const std::vector<std::string>& nodes, const std::strin
       const auto [job, p] = store_.locate(key);
       if (terminated(*p) || p->phase == PodPhase::Unknown) continue;
       store_.set_pod_unknown(job, key);
+      store_.publish(model::PodUnknown{job, key, name});
       training_->blame(job, LossCause::Fault);
       touched.insert(job);
     }
@@ -119,7 +122,10 @@ void Kubelet::nodes_lost(const std::vector<std::string>& nodes, const std::strin
     training_->evaluate(id);
     reconciles_.enqueue(id);
   }
-  k_.post_in(st_.detection_delay, kPhaseFault, kFailureDetected, kernel::hash_string(cause), detections_.park(nodes));
+  // One delay per failure: the pods of all nodes it took down are detected together.
+  const SimDuration delay = sc_.faults.detection_delay ? draw_duration(*sc_.faults.detection_delay, rng_detect_)
+                                                       : st_.detection_delay;
+  k_.post_in(delay, kPhaseFault, kFailureDetected, kernel::hash_string(cause), detections_.park(nodes));
 }
 
 void Kubelet::detected(const std::vector<std::string>& nodes) {

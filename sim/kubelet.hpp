@@ -59,6 +59,7 @@ class Kubelet final : public kernel::EventHandler, public PodLifecycle {
   TrainingControl* training_ = nullptr;
   ReconcileQueue& reconciles_;
   kernel::Rng rng_start_, rng_stop_;
+  kernel::Rng rng_detect_;  // "faults/detection-delay": one draw per failure
   Parked<PodEvent> pod_events_;
   Parked<std::vector<std::string>> detections_;
 };

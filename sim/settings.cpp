@@ -184,7 +184,6 @@ WorldSettings settings_from_scenario(const scenarios::Scenario& sc) {
     }
     s.faults = *p;
   }
-  if (f.detection_delay) s.detection_delay = f.detection_delay->mean();
   if (f.weibull_shape) s.faults.weibull_shape = *f.weibull_shape;
   return s;
 }

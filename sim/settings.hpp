@@ -30,6 +30,9 @@ struct PluginSettings {
 
 struct WorldSettings {
   controllers::ControllerOptions controller_options;
+  // Outputs that cost time or memory, set by the command line, never by the scenario:
+  bool publish_job_status = false;  // JobStatusChanged on the change feed (t9ksim run --events)
+  bool keep_finished_jobs = false;  // finished jobs keep their objects for World::objects() (--objects)
   scheduler::SchedulerOptions scheduler_options;
   kernel::SimDuration scheduling_latency = kernel::seconds(1);  // change -> scheduling cycle
   // After a job reaches a terminal phase, its remaining training pods lose their peers and exit
@@ -43,7 +46,8 @@ struct WorldSettings {
   policies::PolicyOptions policy_options{kernel::minutes(10), kernel::minutes(2)};
   PluginSettings plugins;
   FaultProfile faults;
-  kernel::SimDuration detection_delay = kernel::seconds(340);  // §11 Q13: 40 s + 300 s
+  // Without faults.detectionDelay (drawn per failure by the kubelet): §11 Q13, 40 s + 300 s.
+  kernel::SimDuration detection_delay = kernel::seconds(340);
 };
 
 // Reads scenario.controllers.options, scheduler.options and faults into typed settings.

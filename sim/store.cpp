@@ -134,6 +134,13 @@ void Store::set_queue_closed(const std::string& name, bool closed) {
   publish(model::QueueChanged{name, closed});
 }
 
+void Store::set_queue_spec(const std::string& name, model::QueueSpec spec) {
+  auto& q = queues_.at(name);
+  q.spec = std::move(spec);
+  watcher_->queue_changed(q);
+  publish(model::QueueChanged{name, q.spec.closed});
+}
+
 const model::Queue* Store::queue(const std::string& name) const {
   const auto it = queues_.find(name);
   return it == queues_.end() ? nullptr : &it->second;
@@ -207,6 +214,14 @@ void Store::set_expected_replicas(JobId id, std::int32_t n) {
   if (j.shape.elastic) j.shape.expected = std::clamp(n, j.shape.min, j.shape.max);
 }
 
+void Store::set_job_priority(JobId id, std::int32_t priority) {
+  std::visit(
+      [&](auto& x) {
+        if (x.spec.scheduler.t9k_scheduler) x.spec.scheduler.t9k_scheduler->priority = priority;
+      },
+      at(id).job);
+}
+
 void Store::set_pod_group(JobId id, model::PodGroup group, bool keep_creation_time) {
   StoredJob& j = at(id);
   if (keep_creation_time) {
@@ -221,6 +236,16 @@ void Store::set_pod_group(JobId id, model::PodGroup group, bool keep_creation_ti
     if (!j.pod_group->metadata.creation_timestamp) j.pod_group->metadata.creation_timestamp = k_.now();
     j.pod_group->metadata.creation_sequence = ++creation_seq_;
   }
+  // §8.3: a finished job's PodGroup stays finished, whatever the controller's copy says.
+  const auto& phase = model::status_of(j.job).phase;
+  j.pod_group->spec.finished = phase && model::is_terminal(*phase);
+  watcher_->pod_group_changed(*j.pod_group);
+}
+
+void Store::finish_pod_group(JobId id) {
+  StoredJob& j = at(id);
+  if (!j.pod_group || j.pod_group->spec.finished) return;
+  j.pod_group->spec.finished = true;
   watcher_->pod_group_changed(*j.pod_group);
 }
 
@@ -258,9 +283,12 @@ void Store::compact(JobId id) {
     pod_owner_.erase(key);
   }
   if (j.pod_group) watcher_->pod_group_removed(scheduler::object_key(j.pod_group->metadata));
-  j.pods = {};
-  j.pod_group.reset();
-  j.job = model::GenericJob{};
+  // Kept for objects() (t9ksim run --objects); the job is finished for the world either way.
+  if (!keep_finished_) {
+    j.pods = {};
+    j.pod_group.reset();
+    j.job = model::GenericJob{};
+  }
   j.compacted = true;
 }
 
@@ -284,6 +312,64 @@ JobOutcome Store::outcome(JobId id) const {
   o.restarts = restarts;
   o.backoff_count = backoff;
   return o;
+}
+
+std::vector<scenarios::Object> Store::objects() const {
+  struct Counts {
+    std::int32_t pending = 0, running = 0, succeeded = 0, failed = 0, unknown = 0;
+    void add(const Pod& p) {
+      switch (p.phase) {
+        case PodPhase::Pending: ++pending; break;
+        case PodPhase::Running: ++running; break;
+        case PodPhase::Succeeded: ++succeeded; break;
+        case PodPhase::Failed: ++failed; break;
+        case PodPhase::Unknown: ++unknown; break;
+      }
+    }
+  };
+  std::map<std::string, model::QueueStatus> queue_status;
+  std::vector<scenarios::Object> jobs;
+  for (const auto& jp : jobs_) {
+    const StoredJob& j = *jp;
+    if (j.compacted && !keep_finished_) continue;
+    std::visit([&](const auto& x) { jobs.emplace_back(x); }, j.job);
+    if (!j.pod_group) continue;
+    model::PodGroup pg = *j.pod_group;
+    Counts c;
+    std::int32_t holding = 0, members = 0;
+    for (const auto& p : j.pods) {
+      c.add(p);
+      if (p.phase != PodPhase::Failed) ++members;  // §8.3: all but failed pods count
+      if (!p.node_name.empty() && !terminated(p)) {
+        ++holding;
+        model::add_resources(pg.status.allocated, p.requests);
+      }
+    }
+    pg.status.pending = c.pending;
+    pg.status.running = c.running;
+    pg.status.succeeded = c.succeeded;
+    pg.status.failed = c.failed;
+    pg.status.unknown = c.unknown;
+    pg.status.group_scheduled = holding + c.succeeded >= pg.spec.min_member && holding + c.succeeded > 0;
+    pg.status.sufficient_group_member = members >= pg.spec.min_member;
+    auto& qs = queue_status[pg.spec.queue.empty() ? std::string(model::kDefaultQueue) : pg.spec.queue];
+    ++qs.pod_groups;
+    qs.pods_pending += c.pending;
+    qs.pods_running += c.running;
+    qs.pods_succeeded += c.succeeded;
+    qs.pods_failed += c.failed;
+    qs.pods_unknown += c.unknown;
+    jobs.emplace_back(std::move(pg));
+  }
+  std::vector<scenarios::Object> out;
+  for (const auto& [name, q] : queues_) {
+    model::Queue copy = q;
+    copy.status = queue_status[name];
+    copy.status.allocated = queue_used(name);
+    out.emplace_back(std::move(copy));
+  }
+  for (auto& o : jobs) out.push_back(std::move(o));
+  return out;
 }
 
 // ---- pods ----

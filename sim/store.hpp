@@ -21,6 +21,7 @@
 #include "model/cluster.hpp"
 #include "model/jobs.hpp"
 #include "model/scheduling.hpp"
+#include "scenarios/format/manifests.hpp"
 #include "sim/common.hpp"
 
 namespace t9k::sim {
@@ -122,6 +123,7 @@ class Store {
   // ---- queues ----
   void add_queue(const model::Queue& queue);
   void set_queue_closed(const std::string& name, bool closed);  // publishes QueueChanged
+  void set_queue_spec(const std::string& name, model::QueueSpec spec);  // setQueue (spec §8.2)
   const model::Queue* queue(const std::string& name) const;
   const std::map<std::string, model::Queue>& queues() const { return queues_; }
   // Requests of the queue's bound, live pods, shares counted as fractions of nvidia.com/gpu.
@@ -133,6 +135,12 @@ class Store {
   JobId add_job(model::Job job, const std::string& source);
   const StoredJob& job(JobId id) const { return *jobs_[id]; }
   std::size_t job_count() const { return jobs_.size(); }
+  // Every stored object as the API would show it now (`t9ksim run --objects`): the queues with
+  // their status (pod groups, pods by phase, allocated), then each job not compacted with its
+  // PodGroup and the group's status (pods by phase, allocated, the two conditions).
+  std::vector<scenarios::Object> objects() const;
+  // Compacted jobs keep their objects for objects() (memory grows with finished jobs).
+  void set_keep_finished(bool keep) { keep_finished_ = keep; }
   // By key, or by name in the scenario's default namespace; nullptr when unknown.
   const StoredJob* find_job(const std::string& name) const;
   void set_created(JobId id);  // metadata.creationTimestamp = now, uid
@@ -142,7 +150,10 @@ class Store {
   void set_paused(JobId id, bool paused);                         // spec.runMode.pause.enabled
   void set_expected_replicas(JobId id, std::int32_t replicas);    // spec.elastic.expectedReplicas
   // CreatePodGroup stamps creation time now; UpdatePodGroup keeps the stored one (§11 Q20).
+  void set_job_priority(JobId id, std::int32_t priority);  // spec.scheduler.t9kScheduler.priority
   void set_pod_group(JobId id, model::PodGroup group, bool keep_creation_time);
+  // The job turned terminal: its PodGroup gets spec.finished and no further allocations (§8.3).
+  void finish_pod_group(JobId id);
   bool create_tensorboard(JobId id);  // false when the job has one
   void set_tensorboard_ready(JobId id);
   // Pods holding a binding and not failed: the members that count toward minMember.
@@ -192,6 +203,7 @@ class Store {
   std::unordered_map<std::string, JobId> pod_owner_;   // pod key -> job, look-up only
   std::map<std::string, model::Node> nodes_;           // ordered: iteration decides nothing random
   std::map<std::string, model::Queue> queues_;
+  bool keep_finished_ = false;
   std::uint64_t uid_counter_ = 0;
   std::uint64_t creation_seq_ = 0;  // metadata.creation_sequence: jobs, PodGroups and pods, never reused
 

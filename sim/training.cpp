@@ -1,8 +1,10 @@
 #include "sim/training.hpp"
 
+#include <cmath>
 #include <limits>
 
 #include "scheduler/snapshot.hpp"
+#include "sim/kernel/hash.hpp"
 #include "sim/store.hpp"
 
 namespace t9k::sim {
@@ -26,6 +28,8 @@ void Training::handle(const kernel::DispatchedEvent& e) {
     case kTrainingDone: done(id); break;
     case kSoftwareFailure: software_failure(id); break;
     case kOrphan: orphans(id); break;
+    case kPodRunEnd: run_end(run_ends_.take(e.arg)); break;
+    case kStranded: check_stranded(id); break;
     default: break;
   }
 }
@@ -126,6 +130,103 @@ void Training::evaluate(JobId id) {
   }
   t.pending_cause.reset();
   if (!t.seg.active && can_run) start(id, n, gpu_milli);
+  if (!can_run && !terminal && !t.stranded_scheduled && !j.shape.elastic) {
+    if (auto by = stranded(id)) {
+      t.stranded_scheduled = true;
+      t.stranded_by = std::move(*by);
+      k_.post_in(st_.orphan_timeout, kPhaseWorkload, kStranded, id);
+    }
+  }
+}
+
+// A member failed and no pod replaces it (the controller will not restart it: a permanent
+// failure the job survives, such as a worker's under the MasterOnly option, §11 Q7): the running
+// pods wait for a peer that never returns.
+std::optional<Training::FailedMember> Training::stranded(JobId id) const {
+  const StoredJob& j = store_.job(id);
+  const auto& status = model::status_of(j.job);
+  if (j.shape.elastic || model::run_mode_of(j.job).pause.enabled) return std::nullopt;
+  if (status.phase && model::is_terminal(*status.phase)) return std::nullopt;
+  bool running = false;
+  std::optional<FailedMember> failed;
+  for (const auto& p : j.pods) {
+    if (live(p) && p.phase == PodPhase::Running && !p.debug) running = true;
+    // A recreated pod replaces its predecessor under the same name, so a stored Failed pod has
+    // no replacement yet.
+    if (!failed && p.phase == PodPhase::Failed && !p.deletion_timestamp) {
+      failed = FailedMember{scheduler::object_key(p.metadata), p.generation};
+    }
+  }
+  if (!running) return std::nullopt;
+  return failed;
+}
+
+// The rendezvous timeout after the job was first seen stranded: if it still is, its training
+// processes exit (code 1), and its controller decides (restart, backoff, failure).
+void Training::check_stranded(JobId id) {
+  auto& t = jobs_[id];
+  t.stranded_scheduled = false;
+  const auto by = stranded(id);
+  // Only the same member, unreplaced all along; a later failure starts its own timeout.
+  if (!by) return;
+  if (by->pod != t.stranded_by.pod || by->generation != t.stranded_by.generation) {
+    t.stranded_scheduled = true;
+    t.stranded_by = *by;
+    k_.post_in(st_.orphan_timeout, kPhaseWorkload, kStranded, id);
+    return;
+  }
+  const auto keys = training_pods(id);
+  for (const auto& key : keys) pods_.terminate(id, key, PodPhase::Failed, 1, LossCause::Other);
+  if (!keys.empty()) reconciles_.enqueue(id);
+}
+
+std::vector<std::string> Training::training_pods(JobId id) const {
+  const StoredJob& j = store_.job(id);
+  std::vector<std::string> keys;
+  for (const auto& p : j.pods) {
+    if (!live(p) || p.debug || p.node_name.empty()) continue;
+    if (model::kind_of(j.job) == model::JobKind::DeepSpeedJob && p.rank != 0) continue;
+    keys.push_back(scheduler::object_key(p.metadata));
+  }
+  return keys;
+}
+
+void Training::pod_started(JobId id, const std::string& key) {
+  if (id >= jobs_.size()) return;
+  auto& t = jobs_[id];
+  const StoredJob& j = store_.job(id);
+  const auto& status = model::status_of(j.job);
+  if (status.phase && model::is_terminal(*status.phase)) return;
+  const model::Pod* p = store_.pod(key);
+  if (!p || p->debug) return;
+  const auto& b = t.behaviour;
+  const scenarios::ScriptedRun* run = b.scripted_run(p->replica_type, p->rank, p->generation);
+  SimDuration in{0};
+  std::int32_t code = b.failure.final_exit_code;
+  if (run && run->after) {
+    in = *run->after;
+    code = run->exit_code;
+  } else if (t.seg.finished && std::isfinite(t.work_total) &&
+             !(model::kind_of(j.job) == model::JobKind::DeepSpeedJob && p->rank != 0)) {
+    // A rerun of completed work: from the last checkpoint, at the job's submitted scale.
+    const double wall = std::max(0.0, t.work_total - t.rerun_from) / speedup(id, t.ref_n);
+    in = draw_duration(b.restart_overhead, job_rng(id)) + SimDuration{static_cast<std::int64_t>(std::ceil(std::min(wall, 9e17)))};
+    if (run) code = run->exit_code;
+  } else {
+    return;
+  }
+  const SimTime at = k_.now() + in;
+  if (at > SimTime{sc_.horizon}) return;
+  k_.post_at(at, kPhaseWorkload, kPodRunEnd, kernel::hash_string(key),
+             run_ends_.park(RunEnd{id, key, p->generation, code}));
+}
+
+void Training::run_end(const RunEnd& e) {
+  const model::Pod* p = store_.pod(e.pod);
+  if (!p || p->generation != e.generation || p->phase != PodPhase::Running || p->deletion_timestamp) return;
+  pods_.terminate(e.job, e.pod, e.exit_code == 0 ? PodPhase::Succeeded : PodPhase::Failed, e.exit_code,
+                  e.exit_code == 0 ? LossCause::Other : LossCause::Software);
+  reconciles_.enqueue(e.job);
 }
 
 void Training::start(JobId id, std::int32_t n, std::int64_t gpu_milli) {
@@ -238,21 +339,24 @@ void Training::done(JobId id) {
   k_.cancel(seg.fail_ev);
   const double prod = (t.work_total - seg.committed) / seg.rate;
   store_.publish(model::ProgressCommitted{id, gpu_time(std::llround(prod), seg.gpu_milli)});
+  t.rerun_from = seg.committed + static_cast<double>(progress(t).kept_us) * seg.rate;
   seg.committed = t.work_total;
   seg.finished = true;
   seg.active = false;
   store_.publish(model::TrainingChanged{id, 0});
   // The training processes exit: all pods, except DeepSpeed workers other than the launcher,
-  // which run sshd (§5).
-  const std::int32_t code = t.behaviour.failure.final_exit_code;
+  // which run sshd (§5), with the final code or their scripted run's; a pod whose scripted run
+  // has a time ends then.
   const StoredJob& j = store_.job(id);
-  std::vector<std::string> keys;
+  std::vector<std::pair<std::string, std::int32_t>> exits;
   for (const auto& p : j.pods) {
     if (!live(p) || p.phase != PodPhase::Running) continue;
     if (model::kind_of(j.job) == model::JobKind::DeepSpeedJob && p.rank != 0) continue;
-    keys.push_back(scheduler::object_key(p.metadata));
+    const scenarios::ScriptedRun* run = t.behaviour.scripted_run(p.replica_type, p.rank, p.generation);
+    if (run && run->after) continue;
+    exits.emplace_back(scheduler::object_key(p.metadata), run ? run->exit_code : t.behaviour.failure.final_exit_code);
   }
-  for (const auto& key : keys) {
+  for (const auto& [key, code] : exits) {
     pods_.terminate(id, key, code == 0 ? PodPhase::Succeeded : PodPhase::Failed, code, LossCause::Other);
   }
   reconciles_.enqueue(id);
@@ -269,13 +373,7 @@ void Training::job_finished(JobId id) {
 // Training pods of a finished job lose their peers and exit (torchrun rendezvous timeout);
 // DeepSpeed workers other than worker-0 run sshd and stay (§5); debug pods stay (§7.1).
 void Training::orphans(JobId id) {
-  const StoredJob& j = store_.job(id);
-  std::vector<std::string> keys;
-  for (const auto& p : j.pods) {
-    if (!live(p) || p.debug || p.node_name.empty()) continue;
-    if (model::kind_of(j.job) == model::JobKind::DeepSpeedJob && p.rank != 0) continue;
-    keys.push_back(scheduler::object_key(p.metadata));
-  }
+  const auto keys = training_pods(id);
   for (const auto& key : keys) pods_.terminate(id, key, PodPhase::Failed, 1);
   if (!keys.empty()) reconciles_.enqueue(id);
 }

@@ -4,11 +4,15 @@
 // Checkpoints save progress; a stop loses what came after the last one, charged to the cause
 // that interrupted it (faults-and-validation §1.5, §11 Q8). Software failures strike running
 // segments at the job's hazard; when the work is done the processes exit with the job's final
-// code; pods left behind by a finished job exit after the rendezvous timeout.
+// code; pods left behind by a finished job exit after the rendezvous timeout, and so do the
+// running pods of a rigid job one of whose members failed for good (a peer that never returns).
+// A pod started after the work completed (a restart under Always, or after failing at the end)
+// reruns the work from the last checkpoint on its own and exits again with the final code. A
+// pod's scripted run (behaviour.replicas) ends it at its time with its code.
 //
 // Owns: per job, its behaviour, work, the running segment, committed progress and its streams
 //       ("jobs/<key>", "jobs/<key>/failures").
-// Handles: kTrainingDone, kSoftwareFailure, kOrphan.
+// Handles: kTrainingDone, kSoftwareFailure, kOrphan, kPodRunEnd, kStranded.
 // Offers: TrainingControl (sim/interfaces.hpp).
 // Calls: Store (reads pods, publishes progress), PodLifecycle (processes exit), ReconcileQueue.
 #pragma once
@@ -29,7 +33,7 @@ class Training final : public kernel::EventHandler, public TrainingControl {
   Training(const scenarios::Scenario& scenario, const WorldSettings& settings, kernel::Kernel& kernel,
            const kernel::RngStreams& streams, Store& store, PodLifecycle& pods, ReconcileQueue& reconciles);
 
-  static constexpr EventKind kKinds[] = {kTrainingDone, kSoftwareFailure, kOrphan};
+  static constexpr EventKind kKinds[] = {kTrainingDone, kSoftwareFailure, kOrphan, kPodRunEnd, kStranded};
   void handle(const kernel::DispatchedEvent& event) override;
 
   // A stored job's behaviour; draws its work (run time at the submitted size, or work).
@@ -41,6 +45,7 @@ class Training final : public kernel::EventHandler, public TrainingControl {
   void blame(JobId job, model::LossCause cause) override;
   void blame_if_unset(JobId job, model::LossCause cause) override;
   void evaluate(JobId job) override;
+  void pod_started(JobId job, const std::string& pod_key) override;
   void restart(JobId job) override;
   void job_finished(JobId job) override;
   void forget(JobId job) override;
@@ -64,6 +69,10 @@ class Training final : public kernel::EventHandler, public TrainingControl {
     kernel::EventHandle done_ev;
     kernel::EventHandle fail_ev;
   };
+  struct FailedMember {
+    std::string pod;  // key
+    std::int32_t generation = 0;
+  };
   struct JobTraining {
     scenarios::JobBehaviour behaviour;
     double work_total = 0;  // work units; +inf: runs until stopped
@@ -72,6 +81,10 @@ class Training final : public kernel::EventHandler, public TrainingControl {
     std::optional<model::LossCause> pending_cause;    // charged at the next stop
     std::optional<model::LossCause> last_stop_cause;  // why the previous segment ended
     bool orphan_scheduled = false;
+    bool stranded_scheduled = false;
+    FailedMember stranded_by;  // the member whose failure left the others waiting
+    // Work units saved by the last checkpoint before the work completed: a rerun starts there.
+    double rerun_from = 0;
     std::optional<kernel::Rng> rng;       // "jobs/<key>": work and restart overheads
     std::optional<kernel::Rng> fail_rng;  // "jobs/<key>/failures": software failures
   };
@@ -82,7 +95,22 @@ class Training final : public kernel::EventHandler, public TrainingControl {
     std::int64_t since_checkpoint_us = 0;
   };
 
+  // A pod's run ends: scripted (`after`), or a rerun of completed work.
+  struct RunEnd {
+    JobId job = 0;
+    std::string pod;
+    std::int32_t generation = 0;
+    std::int32_t exit_code = 0;
+  };
+
   void start(JobId job, std::int32_t n, std::int64_t gpu_milli);
+  void run_end(const RunEnd& e);
+  // A rigid job's running pods wait for a member that failed and will not be replaced.
+  std::optional<FailedMember> stranded(JobId job) const;
+  void check_stranded(JobId job);
+  // The pods whose training processes exit when their peers are gone (DeepSpeed: the launcher
+  // only; the other workers run sshd, §5).
+  std::vector<std::string> training_pods(JobId job) const;
   void stop(JobId job, model::LossCause cause);
   Progress progress(const JobTraining& t) const;
   void schedule_software_failure(JobId job);
@@ -100,6 +128,7 @@ class Training final : public kernel::EventHandler, public TrainingControl {
   PodLifecycle& pods_;
   ReconcileQueue& reconciles_;
   std::vector<JobTraining> jobs_;  // by JobId (added only by submissions, between events)
+  Parked<RunEnd> run_ends_;
 };
 
 }  // namespace t9k::sim

@@ -45,11 +45,12 @@ struct World::Impl {
         scheduling(s, st, k, store, kubelet, controllers),
         cluster(s, st, k, streams, store, kubelet, controllers, scheduling),
         submissions(s, replication, k, store, controllers, training, scheduling),
-        operations(s, k, store, cluster, training, controllers, scheduling),
+        operations(s, k, store, cluster, kubelet, training, controllers, scheduling),
         policies(s, st, k, store, training, controllers, plugins.policy()) {
     controllers.connect(kubelet, training, &policies);
     kubelet.connect(training);
     store.set_watcher(&scheduling);
+    store.set_keep_finished(st.keep_finished_jobs);
     route(controllers);
     route(kubelet);
     route(training);
@@ -113,6 +114,8 @@ std::vector<JobOutcome> World::outcomes() const {
   for (JobId id = 0; id < impl_->store.job_count(); ++id) out.push_back(impl_->store.outcome(id));
   return out;
 }
+
+std::vector<scenarios::Object> World::objects() const { return impl_->store.objects(); }
 
 const model::Job* World::find_job(const std::string& name) const {
   const StoredJob* j = impl_->store.find_job(name);

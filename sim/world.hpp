@@ -40,6 +40,9 @@ class World {
   // Requests sent to plugin processes so far (docs/plugins.md); 0 when everything runs in process.
   std::uint64_t plugin_calls() const;
   std::vector<JobOutcome> outcomes() const;
+  // The queues, jobs and PodGroups as the API would show them now (Store::objects); finished
+  // jobs are there only when WorldSettings::keep_finished_jobs was set.
+  std::vector<scenarios::Object> objects() const;
   const model::Job* find_job(const std::string& name) const;
 
  private:

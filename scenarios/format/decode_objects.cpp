@@ -130,7 +130,8 @@ constexpr std::string_view kQueueStatus[] = {"allocated", "podGroups", "pods"};
 constexpr std::string_view kQueueStatusDropped[] = {"conditions"};
 constexpr std::string_view kPodGroupCount[] = {"total"};
 constexpr std::string_view kPodCounts[] = {"pending", "running", "succeeded", "failed", "unknown"};
-constexpr std::string_view kPodGroupSpec[] = {"minMember", "roles", "queue", "priority", "topologyPolicy"};
+constexpr std::string_view kPodGroupSpec[] = {"minMember", "roles", "queue", "priority", "topologyPolicy",
+                                              "finished"};
 constexpr std::string_view kRole[] = {"name", "minMember"};
 constexpr std::string_view kPodGroupStatus[] = {"conditions", "allocated", "pending", "running",
                                                 "succeeded", "failed", "unknown"};
@@ -719,6 +720,7 @@ class Decoder {
     if (auto x = read_string(r_, mr.get("queue"))) s.queue = *x;
     if (auto x = read_int32(r_, mr.get("priority"))) s.priority = *x;
     if (auto x = read_string(r_, mr.get("topologyPolicy"))) s.topology_policy = *x;
+    if (auto x = read_bool(r_, mr.get("finished"))) s.finished = *x;
     return s;
   }
 

@@ -91,6 +91,24 @@ ordered_json behaviour_json(const JobBehaviour& b) {
     s["throughput"] = t;
   }
   out["scaling"] = s;
+  if (!b.replicas.empty()) {
+    ordered_json scripts = ordered_json::array();
+    for (const auto& r : b.replicas) {
+      ordered_json e = ordered_json::object();
+      e["type"] = r.type;
+      if (r.rank) e["rank"] = *r.rank;
+      ordered_json runs = ordered_json::array();
+      for (const auto& run : r.runs) {
+        ordered_json x = ordered_json::object();
+        x["exitCode"] = run.exit_code;
+        if (run.after) x["after"] = kernel::format_duration(*run.after);
+        runs.push_back(x);
+      }
+      e["runs"] = runs;
+      scripts.push_back(e);
+    }
+    out["replicas"] = scripts;
+  }
   return out;
 }
 

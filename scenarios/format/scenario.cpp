@@ -34,6 +34,18 @@ SimDuration DurationDistribution::mean() const {
   return SimDuration{static_cast<std::int64_t>(std::llround(us))};
 }
 
+const ScriptedRun* JobBehaviour::scripted_run(std::string_view type, std::int32_t rank,
+                                              std::int32_t generation) const {
+  const ReplicaScript* pick = nullptr;
+  for (const auto& r : replicas) {
+    if (r.type != type || (r.rank && *r.rank != rank)) continue;
+    if (!pick || (r.rank && !pick->rank)) pick = &r;  // a rank's own entry wins over its type's
+  }
+  if (!pick || pick->runs.empty()) return nullptr;
+  const auto n = std::min<std::size_t>(static_cast<std::size_t>(std::max(generation, 0)), pick->runs.size() - 1);
+  return &pick->runs[n];
+}
+
 IntDistribution IntDistribution::constant(std::int64_t v) {
   IntDistribution r;
   r.choices.emplace_back(v, 1.0);
@@ -57,7 +69,8 @@ std::int32_t Cluster::node_count() const {
 namespace {
 constexpr std::string_view kOperationNames[] = {
     "pauseJob", "resumeJob", "setExpectedReplicas", "closeQueue", "openQueue",
-    "drainNode", "cordonNode", "uncordonNode", "addNodePool", "removeNodePool"};
+    "drainNode", "cordonNode", "uncordonNode", "addNodePool", "removeNodePool",
+    "failPod", "deletePod", "failNode", "repairNode", "failGpu", "failSwitch", "setQueue", "setJobPriority"};
 constexpr std::string_view kSchedulerNames[] = {"t9k", "default"};
 constexpr std::string_view kTraceFormats[] = {"philly", "alibaba-openb", "csv", "k8s-export"};
 constexpr std::string_view kScalingModels[] = {"linear", "amdahl", "fixed", "table"};
@@ -100,7 +113,9 @@ constexpr std::string_view kRates[] = {"nodeFailuresPerNodeDay", "switchFailures
 constexpr std::string_view kWorkload[] = {"jobs", "generators", "traces"};
 constexpr std::string_view kJobEntry[] = {"manifest", "path", "name", "submitAt", "behaviour"};
 constexpr std::string_view kBehaviour[] = {"runTime", "work", "checkpointInterval", "checkpointCost",
-                                           "restartOverhead", "failure", "scaling"};
+                                           "restartOverhead", "failure", "scaling", "replicas"};
+constexpr std::string_view kReplicaScript[] = {"type", "rank", "runs"};
+constexpr std::string_view kScriptedRun[] = {"exitCode", "after"};
 constexpr std::string_view kFailure[] = {"hazardPerHour", "exitCodes", "finalExitCode"};
 constexpr std::string_view kExitCode[] = {"code", "weight"};
 constexpr std::string_view kScaling[] = {"model", "serialFraction", "rescaleOverhead", "throughput"};
@@ -125,10 +140,25 @@ constexpr std::int64_t kMaxBurst = 100000;
 constexpr std::size_t kMaxPrefix = 52;
 constexpr std::string_view kTrace[] = {"name", "format", "path", "limit", "timeOffset", "queue", "from", "to",
                                         "loadFactor", "sample", "skipBadRows", "options", "epoch"};
-constexpr std::string_view kOperation[] = {"at", "action", "job", "queue", "node", "pool",
-                                           "replicas", "nodePool"};
-constexpr std::string_view kExpect[] = {"jobs", "metrics"};
-constexpr std::string_view kJobExpect[] = {"name", "phase", "reason", "restartCount", "backoffCount"};
+constexpr std::string_view kOperation[] = {"at", "action", "job", "queue", "node", "pool", "replicas", "nodePool",
+                                           "replicaType", "rank", "exitCode", "repairAfter", "switch",
+                                           "quota", "priority", "preemptible", "closed", "maxDuration"};
+constexpr std::string_view kExpect[] = {"jobs", "metrics", "events"};
+constexpr std::string_view kJobExpect[] = {"name", "phase", "reason", "restartCount", "backoffCount", "phaseAt", "pods",
+                                           "fields"};
+constexpr std::string_view kPodExpect[] = {"replicaType", "rank", "generation", "phase", "exitCode", "deletionReason",
+                                           "pods"};
+constexpr std::string_view kEventExpect[] = {"type", "job", "pod", "phase", "reason", "node", "exitCode", "at"};
+constexpr std::string_view kExpectPhases[] = {"Pending", "Running", "Paused", "Resuming", "Succeeded", "Failed",
+                                              "Rejected"};
+constexpr std::string_view kExpectPodPhases[] = {"Pending", "Running", "Succeeded", "Failed", "Unknown", "Deleted"};
+constexpr std::string_view kChangeTypes[] = {"JobSubmitted", "JobRejected", "JobPhaseChanged", "PodCreated", "PodBound",
+                                             "PodRunning", "PodReleased", "PodDeleted", "TrainingChanged",
+                                             "ProgressLost", "ProgressCommitted", "NodeChanged", "QueueChanged",
+                                             "PodUnknown", "JobStatusChanged"};
+constexpr std::string_view kTimeBounds[] = {"min", "max"};
+constexpr std::string_view kDeletionReasons[] = {"Cleanup",    "Pause",       "ScaleDown", "Deadline", "Restart",
+                                                 "Preemption", "MaxDuration", "NodeFailure", "Drain", "User"};
 constexpr std::string_view kBounds[] = {"min", "max"};
 constexpr std::string_view kDistributions[] = {"constant", "uniform", "exponential", "normal",
                                                "lognormal", "weibull", "gamma", "boundedPareto",
@@ -496,7 +526,88 @@ class ScenarioDecoder {
                              to_string(b.scaling.model)));
       }
     }
+    for (const Val& item : read_list(r_, mr.get("replicas"))) {
+      MapReader rr(r_, item, kReplicaScript);
+      if (!rr.ok()) continue;
+      ReplicaScript script;
+      if (require(r_, rr.get("type"))) {
+        if (auto x = read_string(r_, rr.get("type"))) script.type = *x;
+      }
+      if (auto x = read_int32(r_, rr.get("rank"), 0)) script.rank = *x;
+      const Val runs = rr.get("runs");
+      if (require(r_, runs)) {
+        for (const Val& run : read_list(r_, runs)) {
+          MapReader ru(r_, run, kScriptedRun);
+          ScriptedRun sr;
+          if (auto x = read_int32(r_, ru.get("exitCode"), 0, 255)) sr.exit_code = *x;
+          const Val after = ru.get("after");
+          if (auto x = read_duration(r_, after)) {
+            if (x->count() <= 0) {
+              r_.error(after.mark, after.path, "found 0; allowed: a duration > 0 (omit it to end with the work)");
+            } else {
+              sr.after = *x;
+            }
+          }
+          script.runs.push_back(sr);
+        }
+        if (script.runs.empty() && !r_.has_error_under(runs.path)) {
+          r_.error(runs.mark, runs.path, "found an empty list; allowed: at least one run ({exitCode, after})");
+        }
+      }
+      for (const auto& other : b.replicas) {
+        if (other.type == script.type && other.rank == script.rank) {
+          r_.error(item.mark, item.path,
+                   fmt::format("found type {}{} a second time; allowed: one entry per type and rank", script.type,
+                               script.rank ? fmt::format(" rank {}", *script.rank) : std::string()));
+          break;
+        }
+      }
+      b.replicas.push_back(std::move(script));
+    }
     return b;
+  }
+
+  // The replica types of a job and how many ranks each may have (elastic: up to maxReplicas).
+  static std::vector<std::pair<std::string, std::int32_t>> replica_ranks(const m::Job& job) {
+    std::vector<std::pair<std::string, std::int32_t>> out;
+    std::visit(
+        [&](const auto& j) {
+          using T = std::decay_t<decltype(j)>;
+          if constexpr (std::is_same_v<T, m::DeepSpeedJob>) {
+            const bool elastic = j.spec.elastic && j.spec.elastic->enabled;
+            out.emplace_back("worker", elastic ? std::max(j.spec.elastic->max_replicas, j.spec.worker.replicas)
+                                               : j.spec.worker.replicas);
+          } else {
+            std::int32_t elastic_max = 0;
+            if constexpr (std::is_same_v<T, m::PyTorchTrainingJob>) {
+              if (j.spec.elastic && j.spec.elastic->enabled) elastic_max = j.spec.elastic->max_replicas;
+            }
+            for (const auto& r : j.spec.replica_specs) out.emplace_back(r.type, std::max(r.replicas, elastic_max));
+          }
+        },
+        job);
+    return out;
+  }
+
+  // Scripted runs name replica types (and ranks) of the job they belong to.
+  void check_scripts(const JobBehaviour& b, const m::Job& job, const std::string& behaviour_path, bool ranks) {
+    if (b.replicas.empty()) return;
+    const auto types = replica_ranks(job);
+    for (std::size_t i = 0; i < b.replicas.size(); ++i) {
+      const auto& script = b.replicas[i];
+      const std::string path = fmt::format("{}.replicas[{}]", behaviour_path, i);
+      if (r_.has_error_under(path)) continue;
+      const auto it = std::find_if(types.begin(), types.end(), [&](const auto& t) { return t.first == script.type; });
+      if (it == types.end()) {
+        std::vector<std::string> names;
+        for (const auto& t : types) names.push_back(t.first);
+        r_.error(path + ".type", fmt::format("found \"{}\", which is not a replica type of job {}; allowed: {}",
+                                             script.type, m::metadata_of(job).name, fmt::join(names, ", ")));
+      } else if (ranks && script.rank && *script.rank >= it->second) {
+        r_.error(path + ".rank", fmt::format("found {}; allowed: a rank of {} below {} (its replicas{})", *script.rank,
+                                             script.type, it->second, it->second > 0 ? "" : ": none"));
+      }
+    }
   }
 
   // ---- generators (docs/scenario-format.md "generators") ----
@@ -808,6 +919,8 @@ class ScenarioDecoder {
     const std::string sched_path = c.has("manifest") ? child_path(item.path, "manifest.spec.scheduler.t9kScheduler.queue")
                                                      : child_path(item.path, "path");
     queue_ref(sched_path, m::metadata_of(jc.template_job).name, m::scheduler_of(jc.template_job), sc);
+    // Types only: the generator may vary the replica count.
+    check_scripts(jc.behaviour, jc.template_job, bv.path, false);
     if (legacy) return r_.error_count() == before ? std::optional<JobClass>(std::move(jc)) : std::nullopt;
 
     const auto kind = m::kind_of(jc.template_job);
@@ -1308,6 +1421,7 @@ class ScenarioDecoder {
         }
         const std::string sched_path = e.has("manifest") ? child_path(anchor, "spec.scheduler.t9kScheduler.queue") : anchor;
         queue_ref(sched_path, meta.name, m::scheduler_of(job), sc);
+        check_scripts(b, job, child_path(item.path, "behaviour"), true);
         sc.workload.jobs.push_back(JobSubmission{std::move(job), submit, b, source});
       }
     }
@@ -1457,6 +1571,7 @@ class ScenarioDecoder {
     std::map<std::string, std::int32_t> pools;
     for (const auto& p : sc.cluster.node_pools) pools[p.name] = p.count;
     std::vector<std::pair<SimTime, Operation>> ops;
+    std::map<std::size_t, std::string> paths;
     for (const Val& item : read_list(r_, v)) {
       MapReader o(r_, item, kOperation);
       if (!o.ok()) continue;
@@ -1476,8 +1591,8 @@ class ScenarioDecoder {
       if (!a) continue;
       op.type = static_cast<OperationType>(
           std::find(std::begin(kOperationNames), std::end(kOperationNames), *a) - std::begin(kOperationNames));
-      // The fields each action takes.
-      std::vector<std::string_view> wanted;
+      // The fields each action takes; `optional` ones may be left out.
+      std::vector<std::string_view> wanted, optional;
       switch (op.type) {
         case OperationType::PauseJob:
         case OperationType::ResumeJob: wanted = {"job"}; break;
@@ -1489,32 +1604,131 @@ class ScenarioDecoder {
         case OperationType::UncordonNode: wanted = {"node"}; break;
         case OperationType::AddNodePool: wanted = {"nodePool"}; break;
         case OperationType::RemoveNodePool: wanted = {"pool"}; break;
+        case OperationType::FailPod: wanted = {"job", "replicaType", "rank"}; optional = {"exitCode"}; break;
+        case OperationType::DeletePod: wanted = {"job", "replicaType", "rank"}; break;
+        case OperationType::FailNode:
+        case OperationType::FailGpu: wanted = {"node"}; optional = {"repairAfter"}; break;
+        case OperationType::RepairNode: wanted = {"node"}; break;
+        case OperationType::FailSwitch: wanted = {"switch"}; optional = {"repairAfter"}; break;
+        case OperationType::SetQueue:
+          wanted = {"queue"};
+          optional = {"quota", "priority", "preemptible", "closed", "maxDuration"};
+          break;
+        case OperationType::SetJobPriority: wanted = {"job", "priority"}; break;
       }
       for (const auto& [key, val] : o.entries()) {
         if (key == "at" || key == "action") continue;
-        if (std::find(wanted.begin(), wanted.end(), key) == wanted.end()) {
+        if (std::find(wanted.begin(), wanted.end(), key) == wanted.end() &&
+            std::find(optional.begin(), optional.end(), key) == optional.end()) {
+          std::vector<std::string_view> all = wanted;
+          all.insert(all.end(), optional.begin(), optional.end());
           r_.error(val.mark, val.path, fmt::format("found field \"{}\" with action {}; allowed: {}", key,
-                                                   *a, join_names(wanted)));
+                                                   *a, join_names(all)));
         }
       }
       bool ok = true;
       for (auto key : wanted) ok = require(r_, o.get(key)) && ok;
       if (!ok) continue;
       switch (op.type) {
+        case OperationType::FailPod:
+        case OperationType::DeletePod:
+        case OperationType::SetJobPriority: {
+          const Val jv = o.get("job");
+          const JobSubmission* job = operation_job(jv, op, sc);
+          if (!job) break;
+          if (op.type == OperationType::SetJobPriority) {
+            const Val pv = o.get("priority");
+            if (auto x = read_int32(r_, pv, 0, 100, "spec §8.3")) op.priority = *x;
+            if (!m::scheduler_of(job->job).t9k_scheduler) {
+              r_.error(jv.mark, jv.path, fmt::format("found job \"{}\", which uses the default scheduler; allowed: "
+                                                     "a job with spec.scheduler.t9kScheduler (spec §8.1)", op.target));
+            }
+            break;
+          }
+          const Val tv = o.get("replicaType");
+          const Val kv = o.get("rank");
+          if (auto x = read_string(r_, tv)) op.replica_type = *x;
+          if (auto x = read_int32(r_, kv, 0)) op.rank = *x;
+          if (auto x = read_int32(r_, o.get("exitCode"), 1, 255, "a failure exits non-zero")) op.exit_code = *x;
+          if (r_.has_error_under(tv.path) || r_.has_error_under(kv.path)) break;
+          const auto types = replica_ranks(job->job);
+          const auto it = std::find_if(types.begin(), types.end(), [&](const auto& t) { return t.first == op.replica_type; });
+          if (it == types.end()) {
+            std::vector<std::string> names;
+            for (const auto& t : types) names.push_back(t.first);
+            r_.error(tv.mark, tv.path, fmt::format("found \"{}\", which is not a replica type of job {}; allowed: {}",
+                                                   op.replica_type, op.target, fmt::join(names, ", ")));
+          } else if (op.rank >= it->second) {
+            r_.error(kv.mark, kv.path, fmt::format("found {}; allowed: a rank of {} below {}", op.rank, op.replica_type,
+                                                   it->second));
+          }
+          break;
+        }
+        case OperationType::FailNode:
+        case OperationType::RepairNode:
+        case OperationType::FailGpu: {
+          const Val nv = o.get("node");
+          if (auto name = read_string(r_, nv)) {
+            op.target = *name;
+            if (!node_exists(pools, *name)) {
+              r_.error(nv.mark, nv.path, fmt::format("found node \"{}\"; allowed: a node <pool>-<index> of a "
+                                                     "node pool, index below the pool's count", *name));
+            }
+          }
+          repair_after(o, op);
+          break;
+        }
+        case OperationType::FailSwitch: {
+          // Switch names come from the topology built at run time (docs/scenario-format.md
+          // "topology"); the world checks the name when the operation happens.
+          if (auto name = read_string(r_, o.get("switch"))) op.target = *name;
+          repair_after(o, op);
+          break;
+        }
+        case OperationType::SetQueue: {
+          const Val qv = o.get("queue");
+          if (auto name = read_string(r_, qv)) {
+            op.target = *name;
+            const bool found = std::any_of(sc.scheduler.queues.begin(), sc.scheduler.queues.end(),
+                                           [&](const m::Queue& q) { return q.metadata.name == *name; });
+            if (!found) {
+              r_.error(qv.mark, qv.path, fmt::format("found queue \"{}\"; allowed: a queue of spec.scheduler.queues ({})",
+                                                     *name, queue_names(sc)));
+            }
+          }
+          QueueEdit edit;
+          const Val quota = o.get("quota");
+          if (quota.present()) {
+            m::ResourceList rl;
+            for (const auto& [key, val] : FreeMap(r_, quota).entries()) {
+              if (auto q = read_quantity(r_, val)) rl[key] = *q;
+            }
+            edit.quota = std::move(rl);
+          }
+          if (auto x = read_int32(r_, o.get("priority"), 0, 100, "spec §8.2")) edit.priority = *x;
+          if (auto x = read_bool(r_, o.get("preemptible"))) edit.preemptible = *x;
+          if (auto x = read_bool(r_, o.get("closed"))) edit.closed = *x;
+          const Val md = o.get("maxDuration");
+          if (auto x = read_string(r_, md)) {
+            try {
+              (void)kernel::parse_max_duration(*x);
+              edit.max_duration = *x;
+            } catch (const kernel::DurationError& e) {
+              r_.error(md.mark, md.path, e.what());
+            }
+          }
+          if (!quota.present() && !o.has("priority") && !o.has("preemptible") && !o.has("closed") && !o.has("maxDuration")) {
+            r_.error(item.mark, item.path, "found setQueue without a change; allowed: one or more of quota, "
+                                           "priority, preemptible, closed, maxDuration");
+          }
+          op.queue_edit = std::move(edit);
+          break;
+        }
         case OperationType::PauseJob:
         case OperationType::ResumeJob:
         case OperationType::SetExpectedReplicas: {
-          const Val jv = o.get("job");
-          const auto name = read_string(r_, jv);
-          if (!name) break;
-          op.target = *name;
-          const JobSubmission* job = find_job(sc, *name);
-          if (!job && broken_.count(*name)) break;
-          if (!job) {
-            r_.error(jv.mark, jv.path, fmt::format("found job \"{}\"; allowed: a job of spec.workload.jobs ({})",
-                                                   *name, job_names(sc)));
-            break;
-          }
+          const JobSubmission* job = operation_job(o.get("job"), op, sc);
+          if (!job) break;
           if (op.type != OperationType::SetExpectedReplicas) break;
           const Val rv = o.get("replicas");
           const auto n = read_int32(r_, rv, 0);
@@ -1525,7 +1739,7 @@ class ScenarioDecoder {
           if (auto* d = std::get_if<m::DeepSpeedJob>(&job->job)) e = d->spec.elastic;
           if (!e || !e->enabled) {
             r_.error(rv.mark, rv.path, fmt::format("found a replica change for job \"{}\", which is not "
-                                                   "elastic; allowed: jobs with spec.elastic.enabled: true (spec §4.3)", *name));
+                                                   "elastic; allowed: jobs with spec.elastic.enabled: true (spec §4.3)", op.target));
           } else if (*n < e->min_replicas || *n > e->max_replicas) {
             r_.error(rv.mark, rv.path, fmt::format("found {}; allowed: an integer in [minReplicas {}, "
                                                    "maxReplicas {}] (spec §4.3)", *n, e->min_replicas, e->max_replicas));
@@ -1582,10 +1796,49 @@ class ScenarioDecoder {
           break;
         }
       }
+      paths.emplace(ops.size(), item.path);
       ops.emplace_back(op.at, std::move(op));
     }
-    std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (auto& [t, op] : ops) sc.operations.push_back(std::move(op));
+    std::vector<std::size_t> order(ops.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return ops[a].first < ops[b].first; });
+    // repairNode ends a failNode without repairAfter that came before it.
+    std::map<std::string, int> down;
+    for (const std::size_t i : order) {
+      const Operation& op = ops[i].second;
+      if (op.type == OperationType::FailNode && !op.repair_after) ++down[op.target];
+      if (op.type == OperationType::RepairNode && down[op.target]-- <= 0) {
+        r_.error(child_path(paths[i], "node"),
+                 fmt::format("found node \"{}\", which no earlier failNode without repairAfter took down; allowed: "
+                             "repairNode after failNode of the same node", op.target));
+      }
+    }
+    for (const std::size_t i : order) sc.operations.push_back(std::move(ops[i].second));
+  }
+
+  // The job an operation names, which becomes its target; nullptr when it is not a job of the
+  // workload (reported, unless the job itself failed to load).
+  const JobSubmission* operation_job(const Val& jv, Operation& op, const Scenario& sc) {
+    const auto name = read_string(r_, jv);
+    if (!name) return nullptr;
+    op.target = *name;
+    const JobSubmission* job = find_job(sc, *name);
+    if (!job && !broken_.count(*name)) {
+      r_.error(jv.mark, jv.path,
+               fmt::format("found job \"{}\"; allowed: a job of spec.workload.jobs ({})", *name, job_names(sc)));
+    }
+    return job;
+  }
+
+  void repair_after(MapReader& o, Operation& op) {
+    const Val ra = o.get("repairAfter");
+    if (auto x = read_duration(r_, ra)) {
+      if (x->count() <= 0) {
+        r_.error(ra.mark, ra.path, "found 0; allowed: a duration > 0 (omit it to stay down until repairNode)");
+      } else {
+        op.repair_after = *x;
+      }
+    }
   }
 
   static bool node_exists(const std::map<std::string, std::int32_t>& pools, const std::string& node) {
@@ -1640,10 +1893,58 @@ class ScenarioDecoder {
           }
         }
       }
-      if (j.has("phase")) je.phase = read_enum<m::JobPhase>(r_, j.get("phase"));
+      if (j.has("phase")) je.phase = read_choice(r_, j.get("phase"), kExpectPhases);
       je.reason = read_string(r_, j.get("reason"));
       je.restart_count = bounds(j.get("restartCount"));
       je.backoff_count = bounds(j.get("backoffCount"));
+      for (const auto& [phase, val] : FreeMap(r_, j.get("phaseAt"), kExpectPhases).entries()) {
+        if (std::find(std::begin(kExpectPhases), std::end(kExpectPhases), phase) == std::end(kExpectPhases)) {
+          r_.error(val.mark, val.path, fmt::format("found phase \"{}\"; allowed: {}", phase, join_names(kExpectPhases)));
+          continue;
+        }
+        if (auto tb = time_bounds(val)) je.phase_at.emplace_back(phase, *tb);
+      }
+      for (const auto& [path, val] : FreeMap(r_, j.get("fields")).entries()) {
+        if (!valid_field_path(path)) {
+          r_.error(val.mark, val.path,
+                   fmt::format("found path \"{}\"; allowed: keys separated by '.', each optionally followed by "
+                               "[<index>] or [<key>=<value>] (e.g. status.conditions[type=Failed].reason)", path));
+          continue;
+        }
+        if (auto x = read_string(r_, val)) je.fields.emplace_back(path, *x);
+      }
+      const JobSubmission* job = find_job(sc, je.job);
+      for (const Val& pv : read_list(r_, j.get("pods"))) {
+        MapReader pr(r_, pv, kPodExpect);
+        if (!pr.ok()) continue;
+        PodExpectation pe;
+        if (require(r_, pr.get("replicaType"))) {
+          if (auto x = read_string(r_, pr.get("replicaType"))) pe.replica_type = *x;
+        }
+        if (require(r_, pr.get("rank"))) {
+          if (auto x = read_int32(r_, pr.get("rank"), 0)) pe.rank = *x;
+        }
+        if (auto x = read_int32(r_, pr.get("generation"), 0)) pe.generation = *x;
+        if (pr.has("phase")) pe.phase = read_choice(r_, pr.get("phase"), kExpectPodPhases);
+        if (auto x = read_int32(r_, pr.get("exitCode"), 0, 255)) pe.exit_code = *x;
+        if (pr.has("deletionReason")) pe.deletion_reason = read_choice(r_, pr.get("deletionReason"), kDeletionReasons);
+        pe.pods = bounds(pr.get("pods"));
+        if (job && !r_.has_error_under(pv.path)) {
+          const auto types = replica_ranks(job->job);
+          const auto it = std::find_if(types.begin(), types.end(), [&](const auto& t) { return t.first == pe.replica_type; });
+          if (it == types.end()) {
+            std::vector<std::string> names;
+            for (const auto& t : types) names.push_back(t.first);
+            r_.error(child_path(pv.path, "replicaType"),
+                     fmt::format("found \"{}\", which is not a replica type of job {}; allowed: {}", pe.replica_type,
+                                 je.job, fmt::join(names, ", ")));
+          } else if (pe.rank >= it->second) {
+            r_.error(child_path(pv.path, "rank"),
+                     fmt::format("found {}; allowed: a rank of {} below {}", pe.rank, pe.replica_type, it->second));
+          }
+        }
+        je.pods.push_back(std::move(pe));
+      }
       ex.jobs.push_back(std::move(je));
     }
     for (const Val& item : read_list(r_, e.get("metrics"))) {
@@ -1661,7 +1962,66 @@ class ScenarioDecoder {
       }
       ex.metrics.push_back(std::move(b));
     }
+    for (const Val& item : read_list(r_, e.get("events"))) {
+      MapReader er(r_, item, kEventExpect);
+      if (!er.ok()) continue;
+      EventExpectation ee;
+      if (require(r_, er.get("type"))) {
+        if (auto x = read_choice(r_, er.get("type"), kChangeTypes)) ee.type = *x;
+      }
+      ee.job = read_string(r_, er.get("job"));
+      if (ee.job && !find_job(sc, *ee.job) && !broken_.count(*ee.job)) {
+        r_.error(er.get("job").mark, er.get("job").path,
+                 fmt::format("found job \"{}\"; allowed: a job of spec.workload.jobs ({})", *ee.job, job_names(sc)));
+      }
+      ee.pod = read_string(r_, er.get("pod"));
+      ee.phase = read_string(r_, er.get("phase"));
+      ee.reason = read_string(r_, er.get("reason"));
+      ee.node = read_string(r_, er.get("node"));
+      ee.exit_code = read_int32(r_, er.get("exitCode"), 0, 255);
+      if (er.has("at")) ee.at = time_bounds(er.get("at"));
+      ex.events.push_back(std::move(ee));
+    }
     sc.expect = std::move(ex);
+  }
+
+  // a.b[0].c[key=value].d: non-empty keys, selectors closed, nothing else.
+  static bool valid_field_path(std::string_view p) {
+    if (p.empty()) return false;
+    std::size_t i = 0;
+    while (i < p.size()) {
+      const std::size_t start = i;
+      while (i < p.size() && p[i] != '.' && p[i] != '[') ++i;
+      if (i == start) return false;  // empty key
+      while (i < p.size() && p[i] == '[') {
+        const auto close = p.find(']', i);
+        if (close == std::string_view::npos || close == i + 1) return false;
+        i = close + 1;
+      }
+      if (i < p.size()) {
+        if (p[i] != '.') return false;
+        if (++i == p.size()) return false;  // trailing '.'
+      }
+    }
+    return true;
+  }
+
+  // {min: 10m, max: 2h}: at least one bound, min <= max.
+  std::optional<TimeBounds> time_bounds(const Val& v) {
+    MapReader mr(r_, v, kTimeBounds);
+    if (!mr.ok()) return std::nullopt;
+    TimeBounds tb;
+    tb.min = read_duration(r_, mr.get("min"));
+    tb.max = read_duration(r_, mr.get("max"));
+    if (!mr.has("min") && !mr.has("max")) {
+      r_.error(v.mark, v.path, "found neither min nor max; allowed: at least one bound (durations since time 0)");
+      return std::nullopt;
+    }
+    if (tb.min && tb.max && *tb.min > *tb.max) {
+      r_.error(v.mark, v.path, "found min > max; allowed: min <= max");
+      return std::nullopt;
+    }
+    return tb;
   }
 
  private:

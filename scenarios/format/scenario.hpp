@@ -151,6 +151,21 @@ struct ElasticScaling {
   SimDuration rescale_overhead{0};   // every membership change restarts the processes (§11 Q8)
 };
 
+// One pod's run in a script (docs/scenario-format.md "scripted runs"): the pod exits with
+// `exit_code` `after` this long running, or, without `after`, when the job's work completes.
+struct ScriptedRun {
+  std::int32_t exit_code = 0;
+  std::optional<SimDuration> after;
+};
+
+// The runs of one replica type's pods (all ranks, or one): the n-th pod of a rank (its
+// generation) ends as runs[n] says; the last entry repeats.
+struct ReplicaScript {
+  std::string type;
+  std::optional<std::int32_t> rank;  // unset: every rank of the type
+  std::vector<ScriptedRun> runs;     // at least one
+};
+
 struct JobBehaviour {
   // Exactly one of: wall-clock run time at the job's initial scale, or the amount of work in
   // replica-time (progress at 1 replica), which elastic jobs consume at the scaled rate.
@@ -161,6 +176,10 @@ struct JobBehaviour {
   DurationDistribution restart_overhead;           // restart to productive again (§1.5)
   FailureBehaviour failure;
   ElasticScaling scaling;
+  // Scripted outcomes per replica; a rank's own entry wins over its type's.
+  std::vector<ReplicaScript> replicas;
+  // The script entry of a pod, or nullptr.
+  const ScriptedRun* scripted_run(std::string_view type, std::int32_t rank, std::int32_t generation) const;
 };
 
 struct JobSubmission {
@@ -272,15 +291,32 @@ struct Workload {
 
 enum class OperationType {
   PauseJob, ResumeJob, SetExpectedReplicas, CloseQueue, OpenQueue,
-  DrainNode, CordonNode, UncordonNode, AddNodePool, RemoveNodePool
+  DrainNode, CordonNode, UncordonNode, AddNodePool, RemoveNodePool,
+  FailPod, DeletePod, FailNode, RepairNode, FailGpu, FailSwitch, SetQueue, SetJobPriority
+};
+
+// setQueue: the fields given replace the queue's (spec §8.2).
+struct QueueEdit {
+  std::optional<model::ResourceList> quota;  // quota.requests
+  std::optional<std::int32_t> priority;
+  std::optional<bool> preemptible;
+  std::optional<bool> closed;
+  std::optional<std::string> max_duration;  // the §8.2 grammar, checked at load
 };
 
 struct Operation {
   SimTime at{};
   OperationType type = OperationType::PauseJob;
-  std::string target;  // job, queue, node or pool name (AddNodePool: the new pool's name)
+  // job, queue, node, switch or pool name (AddNodePool: the new pool's name)
+  std::string target;
   std::optional<std::int32_t> expected_replicas;  // SetExpectedReplicas
   std::optional<NodePool> node_pool;              // AddNodePool
+  std::string replica_type;                       // FailPod, DeletePod
+  std::int32_t rank = 0;                          // FailPod, DeletePod
+  std::int32_t exit_code = 137;                   // FailPod
+  std::optional<SimDuration> repair_after;        // FailNode, FailGpu, FailSwitch: unset => until repairNode
+  std::int32_t priority = 0;                      // SetJobPriority
+  std::optional<QueueEdit> queue_edit;            // SetQueue
 };
 
 // ---- expectations ----
@@ -290,12 +326,43 @@ struct IntBounds {
   std::optional<std::int64_t> max;
 };
 
+// Simulated time since zero.
+struct TimeBounds {
+  std::optional<SimDuration> min;
+  std::optional<SimDuration> max;
+};
+
+// One pod of a job, by replica type, rank and generation (the n-th pod of that rank, from 0;
+// unset: its last), as the change feed saw it.
+struct PodExpectation {
+  std::string replica_type;
+  std::int32_t rank = 0;
+  std::optional<std::int32_t> generation;
+  std::optional<std::string> phase;            // Pending | Running | Succeeded | Failed | Unknown | Deleted
+  std::optional<std::int32_t> exit_code;
+  std::optional<std::string> deletion_reason;  // model::DeletionReason spelling
+  std::optional<IntBounds> pods;               // how many pods that rank had in all
+};
+
+// One change of the feed (events.jsonl), matched in order; the fields given must match.
+struct EventExpectation {
+  std::string type;  // a change type of docs/outputs.md (JobPhaseChanged, PodReleased, ...)
+  std::optional<std::string> job, pod, phase, reason, node;
+  std::optional<std::int32_t> exit_code;
+  std::optional<TimeBounds> at;
+};
+
 struct JobExpectation {
   std::string job;
-  std::optional<model::JobPhase> phase;
+  std::optional<std::string> phase;  // a JobPhase, or Rejected
   std::optional<std::string> reason;  // of the terminal condition (Completed / Failed)
   std::optional<IntBounds> restart_count;  // sum of tasks[].restartCount
   std::optional<IntBounds> backoff_count;
+  std::vector<std::pair<std::string, TimeBounds>> phase_at;  // first time the job reached the phase
+  std::vector<PodExpectation> pods;
+  // Fields of the final object by path (`status.conditions[type=Failed].reason`), each with the
+  // scalar it must equal, as text (numbers and booleans as written in JSON).
+  std::vector<std::pair<std::string, std::string>> fields;
 };
 
 struct MetricBound {
@@ -307,6 +374,7 @@ struct MetricBound {
 struct Expectations {
   std::vector<JobExpectation> jobs;
   std::vector<MetricBound> metrics;
+  std::vector<EventExpectation> events;  // in this order, other changes allowed between
 };
 
 // ---- the scenario ----

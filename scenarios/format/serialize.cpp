@@ -526,6 +526,7 @@ Json pod_group(const m::PodGroup& g) {
   spec["queue"] = s.queue;
   spec["priority"] = s.priority;
   if (!s.topology_policy.empty()) spec["topologyPolicy"] = s.topology_policy;
+  if (s.finished) spec["finished"] = true;
   j["spec"] = std::move(spec);
   if (!(g.status == m::PodGroupStatus{})) {
     const auto& st = g.status;

@@ -132,7 +132,7 @@ TEST_CASE("each rule rejects its bad input with the exact path and message", "[v
        "spec.config.slotPerWorker", "unknown field \"slotPerWorker\"; did you mean \"slotsPerWorker\"?"},
       {"unknown field without a near miss lists the allowed fields",
        edit(kPodGroup, "priority: 1,", "priority: 1, gang: true,"), "spec.gang",
-       "unknown field \"gang\"; allowed: minMember, roles, queue, priority, topologyPolicy"},
+       "unknown field \"gang\"; allowed: minMember, roles, queue, priority, topologyPolicy, finished"},
       {"case-only typo gets a hint", edit(kGeneric, "{queue: default,", "{Queue: default,"),
        "spec.scheduler.t9kScheduler.Queue", "unknown field \"Queue\"; did you mean \"queue\"?"},
       {"duplicate fields", edit(kGeneric, "    replicas: 2\n", "    replicas: 2\n    replicas: 3\n"),

@@ -95,10 +95,11 @@ TEST_CASE("controller driver: a finished job stops training and is compacted onc
   f.log.clear();
   f.driver.enqueue(f.id);
   f.k.run_until(at_s(3));
-  // cleanUpPolicy All: the pod is deleted through the kubelet; training hears the job ended; the
-  // job is compacted (its pods have all terminated) and training forgets it.
-  CHECK(f.log == Log{"delete 0 train-worker-0 Cleanup", "finished 0", "evaluate 0", "watch: removed default/train-worker-0",
-                     "watch: group-removed default/train", "forget 0"});
+  // cleanUpPolicy All: the pod is deleted through the kubelet; the PodGroup is marked finished
+  // (§8.3: the scheduler's snapshot hears of it); training hears the job ended; the job is
+  // compacted (its pods have all terminated) and training forgets it.
+  CHECK(f.log == Log{"delete 0 train-worker-0 Cleanup", "watch: group train", "finished 0", "evaluate 0",
+                     "watch: removed default/train-worker-0", "watch: group-removed default/train", "forget 0"});
   CHECK(f.store.job(f.id).compacted);  // its spec and status released...
   CHECK(f.store.outcome(f.id).phase == model::JobPhase::Succeeded);  // ...its outcome kept
   f.driver.enqueue(f.id);

@@ -169,3 +169,33 @@ TEST_CASE("kubelet: a TensorBoard is ready one pod start latency after it is cre
   CHECK(f.store.job(f.id).tensorboard->ready);
   CHECK(f.log == Log{"enqueue 0"});
 }
+
+TEST_CASE("kubelet: a random faults.detectionDelay is drawn per failure, not replaced by its mean", "[sim][kubelet]") {
+  Fixture f;
+  const auto with_delay = load(R"(apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {name: detection}
+spec:
+  horizon: 2d
+  cluster:
+    nodePools: [{name: gpu, count: 1, gpusPerNode: 8, cpu: 64, memory: 512Gi}]
+  faults: {detectionDelay: {exponential: {mean: 300s}}}
+  workload: {jobs: []}
+)");
+  f.sc.faults.detection_delay = with_delay.faults.detection_delay;
+  const std::string a = f.running_pod(0, "n0");
+  const std::string b = f.running_pod(1, "n1");
+  f.kubelet.nodes_lost({"n0"}, "psu");
+  f.kubelet.nodes_lost({"n1"}, "nic");
+  std::optional<kernel::SimTime> failed_a, failed_b;
+  while (!(failed_a && failed_b) && f.k.step()) {
+    if (!failed_a && f.phase(a) == PodPhase::Failed) failed_a = f.k.now();
+    if (!failed_b && f.phase(b) == PodPhase::Failed) failed_b = f.k.now();
+  }
+  REQUIRE(failed_a);
+  REQUIRE(failed_b);
+  CHECK(*failed_a != *failed_b);  // two draws (equal only with probability 0)
+  CHECK(*failed_a != at_s(300));  // not the mean
+  CHECK(*failed_b != at_s(300));
+  CHECK(f.store.pod(a)->exit_code == 137);
+}

@@ -33,6 +33,7 @@ struct FakeTraining final : TrainingControl {
     log.push_back(fmt::format("blame-if-unset {} {}", job, model::to_string(c)));
   }
   void evaluate(JobId job) override { log.push_back(fmt::format("evaluate {}", job)); }
+  void pod_started(JobId, const std::string&) override {}
   void restart(JobId job) override { log.push_back(fmt::format("restart {}", job)); }
   void job_finished(JobId job) override { log.push_back(fmt::format("finished {}", job)); }
   void forget(JobId job) override { log.push_back(fmt::format("forget {}", job)); }
@@ -100,7 +101,7 @@ inline std::string change_name(const model::Change& c) {
   static constexpr const char* kNames[] = {"JobSubmitted", "JobRejected",     "JobPhaseChanged",   "PodCreated",
                                            "PodBound",     "PodRunning",      "PodReleased",       "PodDeleted",
                                            "TrainingChanged", "ProgressLost", "ProgressCommitted", "NodeChanged",
-                                           "QueueChanged"};
+                                           "QueueChanged", "PodUnknown", "JobStatusChanged"};
   return kNames[c.index()];
 }
 

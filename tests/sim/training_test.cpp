@@ -49,7 +49,13 @@ struct Fixture {
     store.create_pod(id, worker_pod("train", rank, 4));
     store.bind_pod(key(rank), rank % 2 ? "n1" : "n0", -1);
     store.set_pod_running(id, key(rank));
+    training.pod_started(id, key(rank));
     training.evaluate(id);
+  }
+  // The terminated pod of `rank` is removed and recreated (its next generation), and runs.
+  void recreate_pod(int rank) {
+    store.remove_pod(id, key(rank));
+    run_pod(rank);
   }
   // The pod's containers stop (as the kubelet would report), and training re-evaluates.
   void stop_pod(int rank, std::int32_t code, std::optional<LossCause> cause = std::nullopt) {
@@ -109,7 +115,9 @@ TEST_CASE("training: a stop loses what came after the last checkpoint, charged t
   CHECK(lost.at(0).gpu_milli_us == gpu_min(3, 8));
   CHECK(f.committed() == gpu_min(20, 8));
   f.k.run_until(at_min(200));
-  CHECK(f.log.empty());  // the end of the work was cancelled with the segment
+  // The end of the work was cancelled with the segment; the only exit is the surviving pod's,
+  // stranded by its failed, never replaced peer for the 15-minute rendezvous timeout.
+  CHECK(f.log == Log{"terminate 0 default/train-worker-1 Failed 1 other", "enqueue 0"});
 }
 
 TEST_CASE("training: without a cause given, the exit code decides what a stop is charged to", "[sim][training]") {
@@ -210,4 +218,68 @@ TEST_CASE("training: at the horizon a running segment's progress counts as produ
   f.training.finish();
   CHECK(f.committed() == gpu_min(90, 8));
   CHECK(f.changes<model::ProgressLost>().empty());
+}
+
+TEST_CASE("training: a scripted run ends its pod at its time with its code, generation by generation", "[sim][training]") {
+  Fixture f("{runTime: 1h, replicas: [{type: worker, rank: 1, runs: [{exitCode: 137, after: 10m}, {exitCode: 3}]}]}");
+  f.run_pod(0);
+  f.run_pod(1);
+  f.k.run_until(at_min(9.99));
+  CHECK(f.log.empty());
+  f.k.run_until(at_min(10));
+  CHECK(f.log == Log{"terminate 0 default/train-worker-1 Failed 137 software", "enqueue 0"});
+  f.log.clear();
+  f.stop_pod(1, 137);
+  f.recreate_pod(1);  // generation 1: the last run, without a time: ends with the work, code 3
+  f.k.run_until(at_min(10 + 60));
+  CHECK(f.log == Log{"terminate 0 default/train-worker-0 Succeeded 0 other",
+                     "terminate 0 default/train-worker-1 Failed 3 other", "enqueue 0"});
+}
+
+TEST_CASE("training: a pod started after the work completed reruns it from the last checkpoint", "[sim][training]") {
+  // Checkpoints every 25 min: the last before the end (60 min) is at 50 min, so a rerun is 10 min.
+  Fixture f("{runTime: 1h, checkpointInterval: 25m, failure: {finalExitCode: 137}}");
+  f.run_pod(0);
+  f.run_pod(1);
+  f.k.run_until(at_min(60));
+  CHECK(f.log == Log{"terminate 0 default/train-worker-0 Failed 137 other",
+                     "terminate 0 default/train-worker-1 Failed 137 other", "enqueue 0"});
+  f.log.clear();
+  f.stop_pod(0, 137);
+  f.stop_pod(1, 137);
+  f.recreate_pod(0);  // restarted (ExitCode: 137 is retryable)
+  f.k.run_until(at_min(69.99));
+  CHECK(f.log.empty());
+  f.k.run_until(at_min(70));
+  CHECK(f.log == Log{"terminate 0 default/train-worker-0 Failed 137 software", "enqueue 0"});
+  // The rerun is allocated time, not productive: no new segment started.
+  CHECK(f.changes<model::TrainingChanged>().back().gpu_milli == 0);
+}
+
+TEST_CASE("training: a rigid job's pods stranded by a member that is never replaced exit after the timeout",
+          "[sim][training]") {
+  Fixture f("{runTime: 10h}", 3);
+  f.run_pod(0);
+  f.run_pod(1);
+  f.run_pod(2);
+  f.k.run_until(at_min(5));
+  f.stop_pod(2, 1);  // rank 2 fails; nothing recreates it
+  f.k.run_until(at_min(5 + 14.99));
+  CHECK(f.log.empty());
+  f.k.run_until(at_min(20));  // 900 s (orphanTimeout) later
+  CHECK(f.log == Log{"terminate 0 default/train-worker-0 Failed 1 other",
+                     "terminate 0 default/train-worker-1 Failed 1 other", "enqueue 0"});
+}
+
+TEST_CASE("training: a member replaced within the timeout strands nothing", "[sim][training]") {
+  Fixture f("{runTime: 10h}", 2);
+  f.run_pod(0);
+  f.run_pod(1);
+  f.k.run_until(at_min(5));
+  f.stop_pod(1, 137);
+  f.k.run_until(at_min(10));
+  f.recreate_pod(1);  // the controller's replacement (say, after a restart back-off)
+  f.k.run_until(at_min(30));
+  CHECK(f.log.empty());
+  CHECK(f.changes<model::TrainingChanged>().back().gpu_milli == 8000);  // training again
 }

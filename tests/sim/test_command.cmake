@@ -1,0 +1,38 @@
+# t9ksim test over tests/scenarios/harness: one case passes, one (in a subfolder) fails, a
+# scenario without expect is skipped and a manifest is ignored. Exit 1, the closing count, the
+# failure's diff, and a JUnit report naming both cases; then the passing file alone exits 0.
+file(REMOVE_RECURSE ${OUT})
+file(MAKE_DIRECTORY ${OUT})
+execute_process(COMMAND ${T9KSIM} test ${HARNESS} --junit ${OUT}/junit.xml --out ${OUT}/results -j 2
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message(STATUS "${out}${err}")
+if(NOT rc EQUAL 1)
+  message(FATAL_ERROR "t9ksim test with a failing case exited ${rc}, expected 1")
+endif()
+foreach(want "1 passed, 1 failed, 1 skipped" "FAIL  .*more/fails.yaml" "PASS  .*passes.yaml"
+             "SKIP  .*no-expect.yaml" "expect.jobs.0. .quick..phase: expected Failed, observed Succeeded")
+  if(NOT out MATCHES "${want}")
+    message(FATAL_ERROR "t9ksim test output lacks '${want}'")
+  endif()
+endforeach()
+if(out MATCHES "manifest.yaml")
+  message(FATAL_ERROR "t9ksim test treated a manifest as a case")
+endif()
+file(READ ${OUT}/junit.xml junit)
+foreach(want "tests=\"3\" failures=\"1\" skipped=\"1\"" "<failure message=\"" "name=\"[^\"]*more/fails.yaml\""
+             "<skipped message=\"no expect block\"/>")
+  if(NOT junit MATCHES "${want}")
+    message(FATAL_ERROR "junit.xml lacks '${want}':\n${junit}")
+  endif()
+endforeach()
+if(NOT EXISTS ${OUT}/results/passes/summary.json OR NOT EXISTS ${OUT}/results/more_fails/summary.json)
+  message(FATAL_ERROR "t9ksim test --out did not keep each case's results")
+endif()
+execute_process(COMMAND ${T9KSIM} test ${HARNESS}/passes.yaml RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "1 passed, 0 failed")
+  message(FATAL_ERROR "t9ksim test on a passing case exited ${rc}:\n${out}")
+endif()
+execute_process(COMMAND ${T9KSIM} test ${HARNESS}/no-such-file.yaml RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 2)
+  message(FATAL_ERROR "t9ksim test on a missing path exited ${rc}, expected 2")
+endif()
