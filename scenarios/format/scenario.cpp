@@ -1667,14 +1667,7 @@ class ScenarioDecoder {
         case OperationType::FailNode:
         case OperationType::RepairNode:
         case OperationType::FailGpu: {
-          const Val nv = o.get("node");
-          if (auto name = read_string(r_, nv)) {
-            op.target = *name;
-            if (!node_exists(pools, *name)) {
-              r_.error(nv.mark, nv.path, fmt::format("found node \"{}\"; allowed: a node <pool>-<index> of a "
-                                                     "node pool, index below the pool's count", *name));
-            }
-          }
+          operation_node(o.get("node"), op, pools);
           repair_after(o, op);
           break;
         }
@@ -1686,16 +1679,7 @@ class ScenarioDecoder {
           break;
         }
         case OperationType::SetQueue: {
-          const Val qv = o.get("queue");
-          if (auto name = read_string(r_, qv)) {
-            op.target = *name;
-            const bool found = std::any_of(sc.scheduler.queues.begin(), sc.scheduler.queues.end(),
-                                           [&](const m::Queue& q) { return q.metadata.name == *name; });
-            if (!found) {
-              r_.error(qv.mark, qv.path, fmt::format("found queue \"{}\"; allowed: a queue of spec.scheduler.queues ({})",
-                                                     *name, queue_names(sc)));
-            }
-          }
+          operation_queue(o.get("queue"), op, sc);
           QueueEdit edit;
           const Val quota = o.get("quota");
           if (quota.present()) {
@@ -1748,29 +1732,13 @@ class ScenarioDecoder {
         }
         case OperationType::CloseQueue:
         case OperationType::OpenQueue: {
-          const Val qv = o.get("queue");
-          if (auto name = read_string(r_, qv)) {
-            op.target = *name;
-            const bool found = std::any_of(sc.scheduler.queues.begin(), sc.scheduler.queues.end(),
-                                           [&](const m::Queue& q) { return q.metadata.name == *name; });
-            if (!found) {
-              r_.error(qv.mark, qv.path, fmt::format("found queue \"{}\"; allowed: a queue of spec.scheduler.queues ({})",
-                                                     *name, queue_names(sc)));
-            }
-          }
+          operation_queue(o.get("queue"), op, sc);
           break;
         }
         case OperationType::DrainNode:
         case OperationType::CordonNode:
         case OperationType::UncordonNode: {
-          const Val nv = o.get("node");
-          if (auto name = read_string(r_, nv)) {
-            op.target = *name;
-            if (!node_exists(pools, *name)) {
-              r_.error(nv.mark, nv.path, fmt::format("found node \"{}\"; allowed: a node <pool>-<index> of a "
-                                                     "node pool, index below the pool's count", *name));
-            }
-          }
+          operation_node(o.get("node"), op, pools);
           break;
         }
         case OperationType::AddNodePool: {
@@ -1828,6 +1796,30 @@ class ScenarioDecoder {
                fmt::format("found job \"{}\"; allowed: a job of spec.workload.jobs ({})", *name, job_names(sc)));
     }
     return job;
+  }
+
+  // The node an operation names (<pool>-<index> of a pool existing at that point), its target.
+  void operation_node(const Val& nv, Operation& op, const std::map<std::string, std::int32_t>& pools) {
+    const auto name = read_string(r_, nv);
+    if (!name) return;
+    op.target = *name;
+    if (!node_exists(pools, *name)) {
+      r_.error(nv.mark, nv.path, fmt::format("found node \"{}\"; allowed: a node <pool>-<index> of a "
+                                             "node pool, index below the pool's count", *name));
+    }
+  }
+
+  // The queue an operation names (a queue of spec.scheduler.queues), its target.
+  void operation_queue(const Val& qv, Operation& op, const Scenario& sc) {
+    const auto name = read_string(r_, qv);
+    if (!name) return;
+    op.target = *name;
+    const bool found = std::any_of(sc.scheduler.queues.begin(), sc.scheduler.queues.end(),
+                                   [&](const m::Queue& q) { return q.metadata.name == *name; });
+    if (!found) {
+      r_.error(qv.mark, qv.path, fmt::format("found queue \"{}\"; allowed: a queue of spec.scheduler.queues ({})",
+                                             *name, queue_names(sc)));
+    }
   }
 
   void repair_after(MapReader& o, Operation& op) {
