@@ -20,13 +20,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + p.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // JSON has no NaN: a missing interval (n < 2) is written as null.
 json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
@@ -138,7 +131,7 @@ RunSummary load_run_summary(const fs::path& dir) {
   RunSummary r;
   r.dir = dir;
   try {
-    const json j = json::parse(read_text(file));
+    const json j = json::parse(read_text_file(file));
     r.version = j.value("version", "");
     r.scenario = j.value("scenario", "");
     r.scenario_hash = j.value("scenario_hash", "");
@@ -147,6 +140,7 @@ RunSummary load_run_summary(const fs::path& dir) {
     r.replication = j.value("replication", std::uint64_t{0});
     r.horizon_s = j.value("horizon_s", 0.0);
     if (j.contains("invariants")) r.invariants_ok = j["invariants"].value("ok", true);
+    if (j.contains("warnings")) r.warnings = j.at("warnings").get<std::vector<std::string>>();
     for (const auto& [k, v] : j.at("metrics").items()) {
       if (v.is_number()) r.metrics[k] = v.get<double>();
     }
@@ -154,7 +148,7 @@ RunSummary load_run_summary(const fs::path& dir) {
     throw std::runtime_error(file.string() + ": " + e.what());
   }
   if (fs::exists(dir / "timeseries.csv")) {
-    const SteadyState st = steady_state(read_text(dir / "timeseries.csv"));
+    const SteadyState st = steady_state(read_text_file(dir / "timeseries.csv"));
     r.metrics["warmup_s"] = st.warmup_s;
     r.metrics["steady_utilization_allocated"] = st.utilization_allocated;
     r.metrics["steady_utilization_productive"] = st.utilization_productive;

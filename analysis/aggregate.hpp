@@ -32,6 +32,7 @@ struct RunSummary {
   std::uint64_t replication = 0;
   double horizon_s = 0;
   bool invariants_ok = true;
+  std::vector<std::string> warnings;  // the run's summary.json "warnings"
   std::map<std::string, double> metrics;
 };
 

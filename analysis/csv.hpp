@@ -24,4 +24,9 @@ struct CsvTable {
 // a quote is unterminated.
 CsvTable parse_csv(std::string_view text, const std::string& what);
 
+// Writing: RFC 4180 quoting (fields with a comma, quote or newline are quoted, quotes doubled).
+std::string csv_field(const std::string& s);
+// The fields quoted as needed, joined by ',', ending in '\n'.
+std::string csv_row(const std::vector<std::string>& fields);
+
 }  // namespace t9k::analysis

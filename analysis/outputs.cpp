@@ -1,12 +1,15 @@
 #include "analysis/outputs.hpp"
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <system_error>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "analysis/csv.hpp"
 #include "sim/kernel/time.hpp"
 
 namespace t9k::analysis {
@@ -14,18 +17,6 @@ namespace t9k::analysis {
 namespace {
 
 constexpr double kHourUs = 3600.0 * 1e6;
-
-// RFC 4180 quoting: fields with a comma, quote or newline are quoted, quotes doubled.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
 
 std::string secs(SimTime t) { return kernel::format_seconds(t); }
 std::string secs(SimDuration d) { return kernel::format_seconds(d); }
@@ -129,6 +120,7 @@ std::string summary_json(const Recorder& r, const RunInfo& info) {
   for (const auto& [k, v] : r.metrics()) m[k] = std::isfinite(v) ? v : 0.0;
   j["metrics"] = m;
   j["invariants"] = {{"ok", info.invariant_violations.empty()}, {"violations", info.invariant_violations}};
+  if (!info.warnings.empty()) j["warnings"] = info.warnings;
   return j.dump(2) + "\n";
 }
 
@@ -267,6 +259,14 @@ void write_outputs(const std::filesystem::path& dir, const Recorder& r, const Ru
   write_file_atomic(dir / "timeseries.csv", timeseries_csv(r));
   write_file_atomic(dir / "faults.csv", faults_csv(r));
   write_file_atomic(dir / "summary.json", summary_json(r, info));
+}
+
+std::string read_text_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace t9k::analysis

@@ -17,6 +17,8 @@ namespace t9k::analysis {
 
 // Writes `content` to path atomically (temporary file in the same folder, then rename).
 void write_file_atomic(const std::filesystem::path& path, const std::string& content);
+// The whole file; throws std::runtime_error("cannot read PATH") when it cannot be opened.
+std::string read_text_file(const std::filesystem::path& path);
 
 struct RunInfo {
   std::string version;
@@ -28,6 +30,9 @@ struct RunInfo {
   std::uint64_t events = 0;
   double horizon_s = 0;
   std::vector<std::string> invariant_violations;
+  // What makes this run's figures misleading on their own (summary.json "warnings", written only
+  // when there are any): e.g. a fault profile under which no fault happened.
+  std::vector<std::string> warnings;
 };
 
 std::string jobs_csv(const Recorder& r);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -216,6 +218,26 @@ void Recorder::on_change(const model::TimedChange& tc) {
           const std::int64_t after = ready ? c.gpu_milli : 0;
           node_gpu_milli_[c.node] = after;
           set(capacity_, t, capacity_.value - before + after);
+          // Down capacity by cause: what the node has when whole minus what is ready now. A
+          // removed node leaves the installed capacity (a plan, not a loss).
+          NodeInstalled& ni = node_installed_[c.node];
+          const std::int64_t down_before = ni.installed - before;
+          if (c.cause == "removed") {
+            ni.installed = 0;
+          } else {
+            ni.installed = std::max(ni.installed, after);
+          }
+          const std::int64_t down_after = ni.installed - after;
+          if (down_before > 0) {
+            Level& l = down_[ni.cause];
+            set(l, t, l.value - down_before);
+          }
+          if (down_after > 0 && c.cause != "repair" && c.cause != "added") ni.cause = c.cause;
+          if (down_after > 0) {
+            if (ni.cause.empty()) ni.cause = "other";
+            Level& l = down_[ni.cause];
+            set(l, t, l.value + down_after);
+          }
           if (c.cause != "added" && c.cause != "cordon" && c.cause != "uncordon") {
             faults_.push_back(FaultRecord{t, c.node, c.cause, c.cause != "repair"});
           }
@@ -243,6 +265,7 @@ void Recorder::finish() {
   }
   advance(capacity_, horizon_);
   capacity_area_ = capacity_.area;
+  for (auto& [cause, l] : down_) advance(l, horizon_);
   // Sojourn sums for Little's law.
   for (const auto& r : jobs_) {
     if (r.name.empty()) continue;
@@ -277,54 +300,158 @@ void Recorder::finish() {
   if (scopes_.count("")) series_["default-scheduler"] = points(scopes_.at(""), false);
 }
 
-std::map<std::string, double> Recorder::metrics() const {
-  std::map<std::string, double> m;
-  std::vector<double> waits, jcts, slowdowns;
-  double alloc = 0, prod = 0, lost[model::kLossCauses] = {}, idle = 0;
-  int submitted = 0, succeeded = 0, failed = 0, rejected = 0, unfinished = 0;
-  for (const auto& r : jobs_) {
-    if (r.name.empty()) continue;
+namespace {
+
+// The headline figures of one set of jobs (the cluster, a queue, a kind or a generator class).
+struct GroupFigures {
+  std::vector<double> waits;           // started jobs: submit -> first running
+  std::vector<double> waits_censored;  // plus jobs that never started, censored (docs/outputs.md)
+  std::vector<double> jcts, slowdowns;
+  double alloc = 0, prod = 0, lost[model::kLossCauses] = {}, idle = 0;  // GPU-µs
+  int submitted = 0, succeeded = 0, failed = 0, rejected = 0, unfinished = 0, never_started = 0;
+
+  void add(const JobRow& r, SimTime horizon) {
     ++submitted;
     if (r.phase == "Succeeded") ++succeeded;
     else if (r.phase == "Failed") ++failed;
     else if (r.phase == "Rejected") ++rejected;
     else ++unfinished;
-    if (r.first_running) waits.push_back(static_cast<double>((*r.first_running - r.submit).count()) / 1e6);
+    if (r.first_running) {
+      const double w = static_cast<double>((*r.first_running - r.submit).count()) / 1e6;
+      waits.push_back(w);
+      waits_censored.push_back(w);
+    } else if (r.phase != "Rejected") {
+      // Never started: it waited at least until it ended or the horizon, so a starving queue's
+      // percentiles show its starvation instead of only the lucky jobs that started.
+      ++never_started;
+      waits_censored.push_back(static_cast<double>((r.end.value_or(horizon) - r.submit).count()) / 1e6);
+    }
     if (r.end && r.phase != "Rejected") {
       const double jct = static_cast<double>((*r.end - r.submit).count()) / 1e6;
       jcts.push_back(jct);
       if (r.ideal_run_us > 0) slowdowns.push_back(jct / (static_cast<double>(r.ideal_run_us) / 1e6));
     }
-    // GPU-µs.
     alloc += gpu_value(r.allocated_gpu_milli_us);
     prod += gpu_value(r.productive_gpu_milli_us);
     for (int i = 0; i < model::kLossCauses; ++i) lost[i] += gpu_value(r.lost_gpu_milli_us[i]);
     idle += gpu_value(r.idle_gpu_milli_us());
   }
-  m["jobs_submitted"] = submitted;
-  m["jobs_succeeded"] = succeeded;
-  m["jobs_failed"] = failed;
-  m["jobs_rejected"] = rejected;
-  m["jobs_unfinished"] = unfinished;
-  m["wait_mean_s"] = mean(waits);
-  m["wait_p50_s"] = percentile(waits, 0.5);
-  m["wait_p90_s"] = percentile(waits, 0.9);
-  m["wait_p99_s"] = percentile(waits, 0.99);
-  m["jct_mean_s"] = mean(jcts);
-  m["jct_p50_s"] = percentile(jcts, 0.5);
-  m["jct_p90_s"] = percentile(jcts, 0.9);
-  m["slowdown_mean"] = mean(slowdowns);
-  m["gpu_hours_allocated"] = alloc / kHourUs;
-  m["gpu_hours_productive"] = prod / kHourUs;
-  for (int i = 0; i < model::kLossCauses; ++i) {
-    m[fmt::format("gpu_hours_lost_{}", model::to_string(static_cast<model::LossCause>(i)))] = lost[i] / kHourUs;
+
+  void write(std::map<std::string, double>& m, const std::string& prefix) const {
+    m[prefix + "jobs_submitted"] = submitted;
+    m[prefix + "jobs_succeeded"] = succeeded;
+    m[prefix + "jobs_failed"] = failed;
+    m[prefix + "jobs_rejected"] = rejected;
+    m[prefix + "jobs_unfinished"] = unfinished;
+    m[prefix + "jobs_never_started"] = never_started;
+    m[prefix + "wait_mean_s"] = mean(waits);
+    m[prefix + "wait_p50_s"] = percentile(waits_censored, 0.5);
+    m[prefix + "wait_p90_s"] = percentile(waits_censored, 0.9);
+    m[prefix + "wait_p99_s"] = percentile(waits_censored, 0.99);
+    m[prefix + "jct_mean_s"] = mean(jcts);
+    m[prefix + "jct_p50_s"] = percentile(jcts, 0.5);
+    m[prefix + "jct_p90_s"] = percentile(jcts, 0.9);
+    m[prefix + "slowdown_mean"] = mean(slowdowns);
+    m[prefix + "gpu_hours_allocated"] = alloc / kHourUs;
+    m[prefix + "gpu_hours_productive"] = prod / kHourUs;
+    for (int i = 0; i < model::kLossCauses; ++i) {
+      m[fmt::format("{}gpu_hours_lost_{}", prefix, model::to_string(static_cast<model::LossCause>(i)))] =
+          lost[i] / kHourUs;
+    }
+    m[prefix + "gpu_hours_idle"] = idle / kHourUs;
   }
-  m["gpu_hours_idle"] = idle / kHourUs;
+};
+
+// "namespace/prefix-17" -> "prefix" when that is a generator class's prefix.
+const std::string* class_of(const std::string& job_name, const std::set<std::string>& prefixes) {
+  if (prefixes.empty()) return nullptr;
+  const auto slash = job_name.find('/');
+  std::string_view n(job_name);
+  if (slash != std::string::npos) n.remove_prefix(slash + 1);
+  const auto dash = n.rfind('-');
+  if (dash == std::string_view::npos || dash + 1 == n.size()) return nullptr;
+  if (!std::all_of(n.begin() + static_cast<std::ptrdiff_t>(dash) + 1, n.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return nullptr;
+  }
+  const auto it = prefixes.find(std::string(n.substr(0, dash)));
+  return it == prefixes.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+void Recorder::set_groups(RecorderGroups groups) {
+  class_prefixes_ = std::set<std::string>(groups.class_prefixes.begin(), groups.class_prefixes.end());
+  queue_quota_gpu_milli_ = std::move(groups.queue_quota_gpu_milli);
+}
+
+std::map<std::string, double> Recorder::metrics() const {
+  std::map<std::string, double> m;
+  GroupFigures all;
+  std::map<std::string, GroupFigures> by_queue, by_kind, by_class;
+  for (const auto& r : jobs_) {
+    if (r.name.empty()) continue;
+    all.add(r, horizon_);
+    // Jobs of the default scheduler belong to no queue.
+    if (!r.queue.empty()) by_queue[r.queue].add(r, horizon_);
+    by_kind[std::string(model::to_string(r.kind))].add(r, horizon_);
+    if (const std::string* c = class_of(r.name, class_prefixes_)) by_class[*c].add(r, horizon_);
+  }
+  all.write(m, "");
+  for (const auto& [q, g] : by_queue) {
+    const std::string prefix = fmt::format("{}/{}/", kGroupQueue, q);
+    g.write(m, prefix);
+    const auto quota = queue_quota_gpu_milli_.find(q);
+    if (quota != queue_quota_gpu_milli_.end() && quota->second > 0 && horizon_.time_since_epoch().count() > 0) {
+      // Allocated GPU-time over the quota's GPU-time: 1 = the queue held its whole quota throughout.
+      m[prefix + "quota_share_used"] =
+          g.alloc / (static_cast<double>(quota->second) / static_cast<double>(model::kGpuMilliPerGpu) *
+                     static_cast<double>(horizon_.time_since_epoch().count()));
+    }
+  }
+  // While a queue had jobs waiting: how much of its quota, and of the cluster, was allocated. A
+  // share near 1 says what held its jobs back (the answer to "was it nodes or quota?"). Measured
+  // over the buckets of timeseries.csv in which the queue had a pending job.
+  for (const auto& [q, g] : by_queue) {
+    const auto sc = scopes_.find(q);
+    if (sc == scopes_.end() || sc->second.pending.buckets.empty()) continue;
+    Int128 alloc = 0, cluster_alloc = 0, cap = 0;
+    std::int64_t width = 0;
+    const std::int64_t end = horizon_.time_since_epoch().count();
+    for (std::size_t i = 0; i < sc->second.pending.buckets.size(); ++i) {
+      if (sc->second.pending.buckets[i] <= 0) continue;
+      const std::int64_t b0 = static_cast<std::int64_t>(i) * bucket_.count();
+      width += std::min<std::int64_t>(bucket_.count(), end - b0);
+      if (i < sc->second.allocated.buckets.size()) alloc += sc->second.allocated.buckets[i];
+      if (i < cluster_.allocated.buckets.size()) cluster_alloc += cluster_.allocated.buckets[i];
+      if (i < capacity_.buckets.size()) cap += capacity_.buckets[i];
+    }
+    if (width <= 0) continue;
+    const std::string prefix = fmt::format("{}/{}/", kGroupQueue, q);
+    m[prefix + "waiting_hours"] = static_cast<double>(width) / kHourUs;
+    m[prefix + "utilization_while_waiting"] = cap > 0 ? to_double(cluster_alloc) / to_double(cap) : 0;
+    const auto quota = queue_quota_gpu_milli_.find(q);
+    if (quota != queue_quota_gpu_milli_.end() && quota->second > 0) {
+      m[prefix + "quota_share_while_waiting"] =
+          to_double(alloc) / (static_cast<double>(quota->second) * static_cast<double>(width));
+    }
+  }
+  for (const auto& [k, g] : by_kind) g.write(m, fmt::format("{}/{}/", kGroupKind, k));
+  for (const auto& [c, g] : by_class) g.write(m, fmt::format("{}/{}/", kGroupClass, c));
   const double cap = gpu_value(capacity_area_);
   m["gpu_hours_capacity"] = cap / kHourUs;
+  // Where capacity went: installed = down (by cause) + ready; ready = unallocated + allocated;
+  // allocated = productive + lost (by cause) + idle.
+  double down = 0;
+  for (const auto& [cause, l] : down_) {
+    m["gpu_hours_down_" + cause] = gpu_value(l.area) / kHourUs;
+    down += gpu_value(l.area);
+  }
+  m["gpu_hours_down"] = down / kHourUs;
+  m["gpu_hours_installed"] = (cap + down) / kHourUs;
+  m["gpu_hours_unallocated"] = (cap - gpu_value(total_allocated_)) / kHourUs;
   m["utilization_allocated"] = cap > 0 ? gpu_value(total_allocated_) / cap : 0;
-  m["utilization_productive"] = cap > 0 ? prod / cap : 0;
-  m["goodput"] = alloc > 0 ? prod / alloc : 0;
+  m["utilization_productive"] = cap > 0 ? all.prod / cap : 0;
+  m["goodput"] = all.alloc > 0 ? all.prod / all.alloc : 0;
   return m;
 }
 

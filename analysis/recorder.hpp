@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -75,9 +76,25 @@ struct FaultRecord {
   bool down = true;  // false: repair / back in service
 };
 
+// Metric groups (docs/outputs.md "Metrics by group"): summary.json has each headline metric for
+// the cluster as `NAME` and for each group as `GROUP/VALUE/NAME`, GROUP one of these.
+inline constexpr const char* kGroupQueue = "queue";  // T9k queue (jobs of the default scheduler: none)
+inline constexpr const char* kGroupKind = "kind";    // GenericJob, PyTorchTrainingJob, DeepSpeedJob
+inline constexpr const char* kGroupClass = "class";  // generator class, by its job-name prefix
+
+// What the recorder cannot see on the change feed: which job names a generator class makes, and
+// the queues' GPU quotas (for quota_share_used).
+struct RecorderGroups {
+  std::vector<std::string> class_prefixes;                      // "<generator>-<class>"
+  std::map<std::string, std::int64_t> queue_quota_gpu_milli;    // queue -> quota, milli-GPU
+};
+
 class Recorder {
  public:
   Recorder(SimTime horizon, SimDuration bucket);
+
+  // Before the run: names generator classes and queue quotas for the grouped metrics.
+  void set_groups(RecorderGroups groups);
 
   void on_change(const model::TimedChange& c);
   // Closes every open interval at the horizon; call once after the run.
@@ -129,6 +146,14 @@ class Recorder {
   Scope cluster_;
   Level capacity_;
   std::map<std::string, std::int64_t> node_gpu_milli_;  // allocatable milli-GPU of ready nodes
+  // Capacity that is down (docs/outputs.md "Where capacity went"): per node, the milli-GPU it has
+  // when whole and the cause of its last loss; per cause, the milli-GPU down over time.
+  struct NodeInstalled {
+    std::int64_t installed = 0;
+    std::string cause;
+  };
+  std::map<std::string, NodeInstalled> node_installed_;
+  std::map<std::string, Level> down_;
   std::map<std::string, bool> node_ready_;
   struct Bound {
     SimTime since;
@@ -150,6 +175,8 @@ class Recorder {
   std::vector<FaultRecord> faults_;
   std::map<std::string, std::vector<SeriesPoint>> series_;
   bool finished_ = false;
+  std::set<std::string> class_prefixes_;
+  std::map<std::string, std::int64_t> queue_quota_gpu_milli_;
 };
 
 }  // namespace t9k::analysis

@@ -2,15 +2,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "analysis/outputs.hpp"
+#include "analysis/recorder.hpp"
+#include "analysis/statistics.hpp"
+#include "analysis/sweep.hpp"
+#include "analysis/units.hpp"
 #include "analysis/report_assets.hpp"
 
 namespace t9k::analysis {
@@ -20,13 +26,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + p.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // ---- metric names and formatting ----
 
@@ -42,13 +41,18 @@ constexpr MetricInfo kMetrics[] = {
     {"jobs_failed", "jobs failed"},
     {"jobs_rejected", "jobs rejected"},
     {"jobs_unfinished", "jobs unfinished at the horizon"},
-    {"wait_mean_s", "wait, mean (s)"},
-    {"wait_p50_s", "wait, median (s)"},
-    {"wait_p90_s", "wait, p90 (s)"},
-    {"wait_p99_s", "wait, p99 (s)"},
-    {"jct_mean_s", "JCT, mean (s)"},
-    {"jct_p50_s", "JCT, median (s)"},
-    {"jct_p90_s", "JCT, p90 (s)"},
+    {"jobs_never_started", "jobs that never started"},
+    {"quota_share_used", "share of the queue's GPU quota used (allocated GPU-time / quota × horizon)"},
+    {"waiting_hours", "hours with jobs of the queue waiting"},
+    {"quota_share_while_waiting", "share of the quota held while jobs waited (≈1: the quota binds)"},
+    {"utilization_while_waiting", "cluster allocated while the queue's jobs waited (≈1: capacity binds)"},
+    {"wait_mean_s", "wait, mean (jobs that started)"},
+    {"wait_p50_s", "wait, median (never-started jobs censored)"},
+    {"wait_p90_s", "wait, p90 (never-started jobs censored)"},
+    {"wait_p99_s", "wait, p99 (never-started jobs censored)"},
+    {"jct_mean_s", "JCT, mean"},
+    {"jct_p50_s", "JCT, median"},
+    {"jct_p90_s", "JCT, p90"},
     {"slowdown_mean", "slowdown, mean"},
     {"utilization_allocated", "GPU utilisation, allocated"},
     {"utilization_productive", "GPU utilisation, productive"},
@@ -57,9 +61,12 @@ constexpr MetricInfo kMetrics[] = {
     {"steady_utilization_productive", "steady-state utilisation, productive"},
     {"steady_pending_jobs", "steady-state pending jobs"},
     {"steady_fairness_jain", "Jain's fairness index over queues (steady state)"},
-    {"warmup_s", "warm-up dropped by MSER-5 (s)"},
-    {"gpu_hours_capacity", "GPU-hours, capacity"},
-    {"gpu_hours_allocated", "GPU-hours, allocated"},
+    {"warmup_s", "warm-up dropped by MSER-5"},
+    {"gpu_hours_installed", "GPU-hours installed (= down + capacity)"},
+    {"gpu_hours_down", "GPU-hours of capacity down (faults, drains; by cause below)"},
+    {"gpu_hours_capacity", "GPU-hours, capacity (ready nodes; = unallocated + allocated)"},
+    {"gpu_hours_unallocated", "GPU-hours, ready but unallocated"},
+    {"gpu_hours_allocated", "GPU-hours, allocated (= productive + lost + idle)"},
     {"gpu_hours_productive", "GPU-hours, productive"},
     {"gpu_hours_idle", "GPU-hours, allocated but idle"},
     {"gpu_hours_lost_fault", "GPU-hours lost to faults"},
@@ -83,13 +90,18 @@ std::string label_of(const std::string& metric) {
   for (const auto& m : kMetrics) {
     if (metric == m.name) return m.label;
   }
+  if (metric.starts_with("gpu_hours_down_")) return "GPU-hours of capacity down: " + metric.substr(15);
   return metric;
 }
 
-std::vector<std::string> ordered_metrics(const ReportInput& in) {
+// The metrics of one group value ("" group: the cluster-wide ones), without their prefix, in
+// headline order.
+std::vector<std::string> ordered_metrics(const ReportInput& in, const std::string& prefix = "") {
   std::set<std::string> all;
   for (const auto& v : in.variants) {
-    for (const auto& [k, _] : v.replications.metrics) all.insert(k);
+    for (const auto& [k, _] : v.replications.metrics) {
+      if (prefix.empty() ? k.find('/') == std::string::npos : k.starts_with(prefix)) all.insert(k.substr(prefix.size()));
+    }
   }
   std::vector<std::string> out;
   for (const auto& m : kMetrics) {
@@ -105,11 +117,23 @@ std::string num(double v) {
   return fmt::format("{:.4g}", v);
 }
 
-std::string with_interval(const Interval& i) {
-  if (!i.has_interval()) return num(i.mean);
-  // Rounding noise of a constant metric is no interval width worth printing.
+// A metric's value in the unit a reader expects: durations in s/min/h/d, shares as percentages,
+// counts with thousands separators; the interval's half-width in the same unit.
+std::string metric_value(const std::string& metric, const Interval& i) {
+  const std::string base = metric.substr(metric.rfind('/') == std::string::npos ? 0 : metric.rfind('/') + 1);
+  const bool duration = base.ends_with("_s");
+  const bool share = base.starts_with("utilization") || base.starts_with("steady_utilization") || base == "goodput" ||
+                     base.starts_with("quota_share");
+  const auto f = [&](double v) {
+    if (!std::isfinite(v)) return std::string("–");
+    if (duration) return format_duration_s(v);
+    if (share) return format_percent(v);
+    if (v == std::floor(v) && std::fabs(v) < 1e15) return format_count(v);
+    return std::fabs(v) >= 1000 ? format_count(std::round(v)) : fmt::format("{:.4g}", v);
+  };
+  if (!i.has_interval()) return f(i.mean);
   const double hw = i.half_width < 1e-9 * std::max(1.0, std::fabs(i.mean)) ? 0.0 : i.half_width;
-  return fmt::format("{} ± {}", num(i.mean), num(hw));
+  return fmt::format("{} ± {}", f(i.mean), f(hw));
 }
 
 double metric_mean(const ReportVariant& v, const std::string& name) {
@@ -120,8 +144,6 @@ double metric_mean(const ReportVariant& v, const std::string& name) {
 std::string queue_label(std::string_view q) { return q.empty() ? std::string("(default scheduler)") : std::string(q); }
 
 // ---- chart data from the run tables ----
-
-json nullable(std::optional<double> v, double scale = 1) { return v ? json(*v / scale) : json(nullptr); }
 
 json series_rows(const ReportInput& in) {
   json rows = json::array();
@@ -181,20 +203,40 @@ json fairness_rows(const ReportInput& in) {
   return rows;
 }
 
-json job_rows(const ReportInput& in) {
+// Empirical CDFs computed here rather than in the browser (a trace replay has 10^5 jobs): per
+// variant and group value, the fraction of jobs with a value <= x, at most kCdfPoints points
+// (evenly spaced in fraction; every point when there are fewer jobs).
+constexpr std::size_t kCdfPoints = 200;
+
+json cdf_rows(const ReportInput& in, const char* column, const char* group) {
   json rows = json::array();
   for (const auto& v : in.variants) {
     const auto& t = v.sample.jobs;
+    std::map<std::string, std::vector<double>> by_group;
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
-      rows.push_back({{"variant", v.name},
-                      {"job", t.field(i, "job")},
-                      {"kind", t.field(i, "kind")},
-                      {"queue", queue_label(t.field(i, "queue"))},
-                      {"phase", t.field(i, "phase")},
-                      {"wait_h", nullable(t.number(i, "wait_s"), 3600)},
-                      {"jct_h", nullable(t.number(i, "jct_s"), 3600)},
-                      {"restarts", t.number(i, "restarts").value_or(0)},
-                      {"backoff", t.number(i, "backoff_count").value_or(0)}});
+      const auto x = t.number(i, column);
+      if (!x) continue;
+      const std::string g = std::string_view(group) == "queue" ? queue_label(t.field(i, "queue")) : std::string(t.field(i, group));
+      by_group[g].push_back(*x / 3600.0);
+    }
+    for (auto& [g, xs] : by_group) {
+      std::sort(xs.begin(), xs.end());
+      const std::size_t n = xs.size();
+      const std::size_t points = std::min(n, kCdfPoints);
+      for (std::size_t k = 1; k <= points; ++k) {
+        // The k-th of `points` evenly spaced ranks; ties take the last rank (fraction <= x).
+        std::size_t idx = (k * n + points - 1) / points - 1;
+        while (idx + 1 < n && xs[idx + 1] == xs[idx]) ++idx;
+        if (k > 1 && rows.back().value("x", -1.0) == xs[idx] && rows.back().value("group", "") == g &&
+            rows.back().value("variant", "") == v.name) {
+          continue;
+        }
+        rows.push_back({{"variant", v.name},
+                        {"group", g},
+                        {"x", xs[idx]},
+                        {"fraction", static_cast<double>(idx + 1) / static_cast<double>(n)},
+                        {"jobs", n}});
+      }
     }
   }
   return rows;
@@ -212,6 +254,12 @@ json gpu_hour_rows(const ReportInput& in) {
     add("idle (allocated)", metric_mean(v, "gpu_hours_idle"));
     add("unallocated capacity",
         std::max(0.0, metric_mean(v, "gpu_hours_capacity") - metric_mean(v, "gpu_hours_allocated")));
+    // Capacity that was down, by cause: the bar then reaches the installed GPU-hours.
+    std::set<std::string> down;
+    for (const auto& [m, _] : v.replications.metrics) {
+      if (m.starts_with("gpu_hours_down_")) down.insert(m.substr(15));
+    }
+    for (const auto& cause : down) add("down: " + cause, metric_mean(v, "gpu_hours_down_" + cause));
   }
   return rows;
 }
@@ -326,24 +374,20 @@ struct Chart {
   json spec;
 };
 
-json cdf_view(const char* value, const char* group, const char* value_title, bool by_variant) {
-  json groupby = json::array({group});
-  if (by_variant) groupby.push_back("variant");
+json cdf_view(json rows, const char* group, const char* value_title, bool by_variant) {
   json v;
   v["width"] = 360;
   v["height"] = 240;
-  v["transform"] = json::array({{{"filter", fmt::format("datum.{} != null", value)}},
-                                {{"window", json::array({{{"op", "cume_dist"}, {"as", "fraction"}}})},
-                                 {"sort", json::array({{{"field", value}}})},
-                                 {"groupby", groupby}}});
+  v["data"] = {{"values", std::move(rows)}};
   v["mark"] = {{"type", "line"}, {"interpolate", "step-after"}, {"point", {{"size", 20}}}, {"tooltip", true}};
-  v["encoding"] = {{"x", {{"field", value}, {"type", "quantitative"}, {"title", value_title}}},
+  v["encoding"] = {{"x", {{"field", "x"}, {"type", "quantitative"}, {"title", value_title}}},
                    {"y", {{"field", "fraction"}, {"type", "quantitative"}, {"title", "fraction of jobs"},
                           {"axis", {{"format", "%"}}}}},
-                   {"color", {{"field", group}, {"type", "nominal"}, {"title", group}}},
-                   {"tooltip", json::array({tip("job", "nominal"), tip(group, "nominal"), tip("variant", "nominal"),
-                                            tip(value, "quantitative", value_title, ".3f"),
-                                            tip("fraction", "quantitative", "fraction ≤", ".1%")})}};
+                   {"color", {{"field", "group"}, {"type", "nominal"}, {"title", group}}},
+                   {"tooltip", json::array({tip("group", "nominal", group), tip("variant", "nominal"),
+                                            tip("x", "quantitative", value_title, ".3f"),
+                                            tip("fraction", "quantitative", "fraction ≤", ".1%"),
+                                            tip("jobs", "quantitative", "jobs")})}};
   if (by_variant) v["encoding"]["strokeDash"] = {{"field", "variant"}, {"type", "nominal"}};
   return v;
 }
@@ -395,25 +439,25 @@ std::vector<Chart> build_charts(const ReportInput& in) {
     charts.push_back({"Pending jobs per queue over time",
                       "Which queues build a backlog, when, and does it drain?", std::move(s)});
   }
-  const json jobs = job_rows(in);
-  auto cdf_chart = [&](const char* value, const char* title, const char* question, const char* axis) {
-    bool any = false;
-    for (const auto& r : jobs) any = any || !r[value].is_null();
+  auto cdf_chart = [&](const char* column, const char* title, const char* question, const char* axis) {
+    json by_queue = cdf_rows(in, column, "queue");
     json s;
-    if (!any) {
+    if (by_queue.empty()) {
       s = empty_spec(std::string("No job has a ") + title + " in this run");
     } else {
-      s = base_spec(jobs);
+      s = base_spec(json::array());
+      s.erase("data");
       s.erase("width");
       s.erase("height");
-      s["hconcat"] = json::array({cdf_view(value, "queue", axis, cmp), cdf_view(value, "kind", axis, cmp)});
+      s["hconcat"] = json::array({cdf_view(std::move(by_queue), "queue", axis, cmp),
+                                  cdf_view(cdf_rows(in, column, "kind"), "kind", axis, cmp)});
       s["resolve"] = {{"scale", {{"color", "independent"}}}};
     }
     charts.push_back({std::string(title) + " CDF by queue and by job kind", question, std::move(s)});
   };
-  cdf_chart("wait_h", "Wait time", "How long do jobs wait until all their pods first run, per queue and per job kind? "
+  cdf_chart("wait_s", "Wait time", "How long do jobs wait until all their pods first run, per queue and per job kind? "
                                    "Read the p90 where a curve crosses 90 %.", "wait (h)");
-  cdf_chart("jct_h", "JCT", "How long from submission to completion, for finished jobs, per queue and per job kind?",
+  cdf_chart("jct_s", "JCT", "How long from submission to completion, for finished jobs, per queue and per job kind?",
             "job completion time (h)");
   {  // GPU-hours breakdown
     json s = base_spec(gpu_hour_rows(in));
@@ -429,7 +473,8 @@ std::vector<Chart> build_charts(const ReportInput& in) {
                                               tip("gpu_hours", "quantitative", "GPU-hours", ".2f")})}};
     charts.push_back({"GPU-hours: productive, lost by cause, idle",
                       "Where did the capacity go: kept training progress, progress lost (by cause), allocated but "
-                      "idle (start-up, restarts, checkpoint writes), or never allocated?",
+                      "idle (start-up, restarts, checkpoint writes), ready but never allocated, or down (faults, by "
+                      "cause)? The bar adds up to the installed GPU-hours.",
                       std::move(s)});
   }
   {  // restarts and backoff
@@ -573,10 +618,43 @@ std::vector<Chart> build_charts(const ReportInput& in) {
 
 // ---- HTML ----
 
-std::string headline_table(const ReportInput& in) {
-  const auto metrics = ordered_metrics(in);
+// Rows of a metric table: a metric (full name and label) or a heading spanning the row.
+struct TableRow {
+  std::string metric;  // empty: a heading
+  std::string label;
+};
+
+// Paired-t two-sided p-value of a difference (1 without spread or pairs).
+double p_value(const PairedDifference& d) {
+  const Interval& i = d.difference;
+  if (i.n < 2 || !(i.stddev > 0)) return i.mean == 0 || i.n < 2 ? 1.0 : 0.0;
+  const double t = std::fabs(i.mean) / (i.stddev / std::sqrt(static_cast<double>(i.n)));
+  return 2 * (1 - student_t_cdf(t, static_cast<double>(i.n - 1)));
+}
+
+// Holm's step-down correction over one table's metrics (the family): the differences still
+// significant at 95 % when that many are tested at once.
+std::set<std::string> holm_significant(const std::map<std::string, PairedDifference>& diffs,
+                                       const std::vector<TableRow>& family) {
+  std::vector<std::pair<double, std::string>> ps;
+  for (const auto& row : family) {
+    if (row.metric.empty()) continue;
+    const auto it = diffs.find(row.metric);
+    if (it != diffs.end()) ps.emplace_back(p_value(it->second), row.metric);
+  }
+  std::sort(ps.begin(), ps.end());
+  std::set<std::string> out;
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    if (ps[i].first > (1 - kConfidence) / static_cast<double>(ps.size() - i)) break;
+    out.insert(ps[i].second);
+  }
+  return out;
+}
+
+std::string metric_table(const ReportInput& in, const std::vector<TableRow>& rows) {
   std::string h = "<table class=\"headline\"><thead><tr><th>metric</th>";
   const bool run = in.kind == ReportKind::Run;
+  std::size_t columns = 1;
   for (std::size_t k = 0; k < in.variants.size(); ++k) {
     const auto& v = in.variants[k];
     if (run) {
@@ -585,24 +663,42 @@ std::string headline_table(const ReportInput& in) {
       h += fmt::format("<th>{}<br><span class=\"sub\">mean ± 95 % CI (n={})</span></th>", html_escape(v.name),
                        v.replications.runs.size());
     }
-    if (k > 0) h += fmt::format("<th>{} − {}<br><span class=\"sub\">paired, 95 % CI</span></th>", html_escape(v.name),
-                                html_escape(in.variants[0].name));
+    ++columns;
+    if (k > 0) {
+      h += fmt::format("<th>{} − {}<br><span class=\"sub\">paired, 95 % CI (% of base)</span></th>", html_escape(v.name),
+                       html_escape(in.variants[0].name));
+      ++columns;
+    }
   }
   h += "</tr></thead><tbody>\n";
-  for (const auto& m : metrics) {
-    h += fmt::format("<tr><td title=\"{}\">{}</td>", html_escape(m), html_escape(label_of(m)));
+  std::vector<std::set<std::string>> significant(in.variants.size());
+  for (std::size_t k = 1; k < in.variants.size(); ++k) significant[k] = holm_significant(in.variants[k].vs_base, rows);
+  for (const auto& row : rows) {
+    if (row.metric.empty()) {
+      h += fmt::format("<tr class=\"group\"><th colspan=\"{}\">{}</th></tr>\n", columns, html_escape(row.label));
+      continue;
+    }
+    const std::string& m = row.metric;
+    h += fmt::format("<tr><td title=\"{}\">{}</td>", html_escape(m), html_escape(row.label));
     for (std::size_t k = 0; k < in.variants.size(); ++k) {
       const auto& v = in.variants[k];
       const auto it = v.replications.metrics.find(m);
-      h += "<td class=\"num\">" + (it == v.replications.metrics.end() ? std::string("–") : html_escape(with_interval(it->second.interval))) + "</td>";
+      h += "<td class=\"num\">" + (it == v.replications.metrics.end() ? std::string("–") : html_escape(metric_value(m, it->second.interval))) + "</td>";
       if (k > 0) {
         const auto d = v.vs_base.find(m);
         if (d == v.vs_base.end()) {
           h += "<td class=\"num\">–</td>";
         } else {
-          h += fmt::format("<td class=\"num{}\">{}{}</td>", d->second.significant ? " sig" : "",
-                           html_escape(with_interval(d->second.difference)),
-                           d->second.significant ? " <span class=\"flag\">significant</span>" : "");
+          const bool sig = significant[k].count(m) > 0;
+          const auto base = in.variants[0].replications.metrics.find(m);
+          const double base_mean = base == in.variants[0].replications.metrics.end() ? 0 : base->second.interval.mean;
+          const std::string change =
+              base_mean != 0 && std::isfinite(d->second.difference.mean)
+                  ? fmt::format(" ({:+.1f} %)", 100 * d->second.difference.mean / std::fabs(base_mean))
+                  : std::string();
+          h += fmt::format("<td class=\"num{}\">{}{}{}</td>", sig ? " sig" : "",
+                           html_escape(metric_value(m, d->second.difference)), html_escape(change),
+                           sig ? " <span class=\"flag\">significant</span>" : "");
         }
       }
     }
@@ -610,6 +706,120 @@ std::string headline_table(const ReportInput& in) {
   }
   h += "</tbody></table>\n";
   return h;
+}
+
+std::string headline_table(const ReportInput& in) {
+  std::vector<TableRow> rows;
+  for (const auto& m : ordered_metrics(in)) rows.push_back({m, label_of(m)});
+  return metric_table(in, rows);
+}
+
+// What makes the figures misleading on their own: runs' own warnings (a fault profile with no
+// fault), a warm-up that takes more than a third of the horizon, intervals from fewer than 5
+// replications.
+std::string warnings_block(const ReportInput& in) {
+  std::vector<std::string> warnings;
+  std::set<std::string> seen;
+  for (const auto& v : in.variants) {
+    std::size_t without = 0;
+    std::string first;
+    for (const auto& r : v.replications.runs) {
+      for (const auto& w : r.warnings) {
+        if (first.empty()) first = w;
+        ++without;
+      }
+    }
+    if (without > 0 && seen.insert(first).second) {
+      warnings.push_back(in.variants.size() > 1 ? fmt::format("{}: {} ({} of {} runs)", v.name, first, without,
+                                                              v.replications.runs.size())
+                                                : fmt::format("{} ({} of {} runs)", first, without, v.replications.runs.size()));
+    }
+    const auto warm = v.replications.metrics.find("warmup_s");
+    if (warm != v.replications.metrics.end() && !v.replications.runs.empty()) {
+      const double horizon = v.replications.runs.front().horizon_s;
+      if (horizon > 0 && warm->second.interval.mean > horizon / 3) {
+        warnings.push_back(fmt::format(
+            "{}the warm-up MSER-5 detects is {} of the {} horizon: the steady-state figures rest on the last part of "
+            "the run only; simulate longer",
+            in.variants.size() > 1 ? v.name + ": " : "", format_duration_s(warm->second.interval.mean),
+            format_duration_s(horizon)));
+      }
+    }
+  }
+  const std::size_t n = in.variants.front().replications.runs.size();
+  if (in.kind != ReportKind::Run && n < 5) {
+    warnings.push_back(fmt::format("{} replications: the 95 % intervals are wide (Student-t with {} degrees of "
+                                   "freedom); 5 or more give useful ones",
+                                   n, n - 1));
+  }
+  if (warnings.empty()) return "";
+  std::string h = "<div class=\"warnings\"><strong>Read with care</strong><ul>\n";
+  for (const auto& w : warnings) h += "<li>" + html_escape(w) + "</li>\n";
+  return h + "</ul></div>\n";
+}
+
+// The values a group has in any variant ("queue" -> production, research), sorted.
+std::vector<std::string> group_values(const ReportInput& in, const std::string& group) {
+  std::set<std::string> values;
+  const std::string head = group + "/";
+  for (const auto& v : in.variants) {
+    for (const auto& [k, _] : v.replications.metrics) {
+      if (!k.starts_with(head)) continue;
+      const auto slash = k.find('/', head.size());
+      if (slash != std::string::npos) values.insert(k.substr(head.size(), slash - head.size()));
+    }
+  }
+  return {values.begin(), values.end()};
+}
+
+// One heading per group value, then its metrics (docs/outputs.md "Metrics by group"). A run or
+// replications: one column per value instead, so queues sit side by side.
+std::string group_table(const ReportInput& in, const std::string& group, const std::vector<std::string>& values) {
+  if (in.kind != ReportKind::Comparison) {
+    const auto& v = in.variants.front();
+    std::vector<std::string> metrics;
+    std::set<std::string> seen;
+    for (const auto& value : values) {
+      for (const auto& m : ordered_metrics(in, group + "/" + value + "/")) {
+        if (seen.insert(m).second) metrics.push_back(m);
+      }
+    }
+    // Headline order across values (ordered_metrics orders within one value).
+    std::vector<std::string> ordered;
+    for (const auto& info : kMetrics) {
+      if (seen.count(info.name)) ordered.emplace_back(info.name);
+    }
+    for (const auto& m : metrics) {
+      if (std::find(ordered.begin(), ordered.end(), m) == ordered.end()) ordered.push_back(m);
+    }
+    std::string h = "<table class=\"headline\"><thead><tr><th>metric</th>";
+    for (const auto& value : values) {
+      h += "<th>" + html_escape(value) +
+           (in.kind == ReportKind::Run ? std::string()
+                                       : fmt::format("<br><span class=\"sub\">mean ± 95 % CI (n={})</span>",
+                                                     v.replications.runs.size())) +
+           "</th>";
+    }
+    h += "</tr></thead><tbody>\n";
+    for (const auto& m : ordered) {
+      h += fmt::format("<tr><td title=\"{}\">{}</td>", html_escape(m), html_escape(label_of(m)));
+      for (const auto& value : values) {
+        const auto it = v.replications.metrics.find(group + "/" + value + "/" + m);
+        h += "<td class=\"num\">" +
+             (it == v.replications.metrics.end() ? std::string("–") : html_escape(metric_value(m, it->second.interval))) +
+             "</td>";
+      }
+      h += "</tr>\n";
+    }
+    return h + "</tbody></table>\n";
+  }
+  std::vector<TableRow> rows;
+  for (const auto& value : values) {
+    const std::string prefix = group + "/" + value + "/";
+    rows.push_back({"", group + " " + value});
+    for (const auto& m : ordered_metrics(in, prefix)) rows.push_back({prefix + m, label_of(m)});
+  }
+  return metric_table(in, rows);
 }
 
 std::string runs_table(const ReportInput& in) {
@@ -666,6 +876,11 @@ section.chart { margin-bottom: 18px; }
 div.vis { width: 100%; min-height: 60px; }
 div.vis[data-status="error"] { color: #b00; }
 details { margin: 8px 0; }
+tr.group th { background: #e8eef6; }
+div.warnings { background: #fff4d6; border: 1px solid #e8c36a; padding: 6px 12px; margin: 10px 0; }
+div.warnings ul { margin: 4px 0; }
+p.answer { font-size: 18px; font-weight: 600; margin: 6px 0; }
+p.answer.none { color: #a33; }
 )css";
 
 // Runs after the bundles. Reads the charts from the JSON data element (never from HTML), renders
@@ -729,6 +944,31 @@ std::string script_safe_json(std::string_view s) {
   return out;
 }
 
+namespace {
+
+// The end of a page: one section per chart, the inlined bundles, the chart data and the script
+// that draws them.
+std::string page_end(const std::vector<Chart>& charts, const std::string& data_text) {
+  std::string h;
+  for (std::size_t i = 0; i < charts.size(); ++i) {
+    h += fmt::format("<section class=\"chart\"><h2>{}</h2><p class=\"q\">{}</p><div class=\"vis\" id=\"chart-{}\" "
+                     "data-chart=\"{}\"></div></section>\n",
+                     html_escape(charts[i].title), html_escape(charts[i].question), i, i);
+  }
+  for (const auto js : {assets::vega_js(), assets::vega_lite_js(), assets::vega_embed_js()}) {
+    h += "<script>";
+    h += js;
+    h += "</script>\n";
+  }
+  h += "<script type=\"application/json\" id=\"t9k-data\">" + data_text + "</script>\n";
+  h += "<script>";
+  h += kMainScript;
+  h += "</script>\n</body>\n</html>\n";
+  return h;
+}
+
+}  // namespace
+
 std::string render_report(const ReportInput& in) {
   if (in.variants.empty()) throw std::invalid_argument("report: nothing to report");
   const auto charts = build_charts(in);
@@ -766,43 +1006,43 @@ std::string render_report(const ReportInput& in) {
   h += fmt::format("<p class=\"meta\">{} · t9ksim {} · scenario hash <code>{}</code> · seed{} {} · replication{} {}</p>\n",
                    html_escape(kind), html_escape(base.version), html_escape(base.scenario_hash),
                    seeds.size() == 1 ? "" : "s", fmt::join(seeds, ", "), reps.size() == 1 ? "" : "s", fmt::join(reps, ", "));
+  h += warnings_block(in);
   h += "<h2>Headline metrics</h2>\n";
   h += in.kind == ReportKind::Run
            ? "<p class=\"q\">One run: no interval. Run with replications for 95 % Student-t intervals.</p>\n"
            : "<p class=\"q\">Mean ± half-width of the 95 % Student-t interval across replications. Differences are "
-             "paired by replication (common random numbers); highlighted ones are significant at 95 %.</p>\n";
+             "paired by replication (common random numbers), with the change in % of the base's mean; highlighted ones "
+             "are significant at 95 % after Holm's correction for the number of metrics in their table (the more "
+             "metrics compared, the stronger the evidence each needs).</p>\n";
   h += headline_table(in);
+  if (const auto queues = group_values(in, kGroupQueue); !queues.empty()) {
+    h += "<h2>By queue</h2>\n<p class=\"q\">Each queue's own figures: the cluster's percentiles can hide a "
+         "starving queue. Waits of jobs that never started count as censored at the horizon.</p>\n";
+    h += group_table(in, kGroupQueue, queues);
+  }
+  if (const auto kinds = group_values(in, kGroupKind); !kinds.empty()) {
+    h += "<details><summary>By job kind</summary>\n" + group_table(in, kGroupKind, kinds) + "</details>\n";
+  }
+  if (const auto classes = group_values(in, kGroupClass); !classes.empty()) {
+    h += "<details><summary>By generator class</summary>\n" + group_table(in, kGroupClass, classes) + "</details>\n";
+  }
   h += "<details><summary>Runs (seeds, replications, fingerprints)</summary>\n" + runs_table(in) + "</details>\n";
   h += "<details><summary>Longest waits (" + html_escape(in.variants.front().name) + ")</summary>\n" +
        longest_waits_table(in) + "</details>\n";
-  for (std::size_t i = 0; i < charts.size(); ++i) {
-    h += fmt::format("<section class=\"chart\"><h2>{}</h2><p class=\"q\">{}</p><div class=\"vis\" id=\"chart-{}\" "
-                     "data-chart=\"{}\"></div></section>\n",
-                     html_escape(charts[i].title), html_escape(charts[i].question), i, i);
-  }
-  for (const auto js : {assets::vega_js(), assets::vega_lite_js(), assets::vega_embed_js()}) {
-    h += "<script>";
-    h += js;
-    h += "</script>\n";
-  }
-  h += "<script type=\"application/json\" id=\"t9k-data\">" + data_text + "</script>\n";
-  h += "<script>";
-  h += kMainScript;
-  h += "</script>\n</body>\n</html>\n";
-  return h;
+  return h + page_end(charts, data_text);
 }
 
 RunTables load_run_tables(const fs::path& dir) {
   RunTables t;
   auto load = [&](const char* name, CsvTable& out) {
-    if (fs::exists(dir / name)) out = parse_csv(read_text(dir / name), (dir / name).string());
+    if (fs::exists(dir / name)) out = parse_csv(read_text_file(dir / name), (dir / name).string());
   };
   load("jobs.csv", t.jobs);
   load("timeseries.csv", t.timeseries);
   load("faults.csv", t.faults);
   if (fs::exists(dir / "summary.json")) {
     try {
-      t.horizon_s = json::parse(read_text(dir / "summary.json")).value("horizon_s", 0.0);
+      t.horizon_s = json::parse(read_text_file(dir / "summary.json")).value("horizon_s", 0.0);
     } catch (const json::exception& e) {
       throw std::runtime_error((dir / "summary.json").string() + ": " + e.what());
     }
@@ -815,7 +1055,7 @@ ReportInput load_report_input(const fs::path& dir) {
   if (!fs::exists(file)) throw std::runtime_error(dir.string() + ": no summary.json (not a results directory)");
   json j;
   try {
-    j = json::parse(read_text(file));
+    j = json::parse(read_text_file(file));
   } catch (const json::exception& e) {
     throw std::runtime_error(file.string() + ": " + e.what());
   }
@@ -865,7 +1105,196 @@ ReportInput load_report_input(const fs::path& dir) {
   return in;
 }
 
+namespace {
+
+bool all_numbers(const std::vector<std::string>& texts) {
+  for (const auto& t : texts) {
+    char* end = nullptr;
+    std::strtod(t.c_str(), &end);
+    if (t.empty() || end != t.c_str() + t.size()) return false;
+  }
+  return true;
+}
+
+// The curves of a sweep: one chart per metric, one line (mean) and band (95 % interval, clipped at
+// 0) per scope, against the first parameter; further parameters split the lines.
+constexpr MetricInfo kSweepMetrics[] = {
+    {"wait_p90_s", "wait, p90 (s)"},
+    {"wait_mean_s", "wait, mean (s)"},
+    {"jobs_never_started", "jobs that never started"},
+    {"jct_mean_s", "JCT, mean (s)"},
+    {"utilization_allocated", "GPU utilisation, allocated"},
+    {"utilization_productive", "GPU utilisation, productive"},
+    {"quota_share_used", "share of the queue's GPU quota used"},
+    {"gpu_hours_lost_fault", "GPU-hours lost to faults"},
+};
+
+}  // namespace
+
+std::string render_sweep_report(const SweepSummary& s) {
+  if (s.points.empty() || s.parameters.empty()) throw std::invalid_argument("report: the sweep has no points");
+  std::vector<std::string> xs;
+  for (const auto& p : s.points) xs.push_back(p.values.front());
+  const bool numeric_x = all_numbers(xs);
+  std::vector<Chart> charts;
+  for (const auto& info : kSweepMetrics) {
+    json rows = json::array();
+    for (const auto& p : s.points) {
+      std::string rest;
+      for (std::size_t k = 1; k < s.parameters.size(); ++k) rest += fmt::format(", {}={}", s.parameters[k], p.values[k]);
+      for (const auto& [name, ms] : p.replications.metrics) {
+        const MetricName mn = split_metric_name(name);
+        if (mn.metric != info.name || (mn.group != "cluster" && mn.group != kGroupQueue)) continue;
+        const Interval& iv = ms.interval;
+        const std::string scope = mn.group == "cluster" ? std::string("cluster") : "queue " + mn.value;
+        json r{{"x", numeric_x ? json(std::strtod(p.values.front().c_str(), nullptr)) : json(p.values.front())},
+               {"line", scope + rest},
+               {"mean", iv.mean},
+               {"n", iv.n}};
+        if (iv.has_interval()) {
+          r["low"] = clipped_lower(iv);
+          r["high"] = iv.upper();
+        } else {
+          r["low"] = iv.mean;
+          r["high"] = iv.mean;
+        }
+        rows.push_back(r);
+      }
+    }
+    if (rows.empty()) continue;
+    json x{{"field", "x"}, {"type", numeric_x ? "quantitative" : "ordinal"}, {"title", s.parameters.front()}};
+    if (numeric_x) {
+      x["scale"] = {{"zero", false}};
+      x["axis"] = {{"format", "~g"}};
+      const bool integers = std::all_of(xs.begin(), xs.end(), [](const std::string& v) {
+        return v.find_first_not_of("-0123456789") == std::string::npos;
+      });
+      if (integers) x["axis"]["tickMinStep"] = 1;
+    }
+    const json color{{"field", "line"}, {"type", "nominal"}, {"title", "scope"}};
+    const bool share = std::string_view(info.name).starts_with("utilization") || std::string_view(info.name) == "quota_share_used";
+    const json y_axis{{"format", share ? ".0%" : "~s"}};
+    json spec{{"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
+              {"width", "container"},
+              {"height", 220},
+              {"data", {{"values", rows}}},
+              {"encoding", {{"x", x}, {"color", color}}},
+              {"layer",
+               json::array({{{"mark", {{"type", "errorband"}, {"opacity", 0.2}}},
+                             {"encoding", {{"y", {{"field", "low"}, {"type", "quantitative"}, {"title", info.label}, {"axis", y_axis}}},
+                                           {"y2", {{"field", "high"}}}}}},
+                            {{"mark", {{"type", "line"}, {"point", {{"filled", false}, {"size", 60}}}}},
+                             {"encoding",
+                              // A queue's line can coincide with the cluster's (one queue): dashes and
+                              // point shapes differ by scope, so neither hides the other.
+                              {{"y", {{"field", "mean"}, {"type", "quantitative"}, {"title", info.label}, {"axis", y_axis}}},
+                               {"strokeDash", {{"field", "line"}, {"type", "nominal"}, {"title", "scope"}}},
+                               {"shape", {{"field", "line"}, {"type", "nominal"}, {"title", "scope"}}},
+                               {"tooltip", json::array({tip("line", "nominal", "scope"), tip("x", numeric_x ? "quantitative" : "ordinal", "value"),
+                                                        tip("mean", "quantitative", "mean", ".4g"),
+                                                        tip("low", "quantitative", "95 % CI low", ".4g"),
+                                                        tip("high", "quantitative", "95 % CI high", ".4g"),
+                                                        tip("n", "quantitative", "replications")})}}}}})}};
+    charts.push_back({info.label,
+                      fmt::format("Mean over replications against {}, one line per scope; the band is the 95 % "
+                                  "Student-t interval, clipped at 0.",
+                                  s.parameters.front()),
+                      std::move(spec)});
+  }
+
+  // The table: one row per point, the headline figures of the cluster and of each queue.
+  std::set<std::string> queues;
+  for (const auto& p : s.points) {
+    for (const auto& [name, _] : p.replications.metrics) {
+      const MetricName mn = split_metric_name(name);
+      if (mn.group == kGroupQueue) queues.insert(mn.value);
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> columns{{"wait_p90_s", "wait p90"},
+                                                           {"utilization_allocated", "utilisation, allocated"}};
+  for (const auto& q : queues) {
+    columns.emplace_back(fmt::format("{}/{}/wait_p90_s", kGroupQueue, q), q + ": wait p90");
+    columns.emplace_back(fmt::format("{}/{}/jobs_never_started", kGroupQueue, q), q + ": never started");
+  }
+  std::string table = "<table class=\"headline\"><thead><tr><th>point</th>";
+  for (const auto& p : s.parameters) table += "<th>" + html_escape(p) + "</th>";
+  for (const auto& [_, label] : columns) table += "<th>" + html_escape(label) + "<br><span class=\"sub\">mean ± 95 % CI</span></th>";
+  table += "</tr></thead><tbody>\n";
+  for (std::size_t i = 0; i < s.points.size(); ++i) {
+    const auto& p = s.points[i];
+    table += fmt::format("<tr><td class=\"num\">{}</td>", i);
+    for (const auto& v : p.values) table += "<td class=\"num\">" + html_escape(v) + "</td>";
+    for (const auto& [metric, _] : columns) {
+      const auto it = p.replications.metrics.find(metric);
+      std::string cell = "–";
+      if (it != p.replications.metrics.end()) {
+        const Interval& iv = it->second.interval;
+        const bool duration = metric.ends_with("_s");
+        const bool share = metric.starts_with("utilization");
+        const auto f = [&](double v) {
+          return duration ? format_duration_s(v) : share ? format_percent(v) : format_count(std::round(v * 10) / 10);
+        };
+        cell = iv.has_interval() ? f(iv.mean) + " ± " + f(iv.half_width) : f(iv.mean);
+      }
+      table += "<td class=\"num\">" + html_escape(cell) + "</td>";
+    }
+    table += "</tr>\n";
+  }
+  table += "</tbody></table>\n";
+
+  json data;
+  data["title"] = s.scenario;
+  data["charts"] = json::array();
+  for (const auto& c : charts) data["charts"].push_back({{"title", c.title}, {"spec", c.spec}});
+  const std::string data_text = script_safe_json(data.dump(-1, ' ', false, json::error_handler_t::replace));
+  const std::size_t reps = s.points.front().replications.runs.size();
+  const std::uint64_t seed = s.points.front().replications.runs.empty() ? 0 : s.points.front().replications.runs.front().seed;
+
+  std::string h;
+  h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  h += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  h += "<meta name=\"generator\" content=\"t9ksim " + html_escape(s.version) + "\">\n";
+  const char* what = s.goal ? "t9ksim size" : "t9ksim sweep";
+  h += fmt::format("<title>{}: {}</title>\n<style>{}</style>\n</head>\n<body>\n", what, html_escape(s.scenario), kStyle);
+  h += fmt::format("<h1>{}: {}</h1>\n", what, html_escape(s.scenario));
+  h += fmt::format("<p class=\"meta\">{} {} over {} {} · {} replication{} per {} on common random numbers "
+                   "(seed {}) · t9ksim {}</p>\n",
+                   s.goal ? "goal seeking on" : "sweep of", html_escape(fmt::format("{}", fmt::join(s.parameters, " × "))),
+                   s.points.size(), s.goal ? (s.points.size() == 1 ? "value evaluated" : "values evaluated") : (s.points.size() == 1 ? "point" : "points"),
+                   reps, reps == 1 ? "" : "s", s.goal ? "value" : "point", seed, html_escape(s.version));
+  if (reps < 2) {
+    h += "<p class=\"q\">One replication per point: no intervals. Run with -r 5 or more for 95 % intervals.</p>\n";
+  }
+  if (s.goal) {
+    const GoalSummary& g = *s.goal;
+    h += "<h2>Goal</h2>\n<p class=\"q\">" +
+         html_escape(fmt::format("The {} {} that meets {}", g.direction, g.parameter, fmt::join(g.targets, " and "))) +
+         ":</p>\n";
+    h += g.answer ? "<p class=\"answer\">" + html_escape(g.parameter + " = " + *g.answer) + "</p>\n"
+                  : std::string("<p class=\"answer none\">No value in the range meets every target.</p>\n");
+    h += "<ul class=\"findings\">\n";
+    for (const auto& f : g.findings) h += "<li>" + html_escape(f) + "</li>\n";
+    h += "</ul>\n";
+  }
+  h += "<h2>Points</h2>\n" + table;
+  return h + page_end(charts, data_text);
+}
+
 fs::path write_report(const fs::path& dir) {
+  const fs::path summary = dir / "summary.json";
+  bool sweep = false;
+  if (fs::exists(summary)) {
+    try {
+      sweep = json::parse(read_text_file(summary)).value("kind", "") == "sweep";
+    } catch (const json::exception&) {
+      // load_report_input reports the malformed file.
+    }
+  }
+  if (sweep) {
+    const fs::path out = dir / "report.html";
+    write_file_atomic(out, render_sweep_report(load_sweep_summary(dir)));
+    return out;
+  }
   const std::string html = render_report(load_report_input(dir));
   const fs::path out = dir / "report.html";
   write_file_atomic(out, html);

@@ -46,7 +46,11 @@ std::string render_report(const ReportInput& in);
 ReportInput load_report_input(const std::filesystem::path& dir);
 RunTables load_run_tables(const std::filesystem::path& run_dir);
 
-// load_report_input + render_report, written atomically to dir/report.html; returns that path.
+// The page of a `t9ksim sweep` (analysis/sweep.hpp): a table of points and one chart per metric.
+struct SweepSummary;
+std::string render_sweep_report(const SweepSummary& s);
+
+// load_report_input + render_report (render_sweep_report for a sweep folder), written atomically to dir/report.html; returns that path.
 std::filesystem::path write_report(const std::filesystem::path& dir);
 
 // Escaping, exposed for tests.

@@ -1,21 +1,21 @@
 #include "app/compare_command.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include <fmt/format.h>
 
+#include "app/exit_codes.hpp"
 #include "analysis/aggregate.hpp"
+#include "app/batch.hpp"
 #include "analysis/outputs.hpp"
 #include "analysis/progress.hpp"
+#include "analysis/recorder.hpp"
 #include "analysis/report.hpp"
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
@@ -26,9 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kExitOk = 0;
-constexpr int kExitError = 1;
-constexpr int kExitUsage = 2;
 constexpr const char* kBaseName = "base";
 
 std::optional<std::string> read_file(const std::string& path) {
@@ -68,16 +65,29 @@ int compare_command(const CompareArgs& args) {
     fmt::print(stderr, "t9ksim: error: compare has no runner\n");
     return kExitError;
   }
-  const auto base_text = read_file(args.base);
-  if (!base_text) {
+  const auto file_text = read_file(args.base);
+  if (!file_text) {
     fmt::print(stderr, "t9ksim: error: {}: no such file\n", args.base);
     return kExitUsage;
   }
+  // --set applies to every variant, after its overlay: the command line has the last word.
+  const auto with_sets = [&](const std::string& text) -> std::optional<std::string> {
+    if (args.sets.empty()) return text;
+    std::vector<scenarios::Diagnostic> errors;
+    std::string out = scenarios::apply_sets(text, args.sets, errors);
+    if (!errors.empty()) {
+      print_diagnostics(errors);
+      return std::nullopt;
+    }
+    return out;
+  };
+  const auto base_text = with_sets(*file_text);
+  if (!base_text) return kExitUsage;
   scenarios::LoadOptions lo;
   lo.base_dir = fs::path(args.base).parent_path().string();
-  const auto base = scenarios::parse_scenario(*base_text, args.base, lo);
+  const auto base = scenarios::parse_scenario(*base_text, args.sets.empty() ? args.base : args.base + " with --set", lo);
   if (!base.ok()) {
-    print_diagnostics(base.diagnostics);
+    print_diagnostics(args.sets.empty() ? base.diagnostics : scenarios::without_positions(base.diagnostics));
     return kExitUsage;
   }
   if (args.variants.empty()) {
@@ -102,15 +112,18 @@ int compare_command(const CompareArgs& args) {
       return kExitUsage;
     }
     std::vector<scenarios::Diagnostic> errors;
-    std::string merged = scenarios::merge_overlay(*base_text, *overlay, overlay_file, errors);
+    const std::string merged_text = scenarios::merge_overlay(*file_text, *overlay, overlay_file, errors);
     if (!errors.empty()) {
       print_diagnostics(errors);
       return kExitUsage;
     }
+    const auto set_text = with_sets(merged_text);
+    if (!set_text) return kExitUsage;
+    std::string merged = *set_text;
     // The merged scenario must load like any scenario; paths in it resolve against the base's folder.
     const auto loaded = scenarios::parse_scenario(merged, fmt::format("{} + {}", args.base, overlay_file), lo);
     if (!loaded.ok()) {
-      print_diagnostics(loaded.diagnostics);
+      print_diagnostics(scenarios::without_positions(loaded.diagnostics));
       return kExitUsage;
     }
     if (loaded.scenario->seed != base.scenario->seed) {
@@ -157,38 +170,9 @@ int compare_command(const CompareArgs& args) {
     return kExitError;
   }
 
-  // Each (variant, replication) run is independent; results do not depend on the thread count.
-  unsigned threads = args.threads != 0 ? args.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::min<std::size_t>(threads, tasks.size()));
-  std::atomic<std::size_t> next{0};
-  std::vector<int> codes(tasks.size(), kExitOk);
-  analysis::Progress progress(tasks.size(), "compare", stderr, !args.quiet && analysis::Progress::stderr_is_terminal());
-  {
-    std::vector<std::jthread> pool;
-    for (unsigned t = 0; t < threads; ++t) {
-      pool.emplace_back([&] {
-        for (std::size_t i; (i = next.fetch_add(1)) < tasks.size();) {
-          const Task& task = tasks[i];
-          try {
-            codes[i] = args.run_one(task.variant->text, args.base, task.replication, task.dir.string());
-          } catch (const std::exception& e) {
-            fmt::print(stderr, "t9ksim: error: {} replication {}: {}\n", task.variant->name, task.replication, e.what());
-            codes[i] = kExitError;
-          }
-          progress.advance();
-        }
-      });
-    }
-  }
-  progress.finish();
-  int worst = kExitOk;
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    if (codes[i] != kExitOk) {
-      fmt::print(stderr, "t9ksim: {} replication {} failed (exit {})\n", tasks[i].variant->name, tasks[i].replication,
-                 codes[i]);
-      worst = std::max(worst, codes[i]);
-    }
-  }
+  std::vector<BatchRun> runs;
+  for (const auto& t : tasks) runs.push_back({t.variant->name, &t.variant->text, t.replication, t.dir});
+  const int worst = run_batch(runs, args.run_one, args.base, args.threads, "compare", args.quiet);
   if (worst != kExitOk) return worst;
 
   try {
@@ -200,7 +184,12 @@ int compare_command(const CompareArgs& args) {
                  base.scenario->seed);
       for (const auto& v : c.variants) {
         if (v.vs_base.empty()) continue;
-        for (const char* m : {"wait_mean_s", "jct_mean_s", "utilization_allocated", "goodput"}) {
+        std::vector<std::string> shown{"wait_mean_s", "jct_mean_s", "utilization_allocated", "goodput"};
+        // Each queue's p90 wait: a change can help one queue and starve another.
+        for (const auto& [m, _] : v.vs_base) {
+          if (m.starts_with(std::string(analysis::kGroupQueue) + "/") && m.ends_with("/wait_p90_s")) shown.push_back(m);
+        }
+        for (const auto& m : shown) {
           const auto it = v.vs_base.find(m);
           if (it == v.vs_base.end()) continue;
           const auto& d = it->second.difference;

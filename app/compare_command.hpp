@@ -26,6 +26,7 @@ struct CompareArgs {
   std::vector<std::pair<std::string, std::string>> variants;  // (NAME, OVERLAY file), in order
   std::string out_dir = "t9ksim-compare";
   std::optional<std::uint64_t> replications;  // default: the base scenario's spec.replications
+  std::vector<std::string> sets;              // --set PATH=VALUE, applied to every variant after its overlay
   unsigned threads = 0;                       // 0: one per hardware thread
   bool quiet = false;
   RunOne run_one;  // the lead wires this to the real run

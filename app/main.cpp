@@ -14,6 +14,8 @@
 #include "app/plugin_args.hpp"
 #include "app/report_command.hpp"
 #include "app/run_command.hpp"
+#include "app/size_command.hpp"
+#include "app/sweep_command.hpp"
 #include "app/test_command.hpp"
 #include "app/version.hpp"
 #include "scenarios/format/scenario.hpp"
@@ -36,6 +38,19 @@ struct PluginOptions {
     cmd->add_option("--plugin-timeout", timeout, "How long a plugin may take to answer one request")
         ->capture_default_str();
   }
+  // The runner of a batch command (compare, sweep, size): run_one with these plugins. False, after
+  // printing why, when the options are bad.
+  bool runner(const char* command, t9k::app::RunOne& out) const {
+    t9k::app::RunOneOptions each;
+    if (const auto err = parse(each.plugins); !err.empty()) {
+      fmt::print(stderr, "t9ksim {}: {}\n", command, err);
+      return false;
+    }
+    out = [each](const std::string& text, const std::string& file, std::uint64_t replication, const std::string& out_dir) {
+      return t9k::app::run_one(text, file, replication, out_dir, each);
+    };
+    return true;
+  }
   // Empty on success, else the message.
   std::string parse(std::vector<t9k::app::PluginArg>& out) const {
     t9k::kernel::SimDuration t{};
@@ -53,6 +68,15 @@ struct PluginOptions {
     return "";
   }
 };
+
+// --set PATH=VALUE (repeatable) on run, compare and sweep.
+void add_set_option(CLI::App* cmd, std::vector<std::string>& sets) {
+  cmd->add_option("--set", sets,
+                  "PATH=VALUE: change a scenario field, e.g. cluster.nodePools[name=h100].count=56 or "
+                  "scheduler.queues[name=production].spec.quota.requests.nvidia\\.com/gpu=256 (paths are "
+                  "relative to spec; docs/scenario-format.md); repeatable, applied in order")
+      ->allow_extra_args(false);  // one value per --set, so `run --set a=1 FILE` keeps FILE positional
+}
 
 constexpr int kExitOk = 0;
 constexpr int kExitError = 1;
@@ -142,6 +166,7 @@ int main(int argc, char** argv) {
   run->add_flag("-q,--quiet", run_args.quiet, "Print nothing but errors");
   run->add_flag("--skip-bad-rows", run_args.skip_bad_rows,
                 "Skip malformed trace rows instead of refusing to start (reports how many)");
+  add_set_option(run, run_args.sets);
   PluginOptions run_plugins;
   run_plugins.add_to(run);
 
@@ -162,8 +187,53 @@ int main(int argc, char** argv) {
                       "Replications per variant (default: the base's spec.replications)");
   compare->add_option("-j,--threads", compare_args.threads, "Threads (0: one per core)")->capture_default_str();
   compare->add_flag("-q,--quiet", compare_args.quiet, "Print nothing but errors");
+  add_set_option(compare, compare_args.sets);
   PluginOptions compare_plugins;
   compare_plugins.add_to(compare);
+
+  t9k::app::SweepArgs sweep_args;
+  auto* sweep = app.add_subcommand(
+      "sweep", "Run a scenario at every point of a grid of field values (--vary), with replications on "
+               "common random numbers; write sweep.csv, summary.json and a report with one curve per "
+               "metric and queue");
+  sweep->add_option("SCENARIO", sweep_args.scenario, "Scenario file (default: the embedded default scenario)");
+  sweep->add_option("--vary", sweep_args.varies,
+                    "PATH=FROM:TO:STEP or PATH=A,B,C: a field and its values (numbers or durations in a "
+                    "range); several make a grid; e.g. cluster.nodePools[name=h100].count=40:96:8")
+      ->required()
+      ->allow_extra_args(false);
+  add_set_option(sweep, sweep_args.sets);
+  sweep->add_option("-o,--out", sweep_args.out_dir, "Results directory")->capture_default_str();
+  sweep->add_option("-r,--replications", sweep_args.replications,
+                    "Replications per point (default: the scenario's spec.replications)");
+  sweep->add_option("-j,--threads", sweep_args.threads, "Threads (0: one per core)")->capture_default_str();
+  sweep->add_flag("!--no-report", sweep_args.report, "Do not write report.html");
+  sweep->add_flag("-q,--quiet", sweep_args.quiet, "Print nothing but errors");
+  PluginOptions sweep_plugins;
+  sweep_plugins.add_to(sweep);
+
+  t9k::app::SizeArgs size_args;
+  auto* size = app.add_subcommand(
+      "size", "Goal seeking: the smallest (or largest) value of one scenario field that meets targets, by "
+              "bisection with replications on common random numbers; says what binds when none does");
+  size->add_option("SCENARIO", size_args.scenario, "Scenario file (default: the embedded default scenario)");
+  size->add_option("--param", size_args.param, "PATH=LO:HI or PATH=LO:HI:STEP, e.g. cluster.nodePools[name=h100].count=32:96")
+      ->required();
+  size->add_option("--target", size_args.targets,
+                   "[GROUP=VALUE] METRIC OP THRESHOLD, e.g. 'queue=production wait_p90 < 1h' or "
+                   "'utilisation_allocated > 0.7'; repeatable (all must hold)")
+      ->required()
+      ->allow_extra_args(false);
+  size->add_flag("--largest", size_args.largest, "The largest value that meets the targets (default: the smallest)");
+  add_set_option(size, size_args.sets);
+  size->add_option("-o,--out", size_args.out_dir, "Results directory")->capture_default_str();
+  size->add_option("-r,--replications", size_args.replications,
+                   "Replications per value (default: the scenario's spec.replications)");
+  size->add_option("-j,--threads", size_args.threads, "Threads (0: one per core)")->capture_default_str();
+  size->add_flag("!--no-report", size_args.report, "Do not write report.html");
+  size->add_flag("-q,--quiet", size_args.quiet, "Print nothing but errors");
+  PluginOptions size_plugins;
+  size_plugins.add_to(size);
 
   auto* plugin = app.add_subcommand("plugin", "Plugin tools (docs/plugins.md)");
   plugin->require_subcommand(1);
@@ -263,16 +333,16 @@ int main(int argc, char** argv) {
         }
         compare_args.variants.push_back(*parsed);
       }
-      t9k::app::RunOneOptions each;
-      if (const auto err = compare_plugins.parse(each.plugins); !err.empty()) {
-        fmt::print(stderr, "t9ksim compare: {}\n", err);
-        return kExitUsage;
-      }
-      compare_args.run_one = [each](const std::string& text, const std::string& file, std::uint64_t replication,
-                                    const std::string& out_dir) {
-        return t9k::app::run_one(text, file, replication, out_dir, each);
-      };
+      if (!compare_plugins.runner("compare", compare_args.run_one)) return kExitUsage;
       return t9k::app::compare_command(compare_args);
+    }
+    if (*sweep) {
+      if (!sweep_plugins.runner("sweep", sweep_args.run_one)) return kExitUsage;
+      return t9k::app::sweep_command(sweep_args);
+    }
+    if (*size) {
+      if (!size_plugins.runner("size", size_args.run_one)) return kExitUsage;
+      return t9k::app::size_command(size_args);
     }
     fmt::print("{}", app.help());
     return kExitOk;

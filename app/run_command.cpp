@@ -6,17 +6,22 @@
 #include <thread>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <string_view>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "app/exit_codes.hpp"
 #include "analysis/aggregate.hpp"
 #include "analysis/outputs.hpp"
 #include "analysis/progress.hpp"
 #include "analysis/report.hpp"
 #include "analysis/recorder.hpp"
+#include "analysis/units.hpp"
 #include "app/expectations.hpp"
 #include "app/version.hpp"
+#include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "scenarios/format/serialize.hpp"
 #include "sim/kernel/hash.hpp"
@@ -29,9 +34,6 @@ namespace t9k::app {
 
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitError = 1;
-constexpr int kExitUsage = 2;
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -65,6 +67,36 @@ void write_objects(const std::filesystem::path& file, const std::vector<scenario
     if (!f) throw std::runtime_error("cannot write " + tmp.string());
   }
   std::filesystem::rename(tmp, file);
+}
+
+// Generator classes and queue quotas for the recorder's grouped metrics. The quota is the one the
+// queue starts with (a setQueue operation does not change the denominator of quota_share_used).
+analysis::RecorderGroups recorder_groups(const scenarios::Scenario& sc) {
+  analysis::RecorderGroups g;
+  for (const auto& gen : sc.workload.generators) {
+    for (const auto& c : gen.classes) g.class_prefixes.push_back(c.prefix);
+  }
+  for (const auto& q : sc.scheduler.queues) {
+    if (q.spec.quota) g.queue_quota_gpu_milli[q.metadata.name] = model::get_resource(*q.spec.quota, model::kResourceGpu).milli();
+  }
+  return g;
+}
+
+// Every queue's own line: the cluster's percentiles hide a starving queue.
+void print_queue_lines(const std::map<std::string, double>& m) {
+  const std::string head = std::string(analysis::kGroupQueue) + "/";
+  for (const auto& [key, value] : m) {
+    constexpr std::string_view kTail = "/jobs_submitted";
+    if (!key.starts_with(head) || !key.ends_with(kTail)) continue;
+    const std::string q = key.substr(head.size(), key.size() - head.size() - kTail.size());
+    const std::string p = head + q + "/";
+    const auto at = [&](const char* name) { return m.at(p + name); };
+    const auto quota = m.find(p + "quota_share_used");
+    fmt::print("queue {}: {} jobs ({} never started), wait p50 {}, p90 {}, p99 {}{}\n", q, analysis::format_count(value),
+               analysis::format_count(at("jobs_never_started")), analysis::format_duration_s(at("wait_p50_s")),
+               analysis::format_duration_s(at("wait_p90_s")), analysis::format_duration_s(at("wait_p99_s")),
+               quota == m.end() ? std::string() : "; " + analysis::format_percent(quota->second) + " of quota used");
+  }
 }
 
 }  // namespace
@@ -117,6 +149,7 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
   std::filesystem::remove(out / "objects.yaml");  // never an earlier run's objects beside this run
 
   analysis::Recorder rec(kernel::SimTime{sc.horizon}, analysis::Recorder::choose_bucket(sc.horizon));
+  rec.set_groups(recorder_groups(sc));
   std::unique_ptr<analysis::EventLog> log;
   if (opt.events) log = std::make_unique<analysis::EventLog>(out / "events.jsonl");
   std::unique_ptr<ExpectationChecker> checker;
@@ -163,6 +196,17 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
   info.events = world->events_dispatched();
   info.horizon_s = static_cast<double>(sc.horizon.count()) / 1e6;
   info.invariant_violations = rec.check_invariants();
+  if (sc.faults.profile != "none") {
+    const bool any_fault = std::any_of(rec.faults().begin(), rec.faults().end(), [](const analysis::FaultRecord& f) {
+      return f.down && f.cause != "drain" && f.cause != "removed";
+    });
+    if (!any_fault) {
+      info.warnings.push_back(fmt::format(
+          "the fault profile {} is set but no fault happened in this run: its fault costs are 0 by chance; use "
+          "more replications or a longer horizon to see them",
+          sc.faults.profile));
+    }
+  }
   if (log) log->commit();
   if (opt.objects) write_objects(out / "objects.yaml", world->objects());
   analysis::write_outputs(out, rec, info);
@@ -174,9 +218,12 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
     fmt::print("jobs: {} submitted, {} succeeded, {} failed, {} rejected, {} unfinished\n",
                metrics.at("jobs_submitted"), metrics.at("jobs_succeeded"), metrics.at("jobs_failed"),
                metrics.at("jobs_rejected"), metrics.at("jobs_unfinished"));
-    fmt::print("wait p50 {:.0f} s, p90 {:.0f} s; GPU utilisation {:.1f} % allocated, {:.1f} % productive\n",
-               metrics.at("wait_p50_s"), metrics.at("wait_p90_s"), 100 * metrics.at("utilization_allocated"),
-               100 * metrics.at("utilization_productive"));
+    fmt::print("wait p50 {}, p90 {}; GPU utilisation {} allocated, {} productive\n",
+               analysis::format_duration_s(metrics.at("wait_p50_s")), analysis::format_duration_s(metrics.at("wait_p90_s")),
+               analysis::format_percent(metrics.at("utilization_allocated")),
+               analysis::format_percent(metrics.at("utilization_productive")));
+    print_queue_lines(metrics);
+    for (const auto& w : info.warnings) fmt::print("warning: {}\n", w);
   }
   if (!info.invariant_violations.empty()) {
     for (const auto& v : info.invariant_violations) err(fmt::format("t9ksim: invariant violated: {}\n", v));
@@ -213,20 +260,29 @@ int run_command(const RunArgs& args) {
     text = read_file(args.scenario);
     file = args.scenario;
   }
-  // The replication count comes from the scenario unless given.
+  if (!args.sets.empty()) {
+    std::vector<scenarios::Diagnostic> errors;
+    text = scenarios::apply_sets(text, args.sets, errors);
+    if (!errors.empty()) {
+      print_diagnostics(errors);
+      return kExitUsage;
+    }
+  }
+  // The replication count comes from the scenario unless given; with --set the changed scenario is
+  // loaded here too, so that a bad value is reported before anything runs.
   std::uint64_t reps = 1;
-  if (args.replications) {
+  if (args.replications && args.sets.empty()) {
     reps = *args.replications;
   } else {
     scenarios::LoadOptions lo;
     if (!args.scenario.empty()) lo.base_dir = std::filesystem::path(args.scenario).parent_path().string();
     lo.skip_bad_trace_rows = args.skip_bad_rows;
-    const auto loaded = scenarios::parse_scenario(text, file, lo);
+    const auto loaded = scenarios::parse_scenario(text, args.sets.empty() ? file : file + " with --set", lo);
     if (!loaded.ok()) {
-      print_diagnostics(loaded.diagnostics);
+      print_diagnostics(args.sets.empty() ? loaded.diagnostics : scenarios::without_positions(loaded.diagnostics));
       return kExitUsage;
     }
-    reps = static_cast<std::uint64_t>(std::max(1, loaded.scenario->replications));
+    reps = args.replications ? *args.replications : static_cast<std::uint64_t>(std::max(1, loaded.scenario->replications));
   }
   if (reps == 0) {
     fmt::print(stderr, "t9ksim: error: --replications must be at least 1\n");
@@ -290,6 +346,11 @@ int run_command(const RunArgs& args) {
       if (it == summary.metrics.end()) continue;
       const auto& iv = it->second.interval;
       fmt::print("  {:<24} {:.4g} ± {:.2g} (95 % CI)\n", m, iv.mean, iv.half_width);
+    }
+    // Each queue's p90 wait beside the cluster's.
+    for (const auto& [m, ms] : summary.metrics) {
+      if (!m.starts_with(std::string(analysis::kGroupQueue) + "/") || !m.ends_with("/wait_p90_s")) continue;
+      fmt::print("  {:<24} {:.4g} ± {:.2g} (95 % CI)\n", m, ms.interval.mean, ms.interval.half_width);
     }
     fmt::print("results in {}\n", std::filesystem::absolute(out).lexically_normal().string());
   }

@@ -25,6 +25,7 @@ struct RunArgs {
   bool quiet = false;
   bool skip_bad_rows = false;  // malformed trace rows are skipped (counted) instead of refusing to start
   std::vector<PluginArg> plugins;  // --plugin, replacing the scenario's
+  std::vector<std::string> sets;   // --set PATH=VALUE, in order (scenarios/format/overlay.hpp)
 };
 
 // Returns the process exit code: 0 ok, 1 simulation error / invariant / failed check, 2 bad input.

@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "app/exit_codes.hpp"
 #include "analysis/report.hpp"
 #include "app/run_command.hpp"
 #include "scenarios/format/scenario.hpp"
@@ -27,9 +28,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kExitOk = 0;
-constexpr int kExitError = 1;
-constexpr int kExitUsage = 2;
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

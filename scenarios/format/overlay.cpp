@@ -1,11 +1,14 @@
 #include "scenarios/format/overlay.hpp"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 namespace t9k::scenarios {
@@ -14,6 +17,23 @@ namespace {
 
 constexpr const char* kBaseFile = "<base scenario>";
 constexpr const char* kDeleteKey = "$delete";
+
+// An element's name in a named list: `name`, else `metadata.name` (a manifest), else
+// `manifest.metadata.name` (a queue or job entry wrapping a manifest).
+std::optional<std::string> item_name(const YAML::Node& item) {
+  if (!item.IsMap()) return std::nullopt;
+  if (const YAML::Node n = item["name"]; n && n.IsScalar()) return n.Scalar();
+  const auto name_in = [](const YAML::Node& meta) -> std::optional<std::string> {
+    if (!meta || !meta.IsMap()) return std::nullopt;
+    const YAML::Node n = meta["name"];
+    if (!n || !n.IsScalar()) return std::nullopt;
+    return n.Scalar();
+  };
+  if (const YAML::Node meta = item["metadata"]) return name_in(meta);
+  const YAML::Node manifest = item["manifest"];
+  if (manifest && manifest.IsMap()) return name_in(manifest["metadata"]);
+  return std::nullopt;
+}
 
 class Merger {
  public:
@@ -45,12 +65,7 @@ class Merger {
     return path.empty() ? key : path + "." + key;
   }
 
-  static std::optional<std::string> name_of(const YAML::Node& item) {
-    if (!item.IsMap()) return std::nullopt;
-    const YAML::Node n = item["name"];
-    if (!n || !n.IsScalar()) return std::nullopt;
-    return n.Scalar();
-  }
+  static std::optional<std::string> name_of(const YAML::Node& item) { return item_name(item); }
 
   static bool all_named(const YAML::Node& seq) {
     for (const auto& item : seq) {
@@ -213,7 +228,271 @@ std::optional<YAML::Node> load_one(std::string_view text, const std::string& fil
   }
 }
 
+// One `--set` path: keys split at unescaped dots, each with optional selectors.
+struct PathStep {
+  std::string key;                      // empty for a step that is only a selector
+  std::optional<std::string> name;      // [name=X]
+  std::optional<std::size_t> index;     // [N]
+  std::string shown;                    // as the user wrote it, for messages
+};
+
+std::optional<std::vector<PathStep>> parse_path(std::string_view path, std::string& error) {
+  std::vector<PathStep> steps;
+  PathStep cur;
+  std::size_t i = 0;
+  auto flush = [&] {
+    if (cur.key.empty() && !cur.name && !cur.index) {
+      error = "empty key in the path";
+      return false;
+    }
+    steps.push_back(std::move(cur));
+    cur = PathStep{};
+    return true;
+  };
+  while (i < path.size()) {
+    const char c = path[i];
+    if (c == '\\' && i + 1 < path.size() && (path[i + 1] == '.' || path[i + 1] == '[' || path[i + 1] == '\\')) {
+      cur.key += path[i + 1];
+      cur.shown += path.substr(i, 2);
+      i += 2;
+    } else if (c == '.') {
+      if (!flush()) return std::nullopt;
+      ++i;
+    } else if (c == '[') {
+      const auto close = path.find(']', i);
+      if (close == std::string_view::npos) {
+        error = "'[' without a closing ']'";
+        return std::nullopt;
+      }
+      if (!cur.key.empty() || cur.name || cur.index) {
+        if (cur.name || cur.index) {  // a[0][1]: a new step for each further selector
+          steps.push_back(cur);
+          cur = PathStep{};
+        }
+      }
+      const std::string_view sel = path.substr(i + 1, close - i - 1);
+      cur.shown += path.substr(i, close - i + 1);
+      if (sel.starts_with("name=") && sel.size() > 5) {
+        cur.name = std::string(sel.substr(5));
+      } else if (!sel.empty() && std::all_of(sel.begin(), sel.end(), [](char d) { return d >= '0' && d <= '9'; }) &&
+                 sel.size() < 10) {
+        cur.index = static_cast<std::size_t>(std::stoul(std::string(sel)));
+      } else {
+        error = fmt::format("selector [{}]: expected [name=NAME] or [INDEX]", sel);
+        return std::nullopt;
+      }
+      i = close + 1;
+      if (i < path.size() && path[i] != '.' && path[i] != '[') {
+        error = fmt::format("'{}' after [{}]: expected '.' or '['", path[i], sel);
+        return std::nullopt;
+      }
+    } else {
+      cur.key += c;
+      cur.shown += c;
+      ++i;
+    }
+  }
+  if (!flush()) return std::nullopt;
+  return steps;
+}
+
+bool has_key(const YAML::Node& map, const std::string& key) {
+  for (const auto& kv : map) {
+    if (kv.first.IsScalar() && kv.first.Scalar() == key) return true;
+  }
+  return false;
+}
+
+// A `--set` value: one small YAML node, without anchors or aliases (they could expand without bound).
+std::optional<YAML::Node> load_value(const std::string& text, const std::string& file, std::vector<Diagnostic>& errors) {
+  auto error = [&](std::string message) {
+    Diagnostic d;
+    d.file = file;
+    d.message = std::move(message);
+    errors.push_back(std::move(d));
+    return std::nullopt;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool token_start = i == 0 || std::string_view(" [{,:").find(text[i - 1]) != std::string_view::npos;
+    if ((c == '&' || c == '*') && token_start) return error("anchors and aliases are not accepted in a --set value");
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\t') return error("control characters are not accepted in a --set value");
+  }
+  try {
+    std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    if (docs.size() != 1) return error(fmt::format("the value is {} YAML documents; expected one", docs.size()));
+    return docs[0];
+  } catch (const YAML::Exception& e) {
+    return error("the value is not YAML: " + e.msg);
+  }
+}
+
+std::string names_in(const YAML::Node& seq) {
+  std::vector<std::string> names;
+  for (const auto& item : seq) {
+    if (auto n = item_name(item)) names.push_back(*n);
+  }
+  return names.empty() ? "none has a name" : fmt::format("names: {}", fmt::join(names, ", "));
+}
+
 }  // namespace
+
+std::vector<Diagnostic> without_positions(std::vector<Diagnostic> ds) {
+  for (auto& d : ds) {
+    d.line = 0;
+    d.column = 0;
+  }
+  return ds;
+}
+
+std::optional<std::pair<std::string, std::string>> split_assignment(std::string_view assignment) {
+  // The first '=' outside a selector separates path and value.
+  int depth = 0;
+  for (std::size_t i = 0; i < assignment.size(); ++i) {
+    const char c = assignment[i];
+    if (c == '\\') {
+      ++i;
+    } else if (c == '[') {
+      ++depth;
+    } else if (c == ']') {
+      depth = std::max(0, depth - 1);
+    } else if (c == '=' && depth == 0) {
+      if (i == 0) return std::nullopt;
+      return std::make_pair(std::string(assignment.substr(0, i)), std::string(assignment.substr(i + 1)));
+    }
+  }
+  return std::nullopt;
+}
+
+std::string apply_sets(std::string_view base_yaml, const std::vector<std::string>& assignments,
+                       std::vector<Diagnostic>& errors) {
+  const std::size_t before = errors.size();
+  auto fail = [&](const std::string& assignment, const std::string& path, std::string message) {
+    Diagnostic d;
+    d.file = "--set " + assignment;
+    d.path = path;
+    d.message = std::move(message);
+    errors.push_back(std::move(d));
+  };
+  auto root = load_one(base_yaml, kBaseFile, errors);
+  if (!root) return {};
+  for (const auto& assignment : assignments) {
+    const auto pv = split_assignment(assignment);
+    if (!pv) {
+      fail(assignment, "", "expected PATH=VALUE, e.g. cluster.nodePools[name=h100].count=56");
+      continue;
+    }
+    const auto& [path_text, value_text] = *pv;
+    if (value_text.size() > kMaxSetValueBytes) {
+      fail(assignment, path_text, fmt::format("the value is {} bytes; at most {} are accepted", value_text.size(), kMaxSetValueBytes));
+      continue;
+    }
+    std::string perr;
+    auto steps = parse_path(path_text, perr);
+    if (!steps) {
+      fail(assignment, path_text, perr);
+      continue;
+    }
+    // Paths are relative to spec unless they name a top-level field.
+    static const std::set<std::string> kTop = {"spec", "metadata", "apiVersion", "kind"};
+    if (!kTop.count((*steps)[0].key) || (*steps)[0].name || (*steps)[0].index) {
+      steps->insert(steps->begin(), PathStep{"spec", std::nullopt, std::nullopt, "spec"});
+    }
+    // The value is YAML: 56 is a number, "8" a string, {a: 1} a map; empty removes the field.
+    YAML::Node value;
+    std::vector<Diagnostic> verr;
+    if (!value_text.empty()) {
+      auto doc = load_value(value_text, "--set " + assignment, verr);
+      if (!doc) {
+        errors.insert(errors.end(), verr.begin(), verr.end());
+        continue;
+      }
+      value = *doc;
+    }
+    // yaml-cpp: `n = m` would overwrite n's node with m's; walking the tree rebinds with reset().
+    YAML::Node node;
+    node.reset(*root);
+    std::string at;
+    for (std::size_t k = 0; k < steps->size(); ++k) {
+      const PathStep& st = (*steps)[k];
+      const bool last = k + 1 == steps->size();
+      if (!st.key.empty()) {
+        if (!node.IsMap()) {
+          fail(assignment, at, fmt::format("is not a mapping, so it has no field \"{}\"", st.key));
+          break;
+        }
+        // A queue or job entry wraps its manifest: [name=X].spec... reaches into manifest.spec.
+        if (!has_key(node, st.key) && has_key(node, "manifest") && node["manifest"].IsMap() &&
+            has_key(node["manifest"], st.key)) {
+          YAML::Node m;
+          m.reset(node["manifest"]);
+          node.reset(m);
+          at += at.empty() ? "manifest" : ".manifest";
+        }
+        at += at.empty() ? st.key : "." + st.key;
+        if (last && !st.name && !st.index) {
+          if (value_text.empty()) {
+            node.remove(st.key);
+          } else {
+            node[st.key] = value;
+          }
+          break;
+        }
+        if (!has_key(node, st.key)) {
+          if (st.name || st.index) {
+            fail(assignment, at, "no such list in the scenario");
+            break;
+          }
+          node[st.key] = YAML::Node(YAML::NodeType::Map);
+        }
+        YAML::Node next;
+        next.reset(node[st.key]);
+        node.reset(next);
+      }
+      if (st.name || st.index) {
+        if (!node.IsSequence()) {
+          fail(assignment, at,
+               fmt::format("is not a list, so {} selects nothing",
+                           st.name ? "[name=" + *st.name + "]" : fmt::format("[{}]", *st.index)));
+          break;
+        }
+        std::optional<std::size_t> found;
+        if (st.index) {
+          if (*st.index < node.size()) found = *st.index;
+        } else {
+          for (std::size_t j = 0; j < node.size(); ++j) {
+            if (item_name(node[j]) == st.name) {
+              found = j;
+              break;
+            }
+          }
+        }
+        if (!found) {
+          fail(assignment, at,
+               st.index ? fmt::format("has {} elements; index {} is out of range", node.size(), *st.index)
+                        : fmt::format("has no element named \"{}\" ({})", *st.name, names_in(node)));
+          break;
+        }
+        at += fmt::format("[{}]", *found);
+        if (last) {
+          if (value_text.empty()) {
+            node.remove(*found);
+          } else {
+            node[*found] = value;
+          }
+          break;
+        }
+        YAML::Node next;
+        next.reset(node[*found]);
+        node.reset(next);
+      }
+    }
+  }
+  if (errors.size() != before) return {};
+  YAML::Emitter out;
+  emit(out, *root);
+  return std::string(out.c_str()) + "\n";
+}
 
 std::string merge_overlay(std::string_view base_yaml, std::string_view overlay_yaml, const std::string& overlay_file,
                           std::vector<Diagnostic>& errors) {

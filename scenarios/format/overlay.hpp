@@ -4,7 +4,8 @@
 //  - map onto map: merged key by key; keys only in the base stay, keys only in the overlay are
 //    appended, keys in both are merged by these rules; an overlay key whose value is null (`~`,
 //    `null` or empty) removes the key;
-//  - sequence onto sequence, when every element of both is a map with a scalar `name`: merged by
+//  - sequence onto sequence, when every element of both is a map with a scalar `name` (or
+//    `metadata.name`, or `manifest.metadata.name`: queues and jobs wrapping a manifest): merged by
 //    name; an element whose name is in the base is merged onto that element (in the base's
 //    order), a new name is appended, and an overlay element `{name: X, $delete: true}` removes X;
 //  - anything else (scalars, other sequences, a change of type): the overlay's value replaces the
@@ -12,7 +13,9 @@
 // Quoting is kept, so "8" stays a string and 8 stays a number.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -25,5 +28,28 @@ namespace t9k::scenarios {
 // `errors`, named after `overlay_file` (or "<base scenario>"); the result is then empty.
 std::string merge_overlay(std::string_view base_yaml, std::string_view overlay_yaml,
                           const std::string& overlay_file, std::vector<Diagnostic>& errors);
+
+// `--set PATH=VALUE` (docs/scenario-format.md "Changing fields from the command line").
+// PATH is relative to `spec` unless it starts with spec, metadata, apiVersion or kind; keys are
+// separated by '.', a '.' inside a key is written `\.` (`nvidia\.com/gpu`); `[name=X]` selects the
+// element of a list named X (by `name`, `metadata.name` or `manifest.metadata.name`), `[N]` the
+// N-th. Missing mapping keys are created; a key under a `{manifest: ...}` entry that the entry
+// lacks is looked up in its manifest. VALUE is YAML (56 a number, '"8"' a string, `{a: 1}` a
+// map); an empty VALUE removes the field. The result loads like any scenario, so a bad value is
+// reported with its field path by the loader.
+inline constexpr std::size_t kMaxSetValueBytes = 65536;
+
+// Diagnostics of a text that apply_sets or merge_overlay wrote: its line numbers are not those of
+// any file the user has, so they are dropped (the field path says where). Returns `ds`.
+std::vector<Diagnostic> without_positions(std::vector<Diagnostic> ds);
+
+// Splits at the first '=' outside a selector; nullopt when there is none or the path is empty.
+std::optional<std::pair<std::string, std::string>> split_assignment(std::string_view assignment);
+
+// Applies the assignments in order to a scenario's YAML text and returns the new text. Problems
+// (unparsable text, a path that selects nothing, a bad value) are appended to `errors`, each
+// named "--set ASSIGNMENT" with the path reached; the result is then empty.
+std::string apply_sets(std::string_view base_yaml, const std::vector<std::string>& assignments,
+                       std::vector<Diagnostic>& errors);
 
 }  // namespace t9k::scenarios

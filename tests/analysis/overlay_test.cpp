@@ -127,3 +127,113 @@ TEST_CASE("overlay: a what-if on a shipped scenario still loads", "[overlay]") {
   CHECK(r.scenario->horizon == t9k::kernel::hours(72));
   CHECK(r.scenario->seed == 42);
 }
+
+// ---- --set (scenarios/format/overlay.hpp apply_sets) ----
+
+namespace {
+
+const char* kSetBase = R"(apiVersion: t9ksim/v1
+kind: Scenario
+spec:
+  horizon: 1d
+  cluster:
+    nodePools:
+    - {name: a100, count: 4}
+    - {name: h100, count: 8}
+  scheduler:
+    queues:
+    - manifest:
+        kind: Queue
+        metadata: {name: production}
+        spec: {priority: 10, quota: {requests: {nvidia.com/gpu: 192}}}
+)";
+
+std::string set_ok(const std::vector<std::string>& sets) {
+  std::vector<Diagnostic> errors;
+  const std::string out = t9k::scenarios::apply_sets(kSetBase, sets, errors);
+  std::string findings;
+  for (const auto& e : errors) findings += e.path + ": " + e.message + "\n";
+  INFO(findings);
+  REQUIRE(errors.empty());
+  return out;
+}
+
+std::string set_error(const std::vector<std::string>& sets) {
+  std::vector<Diagnostic> errors;
+  const std::string out = t9k::scenarios::apply_sets(kSetBase, sets, errors);
+  CHECK(out.empty());
+  REQUIRE_FALSE(errors.empty());
+  return errors.front().file + " | " + errors.front().path + " | " + errors.front().message;
+}
+
+}  // namespace
+
+TEST_CASE("overlay set: paths relative to spec, selectors by name and index, escaped dots", "[overlay][set]") {
+  const YAML::Node a = YAML::Load(set_ok({"cluster.nodePools[name=h100].count=56"}));
+  CHECK(a["spec"]["cluster"]["nodePools"][1]["count"].as<int>() == 56);
+  CHECK(a["spec"]["cluster"]["nodePools"][0]["count"].as<int>() == 4);
+  // The selector reaches into a queue entry's manifest by metadata.name; spec.. resolves in it.
+  const YAML::Node b = YAML::Load(set_ok({"scheduler.queues[name=production].spec.quota.requests.nvidia\\.com/gpu=256"}));
+  CHECK(b["spec"]["scheduler"]["queues"][0]["manifest"]["spec"]["quota"]["requests"]["nvidia.com/gpu"].as<int>() == 256);
+  const YAML::Node c = YAML::Load(set_ok({"spec.cluster.nodePools[0].count=2", "horizon=7d"}));
+  CHECK(c["spec"]["cluster"]["nodePools"][0]["count"].as<int>() == 2);
+  CHECK(c["spec"]["horizon"].as<std::string>() == "7d");
+  // Missing keys are created; YAML values keep their type; an empty value removes the field.
+  const YAML::Node d = YAML::Load(set_ok({"faults.profile=h100-frontier", "cluster.nodePools[name=a100].gpuModel=\"8\"",
+                                          "scheduler.queues[name=production].spec.priority="}));
+  CHECK(d["spec"]["faults"]["profile"].as<std::string>() == "h100-frontier");
+  CHECK(d["spec"]["cluster"]["nodePools"][0]["gpuModel"].Tag() == "!");
+  CHECK_FALSE(d["spec"]["scheduler"]["queues"][0]["manifest"]["spec"]["priority"]);
+  // Later assignments win.
+  const YAML::Node e = YAML::Load(set_ok({"cluster.nodePools[name=h100].count=1", "cluster.nodePools[name=h100].count=3"}));
+  CHECK(e["spec"]["cluster"]["nodePools"][1]["count"].as<int>() == 3);
+}
+
+TEST_CASE("overlay set: errors name the assignment, the path reached and what was expected", "[overlay][set]") {
+  struct Row {
+    std::string set;
+    std::string expected;  // a substring of "file | path | message"
+  };
+  const std::vector<Row> rows = {
+      {"cluster.nodePools[name=h200].count=1", "spec.cluster.nodePools | has no element named \"h200\" (names: a100, h100)"},
+      {"cluster.nodePools[7].count=1", "spec.cluster.nodePools | has 2 elements; index 7 is out of range"},
+      {"horizon.x=1", "spec.horizon | is not a mapping"},
+      {"cluster.racks[name=a].x=1", "spec.cluster.racks | no such list"},
+      {"cluster.nodePools[name=h100]count=1", "expected '.' or '['"},
+      {"cluster.nodePools[foo].count=1", "expected [name=NAME] or [INDEX]"},
+      {"nothing", "expected PATH=VALUE"},
+      {"horizon=[1, 2", "not YAML"},
+      {"horizon=*a", "anchors and aliases"},
+      {"a..b=1", "empty key"},
+  };
+  for (const auto& r : rows) {
+    INFO(r.set);
+    const std::string e = set_error({r.set});
+    INFO(e);
+    CHECK(e.find(r.expected) != std::string::npos);
+    CHECK(e.find("--set " + r.set) == 0);
+  }
+}
+
+TEST_CASE("overlay set: a value the loader refuses is reported with its field path", "[overlay][set]") {
+  std::vector<Diagnostic> errors;
+  const std::string text = t9k::scenarios::apply_sets(kSetBase, {"cluster.nodePools[name=h100].count=many"}, errors);
+  REQUIRE(errors.empty());
+  const auto loaded = t9k::scenarios::parse_scenario(text, "s.yaml with --set");
+  REQUIRE_FALSE(loaded.ok());
+  bool named = false;
+  for (const auto& d : loaded.diagnostics) named = named || d.path == "spec.cluster.nodePools[1].count";
+  CHECK(named);
+}
+
+TEST_CASE("overlay: queue entries merge by their manifest's metadata.name", "[overlay]") {
+  // A partial queue overlay used to replace the whole list and fail with "manifest.kind: required".
+  const std::string over = "spec:\n  scheduler:\n    queues:\n    - manifest:\n        metadata: {name: production}\n"
+                           "        spec: {quota: {requests: {nvidia.com/gpu: 256}}}\n";
+  const YAML::Node m = YAML::Load(merge_ok(kSetBase, over));
+  const YAML::Node q = m["spec"]["scheduler"]["queues"][0]["manifest"];
+  CHECK(m["spec"]["scheduler"]["queues"].size() == 1);
+  CHECK(q["kind"].as<std::string>() == "Queue");
+  CHECK(q["spec"]["priority"].as<int>() == 10);
+  CHECK(q["spec"]["quota"]["requests"]["nvidia.com/gpu"].as<int>() == 256);
+}

@@ -220,3 +220,97 @@ TEST_CASE("cluster-wide milli-GPU areas beyond int64 stay exact", "[recorder]") 
     CHECK(p.productive_gpus == 6212.0);
   }
 }
+
+// docs/outputs.md "Metrics by group": every headline metric per queue, kind and generator class,
+// and waits of jobs that never started counted as censored at the horizon.
+TEST_CASE("grouped metrics: per queue, kind and class; never-started jobs censored in wait percentiles", "[recorder]") {
+  const auto h = kernel::hours;
+  Recorder rec(SimTime{h(10)}, h(1));
+  analysis::RecorderGroups groups;
+  groups.class_prefixes = {"gen-small"};
+  groups.queue_quota_gpu_milli = {{"prod", 2000}};
+  rec.set_groups(groups);
+  rec.on_change(at(h(0), node(8000)));
+  auto job = [&](model::JobId id, std::string name, std::string queue, model::JobKind kind) {
+    auto s = submitted(id, std::move(name), 1000);
+    s.queue = std::move(queue);
+    s.kind = kind;
+    rec.on_change(at(h(0), s));
+  };
+  job(0, "ns/gen-small-0", "prod", model::JobKind::GenericJob);          // waits 1 h, runs 1 h
+  job(1, "ns/gen-small-1", "research", model::JobKind::PyTorchTrainingJob);  // never starts
+  job(2, "ns/other-7", "research", model::JobKind::PyTorchTrainingJob);      // waits 0 h, runs 2 h
+  auto bound_in = [&](SimDuration t, model::JobId id, std::string pod, std::string queue) {
+    auto b = bound(id, std::move(pod), 1000);
+    b.queue = std::move(queue);
+    rec.on_change(at(t, b));
+  };
+  auto released_in = [&](SimDuration t, model::JobId id, std::string pod, std::string queue) {
+    auto r = released(id, std::move(pod), 1000);
+    r.queue = std::move(queue);
+    rec.on_change(at(t, r));
+  };
+  bound_in(h(0), 2, "ns/other-7-0", "research");
+  rec.on_change(at(h(0), phase(2, model::JobPhase::Running)));
+  bound_in(h(1), 0, "ns/gen-small-0-0", "prod");
+  rec.on_change(at(h(1), phase(0, model::JobPhase::Running)));
+  released_in(h(2), 0, "ns/gen-small-0-0", "prod");
+  rec.on_change(at(h(2), phase(0, model::JobPhase::Succeeded)));
+  released_in(h(2), 2, "ns/other-7-0", "research");
+  rec.on_change(at(h(2), phase(2, model::JobPhase::Succeeded)));
+  rec.finish();
+  const auto m = rec.metrics();
+  // Cluster: waits 1 h and 0 h, plus the never-started job censored at 10 h.
+  CHECK(m.at("jobs_never_started") == 1);
+  CHECK(m.at("wait_mean_s") == Approx(1800));  // started jobs only
+  CHECK(m.at("wait_p50_s") == Approx(3600));
+  CHECK(m.at("wait_p90_s") == Approx(3600 + 0.8 * (36000 - 3600)));
+  // Queues.
+  CHECK(m.at("queue/prod/jobs_submitted") == 1);
+  CHECK(m.at("queue/prod/wait_p90_s") == Approx(3600));
+  CHECK(m.at("queue/prod/gpu_hours_allocated") == Approx(1));
+  CHECK(m.at("queue/prod/quota_share_used") == Approx(1.0 / (2 * 10)));  // 1 GPU-h of 2 GPUs x 10 h
+  CHECK(m.at("queue/research/jobs_submitted") == 2);
+  CHECK(m.at("queue/research/jobs_never_started") == 1);
+  CHECK(m.at("queue/research/wait_p50_s") == Approx(18000));  // 0 h and 10 h (censored)
+  CHECK(m.at("queue/research/jobs_unfinished") == 1);
+  CHECK(m.count("queue/research/quota_share_used") == 0);  // no quota given
+  // Kinds and classes.
+  CHECK(m.at("kind/GenericJob/jobs_submitted") == 1);
+  CHECK(m.at("kind/PyTorchTrainingJob/jobs_submitted") == 2);
+  CHECK(m.at("class/gen-small/jobs_submitted") == 2);
+  CHECK(m.count("class/other/jobs_submitted") == 0);  // "other" is no generator class
+  CHECK(m.at("class/gen-small/jobs_never_started") == 1);
+}
+
+// docs/outputs.md "Where capacity went": installed = down (by cause) + capacity.
+TEST_CASE("capacity down by cause: node faults, GPU faults, repairs and removals", "[recorder]") {
+  const auto h = kernel::hours;
+  Recorder rec(SimTime{h(4)}, h(1));
+  auto change = [&](SimDuration t, std::string node_name, bool ready, std::int64_t gpu_milli, std::string cause) {
+    model::NodeChanged n{};
+    n.node = std::move(node_name);
+    n.ready = ready;
+    n.gpu_milli = gpu_milli;
+    n.cause = std::move(cause);
+    rec.on_change(at(t, n));
+  };
+  // In time order, as the feed is.
+  change(h(0), "a", true, 8000, "added");
+  change(h(0), "b", true, 8000, "added");
+  change(h(1), "a", false, 8000, "xid-79");      // whole node down 1 h .. 2 h
+  change(h(1), "b", true, 7000, "faulty-gpu");   // one GPU down 1 h .. 3 h
+  change(h(2), "a", true, 8000, "repair");
+  change(h(3), "b", true, 8000, "repair");
+  change(h(3), "a", false, 0, "removed");        // a plan, not a loss
+  rec.finish();
+  const auto m = rec.metrics();
+  CHECK(m.at("gpu_hours_down_xid-79") == Approx(8));
+  CHECK(m.at("gpu_hours_down_faulty-gpu") == Approx(2));
+  CHECK(m.at("gpu_hours_down") == Approx(10));
+  // a: 8 x (1 + 1) ready; b: 8 x 4 - 2.
+  CHECK(m.at("gpu_hours_capacity") == Approx(16 + 30));
+  CHECK(m.at("gpu_hours_installed") == Approx(m.at("gpu_hours_capacity") + m.at("gpu_hours_down")));
+  CHECK(m.at("gpu_hours_unallocated") == Approx(m.at("gpu_hours_capacity")));
+  CHECK(m.count("gpu_hours_down_removed") == 0);
+}

@@ -103,9 +103,11 @@ TEST_CASE("report.html has every chart for its kind", "[report]") {
   CHECK(reps.find(" ± ") != std::string::npos);
   CHECK(reps.find("seed 42") != std::string::npos);
   CHECK(reps.find("replications 0, 1, 2") != std::string::npos);
-  // The variant's waits are 20 s shorter in every replication: significant.
-  CHECK(cmp.find("−20 ± 0 <span class=\"flag\">significant</span>") == std::string::npos);
-  CHECK(cmp.find("-20 ± 0 <span class=\"flag\">significant</span>") != std::string::npos);
+  // The variant's waits are 20 s shorter in every replication: significant (after Holm's
+  // correction too), with the change in % of the base's mean; durations carry their unit.
+  CHECK(cmp.find("−20 s ± 0 s") == std::string::npos);
+  CHECK(cmp.find("-20 s ± 0 s (-29.9 %) <span class=\"flag\">significant</span>") != std::string::npos);
+  CHECK(cmp.find("after Holm's correction") != std::string::npos);
 }
 
 TEST_CASE("report rendering is deterministic and reloads from a comparison directory", "[report]") {

@@ -1,0 +1,201 @@
+#include "analysis/goal.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "analysis/recorder.hpp"
+#include "analysis/statistics.hpp"
+#include "analysis/units.hpp"
+#include "sim/kernel/time.hpp"
+
+namespace t9k::analysis {
+
+namespace {
+
+// The metric names a target may use (summary.json), without the group prefix.
+const std::set<std::string>& known_metrics() {
+  static const std::set<std::string> k = {
+      "jobs_submitted", "jobs_succeeded", "jobs_failed", "jobs_rejected", "jobs_unfinished", "jobs_never_started",
+      "wait_mean_s", "wait_p50_s", "wait_p90_s", "wait_p99_s", "jct_mean_s", "jct_p50_s", "jct_p90_s",
+      "slowdown_mean", "gpu_hours_capacity", "gpu_hours_allocated", "gpu_hours_productive", "gpu_hours_idle",
+      "gpu_hours_lost_fault", "gpu_hours_lost_software", "gpu_hours_lost_preemption", "gpu_hours_lost_scale",
+      "gpu_hours_lost_pause", "gpu_hours_lost_maxDuration", "gpu_hours_lost_other", "utilization_allocated",
+      "utilization_productive", "goodput", "quota_share_used", "quota_share_while_waiting",
+      "utilization_while_waiting", "waiting_hours", "steady_utilization_allocated",
+      "steady_utilization_productive", "steady_pending_jobs", "steady_fairness_jain", "warmup_s"};
+  return k;
+}
+
+std::optional<double> number(std::string_view s) {
+  double v = 0;
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (r.ec != std::errc() || r.ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::vector<std::string> words(std::string_view s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (const char c : s) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      if (!cur.empty()) out.push_back(std::move(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(std::move(cur));
+  return out;
+}
+
+double metric_mean(const ReplicationSummary& s, const std::string& name) {
+  const auto it = s.metrics.find(name);
+  return it == s.metrics.end() ? std::nan("") : it->second.interval.mean;
+}
+
+}  // namespace
+
+std::string_view to_string(TargetOp op) {
+  switch (op) {
+    case TargetOp::Less: return "<";
+    case TargetOp::LessEqual: return "<=";
+    case TargetOp::Greater: return ">";
+    case TargetOp::GreaterEqual: return ">=";
+  }
+  return "?";
+}
+
+std::optional<Target> parse_target(std::string_view text, std::string& error) {
+  // Operators may be written without spaces: "wait_p90<1h".
+  std::string spaced;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '<' || c == '>') {
+      spaced += ' ';
+      spaced += c;
+      if (i + 1 < text.size() && text[i + 1] == '=') spaced += text[++i];
+      spaced += ' ';
+    } else {
+      spaced += c;
+    }
+  }
+  auto w = words(spaced);
+  Target t;
+  t.text = std::string(text);
+  std::string prefix;
+  if (!w.empty() && w.front().find('=') != std::string::npos) {
+    const std::string g = w.front();
+    const auto eq = g.find('=');
+    const std::string group = g.substr(0, eq), value = g.substr(eq + 1);
+    if ((group != kGroupQueue && group != kGroupKind && group != kGroupClass) || value.empty()) {
+      error = fmt::format("\"{}\": expected queue=NAME, kind=KIND or class=PREFIX before the metric", g);
+      return std::nullopt;
+    }
+    prefix = group + "/" + value + "/";
+    w.erase(w.begin());
+  }
+  if (w.size() != 3) {
+    error = "expected [GROUP=VALUE] METRIC OP THRESHOLD, e.g. 'queue=production wait_p90 < 1h'";
+    return std::nullopt;
+  }
+  std::string metric = w[0];
+  if (metric.starts_with("utilisation")) metric.replace(0, 11, "utilization");
+  if (!known_metrics().count(metric) && known_metrics().count(metric + "_s")) metric += "_s";
+  if (!known_metrics().count(metric)) {
+    error = fmt::format("unknown metric \"{}\" (docs/outputs.md lists them)", w[0]);
+    return std::nullopt;
+  }
+  t.metric = prefix + metric;
+  if (w[1] == "<") t.op = TargetOp::Less;
+  else if (w[1] == "<=") t.op = TargetOp::LessEqual;
+  else if (w[1] == ">") t.op = TargetOp::Greater;
+  else if (w[1] == ">=") t.op = TargetOp::GreaterEqual;
+  else {
+    error = fmt::format("operator \"{}\": expected <, <=, > or >=", w[1]);
+    return std::nullopt;
+  }
+  const std::string& th = w[2];
+  if (auto v = number(th)) {
+    t.threshold = *v;
+  } else if (th.size() > 1 && th.back() == '%' && number(std::string_view(th).substr(0, th.size() - 1))) {
+    t.threshold = *number(std::string_view(th).substr(0, th.size() - 1)) / 100;
+  } else if (metric.ends_with("_s")) {
+    try {
+      t.threshold = static_cast<double>(kernel::parse_duration(th).count()) / 1e6;
+    } catch (const std::exception&) {
+      error = fmt::format("threshold \"{}\": expected a number or a duration (30m, 1h)", th);
+      return std::nullopt;
+    }
+  } else {
+    error = fmt::format("threshold \"{}\": expected a number or a percentage", th);
+    return std::nullopt;
+  }
+  return t;
+}
+
+TargetCheck check_target(const Target& t, const ReplicationSummary& s) {
+  TargetCheck c;
+  const auto it = s.metrics.find(t.metric);
+  if (it == s.metrics.end()) return c;
+  c.present = true;
+  const Interval& iv = it->second.interval;
+  c.mean = iv.mean;
+  c.half_width = iv.half_width;
+  c.n = iv.n;
+  const bool below = t.op == TargetOp::Less || t.op == TargetOp::LessEqual;
+  const bool strict = t.op == TargetOp::Less || t.op == TargetOp::Greater;
+  c.met = below ? (strict ? iv.mean < t.threshold : iv.mean <= t.threshold)
+                : (strict ? iv.mean > t.threshold : iv.mean >= t.threshold);
+  if (iv.n >= 2 && iv.stddev > 0) {
+    const double margin = below ? t.threshold - iv.mean : iv.mean - t.threshold;
+    c.confidence = student_t_cdf(margin / (iv.stddev / std::sqrt(static_cast<double>(iv.n))),
+                                 static_cast<double>(iv.n - 1));
+  } else {
+    c.confidence = c.met ? 1 : 0;
+  }
+  return c;
+}
+
+std::string binding_constraint(const Target& t, const ReplicationSummary& s) {
+  std::string queue;
+  if (t.metric.starts_with(std::string(kGroupQueue) + "/")) {
+    const auto a = t.metric.find('/');
+    queue = t.metric.substr(a + 1, t.metric.find('/', a + 1) - a - 1);
+  }
+  const auto q = [&](const char* name) { return metric_mean(s, fmt::format("{}/{}/{}", kGroupQueue, queue, name)); };
+  // A queue target: what was allocated while that queue had jobs waiting. A cluster target: the
+  // whole run.
+  const double share = queue.empty() ? std::nan("") : q("quota_share_while_waiting");
+  const double util = queue.empty() ? metric_mean(s, "utilization_allocated") : q("utilization_while_waiting");
+  const double lost_max = queue.empty() ? metric_mean(s, "gpu_hours_lost_maxDuration") : q("gpu_hours_lost_maxDuration");
+  const std::string when = queue.empty() ? std::string() : fmt::format(" while queue {} had jobs waiting", queue);
+  if (std::isfinite(share) && share >= 0.9) {
+    return fmt::format("the quota binds: queue {} held {} of its GPU quota while its jobs waited, with the cluster {} "
+                       "allocated; raise the quota (scheduler.queues[name={}].spec.quota), not the capacity",
+                       queue, format_percent(share), format_percent(std::isfinite(util) ? util : 0), queue);
+  }
+  if (std::isfinite(util) && util >= 0.9) {
+    return fmt::format("capacity binds: the cluster was {} allocated{}{}", format_percent(util), when,
+                       std::isfinite(share) ? fmt::format(" (the queue held {} of its quota)", format_percent(share))
+                                            : std::string());
+  }
+  if (std::isfinite(lost_max) && lost_max > 0) {
+    return fmt::format("maxDuration binds: {} GPU-hours were cut by the queue's maxDuration",
+                       format_count(std::round(lost_max)));
+  }
+  if (!queue.empty() && !std::isfinite(util)) {
+    return fmt::format("queue {} never had jobs waiting: the target is limited by something other than waiting "
+                       "for resources (run times, failures)", queue);
+  }
+  return fmt::format("neither quota nor capacity was near its limit (cluster {} allocated{}{}): the target is limited "
+                     "by something else (job sizes, priorities, faults); see the per-queue figures in the report",
+                     format_percent(std::isfinite(util) ? util : 0), when,
+                     std::isfinite(share) ? fmt::format(", the queue at {} of its quota", format_percent(share))
+                                          : std::string());
+}
+
+}  // namespace t9k::analysis

@@ -1,0 +1,73 @@
+// Parameter sweeps (docs/reports.md "Sweeps"): the aggregate of `t9ksim sweep`. Each point is a
+// replications folder OUT/point-<i>/ (rep-<r>/ per replication, its own summary.json); the sweep
+// writes OUT/summary.json (kind "sweep": parameters, points and their values) and OUT/sweep.csv,
+// one row per point x group x metric with the 95 % interval across replications.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/aggregate.hpp"
+
+namespace t9k::analysis {
+
+struct SweepPoint {
+  std::vector<std::string> values;  // one per parameter, as given on the command line
+  std::filesystem::path dir;        // OUT/point-<i>
+  ReplicationSummary replications;
+};
+
+// The answer of `t9ksim size` (analysis/goal.hpp), kept with the points it evaluated.
+struct GoalSummary {
+  std::string parameter;
+  std::string direction;                 // "smallest" or "largest"
+  std::vector<std::string> targets;      // as given
+  std::optional<std::string> answer;     // the value found; unset: no value in range meets every target
+  std::optional<std::string> neighbour;  // the evaluated value just beyond the answer that fails
+  std::vector<std::string> findings;     // sentences: each target at the answer and its neighbour, what binds
+};
+
+struct SweepSummary {
+  std::string scenario;
+  std::string version;
+  std::vector<std::string> parameters;  // the --vary paths, in order
+  std::vector<SweepPoint> points;       // in grid order (the first parameter varies slowest)
+  std::optional<GoalSummary> goal;      // set for `t9ksim size`
+};
+
+// A metric name split into its group (docs/outputs.md): "wait_p90_s" -> {"cluster", "", "wait_p90_s"},
+// "queue/production/wait_p90_s" -> {"queue", "production", "wait_p90_s"}.
+struct MetricName {
+  std::string group;
+  std::string value;
+  std::string metric;
+};
+MetricName split_metric_name(const std::string& name);
+
+// The values of one `--vary PATH=VALUES`: "40:96:8" (FROM:TO:STEP, inclusive; three numbers or
+// three durations), "a,b,c" (YAML values split at top-level commas) or a single value. Empty with
+// `error` set when the text is none of these or has more than kMaxSweepPoints values.
+inline constexpr std::size_t kMaxSweepPoints = 1000;
+std::vector<std::string> sweep_values(std::string_view spec, std::string& error);
+
+// Every metric here is non-negative, so an interval is clipped at 0 (the Student-t interval of a
+// skewed non-negative sample can reach below 0; the clipped bound is what can be observed).
+double clipped_lower(const Interval& i);
+
+// sweep.csv: point, one column per parameter, group, group_value, metric, n, mean, sd, half_width,
+// low, high (docs/outputs.md).
+std::string sweep_csv(const SweepSummary& s);
+std::string sweep_summary_json(const SweepSummary& s, const std::filesystem::path& dir);
+
+// Loads the points' replications (point dirs with their rep dirs), writes each point's
+// summary.json, then dir/sweep.csv and dir/summary.json (last: it marks the sweep complete).
+SweepSummary write_sweep_summary(const std::filesystem::path& dir, const std::vector<std::string>& parameters,
+                                 const std::vector<std::pair<std::vector<std::string>, std::vector<std::filesystem::path>>>& points,
+                                 std::optional<GoalSummary> goal = std::nullopt);
+// Reads dir/summary.json of kind "sweep" and the points' summaries. Throws std::runtime_error.
+SweepSummary load_sweep_summary(const std::filesystem::path& dir);
+
+}  // namespace t9k::analysis

@@ -1,0 +1,97 @@
+// Goal seeking targets (analysis/goal.hpp): the grammar, the met/confidence rule and the
+// binding-constraint sentence.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "analysis/goal.hpp"
+
+using namespace t9k::analysis;
+
+namespace {
+
+ReplicationSummary with(std::vector<std::pair<std::string, std::vector<double>>> metrics) {
+  ReplicationSummary s;
+  for (auto& [name, values] : metrics) {
+    MetricSummary m;
+    m.values = values;
+    m.interval = mean_interval(values);
+    s.metrics[name] = m;
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("goal: targets parse with groups, unit-less names, durations and percentages", "[goal]") {
+  struct Row {
+    const char* text;
+    const char* metric;
+    TargetOp op;
+    double threshold;
+  };
+  for (const Row r : {Row{"queue=production wait_p90 < 1h", "queue/production/wait_p90_s", TargetOp::Less, 3600},
+                      Row{"utilisation_allocated > 0.7", "utilization_allocated", TargetOp::Greater, 0.7},
+                      Row{"utilization_allocated>=70%", "utilization_allocated", TargetOp::GreaterEqual, 0.7},
+                      Row{"kind=DeepSpeedJob jobs_never_started <= 0", "kind/DeepSpeedJob/jobs_never_started",
+                          TargetOp::LessEqual, 0},
+                      Row{"wait_mean_s < 90", "wait_mean_s", TargetOp::Less, 90},
+                      Row{"class=gen-a jct_p90 < 2d", "class/gen-a/jct_p90_s", TargetOp::Less, 172800}}) {
+    INFO(r.text);
+    std::string error;
+    const auto t = parse_target(r.text, error);
+    REQUIRE(t);
+    CHECK(t->metric == r.metric);
+    CHECK(t->op == r.op);
+    CHECK(t->threshold == Approx(r.threshold));
+  }
+  for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
+           {"wait_p9 < 1h", "unknown metric"},
+           {"team=a wait_p90 < 1h", "expected queue=NAME"},
+           {"wait_p90 = 1h", "operator \"=\": expected <, <=, > or >="},
+           {"wait_p90 < soon", "expected a number or a duration"},
+           {"goodput > high", "expected a number or a percentage"},
+           {"wait_p90", "expected [GROUP=VALUE]"}}) {
+    INFO(text);
+    std::string error;
+    CHECK_FALSE(parse_target(text, error));
+    CHECK(error.find(message) != std::string::npos);
+  }
+}
+
+TEST_CASE("goal: a target is met by the mean, with a one-sided Student-t confidence", "[goal]") {
+  std::string error;
+  const auto t = *parse_target("wait_p90 < 1h", error);
+  // Mean 3000 s, well below: met with high confidence.
+  const auto a = check_target(t, with({{"wait_p90_s", {2900, 3000, 3100}}}));
+  CHECK(a.present);
+  CHECK(a.met);
+  CHECK(a.confidence > 0.99);
+  // Mean just above: not met, confidence below one half.
+  const auto b = check_target(t, with({{"wait_p90_s", {3000, 3700, 4400}}}));
+  CHECK_FALSE(b.met);
+  CHECK(b.confidence < 0.5);
+  CHECK(b.confidence > 0.2);
+  // No spread: 1 or 0.
+  CHECK(check_target(t, with({{"wait_p90_s", {0, 0}}})).confidence == 1);
+  // A metric the runs do not have.
+  CHECK_FALSE(check_target(t, with({{"goodput", {1}}})).present);
+}
+
+TEST_CASE("goal: the binding constraint comes from what the runs saw while the queue waited", "[goal]") {
+  std::string error;
+  const auto t = *parse_target("queue=production wait_p90 < 30m", error);
+  const std::string quota = binding_constraint(
+      t, with({{"queue/production/quota_share_while_waiting", {1, 1}}, {"queue/production/utilization_while_waiting", {0.25, 0.25}}}));
+  CHECK(quota.find("the quota binds: queue production held 100.0 % of its GPU quota") == 0);
+  const std::string capacity = binding_constraint(
+      t, with({{"queue/production/quota_share_while_waiting", {0.75, 0.75}}, {"queue/production/utilization_while_waiting", {1, 1}}}));
+  CHECK(capacity.find("capacity binds: the cluster was 100.0 % allocated while queue production had jobs waiting") == 0);
+  const std::string max_duration = binding_constraint(
+      t, with({{"queue/production/utilization_while_waiting", {0.5, 0.5}}, {"queue/production/gpu_hours_lost_maxDuration", {12, 14}}}));
+  CHECK(max_duration.find("maxDuration binds: 13 GPU-hours") == 0);
+  const std::string never = binding_constraint(t, with({}));
+  CHECK(never.find("never had jobs waiting") != std::string::npos);
+}

@@ -1,0 +1,93 @@
+# t9ksim sweep and --set from the command line (docs/reports.md "Sweeps"):
+#  - a sweep gives byte-identical sweep.csv, summary.json and point summaries on 1 and 2 threads,
+#    one row per point x group x metric, with per-queue rows and a report;
+#  - --set changes the run (its scenario hash) and bad paths or values exit 2 naming the path;
+#  - a sweep refuses to vary the seed (common random numbers).
+# Inputs: T9KSIM, SCENARIO (tests the small-cluster example), OUT.
+file(REMOVE_RECURSE ${OUT})
+
+function(expect_exit code)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL code)
+    message(FATAL_ERROR "expected exit ${code}, got ${rc}: ${ARGN}\nstdout: ${out}\nstderr: ${err}")
+  endif()
+  set(last_out "${out}" PARENT_SCOPE)
+  set(last_err "${err}" PARENT_SCOPE)
+endfunction()
+
+function(expect_contains text what)
+  string(FIND "${text}" "${what}" pos)
+  if(pos EQUAL -1)
+    message(FATAL_ERROR "expected \"${what}\" in:\n${text}")
+  endif()
+endfunction()
+
+set(vary "--vary" "cluster.nodePools[name=a100].count=4:5:1")
+foreach(threads 1 2)
+  expect_exit(0 ${T9KSIM} sweep ${SCENARIO} ${vary} -r 2 -j ${threads} --set horizon=12h -o ${OUT}/j${threads})
+endforeach()
+expect_contains("${last_out}" "sweep: 2 points x 2 replications")
+expect_contains("${last_out}" "research p90")
+foreach(f sweep.csv summary.json point-0/summary.json point-1/summary.json point-1/rep-1/jobs.csv point-0/scenario.yaml)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${OUT}/j1/${f} ${OUT}/j2/${f} RESULT_VARIABLE diff)
+  if(NOT diff EQUAL 0)
+    message(FATAL_ERROR "${f} differs between 1 and 2 threads")
+  endif()
+endforeach()
+file(READ ${OUT}/j1/sweep.csv csv)
+expect_contains("${csv}" "point,cluster.nodePools[name=a100].count,group,group_value,metric,n,mean,sd,half_width,low,high\n")
+expect_contains("${csv}" "\n0,4,cluster,,wait_p90_s,2,")
+expect_contains("${csv}" "\n1,5,queue,research,wait_p90_s,2,")
+expect_contains("${csv}" "\n1,5,kind,DeepSpeedJob,jobs_submitted,2,")
+file(READ ${OUT}/j1/summary.json summary)
+expect_contains("${summary}" "\"kind\": \"sweep\"")
+file(READ ${OUT}/j1/point-1/scenario.yaml point)
+expect_contains("${point}" "count: 5")
+expect_contains("${point}" "horizon: 12h")
+if(NOT EXISTS ${OUT}/j1/report.html)
+  message(FATAL_ERROR "the sweep wrote no report.html")
+endif()
+file(READ ${OUT}/j1/report.html report)
+expect_contains("${report}" "t9ksim sweep: small-cluster")
+expect_contains("${report}" "research: wait p90")
+
+# --set on run: the changed scenario runs (and hashes differently); per-queue lines are printed.
+expect_exit(0 ${T9KSIM} run ${SCENARIO} -r 1 --no-report --set horizon=12h -o ${OUT}/run)
+expect_contains("${last_out}" "queue research:")
+file(READ ${OUT}/run/summary.json run_summary)
+expect_contains("${run_summary}" "\"horizon_s\": 43200")
+expect_contains("${run_summary}" "\"queue/research/wait_p90_s\"")
+# Bad --set: a name that is not there, a value the loader refuses, no '='.
+expect_exit(2 ${T9KSIM} run ${SCENARIO} --set cluster.nodePools[name=h100].count=4 -o ${OUT}/bad)
+expect_contains("${last_err}" "has no element named \"h100\" (names: a100, cpu)")
+expect_exit(2 ${T9KSIM} run ${SCENARIO} --set cluster.nodePools[name=a100].count=many -o ${OUT}/bad)
+expect_contains("${last_err}" "spec.cluster.nodePools[0].count")
+expect_exit(2 ${T9KSIM} run ${SCENARIO} --set horizon -o ${OUT}/bad)
+expect_contains("${last_err}" "expected PATH=VALUE")
+# A sweep cannot vary the seed, nor give an empty range.
+expect_exit(2 ${T9KSIM} sweep ${SCENARIO} --vary seed=1,2 -o ${OUT}/bad)
+expect_contains("${last_err}" "spec.seed cannot be varied")
+expect_exit(2 ${T9KSIM} sweep ${SCENARIO} --vary cluster.nodePools[name=a100].count=5:4:1 -o ${OUT}/bad)
+expect_contains("${last_err}" "FROM is greater than TO")
+
+# t9ksim size on a fixture with a known answer (tests/scenarios/planning/size-nodes.yaml): the
+# smallest node count with production p90 wait < 30 min is 4, and 3 is the value just below.
+expect_exit(0 ${T9KSIM} size ${SIZE_SCENARIO} --param cluster.nodePools[name=h100].count=1:8
+            --target "queue=production wait_p90 < 30m" -r 2 -o ${OUT}/size)
+expect_contains("${last_out}" "answer: cluster.nodePools[name=h100].count=4")
+expect_contains("${last_out}" "count=3 (just below)")
+file(READ ${OUT}/size/summary.json size_summary)
+expect_contains("${size_summary}" "\"answer\": \"4\"")
+expect_contains("${size_summary}" "\"neighbour\": \"3\"")
+file(READ ${OUT}/size/report.html size_report)
+expect_contains("${size_report}" "t9ksim size: size-nodes")
+# With the quota at 16 GPUs no node count helps, and the run says the quota binds.
+expect_exit(0 ${T9KSIM} size ${SIZE_SCENARIO} --param cluster.nodePools[name=h100].count=1:8
+            --set "scheduler.queues[name=production].spec.quota.requests.nvidia\\.com/gpu=16"
+            --target "queue=production wait_p90 < 30m" -r 2 -o ${OUT}/size-quota)
+expect_contains("${last_out}" "answer: none in 1..8")
+expect_contains("${last_out}" "the quota binds: queue production held 100.0 % of its GPU quota while its jobs waited")
+# Bad targets exit 2 with the reason.
+expect_exit(2 ${T9KSIM} size ${SIZE_SCENARIO} --param cluster.nodePools[name=h100].count=1:8
+            --target "queue=production wait_p9 < 30m" -o ${OUT}/bad)
+expect_contains("${last_err}" "unknown metric \"wait_p9\"")
