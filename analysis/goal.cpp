@@ -1,8 +1,10 @@
 #include "analysis/goal.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -52,10 +54,6 @@ std::vector<std::string> words(std::string_view s) {
   return out;
 }
 
-double metric_mean(const ReplicationSummary& s, const std::string& name) {
-  const auto it = s.metrics.find(name);
-  return it == s.metrics.end() ? std::nan("") : it->second.interval.mean;
-}
 
 }  // namespace
 
@@ -160,42 +158,93 @@ TargetCheck check_target(const Target& t, const ReplicationSummary& s) {
   return c;
 }
 
-std::string binding_constraint(const Target& t, const ReplicationSummary& s) {
+namespace {
+
+enum class Binding { Quota, Capacity, MaxDuration, Other, NeverWaited };
+
+struct Classified {
+  Binding binding = Binding::Other;
+  std::string sentence;
+};
+
+// What limited one run (or the means) for a target, from its metrics.
+Classified classify(const Target& t, const std::map<std::string, double>& m) {
+  const auto get = [&](const std::string& name) {
+    const auto it = m.find(name);
+    return it == m.end() ? std::nan("") : it->second;
+  };
   std::string queue;
   if (t.metric.starts_with(std::string(kGroupQueue) + "/")) {
     const auto a = t.metric.find('/');
     queue = t.metric.substr(a + 1, t.metric.find('/', a + 1) - a - 1);
   }
-  const auto q = [&](const char* name) { return metric_mean(s, fmt::format("{}/{}/{}", kGroupQueue, queue, name)); };
+  const auto q = [&](const char* name) { return get(fmt::format("{}/{}/{}", kGroupQueue, queue, name)); };
   // A queue target: what was allocated while that queue had jobs waiting. A cluster target: the
   // whole run.
   const double share = queue.empty() ? std::nan("") : q("quota_share_while_waiting");
-  const double util = queue.empty() ? metric_mean(s, "utilization_allocated") : q("utilization_while_waiting");
-  const double lost_max = queue.empty() ? metric_mean(s, "gpu_hours_lost_maxDuration") : q("gpu_hours_lost_maxDuration");
+  const double util = queue.empty() ? get("utilization_allocated") : q("utilization_while_waiting");
+  const double lost_max = queue.empty() ? get("gpu_hours_lost_maxDuration") : q("gpu_hours_lost_maxDuration");
   const std::string when = queue.empty() ? std::string() : fmt::format(" while queue {} had jobs waiting", queue);
   if (std::isfinite(share) && share >= 0.9) {
-    return fmt::format("the quota binds: queue {} held {} of its GPU quota while its jobs waited, with the cluster {} "
-                       "allocated; raise the quota (scheduler.queues[name={}].spec.quota), not the capacity",
-                       queue, format_percent(share), format_percent(std::isfinite(util) ? util : 0), queue);
+    return {Binding::Quota,
+            fmt::format("the quota binds: queue {} held {} of its GPU quota while its jobs waited, with the cluster {} "
+                        "allocated; raise the quota (scheduler.queues[name={}].spec.quota), not the capacity",
+                        queue, format_percent(share), format_percent(std::isfinite(util) ? util : 0), queue)};
   }
   if (std::isfinite(util) && util >= 0.9) {
-    return fmt::format("capacity binds: the cluster was {} allocated{}{}", format_percent(util), when,
-                       std::isfinite(share) ? fmt::format(" (the queue held {} of its quota)", format_percent(share))
-                                            : std::string());
+    return {Binding::Capacity,
+            fmt::format("capacity binds: the cluster was {} allocated{}{}", format_percent(util), when,
+                        std::isfinite(share) ? fmt::format(" (the queue held {} of its quota)", format_percent(share))
+                                             : std::string())};
   }
   if (std::isfinite(lost_max) && lost_max > 0) {
-    return fmt::format("maxDuration binds: {} GPU-hours were cut by the queue's maxDuration",
-                       format_count(std::round(lost_max)));
+    return {Binding::MaxDuration, fmt::format("maxDuration binds: {} GPU-hours were cut by the queue's maxDuration",
+                                              format_count(std::round(lost_max)))};
   }
   if (!queue.empty() && !std::isfinite(util)) {
-    return fmt::format("queue {} never had jobs waiting: the target is limited by something other than waiting "
-                       "for resources (run times, failures)", queue);
+    return {Binding::NeverWaited, fmt::format("queue {} never had jobs waiting: the target is limited by something "
+                                              "other than waiting for resources (run times, failures)",
+                                              queue)};
   }
-  return fmt::format("neither quota nor capacity was near its limit (cluster {} allocated{}{}): the target is limited "
-                     "by something else (job sizes, priorities, faults); see the per-queue figures in the report",
-                     format_percent(std::isfinite(util) ? util : 0), when,
-                     std::isfinite(share) ? fmt::format(", the queue at {} of its quota", format_percent(share))
-                                          : std::string());
+  return {Binding::Other,
+          fmt::format("neither quota nor capacity was near its limit (cluster {} allocated{}{}): the target is limited "
+                      "by something else (job sizes, gang fragmentation, priorities, faults); see the per-queue "
+                      "figures in the report",
+                      format_percent(std::isfinite(util) ? util : 0), when,
+                      std::isfinite(share) ? fmt::format(", the queue at {} of its quota", format_percent(share))
+                                           : std::string())};
+}
+
+}  // namespace
+
+std::string binding_constraint(const Target& t, const ReplicationSummary& s) {
+  // Replication by replication: the runs that miss the target say what held them back (a mean
+  // over runs can hide one run where the quota bound).
+  std::vector<Classified> missing;
+  for (const auto& run : s.runs) {
+    const auto it = run.metrics.find(t.metric);
+    if (it == run.metrics.end()) continue;
+    ReplicationSummary one;
+    MetricSummary ms;
+    ms.values = {it->second};
+    ms.interval = mean_interval(ms.values);
+    one.metrics[t.metric] = ms;
+    if (!check_target(t, one).met) missing.push_back(classify(t, run.metrics));
+  }
+  if (missing.empty()) {
+    std::map<std::string, double> means;
+    for (const auto& [name, ms] : s.metrics) means[name] = ms.interval.mean;
+    return classify(t, means).sentence;
+  }
+  // The most frequent cause among the runs that miss, with the first such run's figures.
+  std::map<Binding, std::size_t> count;
+  for (const auto& c : missing) ++count[c.binding];
+  const auto top = std::max_element(count.begin(), count.end(), [](const auto& a, const auto& b) {
+    return a.second < b.second || (a.second == b.second && a.first > b.first);
+  });
+  const auto first = std::find_if(missing.begin(), missing.end(), [&](const Classified& c) { return c.binding == top->first; });
+  if (s.runs.size() == 1) return first->sentence;
+  return fmt::format("in {} of the {} replications that miss the target, {}", top->second, missing.size(), first->sentence);
 }
 
 }  // namespace t9k::analysis

@@ -334,7 +334,8 @@ json comparison_rows(const ReportInput& in, bool differences) {
         rows.push_back({{"metric", label_of(metric)},
                         {"variant", v.name},
                         {"mean", i.mean},
-                        {"lower", i.has_interval() ? json(i.lower()) : json(nullptr)},
+                        // Every metric here is non-negative: the interval is clipped at 0.
+                        {"lower", i.has_interval() ? json(std::max(0.0, i.lower())) : json(nullptr)},
                         {"upper", i.has_interval() ? json(i.upper()) : json(nullptr)},
                         {"n", i.n}});
       }
@@ -464,7 +465,7 @@ std::vector<Chart> build_charts(const ReportInput& in) {
     s["height"] = 50 + 30 * static_cast<int>(in.variants.size());
     s["mark"] = {{"type", "bar"}, {"tooltip", true}};
     s["encoding"] = {{"y", {{"field", "variant"}, {"type", "nominal"}, {"title", nullptr}, {"sort", nullptr}}},
-                     {"x", {{"field", "gpu_hours"}, {"type", "quantitative"}, {"title", "GPU-hours (mean over replications)"},
+                     {"x", {{"field", "gpu_hours"}, {"type", "quantitative"}, {"title", in.kind == ReportKind::Run ? "GPU-hours" : "GPU-hours (mean over replications)"},
                             {"stack", "zero"}}},
                      {"color", {{"field", "category"}, {"type", "nominal"}, {"title", "where GPU-hours went"},
                                 {"sort", {{"field", "order"}}}}},
@@ -572,7 +573,7 @@ std::vector<Chart> build_charts(const ReportInput& in) {
                                                 {"y2", {{"field", "upper"}}}}}}})}};
       charts.push_back({"Variants side by side",
                         "Each metric per variant: the bar is the mean over replications, the line its 95 % Student-t "
-                        "interval.",
+                        "interval, clipped at 0 (every metric here is non-negative).",
                         std::move(s)});
     }
     {
