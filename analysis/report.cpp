@@ -793,7 +793,8 @@ std::string group_table(const ReportInput& in, const std::string& group, const s
     for (const auto& m : metrics) {
       if (std::find(ordered.begin(), ordered.end(), m) == ordered.end()) ordered.push_back(m);
     }
-    std::string h = "<table class=\"headline\"><thead><tr><th>metric</th>";
+    // Many queues (a trace replay has 15) scroll sideways instead of squeezing the labels.
+    std::string h = "<div class=\"wide\"><table class=\"headline groups\"><thead><tr><th>metric</th>";
     for (const auto& value : values) {
       h += "<th>" + html_escape(value) +
            (in.kind == ReportKind::Run ? std::string()
@@ -812,7 +813,7 @@ std::string group_table(const ReportInput& in, const std::string& group, const s
       }
       h += "</tr>\n";
     }
-    return h + "</tbody></table>\n";
+    return h + "</tbody></table></div>\n";
   }
   std::vector<TableRow> rows;
   for (const auto& value : values) {
@@ -878,6 +879,8 @@ div.vis { width: 100%; min-height: 60px; }
 div.vis[data-status="error"] { color: #b00; }
 details { margin: 8px 0; }
 tr.group th { background: #e8eef6; }
+div.wide { overflow-x: auto; max-width: 100%; }
+table.groups td:first-child { white-space: nowrap; }
 div.warnings { background: #fff4d6; border: 1px solid #e8c36a; padding: 6px 12px; margin: 10px 0; }
 div.warnings ul { margin: 4px 0; }
 p.answer { font-size: 18px; font-weight: 600; margin: 6px 0; }
