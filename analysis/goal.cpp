@@ -23,7 +23,8 @@ const std::set<std::string>& known_metrics() {
   static const std::set<std::string> k = {
       "jobs_submitted", "jobs_succeeded", "jobs_failed", "jobs_rejected", "jobs_unfinished", "jobs_never_started",
       "wait_mean_s", "wait_p50_s", "wait_p90_s", "wait_p99_s", "jct_mean_s", "jct_p50_s", "jct_p90_s",
-      "slowdown_mean", "gpu_hours_capacity", "gpu_hours_allocated", "gpu_hours_productive", "gpu_hours_idle",
+      "slowdown_mean", "gpu_hours_capacity", "gpu_hours_installed", "gpu_hours_down", "gpu_hours_unallocated",
+      "gpu_hours_allocated", "gpu_hours_productive", "gpu_hours_idle",
       "gpu_hours_lost_fault", "gpu_hours_lost_software", "gpu_hours_lost_preemption", "gpu_hours_lost_scale",
       "gpu_hours_lost_pause", "gpu_hours_lost_maxDuration", "gpu_hours_lost_other", "utilization_allocated",
       "utilization_productive", "goodput", "quota_share_used", "quota_share_while_waiting",
@@ -105,6 +106,21 @@ std::optional<Target> parse_target(std::string_view text, std::string& error) {
   if (!known_metrics().count(metric) && known_metrics().count(metric + "_s")) metric += "_s";
   if (!known_metrics().count(metric)) {
     error = fmt::format("unknown metric \"{}\" (docs/outputs.md lists them)", w[0]);
+    return std::nullopt;
+  }
+  // Which metrics exist where (docs/outputs.md "Metrics by group").
+  static const std::set<std::string> kClusterOnly = {
+      "gpu_hours_capacity", "gpu_hours_installed", "gpu_hours_down", "gpu_hours_unallocated", "utilization_allocated",
+      "utilization_productive", "goodput", "steady_utilization_allocated", "steady_utilization_productive",
+      "steady_pending_jobs", "steady_fairness_jain", "warmup_s"};
+  static const std::set<std::string> kQueueOnly = {"quota_share_used", "quota_share_while_waiting",
+                                                   "utilization_while_waiting", "waiting_hours"};
+  if (!prefix.empty() && kClusterOnly.count(metric)) {
+    error = fmt::format("{} is a cluster-wide metric; drop the {} before it", metric, prefix.substr(0, prefix.find('/')) + "=...");
+    return std::nullopt;
+  }
+  if (kQueueOnly.count(metric) && !prefix.starts_with(std::string(kGroupQueue) + "/")) {
+    error = fmt::format("{} is a metric of a queue; write queue=NAME {} ...", metric, metric);
     return std::nullopt;
   }
   t.metric = prefix + metric;

@@ -412,6 +412,8 @@ std::map<std::string, double> Recorder::metrics() const {
   // share near 1 says what held its jobs back (the answer to "was it nodes or quota?"). Measured
   // over the buckets of timeseries.csv in which the queue had a pending job.
   for (const auto& [q, g] : by_queue) {
+    // Never waited: 0 hours, and no share "while waiting" (there was no such time).
+    m[fmt::format("{}/{}/waiting_hours", kGroupQueue, q)] = 0;
     const auto sc = scopes_.find(q);
     if (sc == scopes_.end() || sc->second.pending.buckets.empty()) continue;
     Int128 alloc = 0, cluster_alloc = 0, cap = 0;

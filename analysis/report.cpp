@@ -213,15 +213,23 @@ json cdf_rows(const ReportInput& in, const char* column, const char* group) {
   for (const auto& v : in.variants) {
     const auto& t = v.sample.jobs;
     std::map<std::string, std::vector<double>> by_group;
+    // Wait CDFs count every job that was not rejected, so a queue whose jobs never started does
+    // not reach 100 % (as the censored percentiles say); JCT CDFs are over finished jobs.
+    std::map<std::string, std::size_t> extra;
+    const bool waits = std::string_view(column) == "wait_s";
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const auto x = t.number(i, column);
-      if (!x) continue;
       const std::string g = std::string_view(group) == "queue" ? queue_label(t.field(i, "queue")) : std::string(t.field(i, group));
+      if (!x) {
+        if (waits && t.field(i, "phase") != "Rejected") ++extra[g];
+        continue;
+      }
       by_group[g].push_back(*x / 3600.0);
     }
     for (auto& [g, xs] : by_group) {
       std::sort(xs.begin(), xs.end());
       const std::size_t n = xs.size();
+      const std::size_t total = n + extra[g];
       const std::size_t points = std::min(n, kCdfPoints);
       for (std::size_t k = 1; k <= points; ++k) {
         // The k-th of `points` evenly spaced ranks; ties take the last rank (fraction <= x).
@@ -234,8 +242,8 @@ json cdf_rows(const ReportInput& in, const char* column, const char* group) {
         rows.push_back({{"variant", v.name},
                         {"group", g},
                         {"x", xs[idx]},
-                        {"fraction", static_cast<double>(idx + 1) / static_cast<double>(n)},
-                        {"jobs", n}});
+                        {"fraction", static_cast<double>(idx + 1) / static_cast<double>(total)},
+                        {"jobs", total}});
       }
     }
   }
@@ -326,7 +334,7 @@ json comparison_rows(const ReportInput& in, bool differences) {
                         {"lower", d.has_interval() ? json(d.lower()) : json(nullptr)},
                         {"upper", d.has_interval() ? json(d.upper()) : json(nullptr)},
                         {"n", d.n},
-                        {"significant", it->second.significant ? "significant at 95 %" : "not significant"}});
+                        {"significant", it->second.significant ? "significant at 95 % (unadjusted)" : "not significant (unadjusted)"}});
       } else {
         const auto it = v.replications.metrics.find(metric);
         if (it == v.replications.metrics.end()) continue;
@@ -652,7 +660,61 @@ std::set<std::string> holm_significant(const std::map<std::string, PairedDiffere
   return out;
 }
 
+// A comparison of more than kWideVariants variants gets one column per variant (mean and change
+// against the base; the intervals in the cell's tooltip), so six variants fit a laptop screen.
+constexpr std::size_t kWideVariants = 3;
+
+std::string compact_metric_table(const ReportInput& in, const std::vector<TableRow>& rows) {
+  std::string h = "<div class=\"wide\"><table class=\"headline compact\"><thead><tr><th>metric</th>";
+  for (std::size_t k = 0; k < in.variants.size(); ++k) {
+    const auto& v = in.variants[k];
+    h += fmt::format("<th>{}<br><span class=\"sub\">{}</span></th>", html_escape(v.name),
+                     k == 0 ? fmt::format("mean ± 95 % CI (n={})", v.replications.runs.size())
+                            : std::string("mean; change vs base"));
+  }
+  h += "</tr></thead><tbody>\n";
+  std::vector<std::set<std::string>> significant(in.variants.size());
+  for (std::size_t k = 1; k < in.variants.size(); ++k) significant[k] = holm_significant(in.variants[k].vs_base, rows);
+  for (const auto& row : rows) {
+    if (row.metric.empty()) {
+      h += fmt::format("<tr class=\"group\"><th colspan=\"{}\">{}</th></tr>\n", in.variants.size() + 1,
+                       html_escape(row.label));
+      continue;
+    }
+    const std::string& m = row.metric;
+    h += fmt::format("<tr><td title=\"{}\">{}</td>", html_escape(m), html_escape(row.label));
+    const auto& base = in.variants[0].replications.metrics;
+    const auto b = base.find(m);
+    h += "<td class=\"num\">" + (b == base.end() ? std::string("–") : html_escape(metric_value(m, b->second.interval))) + "</td>";
+    for (std::size_t k = 1; k < in.variants.size(); ++k) {
+      const auto& v = in.variants[k];
+      const auto it = v.replications.metrics.find(m);
+      const auto d = v.vs_base.find(m);
+      if (it == v.replications.metrics.end()) {
+        h += "<td class=\"num\">–</td>";
+        continue;
+      }
+      Interval mean_only = it->second.interval;
+      mean_only.half_width = std::nan("");
+      std::string change, tip = metric_value(m, it->second.interval);
+      if (d != v.vs_base.end()) {
+        const double base_mean = b == base.end() ? 0 : b->second.interval.mean;
+        change = base_mean != 0 ? fmt::format("{:+.1f} %", 100 * d->second.difference.mean / std::fabs(base_mean))
+                                : metric_value(m, Interval{d->second.difference.mean, 0, std::nan(""), 1});
+        tip += "; difference " + metric_value(m, d->second.difference);
+      }
+      const bool sig = significant[k].count(m) > 0;
+      if (sig) tip += "; significant at 95 % after Holm's correction";
+      h += fmt::format("<td class=\"num{}\" title=\"{}\">{}<br><span class=\"sub\">{}</span></td>", sig ? " sig" : "",
+                       html_escape(tip), html_escape(metric_value(m, mean_only)), html_escape(change));
+    }
+    h += "</tr>\n";
+  }
+  return h + "</tbody></table></div>\n";
+}
+
 std::string metric_table(const ReportInput& in, const std::vector<TableRow>& rows) {
+  if (in.kind == ReportKind::Comparison && in.variants.size() > kWideVariants) return compact_metric_table(in, rows);
   std::string h = "<table class=\"headline\"><thead><tr><th>metric</th>";
   const bool run = in.kind == ReportKind::Run;
   std::size_t columns = 1;
@@ -730,7 +792,7 @@ std::string warnings_block(const ReportInput& in) {
         ++without;
       }
     }
-    if (without > 0 && seen.insert(first).second) {
+    if (without > 0 && seen.insert(v.name + "\n" + first).second) {
       warnings.push_back(in.variants.size() > 1 ? fmt::format("{}: {} ({} of {} runs)", v.name, first, without,
                                                               v.replications.runs.size())
                                                 : fmt::format("{} ({} of {} runs)", first, without, v.replications.runs.size()));
@@ -880,7 +942,7 @@ div.vis[data-status="error"] { color: #b00; }
 details { margin: 8px 0; }
 tr.group th { background: #e8eef6; }
 div.wide { overflow-x: auto; max-width: 100%; }
-table.groups td:first-child { white-space: nowrap; }
+table.groups td:first-child, table.compact td:first-child { white-space: nowrap; }
 div.warnings { background: #fff4d6; border: 1px solid #e8c36a; padding: 6px 12px; margin: 10px 0; }
 div.warnings ul { margin: 4px 0; }
 p.answer { font-size: 18px; font-weight: 600; margin: 6px 0; }
@@ -1018,6 +1080,10 @@ std::string render_report(const ReportInput& in) {
              "paired by replication (common random numbers), with the change in % of the base's mean; highlighted ones "
              "are significant at 95 % after Holm's correction for the number of metrics in their table (the more "
              "metrics compared, the stronger the evidence each needs).</p>\n";
+  if (in.kind == ReportKind::Comparison && in.variants.size() > kWideVariants) {
+    h += "<p class=\"q\">With this many variants each shows its mean and its change against the base; hover a "
+         "cell for the 95 % interval and the paired difference.</p>\n";
+  }
   h += headline_table(in);
   if (const auto queues = group_values(in, kGroupQueue); !queues.empty()) {
     h += "<h2>By queue</h2>\n<p class=\"q\">Each queue's own figures: the cluster's percentiles can hide a "
@@ -1167,6 +1233,7 @@ std::string render_sweep_report(const SweepSummary& s) {
     }
     if (rows.empty()) continue;
     json x{{"field", "x"}, {"type", numeric_x ? "quantitative" : "ordinal"}, {"title", s.parameters.front()}};
+    if (!numeric_x) x["sort"] = nullptr;  // the points' order (durations and names are not sorted as text)
     if (numeric_x) {
       x["scale"] = {{"zero", false}};
       x["axis"] = {{"format", "~g"}};

@@ -105,9 +105,22 @@ std::vector<std::string> sweep_values(std::string_view spec, std::string& error)
         return {};
       }
       const bool integers = is_integer_text(from) && is_integer_text(to) && is_integer_text(step);
+      // Decimals as written (0:0.3:0.1 gives 0.3, not 0.30000000000000004).
+      std::size_t decimals = 0;
+      for (const std::string_view t : {from, to, step}) {
+        const auto dot = t.find('.');
+        if (dot != std::string_view::npos && t.find_first_of("eE") == std::string_view::npos) {
+          decimals = std::max(decimals, t.size() - dot - 1);
+        }
+      }
       for (int k = 0; k < static_cast<int>(count); ++k) {
         const double v = *f + k * *st;
-        values.push_back(integers ? fmt::format("{}", static_cast<long long>(std::llround(v))) : fmt::format("{}", v));
+        if (integers) {
+          values.push_back(fmt::format("{}", static_cast<long long>(std::llround(v))));
+        } else {
+          std::string text = fmt::format("{:.{}f}", v, decimals);
+          values.push_back(fmt::format("{}", std::stod(text)));  // shortest form: "1.50" -> "1.5"
+        }
       }
       return values;
     }

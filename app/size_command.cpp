@@ -74,7 +74,14 @@ int size_command(const SizeArgs& args) {
   }
   const std::string path = pv->first;
   std::string range = pv->second;
-  if (std::count(range.begin(), range.end(), ':') == 1) range += ":1";
+  if (std::count(range.begin(), range.end(), ':') == 1) {
+    const std::string lo = range.substr(0, range.find(':'));
+    if (lo.find_first_not_of("+-0123456789.") != std::string::npos) {
+      fmt::print(stderr, "t9ksim size: --param {}: a range of durations needs a step, e.g. 1h:4h:30m\n", args.param);
+      return kExitUsage;
+    }
+    range += ":1";
+  }
   std::string error;
   const std::vector<std::string> values = analysis::sweep_values(range, error);
   if (values.empty() || std::count(range.begin(), range.end(), ':') != 2) {

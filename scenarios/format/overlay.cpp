@@ -160,6 +160,32 @@ class Merger {
   std::vector<Diagnostic>& errors_;
 };
 
+// The tree as it expands (aliases counted each time they are reached) stays within a budget of
+// nodes and a depth: an alias bomb or a cyclic alias (`&a [*a]`) would otherwise make the merge
+// or the emitter run without end. The budget is the loader's (docs/scenario-format.md
+// "Hardening"): 200,000 nodes plus 2 per byte of the text. Walks with an explicit stack.
+constexpr int kMaxDepth = 256;
+
+bool within_budget(const YAML::Node& root, std::size_t text_bytes) {
+  std::size_t budget = 200000 + 2 * text_bytes;
+  std::vector<std::pair<YAML::Node, int>> stack;
+  stack.emplace_back(root, 0);
+  while (!stack.empty()) {
+    auto [n, depth] = stack.back();
+    stack.pop_back();
+    if (budget-- == 0 || depth > kMaxDepth) return false;
+    if (n.IsSequence()) {
+      for (const auto& item : n) stack.emplace_back(item, depth + 1);
+    } else if (n.IsMap()) {
+      for (const auto& kv : n) {
+        stack.emplace_back(kv.first, depth + 1);
+        stack.emplace_back(kv.second, depth + 1);
+      }
+    }
+  }
+  return true;
+}
+
 // Emits a tree keeping each scalar's quoting: the scenario reader treats a quoted "8" as a
 // string and a plain 8 as a number, so a round trip must not change which one it is.
 void emit(YAML::Emitter& out, const YAML::Node& n) {
@@ -211,6 +237,15 @@ std::optional<YAML::Node> load_one(std::string_view text, const std::string& fil
       d.file = file;
       d.message = fmt::format("found {} document(s){}; allowed: one mapping document", docs.size(),
                               docs.size() == 1 ? " that is not a mapping" : "");
+      errors.push_back(std::move(d));
+      return std::nullopt;
+    }
+    if (!within_budget(docs[0], text.size())) {
+      Diagnostic d;
+      d.file = file;
+      d.message = fmt::format("the document expands to more than {} values or nests deeper than {} levels "
+                              "(aliases?); refused",
+                              200000 + 2 * text.size(), kMaxDepth);
       errors.push_back(std::move(d));
       return std::nullopt;
     }
@@ -314,13 +349,14 @@ std::optional<YAML::Node> load_value(const std::string& text, const std::string&
   };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    const bool token_start = i == 0 || std::string_view(" [{,:").find(text[i - 1]) != std::string_view::npos;
+    const bool token_start = i == 0 || std::string_view(" \t[{,:").find(text[i - 1]) != std::string_view::npos;
     if ((c == '&' || c == '*') && token_start) return error("anchors and aliases are not accepted in a --set value");
     if (static_cast<unsigned char>(c) < 0x20 && c != '\t') return error("control characters are not accepted in a --set value");
   }
   try {
     std::vector<YAML::Node> docs = YAML::LoadAll(text);
     if (docs.size() != 1) return error(fmt::format("the value is {} YAML documents; expected one", docs.size()));
+    if (!within_budget(docs[0], text.size())) return error("the value expands too far (aliases?)");
     return docs[0];
   } catch (const YAML::Exception& e) {
     return error("the value is not YAML: " + e.msg);
@@ -431,16 +467,20 @@ std::string apply_sets(std::string_view base_yaml, const std::vector<std::string
         }
         at += at.empty() ? st.key : "." + st.key;
         if (last && !st.name && !st.index) {
-          if (value_text.empty()) {
-            node.remove(st.key);
-          } else {
+          if (!value_text.empty()) {
             node[st.key] = value;
+          } else if (!node.remove(st.key)) {
+            fail(assignment, at, "no such field to remove");
           }
           break;
         }
         if (!has_key(node, st.key)) {
           if (st.name || st.index) {
             fail(assignment, at, "no such list in the scenario");
+            break;
+          }
+          if (value_text.empty()) {
+            fail(assignment, at, "no such field, so nothing under it to remove");
             break;
           }
           node[st.key] = YAML::Node(YAML::NodeType::Map);

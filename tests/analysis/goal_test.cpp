@@ -95,3 +95,12 @@ TEST_CASE("goal: the binding constraint comes from what the runs saw while the q
   const std::string never = binding_constraint(t, with({}));
   CHECK(never.find("never had jobs waiting") != std::string::npos);
 }
+
+TEST_CASE("goal: metrics that exist only for the cluster or only for queues are checked at parse time", "[goal]") {
+  std::string error;
+  CHECK_FALSE(parse_target("queue=a utilization_allocated > 0.5", error));
+  CHECK(error.find("cluster-wide metric") != std::string::npos);
+  CHECK_FALSE(parse_target("quota_share_used > 0.5", error));
+  CHECK(error.find("metric of a queue") != std::string::npos);
+  CHECK(parse_target("queue=a waiting_hours < 2", error));
+}

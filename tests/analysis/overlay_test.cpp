@@ -237,3 +237,17 @@ TEST_CASE("overlay: queue entries merge by their manifest's metadata.name", "[ov
   CHECK(q["spec"]["priority"].as<int>() == 10);
   CHECK(q["spec"]["quota"]["requests"]["nvidia.com/gpu"].as<int>() == 256);
 }
+
+TEST_CASE("overlay set: removals of missing fields and alias bombs are refused", "[overlay][set]") {
+  CHECK(set_error({"faults.profile="}).find("no such field, so nothing under it to remove") != std::string::npos);
+  CHECK(set_error({"horizon.x="}).find("is not a mapping") != std::string::npos);
+  CHECK(set_error({"cluster.nodePools[name=h100].gpuModel="}).find("no such field to remove") != std::string::npos);
+  // A tab before the anchor is still a token start.
+  CHECK(set_error({"x=[\t&a [\t*a]]"}).find("anchors and aliases") != std::string::npos);
+  // A base with a cyclic alias is refused, not expanded.
+  std::vector<Diagnostic> errors;
+  const std::string out = t9k::scenarios::apply_sets("a: &x [*x]\n", {"b=1"}, errors);
+  CHECK(out.empty());
+  REQUIRE_FALSE(errors.empty());
+  CHECK(errors.front().message.find("aliases?") != std::string::npos);
+}
