@@ -201,6 +201,32 @@ Classified classify(const Target& t, const std::map<std::string, double>& m) {
   const double util = queue.empty() ? get("utilization_allocated") : q("utilization_while_waiting");
   const double lost_max = queue.empty() ? get("gpu_hours_lost_maxDuration") : q("gpu_hours_lost_maxDuration");
   const std::string when = queue.empty() ? std::string() : fmt::format(" while queue {} had jobs waiting", queue);
+  // The scheduler's own reasons (job_hours_pending_<cause>, docs/outputs.md "Why jobs waited"),
+  // when the run has them: the cause most of the waiting was under decides.
+  const std::string pre = queue.empty() ? std::string() : fmt::format("{}/{}/", kGroupQueue, queue);
+  const auto pend = [&](const char* cause) {
+    const double v = get(pre + "job_hours_pending_" + cause);
+    return std::isfinite(v) ? v : 0.0;
+  };
+  const double on_quota = pend("quota");
+  const double on_nodes = pend("capacity") + pend("constraints") + pend("preempting");
+  const double waited = on_quota + on_nodes + pend("queue_order") + pend("gang_members");
+  if (waited > 0 && on_quota >= 0.5 * waited) {
+    return {Binding::Quota,
+            fmt::format("the quota binds: {} of the job-hours {} waited were on {} quota (the scheduler's reasons){}; "
+                        "raise the quota{}, not the capacity",
+                        format_percent(on_quota / waited), queue.empty() ? "jobs" : "queue " + queue + "'s jobs",
+                        queue.empty() ? "their queue's" : "its",
+                        std::isfinite(share) ? fmt::format(", with {} of it held", format_percent(share)) : std::string(),
+                        queue.empty() ? std::string() : fmt::format(" (scheduler.queues[name={}].spec.quota)", queue))};
+  }
+  if (waited > 0 && on_nodes >= 0.5 * waited) {
+    return {Binding::Capacity,
+            fmt::format("capacity binds: {} of the job-hours {} waited found no node with room (the scheduler's "
+                        "reasons); the cluster was {} allocated{}",
+                        format_percent(on_nodes / waited), queue.empty() ? "jobs" : "queue " + queue + "'s jobs",
+                        format_percent(std::isfinite(util) ? util : 0), when)};
+  }
   if (std::isfinite(share) && share >= 0.9) {
     return {Binding::Quota,
             fmt::format("the quota binds: queue {} held {} of its GPU quota while its jobs waited, with the cluster {} "

@@ -52,7 +52,7 @@ std::string jobs_csv(const Recorder& r) {
       "phase,reason,restarts,backoff_count,preemptions,pods_failed,ideal_run_s,slowdown,ettr,"
       "gpu_hours_allocated,gpu_hours_productive,gpu_hours_lost_fault,gpu_hours_lost_software,"
       "gpu_hours_lost_preemption,gpu_hours_lost_scale,gpu_hours_lost_pause,"
-      "gpu_hours_lost_max_duration,gpu_hours_lost_other,gpu_hours_idle\n";
+      "gpu_hours_lost_max_duration,gpu_hours_lost_other,gpu_hours_idle,pending_cause,pending_reason\n";
   for (const auto& j : r.jobs()) {
     if (j.name.empty()) continue;
     const bool rejected = j.phase == "Rejected";
@@ -68,7 +68,7 @@ std::string jobs_csv(const Recorder& r) {
       if (wall > 0) ettr = num(gpu_value(j.productive_gpu_milli_us) / gpu_value(j.gpu_milli) / wall);
     }
     out += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
         csv_field(j.name), model::to_string(j.kind), csv_field(j.queue), j.priority, j.replicas,
         format_gpu_milli(j.gpu_milli),
         j.elastic ? "true" : "false", secs(j.submit), j.first_running ? secs(*j.first_running) : "",
@@ -77,13 +77,17 @@ std::string jobs_csv(const Recorder& r) {
         hours(j.allocated_gpu_milli_us), hours(j.productive_gpu_milli_us), hours(j.lost_gpu_milli_us[0]),
         hours(j.lost_gpu_milli_us[1]), hours(j.lost_gpu_milli_us[2]), hours(j.lost_gpu_milli_us[3]),
         hours(j.lost_gpu_milli_us[4]), hours(j.lost_gpu_milli_us[5]), hours(j.lost_gpu_milli_us[6]),
-        hours(j.idle_gpu_milli_us()));
+        hours(j.idle_gpu_milli_us()), j.pending_cause ? model::to_string(*j.pending_cause) : "",
+        csv_field(j.pending_reason));
   }
   return out;
 }
 
 std::string timeseries_csv(const Recorder& r) {
-  std::string out = "time_s,scope,allocated_gpus,productive_gpus,capacity_gpus,pending_jobs,running_jobs\n";
+  std::string out = "time_s,scope,allocated_gpus,productive_gpus,capacity_gpus,pending_jobs,running_jobs";
+  for (int c = 0; c < model::kPendingCauses; ++c)
+    out += ",pending_" + pending_cause_metric(static_cast<model::PendingCause>(c));
+  out += '\n';
   const auto& series = r.series();
   const auto bucket = r.bucket();
   std::size_t n = series.empty() ? 0 : series.begin()->second.size();
@@ -91,8 +95,10 @@ std::string timeseries_csv(const Recorder& r) {
     const SimTime t{bucket * static_cast<std::int64_t>(i)};
     for (const auto& [scope, pts] : series) {
       const auto& p = pts[i];
-      out += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f}\n", secs(t), csv_field(scope), p.allocated_gpus,
+      out += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f}", secs(t), csv_field(scope), p.allocated_gpus,
                          p.productive_gpus, p.capacity_gpus, p.pending_jobs, p.running_jobs);
+      for (const double v : p.pending_by_cause) out += fmt::format(",{:.4f}", v);
+      out += '\n';
     }
   }
   return out;
@@ -220,6 +226,11 @@ std::string change_json(const model::TimedChange& tc, const std::vector<std::str
           j["type"] = "JobStatusChanged";
           job_ref(c.job);
           j["status"] = nlohmann::json::parse(c.status);
+        } else if constexpr (std::is_same_v<T, model::JobPending>) {
+          j["type"] = "JobPending";
+          job_ref(c.job);
+          j["cause"] = std::string(model::to_string(c.cause));
+          j["message"] = c.message;
         }
       },
       tc.change);

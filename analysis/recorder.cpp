@@ -120,6 +120,34 @@ void Recorder::set(Level& l, SimTime t, std::int64_t v) {
 
 Recorder::Scope& Recorder::scope(const std::string& queue) { return scopes_[queue]; }
 
+std::string pending_cause_metric(model::PendingCause c) {
+  static constexpr const char* kNames[] = {"quota", "capacity", "constraints", "preempting", "queue_order",
+                                           "gang_members"};
+  return kNames[static_cast<std::size_t>(c)];
+}
+
+// The job waits under `cause` from t on (nullopt: it no longer waits): closes the interval of the
+// previous cause into the job's pending_us and moves the per-cause job counts.
+void Recorder::wait_cause(JobRow& row, SimTime t, std::optional<model::PendingCause> cause) {
+  JobState& js = state_[row.id];
+  if (js.waiting == cause) return;
+  if (js.waiting) {
+    row.pending_us[static_cast<int>(*js.waiting)] += (t - js.waiting_since).count();
+    for (Scope* s : {&cluster_, js.scope}) {
+      Level& l = s->pending_by_cause[static_cast<int>(*js.waiting)];
+      set(l, t, l.value - 1);
+    }
+  }
+  js.waiting = cause;
+  js.waiting_since = t;
+  if (cause) {
+    for (Scope* s : {&cluster_, js.scope}) {
+      Level& l = s->pending_by_cause[static_cast<int>(*cause)];
+      set(l, t, l.value + 1);
+    }
+  }
+}
+
 void Recorder::job_state(JobRow& row, SimTime t, bool in_system, bool running) {
   JobState& js = state_[row.id];
   const auto delta = [](bool now, bool before) { return static_cast<std::int64_t>(now) - static_cast<std::int64_t>(before); };
@@ -163,6 +191,7 @@ void Recorder::on_change(const model::TimedChange& tc) {
           r.phase = "Rejected";
           r.reason = c.reason;
           r.end = t;
+          wait_cause(r, t, std::nullopt);
           job_state(r, t, false, false);
         } else if constexpr (std::is_same_v<T, model::JobPhaseChanged>) {
           JobRow& r = jobs_.at(c.job);
@@ -176,12 +205,16 @@ void Recorder::on_change(const model::TimedChange& tc) {
             if (!r.first_running) r.first_running = state_[c.job].first_pod_running;
             r.end = t;
             r.reason = c.message.empty() ? c.reason : c.reason + ": " + c.message;
+            wait_cause(r, t, std::nullopt);
             job_state(r, t, false, false);
           } else {
+            // A paused job does not wait for the scheduler (its pods are gone on purpose).
+            if (c.phase == model::JobPhase::Paused) wait_cause(r, t, std::nullopt);
             job_state(r, t, true, c.phase == model::JobPhase::Running);
           }
         } else if constexpr (std::is_same_v<T, model::PodBound>) {
           bound_[c.pod] = Bound{t, c.gpu_milli, c.job};
+          wait_cause(jobs_.at(c.job), t, std::nullopt);
           for (Scope* s : {&cluster_, state_[c.job].scope}) set(s->allocated, t, s->allocated.value + c.gpu_milli);
         } else if constexpr (std::is_same_v<T, model::PodReleased>) {
           JobRow& r = jobs_.at(c.job);
@@ -243,6 +276,12 @@ void Recorder::on_change(const model::TimedChange& tc) {
           }
         } else if constexpr (std::is_same_v<T, model::QueueChanged>) {
           scope(c.queue);
+        } else if constexpr (std::is_same_v<T, model::JobPending>) {
+          JobRow& r = jobs_.at(c.job);
+          if (r.end) return;  // the last reason of a job that ended waiting came before its end
+          r.pending_cause = c.cause;
+          r.pending_reason = c.message;
+          wait_cause(r, t, c.cause);
         }
       },
       tc.change);
@@ -262,6 +301,14 @@ void Recorder::finish() {
   }
   for (auto& [name, s] : scopes_) {
     for (Level* l : {&s.allocated, &s.productive, &s.pending, &s.running, &s.in_system}) advance(*l, horizon_);
+    for (Level& l : s.pending_by_cause) advance(l, horizon_);
+  }
+  for (Level& l : cluster_.pending_by_cause) advance(l, horizon_);
+  // Jobs still waiting wait until the horizon.
+  for (auto& r : jobs_) {
+    if (r.name.empty() || r.id >= state_.size()) continue;
+    const JobState& js = state_[r.id];
+    if (js.waiting) r.pending_us[static_cast<int>(*js.waiting)] += (horizon_ - js.waiting_since).count();
   }
   advance(capacity_, horizon_);
   capacity_area_ = capacity_.area;
@@ -290,6 +337,7 @@ void Recorder::finish() {
       v[i].pending_jobs = at(s.pending, i) / width;
       v[i].running_jobs = at(s.running, i) / width;
       v[i].capacity_gpus = with_capacity ? gpus_at(capacity_, i) / width : 0;
+      for (int c = 0; c < model::kPendingCauses; ++c) v[i].pending_by_cause[c] = at(s.pending_by_cause[c], i) / width;
     }
     return v;
   };
@@ -308,6 +356,7 @@ struct GroupFigures {
   std::vector<double> waits_censored;  // plus jobs that never started, censored (docs/outputs.md)
   std::vector<double> jcts, slowdowns;
   double alloc = 0, prod = 0, lost[model::kLossCauses] = {}, idle = 0;  // GPU-µs
+  double pending[model::kPendingCauses] = {};  // job-µs waiting, by cause
   int submitted = 0, succeeded = 0, failed = 0, rejected = 0, unfinished = 0, never_started = 0;
 
   void add(const JobRow& r, SimTime horizon) {
@@ -335,6 +384,7 @@ struct GroupFigures {
     prod += gpu_value(r.productive_gpu_milli_us);
     for (int i = 0; i < model::kLossCauses; ++i) lost[i] += gpu_value(r.lost_gpu_milli_us[i]);
     idle += gpu_value(r.idle_gpu_milli_us());
+    for (int i = 0; i < model::kPendingCauses; ++i) pending[i] += static_cast<double>(r.pending_us[i]);
   }
 
   void write(std::map<std::string, double>& m, const std::string& prefix) const {
@@ -359,6 +409,8 @@ struct GroupFigures {
           lost[i] / kHourUs;
     }
     m[prefix + "gpu_hours_idle"] = idle / kHourUs;
+    for (int i = 0; i < model::kPendingCauses; ++i)
+      m[prefix + "job_hours_pending_" + pending_cause_metric(static_cast<model::PendingCause>(i))] = pending[i] / kHourUs;
   }
 };
 
@@ -482,6 +534,17 @@ std::vector<std::string> Recorder::check_invariants() const {
     if (s.in_system.area != s.sojourn_us) {
       v.push_back(fmt::format("Little's law (queue '{}'): ∫N dt = {} µs but Σ sojourn = {} µs", name,
                               str(s.in_system.area), str(s.sojourn_us)));
+    }
+  }
+  // Waiting by cause: the per-job intervals add up to the integral of the cluster's per-cause
+  // counts of waiting jobs, exactly.
+  for (int c = 0; c < model::kPendingCauses; ++c) {
+    Int128 jobs = 0;
+    for (const auto& r : jobs_) jobs += r.pending_us[c];
+    if (jobs != cluster_.pending_by_cause[c].area) {
+      v.push_back(fmt::format("waiting by cause {}: Σ jobs {} µs != ∫ waiting jobs dt {} µs",
+                              model::to_string(static_cast<model::PendingCause>(c)), str(jobs),
+                              str(cluster_.pending_by_cause[c].area)));
     }
   }
   // Accounting per job: productive and lost never exceed what was allocated.

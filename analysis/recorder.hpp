@@ -57,6 +57,11 @@ struct JobRow {
   Int128 lost_gpu_milli_us[model::kLossCauses] = {};
   std::int32_t preemptions = 0;  // pods deleted by preemption
   std::int32_t pods_failed = 0;  // pods that terminated Failed
+  // Why it waited (docs/outputs.md "Why jobs waited"): the last reason the scheduler gave while
+  // none of its pods was bound, and the time it waited under each cause (µs).
+  std::optional<model::PendingCause> pending_cause;
+  std::string pending_reason;
+  std::int64_t pending_us[model::kPendingCauses] = {};
   Int128 idle_gpu_milli_us() const;
 };
 
@@ -67,7 +72,13 @@ struct SeriesPoint {
   double capacity_gpus = 0;  // allocatable GPUs of ready nodes (cluster scope only)
   double pending_jobs = 0;   // submitted, not finished, not Running
   double running_jobs = 0;   // phase Running
+  // Jobs waiting with none of their pods bound, by the cause the scheduler last gave
+  // (model::PendingCause order).
+  double pending_by_cause[model::kPendingCauses] = {};
 };
+
+// The metric-name spelling of a pending cause: "quota", "capacity", "queue_order"...
+std::string pending_cause_metric(model::PendingCause c);
 
 struct FaultRecord {
   SimTime time{};
@@ -133,10 +144,12 @@ class Recorder {
   void set(Level& l, SimTime t, std::int64_t v);
   struct Scope {
     Level allocated, productive, pending, running, in_system;
+    Level pending_by_cause[model::kPendingCauses];
     Int128 sojourn_us = 0;  // Σ (end or horizon − submit) of its jobs, for Little's law
   };
   Scope& scope(const std::string& queue);
   void job_state(JobRow& row, SimTime t, bool in_system, bool running);
+  void wait_cause(JobRow& row, SimTime t, std::optional<model::PendingCause> cause);
 
   SimTime horizon_;
   SimDuration bucket_;
@@ -167,6 +180,8 @@ class Recorder {
     bool in_system = false;
     bool running = false;
     std::optional<SimTime> first_pod_running;  // when its first pod started running
+    std::optional<model::PendingCause> waiting;  // the cause of its wait now, if it waits
+    SimTime waiting_since{};
     Scope* scope = nullptr;  // std::map nodes never move
   };
   std::vector<JobState> state_;

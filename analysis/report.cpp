@@ -46,6 +46,12 @@ constexpr MetricInfo kMetrics[] = {
     {"waiting_hours", "hours with jobs of the queue waiting"},
     {"quota_share_while_waiting", "share of the quota held while jobs waited (≈1: the quota binds)"},
     {"utilization_while_waiting", "cluster allocated while the queue's jobs waited (≈1: capacity binds)"},
+    {"job_hours_pending_quota", "job-hours waiting: queue at its quota"},
+    {"job_hours_pending_capacity", "job-hours waiting: no node with room"},
+    {"job_hours_pending_constraints", "job-hours waiting: every node excluded (not ready, selectors)"},
+    {"job_hours_pending_preempting", "job-hours waiting: preempting, victims terminating"},
+    {"job_hours_pending_queue_order", "job-hours waiting: behind a blocked job (strict FIFO)"},
+    {"job_hours_pending_gang_members", "job-hours waiting: gang short of minMember pods"},
     {"wait_mean_s", "wait, mean (jobs that started)"},
     {"wait_p50_s", "wait, median (never-started jobs censored)"},
     {"wait_p90_s", "wait, p90 (never-started jobs censored)"},
@@ -175,6 +181,62 @@ json pending_rows(const ReportInput& in) {
                       {"queue", name},
                       {"pending", t.number(i, "pending_jobs").value_or(0)},
                       {"running", t.number(i, "running_jobs").value_or(0)}});
+    }
+  }
+  return rows;
+}
+
+// Pending causes as timeseries.csv and summary.json spell them, with the words the report uses.
+struct CauseInfo {
+  const char* column;  // timeseries.csv pending_<column>, summary.json job_hours_pending_<column>
+  const char* name;    // jobs.csv pending_cause
+  const char* label;
+};
+constexpr CauseInfo kCauses[] = {
+    {"quota", "Quota", "queue at its quota"},
+    {"capacity", "Capacity", "no node with room"},
+    {"constraints", "Constraints", "every node excluded"},
+    {"preempting", "Preempting", "preempting, victims terminating"},
+    {"queue_order", "QueueOrder", "behind a blocked job (strict FIFO)"},
+    {"gang_members", "GangMembers", "gang short of minMember pods"},
+};
+
+// Waiting jobs by cause per queue, averaged over at most 48 periods of the horizon: the stacked
+// chart of "why did this queue wait, and when".
+json pending_cause_rows(const ReportInput& in) {
+  json rows = json::array();
+  for (const auto& v : in.variants) {
+    const auto& t = v.sample.timeseries;
+    std::map<std::string, std::vector<std::size_t>> by_scope;  // scope -> its rows in time order
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      const std::string_view scope = t.field(i, "scope");
+      if (scope != "cluster") by_scope[std::string(scope)].push_back(i);
+    }
+    for (const auto& [scope, idx] : by_scope) {
+      const std::string queue = scope.starts_with("queue:") ? scope.substr(6) : scope;
+      const std::size_t n = idx.size();
+      const std::size_t periods = std::min<std::size_t>(48, n);
+      // The causes this queue ever waited under (a queue that never waited gets no row).
+      bool seen[std::size(kCauses)] = {};
+      bool any = false;
+      for (const std::size_t i : idx)
+        for (std::size_t k = 0; k < std::size(kCauses); ++k)
+          if (t.number(i, std::string("pending_") + kCauses[k].column).value_or(0) > 0) seen[k] = any = true;
+      if (!any) continue;
+      for (std::size_t p = 0; p < periods; ++p) {
+        const std::size_t from = p * n / periods, to = (p + 1) * n / periods;
+        if (to <= from) continue;
+        const double time_h = t.number(idx[from], "time_s").value_or(0) / 3600.0;
+        // Every period gets its rows, zeros included, so the bars sit at their place in time.
+        for (std::size_t k = 0; k < std::size(kCauses); ++k) {
+          if (!seen[k]) continue;
+          double sum = 0;
+          for (std::size_t i = from; i < to; ++i)
+            sum += t.number(idx[i], std::string("pending_") + kCauses[k].column).value_or(0);
+          rows.push_back({{"variant", v.name}, {"queue", queue_label(queue)}, {"time_h", time_h},
+                          {"cause", kCauses[k].label}, {"jobs", sum / static_cast<double>(to - from)}});
+        }
+      }
     }
   }
   return rows;
@@ -447,6 +509,37 @@ std::vector<Chart> build_charts(const ReportInput& in) {
     }
     charts.push_back({"Pending jobs per queue over time",
                       "Which queues build a backlog, when, and does it drain?", std::move(s)});
+  }
+  {  // why jobs waited, per queue over time
+    json rows = pending_cause_rows(in);
+    json s = rows.empty() ? empty_spec("No job waited for the scheduler in this run") : base_spec(std::move(rows));
+    if (!s.contains("mark")) {
+      json domain = json::array(), range = json::array({"#d62728", "#1f77b4", "#9467bd", "#ff7f0e", "#8c564b", "#7f7f7f"});
+      for (const auto& c : kCauses) domain.push_back(c.label);
+      s.erase("width");
+      s.erase("height");
+      s["spec"] = {{"width", cmp ? 420 : 860}, {"height", 90},
+                   {"mark", {{"type", "bar"}, {"tooltip", true}}},
+                   {"encoding",
+                    {{"x", {{"field", "time_h"}, {"type", "ordinal"}, {"title", "period start (h)"},
+                            {"axis", {{"format", ".0f"}, {"labelOverlap", true}, {"labelAngle", 0}}}}},
+                     {"y", {{"field", "jobs"}, {"type", "quantitative"}, {"stack", true},
+                            {"title", "waiting jobs"}}},
+                     {"color", {{"field", "cause"}, {"type", "nominal"}, {"title", "why they wait"},
+                                {"scale", {{"domain", domain}, {"range", range}}},
+                                {"legend", {{"labelLimit", 320}, {"orient", "bottom"}, {"columns", 3}}}}},
+                     {"tooltip", json::array({tip("variant", "nominal"), tip("queue", "nominal"),
+                                              tip("cause", "nominal"), tip("time_h", "quantitative", "from (h)", ".1f"),
+                                              tip("jobs", "quantitative", "waiting jobs (average)", ".2f")})}}}};
+      s["facet"] = {{"row", {{"field", "queue"}, {"type", "nominal"}, {"title", nullptr}}}};
+      if (cmp) s["facet"]["column"] = {{"field", "variant"}, {"type", "nominal"}, {"title", "variant"}};
+      s["resolve"] = {{"scale", {{"y", "independent"}}}};
+    }
+    charts.push_back({"Why jobs waited, per queue over time",
+                      std::string("Was it nodes or quota? Jobs waiting with none of their pods placed, by the "
+                                  "scheduler's last reason (bar height: average waiting jobs over the period)") +
+                          sample_note + ".",
+                      std::move(s)});
   }
   auto cdf_chart = [&](const char* column, const char* title, const char* question, const char* axis) {
     json by_queue = cdf_rows(in, column, "queue");
@@ -901,6 +994,70 @@ std::string runs_table(const ReportInput& in) {
   return h;
 }
 
+// Per queue and cause: the job-hours waited (summary.json, with its interval), the jobs whose
+// last reason it was and the reason of the longest-waiting of them (jobs.csv of the sample run).
+std::string pending_reasons_table(const ReportInput& in) {
+  const auto& v = in.variants.front();
+  const auto& t = v.sample.jobs;
+  struct Last {
+    int jobs = 0;
+    double longest = -1;
+    std::string job, reason;
+  };
+  std::map<std::pair<std::string, std::string>, Last> last;  // (queue, cause) -> jobs
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const std::string cause(t.field(i, "pending_cause"));
+    if (cause.empty()) continue;
+    Last& l = last[{std::string(t.field(i, "queue")), cause}];
+    ++l.jobs;
+    const double submit = t.number(i, "submit_s").value_or(0);
+    const double waited = t.number(i, "wait_s").value_or(
+        t.number(i, "end_s").value_or(v.sample.horizon_s) - submit);
+    if (waited > l.longest) {
+      l.longest = waited;
+      l.job = t.field(i, "job");
+      l.reason = t.field(i, "pending_reason");
+    }
+  }
+  std::vector<std::string> queues = group_values(in, kGroupQueue);
+  queues.insert(queues.begin(), "");  // the cluster first
+  std::string body;
+  for (const auto& q : queues) {
+    const std::string prefix = q.empty() ? "" : std::string(kGroupQueue) + "/" + q + "/";
+    double total = 0;
+    for (const auto& c : kCauses) total += std::max(0.0, metric_mean(v, prefix + "job_hours_pending_" + c.column));
+    if (total <= 0) continue;
+    bool first = true;
+    for (const auto& c : kCauses) {
+      const std::string metric = prefix + "job_hours_pending_" + c.column;
+      const auto it = v.replications.metrics.find(metric);
+      if (it == v.replications.metrics.end() || it->second.interval.mean <= 0) continue;
+      int jobs = 0;
+      const Last* example = nullptr;
+      for (const auto& [key, l] : last) {
+        if (key.second != c.name || (!q.empty() && key.first != q)) continue;
+        jobs += l.jobs;
+        if (!example || l.longest > example->longest) example = &l;
+      }
+      body += fmt::format(
+          "<tr><td class=\"queue\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+          "<td class=\"num\">{}</td><td class=\"reason\">{}</td></tr>\n",
+          first ? html_escape(q.empty() ? std::string("all queues") : q) : "", html_escape(c.label),
+          html_escape(metric_value(metric, it->second.interval)), html_escape(format_percent(it->second.interval.mean / total)),
+          format_count(jobs),
+          example ? "<code>" + html_escape(example->job) + "</code> (waited " +
+                        html_escape(format_duration_s(example->longest)) + "): " + html_escape(example->reason)
+                  : std::string("–"));
+      first = false;
+    }
+  }
+  if (body.empty()) return "<p>No job waited for the scheduler.</p>\n";
+  return "<div class=\"wide\"><table class=\"jobs reasons\"><thead><tr><th>queue</th><th>why it waited</th>"
+         "<th>job-hours waiting</th><th>share</th><th>jobs, last reason</th><th>longest wait of those and its last "
+         "reason" + std::string(in.kind == ReportKind::Run ? "" : " (first replication)") +
+         "</th></tr></thead><tbody>\n" + body + "</tbody></table></div>\n";
+}
+
 std::string longest_waits_table(const ReportInput& in) {
   const auto& v = in.variants.front();
   const auto& t = v.sample.jobs;
@@ -912,13 +1069,13 @@ std::string longest_waits_table(const ReportInput& in) {
   if (waits.size() > 10) waits.resize(10);
   if (waits.empty()) return "<p>No job started running.</p>\n";
   std::string h = "<table class=\"jobs\"><thead><tr><th>job</th><th>kind</th><th>queue</th><th>wait (s)</th>"
-                  "<th>phase</th><th>restarts</th></tr></thead><tbody>\n";
+                  "<th>phase</th><th>restarts</th><th>last reason it waited</th></tr></thead><tbody>\n";
   for (const auto& [w, i] : waits) {
     h += fmt::format("<tr><td class=\"job\">{}</td><td>{}</td><td class=\"queue\">{}</td><td class=\"num\">{}</td>"
-                     "<td>{}</td><td class=\"num\">{}</td></tr>\n",
+                     "<td>{}</td><td class=\"num\">{}</td><td class=\"reason\">{}</td></tr>\n",
                      html_escape(t.field(i, "job")), html_escape(t.field(i, "kind")),
                      html_escape(queue_label(t.field(i, "queue"))), html_escape(num(w)), html_escape(t.field(i, "phase")),
-                     html_escape(t.field(i, "restarts")));
+                     html_escape(t.field(i, "restarts")), html_escape(t.field(i, "pending_reason")));
   }
   h += "</tbody></table>\n";
   return h;
@@ -947,6 +1104,8 @@ div.warnings { background: #fff4d6; border: 1px solid #e8c36a; padding: 6px 12px
 div.warnings ul { margin: 4px 0; }
 p.answer { font-size: 18px; font-weight: 600; margin: 6px 0; }
 p.answer.none { color: #a33; }
+td.reason { font-size: 12px; color: #333; min-width: 320px; }
+table.reasons td:first-child { white-space: nowrap; font-weight: 600; }
 )css";
 
 // Runs after the bundles. Reads the charts from the JSON data element (never from HTML), renders
@@ -1090,6 +1249,12 @@ std::string render_report(const ReportInput& in) {
          "starving queue. Waits of jobs that never started count as censored at the horizon.</p>\n";
     h += group_table(in, kGroupQueue, queues);
   }
+  h += "<h2>Why jobs waited</h2>\n<p class=\"q\">Was it nodes or quota? While none of a job's pods was placed, the "
+       "scheduler's reason, in the words of Kubernetes' FailedScheduling event; the time before a job's first "
+       "scheduling cycle counts under no cause." +
+       std::string(in.kind == ReportKind::Comparison ? " Base variant; the other variants' job-hours are in the "
+                                                       "tables above." : "") +
+       "</p>\n" + pending_reasons_table(in);
   if (const auto kinds = group_values(in, kGroupKind); !kinds.empty()) {
     h += "<details><summary>By job kind</summary>\n" + group_table(in, kGroupKind, kinds) + "</details>\n";
   }

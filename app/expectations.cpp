@@ -218,6 +218,10 @@ void ExpectationChecker::on_change(const model::TimedChange& tc) {
         } else if constexpr (std::is_same_v<T, model::JobStatusChanged>) {
           ev.type = "JobStatusChanged";
           job = c.job;
+        } else if constexpr (std::is_same_v<T, model::JobPending>) {
+          ev.type = "JobPending";
+          ev.reason = std::string(model::to_string(c.cause));
+          job = c.job;
         }
       },
       tc.change);

@@ -34,6 +34,18 @@ enum class LossCause {
 inline constexpr int kLossCauses = 7;
 std::string_view to_string(LossCause c);
 
+// Why the scheduler left a job waiting (docs/scheduler.md "Why is this job pending?").
+enum class PendingCause {
+  Quota,        // the queue's quota leaves no room for it (§8.7)
+  Capacity,     // no node has the free resources (at least one node lacks only room)
+  Constraints,  // every node is excluded by readiness or node selectors, none for room
+  Preempting,   // it preempted lower-priority pods, or waits for pods already terminating (§8.6)
+  QueueOrder,   // strict FIFO (§11 Q11): a blocked workload ahead of it in its queue
+  GangMembers,  // fewer pods exist than the gang's minMember (§8.3)
+};
+inline constexpr int kPendingCauses = 6;
+std::string_view to_string(PendingCause c);
+
 struct JobSubmitted {
   JobId job;
   std::string name;  // namespace/name
@@ -130,10 +142,20 @@ struct JobStatusChanged {
   std::string status;
 };
 
+// The scheduler leaves the job waiting (none of its pods bound): published when the cause of
+// the wait changes, and with the job's last reason when it is placed or the run ends; the
+// messages in between are not published (they change with every count).
+struct JobPending {
+  JobId job;
+  PendingCause cause;
+  std::string message;  // kube-scheduler style: "0/48 nodes are available: 48 insufficient nvidia.com/gpu"
+};
+
 // New kinds go at the end: their index is part of nothing persistent, but keep the order stable.
 using Change = std::variant<JobSubmitted, JobRejected, JobPhaseChanged, PodCreated, PodBound, PodRunning,
                             PodReleased, PodDeleted, TrainingChanged, ProgressLost,
-                            ProgressCommitted, NodeChanged, QueueChanged, PodUnknown, JobStatusChanged>;
+                            ProgressCommitted, NodeChanged, QueueChanged, PodUnknown, JobStatusChanged,
+                            JobPending>;
 
 struct TimedChange {
   SimTime time;

@@ -119,4 +119,10 @@ std::string_view to_string(LossCause c) {
   return kNames[static_cast<std::size_t>(c)];
 }
 
+std::string_view to_string(PendingCause c) {
+  static constexpr std::string_view kNames[] = {"Quota", "Capacity", "Constraints", "Preempting",
+                                                "QueueOrder", "GangMembers"};
+  return kNames[static_cast<std::size_t>(c)];
+}
+
 }  // namespace t9k::model

@@ -20,6 +20,74 @@ std::string_view to_string(RejectReason r) {
 
 namespace {
 
+std::string nodes_message(const NodeTally& t, const ClusterSnapshot& snap, const std::string& queue) {
+  std::string m = "0/" + std::to_string(t.nodes) + " nodes are available";
+  std::string sep = ": ";
+  auto part = [&](std::int32_t n, const std::string& what) {
+    if (n <= 0) return;
+    m += sep + std::to_string(n) + " " + what;
+    sep = ", ";
+  };
+  part(t.gpu, "insufficient " + snap.resources().name(kDimGpu));
+  part(t.cpu, "insufficient cpu");
+  part(t.memory, "insufficient memory");
+  part(t.other, "insufficient other resources or other filters");
+  part(t.not_ready, "not ready or cordoned");
+  part(t.selector, "not matching the pod's node selector");
+  part(t.queue_selector, "not matching the node selector of queue " + queue);
+  return m;
+}
+
+}  // namespace
+
+std::string describe(const PendingReason& r, const ClusterSnapshot& snap) {
+  const auto& groups = snap.groups();
+  const GroupInfo* g = r.group >= 0 && static_cast<std::size_t>(r.group) < groups.size()
+                           ? &groups[static_cast<std::size_t>(r.group)] : nullptr;
+  std::string queue;
+  if (g && g->queue >= 0 && static_cast<std::size_t>(g->queue) < snap.queues().size())
+    queue = snap.queues()[static_cast<std::size_t>(g->queue)].name;
+  auto gang_prefix = [&] {
+    if (r.pods <= 1) return std::string{};
+    return "gang of " + std::to_string(r.pods) + " pods, " + std::to_string(r.placed) + " placed: ";
+  };
+  auto quantity = [](std::int64_t milli) { return model::Quantity::from_milli(milli).to_string(); };
+  switch (r.cause) {
+    case PendingCause::Quota:
+      return "queue " + queue + " at quota: " + snap.resources().name(r.quota_dim) + " " +
+             quantity(r.quota_used) + "/" + quantity(r.quota_limit) + " allocated, " +
+             quantity(r.quota_asked) + " more asked";
+    case PendingCause::Capacity:
+    case PendingCause::Constraints:
+      return gang_prefix() + nodes_message(r.nodes, snap, queue);
+    case PendingCause::Preempting:
+      return "preempting lower-priority pods or waiting for terminating ones; " + gang_prefix() +
+             nodes_message(r.nodes, snap, queue);
+    case PendingCause::QueueOrder: {
+      std::string ahead = "an earlier workload";
+      if (r.ahead >= 0 && static_cast<std::size_t>(r.ahead) < groups.size())
+        ahead = groups[static_cast<std::size_t>(r.ahead)].key;
+      return "strict FIFO: queue " + queue + " waits for " + ahead + ", which cannot be placed";
+    }
+    case PendingCause::GangMembers:
+      return "gang not ready: " + std::to_string(r.pods) + " of minMember " + std::to_string(r.placed) +
+             " pods exist";
+  }
+  return "?";
+}
+
+namespace {
+
+// What a filter plugin checks, for the pending reasons' node tallies.
+enum class FilterKind { Ready, Fit, Selector, QueueSelector, Other };
+FilterKind filter_kind_of(std::string_view name) {
+  if (name == "node-ready") return FilterKind::Ready;
+  if (name == "node-resources-fit") return FilterKind::Fit;
+  if (name == "node-selector") return FilterKind::Selector;
+  if (name == "queue-node-selector") return FilterKind::QueueSelector;
+  return FilterKind::Other;
+}
+
 enum class Outcome { Placed, Skipped, Blocked };
 
 // Does the failed request f fit inside r (so that r fails too)?
@@ -35,6 +103,7 @@ struct Scheduler::Impl {
   SchedulerOptions opt;
   std::vector<std::unique_ptr<QueueSortPlugin>> queue_sort;
   std::vector<std::unique_ptr<FilterPlugin>> filters;
+  std::vector<FilterKind> filter_kinds;  // by filter index
   std::vector<std::pair<std::unique_ptr<ScorePlugin>, int>> scores;
   std::vector<std::unique_ptr<PermitPlugin>> permits;
   bool spread_walk = false;
@@ -56,8 +125,11 @@ struct Scheduler::Impl {
   // resources only shrink during a cycle, so any request covering one of them fails too (issue 5
   // "Scale"). Reservations (§8.6) differ per viewer: a memo serves only within the epoch of
   // growing views it was recorded in (CycleState::view_epoch).
-  std::map<std::tuple<std::int32_t, SelectorId, SelectorId>, std::vector<DenseRes>> fail_memo;
-  std::set<std::vector<std::int32_t>> gang_fail_memo;
+  // Each failure keeps its node tally: a request it covers reports that tally (the pending
+  // reason of a request that fails without a look is the one of the request that did look).
+  std::map<std::tuple<std::int32_t, SelectorId, SelectorId>, std::vector<std::pair<DenseRes, NodeTally>>> fail_memo;
+  // Gang cores that failed, by signature, with the failure (pods tried, placed, node tally).
+  std::map<std::vector<std::int32_t>, PendingReason> gang_fail_memo;
   // One-pod preemptions that found no victim set this cycle, per (view epoch, queue selector,
   // pod selector): (queue priority, request). Within a cycle resources and victims only shrink,
   // and a queue of lower or equal priority has a subset of the victims, so a request covering a
@@ -88,11 +160,19 @@ struct Scheduler::Impl {
   // victims, and the queue's GPU quota (max when unlimited).
   std::vector<char> may_preempt;
   std::vector<std::int64_t> gpu_quota;
+  // Pending reasons. `tally` is the node tally of the find_node in progress (outside preemption
+  // trials only); `why` is the failure of the attempt in progress.
+  NodeTally tally;
+  std::int32_t visited = 0;  // present nodes the find_node in progress looked at
+  PendingReason why;
 
   explicit Impl(SchedulerOptions o) : opt(std::move(o)) {
     if (auto problems = opt.validate(); !problems.empty()) throw OptionsError(problems);
     for (const auto& n : opt.queue_sort) queue_sort.push_back(make_queue_sort_plugin(n, opt));
-    for (const auto& n : opt.filters) filters.push_back(make_filter_plugin(n));
+    for (const auto& n : opt.filters) {
+      filters.push_back(make_filter_plugin(n));
+      filter_kinds.push_back(filter_kind_of(n));
+    }
     int heaviest = 0;
     for (const auto& s : opt.scores) {
       scores.emplace_back(make_score_plugin(s.name), s.weight);
@@ -111,19 +191,98 @@ struct Scheduler::Impl {
 
   // ---- placement ------------------------------------------------------------------------------
 
-  bool memo_fails(const PodInfo& p, const QueueInfo* q) const {
-    if (st.bonus_active()) return false;
+  // The tally of a recorded failure covering this request, or nullptr.
+  const NodeTally* memo_fails(const PodInfo& p, const QueueInfo* q) const {
+    if (st.bonus_active()) return nullptr;
     const auto it = fail_memo.find({st.view_epoch(), q ? q->selector : kNone, p.selector});
-    if (it == fail_memo.end()) return false;
-    for (const auto& f : it->second)
-      if (covered_by(f, p.request)) return true;
-    return false;
+    if (it == fail_memo.end()) return nullptr;
+    for (const auto& [f, t] : it->second)
+      if (covered_by(f, p.request)) return &t;
+    return nullptr;
   }
 
   void memo_record(const PodInfo& p, const QueueInfo* q) {
     if (st.bonus_active()) return;
     auto& list = fail_memo[{st.view_epoch(), q ? q->selector : kNone, p.selector}];
-    if (list.size() < 16) list.push_back(to_dense(p.request));
+    if (list.size() < 16) list.emplace_back(to_dense(p.request), tally);
+  }
+
+  // ---- pending reasons (docs/scheduler.md "Why is this job pending?") -------------------------
+
+  // The first filter that turns node n away; a node short of room that a later filter would
+  // exclude anyway (readiness, selectors) counts as excluded: more room would not help there.
+  void note_reject(std::size_t filter, const PodInfo& p, const QueueInfo* q, NodeId n) {
+    if (filter_kinds[filter] == FilterKind::Fit) {
+      for (std::size_t j = filter + 1; j < filters.size(); ++j) {
+        if (filter_kinds[j] == FilterKind::Other || filters[j]->filter(st, p, q, n)) continue;
+        filter = j;
+        break;
+      }
+    }
+    switch (filter_kinds[filter]) {
+      case FilterKind::Ready: ++tally.not_ready; return;
+      case FilterKind::Selector: ++tally.selector; return;
+      case FilterKind::QueueSelector: ++tally.queue_selector; return;
+      case FilterKind::Other: ++tally.other; return;
+      case FilterKind::Fit: break;
+    }
+    bool any = false;
+    for (const auto& [d, amount] : p.request) {
+      if (st.free(n, d) >= amount) continue;
+      any = true;
+      if (d == kDimGpu) ++tally.gpu;
+      else if (d == kDimCpu) ++tally.cpu;
+      else if (d == kDimMemory) ++tally.memory;
+      else ++tally.other;
+    }
+    if (!any) ++tally.gpu;  // a share: no GPU slot with room for it
+  }
+  // A find_node that found nothing: the nodes it never looked at have fewer free GPUs than asked.
+  void close_tally() {
+    tally.nodes = static_cast<std::int32_t>(snap->nodes_by_free_gpu().size());
+    tally.gpu += std::max<std::int32_t>(0, tally.nodes - visited);
+  }
+  static PendingCause cause_of(const NodeTally& t) {
+    const bool room = t.gpu + t.cpu + t.memory > 0 || t.nodes == 0;
+    return room || t.other > 0 ? PendingCause::Capacity : PendingCause::Constraints;
+  }
+  void why_nodes(const NodeTally& t, std::size_t pods, std::size_t placed) {
+    why = PendingReason{};
+    why.cause = cause_of(t);
+    why.nodes = t;
+    why.pods = static_cast<std::int32_t>(pods);
+    why.placed = static_cast<std::int32_t>(placed);
+  }
+  // The first resource the quota refuses (quota_ok failed for this request).
+  void why_quota(QueueId q, const SparseRes& request) {
+    why = PendingReason{};
+    why.cause = PendingCause::Quota;
+    const auto& info = queue(q);
+    const auto& alloc = st.queue_allocated(q);
+    for (const Dim d : info.quota_dims) {
+      if (at(alloc, d) + at(request, d) <= at(info.quota, d)) continue;
+      why.quota_dim = d;
+      why.quota_used = at(alloc, d);
+      why.quota_asked = at(request, d);
+      why.quota_limit = at(info.quota, d);
+      return;
+    }
+  }
+  void report_pending(GroupId gid, PodId pod, PendingReason r) {
+    r.group = gid;
+    r.pod = pod;
+    out.pending.push_back(r);
+  }
+  void report_gang_members(GroupId gid, std::int32_t exist) {
+    PendingReason r;
+    r.cause = PendingCause::GangMembers;
+    r.pods = exist;
+    r.placed = group(gid).min_member;
+    report_pending(gid, first_pod(gid), r);
+  }
+  PodId first_pod(GroupId gid) const {
+    const auto& pods = group(gid).pods;
+    return pods.empty() ? kNone : pods.front();
   }
 
   // Filter then score; the candidate walk follows the free-GPU index (bin-pack order) and stops
@@ -141,8 +300,12 @@ struct Scheduler::Impl {
     if (s == stamp) return false;
     s = stamp;
     if (!node(n).present) return false;
-    for (const auto& f : filters)
-      if (!f->filter(st, p, q, n)) return false;
+    ++visited;
+    for (std::size_t i = 0; i < filters.size(); ++i)
+      if (!filters[i]->filter(st, p, q, n)) {
+        if (!st.bonus_active()) note_reject(i, p, q, n);
+        return false;
+      }
     return true;
   }
   std::int64_t weighted_score(const PodInfo& p, NodeId n, const PlacementContext& ctx) const {
@@ -157,8 +320,16 @@ struct Scheduler::Impl {
     if (st.bonus_active()) extra.insert(extra.end(), st.bonus_nodes().begin(), st.bonus_nodes().end());
   }
 
+  // find_node_whole or find_node_shared, keeping the node tally of a failure for the pending reason.
   std::optional<NodeId> find_node(const PodInfo& p, const QueueInfo* q) {
-    if (p.gpu_share > 0) return find_node_shared(p, q);
+    tally = NodeTally{};
+    visited = 0;
+    const auto n = p.gpu_share > 0 ? find_node_shared(p, q) : find_node_whole(p, q);
+    if (!n && !st.bonus_active()) close_tally();
+    return n;
+  }
+
+  std::optional<NodeId> find_node_whole(const PodInfo& p, const QueueInfo* q) {
     const std::int64_t gpu = at(p.request, kDimGpu);
     if (!st.bonus_active()) {
       const auto top = st.max_free_gpu();
@@ -262,7 +433,10 @@ struct Scheduler::Impl {
     gang_nodes.clear();
     trial_size = pods.size();
     for (const PodId id : pods)
-      if (memo_fails(pod(id), q)) return false;
+      if (const NodeTally* t = memo_fails(pod(id), q)) {
+        why_nodes(*t, pods.size(), 0);
+        return false;
+      }
     // Largest GPU requests first: they have the fewest candidate nodes.
     order_buf.assign(pods.begin(), pods.end());
     std::stable_sort(order_buf.begin(), order_buf.end(), [&](PodId a, PodId b) {
@@ -271,6 +445,7 @@ struct Scheduler::Impl {
     for (const PodId id : order_buf) {
       const auto n = find_node(pod(id), q);
       if (!n) {
+        if (!st.bonus_active()) why_nodes(tally, pods.size(), placed.size());
         if (placed.empty()) memo_record(pod(id), q);
         rollback(placed);
         return false;
@@ -354,17 +529,50 @@ struct Scheduler::Impl {
   // Side effects an attempt would have had are harmless: failure memos only record failures
   // that are certain (and a skipped gang's signature would be skipped again by this same test,
   // since free GPUs only shrink during a cycle), and views are replayed by the caller.
-  bool skippable(const PendingEntry& e, QueueId q, std::int64_t max_free, bool gang) const {
+  // A skipped group is reported pending with what made it skippable: its queue's GPU quota (the
+  // lower bound as what it asks), or every node short of GPUs for its smallest pod.
+  bool skippable(const PendingEntry& e, QueueId q, std::int64_t max_free, bool gang) {
     const GroupId g = group_of(e.key);
     if (!st.reservations().empty() && st.has_reservation(g)) return false;
     const std::int64_t limit = gpu_quota[static_cast<std::size_t>(q)];
+    // The reason its attempt would give first (§8.3 permit before quota): a gang short of pods.
+    // Looked up only for a group being skipped (the skip itself reads no GroupInfo).
+    const auto short_of_pods = [&] {
+      if (!gang || e.running) return false;
+      const GroupInfo& gi = group(g);
+      const std::int32_t exist = gi.n_pending + gi.n_bound + gi.n_succeeded;
+      if (exist >= gi.min_member) return false;
+      report_gang_members(g, exist);
+      return true;
+    };
     if (limit != std::numeric_limits<std::int64_t>::max()) {
       // A lower bound of the GPUs whose quota would be checked: the whole core for a gang not
       // yet running (at least `need` pods, each >= min_gpu); one pod otherwise.
       const std::int64_t lb = gang && !e.running ? static_cast<std::int64_t>(e.need) * e.min_gpu : e.min_gpu;
-      if (at(st.queue_allocated(q), kDimGpu) + lb > limit) return true;
+      const std::int64_t used = at(st.queue_allocated(q), kDimGpu);
+      if (used + lb > limit) {
+        if (short_of_pods()) return true;
+        PendingReason r;
+        r.cause = PendingCause::Quota;
+        r.quota_dim = kDimGpu;
+        r.quota_used = used;
+        r.quota_asked = lb;
+        r.quota_limit = limit;
+        report_pending(g, first_pod(g), r);
+        return true;
+      }
     }
-    return e.min_gpu > max_free && !may_preempt[static_cast<std::size_t>(q)];
+    if (e.min_gpu > max_free && !may_preempt[static_cast<std::size_t>(q)]) {
+      if (short_of_pods()) return true;
+      PendingReason r;
+      r.cause = PendingCause::Capacity;
+      r.nodes.nodes = static_cast<std::int32_t>(snap->nodes_by_free_gpu().size());
+      r.nodes.gpu = r.nodes.nodes;
+      r.pods = gang && !e.running ? e.need : 1;
+      report_pending(g, first_pod(g), r);
+      return true;
+    }
+    return false;
   }
 
   void t9k_stage() {
@@ -413,7 +621,16 @@ struct Scheduler::Impl {
       const GroupId g = group_of(index[it].key);
       ++it;
       const Outcome o = attempt_group(q, g);
-      if (o == Outcome::Blocked && strict) continue;  // §11 Q11 option: the queue waits
+      if (o == Outcome::Blocked && strict) {  // §11 Q11 option: the queue waits
+        for (std::size_t rest = it; rest < index.size(); ++rest) {
+          PendingReason r;
+          r.cause = PendingCause::QueueOrder;
+          r.ahead = g;
+          const GroupId behind = group_of(index[rest].key);
+          report_pending(behind, first_pod(behind), r);
+        }
+        continue;
+      }
       if (it < index.size()) {
         heap.push_back(q);
         std::push_heap(heap.begin(), heap.end(), after);
@@ -461,7 +678,10 @@ struct Scheduler::Impl {
 
   bool place_individually(QueueId q, PodId id) {
     const auto& p = pod(id);
-    if (!quota_ok(q, p.request)) return false;
+    if (!quota_ok(q, p.request)) {
+      why_quota(q, p.request);
+      return false;
+    }
     one_buf.assign(1, id);
     if (!trial(one_buf, &queue(q), placed_one)) return false;
     commit(placed_one);
@@ -477,6 +697,11 @@ struct Scheduler::Impl {
     st.set_viewer(Viewer{false, gid, q, queue(q).priority, g.order_key(gid)});
     keep_reservation = false;
     const Outcome o = attempt_group_views(q, gid);
+    if (o == Outcome::Blocked) {
+      // A group that preempts (or waits for its victims) says so, unless its quota blocked it.
+      if (keep_reservation && why.cause != PendingCause::Quota) why.cause = PendingCause::Preempting;
+      report_pending(gid, first_pod(gid), why);
+    }
     if (!keep_reservation && st.has_reservation(gid)) st.release_reservations(gid);
     return o;
   }
@@ -498,20 +723,26 @@ struct Scheduler::Impl {
     if (!gang || running) {
       const std::int32_t need = std::max<std::int32_t>(0, g.min_member - g.n_bound - g.n_succeeded);
       bool blocked = false;
+      PendingReason first_why;  // of the first required pod that found no place
       auto& todo = todo_buf;
       todo = pending;
       for (std::size_t i = 0; i < todo.size(); ++i) {
         if (place_individually(q, todo[i])) continue;
         const bool required = static_cast<std::int32_t>(i) < need;
+        if (required && !blocked) first_why = why;
         blocked = blocked || required;
         // Replacements that restore a running gang may preempt; elastic surplus never does.
         if (required && opt.preemption && quota_ok(q, pod(todo[i]).request))
           try_preempt(q, gid, {todo[i]});
       }
+      why = first_why;
       return blocked ? Outcome::Blocked : Outcome::Placed;
     }
     for (const auto& pm : permits)
-      if (!pm->ready(*snap, g, pending)) return Outcome::Skipped;  // §8.3: too few members yet
+      if (!pm->ready(*snap, g, pending)) {  // §8.3: too few members yet
+        report_gang_members(gid, static_cast<std::int32_t>(pending.size()) + g.n_bound + g.n_succeeded);
+        return Outcome::Skipped;
+      }
     split_core(g);
     SparseRes total;
     {
@@ -521,19 +752,24 @@ struct Scheduler::Impl {
         if (sum[d] != 0) total.emplace_back(static_cast<Dim>(d), sum[d]);
     }
     // §8.6: quota is checked before, and independently of, preemption (C2 of the example).
-    if (!quota_ok(q, total)) return Outcome::Blocked;
+    if (!quota_ok(q, total)) {
+      why_quota(q, total);
+      return Outcome::Blocked;
+    }
     signature.assign({st.view_epoch(), qi.selector});
     for (const PodId p : core) signature.push_back(pod(p).shape);
     std::sort(signature.begin() + 2, signature.end());
     auto& placed = placed_core;
     bool ok = false;
-    if (!gang_fail_memo.count(signature)) {
+    if (const auto memo = gang_fail_memo.find(signature); memo == gang_fail_memo.end()) {
       ok = trial(core, &qi, placed);
       for (const auto& pm : permits) ok = ok && pm->permit(core.size(), placed.size());
       if (!ok) {
         rollback(placed);
-        gang_fail_memo.insert(signature);
+        gang_fail_memo.emplace(signature, why);
       }
+    } else {
+      why = memo->second;
     }
     if (!ok) {
       if (opt.preemption) try_preempt(q, gid, core);
@@ -765,11 +1001,17 @@ struct Scheduler::Impl {
       const PodId id = pod_of(key);
       if (evicted[static_cast<std::size_t>(id)]) continue;
       const auto& p = pod(id);
-      if (memo_fails(p, nullptr)) continue;
+      if (const NodeTally* t = memo_fails(p, nullptr)) {
+        why_nodes(*t, 1, 0);
+        report_pending(kNone, id, why);
+        continue;
+      }
       gang_nodes.clear();
       const auto n = find_node(p, nullptr);
       if (!n) {
         memo_record(p, nullptr);
+        why_nodes(tally, 1, 0);
+        report_pending(kNone, id, why);
         continue;
       }
       st.take_pod(*n, id, p);

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "model/change.hpp"
 #include "model/cluster.hpp"
 #include "scheduler/options.hpp"
 #include "scheduler/snapshot.hpp"
@@ -72,11 +73,52 @@ struct Rejection {
   bool operator==(const Rejection&) const = default;
 };
 
+// Why a pending workload was not placed in a cycle (docs/scheduler.md "Why is this job
+// pending?"), in the spirit of kube-scheduler's FailedScheduling event. Counts, not strings: a
+// cycle reports one for every workload it left waiting, and the world formats a message
+// (describe) only when it publishes one.
+using model::PendingCause;
+
+// Of the last pod that found no node: how many nodes turned it away, and why. A node counts once
+// per reason, so a node short of both GPUs and memory counts in both (as kube-scheduler's
+// message); nodes never looked at (their free GPUs are below the request) count as short of GPUs.
+struct NodeTally {
+  std::int32_t nodes = 0;           // nodes in the cluster (present)
+  std::int32_t not_ready = 0;       // not Ready, or cordoned (node-ready)
+  std::int32_t selector = 0;        // the pod's nodeSelector / affinity does not match
+  std::int32_t queue_selector = 0;  // the queue's nodeSelector does not match (§8.2)
+  std::int32_t gpu = 0;             // insufficient GPUs (whole GPUs, or no GPU with room for a share)
+  std::int32_t cpu = 0;
+  std::int32_t memory = 0;
+  std::int32_t other = 0;           // other extended resources, or other filters
+  bool operator==(const NodeTally&) const = default;
+};
+
+struct PendingReason {
+  GroupId group = kNone;  // the T9k PodGroup (snapshot id); kNone for a default-scheduler pod
+  PodId pod = kNone;      // a pending pod of the workload (the pod, for the default scheduler)
+  PendingCause cause = PendingCause::Capacity;
+  NodeTally nodes;               // Capacity, Constraints, Preempting
+  std::int32_t pods = 0;         // pods tried together (a gang core), or pods existing (GangMembers)
+  std::int32_t placed = 0;       // pods of the core placed before one found no node; minMember (GangMembers)
+  Dim quota_dim = kDimGpu;       // Quota: the first resource over quota
+  std::int64_t quota_used = 0, quota_asked = 0, quota_limit = 0;  // milli-units
+  GroupId ahead = kNone;         // QueueOrder: the blocked group ahead of it
+  bool operator==(const PendingReason&) const = default;
+};
+
 struct Decisions {
   std::vector<Binding> bindings;
   std::vector<Eviction> evictions;
+  // Every workload the cycle left pending (T9k groups it attempted or skipped, default pods).
+  std::vector<PendingReason> pending;
   bool empty() const { return bindings.empty() && evictions.empty(); }
 };
+
+// The reason as one line in kube-scheduler's words, e.g. "0/48 nodes are available: 48
+// insufficient nvidia.com/gpu" or "queue production at quota: nvidia.com/gpu 184/192 allocated,
+// 16 more asked".
+std::string describe(const PendingReason& reason, const ClusterSnapshot& snapshot);
 
 // A new workload (PodGroup, or a bare T9k pod) asking to enter a queue.
 struct AdmissionRequest {

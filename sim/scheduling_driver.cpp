@@ -57,6 +57,7 @@ void SchedulingDriver::pod_released(const std::string&) { request_cycle(); }
 
 void SchedulingDriver::cycle() {
   cycle_pending_ = false;
+  ++cycles_;
   const scheduler::Decisions d = sched_.schedule(snap_, k_.now());
   // Gangs being admitted in this cycle: T9k groups with no member bound before it. A running
   // group that lost members gets its replacements one by one (§11 Q10), so only admissions
@@ -65,6 +66,7 @@ void SchedulingDriver::cycle() {
   for (const auto& b : d.bindings) {
     const auto [id, p] = store_.locate(b.pod);
     if (!p->pod_group.empty() && store_.bound_members(id) == 0) admitted.insert(id);
+    placed(id);
   }
   for (const auto& b : d.bindings) {
     const auto [id, p] = store_.bind_pod(b.pod, b.node, b.gpu_slot);
@@ -72,6 +74,7 @@ void SchedulingDriver::cycle() {
     reconciles_.enqueue(id);
   }
   check_after_bindings(d, admitted);
+  note_pending(d.pending);
   for (const auto& e : d.evictions) {
     const auto [id, p] = store_.locate(e.pod);
     if (e.reason == model::DeletionReason::MaxDuration) {
@@ -89,6 +92,66 @@ void SchedulingDriver::cycle() {
     reconciles_.enqueue(id);
   }
   arm_max_duration();
+}
+
+SchedulingDriver::Waiting& SchedulingDriver::waiting(JobId id) {
+  if (waiting_.size() <= id) waiting_.resize(static_cast<std::size_t>(id) + 1);
+  return waiting_[id];
+}
+
+void SchedulingDriver::publish_pending(JobId id, Waiting& w) {
+  if (w.message.empty()) w.message = scheduler::describe(w.last, snap_);
+  store_.publish(model::JobPending{id, w.last.cause, w.message});
+  w.dirty = false;
+}
+
+// A job is waiting while none of its pods is bound; the scheduler reports every workload it
+// left pending in the cycle, and the feed gets a JobPending when the cause changes or a new wait
+// begins (the workload had no reason in the cycle before: placed, paused, or new). Messages in
+// between are kept as counts and formatted only if they turn out to be the last (placed, finish).
+void SchedulingDriver::note_pending(const std::vector<scheduler::PendingReason>& reasons) {
+  for (const auto& r : reasons) {
+    if (r.pod == scheduler::kNone) continue;
+    auto& cache = r.group != scheduler::kNone ? seen_groups_ : seen_pods_;
+    const auto slot = static_cast<std::size_t>(r.group != scheduler::kNone ? r.group : r.pod);
+    if (cache.size() <= slot) cache.resize(slot + 1);
+    Seen& seen = cache[slot];
+    const bool continued = seen.cycle != 0 && seen.cycle + 1 == cycles_;
+    const bool same = continued && seen.reason == r;
+    seen.reason = r;
+    seen.cycle = cycles_;
+    if (same) continue;
+    const auto owner = store_.owner_of(snap_.pods()[static_cast<std::size_t>(r.pod)].key);
+    if (!owner || store_.bound_members(*owner) > 0) continue;
+    Waiting& w = waiting(*owner);
+    if (w.cycle == cycles_) continue;  // one reason per job and cycle (default-scheduler jobs: its first pod's)
+    w.cycle = cycles_;
+    const bool new_cause = !w.active || !continued || w.last.cause != r.cause;
+    w.active = true;
+    w.last = r;
+    w.message.clear();
+    // A strict-FIFO reason names the group ahead, whose id may be reused once it is gone.
+    if (r.cause == model::PendingCause::QueueOrder) w.message = scheduler::describe(r, snap_);
+    if (new_cause) publish_pending(*owner, w);
+    else w.dirty = true;
+  }
+}
+
+void SchedulingDriver::placed(JobId id) {
+  if (id >= waiting_.size() || !waiting_[id].active) return;
+  Waiting& w = waiting_[id];
+  if (w.dirty) publish_pending(id, w);
+  w = Waiting{};
+}
+
+void SchedulingDriver::finish() {
+  for (JobId id = 0; id < waiting_.size(); ++id) {
+    Waiting& w = waiting_[id];
+    if (!w.active || !w.dirty) continue;
+    const StoredJob& j = store_.job(id);
+    const auto& phase = j.compacted ? std::optional<model::JobPhase>{} : model::status_of(j.job).phase;
+    if (!j.compacted && !(phase && model::is_terminal(*phase))) publish_pending(id, w);
+  }
 }
 
 void SchedulingDriver::arm_max_duration() {

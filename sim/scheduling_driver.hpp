@@ -11,6 +11,8 @@
 // Offers: CycleTrigger (sim/interfaces.hpp), StoreWatcher.
 // Calls: Store (bindings, queues), PodLifecycle (start, delete, fail), ReconcileQueue.
 // Checks: no gang partially admitted, no queue over quota (issue 6 §8).
+// Publishes: JobPending, why a job none of whose pods is bound waits (the scheduler's pending
+// reasons; docs/outputs.md "Why jobs waited").
 #pragma once
 
 #include <optional>
@@ -38,6 +40,8 @@ class SchedulingDriver final : public kernel::EventHandler, public StoreWatcher,
   void add_queues();
   // CycleTrigger
   void request_cycle() override;
+  // At the end of the run: the last reason of every job still waiting.
+  void finish();
   // Whether the job's queue admits it (exists, open, quota at admission); nullopt: admitted.
   std::optional<scheduler::Rejection> admit(JobId job) const;
 
@@ -60,6 +64,25 @@ class SchedulingDriver final : public kernel::EventHandler, public StoreWatcher,
   void cycle();
   void arm_max_duration();
   void check_after_bindings(const scheduler::Decisions& d, const std::set<JobId>& admitted);
+  void note_pending(const std::vector<scheduler::PendingReason>& reasons);
+  void placed(JobId id);  // the job's first pod is bound: its wait is over
+
+  // Per job, the wait the scheduler last reported (only while none of its pods is bound).
+  struct Waiting {
+    bool active = false;
+    scheduler::PendingReason last;
+    std::string message;  // describe(last), formatted only when published or pinned
+    bool dirty = false;   // `last` differs from what was published (same cause)
+    std::uint64_t cycle = 0;  // the last cycle that gave the job a reason
+  };
+  // The last reason of each group (T9k) or pod (default scheduler) and the cycle that gave it:
+  // a workload with the same reason as in the cycle before costs no lookup.
+  struct Seen {
+    scheduler::PendingReason reason;
+    std::uint64_t cycle = 0;
+  };
+  Waiting& waiting(JobId id);
+  void publish_pending(JobId id, Waiting& w);
 
   const scenarios::Scenario& sc_;
   const WorldSettings& st_;
@@ -72,6 +95,9 @@ class SchedulingDriver final : public kernel::EventHandler, public StoreWatcher,
   bool cycle_pending_ = false;
   kernel::EventHandle max_duration_ev_;
   SimTime max_duration_at_ = kernel::kTimeMax;
+  std::vector<Waiting> waiting_;  // by JobId
+  std::vector<Seen> seen_groups_, seen_pods_;  // by GroupId, PodId
+  std::uint64_t cycles_ = 0;
 };
 
 }  // namespace t9k::sim

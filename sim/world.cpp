@@ -99,6 +99,7 @@ void World::run(const std::function<void(double)>& progress) {
     }
   }
   impl_->training.finish();
+  impl_->scheduling.finish();
   impl_->plugins.shutdown();
 }
 

@@ -155,7 +155,7 @@ constexpr std::string_view kExpectPodPhases[] = {"Pending", "Running", "Succeede
 constexpr std::string_view kChangeTypes[] = {"JobSubmitted", "JobRejected", "JobPhaseChanged", "PodCreated", "PodBound",
                                              "PodRunning", "PodReleased", "PodDeleted", "TrainingChanged",
                                              "ProgressLost", "ProgressCommitted", "NodeChanged", "QueueChanged",
-                                             "PodUnknown", "JobStatusChanged"};
+                                             "PodUnknown", "JobStatusChanged", "JobPending"};
 constexpr std::string_view kTimeBounds[] = {"min", "max"};
 constexpr std::string_view kDeletionReasons[] = {"Cleanup",    "Pause",       "ScaleDown", "Deadline", "Restart",
                                                  "Preemption", "MaxDuration", "NodeFailure", "Drain", "User"};

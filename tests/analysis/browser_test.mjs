@@ -195,17 +195,17 @@ async function checkReport(kind, expectedCharts, file = path.join(fixtureDir, ki
 
 let exitCode = 0;
 try {
-  await checkReport("run", 8);
-  await checkReport("reps", 8);
-  await checkReport("compare", 10);
+  await checkReport("run", 9);
+  await checkReport("reps", 9);
+  await checkReport("compare", 11);
   if (realBin) {
     const realRun = path.join(outDir, "real-run");
     execFileSync(realBin, ["run", "--out", realRun, "--quiet"], { stdio: "inherit" });
-    await checkReport("real-run", 8, path.join(realRun, "report.html"), false);
+    await checkReport("real-run", 9, path.join(realRun, "report.html"), false);
     const realCompare = path.join(outDir, "real-compare");
     execFileSync(realBin, ["compare", "preemption.yaml", "--variant", "on=variants/preemption.on.yaml",
                            "--replications", "2", "--out", realCompare, "--quiet"], { stdio: "inherit", cwd: studiesDir });
-    await checkReport("real-compare", 10, path.join(realCompare, "report.html"), false);
+    await checkReport("real-compare", 11, path.join(realCompare, "report.html"), false);
   }
 } catch (e) {
   failed++;

@@ -96,6 +96,32 @@ TEST_CASE("goal: the binding constraint comes from what the runs saw while the q
   CHECK(never.find("never had jobs waiting") != std::string::npos);
 }
 
+TEST_CASE("goal: the scheduler's pending reasons decide what binds when the runs have them", "[goal][pending]") {
+  std::string error;
+  const auto t = *parse_target("queue=production wait_p90 < 30m", error);
+  // Most of the waiting on the quota, although the allocation figures point at the cluster.
+  const std::string quota = binding_constraint(
+      t, with({{"queue/production/job_hours_pending_quota", {30, 30}},
+               {"queue/production/job_hours_pending_capacity", {10, 10}},
+               {"queue/production/quota_share_while_waiting", {0.8, 0.8}},
+               {"queue/production/utilization_while_waiting", {1, 1}}}));
+  CHECK(quota.find("the quota binds: 75.0 % of the job-hours queue production's jobs waited were on its quota "
+                   "(the scheduler's reasons), with 80.0 % of it held") == 0);
+  const std::string nodes = binding_constraint(
+      t, with({{"queue/production/job_hours_pending_quota", {1, 1}},
+               {"queue/production/job_hours_pending_capacity", {6, 6}},
+               {"queue/production/job_hours_pending_preempting", {3, 3}},
+               {"queue/production/utilization_while_waiting", {0.95, 0.95}}}));
+  CHECK(nodes.find("capacity binds: 90.0 % of the job-hours queue production's jobs waited found no node with room") == 0);
+  // Neither cause is most of it: the allocation figures decide, as without reasons.
+  const std::string mixed = binding_constraint(
+      t, with({{"queue/production/job_hours_pending_quota", {4, 4}},
+               {"queue/production/job_hours_pending_capacity", {3, 3}},
+               {"queue/production/job_hours_pending_queue_order", {3, 3}},
+               {"queue/production/quota_share_while_waiting", {1, 1}}}));
+  CHECK(mixed.find("the quota binds: queue production held 100.0 % of its GPU quota") == 0);
+}
+
 TEST_CASE("goal: metrics that exist only for the cluster or only for queues are checked at parse time", "[goal]") {
   std::string error;
   CHECK_FALSE(parse_target("queue=a utilization_allocated > 0.5", error));

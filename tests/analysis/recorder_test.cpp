@@ -314,3 +314,56 @@ TEST_CASE("capacity down by cause: node faults, GPU faults, repairs and removals
   CHECK(m.at("gpu_hours_unallocated") == Approx(m.at("gpu_hours_capacity")));
   CHECK(m.count("gpu_hours_down_removed") == 0);
 }
+
+TEST_CASE("why jobs waited: time by cause, the last reason, the series and the events", "[recorder][pending]") {
+  const auto h = kernel::hours;
+  const auto pending = [](model::JobId id, model::PendingCause c, std::string m) {
+    return model::JobPending{id, c, std::move(m)};
+  };
+  Recorder rec(SimTime{h(2)}, h(1));
+  rec.on_change(at(h(0), node(8000)));
+  rec.on_change(at(h(0), submitted(0, "ns/a", 8000)));
+  rec.on_change(at(h(0), submitted(1, "ns/b", 8000)));
+  // b: waits on capacity until the horizon.
+  rec.on_change(at(h(0), pending(1, model::PendingCause::Capacity, "0/1 nodes are available")));
+  // a: 30 min on the quota, 30 min on capacity, then placed (the driver's last message first).
+  rec.on_change(at(h(0), pending(0, model::PendingCause::Quota, "queue q at quota")));
+  rec.on_change(at(kernel::minutes(30), pending(0, model::PendingCause::Capacity, "0/1 nodes are available: 1 x")));
+  rec.on_change(at(h(1), pending(0, model::PendingCause::Capacity, "0/1 nodes are available: 1 insufficient nvidia.com/gpu")));
+  rec.on_change(at(h(1), bound(0, "ns/a-0", 8000)));
+  rec.finish();
+  CHECK(rec.check_invariants().empty());
+
+  const auto& a = rec.jobs().at(0);
+  CHECK(a.pending_us[static_cast<int>(model::PendingCause::Quota)] == kernel::minutes(30).count());
+  CHECK(a.pending_us[static_cast<int>(model::PendingCause::Capacity)] == kernel::minutes(30).count());
+  REQUIRE(a.pending_cause);
+  CHECK(*a.pending_cause == model::PendingCause::Capacity);
+  CHECK(a.pending_reason == "0/1 nodes are available: 1 insufficient nvidia.com/gpu");
+  CHECK(rec.jobs().at(1).pending_us[static_cast<int>(model::PendingCause::Capacity)] == h(2).count());
+
+  const auto m = rec.metrics();
+  CHECK(m.at("job_hours_pending_quota") == Approx(0.5));
+  CHECK(m.at("job_hours_pending_capacity") == Approx(2.5));
+  CHECK(m.at("queue/q/job_hours_pending_capacity") == Approx(2.5));
+  CHECK(m.at("job_hours_pending_preempting") == 0);
+
+  // Waiting jobs by cause, averaged per bucket.
+  const auto& series = rec.series().at("cluster");
+  REQUIRE(series.size() == 2);
+  CHECK(series[0].pending_by_cause[static_cast<int>(model::PendingCause::Quota)] == Approx(0.5));
+  CHECK(series[0].pending_by_cause[static_cast<int>(model::PendingCause::Capacity)] == Approx(1.5));
+  CHECK(series[1].pending_by_cause[static_cast<int>(model::PendingCause::Capacity)] == Approx(1.0));
+  const std::string ts = analysis::timeseries_csv(rec);
+  CHECK(ts.rfind("time_s,scope,allocated_gpus,productive_gpus,capacity_gpus,pending_jobs,running_jobs,pending_quota,"
+                 "pending_capacity,pending_constraints,pending_preempting,pending_queue_order,pending_gang_members\n",
+                 0) == 0);
+
+  // jobs.csv: the cause and the message (quoted: it holds commas or colons as written).
+  const std::string csv = analysis::jobs_csv(rec);
+  CHECK(csv.find(",pending_cause,pending_reason\n") != std::string::npos);
+  CHECK(csv.find(",Capacity,0/1 nodes are available: 1 insufficient nvidia.com/gpu\n") != std::string::npos);
+
+  CHECK(analysis::change_json(at(kernel::seconds(1), pending(0, model::PendingCause::Quota, "queue q at quota"))) ==
+        R"({"cause":"Quota","jobId":0,"message":"queue q at quota","t":1.0,"type":"JobPending"})");
+}

@@ -6,21 +6,7 @@
 # Inputs: T9KSIM, SCENARIO (tests the small-cluster example), OUT.
 file(REMOVE_RECURSE ${OUT})
 
-function(expect_exit code)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL code)
-    message(FATAL_ERROR "expected exit ${code}, got ${rc}: ${ARGN}\nstdout: ${out}\nstderr: ${err}")
-  endif()
-  set(last_out "${out}" PARENT_SCOPE)
-  set(last_err "${err}" PARENT_SCOPE)
-endfunction()
-
-function(expect_contains text what)
-  string(FIND "${text}" "${what}" pos)
-  if(pos EQUAL -1)
-    message(FATAL_ERROR "expected \"${what}\" in:\n${text}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/cli_expect.cmake)
 
 set(vary "--vary" "cluster.nodePools[name=a100].count=4:5:1")
 foreach(threads 1 2)
@@ -86,7 +72,9 @@ expect_exit(0 ${T9KSIM} size ${SIZE_SCENARIO} --param cluster.nodePools[name=h10
             --set "scheduler.queues[name=production].spec.quota.requests.nvidia\\.com/gpu=16"
             --target "queue=production wait_p90 < 30m" -r 2 -o ${OUT}/size-quota)
 expect_contains("${last_out}" "answer: none in 1..8")
-expect_contains("${last_out}" "the quota binds: queue production held 100.0 % of its GPU quota while its jobs waited")
+# From the scheduler's own reasons (job_hours_pending_quota), not only from what was allocated.
+expect_contains("${last_out}" "the quota binds: ")
+expect_contains("${last_out}" "of the job-hours queue production's jobs waited were on its quota (the scheduler's reasons)")
 # Bad targets exit 2 with the reason.
 expect_exit(2 ${T9KSIM} size ${SIZE_SCENARIO} --param cluster.nodePools[name=h100].count=1:8
             --target "queue=production wait_p9 < 30m" -o ${OUT}/bad)

@@ -101,7 +101,7 @@ inline std::string change_name(const model::Change& c) {
   static constexpr const char* kNames[] = {"JobSubmitted", "JobRejected",     "JobPhaseChanged",   "PodCreated",
                                            "PodBound",     "PodRunning",      "PodReleased",       "PodDeleted",
                                            "TrainingChanged", "ProgressLost", "ProgressCommitted", "NodeChanged",
-                                           "QueueChanged", "PodUnknown", "JobStatusChanged"};
+                                           "QueueChanged", "PodUnknown", "JobStatusChanged", "JobPending"};
   return kNames[c.index()];
 }
 

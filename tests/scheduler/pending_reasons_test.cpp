@@ -1,0 +1,246 @@
+// Why is this job pending? The reason a cycle gives for each workload it leaves waiting, and its
+// FailedScheduling-style message (docs/scheduler.md "Why is this job pending?").
+#include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
+
+using namespace t9k::scheduler;
+using namespace t9k::scheduler::testing;
+namespace model = t9k::model;
+
+namespace {
+
+// The reason the cycle gave for the workload of pod `pod` (its group's, for a T9k pod).
+const PendingReason* reason_for(const TestWorld& w, const Decisions& d, const std::string& pod) {
+  const auto id = w.snap.find_pod(pod);
+  REQUIRE(id);
+  const auto& info = w.snap.pods()[static_cast<std::size_t>(*id)];
+  for (const auto& r : d.pending) {
+    if (info.group != kNone ? r.group == info.group : r.pod == *id) return &r;
+  }
+  return nullptr;
+}
+
+std::string message_for(const TestWorld& w, const Decisions& d, const std::string& pod) {
+  const PendingReason* r = reason_for(w, d, pod);
+  REQUIRE(r);
+  return describe(*r, w.snap);
+}
+
+SchedulerOptions strict_fifo() {
+  SchedulerOptions o;
+  o.backfill = BackfillPolicy::StrictFifo;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("pending reasons: one per waiting workload, none for placed ones", "[pending]") {
+  TestWorld w;
+  w.add_node("n1", res(64, 8));
+  w.add_node("n2", res(64, 8));
+  w.add_queue("q", 1);
+  w.add_group("fits", "q", 1);
+  w.add_pods("fits", 1, res(1, 8));
+  w.add_group("huge", "q", 1);
+  w.add_pods("huge", 1, res(1, 16));
+  Scheduler s;
+  const auto d = w.cycle(s);
+  CHECK(has_binding(d, "fits-0"));
+  CHECK_FALSE(reason_for(w, d, "fits-0"));
+  const PendingReason* r = reason_for(w, d, "huge-0");
+  REQUIRE(r);
+  CHECK(r->cause == PendingCause::Capacity);
+  CHECK(r->nodes.nodes == 2);
+  CHECK(r->nodes.gpu == 2);  // neither node has 16 GPUs free
+  CHECK(describe(*r, w.snap) == "0/2 nodes are available: 2 insufficient nvidia.com/gpu");
+}
+
+// Table: each row builds a cluster and a waiting workload "w-0", and states the cause and the
+// message the cycle gives for it (spec section in the name).
+TEST_CASE("pending reasons: cause and message by situation", "[pending][spec]") {
+  struct Row {
+    const char* name;
+    void (*build)(TestWorld&);
+    SchedulerOptions options;
+    PendingCause cause;
+    const char* message;
+  };
+  const Row rows[] = {
+      {"§8.7 quota: the gang's core does not fit in the queue's GPU quota",
+       [](TestWorld& w) {
+         w.add_node("n1", res(64, 8));
+         w.add_node("n2", res(64, 8));
+         w.add_queue("production", 1, res(0, 8));
+         w.add_group("w", "production", 2);
+         w.add_pods("w", 2, res(1, 8));
+       },
+       {}, PendingCause::Quota, "queue production at quota: nvidia.com/gpu 0/8 allocated, 16 more asked"},
+      {"§8.7 quota: a one-pod workload behind the queue's running jobs",
+       [](TestWorld& w) {
+         w.add_node("n1", res(64, 8));
+         w.add_queue("q", 1, res(0, 4));
+         w.add_group("r", "q", 1);
+         w.add_pods("r", 1, res(1, 3));
+         w.run_on("r-0", "n1");
+         w.add_group("w", "q", 1);
+         w.add_pods("w", 1, res(1, 2));
+       },
+       {}, PendingCause::Quota, "queue q at quota: nvidia.com/gpu 3/4 allocated, 2 more asked"},
+      {"§8.7 quota of CPUs: checked when the group is attempted (the fast skip looks at GPUs only)",
+       [](TestWorld& w) {
+         w.add_node("n1", res(64, 8));
+         w.add_queue("q", 1, res(4));
+         w.add_group("w", "q", 1);
+         w.add_pods("w", 1, res(8, 1));
+       },
+       {}, PendingCause::Quota, "queue q at quota: cpu 0/4 allocated, 8 more asked"},
+      {"§8.3 before §8.7: a gang short of pods in a queue at quota says it is short of pods",
+       [](TestWorld& w) {
+         w.add_node("n1", res(64, 8));
+         w.add_queue("q", 1, res(0, 8));
+         w.add_group("r", "q", 1);
+         w.add_pods("r", 1, res(1, 8));
+         w.run_on("r-0", "n1");
+         w.add_group("w", "q", 4);
+         w.add_pods("w", 2, res(1, 1));
+       },
+       {}, PendingCause::GangMembers, "gang not ready: 2 of minMember 4 pods exist"},
+      {"§8.4 gang: two of three 8-GPU pods fit, the third finds no node",
+       [](TestWorld& w) {
+         w.add_node("n1", res(64, 8));
+         w.add_node("n2", res(64, 8));
+         w.add_queue("q", 1);
+         w.add_group("w", "q", 3);
+         w.add_pods("w", 3, res(1, 8));
+       },
+       {}, PendingCause::Capacity,
+       "gang of 3 pods, 2 placed: 0/2 nodes are available: 2 insufficient nvidia.com/gpu"},
+      {"node tallies: one node short of memory and GPUs, one not ready",
+       [](TestWorld& w) {
+         w.add_node("n1", res(64, 8, 16));
+         auto& down = w.add_node("n2", res(64, 8, 512));
+         down.ready = false;
+         w.snap.upsert_node(down);
+         w.add_node("n3", res(64, 8, 512));
+         w.add_queue("q", 1);
+         w.add_group("r", "q", 1);
+         w.add_pods("r", 1, res(1, 4));
+         w.run_on("r-0", "n3");
+         w.add_group("w", "q", 1);
+         w.add_pods("w", 1, res(1, 8, 100));
+       },
+       {}, PendingCause::Capacity,
+       "0/3 nodes are available: 1 insufficient nvidia.com/gpu, 1 insufficient memory, 1 not ready or cordoned"},
+      {"constraints: no node matches the pod's nodeSelector, one is down",
+       [](TestWorld& w) {
+         auto& down = w.add_node("down", res(64, 8), "", "", {{"zone", "x"}});
+         down.ready = false;
+         w.snap.upsert_node(down);
+         w.add_node("up", res(64, 8), "", "", {{"zone", "y"}});
+         w.add_queue("q", 1);
+         w.add_group("w", "q", 1);
+         auto& p = w.add_pod("w-0", "w", res(1, 1));
+         p.node_selector = {{"zone", "x"}};
+         w.snap.upsert_pod(p);
+       },
+       {}, PendingCause::Constraints,
+       "0/2 nodes are available: 1 not ready or cordoned, 1 not matching the pod's node selector"},
+      {"§8.3 gang not ready: fewer pods than minMember",
+       [](TestWorld& w) {
+         w.add_node("n1", res(64, 8));
+         w.add_queue("q", 1);
+         w.add_group("w", "q", 4);
+         w.add_pods("w", 2, res(1, 1));
+       },
+       {}, PendingCause::GangMembers, "gang not ready: 2 of minMember 4 pods exist"},
+      {"§11 Q11 strict FIFO: a small job waits behind a blocked one",
+       [](TestWorld& w) {
+         w.add_node("n1", res(64, 8));
+         w.add_queue("q", 1);
+         w.add_group("big", "q", 1);
+         w.add_pods("big", 1, res(1, 16));
+         w.add_group("w", "q", 1);
+         w.add_pods("w", 1, res(1, 1));
+       },
+       strict_fifo(), PendingCause::QueueOrder, "strict FIFO: queue q waits for big, which cannot be placed"},
+  };
+  for (const auto& row : rows) {
+    SECTION(row.name) {
+      TestWorld w;
+      row.build(w);
+      Scheduler s(row.options);
+      const auto d = w.cycle(s);
+      CHECK_FALSE(has_binding(d, "w-0"));
+      const PendingReason* r = reason_for(w, d, "w-0");
+      REQUIRE(r);
+      CHECK(r->cause == row.cause);
+      CHECK(describe(*r, w.snap) == row.message);
+    }
+  }
+}
+
+TEST_CASE("pending reasons: skipped and memoised failures report what blocks them", "[pending]") {
+  TestWorld w;
+  w.add_node("n1", res(64, 8));
+  w.add_node("n2", res(64, 8));
+  w.add_queue("q", 1, res(0, 64));
+  // Three equal groups, all skipped without an attempt (no node has 16 free GPUs): each must
+  // still say why.
+  for (const char* g : {"a", "b", "c"}) {
+    w.add_group(g, "q", 1);
+    w.add_pods(g, 1, res(1, 16));
+  }
+  // Default-scheduler pods of one shape: the second fails from the cycle's memo.
+  w.add_default_pod("d1", res(1, 9));
+  w.add_default_pod("d2", res(1, 9));
+  Scheduler s;
+  const auto d = w.cycle(s);
+  for (const char* p : {"a-0", "b-0", "c-0", "d1", "d2"}) {
+    INFO(p);
+    CHECK(message_for(w, d, p) == "0/2 nodes are available: 2 insufficient nvidia.com/gpu");
+  }
+  // The queue at quota: later groups are skipped on quota and say so.
+  TestWorld full;
+  full.add_node("n1", res(64, 8));
+  full.add_node("n2", res(64, 8));
+  full.add_queue("q", 1, res(0, 8));
+  full.add_group("r", "q", 1);
+  full.add_pods("r", 1, res(1, 8));
+  full.run_on("r-0", "n1");
+  for (const char* g : {"x", "y"}) {
+    full.add_group(g, "q", 1);
+    full.add_pods(g, 1, res(1, 4));
+  }
+  Scheduler s2;
+  const auto e = full.cycle(s2);
+  CHECK(message_for(full, e, "x-0") == "queue q at quota: nvidia.com/gpu 8/8 allocated, 4 more asked");
+  CHECK(message_for(full, e, "y-0") == "queue q at quota: nvidia.com/gpu 8/8 allocated, 4 more asked");
+}
+
+TEST_CASE("pending reasons: a preemptor waiting for its victims says so (§8.6)", "[pending][preemption]") {
+  TestWorld w;
+  w.add_node("n1", res(64, 8));
+  w.add_queue("low", 1);
+  w.add_queue("high", 2);
+  w.add_group("victim", "low", 1);
+  w.add_pods("victim", 1, res(1, 8));
+  w.run_on("victim-0", "n1");
+  w.add_group("w", "high", 1);
+  w.add_pods("w", 1, res(1, 8));
+  SchedulerOptions o;
+  o.preemption = true;
+  Scheduler s(o);
+  const Decisions d = s.schedule(w.snap, sec(1000));
+  w.apply_graceful(d);
+  CHECK(has_eviction(d, "victim-0"));
+  const PendingReason* r = reason_for(w, d, "w-0");
+  REQUIRE(r);
+  CHECK(r->cause == PendingCause::Preempting);
+  // Next cycle: the victim still terminates; the preemptor waits for it.
+  const Decisions again = s.schedule(w.snap, sec(1001));
+  r = reason_for(w, again, "w-0");
+  REQUIRE(r);
+  CHECK(r->cause == PendingCause::Preempting);
+  CHECK(describe(*r, w.snap).starts_with("preempting lower-priority pods or waiting for terminating ones; "));
+}
