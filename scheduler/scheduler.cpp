@@ -90,6 +90,23 @@ FilterKind filter_kind_of(std::string_view name) {
 
 enum class Outcome { Placed, Skipped, Blocked };
 
+// Hashes of pending reasons (the scheduler reports one only when it changes). Each step is a
+// bijection of the state for a given value (xor, then a multiply by an odd constant), so a
+// reason that differs from the last in one number always hashes differently; one multiply per
+// number keeps the skip of thousands of unchanged groups cheap.
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) { return (h ^ v) * 0x9e3779b97f4a7c15ULL; }
+template <class... V>
+std::uint64_t hash_of(PendingCause c, V... values) {
+  std::uint64_t h = mix(0, static_cast<std::uint64_t>(c) + 1);
+  ((h = mix(h, static_cast<std::uint64_t>(values))), ...);
+  return h;
+}
+std::uint64_t reason_hash(const PendingReason& r) {
+  const NodeTally& t = r.nodes;
+  return hash_of(r.cause, t.nodes, t.not_ready, t.selector, t.queue_selector, t.gpu, t.cpu, t.memory, t.other, r.pods,
+                 r.placed, r.quota_dim, r.quota_used, r.quota_asked, r.quota_limit, r.ahead, 0x5eed);
+}
+
 // Does the failed request f fit inside r (so that r fails too)?
 bool covered_by(const DenseRes& f, const SparseRes& r) {
   for (std::size_t d = 0; d < f.size(); ++d)
@@ -165,6 +182,18 @@ struct Scheduler::Impl {
   NodeTally tally;
   std::int32_t visited = 0;  // present nodes the find_node in progress looked at
   PendingReason why;
+  bool gang_members_why = false;  // the attempt in progress stopped at §8.3 permit (GangMembers)
+  // What was last reported for each default-scheduler pod (T9k groups keep it in their
+  // PendingEntry), reset when the id goes to another pod (another sequence). No decision reads it.
+  struct LastReason {
+    std::uint64_t hash = 0;
+    std::uint64_t sequence = 0;
+  };
+  std::vector<LastReason> last_by_pod;
+  // The queue-level part of a skipped group's reason hash, kept while its numbers stay the same
+  // (one multiply per skipped group instead of four).
+  std::tuple<std::int64_t, std::int64_t, std::uint64_t> quota_hash{-1, -1, 0};  // used, limit, hash
+  std::pair<std::int64_t, std::uint64_t> capacity_hash{-1, 0};                   // nodes, hash
 
   explicit Impl(SchedulerOptions o) : opt(std::move(o)) {
     if (auto problems = opt.validate(); !problems.empty()) throw OptionsError(problems);
@@ -268,21 +297,39 @@ struct Scheduler::Impl {
       return;
     }
   }
-  void report_pending(GroupId gid, PodId pod, PendingReason r) {
+  // Reports a reason unless the workload's last reported reason is the same (by hash:
+  // `reported`), like Kubernetes' event aggregation; `continued` says whether this wait reported
+  // before. The scratch lives as long as the wait: a PendingEntry exists exactly while its group
+  // is pending, and every cycle visits every entry (and every pending default pod), so an
+  // unchanged reason costs a read and no write. `make` builds the reason only when it is
+  // reported; the hash of a skipped group's reason comes from its few numbers. A reason that
+  // moves between the skip and an attempt is reported once more, which costs only a line.
+  template <class Make>
+  void report(std::uint64_t& reported, std::uint64_t hash, GroupId gid, PodId pod, std::uint64_t sequence,
+              Make&& make) {
+    hash |= 1;  // never 0, which means "nothing reported in this wait"
+    const bool continued = reported != 0;
+    if (reported == hash) return;
+    reported = hash;
+    PendingReason r = make();
     r.group = gid;
     r.pod = pod;
+    r.sequence = sequence;
+    r.continued = continued;
     out.pending.push_back(r);
   }
-  void report_gang_members(GroupId gid, std::int32_t exist) {
-    PendingReason r;
-    r.cause = PendingCause::GangMembers;
-    r.pods = exist;
-    r.placed = group(gid).min_member;
-    report_pending(gid, first_pod(gid), r);
+  void report_group(const PendingEntry& e, std::uint64_t hash, const auto& make) {
+    report(e.reported, hash, group_of(e.key), kNone, std::get<2>(e.key), make);
   }
-  PodId first_pod(GroupId gid) const {
-    const auto& pods = group(gid).pods;
-    return pods.empty() ? kNone : pods.front();
+  void report_group(const PendingEntry& e, const PendingReason& r) {
+    report_group(e, reason_hash(r), [&] { return r; });
+  }
+  // Default-scheduler pods: by PodId, with the pod's creation sequence (ids are reused).
+  void report_pod(PodId id, std::uint64_t sequence, const PendingReason& r) {
+    if (last_by_pod.size() <= static_cast<std::size_t>(id)) last_by_pod.resize(static_cast<std::size_t>(id) + 1);
+    LastReason& last = last_by_pod[static_cast<std::size_t>(id)];
+    if (last.sequence != sequence) last = LastReason{0, sequence};
+    report(last.hash, reason_hash(r), kNone, id, sequence, [&] { return r; });
   }
 
   // Filter then score; the candidate walk follows the free-GPU index (bin-pack order) and stops
@@ -535,14 +582,17 @@ struct Scheduler::Impl {
     const GroupId g = group_of(e.key);
     if (!st.reservations().empty() && st.has_reservation(g)) return false;
     const std::int64_t limit = gpu_quota[static_cast<std::size_t>(q)];
-    // The reason its attempt would give first (§8.3 permit before quota): a gang short of pods.
-    // Looked up only for a group being skipped (the skip itself reads no GroupInfo).
+    // The reason its attempt would give first (§8.3 permit before quota): a gang short of pods
+    // (not running: its members are its pending pods, minMember is `need`).
     const auto short_of_pods = [&] {
-      if (!gang || e.running) return false;
-      const GroupInfo& gi = group(g);
-      const std::int32_t exist = gi.n_pending + gi.n_bound + gi.n_succeeded;
-      if (exist >= gi.min_member) return false;
-      report_gang_members(g, exist);
+      if (!gang || e.running || e.pending_pods >= e.need) return false;
+      report_group(e, hash_of(PendingCause::GangMembers, e.pending_pods, e.need), [&] {
+        PendingReason r;
+        r.cause = PendingCause::GangMembers;
+        r.pods = e.pending_pods;
+        r.placed = e.need;
+        return r;
+      });
       return true;
     };
     if (limit != std::numeric_limits<std::int64_t>::max()) {
@@ -552,24 +602,33 @@ struct Scheduler::Impl {
       const std::int64_t used = at(st.queue_allocated(q), kDimGpu);
       if (used + lb > limit) {
         if (short_of_pods()) return true;
-        PendingReason r;
-        r.cause = PendingCause::Quota;
-        r.quota_dim = kDimGpu;
-        r.quota_used = used;
-        r.quota_asked = lb;
-        r.quota_limit = limit;
-        report_pending(g, first_pod(g), r);
+        auto& [hu, hl, hq] = quota_hash;
+        if (hu != used || hl != limit) quota_hash = {used, limit, hash_of(PendingCause::Quota, used, limit)};
+        report_group(e, mix(std::get<2>(quota_hash), static_cast<std::uint64_t>(lb)), [&] {
+          PendingReason r;
+          r.cause = PendingCause::Quota;
+          r.quota_dim = kDimGpu;
+          r.quota_used = used;
+          r.quota_asked = lb;
+          r.quota_limit = limit;
+          return r;
+        });
         return true;
       }
     }
     if (e.min_gpu > max_free && !may_preempt[static_cast<std::size_t>(q)]) {
       if (short_of_pods()) return true;
-      PendingReason r;
-      r.cause = PendingCause::Capacity;
-      r.nodes.nodes = static_cast<std::int32_t>(snap->nodes_by_free_gpu().size());
-      r.nodes.gpu = r.nodes.nodes;
-      r.pods = gang && !e.running ? e.need : 1;
-      report_pending(g, first_pod(g), r);
+      const auto nodes = static_cast<std::int32_t>(snap->nodes_by_free_gpu().size());
+      const std::int32_t pods = gang && !e.running ? e.need : 1;
+      if (capacity_hash.first != nodes) capacity_hash = {nodes, hash_of(PendingCause::Capacity, nodes)};
+      report_group(e, mix(capacity_hash.second, static_cast<std::uint64_t>(pods)), [&] {
+        PendingReason r;
+        r.cause = PendingCause::Capacity;
+        r.nodes.nodes = nodes;
+        r.nodes.gpu = nodes;
+        r.pods = pods;
+        return r;
+      });
       return true;
     }
     return false;
@@ -618,16 +677,18 @@ struct Scheduler::Impl {
         }
         if (it == index.size()) continue;
       }
-      const GroupId g = group_of(index[it].key);
+      const PendingEntry& entry = index[it];
+      const GroupId g = group_of(entry.key);
       ++it;
-      const Outcome o = attempt_group(q, g);
+      const Outcome o = attempt_group(q, entry);
       if (o == Outcome::Blocked && strict) {  // §11 Q11 option: the queue waits
         for (std::size_t rest = it; rest < index.size(); ++rest) {
-          PendingReason r;
-          r.cause = PendingCause::QueueOrder;
-          r.ahead = g;
-          const GroupId behind = group_of(index[rest].key);
-          report_pending(behind, first_pod(behind), r);
+          report_group(index[rest], hash_of(PendingCause::QueueOrder, g, std::get<2>(entry.key)), [&] {
+            PendingReason r;
+            r.cause = PendingCause::QueueOrder;
+            r.ahead = g;
+            return r;
+          });
         }
         continue;
       }
@@ -692,15 +753,18 @@ struct Scheduler::Impl {
   // Its own reservation survives the attempt only if it still waits for it (it preempted, or
   // the resources coming back suffice); placed, or unable to use it now, it is released for the
   // rest of the cycle (the snapshot drops it once the group is bound).
-  Outcome attempt_group(QueueId q, GroupId gid) {
+  Outcome attempt_group(QueueId q, const PendingEntry& entry) {
+    const GroupId gid = group_of(entry.key);
     const GroupInfo& g = group(gid);
     st.set_viewer(Viewer{false, gid, q, queue(q).priority, g.order_key(gid)});
     keep_reservation = false;
+    gang_members_why = false;
     const Outcome o = attempt_group_views(q, gid);
+    if (gang_members_why) report_group(entry, why);
     if (o == Outcome::Blocked) {
       // A group that preempts (or waits for its victims) says so, unless its quota blocked it.
       if (keep_reservation && why.cause != PendingCause::Quota) why.cause = PendingCause::Preempting;
-      report_pending(gid, first_pod(gid), why);
+      report_group(entry, why);
     }
     if (!keep_reservation && st.has_reservation(gid)) st.release_reservations(gid);
     return o;
@@ -740,7 +804,11 @@ struct Scheduler::Impl {
     }
     for (const auto& pm : permits)
       if (!pm->ready(*snap, g, pending)) {  // §8.3: too few members yet
-        report_gang_members(gid, static_cast<std::int32_t>(pending.size()) + g.n_bound + g.n_succeeded);
+        why = PendingReason{};
+        why.cause = PendingCause::GangMembers;
+        why.pods = static_cast<std::int32_t>(pending.size()) + g.n_bound + g.n_succeeded;
+        why.placed = g.min_member;
+        gang_members_why = true;
         return Outcome::Skipped;
       }
     split_core(g);
@@ -1003,7 +1071,7 @@ struct Scheduler::Impl {
       const auto& p = pod(id);
       if (const NodeTally* t = memo_fails(p, nullptr)) {
         why_nodes(*t, 1, 0);
-        report_pending(kNone, id, why);
+        report_pod(id, std::get<2>(key), why);
         continue;
       }
       gang_nodes.clear();
@@ -1011,7 +1079,7 @@ struct Scheduler::Impl {
       if (!n) {
         memo_record(p, nullptr);
         why_nodes(tally, 1, 0);
-        report_pending(kNone, id, why);
+        report_pod(id, std::get<2>(key), why);
         continue;
       }
       st.take_pod(*n, id, p);

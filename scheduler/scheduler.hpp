@@ -75,8 +75,8 @@ struct Rejection {
 
 // Why a pending workload was not placed in a cycle (docs/scheduler.md "Why is this job
 // pending?"), in the spirit of kube-scheduler's FailedScheduling event. Counts, not strings: a
-// cycle reports one for every workload it left waiting, and the world formats a message
-// (describe) only when it publishes one.
+// cycle reports the workloads whose reason changed, and the world formats a message (describe)
+// only when it publishes one.
 using model::PendingCause;
 
 // Of the last pod that found no node: how many nodes turned it away, and why. A node counts once
@@ -96,7 +96,9 @@ struct NodeTally {
 
 struct PendingReason {
   GroupId group = kNone;  // the T9k PodGroup (snapshot id); kNone for a default-scheduler pod
-  PodId pod = kNone;      // a pending pod of the workload (the pod, for the default scheduler)
+  PodId pod = kNone;      // the default-scheduler pod; kNone for a T9k group
+  std::uint64_t sequence = 0;  // the workload's creation sequence (ids are reused, sequences not)
+  bool continued = false;      // the same workload was pending in the previous cycle
   PendingCause cause = PendingCause::Capacity;
   NodeTally nodes;               // Capacity, Constraints, Preempting
   std::int32_t pods = 0;         // pods tried together (a gang core), or pods existing (GangMembers)
@@ -110,7 +112,9 @@ struct PendingReason {
 struct Decisions {
   std::vector<Binding> bindings;
   std::vector<Eviction> evictions;
-  // Every workload the cycle left pending (T9k groups it attempted or skipped, default pods).
+  // The workloads the cycle left pending (T9k groups it attempted or skipped, default pods)
+  // whose reason differs from the one the previous cycle gave them, or that were not pending
+  // then: like Kubernetes' event aggregation, an unchanged reason is not repeated.
   std::vector<PendingReason> pending;
   bool empty() const { return bindings.empty() && evictions.empty(); }
 };

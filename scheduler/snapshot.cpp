@@ -137,7 +137,7 @@ void ClusterSnapshot::pending_insert(QueueId q, const GroupOrderKey& key) {
   auto& idx = queues_[static_cast<std::size_t>(q)].pending_index;
   const auto it = std::lower_bound(idx.begin(), idx.end(), key,
                                    [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
-  idx.insert(it, PendingEntry{key, 0, 0, false});
+  idx.insert(it, PendingEntry{key, 0, 0, 0, false});
   dirty_groups_.push_back(group_of(key));
 }
 
@@ -168,6 +168,7 @@ void ClusterSnapshot::flush_pending_entries() {
     it->min_gpu = min_gpu;
     it->need = std::max<std::int32_t>(0, info.min_member - info.n_bound - info.n_succeeded);
     it->running = info.n_bound + info.n_succeeded > 0;
+    it->pending_pods = info.n_pending;
   }
   dirty_groups_.clear();
 }

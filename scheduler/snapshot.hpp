@@ -116,7 +116,13 @@ struct PendingEntry {
   GroupOrderKey key;
   std::int64_t min_gpu = 0;  // smallest GPU request (milli) among the group's pending pods
   std::int32_t need = 0;     // max(0, minMember - bound - succeeded): the gang core's size floor
+  std::int32_t pending_pods = 0;  // its pending pods (a gang not running is short of pods below `need`)
   bool running = false;      // a pod bound or succeeded (§11 Q10: placed one by one)
+  // The scheduler's pending-reason scratch (docs/scheduler.md "Why is this job pending?"): a
+  // non-zero hash of the reason it last reported for the group (0: none yet in this wait; the
+  // entry lives exactly as long as the group is pending); beside the entry so that a cycle
+  // walking thousands of unchanged groups reads no other memory. No decision reads it.
+  mutable std::uint64_t reported = 0;
 };
 
 struct QueueInfo {

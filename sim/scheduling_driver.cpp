@@ -105,28 +105,24 @@ void SchedulingDriver::publish_pending(JobId id, Waiting& w) {
   w.dirty = false;
 }
 
-// A job is waiting while none of its pods is bound; the scheduler reports every workload it
-// left pending in the cycle, and the feed gets a JobPending when the cause changes or a new wait
-// begins (the workload had no reason in the cycle before: placed, paused, or new). Messages in
-// between are kept as counts and formatted only if they turn out to be the last (placed, finish).
+// A job is waiting while none of its pods is bound. The scheduler reports the workloads whose
+// reason changed (or that were not pending in the cycle before); the feed gets a JobPending when
+// the cause changes or a new wait begins (placed before, paused, or new). Messages in between
+// are kept as counts and formatted only if they turn out to be the last (placed, finish).
 void SchedulingDriver::note_pending(const std::vector<scheduler::PendingReason>& reasons) {
   for (const auto& r : reasons) {
-    if (r.pod == scheduler::kNone) continue;
-    auto& cache = r.group != scheduler::kNone ? seen_groups_ : seen_pods_;
-    const auto slot = static_cast<std::size_t>(r.group != scheduler::kNone ? r.group : r.pod);
-    if (cache.size() <= slot) cache.resize(slot + 1);
-    Seen& seen = cache[slot];
-    const bool continued = seen.cycle != 0 && seen.cycle + 1 == cycles_;
-    const bool same = continued && seen.reason == r;
-    seen.reason = r;
-    seen.cycle = cycles_;
-    if (same) continue;
-    const auto owner = store_.owner_of(snap_.pods()[static_cast<std::size_t>(r.pod)].key);
+    scheduler::PodId pod = r.pod;
+    if (r.group != scheduler::kNone) {
+      const auto& pods = snap_.groups()[static_cast<std::size_t>(r.group)].pods;
+      pod = pods.empty() ? scheduler::kNone : pods.front();
+    }
+    if (pod == scheduler::kNone) continue;
+    const auto owner = store_.owner_of(snap_.pods()[static_cast<std::size_t>(pod)].key);
     if (!owner || store_.bound_members(*owner) > 0) continue;
     Waiting& w = waiting(*owner);
     if (w.cycle == cycles_) continue;  // one reason per job and cycle (default-scheduler jobs: its first pod's)
     w.cycle = cycles_;
-    const bool new_cause = !w.active || !continued || w.last.cause != r.cause;
+    const bool new_cause = !w.active || !r.continued || w.last.cause != r.cause;
     w.active = true;
     w.last = r;
     w.message.clear();

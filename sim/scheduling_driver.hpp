@@ -75,12 +75,6 @@ class SchedulingDriver final : public kernel::EventHandler, public StoreWatcher,
     bool dirty = false;   // `last` differs from what was published (same cause)
     std::uint64_t cycle = 0;  // the last cycle that gave the job a reason
   };
-  // The last reason of each group (T9k) or pod (default scheduler) and the cycle that gave it:
-  // a workload with the same reason as in the cycle before costs no lookup.
-  struct Seen {
-    scheduler::PendingReason reason;
-    std::uint64_t cycle = 0;
-  };
   Waiting& waiting(JobId id);
   void publish_pending(JobId id, Waiting& w);
 
@@ -96,7 +90,6 @@ class SchedulingDriver final : public kernel::EventHandler, public StoreWatcher,
   kernel::EventHandle max_duration_ev_;
   SimTime max_duration_at_ = kernel::kTimeMax;
   std::vector<Waiting> waiting_;  // by JobId
-  std::vector<Seen> seen_groups_, seen_pods_;  // by GroupId, PodId
   std::uint64_t cycles_ = 0;
 };
 

@@ -237,10 +237,44 @@ TEST_CASE("pending reasons: a preemptor waiting for its victims says so (§8.6)"
   const PendingReason* r = reason_for(w, d, "w-0");
   REQUIRE(r);
   CHECK(r->cause == PendingCause::Preempting);
-  // Next cycle: the victim still terminates; the preemptor waits for it.
+  CHECK(describe(*r, w.snap) ==
+        "preempting lower-priority pods or waiting for terminating ones; 0/1 nodes are available: 1 insufficient "
+        "nvidia.com/gpu");
+  // Next cycle: the victim still terminates and the preemptor waits for it, for the same reason,
+  // which is not repeated.
   const Decisions again = s.schedule(w.snap, sec(1001));
-  r = reason_for(w, again, "w-0");
+  CHECK(again.bindings.empty());
+  CHECK_FALSE(reason_for(w, again, "w-0"));
+}
+
+TEST_CASE("pending reasons: unchanged ones are not repeated; changes and new waits are", "[pending]") {
+  TestWorld w;
+  w.add_node("n1", res(64, 8));
+  w.add_node("n2", res(64, 8));
+  w.add_queue("q", 1);
+  w.add_group("huge", "q", 1);
+  w.add_pods("huge", 1, res(1, 12));
+  Scheduler s;
+  const auto first = w.cycle(s);
+  const PendingReason* r = reason_for(w, first, "huge-0");
   REQUIRE(r);
-  CHECK(r->cause == PendingCause::Preempting);
-  CHECK(describe(*r, w.snap).starts_with("preempting lower-priority pods or waiting for terminating ones; "));
+  CHECK_FALSE(r->continued);  // a new wait
+  CHECK(w.cycle(s).pending.empty());  // the same reason: not repeated
+  // A third node: the reason's counts change, and it is reported as a continued wait.
+  w.add_node("n3", res(64, 8));
+  const auto third = w.cycle(s);
+  r = reason_for(w, third, "huge-0");
+  REQUIRE(r);
+  CHECK(r->continued);
+  CHECK(describe(*r, w.snap) == "0/3 nodes are available: 3 insufficient nvidia.com/gpu");
+  // Its pod goes away (the group no longer waits), then comes back with the same reason: a new
+  // wait, reported again.
+  w.snap.remove_pod("huge-0");
+  w.pods.erase("huge-0");
+  CHECK(w.cycle(s).pending.empty());
+  w.add_pod("huge-0", "huge", res(1, 12));
+  const auto again = w.cycle(s);
+  r = reason_for(w, again, "huge-0");
+  REQUIRE(r);
+  CHECK_FALSE(r->continued);
 }
