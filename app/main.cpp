@@ -2,12 +2,14 @@
 // or bad input.
 #include <cstdio>
 #include <exception>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "app/cli_numbers.hpp"
 #include "app/compare_command.hpp"
 #include "app/generate_command.hpp"
 #include "app/import_command.hpp"
@@ -132,10 +134,16 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("t9ksim ") + T9KSIM_VERSION);
   app.require_subcommand(0, 1);
 
+  // Numbers on the command line (docs/reliability.md): decimal digits within documented limits.
+  const CLI::Validator kSeed = t9k::app::whole_number(0, std::numeric_limits<std::uint64_t>::max());
+  const CLI::Validator kReplications = t9k::app::whole_number(1, t9k::app::kMaxReplications);
+  const CLI::Validator kReplicationNumber = t9k::app::whole_number(0, t9k::app::kMaxReplicationNumber);
+  const CLI::Validator kThreads = t9k::app::whole_number(0, t9k::app::kMaxThreads);
+
   std::uint64_t seed = 1;
   auto* selfcheck = app.add_subcommand(
       "selfcheck", "Run the kernel self-check (an M/M/1 queue against its analytic wait)");
-  selfcheck->add_option("--seed", seed, "Random seed")->capture_default_str();
+  selfcheck->add_option("--seed", seed, "Random seed")->capture_default_str()->transform(kSeed);
 
   std::vector<std::string> validate_files;
   auto* validate = app.add_subcommand(
@@ -149,14 +157,17 @@ int main(int argc, char** argv) {
              "jobs.csv, timeseries.csv, faults.csv, summary.json and report.html");
   run->add_option("SCENARIO", run_args.scenario, "Scenario file (YAML or JSON)");
   run->add_option("-o,--out", run_args.out_dir, "Results directory")->capture_default_str();
-  run->add_option("--seed", run_args.seed, "Override the scenario's seed");
+  run->add_option("--seed", run_args.seed, "Override the scenario's seed")->transform(kSeed);
   run->add_option("-r,--replications", run_args.replications,
                   "Independent replications (default: the scenario's spec.replications); with more "
-                  "than one, each goes to OUT/rep-<i>/ and OUT/summary.json has 95 % intervals");
+                  "than one, each goes to OUT/rep-<i>/ and OUT/summary.json has 95 % intervals")
+      ->transform(kReplications);
   run->add_option("--first-replication", run_args.first_replication, "Number of the first replication")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->transform(kReplicationNumber);
   run->add_option("-j,--threads", run_args.threads, "Threads for replications (0: one per core)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->transform(kThreads);
   run->add_flag("--events", run_args.events, "Also write events.jsonl (every object transition and job status)");
   run->add_flag("--objects", run_args.objects,
                 "Also write objects.yaml: the final Jobs (full status), PodGroups and Queues as a kind: List");
@@ -184,8 +195,9 @@ int main(int argc, char** argv) {
       ->required();
   compare->add_option("-o,--out", compare_args.out_dir, "Results directory")->capture_default_str();
   compare->add_option("-r,--replications", compare_args.replications,
-                      "Replications per variant (default: the base's spec.replications)");
-  compare->add_option("-j,--threads", compare_args.threads, "Threads (0: one per core)")->capture_default_str();
+                      "Replications per variant (default: the base's spec.replications)")
+      ->transform(kReplications);
+  compare->add_option("-j,--threads", compare_args.threads, "Threads (0: one per core)")->capture_default_str()->transform(kThreads);
   compare->add_flag("-q,--quiet", compare_args.quiet, "Print nothing but errors");
   add_set_option(compare, compare_args.sets);
   PluginOptions compare_plugins;
@@ -205,8 +217,9 @@ int main(int argc, char** argv) {
   add_set_option(sweep, sweep_args.sets);
   sweep->add_option("-o,--out", sweep_args.out_dir, "Results directory")->capture_default_str();
   sweep->add_option("-r,--replications", sweep_args.replications,
-                    "Replications per point (default: the scenario's spec.replications)");
-  sweep->add_option("-j,--threads", sweep_args.threads, "Threads (0: one per core)")->capture_default_str();
+                    "Replications per point (default: the scenario's spec.replications)")
+      ->transform(kReplications);
+  sweep->add_option("-j,--threads", sweep_args.threads, "Threads (0: one per core)")->capture_default_str()->transform(kThreads);
   sweep->add_flag("!--no-report", sweep_args.report, "Do not write report.html");
   sweep->add_flag("-q,--quiet", sweep_args.quiet, "Print nothing but errors");
   PluginOptions sweep_plugins;
@@ -228,8 +241,9 @@ int main(int argc, char** argv) {
   add_set_option(size, size_args.sets);
   size->add_option("-o,--out", size_args.out_dir, "Results directory")->capture_default_str();
   size->add_option("-r,--replications", size_args.replications,
-                   "Replications per value (default: the scenario's spec.replications)");
-  size->add_option("-j,--threads", size_args.threads, "Threads (0: one per core)")->capture_default_str();
+                   "Replications per value (default: the scenario's spec.replications)")
+      ->transform(kReplications);
+  size->add_option("-j,--threads", size_args.threads, "Threads (0: one per core)")->capture_default_str()->transform(kThreads);
   size->add_flag("!--no-report", size_args.report, "Do not write report.html");
   size->add_flag("-q,--quiet", size_args.quiet, "Print nothing but errors");
   PluginOptions size_plugins;
@@ -261,16 +275,23 @@ int main(int argc, char** argv) {
   import->add_option("--to", import_args.to, "Window end");
   import->add_option("--time-offset", import_args.time_offset, "Simulated time of the first submission");
   import->add_option("--queue", import_args.queue, "One queue for every job (default: queues from the trace)");
-  import->add_option("--load-factor", import_args.load_factor, "Divide inter-arrival gaps by this");
-  import->add_option("--sample", import_args.sample, "Fraction of jobs kept, in (0, 1]");
-  import->add_option("--limit", import_args.limit, "At most this many jobs");
-  import->add_option("--seed", import_args.seed, "Scenario seed (sampling draws)")->capture_default_str();
+  import->add_option("--load-factor", import_args.load_factor, "Divide inter-arrival gaps by this")
+      ->check(t9k::app::decimal_number(1e-6, 1e6, false));
+  import->add_option("--sample", import_args.sample, "Fraction of jobs kept, in (0, 1]")
+      ->check(t9k::app::decimal_number(0, 1, true));
+  import->add_option("--limit", import_args.limit, "At most this many jobs")
+      ->transform(t9k::app::whole_number(1, t9k::app::kMaxImportJobs));
+  import->add_option("--seed", import_args.seed, "Scenario seed (sampling draws)")->capture_default_str()->transform(kSeed);
   import->add_option("--replication", import_args.replication, "Replication whose sampling draws are used")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->transform(kReplicationNumber);
   import->add_option("--horizon", import_args.horizon, "Scenario horizon (default: trace span + longest job)");
   import->add_option("--nodes", import_args.nodes, "Formats without a cluster: nodes of the one pool")
-      ->capture_default_str();
-  import->add_option("--gpus-per-node", import_args.gpus_per_node, "GPUs per node of that pool")->capture_default_str();
+      ->capture_default_str()
+      ->transform(t9k::app::whole_number(1, t9k::app::kMaxImportNodes));
+  import->add_option("--gpus-per-node", import_args.gpus_per_node, "GPUs per node of that pool")
+      ->capture_default_str()
+      ->transform(t9k::app::whole_number(0, t9k::app::kMaxImportGpusPerNode));
   import->add_flag("--skip-bad-rows", import_args.skip_bad_rows, "Skip malformed rows (reports how many)");
   import->add_flag("--zero-latency", import_args.zero_latency, "Pod start/stop, reconcile and scheduling latencies 0");
   import->add_flag("-q,--quiet", import_args.quiet, "Print nothing but errors");
@@ -282,7 +303,9 @@ int main(int argc, char** argv) {
   test->add_option("PATH", test_args.paths, "Scenario files and folders (searched recursively)")->required();
   test->add_option("--junit", test_args.junit, "Also write a JUnit XML report to this file");
   test->add_option("-o,--out", test_args.out_dir, "Keep each case's results in OUT/<case> (default: a temporary folder)");
-  test->add_option("-j,--threads", test_args.threads, "Cases run at once (0: one per core)")->capture_default_str();
+  test->add_option("-j,--threads", test_args.threads, "Cases run at once (0: one per core)")
+      ->capture_default_str()
+      ->transform(kThreads);
   test->add_flag("-v,--verbose", test_args.verbose, "Also print the passing cases' warnings");
 
   t9k::app::GenerateArgs generate_args;
@@ -292,7 +315,8 @@ int main(int argc, char** argv) {
   generate->add_option("SCENARIO", generate_args.scenario, "Scenario file (default: the embedded default scenario)");
   generate->add_option("-o,--out", generate_args.out_dir, "Output directory")->required();
   generate->add_option("--replication", generate_args.replication, "Replication whose draws are written")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->transform(kReplicationNumber);
   generate->add_flag("-q,--quiet", generate_args.quiet, "Print nothing but errors");
 
   try {

@@ -5,7 +5,7 @@
 # Inputs: T9KSIM, CASE (tests/scenarios/cases/pending-reasons.yaml), OUT.
 file(REMOVE_RECURSE ${OUT})
 
-include(${CMAKE_CURRENT_LIST_DIR}/cli_expect.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/../cli_expect.cmake)
 
 expect_exit(0 ${T9KSIM} run ${CASE} --events --quiet --out ${OUT})
 file(READ ${OUT}/jobs.csv jobs)

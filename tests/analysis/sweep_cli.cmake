@@ -6,7 +6,7 @@
 # Inputs: T9KSIM, SCENARIO (tests the small-cluster example), OUT.
 file(REMOVE_RECURSE ${OUT})
 
-include(${CMAKE_CURRENT_LIST_DIR}/cli_expect.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/../cli_expect.cmake)
 
 set(vary "--vary" "cluster.nodePools[name=a100].count=4:5:1")
 foreach(threads 1 2)

@@ -1,4 +1,4 @@
-# Helpers of the command-line tests run with `cmake -P` (sweep_cli.cmake, pending_cli.cmake).
+# Helpers of the command-line tests run with `cmake -P` (analysis/*_cli.cmake, cli/numbers.cmake).
 
 # Runs a command and fails unless it exits with `code`; its output is left in last_out/last_err.
 function(expect_exit code)
