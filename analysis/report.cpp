@@ -979,6 +979,14 @@ std::string group_table(const ReportInput& in, const std::string& group, const s
   return metric_table(in, rows);
 }
 
+// A run's folder relative to the report's ("." for a single run); as given when unrelated.
+std::string folder_name(const fs::path& dir, const fs::path& root) {
+  if (root.empty()) return dir.generic_string();
+  std::error_code ec;
+  const fs::path rel = fs::relative(dir, root, ec);
+  return (ec || rel.empty()) ? dir.generic_string() : rel.generic_string();
+}
+
 std::string runs_table(const ReportInput& in) {
   std::string h = "<table class=\"runs\"><thead><tr><th>variant</th><th>replication</th><th>seed</th>"
                   "<th>fingerprint</th><th>invariants</th><th>directory</th></tr></thead><tbody>\n";
@@ -987,7 +995,7 @@ std::string runs_table(const ReportInput& in) {
       h += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td><code>{}</code></td>"
                        "<td>{}</td><td><code>{}</code></td></tr>\n",
                        html_escape(v.name), r.replication, r.seed, html_escape(r.fingerprint),
-                       r.invariants_ok ? "ok" : "<strong>violated</strong>", html_escape(r.dir.generic_string()));
+                       r.invariants_ok ? "ok" : "<strong>violated</strong>", html_escape(folder_name(r.dir, in.root)));
     }
   }
   h += "</tbody></table>\n";
@@ -1311,6 +1319,7 @@ ReportInput load_report_input(const fs::path& dir) {
     return v;
   };
   ReportInput in;
+  in.root = dir;
   try {
     if (kind == "run") {
       in.kind = ReportKind::Run;

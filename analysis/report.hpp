@@ -36,6 +36,9 @@ struct ReportInput {
   ReportKind kind = ReportKind::Run;
   std::string title;                    // the scenario's name
   std::vector<ReportVariant> variants;  // [0] is the base
+  // The results folder the page describes: run folders are named relative to it, so the page
+  // does not depend on the --out path as typed (issue 17 item 7).
+  std::filesystem::path root;
 };
 
 // The page, deterministic for a given input.
