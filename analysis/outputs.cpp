@@ -1,6 +1,8 @@
 #include "analysis/outputs.hpp"
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -36,10 +38,10 @@ void write_file_atomic(const std::filesystem::path& path, const std::string& con
   const auto tmp = path.parent_path() / ("." + path.filename().string() + ".tmp");
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+    if (!out) throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
     out << content;
-    out.flush();
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+    out.close();  // a failed or short write (full disk, file-size limit) shows here at the latest
+    if (!out) throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
@@ -256,10 +258,12 @@ void EventLog::write(const model::TimedChange& c) {
     job_names_[sub->job] = sub->name;
   }
   out_ << change_json(c, &job_names_) << '\n';
+  if (!out_) throw std::runtime_error(fmt::format("cannot write {}: {}", path_.string(), std::strerror(errno)));
 }
 
 void EventLog::commit() {
   out_.close();
+  if (!out_) throw std::runtime_error(fmt::format("cannot write {}: {}", path_.string(), std::strerror(errno)));
   std::filesystem::rename(tmp_, path_);
   committed_ = true;
 }

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "app/exit_codes.hpp"
+#include "analysis/result_folder.hpp"
 #include "analysis/aggregate.hpp"
 #include "app/batch.hpp"
 #include "analysis/outputs.hpp"
@@ -28,16 +29,20 @@ namespace fs = std::filesystem;
 
 constexpr const char* kBaseName = "base";
 
-std::optional<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 void print_diagnostics(const std::vector<scenarios::Diagnostic>& ds) {
   for (const auto& d : ds) fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
+}
+
+// The file's text through the loaders' reader (regular files within the size limit), or nullopt
+// after printing why.
+std::optional<std::string> read_file(const std::string& path) {
+  std::string text;
+  std::vector<scenarios::Diagnostic> errors;
+  if (!scenarios::read_input_file(path, text, errors)) {
+    print_diagnostics(errors);
+    return std::nullopt;
+  }
+  return text;
 }
 
 // Variant names become folder names.
@@ -66,10 +71,7 @@ int compare_command(const CompareArgs& args) {
     return kExitError;
   }
   const auto file_text = read_file(args.base);
-  if (!file_text) {
-    fmt::print(stderr, "t9ksim: error: {}: no such file\n", args.base);
-    return kExitUsage;
-  }
+  if (!file_text) return kExitUsage;
   // --set applies to every variant, after its overlay: the command line has the last word.
   const auto with_sets = [&](const std::string& text) -> std::optional<std::string> {
     if (args.sets.empty()) return text;
@@ -96,10 +98,16 @@ int compare_command(const CompareArgs& args) {
   }
 
   std::vector<Variant> variants{{kBaseName, *base_text}};
+  std::vector<fs::path> inputs(base.files.begin(), base.files.end());
+  inputs.emplace_back(args.base);
   std::set<std::string> names{kBaseName};
   for (const auto& [name, overlay_file] : args.variants) {
     if (!valid_name(name)) {
       fmt::print(stderr, "t9ksim: error: variant name \"{}\": use letters, digits, '-', '_' and '.'\n", name);
+      return kExitUsage;
+    }
+    if (analysis::is_fixed_output_name(name)) {
+      fmt::print(stderr, "t9ksim: error: variant name \"{}\": the comparison writes a file of that name; choose another\n", name);
       return kExitUsage;
     }
     if (!names.insert(name).second) {
@@ -107,10 +115,7 @@ int compare_command(const CompareArgs& args) {
       return kExitUsage;
     }
     const auto overlay = read_file(overlay_file);
-    if (!overlay) {
-      fmt::print(stderr, "t9ksim: error: {}: no such file\n", overlay_file);
-      return kExitUsage;
-    }
+    if (!overlay) return kExitUsage;
     std::vector<scenarios::Diagnostic> errors;
     const std::string merged_text = scenarios::merge_overlay(*file_text, *overlay, overlay_file, errors);
     if (!errors.empty()) {
@@ -134,6 +139,8 @@ int compare_command(const CompareArgs& args) {
       return kExitUsage;
     }
     variants.push_back({name, std::move(merged)});
+    inputs.emplace_back(overlay_file);
+    inputs.insert(inputs.end(), loaded.files.begin(), loaded.files.end());
   }
 
   const std::uint64_t reps =
@@ -143,7 +150,9 @@ int compare_command(const CompareArgs& args) {
     return kExitUsage;
   }
 
-  const fs::path out(args.out_dir);
+  analysis::ResultFolder folder(args.out_dir, {"compare", analysis::kSummaryMarker, inputs});
+  const fs::path out = folder.path();
+  const fs::path shown(args.out_dir);
   std::vector<std::pair<std::string, std::vector<fs::path>>> dirs;
   struct Task {
     const Variant* variant;
@@ -152,9 +161,6 @@ int compare_command(const CompareArgs& args) {
   };
   std::vector<Task> tasks;
   try {
-    fs::create_directories(out);
-    // A previous comparison's summary must not make a failed one look complete.
-    fs::remove(out / "summary.json");
     for (const auto& v : variants) {
       fs::create_directories(out / v.name);
       analysis::write_file_atomic(out / v.name / "scenario.yaml", v.text);
@@ -177,7 +183,8 @@ int compare_command(const CompareArgs& args) {
 
   try {
     const auto c = analysis::write_comparison_summary(out, dirs);
-    const auto report = analysis::write_report(out);
+    analysis::write_report(out);
+    folder.commit();
     if (!args.quiet) {
       // The headline differences; the report and summary.json have every metric.
       fmt::print("compare: {} variants x {} replications (seed {}), common random numbers\n", variants.size(), reps,
@@ -198,7 +205,7 @@ int compare_command(const CompareArgs& args) {
                      it->second.significant ? " (significant at 95 %)" : "");
         }
       }
-      fmt::print("{}\n{}\n", (out / "summary.json").string(), report.string());
+      fmt::print("{}\n{}\n", (shown / "summary.json").string(), (shown / "report.html").string());
       std::fflush(stdout);
     }
   } catch (const std::exception& e) {

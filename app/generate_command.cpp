@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "analysis/outputs.hpp"
+#include "analysis/result_folder.hpp"
 #include "app/run_command.hpp"
 #include "scenarios/format/explicit.hpp"
 #include "scenarios/format/scenario.hpp"
@@ -24,23 +26,6 @@ void print(const std::vector<scenarios::Diagnostic>& diags) {
   }
 }
 
-bool write_file(const fs::path& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  f.close();
-  if (!f) {
-    fmt::print(stderr, "t9ksim generate: cannot write {}\n", path.string());
-    return false;
-  }
-  return true;
-}
-
-bool read_file(const std::string& path, std::string& out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return false;
-  out.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  return true;
-}
 
 }  // namespace
 
@@ -52,8 +37,9 @@ int generate_command(const GenerateArgs& args) {
     text = default_scenario_text();
     file = "default.yaml";
   } else {
-    if (!read_file(file, text)) {
-      fmt::print(stderr, "t9ksim generate: cannot read {}\n", file);
+    std::vector<scenarios::Diagnostic> errors;
+    if (!scenarios::read_input_file(file, text, errors)) {
+      print(errors);
       return 2;
     }
     dir = fs::path(file).parent_path().string();
@@ -67,12 +53,17 @@ int generate_command(const GenerateArgs& args) {
     return 2;
   }
   const scenarios::Scenario& sc = *loaded.scenario;
-  std::error_code ec;
-  fs::create_directories(args.out_dir, ec);
-  if (ec) {
-    fmt::print(stderr, "t9ksim generate: cannot create {}: {}\n", args.out_dir, ec.message());
-    return 1;
+  for (const auto& g : sc.workload.generators) {
+    if (analysis::is_fixed_output_name(g.name + ".yaml")) {
+      fmt::print(stderr, "t9ksim generate: {}: generator \"{}\" would write {}.yaml, the name of the scenario this command "
+                         "writes; rename the generator\n", file, g.name, g.name);
+      return 2;
+    }
   }
+  std::vector<fs::path> inputs(loaded.files.begin(), loaded.files.end());
+  if (!args.scenario.empty()) inputs.emplace_back(args.scenario);
+  analysis::ResultFolder folder(args.out_dir, {"generate", analysis::kFilesMarker, inputs});
+  const fs::path shown(args.out_dir);
   // Each generator's jobs from its own cursor: exactly what the world pulls lazily.
   const kernel::RngStreams streams(sc.seed, args.replication);
   std::vector<scenarios::ExplicitJob> refs;
@@ -84,8 +75,8 @@ int generate_command(const GenerateArgs& args) {
       refs.push_back(scenarios::ExplicitJob{rel, model::metadata_of(s->job).name, s->submit_time, s->behaviour});
       objects.push_back(scenarios::to_object(s->job));
     }
-    if (!objects.empty() && !write_file(fs::path(args.out_dir) / rel, scenarios::to_json_stream(objects))) return 1;
-    if (!args.quiet) fmt::print("{}: {} jobs -> {}\n", g.name, objects.size(), (fs::path(args.out_dir) / rel).string());
+    if (!objects.empty()) analysis::write_file_atomic(folder.path() / rel, scenarios::to_json_stream(objects));
+    if (!args.quiet) fmt::print("{}: {} jobs -> {}\n", g.name, objects.size(), (shown / rel).string());
   }
   std::vector<scenarios::Diagnostic> errors;
   std::string out = scenarios::scenario_with_explicit_jobs(text, dir, args.out_dir, refs, errors);
@@ -98,9 +89,9 @@ int generate_command(const GenerateArgs& args) {
       "# Written by t9ksim generate from {} (seed {}, replication {}): its generators' jobs as explicit\n"
       "# jobs. `t9ksim run` of this file with --first-replication {} repeats that replication exactly.\n",
       file, sc.seed, args.replication, args.replication);
-  const fs::path scenario_path = fs::path(args.out_dir) / "scenario.yaml";
-  if (!write_file(scenario_path, header + out)) return 1;
-  if (!args.quiet) fmt::print("scenario: {} jobs -> {}\n", refs.size(), scenario_path.string());
+  analysis::write_file_atomic(folder.path() / "scenario.yaml", header + out);
+  folder.commit();
+  if (!args.quiet) fmt::print("scenario: {} jobs -> {}\n", refs.size(), (shown / "scenario.yaml").string());
   return 0;
 }
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/result_folder.hpp"
 #include "scenarios/format/diagnostics.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "sim/kernel/time.hpp"
@@ -89,7 +90,10 @@ int import_command(const ImportArgs& a) {
     fmt::print(stderr, "t9ksim import: {}: not a file\n", a.trace);
     return 2;
   }
-  fs::create_directories(a.out_dir);
+  analysis::ResultFolder folder(a.out_dir, {"import", analysis::kFilesMarker, {a.trace}});
+  // The staging folder has the target's parent, so the trace's relative path is the same from both.
+  const std::string out_dir = folder.path().string();
+  const fs::path shown(a.out_dir);
   const std::string rel = fs::relative(fs::absolute(a.trace), fs::absolute(a.out_dir)).generic_string();
   std::vector<scenarios::Diagnostic> diags;
   std::string horizon = a.horizon;
@@ -98,9 +102,9 @@ int import_command(const ImportArgs& a) {
     // nothing waits. Found by loading the entry once with a horizon of a century.
     const std::string probe = trace_scenario(a, rel, "36500d");
     scenarios::LoadOptions lo;
-    lo.base_dir = a.out_dir;
+    lo.base_dir = out_dir;
     lo.skip_bad_trace_rows = a.skip_bad_rows;
-    const auto loaded = scenarios::parse_scenario(probe, (fs::path(a.out_dir) / "trace.yaml").string(), lo);
+    const auto loaded = scenarios::parse_scenario(probe, (shown / "trace.yaml").string(), lo);
     if (!loaded.ok()) {
       print(loaded.diagnostics);
       return 2;
@@ -113,11 +117,12 @@ int import_command(const ImportArgs& a) {
     horizon = fmt::format("{}d", end / day + 2);
   }
   try {
-    const auto r = sim::import_trace(trace_scenario(a, rel, horizon), a.out_dir, a.replication, a.skip_bad_rows, diags);
+    const auto r = sim::import_trace(trace_scenario(a, rel, horizon), out_dir, a.replication, a.skip_bad_rows, diags);
+    folder.commit();
     if (!a.quiet) {
       print(diags);
-      fmt::print("imported {} jobs: {} (manifests in {}), same run as {}\n", r.jobs, r.scenario_path,
-                 (fs::path(a.out_dir) / "jobs").string(), r.trace_path);
+      fmt::print("imported {} jobs: {} (manifests in {}), same run as {}\n", r.jobs, (shown / "scenario.yaml").string(),
+                 (shown / "jobs").string(), (shown / "trace.yaml").string());
     }
     return 0;
   } catch (const std::runtime_error& e) {

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "analysis/result_folder.hpp"
 #include "app/cli_numbers.hpp"
 #include "app/compare_command.hpp"
 #include "app/generate_command.hpp"
@@ -370,6 +371,9 @@ int main(int argc, char** argv) {
     }
     fmt::print("{}", app.help());
     return kExitOk;
+  } catch (const t9k::analysis::OutputError& e) {
+    fmt::print(stderr, "t9ksim: error: {}\n", e.what());
+    return e.usage() ? kExitUsage : kExitError;
   } catch (const std::exception& e) {
     fmt::print(stderr, "t9ksim: error: {}\n", e.what());
     return kExitError;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "analysis/report.hpp"
+#include "analysis/result_folder.hpp"
 
 namespace t9k::app {
 
@@ -16,10 +17,20 @@ int report_command(const std::string& dir) {
     return 2;
   }
   try {
+    // One writer at a time; a folder whose files are not those its run listed is still reported
+    // on, with a warning, since reading it is how a user finds out what is wrong.
+    const analysis::FolderLock lock(analysis::listing_owner(dir));
+    if (const auto problem = analysis::folder_problem(dir, {"report.html"}, true); !problem.empty()) {
+      fmt::print(stderr, "t9ksim: warning: {}\n", problem);
+    }
     const auto out = analysis::write_report(dir);
+    analysis::relist_file(out);
     fmt::print("{}\n", out.string());
     std::fflush(stdout);
     return 0;
+  } catch (const analysis::OutputError& e) {
+    fmt::print(stderr, "t9ksim: error: {}\n", e.what());
+    return e.usage() ? 2 : 1;
   } catch (const std::exception& e) {
     fmt::print(stderr, "t9ksim: error: {}\n", e.what());
     return 1;

@@ -18,6 +18,7 @@
 #include "analysis/progress.hpp"
 #include "analysis/report.hpp"
 #include "analysis/recorder.hpp"
+#include "analysis/result_folder.hpp"
 #include "analysis/units.hpp"
 #include "app/expectations.hpp"
 #include "app/version.hpp"
@@ -34,13 +35,6 @@ namespace t9k::app {
 
 namespace {
 
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 void print_diagnostics(const std::vector<scenarios::Diagnostic>& ds) {
   for (const auto& d : ds) fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
@@ -59,14 +53,7 @@ void write_objects(const std::filesystem::path& file, const std::vector<scenario
     for (std::string line; std::getline(lines, line); first = false) text += (first ? "    " : "\n    ") + line;
   }
   text += "\n  ]\n}\n";
-  const auto tmp = file.parent_path() / ("." + file.filename().string() + ".tmp");
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << text;
-    f.flush();
-    if (!f) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  std::filesystem::rename(tmp, file);
+  analysis::write_file_atomic(file, text);
 }
 
 // Generator classes and queue quotas for the recorder's grouped metrics. The quota is the one the
@@ -183,6 +170,11 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
   } catch (const sim::PolicyError& e) {
     err(fmt::format("t9ksim: error: {}\n", e.what()));
     return kExitError;
+  } catch (const std::exception& e) {
+    // events.jsonl could not be written (full disk, file-size limit), or memory ran out: run_one
+    // runs on worker threads, where an escaping exception would end the process.
+    err(fmt::format("t9ksim: error: {}\n", e.what()));
+    return kExitError;
   }
   rec.finish();
 
@@ -207,9 +199,14 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
           sc.faults.profile));
     }
   }
-  if (log) log->commit();
-  if (opt.objects) write_objects(out / "objects.yaml", world->objects());
-  analysis::write_outputs(out, rec, info);
+  try {
+    if (log) log->commit();
+    if (opt.objects) write_objects(out / "objects.yaml", world->objects());
+    analysis::write_outputs(out, rec, info);
+  } catch (const std::exception& e) {
+    err(fmt::format("t9ksim: error: {}\n", e.what()));
+    return kExitError;
+  }
 
   const auto metrics = rec.metrics();
   if (!opt.quiet) {
@@ -253,11 +250,11 @@ int run_command(const RunArgs& args) {
     text = default_scenario_text();
     file = "<embedded default scenario>";
   } else {
-    if (!std::filesystem::is_regular_file(args.scenario)) {
-      fmt::print(stderr, "t9ksim: error: {}: no such file\n", args.scenario);
+    std::vector<scenarios::Diagnostic> errors;
+    if (!scenarios::read_input_file(args.scenario, text, errors)) {
+      print_diagnostics(errors);
       return kExitUsage;
     }
-    text = read_file(args.scenario);
     file = args.scenario;
   }
   if (!args.sets.empty()) {
@@ -268,27 +265,27 @@ int run_command(const RunArgs& args) {
       return kExitUsage;
     }
   }
-  // The replication count comes from the scenario unless given; with --set the changed scenario is
-  // loaded here too, so that a bad value is reported before anything runs.
-  std::uint64_t reps = 1;
-  if (args.replications && args.sets.empty()) {
-    reps = *args.replications;
-  } else {
-    scenarios::LoadOptions lo;
-    if (!args.scenario.empty()) lo.base_dir = std::filesystem::path(args.scenario).parent_path().string();
-    lo.skip_bad_trace_rows = args.skip_bad_rows;
-    const auto loaded = scenarios::parse_scenario(text, args.sets.empty() ? file : file + " with --set", lo);
-    if (!loaded.ok()) {
-      print_diagnostics(args.sets.empty() ? loaded.diagnostics : scenarios::without_positions(loaded.diagnostics));
-      return kExitUsage;
-    }
-    reps = args.replications ? *args.replications : static_cast<std::uint64_t>(std::max(1, loaded.scenario->replications));
+  // The changed scenario is loaded here too, so that a bad value is reported before anything runs,
+  // and so are the files it names: the results folder may not replace them.
+  scenarios::LoadOptions lo;
+  if (!args.scenario.empty()) lo.base_dir = std::filesystem::path(args.scenario).parent_path().string();
+  lo.skip_bad_trace_rows = args.skip_bad_rows;
+  const auto loaded = scenarios::parse_scenario(text, args.sets.empty() ? file : file + " with --set", lo);
+  if (!loaded.ok()) {
+    print_diagnostics(args.sets.empty() ? loaded.diagnostics : scenarios::without_positions(loaded.diagnostics));
+    return kExitUsage;
   }
+  const std::uint64_t reps =
+      args.replications ? *args.replications : static_cast<std::uint64_t>(std::max(1, loaded.scenario->replications));
   if (reps == 0) {
     fmt::print(stderr, "t9ksim: error: --replications must be at least 1\n");
     return kExitUsage;
   }
-  const std::filesystem::path out(args.out_dir);
+  std::vector<std::filesystem::path> inputs(loaded.files.begin(), loaded.files.end());
+  inputs.emplace_back(file);
+  analysis::ResultFolder folder(args.out_dir, {"run", analysis::kSummaryMarker, inputs});
+  const std::filesystem::path out = folder.path();
+  const std::string shown = std::filesystem::absolute(args.out_dir).lexically_normal().string();
   RunOneOptions opt;
   opt.events = args.events;
   opt.objects = args.objects;
@@ -302,18 +299,17 @@ int run_command(const RunArgs& args) {
     opt.progress = !args.quiet;
     const int rc = run_one(text, file, args.first_replication, out.string(), opt);
     if (rc != kExitOk && rc != kExitError) return rc;
-    if (rc == kExitOk && args.report) {
-      analysis::write_report(out);
-      if (!args.quiet) fmt::print("report: {}\n", (std::filesystem::absolute(out) / "report.html").lexically_normal().string());
-    }
-    if (!args.quiet) fmt::print("results in {}\n", std::filesystem::absolute(out).lexically_normal().string());
+    // A run that stopped before its outputs leaves --out as it was.
+    if (!std::filesystem::exists(out / analysis::kSummaryMarker)) return rc;
+    if (rc == kExitOk && args.report) analysis::write_report(out);
+    folder.commit();
+    if (rc == kExitOk && args.report && !args.quiet) fmt::print("report: {}\n", (std::filesystem::path(shown) / "report.html").string());
+    if (!args.quiet) fmt::print("results in {}\n", shown);
     return rc;
   }
 
   // Replications in parallel threads; each is independent (its own world and streams), so the
   // results are the same as running them one after another.
-  std::filesystem::create_directories(out);
-  std::filesystem::remove(out / "summary.json");
   std::vector<std::filesystem::path> dirs;
   for (std::uint64_t i = 0; i < reps; ++i) dirs.push_back(out / fmt::format("rep-{}", args.first_replication + i));
   std::vector<int> codes(reps, kExitOk);
@@ -339,6 +335,7 @@ int run_command(const RunArgs& args) {
   if (rc == kExitUsage) return rc;
   const auto summary = analysis::write_replication_summary(out, dirs);
   if (args.report) analysis::write_report(out);
+  folder.commit();
   if (!args.quiet) {
     fmt::print("{} replications of {} (seed {}):\n", reps, summary.scenario, summary.runs.front().seed);
     for (const char* m : {"jobs_succeeded", "wait_p90_s", "jct_p50_s", "utilization_allocated", "goodput"}) {
@@ -352,7 +349,7 @@ int run_command(const RunArgs& args) {
       if (!m.starts_with(std::string(analysis::kGroupQueue) + "/") || !m.ends_with("/wait_p90_s")) continue;
       fmt::print("  {:<24} {:.4g} ± {:.2g} (95 % CI)\n", m, ms.interval.mean, ms.interval.half_width);
     }
-    fmt::print("results in {}\n", std::filesystem::absolute(out).lexically_normal().string());
+    fmt::print("results in {}\n", shown);
   }
   return rc;
 }

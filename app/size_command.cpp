@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "app/exit_codes.hpp"
+#include "analysis/result_folder.hpp"
 #include "analysis/aggregate.hpp"
 #include "analysis/goal.hpp"
 #include "analysis/outputs.hpp"
@@ -109,6 +110,7 @@ int size_command(const SizeArgs& args) {
   std::optional<std::uint64_t> seed;
   std::uint64_t reps = 0;
   std::map<std::size_t, std::string> texts;
+  std::vector<fs::path> inputs{file};
   auto prepare = [&](std::size_t i) -> int {
     std::vector<std::string> assignments = args.sets;
     assignments.push_back(path + "=" + values[i]);
@@ -125,6 +127,7 @@ int size_command(const SizeArgs& args) {
       }
       return kExitUsage;
     }
+    inputs.insert(inputs.end(), loaded.files.begin(), loaded.files.end());
     if (!seed) {
       seed = loaded.scenario->seed;
       reps = args.replications.value_or(static_cast<std::uint64_t>(std::max(1, loaded.scenario->replications)));
@@ -144,14 +147,9 @@ int size_command(const SizeArgs& args) {
     return kExitUsage;
   }
 
-  const fs::path out(args.out_dir);
-  try {
-    fs::create_directories(out);
-    fs::remove(out / "summary.json");
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "t9ksim: error: {}\n", e.what());
-    return kExitError;
-  }
+  analysis::ResultFolder folder(args.out_dir, {"size", analysis::kSummaryMarker, inputs});
+  const fs::path out = folder.path();
+  const fs::path shown(args.out_dir);
   if (!args.quiet) {
     fmt::print("size: the {} {} in {}..{} that meets {} ({} replications per value, seed {})\n",
                args.largest ? "largest" : "smallest", path, values.front(), values.back(),
@@ -258,8 +256,8 @@ int size_command(const SizeArgs& args) {
     std::vector<std::pair<std::vector<std::string>, std::vector<fs::path>>> points;
     for (const auto& [i, e] : done) points.emplace_back(std::vector<std::string>{e.value}, e.rep_dirs);
     analysis::write_sweep_summary(out, {path}, points, goal);
-    fs::path report;
-    if (args.report) report = analysis::write_report(out);
+    if (args.report) analysis::write_report(out);
+    folder.commit();
     if (!args.quiet) {
       if (answer) {
         fmt::print("answer: {}={}\n", path, values[*answer]);
@@ -267,8 +265,8 @@ int size_command(const SizeArgs& args) {
         fmt::print("answer: none in {}..{}\n", values.front(), values.back());
       }
       for (const auto& f : goal.findings) fmt::print("  - {}\n", f);
-      fmt::print("{}\n", (out / "summary.json").string());
-      if (!report.empty()) fmt::print("{}\n", report.string());
+      fmt::print("{}\n", (shown / "summary.json").string());
+      if (args.report) fmt::print("{}\n", (shown / "report.html").string());
       std::fflush(stdout);
     }
   } catch (const std::exception& e) {

@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "app/exit_codes.hpp"
+#include "analysis/result_folder.hpp"
 #include "analysis/outputs.hpp"
 #include "analysis/recorder.hpp"
 #include "analysis/report.hpp"
@@ -35,14 +36,13 @@ namespace fs = std::filesystem;
 
 std::optional<std::pair<std::string, std::string>> read_scenario_arg(const std::string& scenario) {
   if (scenario.empty()) return std::make_pair(std::string(default_scenario_text()), std::string("<embedded default scenario>"));
-  if (!fs::is_regular_file(scenario)) {
-    fmt::print(stderr, "t9ksim: error: {}: no such file\n", scenario);
+  std::string text;
+  std::vector<scenarios::Diagnostic> errors;
+  if (!scenarios::read_input_file(scenario, text, errors)) {
+    for (const auto& d : errors) fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
     return std::nullopt;
   }
-  std::ifstream in(scenario, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return std::make_pair(ss.str(), scenario);
+  return std::make_pair(std::move(text), scenario);
 }
 
 int sweep_command(const SweepArgs& args) {
@@ -87,6 +87,7 @@ int sweep_command(const SweepArgs& args) {
     std::string text;
   };
   std::vector<Point> points;
+  std::vector<fs::path> inputs{file};
   std::optional<std::uint64_t> seed;
   std::int32_t scenario_reps = 1;
   scenarios::LoadOptions lo;
@@ -118,6 +119,7 @@ int sweep_command(const SweepArgs& args) {
       }
       return kExitUsage;
     }
+    inputs.insert(inputs.end(), loaded.files.begin(), loaded.files.end());
     if (!seed) {
       seed = loaded.scenario->seed;
       scenario_reps = loaded.scenario->replications;
@@ -134,13 +136,12 @@ int sweep_command(const SweepArgs& args) {
     return kExitUsage;
   }
 
-  const fs::path out(args.out_dir);
+  analysis::ResultFolder folder(args.out_dir, {"sweep", analysis::kSummaryMarker, inputs});
+  const fs::path out = folder.path();
+  const fs::path shown(args.out_dir);
   std::vector<BatchRun> runs;
   std::vector<std::pair<std::vector<std::string>, std::vector<fs::path>>> point_dirs;
   try {
-    fs::create_directories(out);
-    // An earlier sweep's summary must not make a failed one look complete.
-    fs::remove(out / "summary.json");
     for (std::size_t i = 0; i < points.size(); ++i) {
       const fs::path dir = out / fmt::format("point-{}", i);
       fs::create_directories(dir);
@@ -161,8 +162,8 @@ int sweep_command(const SweepArgs& args) {
 
   try {
     const auto s = analysis::write_sweep_summary(out, params, point_dirs);
-    fs::path report;
-    if (args.report) report = analysis::write_report(out);
+    if (args.report) analysis::write_report(out);
+    folder.commit();
     if (!args.quiet) {
       fmt::print("sweep: {} points x {} replications (seed {}), common random numbers\n", points.size(), reps, *seed);
       // One line per point: the cluster's p90 wait and utilisation, then each queue's p90 wait.
@@ -187,8 +188,8 @@ int sweep_command(const SweepArgs& args) {
         }
         fmt::print("\n");
       }
-      fmt::print("{}\n{}\n", (out / "sweep.csv").string(), (out / "summary.json").string());
-      if (!report.empty()) fmt::print("{}\n", report.string());
+      fmt::print("{}\n{}\n", (shown / "sweep.csv").string(), (shown / "summary.json").string());
+      if (args.report) fmt::print("{}\n", (shown / "report.html").string());
       std::fflush(stdout);
     }
   } catch (const std::exception& e) {

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "app/exit_codes.hpp"
+#include "analysis/result_folder.hpp"
 #include "analysis/report.hpp"
 #include "app/run_command.hpp"
 #include "scenarios/format/scenario.hpp"
@@ -29,11 +30,12 @@ namespace {
 namespace fs = std::filesystem;
 
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// The file's text through the loaders' reader; what went wrong is in `errors`.
+std::string read_text(const fs::path& path, std::vector<scenarios::Diagnostic>* errors = nullptr) {
+  std::string text;
+  std::vector<scenarios::Diagnostic> ignored;
+  if (!scenarios::read_input_file(path.string(), text, errors ? *errors : ignored)) return {};
+  return text;
 }
 
 // A scenario file says `kind: Scenario` at its top level (YAML), or "kind": "Scenario" (JSON).
@@ -180,8 +182,13 @@ int test_command(const TestArgs& args) {
   }
 
   const bool temporary = args.out_dir.empty();
-  const fs::path out = temporary ? fs::temp_directory_path() / fmt::format("t9ksim-test-{}", ::getpid())
-                                 : fs::path(args.out_dir);
+  std::optional<analysis::ResultFolder> folder;
+  if (!temporary) {
+    std::vector<fs::path> inputs;
+    for (const auto& c : cases) inputs.push_back(c.file);
+    folder.emplace(args.out_dir, analysis::FolderOptions{"test", analysis::kFilesMarker, inputs});
+  }
+  const fs::path out = temporary ? fs::temp_directory_path() / fmt::format("t9ksim-test-{}", ::getpid()) : folder->path();
   fs::create_directories(out);
 
   std::atomic<std::size_t> next{0};
@@ -193,11 +200,15 @@ int test_command(const TestArgs& args) {
       const auto start = std::chrono::steady_clock::now();
       std::string messages;
       Case::Result result = Case::Result::Passed;
-      const std::string text = read_text(c.file);
+      std::vector<scenarios::Diagnostic> read_errors;
+      const std::string text = read_text(c.file, &read_errors);
       scenarios::LoadOptions lo;
       lo.base_dir = c.file.parent_path().string();
-      const auto loaded = scenarios::parse_scenario(text, c.file.string(), lo);
-      if (!loaded.ok()) {
+      const auto loaded = read_errors.empty() ? scenarios::parse_scenario(text, c.file.string(), lo) : scenarios::ScenarioResult{};
+      if (!read_errors.empty()) {
+        for (const auto& d : read_errors) messages += scenarios::format_diagnostic(d) + "\n";
+        result = Case::Result::Failed;
+      } else if (!loaded.ok()) {
         for (const auto& d : loaded.diagnostics) messages += scenarios::format_diagnostic(d) + "\n";
         result = Case::Result::Failed;
       } else if (!loaded.scenario->expect) {
@@ -268,7 +279,8 @@ int test_command(const TestArgs& args) {
     std::error_code ec;
     fs::remove_all(out, ec);
   } else {
-    fmt::print("results in {}\n", fs::absolute(out).lexically_normal().string());
+    folder->commit();
+    fmt::print("results in {}\n", fs::absolute(args.out_dir).lexically_normal().string());
   }
   if (passed + failed == 0) {
     fmt::print(stderr, "t9ksim test: no scenario with an expect block under {}\n", fmt::join(args.paths, ", "));

@@ -105,6 +105,7 @@ constexpr std::size_t kImportJobsPerFile = 1000;
 void write_file(const fs::path& p, const std::string& text) {
   std::ofstream f(p, std::ios::binary);
   f << text;
+  f.close();  // a short write (full disk, file-size limit) fails here at the latest
   if (!f) throw std::runtime_error(fmt::format("cannot write {}", p.string()));
 }
 

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -130,19 +131,30 @@ std::optional<std::vector<YamlDocument>> parse_yaml(std::string_view text, const
 }
 
 bool read_text_file(const std::string& path, std::string& text, std::vector<Diagnostic>& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    out.push_back(Diagnostic{Severity::Error, path, 0, 0, 0, "",
-                             fmt::format("cannot read the file: {}", std::strerror(errno))});
+  const auto refuse = [&](std::string message) {
+    out.push_back(Diagnostic{Severity::Error, path, 0, 0, 0, "", std::move(message)});
     return false;
+  };
+  // A FIFO would block and /dev/zero never ends: only regular files are read, and no further
+  // than the limit.
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec) return refuse(fmt::format("cannot read the file: {}", ec.message()));
+  if (status.type() == std::filesystem::file_type::directory) return refuse("found a folder; allowed: a file");
+  if (status.type() != std::filesystem::file_type::regular) {
+    return refuse("found a special file (a pipe, device or socket); allowed: a regular file");
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  text = ss.str();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return refuse(fmt::format("cannot read the file: {}", std::strerror(errno)));
+  text.clear();
+  char buf[1 << 16];
+  while (in && text.size() <= kMaxFileBytes) {
+    in.read(buf, sizeof buf);
+    text.append(buf, static_cast<std::size_t>(in.gcount()));
+  }
+  if (in.bad()) return refuse(fmt::format("cannot read the file: {}", std::strerror(errno)));
   if (text.size() > kMaxFileBytes) {
-    out.push_back(Diagnostic{Severity::Error, path, 0, 0, 0, "",
-                             fmt::format("found {} bytes; allowed: at most {} bytes", text.size(), kMaxFileBytes)});
-    return false;
+    return refuse(fmt::format("found more than {} bytes; allowed: at most {} bytes", kMaxFileBytes, kMaxFileBytes));
   }
   return true;
 }

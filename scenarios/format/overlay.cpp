@@ -11,6 +11,8 @@
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
+#include "scenarios/format/detail/decode.hpp"
+
 namespace t9k::scenarios {
 
 namespace {
@@ -231,7 +233,11 @@ void emit(YAML::Emitter& out, const YAML::Node& n) {
 
 std::optional<YAML::Node> load_one(std::string_view text, const std::string& file, std::vector<Diagnostic>& errors) {
   try {
-    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
+    // The loader's reader: its guard against yaml-cpp never finishing on a stray ','.
+    const auto parsed = detail::parse_yaml(text, file, errors);
+    if (!parsed) return std::nullopt;
+    std::vector<YAML::Node> docs;
+    for (const auto& d : *parsed) docs.push_back(d.node);
     if (docs.size() != 1 || !docs[0].IsMap()) {
       Diagnostic d;
       d.file = file;
@@ -354,7 +360,11 @@ std::optional<YAML::Node> load_value(const std::string& text, const std::string&
     if (static_cast<unsigned char>(c) < 0x20 && c != '\t') return error("control characters are not accepted in a --set value");
   }
   try {
-    std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    std::vector<Diagnostic> parse_errors;
+    const auto parsed = detail::parse_yaml(text, file, parse_errors);
+    if (!parsed) return error("the value is not YAML: " + (parse_errors.empty() ? std::string() : parse_errors.front().message));
+    std::vector<YAML::Node> docs;
+    for (const auto& d : *parsed) docs.push_back(d.node);
     if (docs.size() != 1) return error(fmt::format("the value is {} YAML documents; expected one", docs.size()));
     if (!within_budget(docs[0], text.size())) return error("the value expands too far (aliases?)");
     return docs[0];

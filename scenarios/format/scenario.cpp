@@ -390,6 +390,7 @@ class ScenarioDecoder {
       return out;
     }
     const std::filesystem::path p = std::filesystem::path(options_.base_dir) / *rel;
+    files_.insert(p.string());
     // A file named by many entries (t9ksim generate writes one per generator) is read once.
     if (const auto cached = file_cache_.find(p.string()); cached != file_cache_.end()) {
       if (!cached->second) {
@@ -1249,6 +1250,7 @@ class ScenarioDecoder {
       }
       if (!p.command.empty() && p.command.front().find('/') != std::string::npos && options_.allow_file_references) {
         const auto path = std::filesystem::path(options_.base_dir) / p.command.front();
+        files_.insert(path.string());
         if (!std::filesystem::is_regular_file(path)) {
           r_.error(cmd.mark, cmd.path + "[0]",
                    fmt::format("found \"{}\", which is not a file; allowed: a program, on PATH or relative to the "
@@ -1461,6 +1463,7 @@ class ScenarioDecoder {
                                    "relative to the scenario's folder", *x));
             }
             tr.path = p.string();
+            files_.insert(tr.path);
           } else {
             r_.error(path.mark, path.path,
                      fmt::format("found path \"{}\"; allowed: no file references for this input", *x));
@@ -2025,6 +2028,10 @@ class ScenarioDecoder {
   Val from_trace_;  // spec.cluster.fromTrace, for messages
   // Manifest files by resolved path: their objects, or nullopt when the file had errors.
   std::map<std::string, std::optional<std::vector<std::pair<Object, std::string>>>> file_cache_;
+  std::set<std::string> files_;  // every file referenced, resolved (ScenarioResult::files)
+
+ public:
+  const std::set<std::string>& files() const { return files_; }
 };
 
 bool first_document_is_scenario(const std::vector<YamlDocument>& docs) {
@@ -2060,12 +2067,13 @@ ScenarioResult decode_scenario_docs(const std::vector<YamlDocument>& docs, const
   }
   Report r(file, diags, 0, work_budget(root->bytes));
   std::optional<Scenario> sc;
+  ScenarioDecoder dec(r, diags, options);
   try {
-    ScenarioDecoder dec(r, diags, options);
     sc = dec.scenario(Val{root->node, root->node.Mark(), ""});
   } catch (const BudgetExceeded&) {
     add_budget_diagnostic(diags, file, 0, root->line);
   }
+  result.files.assign(dec.files().begin(), dec.files().end());
   if (!has_errors(diags)) result.scenario = std::move(sc);
   result.diagnostics = std::move(diags);
   return result;
@@ -2118,6 +2126,10 @@ std::vector<Diagnostic> validate_text(std::string_view text, const std::string& 
                                "separated by \"---\""});
   }
   return diags;
+}
+
+bool read_input_file(const std::string& path, std::string& text, std::vector<Diagnostic>& out) {
+  return read_text_file(path, text, out);
 }
 
 std::vector<Diagnostic> validate_file(const std::string& path) {

@@ -400,6 +400,9 @@ struct Scenario {
 struct ScenarioResult {
   std::optional<Scenario> scenario;      // set exactly when there are no errors
   std::vector<Diagnostic> diagnostics;   // errors and warnings, every one found
+  // Every file the scenario names (manifests, traces, plugin programs), resolved against base_dir:
+  // a command's outputs may not replace them (analysis/result_folder.hpp).
+  std::vector<std::string> files;
   bool ok() const { return scenario.has_value(); }
 };
 
@@ -413,6 +416,10 @@ struct LoadOptions {
 };
 
 ScenarioResult load_scenario(const std::string& path, LoadOptions options = {});
+// Reads an input file as every loader does: a regular file (not a pipe or device) of at most
+// 64 MiB; otherwise false with an error naming the file. Commands read scenarios and overlays
+// with it before they parse them.
+bool read_input_file(const std::string& path, std::string& text, std::vector<Diagnostic>& out);
 ScenarioResult parse_scenario(std::string_view text, const std::string& file,
                               LoadOptions options = {});
 

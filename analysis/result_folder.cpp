@@ -1,0 +1,282 @@
+#include "analysis/result_folder.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "analysis/outputs.hpp"
+
+namespace t9k::analysis {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kReplaceHint = "t9ksim replaces --out as a whole; choose a new or empty folder";
+
+// Absolute, symlinks resolved, no trailing separator.
+fs::path normal_path(const fs::path& p) {
+  fs::path n = fs::weakly_canonical(fs::absolute(p)).lexically_normal();
+  if (!n.has_filename() && n.has_parent_path() && n != n.root_path()) n = n.parent_path();
+  return n;
+}
+
+bool is_within(const fs::path& inner, const fs::path& outer) {
+  auto i = inner.begin();
+  for (auto o = outer.begin(); o != outer.end(); ++o, ++i) {
+    if (i == inner.end() || *i != *o) return false;
+  }
+  return true;
+}
+
+fs::path lock_path(const fs::path& target) { return target.parent_path() / ("." + target.filename().string() + ".t9ksim-lock"); }
+
+// flock on a file beside the folder: released by the kernel when the process dies, so a killed
+// run never leaves a stale lock.
+int take_lock(const fs::path& target) {
+  const fs::path file = lock_path(target);
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw OutputError(fmt::format("cannot create {}: {}", file.string(), std::strerror(errno)), true);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    throw OutputError(fmt::format("{} is being written by another t9ksim (lock {} is held); wait for it or choose "
+                                  "another --out", target.string(), file.string()),
+                      true);
+  }
+  return fd;
+}
+
+json listing_json(const std::map<std::string, FileEntry>& files) {
+  json j = json::object();
+  for (const auto& [rel, e] : files) j[rel] = {{"bytes", e.bytes}, {"hash", e.hash}};
+  return j;
+}
+
+// The "files" object of dir's marker, or null when dir has no listing.
+json read_listing(const fs::path& dir, std::string* marker) {
+  for (const char* m : {kSummaryMarker, kFilesMarker}) {
+    const fs::path file = dir / m;
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) continue;
+    try {
+      json j = json::parse(read_text_file(file));
+      if (j.is_object() && j.contains("files") && j["files"].is_object()) {
+        if (marker) *marker = m;
+        return j["files"];
+      }
+    } catch (const std::exception&) {
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool is_fixed_output_name(const std::string& name) {
+  static const char* const kNames[] = {kSummaryMarker, kFilesMarker, "report.html", "sweep.csv", "scenario.yaml",
+                                       "jobs.csv", "timeseries.csv", "faults.csv", "events.jsonl", "objects.yaml",
+                                       "plugins"};
+  return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+}
+
+std::string hash_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw OutputError(fmt::format("cannot read {}: {}", file.string(), std::strerror(errno)), false);
+  std::uint64_t h = 0xCBF29CE484222325ULL;
+  char buf[1 << 16];
+  while (in) {
+    in.read(buf, sizeof buf);
+    const auto n = in.gcount();
+    for (std::streamsize i = 0; i < n; ++i) {
+      h ^= static_cast<unsigned char>(buf[i]);
+      h *= 0x100000001B3ULL;
+    }
+  }
+  if (in.bad()) throw OutputError(fmt::format("cannot read {}", file.string()), false);
+  // SplitMix64, as kernel::hash_string finishes.
+  h += 0x9E3779B97F4A7C15ULL;
+  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
+  h ^= h >> 31;
+  return fmt::format("{:016x}", h);
+}
+
+std::map<std::string, FileEntry> list_files(const fs::path& dir, const std::string& skip) {
+  std::map<std::string, FileEntry> out;
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
+    if (!it->is_regular_file()) continue;
+    const std::string rel = it->path().lexically_relative(dir).generic_string();
+    if (rel == skip) continue;
+    out[rel] = FileEntry{it->file_size(), hash_file(it->path())};
+  }
+  return out;
+}
+
+std::string folder_problem(const fs::path& dir, const std::vector<std::string>& ignore, bool unlisted_ok) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return {};
+  if (!fs::is_directory(dir, ec)) return fmt::format("{} exists and is not a folder", dir.string());
+  if (fs::is_empty(dir, ec)) return {};
+  std::string marker;
+  const json files = read_listing(dir, &marker);
+  if (files.is_null()) {
+    if (unlisted_ok) return {};
+    return fmt::format("{} is not empty and is not a folder t9ksim wrote (it has no summary.json or {} listing its files)",
+                       dir.string(), kFilesMarker);
+  }
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
+    const std::string rel = it->path().lexically_relative(dir).generic_string();
+    if (it->is_directory() && !it->is_symlink()) continue;
+    if (rel == marker || std::find(ignore.begin(), ignore.end(), rel) != ignore.end()) continue;
+    const auto f = files.find(rel);
+    if (!it->is_regular_file() || it->is_symlink() || f == files.end()) {
+      return fmt::format("{} holds {}, which t9ksim did not write", dir.string(), rel);
+    }
+    if (f->value("bytes", std::uintmax_t{0}) != it->file_size() || f->value("hash", std::string()) != hash_file(it->path())) {
+      return fmt::format("{}: {} changed since t9ksim wrote it", dir.string(), rel);
+    }
+  }
+  return {};
+}
+
+void check_replaceable(const fs::path& dir, const std::vector<std::string>& ignore) {
+  if (const auto problem = folder_problem(dir, ignore, false); !problem.empty()) {
+    throw OutputError(fmt::format("{}; {}", problem, kReplaceHint), true);
+  }
+}
+
+ResultFolder::ResultFolder(const fs::path& target, FolderOptions options) : options_(std::move(options)) {
+  const std::string shown = target.string();
+  if (shown.empty()) throw OutputError("--out is empty; expected a folder", true);
+  std::error_code ec;
+  target_ = normal_path(target);
+  if (!target_.has_filename() || target_ == target_.root_path()) {
+    throw OutputError(fmt::format("--out {}: {}", shown, kReplaceHint), true);
+  }
+  const fs::path cwd = normal_path(fs::current_path());
+  if (is_within(cwd, target_)) {
+    throw OutputError(fmt::format("--out {} is the current folder or holds it; {}", shown, kReplaceHint), true);
+  }
+  for (const auto& in : options_.inputs) {
+    if (in.empty() || in.native().front() == '<') continue;  // the embedded scenario
+    const fs::path p = normal_path(in);
+    if (is_within(p, target_)) {
+      throw OutputError(fmt::format("the input {} lies inside --out {}, which {} replaces as a whole; choose another --out",
+                                    in.string(), shown, options_.command),
+                        true);
+    }
+  }
+  fs::create_directories(target_.parent_path(), ec);
+  if (ec) throw OutputError(fmt::format("--out {}: cannot create {}: {}", shown, target_.parent_path().string(), ec.message()), true);
+  lock_fd_ = take_lock(target_);
+  try {
+    check_replaceable(target_);
+    staging_ = target_.parent_path() / ("." + target_.filename().string() + ".t9ksim-staging");
+    fs::remove_all(staging_, ec);  // a killed run's, safe to remove under the lock
+    if (ec) throw OutputError(fmt::format("cannot remove {}: {}", staging_.string(), ec.message()), true);
+    fs::create_directory(staging_, ec);
+    if (ec) throw OutputError(fmt::format("--out {}: cannot create {}: {}", shown, staging_.string(), ec.message()), true);
+  } catch (...) {
+    ::close(lock_fd_);
+    throw;
+  }
+}
+
+ResultFolder::~ResultFolder() {
+  // Without commit the staging folder stays (hidden, without a complete marker, removed by the next
+  // writer): a failed run's partial outputs, such as plugin logs, can still be read.
+  if (!committed_) {
+    try {
+      fmt::print(stderr, "t9ksim: {} was left as it was; this {}'s incomplete outputs are in {}\n", target_.string(),
+                 options_.command, staging_.string());
+    } catch (...) {
+    }
+  }
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+void ResultFolder::commit() {
+  if (committed_) return;
+  const auto files = list_files(staging_, options_.marker);
+  const fs::path marker = staging_ / options_.marker;
+  if (options_.marker == kSummaryMarker) {
+    if (!fs::exists(marker)) throw OutputError(fmt::format("{}: no summary.json was written", target_.string()), false);
+    json j = json::parse(read_text_file(marker));
+    j["files"] = listing_json(files);
+    write_file_atomic(marker, j.dump(2) + "\n");
+  } else {
+    json j = {{"command", options_.command}, {"files", listing_json(files)}};
+    write_file_atomic(marker, j.dump(2) + "\n");
+  }
+  std::error_code ec;
+  if (fs::exists(target_, ec)) {
+    // One atomic step: the target is the old folder or the new one, never neither.
+    if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) != 0) {
+      if (errno != EINVAL && errno != ENOSYS) {
+        throw OutputError(fmt::format("cannot replace {}: {}", target_.string(), std::strerror(errno)), false);
+      }
+      // A file system without RENAME_EXCHANGE: the old folder steps aside first.
+      const fs::path old = target_.parent_path() / ("." + target_.filename().string() + ".t9ksim-old");
+      fs::remove_all(old, ec);
+      fs::rename(target_, old);
+      fs::rename(staging_, target_);
+      fs::remove_all(old, ec);
+    } else {
+      fs::remove_all(staging_, ec);  // now the old folder
+    }
+  } else {
+    fs::rename(staging_, target_);
+  }
+  committed_ = true;
+}
+
+fs::path listing_owner(const fs::path& dir) {
+  const fs::path own = normal_path(dir);
+  fs::path owner = own;
+  fs::path d = own;
+  for (int depth = 0; depth < 4 && d.has_relative_path(); ++depth, d = d.parent_path()) {
+    const json files = read_listing(d, nullptr);
+    if (files.is_null()) continue;
+    if (d == own || files.contains((own / kSummaryMarker).lexically_relative(d).generic_string())) owner = d;
+  }
+  return owner;
+}
+
+FolderLock::FolderLock(const fs::path& target) : fd_(take_lock(normal_path(target))) {}
+
+FolderLock::~FolderLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+int relist_file(const fs::path& file) {
+  const fs::path f = normal_path(file);
+  const fs::path own = f.parent_path();
+  int updated = 0;
+  fs::path dir = own;
+  // The folder's own listing, and those of the folders above whose runs include it (a variant of
+  // a comparison, a point of a sweep).
+  for (int depth = 0; depth < 4 && dir.has_relative_path(); ++depth, dir = dir.parent_path()) {
+    std::string marker;
+    const json files = read_listing(dir, &marker);
+    if (files.is_null()) continue;
+    if (dir != own && !files.contains((own / kSummaryMarker).lexically_relative(dir).generic_string())) continue;
+    json j = json::parse(read_text_file(dir / marker));
+    j["files"][f.lexically_relative(dir).generic_string()] = {{"bytes", fs::file_size(f)}, {"hash", hash_file(f)}};
+    write_file_atomic(dir / marker, j.dump(2) + "\n");
+    ++updated;
+  }
+  return updated;
+}
+
+}  // namespace t9k::analysis

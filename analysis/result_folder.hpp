@@ -1,0 +1,107 @@
+// A results folder is one run, whole, or clearly not (docs/reliability.md "Output folders").
+//
+// Every command that writes a folder (run, compare, sweep, size, test, generate, import) writes it
+// through a ResultFolder: the files go to a staging folder beside the target, under a lock that
+// refuses a second writer, and commit() lists every file (bytes and hash) in the completion marker,
+// written last, then puts the staging folder in the target's place with one rename. A failed or
+// killed command leaves the target as it was. The target may only be replaced when it is empty or
+// is an earlier t9ksim folder whose files are exactly those its marker lists, unchanged, so that
+// nothing a user put or edited there is lost; no input may lie inside it.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace t9k::analysis {
+
+// Why a folder cannot be written. `usage` (exit 2): refused before anything ran (bad --out, an
+// input inside it, a folder that is not t9ksim's, a second writer); otherwise an I/O failure.
+class OutputError : public std::runtime_error {
+ public:
+  OutputError(const std::string& what, bool usage) : std::runtime_error(what), usage_(usage) {}
+  bool usage() const { return usage_; }
+
+ private:
+  bool usage_;
+};
+
+// The completion markers. A results folder's is summary.json (its "files" object is added at
+// commit); generate, import and test folders get kFilesMarker.
+inline constexpr const char* kSummaryMarker = "summary.json";
+inline constexpr const char* kFilesMarker = "t9ksim-files.json";
+
+// Names t9ksim gives its own output files and folders (docs/outputs.md). A name taken from the
+// user (a variant, a generator) that equals one of them would overwrite it, so it is refused.
+bool is_fixed_output_name(const std::string& name);
+
+struct FileEntry {
+  std::uintmax_t bytes = 0;
+  std::string hash;  // 16 hex digits: FNV-1a 64 mixed by SplitMix64 (kernel::hash_string)
+};
+// Relative generic path -> entry, for every regular file under dir except `skip` (relative).
+std::map<std::string, FileEntry> list_files(const std::filesystem::path& dir, const std::string& skip = {});
+// The hash kernel::hash_string gives the file's bytes, read in blocks.
+std::string hash_file(const std::filesystem::path& file);
+
+struct FolderOptions {
+  std::string command;                      // for messages: "run", "compare", ...
+  std::string marker = kSummaryMarker;      // kSummaryMarker: the command writes it; else written here
+  std::vector<std::filesystem::path> inputs;  // files the command reads; none may lie inside the target
+};
+
+class ResultFolder {
+ public:
+  // Checks the target, takes its lock and makes an empty staging folder; throws OutputError.
+  ResultFolder(const std::filesystem::path& target, FolderOptions options);
+  ~ResultFolder();  // without commit(): the staging folder is removed, the target untouched
+  ResultFolder(const ResultFolder&) = delete;
+  ResultFolder& operator=(const ResultFolder&) = delete;
+
+  // Where the command writes. It has the same parent as the target, so relative paths to files
+  // outside resolve the same from both.
+  const std::filesystem::path& path() const { return staging_; }
+  const std::filesystem::path& target() const { return target_; }
+  // Lists every file in the marker and replaces the target with the staging folder.
+  void commit();
+
+ private:
+  std::filesystem::path target_;
+  std::filesystem::path staging_;
+  FolderOptions options_;
+  int lock_fd_ = -1;
+  bool committed_ = false;
+};
+
+// Refuses (OutputError, usage) unless dir is missing, empty, or a t9ksim folder whose listed files
+// are all present and unchanged with nothing else beside them. `ignore`: relative paths that may
+// differ (report.html when the report command rewrites it).
+void check_replaceable(const std::filesystem::path& dir, const std::vector<std::string>& ignore = {});
+// What check_replaceable would refuse, or "" (t9ksim report warns with it). `unlisted_ok`: a
+// folder without a listing (a run inside a comparison, an older version's) is no problem.
+std::string folder_problem(const std::filesystem::path& dir, const std::vector<std::string>& ignore, bool unlisted_ok);
+
+// The outermost folder whose listing includes dir's run (a comparison holding a variant), or dir:
+// the folder whose lock guards an in-place update of dir.
+std::filesystem::path listing_owner(const std::filesystem::path& dir);
+
+// Takes the lock of an existing folder for an in-place update (t9ksim report), or throws
+// OutputError when another t9ksim writes it. Released by the destructor.
+class FolderLock {
+ public:
+  explicit FolderLock(const std::filesystem::path& target);
+  ~FolderLock();
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// After `file` was rewritten in place (t9ksim report): updates its entry in its folder's listing and
+// in the listings of the folders above that include that folder's run. Returns how many.
+int relist_file(const std::filesystem::path& file);
+
+}  // namespace t9k::analysis
