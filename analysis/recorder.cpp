@@ -81,11 +81,13 @@ SimDuration Recorder::choose_bucket(SimDuration horizon, int max_points) {
   static const SimDuration kLadder[] = {
       kernel::seconds(10), kernel::minutes(1), kernel::minutes(5), kernel::minutes(10),
       kernel::minutes(15), kernel::minutes(30), kernel::hours(1), kernel::hours(2),
-      kernel::hours(6), kernel::hours(12), kernel::days(1), kernel::days(7)};
+      kernel::hours(6), kernel::hours(12), kernel::days(1), kernel::days(7),
+      // Horizons of decades to centuries (up to spec.horizon's 1,000 years): a bounded series.
+      kernel::days(30), kernel::days(365), kernel::days(3650)};
   for (const auto& b : kLadder) {
     if (horizon.count() / b.count() <= max_points) return b;
   }
-  return kernel::days(7);
+  return kernel::days(3650);
 }
 
 Recorder::Recorder(SimTime horizon, SimDuration bucket)

@@ -86,6 +86,7 @@ int compare_command(const CompareArgs& args) {
   const auto base_text = with_sets(*file_text);
   if (!base_text) return kExitUsage;
   scenarios::LoadOptions lo;
+  lo.max_jobs = args.max_jobs;
   lo.base_dir = fs::path(args.base).parent_path().string();
   const auto base = scenarios::parse_scenario(*base_text, args.sets.empty() ? args.base : args.base + " with --set", lo);
   if (!base.ok()) {

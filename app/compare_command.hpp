@@ -12,6 +12,7 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+#include "scenarios/format/scenario.hpp"
 
 namespace t9k::app {
 
@@ -29,6 +30,7 @@ struct CompareArgs {
   std::vector<std::string> sets;              // --set PATH=VALUE, applied to every variant after its overlay
   unsigned threads = 0;                       // 0: one per hardware thread
   bool quiet = false;
+  std::int64_t max_jobs = scenarios::kDefaultMaxJobs;  // --max-jobs (docs/reliability.md)
   RunOne run_one;  // the lead wires this to the real run
 };
 

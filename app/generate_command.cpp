@@ -46,6 +46,7 @@ int generate_command(const GenerateArgs& args) {
     if (dir.empty()) dir = ".";
   }
   scenarios::LoadOptions options;
+  options.max_jobs = args.max_jobs;
   options.base_dir = dir;
   const auto loaded = scenarios::parse_scenario(text, file, options);
   if (!loaded.ok()) {

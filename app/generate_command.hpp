@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include "scenarios/format/scenario.hpp"
 
 namespace t9k::app {
 
@@ -12,6 +13,7 @@ struct GenerateArgs {
   std::string out_dir;
   std::uint64_t replication = 0;
   bool quiet = false;
+  std::int64_t max_jobs = scenarios::kDefaultMaxJobs;  // --max-jobs (docs/reliability.md)
 };
 
 // Writes DIR/<generator>.yaml (the jobs' manifests, in submission order) and DIR/scenario.yaml

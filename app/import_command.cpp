@@ -118,6 +118,14 @@ int import_command(const ImportArgs& a) {
   }
   try {
     const auto r = sim::import_trace(trace_scenario(a, rel, horizon), out_dir, a.replication, a.skip_bad_rows, diags);
+    if (r.jobs == 0) {
+      print(diags);
+      fmt::print(stderr,
+                 "t9ksim import: {}: no job falls inside the window (--from, --to, --time-offset, --horizon, --sample, "
+                 "--limit); nothing to import\n",
+                 a.trace);
+      return 2;
+    }
     folder.commit();
     if (!a.quiet) {
       print(diags);

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analysis/result_folder.hpp"
 #include "app/cli_numbers.hpp"
@@ -140,6 +141,15 @@ int main(int argc, char** argv) {
   const CLI::Validator kReplications = t9k::app::whole_number(1, t9k::app::kMaxReplications);
   const CLI::Validator kReplicationNumber = t9k::app::whole_number(0, t9k::app::kMaxReplicationNumber);
   const CLI::Validator kThreads = t9k::app::whole_number(0, t9k::app::kMaxThreads);
+  const CLI::Validator kMaxJobs = t9k::app::whole_number(1, t9k::app::kMaxJobsBudget);
+  // Scenario budgets (docs/reliability.md): the estimate of jobs per replication a run may have.
+  const auto add_max_jobs = [&](CLI::App* cmd, std::int64_t& value) {
+    cmd->add_option("--max-jobs", value,
+                    "Refuse a scenario expected to submit more jobs than this per replication (generators' "
+                    "rate x horizon, trace rows)")
+        ->capture_default_str()
+        ->transform(kMaxJobs);
+  };
 
   std::uint64_t seed = 1;
   auto* selfcheck = app.add_subcommand(
@@ -175,6 +185,7 @@ int main(int argc, char** argv) {
   run->add_flag("--check", run_args.check,
                 "Check the scenario's expect block; exit 1 with a readable diff when it is not met");
   run->add_flag("!--no-report", run_args.report, "Do not write report.html");
+  add_max_jobs(run, run_args.max_jobs);
   run->add_flag("-q,--quiet", run_args.quiet, "Print nothing but errors");
   run->add_flag("--skip-bad-rows", run_args.skip_bad_rows,
                 "Skip malformed trace rows instead of refusing to start (reports how many)");
@@ -199,6 +210,7 @@ int main(int argc, char** argv) {
                       "Replications per variant (default: the base's spec.replications)")
       ->transform(kReplications);
   compare->add_option("-j,--threads", compare_args.threads, "Threads (0: one per core)")->capture_default_str()->transform(kThreads);
+  add_max_jobs(compare, compare_args.max_jobs);
   compare->add_flag("-q,--quiet", compare_args.quiet, "Print nothing but errors");
   add_set_option(compare, compare_args.sets);
   PluginOptions compare_plugins;
@@ -222,6 +234,7 @@ int main(int argc, char** argv) {
       ->transform(kReplications);
   sweep->add_option("-j,--threads", sweep_args.threads, "Threads (0: one per core)")->capture_default_str()->transform(kThreads);
   sweep->add_flag("!--no-report", sweep_args.report, "Do not write report.html");
+  add_max_jobs(sweep, sweep_args.max_jobs);
   sweep->add_flag("-q,--quiet", sweep_args.quiet, "Print nothing but errors");
   PluginOptions sweep_plugins;
   sweep_plugins.add_to(sweep);
@@ -246,6 +259,7 @@ int main(int argc, char** argv) {
       ->transform(kReplications);
   size->add_option("-j,--threads", size_args.threads, "Threads (0: one per core)")->capture_default_str()->transform(kThreads);
   size->add_flag("!--no-report", size_args.report, "Do not write report.html");
+  add_max_jobs(size, size_args.max_jobs);
   size->add_flag("-q,--quiet", size_args.quiet, "Print nothing but errors");
   PluginOptions size_plugins;
   size_plugins.add_to(size);
@@ -318,8 +332,22 @@ int main(int argc, char** argv) {
   generate->add_option("--replication", generate_args.replication, "Replication whose draws are written")
       ->capture_default_str()
       ->transform(kReplicationNumber);
+  add_max_jobs(generate, generate_args.max_jobs);
   generate->add_flag("-q,--quiet", generate_args.quiet, "Print nothing but errors");
 
+  // An unknown command is an error even when --help follows it (CLI11 would print the main help
+  // and exit 0, so `t9ksim tset --help` would look like success).
+  if (argc > 1 && argv[1][0] != '-') {
+    try {
+      (void)app.get_subcommand(argv[1]);
+    } catch (const CLI::OptionNotFound&) {
+      std::vector<std::string> names;
+      for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+      fmt::print(stderr, "t9ksim: error: unknown command '{}'; the commands are {}\n",
+                 t9k::app::printable(argv[1]), fmt::join(names, ", "));
+      return kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

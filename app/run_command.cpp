@@ -270,6 +270,7 @@ int run_command(const RunArgs& args) {
   scenarios::LoadOptions lo;
   if (!args.scenario.empty()) lo.base_dir = std::filesystem::path(args.scenario).parent_path().string();
   lo.skip_bad_trace_rows = args.skip_bad_rows;
+  lo.max_jobs = args.max_jobs;
   const auto loaded = scenarios::parse_scenario(text, args.sets.empty() ? file : file + " with --set", lo);
   if (!loaded.ok()) {
     print_diagnostics(args.sets.empty() ? loaded.diagnostics : scenarios::without_positions(loaded.diagnostics));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/plugin_args.hpp"
+#include "scenarios/format/scenario.hpp"
 
 namespace t9k::app {
 
@@ -23,6 +24,7 @@ struct RunArgs {
   bool check = false;    // check the scenario's expect block; exit 1 on a mismatch
   bool report = true;    // write report.html
   bool quiet = false;
+  std::int64_t max_jobs = scenarios::kDefaultMaxJobs;  // --max-jobs (docs/reliability.md)
   bool skip_bad_rows = false;  // malformed trace rows are skipped (counted) instead of refusing to start
   std::vector<PluginArg> plugins;  // --plugin, replacing the scenario's
   std::vector<std::string> sets;   // --set PATH=VALUE, in order (scenarios/format/overlay.hpp)

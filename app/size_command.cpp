@@ -106,6 +106,7 @@ int size_command(const SizeArgs& args) {
 
   // Loads a value's scenario; runs are started only once every loaded value is valid.
   scenarios::LoadOptions lo;
+  lo.max_jobs = args.max_jobs;
   if (!args.scenario.empty()) lo.base_dir = fs::path(args.scenario).parent_path().string();
   std::optional<std::uint64_t> seed;
   std::uint64_t reps = 0;

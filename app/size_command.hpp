@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/compare_command.hpp"
+#include "scenarios/format/scenario.hpp"
 
 namespace t9k::app {
 
@@ -25,6 +26,7 @@ struct SizeArgs {
   unsigned threads = 0;
   bool report = true;
   bool quiet = false;
+  std::int64_t max_jobs = scenarios::kDefaultMaxJobs;  // --max-jobs (docs/reliability.md)
   RunOne run_one;
 };
 

@@ -91,6 +91,7 @@ int sweep_command(const SweepArgs& args) {
   std::optional<std::uint64_t> seed;
   std::int32_t scenario_reps = 1;
   scenarios::LoadOptions lo;
+  lo.max_jobs = args.max_jobs;
   if (!args.scenario.empty()) lo.base_dir = fs::path(args.scenario).parent_path().string();
   for (std::size_t i = 0; i < grid; ++i) {
     Point p;

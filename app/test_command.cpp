@@ -203,6 +203,7 @@ int test_command(const TestArgs& args) {
       std::vector<scenarios::Diagnostic> read_errors;
       const std::string text = read_text(c.file, &read_errors);
       scenarios::LoadOptions lo;
+      lo.max_jobs = scenarios::kDefaultMaxJobs;
       lo.base_dir = c.file.parent_path().string();
       const auto loaded = read_errors.empty() ? scenarios::parse_scenario(text, c.file.string(), lo) : scenarios::ScenarioResult{};
       if (!read_errors.empty()) {

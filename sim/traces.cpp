@@ -71,6 +71,9 @@ std::optional<scenarios::JobSubmission> TraceCursor::next_in_file_order() {
     if (e_->sample < 1 && !(sample_.uniform01() < e_->sample)) continue;
     // Gaps scale by 1 / loadFactor: offsets from the window start do, exactly.
     const double scaled = static_cast<double>(rel - from) / e_->load_factor;
+    // Past the horizon (in double, before it is rounded to an integer that could overflow: a
+    // tiny loadFactor stretches a far record beyond the clock's range).
+    if (scaled > static_cast<double>((horizon_ - SimTime{e_->time_offset}).count())) break;
     const SimTime submit = SimTime{e_->time_offset} + SimDuration{static_cast<std::int64_t>(std::llround(scaled))};
     if (submit > horizon_) break;
     ++emitted_;

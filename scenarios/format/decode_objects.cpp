@@ -69,6 +69,10 @@ constexpr std::string_view kKinds[] = {"GenericJob", "PyTorchTrainingJob", "Deep
                                        "PodGroup"};
 constexpr std::string_view kGenericSpec[] = {"successRules", "failureRules", "service", "runMode",
                                              "cleanUpPolicy", "scheduler", "replicaSpecs"};
+// The most replicas one replica spec (or elastic bound) may ask for: each is a pod the world
+// creates, so a stray 1e9 would exhaust memory; ten times a 10,000-node cluster of 1-GPU pods.
+constexpr std::int64_t kMaxReplicaCount = 100000;
+
 constexpr std::string_view kGenericReplica[] = {"type", "replicas", "restartPolicy", "template"};
 constexpr std::string_view kGenericRestart[] = {"policy", "limit"};
 constexpr std::string_view kGenericRestartTypes[] = {"Always", "OnFailure", "Never"};
@@ -335,9 +339,9 @@ class Decoder {
     if (!mr.ok()) return std::nullopt;
     m::ElasticConfig e;
     e.enabled = enabled_flag(mr, false);
-    if (auto x = read_int32(r_, mr.get("minReplicas"), 0)) e.min_replicas = *x;
-    if (auto x = read_int32(r_, mr.get("maxReplicas"), 0)) e.max_replicas = *x;
-    if (auto x = read_int32(r_, mr.get("expectedReplicas"), 0)) e.expected_replicas = *x;
+    if (auto x = read_int32(r_, mr.get("minReplicas"), 0, kMaxReplicaCount)) e.min_replicas = *x;
+    if (auto x = read_int32(r_, mr.get("maxReplicas"), 0, kMaxReplicaCount)) e.max_replicas = *x;
+    if (auto x = read_int32(r_, mr.get("expectedReplicas"), 0, kMaxReplicaCount)) e.expected_replicas = *x;
     return e;
   }
 
@@ -521,7 +525,7 @@ class Decoder {
         if (require(r_, rr.get("type"))) {
           if (auto x = read_string(r_, rr.get("type"))) rs.type = *x;
         }
-        if (auto x = read_int32(r_, rr.get("replicas"), 0)) rs.replicas = *x;
+        if (auto x = read_int32(r_, rr.get("replicas"), 0, kMaxReplicaCount)) rs.replicas = *x;
         const Val rp = rr.get("restartPolicy");
         if (rp.present() && rp.node.IsScalar()) {
           r_.error(rp.mark, rp.path,
@@ -552,7 +556,7 @@ class Decoder {
         if (require(r_, rr.get("type"))) {
           if (auto x = read_string(r_, rr.get("type"))) rs.type = *x;
         }
-        if (auto x = read_int32(r_, rr.get("replicas"), 0)) rs.replicas = *x;
+        if (auto x = read_int32(r_, rr.get("replicas"), 0, kMaxReplicaCount)) rs.replicas = *x;
         if (auto x = read_int32(r_, rr.get("scalingWeight"), 0)) rs.scaling_weight = *x;
         if (auto x = read_enum<m::RestartPolicyType>(r_, rr.get("restartPolicy"))) rs.restart_policy = *x;
         if (require(r_, rr.get("template"))) rs.template_ = pod_template(rr.get("template"));
@@ -624,7 +628,7 @@ class Decoder {
     if (auto x = read_bool(r_, mr.get("disableCustomEnv"))) s.disable_custom_env = *x;
     if (require(r_, mr.get("worker"))) {
       MapReader w(r_, mr.get("worker"), kWorker);
-      if (auto x = read_int32(r_, w.get("replicas"), 0)) s.worker.replicas = *x;
+      if (auto x = read_int32(r_, w.get("replicas"), 0, kMaxReplicaCount)) s.worker.replicas = *x;
       if (auto x = read_enum<m::RestartPolicyType>(r_, w.get("restartPolicy"))) s.worker.restart_policy = *x;
       if (require(r_, w.get("template"))) s.worker.template_ = pod_template(w.get("template"));
     }

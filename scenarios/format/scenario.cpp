@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <set>
 #include <type_traits>
 #include <variant>
@@ -134,6 +135,32 @@ constexpr std::string_view kGenericRestart[] = {"Always", "OnFailure", "Never"};
 constexpr std::string_view kCleanUp[] = {"None", "Unfinished", "All"};
 // Ranges generated integers are clamped to (docs/scenario-format.md "generators").
 constexpr std::int64_t kMaxReplicas = 10000;
+// Every duration drawn is cut at this many seconds (sim/common.cpp); a distribution whose mean is
+// beyond it is refused rather than cut silently.
+constexpr double kMaxDurationSeconds = 1e12;
+
+bool pod_asks_for_gpus(const m::PodTemplateSpec& t) {
+  for (const auto& c : t.spec.containers) {
+    for (const auto* rl : {&c.resources.requests, &c.resources.limits}) {
+      if (!m::get_resource(*rl, m::kResourceGpu).is_zero() || !m::get_resource(*rl, m::kResourceGpuMilli).is_zero()) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool asks_for_gpus(const m::Job& job) {
+  if (const auto* g = std::get_if<m::GenericJob>(&job)) {
+    return std::any_of(g->spec.replica_specs.begin(), g->spec.replica_specs.end(),
+                       [](const auto& r) { return pod_asks_for_gpus(r.template_); });
+  }
+  if (const auto* p = std::get_if<m::PyTorchTrainingJob>(&job)) {
+    return std::any_of(p->spec.replica_specs.begin(), p->spec.replica_specs.end(),
+                       [](const auto& r) { return pod_asks_for_gpus(r.template_); });
+  }
+  return pod_asks_for_gpus(std::get<m::DeepSpeedJob>(job).spec.worker.template_);
+}
 constexpr std::int64_t kMaxGpus = m::kMaxGpusPerObject;
 constexpr std::int64_t kMaxLimit = 1000000;
 constexpr std::int64_t kMaxBurst = 100000;
@@ -202,11 +229,19 @@ class ScenarioDecoder {
 
   // A duration string ("30s") is a constant; a single-key mapping names a distribution, e.g.
   // {lognormal: {mu: 1.5, sigma: 0.4}} (parameters in seconds where they are times).
-  std::optional<DurationDistribution> duration_dist(const Val& v) {
+  // `duration`: the values are durations, cut at kMaxDurationSeconds (int_dist reuses the reader).
+  std::optional<DurationDistribution> duration_dist(const Val& v, bool duration = true) {
     r_.tick();
     if (!v.present()) return std::nullopt;
     if (v.node.IsScalar()) {
-      if (auto d = read_duration(r_, v)) return DurationDistribution::constant(*d);
+      if (auto d = read_duration(r_, v)) {
+        if (duration && static_cast<double>(d->count()) / 1e6 > kMaxDurationSeconds) {
+          r_.error(v.mark, v.path, "found more than 1e12 s; allowed: at most 1e12 s (about 31,700 years), the longest "
+                                   "duration the simulator keeps");
+          return std::nullopt;
+        }
+        return DurationDistribution::constant(*d);
+      }
       return std::nullopt;
     }
     if (!v.node.IsMap() || v.node.size() != 1) {
@@ -297,6 +332,13 @@ class ScenarioDecoder {
           points.emplace_back(*x, *q);
         }
         out.seconds = kernel::EmpiricalCdf{std::move(points)};
+      }
+      if (duration && !(out.seconds.mean() <= kMaxDurationSeconds)) {
+        // The simulator cuts every draw at 1e12 s; a mean beyond it would be cut silently.
+        r_.error(v.mark, v.path,
+                 fmt::format("found a mean of {:.3g} s; allowed: at most 1e12 s (about 31,700 years), the longest "
+                             "duration the simulator keeps", out.seconds.mean()));
+        return std::nullopt;
       }
       return out;
     } catch (const kernel::DistributionError& e) {
@@ -645,7 +687,7 @@ class ScenarioDecoder {
       if (!choice_weights(p, c, out.choices) || r_.error_count() != before) return std::nullopt;
       return out;
     }
-    auto d = duration_dist(v);
+    auto d = duration_dist(v, false);
     if (!d) return std::nullopt;
     IntDistribution out;
     out.real = d->seconds;
@@ -738,7 +780,7 @@ class ScenarioDecoder {
       if (auto x = read_double(r_, v, -kMaxDouble, kMaxDouble)) return kernel::Distribution{kernel::Constant{*x}};
       return std::nullopt;
     }
-    if (auto d = duration_dist(v)) return d->seconds;
+    if (auto d = duration_dist(v, false)) return d->seconds;
     return std::nullopt;
   }
 
@@ -1157,6 +1199,36 @@ class ScenarioDecoder {
     return s;
   }
 
+  // Jobs that ask for GPUs on a cluster that never has any wait for ever: a warning, since a
+  // CPU-only study is legitimate but this combination is almost always a slip.
+  void warn_gpu_jobs_without_gpus(MapReader& spec, const Scenario& sc) {
+    std::int64_t gpus = 0;
+    for (const auto& p : sc.cluster.node_pools) gpus += std::int64_t{p.count} * p.gpus_per_node;
+    const bool adds_nodes = std::any_of(sc.operations.begin(), sc.operations.end(),
+                                        [](const Operation& o) { return o.type == OperationType::AddNodePool; });
+    if (gpus > 0 || adds_nodes) return;
+    std::string first;
+    for (std::size_t i = 0; i < sc.workload.jobs.size() && first.empty(); ++i) {
+      if (asks_for_gpus(sc.workload.jobs[i].job)) first = fmt::format("spec.workload.jobs[{}]", i);
+    }
+    for (std::size_t i = 0; i < sc.workload.generators.size() && first.empty(); ++i) {
+      for (const auto& c : sc.workload.generators[i].classes) {
+        if (asks_for_gpus(c.template_job) || c.gpus) first = fmt::format("spec.workload.generators[{}]", i);
+      }
+    }
+    for (std::size_t i = 0; i < sc.workload.traces.size() && first.empty(); ++i) {
+      const auto& d = sc.workload.traces[i].data;
+      if (d && std::any_of(d->records.begin(), d->records.end(), [](const TraceRecord& r) { return r.gpus > 0 || r.gpu_milli > 0; })) {
+        first = fmt::format("spec.workload.traces[{}]", i);
+      }
+    }
+    if (first.empty()) return;
+    const Val cluster = spec.get("cluster");
+    r_.warning(cluster.mark, cluster.present() ? cluster.path : "spec.cluster",
+               fmt::format("found no GPUs in the cluster, but {} asks for GPUs: those jobs will wait until the horizon",
+                           first));
+  }
+
   std::optional<Scenario> scenario(const Val& root) {
     MapReader top(r_, root, kTop);
     if (!top.ok()) return std::nullopt;
@@ -1186,6 +1258,11 @@ class ScenarioDecoder {
     if (require(r_, horizon)) {
       if (auto x = read_duration(r_, horizon)) {
         if (x->count() == 0) r_.error(horizon.mark, horizon.path, "found 0; allowed: a duration > 0");
+        if (*x > kernel::days(kMaxHorizonDays)) {
+          r_.error(horizon.mark, horizon.path,
+                   fmt::format("found {} days; allowed: at most {} days (1,000 years)", x->count() / kernel::days(1).count(),
+                               kMaxHorizonDays));
+        }
         sc.horizon = *x;
       }
     }
@@ -1207,6 +1284,7 @@ class ScenarioDecoder {
     operations(spec.get("operations"), sc);
     expect(spec.get("expect"), sc);
     plugins(spec.get("plugins"), sc);
+    warn_gpu_jobs_without_gpus(spec, sc);
     return sc;
   }
 
@@ -1507,6 +1585,11 @@ class ScenarioDecoder {
       // queues and cluster exist before anything refers to them.
       if (!tr.path.empty() && !r_.has_error_under(item.path)) {
         tr.data = load_trace(tr, options_.skip_bad_trace_rows, r_.file(), item.path, out_);
+        if (tr.data && tr.data->records.empty() && tr.data->objects.empty()) {
+          r_.warning(path.mark, path.path,
+                     "found no jobs in the trace (a header without rows, or an empty export); this entry submits "
+                     "nothing");
+        }
         if (!tr.data) {
           r_.error(path.mark, path.path, "found errors in the trace (reported above)");
         } else if (sc.scheduler.kind == SchedulerKind::T9k) {
@@ -2074,10 +2157,25 @@ ScenarioResult decode_scenario_docs(const std::vector<YamlDocument>& docs, const
     add_budget_diagnostic(diags, file, 0, root->line);
   }
   result.files.assign(dec.files().begin(), dec.files().end());
+  if (!has_errors(diags) && sc && options.max_jobs > 0) {
+    // Refused before anything runs: a scenario that would submit more jobs than the budget would
+    // otherwise fill memory or run for days (docs/reliability.md "Scenario budgets").
+    const JobEstimate est = estimate_jobs(*sc);
+    if (est.total > static_cast<double>(options.max_jobs)) {
+      const auto biggest = std::max_element(est.sources.begin(), est.sources.end(),
+                                            [](const JobSource& a, const JobSource& b) { return a.jobs < b.jobs; });
+      diags.push_back(Diagnostic{
+          Severity::Error, file, 0, 0, 0, biggest->path,
+          fmt::format("found about {:.3g} jobs per replication from here ({}), {:.3g} in all; allowed: at most {} "
+                      "(--max-jobs): shorten spec.horizon, lower the rate, set count or limit, or raise --max-jobs",
+                      biggest->jobs, biggest->how, est.total, options.max_jobs)});
+    }
+  }
   if (!has_errors(diags)) result.scenario = std::move(sc);
   result.diagnostics = std::move(diags);
   return result;
 }
+
 
 std::string folder_of(const std::string& path) {
   const auto parent = std::filesystem::path(path).parent_path();
@@ -2085,6 +2183,92 @@ std::string folder_of(const std::string& path) {
 }
 
 }  // namespace
+
+namespace {
+
+double mean_of(const IntDistribution& d) {
+  if (d.real) return d.real->mean();
+  double sum = 0, weight = 0;
+  for (const auto& [v, w] : d.choices) {
+    sum += static_cast<double>(v) * w;
+    weight += w;
+  }
+  return weight > 0 ? sum / weight : 0;
+}
+
+double mean_or_one(const std::vector<double>& xs) {
+  if (xs.empty()) return 1;
+  double s = 0;
+  for (double x : xs) s += x;
+  return s / static_cast<double>(xs.size());
+}
+
+}  // namespace
+
+JobEstimate estimate_jobs(const Scenario& sc) {
+  JobEstimate est;
+  const auto add = [&](std::string path, std::string how, double jobs) {
+    est.total += jobs;
+    est.sources.push_back({std::move(path), std::move(how), jobs});
+  };
+  if (!sc.workload.jobs.empty()) {
+    add("spec.workload.jobs", fmt::format("{} explicit jobs", sc.workload.jobs.size()),
+        static_cast<double>(sc.workload.jobs.size()));
+  }
+  const SimTime horizon{sc.horizon};
+  for (std::size_t i = 0; i < sc.workload.generators.size(); ++i) {
+    const auto& g = sc.workload.generators[i];
+    const SimTime end = g.stop ? std::min(*g.stop, horizon) : horizon;
+    const double hours = end > g.start ? static_cast<double>((end - g.start).count()) / 3.6e9 : 0;
+    const auto& a = g.arrivals;
+    double arrivals = 0;
+    std::string how;
+    switch (a.kind) {
+      case ArrivalKind::Interarrival: {
+        const double gap_h = static_cast<double>(a.interarrival.mean().count()) / 3.6e9;
+        arrivals = hours <= 0 ? 0 : gap_h > 0 ? hours / gap_h : std::numeric_limits<double>::infinity();
+        how = fmt::format("{:.4g} h at a mean gap of {:.4g} s", hours, gap_h * 3600);
+        break;
+      }
+      case ArrivalKind::Poisson:
+      case ArrivalKind::Profile: {
+        const double rate = a.rate_per_hour * mean_or_one(a.hour_of_day) * mean_or_one(a.day_of_week);
+        arrivals = rate * hours;
+        how = fmt::format("{:.4g} h at {:.4g} per hour", hours, rate);
+        break;
+      }
+      case ArrivalKind::Times:
+        arrivals = static_cast<double>(std::count_if(a.times.begin(), a.times.end(),
+                                                     [&](SimTime t) { return t >= g.start && t < end; }));
+        how = fmt::format("{:.0f} listed times", arrivals);
+        break;
+    }
+    double jobs = arrivals;
+    if (g.burst_size) {
+      const double burst = std::max(1.0, mean_of(*g.burst_size));
+      jobs *= burst;
+      how += fmt::format(", bursts of {:.3g}", burst);
+    }
+    if (g.count && static_cast<double>(*g.count) < jobs) {
+      jobs = static_cast<double>(*g.count);
+      how += fmt::format(", count {}", *g.count);
+    }
+    add(fmt::format("spec.workload.generators[{}]", i), std::move(how), jobs);
+  }
+  for (std::size_t i = 0; i < sc.workload.traces.size(); ++i) {
+    const auto& t = sc.workload.traces[i];
+    if (!t.data) continue;
+    const auto rows = static_cast<double>(std::max(t.data->objects.size(), t.data->records.size()));
+    double jobs = rows * t.sample;
+    std::string how = fmt::format("{:.0f} rows, sample {}", rows, t.sample);
+    if (t.limit && static_cast<double>(*t.limit) < jobs) {
+      jobs = static_cast<double>(*t.limit);
+      how += fmt::format(", limit {}", *t.limit);
+    }
+    add(fmt::format("spec.workload.traces[{}]", i), std::move(how), jobs);
+  }
+  return est;
+}
 
 ScenarioResult parse_scenario(std::string_view text, const std::string& file, LoadOptions options) {
   if (options.base_dir.empty()) options.base_dir = ".";

@@ -397,6 +397,28 @@ struct Scenario {
   std::vector<ControllerPlugin> controller_plugins;  // spec.plugins.controllers: at most one per kind
 };
 
+// How many jobs one replication submits, estimated from the scenario before it runs (the budget
+// behind --max-jobs, docs/reliability.md "Scenario budgets"): explicit jobs counted; a generator's
+// arrivals over its window (mean interarrival gap, Poisson or profile rate averaged over the day
+// and week, listed times) times its mean burst, capped by its count; a trace's rows times its
+// sample, capped by its limit. An upper estimate for traces (rows outside the horizon count).
+struct JobSource {
+  std::string path;  // spec.workload.generators[1], ...
+  std::string how;   // the sum behind it, for messages
+  double jobs = 0;   // may be infinite (an interarrival gap of mean 0 without a count)
+};
+struct JobEstimate {
+  double total = 0;
+  std::vector<JobSource> sources;
+};
+JobEstimate estimate_jobs(const Scenario& sc);
+
+// The default of --max-jobs: far above the shipped scenarios (the largest, the Philly replay,
+// has 82,247 jobs) and the 1M-job benchmark year, below what fills this machine's memory.
+inline constexpr std::int64_t kDefaultMaxJobs = 5000000;
+// The longest spec.horizon: 1,000 years keeps every sum of times far inside the clock's range.
+inline constexpr std::int64_t kMaxHorizonDays = 365000;
+
 struct ScenarioResult {
   std::optional<Scenario> scenario;      // set exactly when there are no errors
   std::vector<Diagnostic> diagnostics;   // errors and warnings, every one found
@@ -413,6 +435,9 @@ struct LoadOptions {
   std::string base_dir;  // empty => the scenario file's folder (load_scenario) or "."
   // Bad trace rows become warnings and are skipped (t9ksim run/import --skip-bad-rows).
   bool skip_bad_trace_rows = false;
+  // Refuse a scenario whose estimate_jobs() is above this many jobs per replication (0: no check;
+  // commands that run scenarios set it from --max-jobs).
+  std::int64_t max_jobs = 0;
 };
 
 ScenarioResult load_scenario(const std::string& path, LoadOptions options = {});

@@ -497,3 +497,56 @@ TEST_CASE("a replicas distribution reaching past 10,000 is reported, not clamped
   CHECK(warned("{uniform: {min: 1, max: 8}}").empty());
   CHECK(warned("{lognormal: {mu: 1, sigma: 1}}").empty());
 }
+
+TEST_CASE("the expected jobs of a generator match what it draws (the --max-jobs budget)", "[generators][budget]") {
+  // docs/reliability.md "Scenario budgets": the estimate is the mean; the drawn count is within
+  // 5 standard deviations of a Poisson count (exact for times, bursts of fixed size and counts).
+  struct Row {
+    const char* what;
+    std::string horizon;
+    std::string arrivals;
+    double expected;
+    bool exact;
+  };
+  const std::vector<Row> rows = {
+      {"Poisson rate", "500h", "      rate: 20\n", 10000, false},
+      {"interarrival mean", "500h", "      interarrival: {exponential: {mean: 3m}}\n", 10000, false},
+      {"profile averages the day", "28d",
+       "      profile: {rate: 10, hourOfDay: [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0]}\n",
+       10 * 0.75 * 28 * 24, false},
+      {"start and stop window", "100h", "      start: 10h\n      stop: 60h\n      rate: 20\n", 1000, false},
+      {"listed times inside the horizon", "90m", "      times: [2h, 30m, 1h, 1h]\n", 3, true},
+      {"bursts at times", "1d", "      bursts: {size: 5, times: [1h, 3h]}\n", 10, true},
+      {"count caps", "500h", "      count: 7\n      rate: 20\n", 7, true},
+  };
+  for (const auto& row : rows) {
+    INFO(row.what);
+    const auto sc = load(scenario(row.horizon, row.arrivals + kTemplate));
+    const auto est = scenarios::estimate_jobs(sc);
+    REQUIRE(est.sources.size() == 1);
+    CHECK(est.sources[0].path == "spec.workload.generators[0]");
+    CHECK(est.total == Approx(row.expected).epsilon(1e-9));
+    const auto drawn = static_cast<double>(jobs_of(sc).size());
+    if (row.exact) {
+      CHECK(drawn == row.expected);
+    } else {
+      CHECK(std::abs(drawn - row.expected) < 5 * std::sqrt(row.expected));
+    }
+  }
+}
+
+TEST_CASE("a scenario above --max-jobs is refused at load, naming the generator", "[generators][budget]") {
+  const std::string text = scenario("500h", "      rate: 20\n" + kTemplate);
+  scenarios::LoadOptions lo;
+  lo.max_jobs = 9999;
+  const auto refused = scenarios::parse_scenario(text, "test.yaml", lo);
+  REQUIRE_FALSE(refused.ok());
+  const auto all = listing(refused.diagnostics);
+  CHECK(all.find("spec.workload.generators[0]") != std::string::npos);
+  CHECK(all.find("about 1e+04 jobs per replication") != std::string::npos);
+  CHECK(all.find("at most 9999 (--max-jobs)") != std::string::npos);
+  lo.max_jobs = 10000;
+  CHECK(scenarios::parse_scenario(text, "test.yaml", lo).ok());
+  lo.max_jobs = 0;  // no budget
+  CHECK(scenarios::parse_scenario(text, "test.yaml", lo).ok());
+}

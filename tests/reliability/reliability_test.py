@@ -311,6 +311,77 @@ def case_bad_out_before_running(t9ksim, work):
     check((d / "file").read_text() == "x\n", "the file changed")
 
 
+# --- bounded resources, refused early ---------------------------------------------------------
+
+def case_budgets(t9ksim, work):
+    """Sizes that drive memory or time are refused at load with the field path, before running."""
+    d = fresh(work, "budgets")
+    for sets, fragments in (
+            (["workload.jobs[0].manifest.spec.replicaSpecs[0].replicas=1000000000"],
+             ["spec.workload.jobs[0].manifest.spec.replicaSpecs[0].replicas", "[0, 100000]"]),
+            (["horizon=1752000000h"], ["spec.horizon", "at most 365000 days"])):
+        start = time.monotonic()
+        p = run(t9ksim, "run", SCENARIO, *[a for v in sets for a in ("--set", v)], "--out", d / "o", "-q", timeout=60)
+        expect(p, 2, *fragments)
+        check(time.monotonic() - start < 10, f"refused only after {time.monotonic() - start:.1f} s")
+    # A generator's expected jobs against --max-jobs: refused naming the generator, for every
+    # command that runs scenarios; a raised budget runs it.
+    rate = "workload.generators[0].interarrival={exponential: {mean: 1ms}}"
+    for cmd in (["run"], ["sweep", "--vary", "seed=1,2"], ["size", "--param", "seed=1:2", "--target", "goodput > 0"]):
+        p = run(t9ksim, *cmd, "--set", rate, "--out", d / "o", "-q", timeout=60)
+        expect(p, 2, "spec.workload.generators[0]", "jobs per replication", "--max-jobs")
+    text = (ROOT / "scenarios/default.yaml").read_text()
+    check("interarrival: {exponential: {mean: 4h}}" in text, "setup: the default scenario changed")
+    (d / "fast.yaml").write_text(text.replace("interarrival: {exponential: {mean: 4h}}",
+                                              "interarrival: {exponential: {mean: 1ms}}", 1))
+    expect(run(t9ksim, "generate", d / "fast.yaml", "--out", d / "o", "-q", timeout=60), 2, "spec.workload.generators[0]")
+    p = run(t9ksim, "compare", d / "fast.yaml", "--variant", f"v={d / 'fast.yaml'}", "--out", d / "o", "-q", timeout=60)
+    expect(p, 2, "spec.workload.generators[0]")
+    expect(run(t9ksim, "run", "--max-jobs", "100", "--out", d / "o", "-q", timeout=60), 2, "at most 100 (--max-jobs)")
+    expect(run(t9ksim, "run", "--max-jobs", "1000000", "--out", d / "o", "-q", "--no-report", "--set", "horizon=1d"), 0)
+    # Trace times at both ends of the clock, stretched by the smallest loadFactor: no overflow, no
+    # event in the past; only the first row (the origin) falls inside the horizon, at time 0.
+    (d / "far.csv").write_text("submit,dur,gpus\n-9000000000000,10,1\n0,10,1\n100,10,1\n9000000000000,10,1\n")
+    (d / "far.yaml").write_text(
+        "apiVersion: t9ksim/v1\nkind: Scenario\nmetadata: {name: far}\nspec:\n  horizon: 1d\n  cluster:\n"
+        "    nodePools: [{name: gpu, count: 1, gpusPerNode: 8, cpu: 64, memory: 512Gi}]\n  workload:\n    traces:\n"
+        "    - {format: csv, path: far.csv, loadFactor: 0.000001,\n"
+        "       options: {submitColumn: submit, durationColumn: dur, gpusColumn: gpus}}\n")
+    p = run(t9ksim, "run", d / "far.yaml", "--out", d / "far", "-q", "--no-report")
+    expect(p, 0)
+    rows = (d / "far/jobs.csv").read_text().splitlines()[1:]
+    check(len(rows) == 1 and ",0.000000," in rows[0], f"jobs.csv rows: {rows}")
+    check(not (d / "o").exists() or not whole_problems(d / "o"), "a refused command left a folder")
+
+
+# --- silent acceptances become errors or warnings --------------------------------------------
+
+def case_silent_acceptances(t9ksim, work):
+    d = fresh(work, "silent")
+    expect(run(t9ksim, "tset", "--help"), 2, "unknown command 'tset'", "run")
+    (d / "empty.csv").write_text("submit,dur,gpus\n")
+    (d / "empty.yaml").write_text(
+        "apiVersion: t9ksim/v1\nkind: Scenario\nmetadata: {name: e}\nspec:\n  horizon: 1d\n  cluster:\n"
+        "    nodePools: [{name: gpu, count: 1, gpusPerNode: 8, cpu: 64, memory: 512Gi}]\n  workload:\n    traces:\n"
+        "    - {format: csv, path: empty.csv, options: {submitColumn: submit, durationColumn: dur}}\n")
+    p = run(t9ksim, "validate", d / "empty.yaml")
+    check("spec.workload.traces[0].path" in p.stdout + p.stderr and "found no jobs in the trace" in p.stdout + p.stderr,
+          f"no warning for an empty trace: {p.stdout} {p.stderr}")
+    p = run(t9ksim, "import", TRACE, "--format", "philly", "--from", "100000d", "--out", d / "imp", "-q")
+    expect(p, 2, "no job falls inside the window")
+    check(not (d / "imp").exists(), "import wrote a folder")
+    text = SCENARIO.read_text()
+    check("gpusPerNode: 8" in text, "setup: the case has GPUs")
+    (d / "nogpu.yaml").write_text(text.replace("gpusPerNode: 8", "gpusPerNode: 0"))
+    p = run(t9ksim, "validate", d / "nogpu.yaml")
+    check("found no GPUs in the cluster, but spec.workload.jobs[0] asks for GPUs" in p.stdout + p.stderr,
+          f"no warning for GPU jobs without GPUs: {p.stdout} {p.stderr}")
+    for value, fragment in (("2000000000000s", "found more than 1e12 s"),
+                            ("{exponential: {mean: 2000000000000s}}", "found a mean of 2e+12 s")):
+        p = run(t9ksim, "run", SCENARIO, "--set", f"workload.jobs[0].behaviour.runTime={value}", "--out", d / "o", "-q")
+        expect(p, 2, "spec.workload.jobs[0].behaviour.runTime", fragment)
+
+
 # --- every YAML input goes through one hardened reader --------------------------------------
 
 def case_hardened_inputs(t9ksim, work):

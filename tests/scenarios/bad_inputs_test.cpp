@@ -144,11 +144,13 @@ TEST_CASE("each rule rejects its bad input with the exact path and message", "[v
        "spec.scheduler.t9kScheduler.queue", "required field is missing"},
       // replica specs
       {"replicas >= 0", edit(kGeneric, "replicas: 2", "replicas: -1"), "spec.replicaSpecs[0].replicas",
-       "found -1; allowed: an integer >= 0"},
+       "found -1; allowed: an integer in [0, 100000]"},
+      {"replicas at most 100,000 (each is a pod; docs/reliability.md)", edit(kGeneric, "replicas: 2", "replicas: 100001"),
+       "spec.replicaSpecs[0].replicas", "found 100001; allowed: an integer in [0, 100000]"},
       {"replicas must be an integer, not a string", edit(kGeneric, "replicas: 2", "replicas: \"2\""),
-       "spec.replicaSpecs[0].replicas", "found \"2\"; allowed: an integer >= 0"},
+       "spec.replicaSpecs[0].replicas", "found \"2\"; allowed: an integer in [0, 100000]"},
       {"replicas must fit int32", edit(kGeneric, "replicas: 2", "replicas: 99999999999999999999999"),
-       "spec.replicaSpecs[0].replicas", "found 99999999999999999999999; allowed: an integer >= 0"},
+       "spec.replicaSpecs[0].replicas", "found 99999999999999999999999; allowed: an integer in [0, 100000]"},
       {"at least one replicaSpec", edit(kPyTorch, R"(  - type: worker
     replicas: 4
     restartPolicy: ExitCode

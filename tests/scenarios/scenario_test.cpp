@@ -139,7 +139,7 @@ TEST_CASE("each scenario rule rejects its bad input with the exact path and mess
        "spec.workload.jobs[0].manifest.spec.scheduler.t9kScheduler.queue",
        "job \"train\" uses queue \"research\"; allowed: a queue of spec.scheduler.queues (default)"},
       {"inline manifests are validated in place", edit(kBase, "replicas: 2, template", "replicas: -2, template"),
-       "spec.workload.jobs[0].manifest.spec.replicaSpecs[0].replicas", "found -2; allowed: an integer >= 0"},
+       "spec.workload.jobs[0].manifest.spec.replicaSpecs[0].replicas", "found -2; allowed: an integer in [0, 100000]"},
       {"manifest or path", edit(kBase, "      submitAt: 5m\n", "      path: other.yaml\n      submitAt: 5m\n"),
        "spec.workload.jobs[0]", "found both manifest and path; allowed: exactly one of manifest (an inline object) or path (a manifest file)"},
       {"runTime or work", edit(kBase, "{runTime: 2h}", "{runTime: 2h, work: 4h}"), "spec.workload.jobs[0].behaviour",
