@@ -90,7 +90,8 @@ int compare_command(const CompareArgs& args) {
   lo.base_dir = fs::path(args.base).parent_path().string();
   const auto base = scenarios::parse_scenario(*base_text, args.sets.empty() ? args.base : args.base + " with --set", lo);
   if (!base.ok()) {
-    print_diagnostics(args.sets.empty() ? base.diagnostics : scenarios::without_positions(base.diagnostics));
+    print_diagnostics(args.sets.empty() ? base.diagnostics
+                                        : scenarios::point_at_sources(base.diagnostics, *base_text, {{args.base, *file_text}}));
     return kExitUsage;
   }
   if (args.variants.empty()) {
@@ -129,7 +130,9 @@ int compare_command(const CompareArgs& args) {
     // The merged scenario must load like any scenario; paths in it resolve against the base's folder.
     const auto loaded = scenarios::parse_scenario(merged, fmt::format("{} + {}", args.base, overlay_file), lo);
     if (!loaded.ok()) {
-      print_diagnostics(scenarios::without_positions(loaded.diagnostics));
+      // Each problem at the line the user wrote it: the overlay's, else the base's.
+      print_diagnostics(scenarios::point_at_sources(loaded.diagnostics, merged,
+                                                    {{overlay_file, *overlay}, {args.base, *file_text}}));
       return kExitUsage;
     }
     if (loaded.scenario->seed != base.scenario->seed) {

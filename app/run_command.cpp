@@ -243,6 +243,11 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
   return kExitOk;
 }
 
+std::vector<scenarios::SourceText> sources_of(const std::string& file, const std::string& text) {
+  if (file.empty() || file.front() == '<') return {};
+  return {{file, text}};
+}
+
 int run_command(const RunArgs& args) {
   std::string text;
   std::string file;
@@ -257,6 +262,7 @@ int run_command(const RunArgs& args) {
     }
     file = args.scenario;
   }
+  const std::string original = text;  // for pointing errors back at the file
   if (!args.sets.empty()) {
     std::vector<scenarios::Diagnostic> errors;
     text = scenarios::apply_sets(text, args.sets, errors);
@@ -273,7 +279,8 @@ int run_command(const RunArgs& args) {
   lo.max_jobs = args.max_jobs;
   const auto loaded = scenarios::parse_scenario(text, args.sets.empty() ? file : file + " with --set", lo);
   if (!loaded.ok()) {
-    print_diagnostics(args.sets.empty() ? loaded.diagnostics : scenarios::without_positions(loaded.diagnostics));
+    print_diagnostics(args.sets.empty() ? loaded.diagnostics
+                                        : scenarios::point_at_sources(loaded.diagnostics, text, sources_of(file, original)));
     return kExitUsage;
   }
   const std::uint64_t reps =

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/plugin_args.hpp"
+#include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
 
 namespace t9k::app {
@@ -32,6 +33,10 @@ struct RunArgs {
 
 // Returns the process exit code: 0 ok, 1 simulation error / invariant / failed check, 2 bad input.
 int run_command(const RunArgs& args);
+
+// The scenario file a --set or --vary text was made from, for scenarios::point_at_sources: none
+// for the embedded default (its lines are in no file the user has).
+std::vector<scenarios::SourceText> sources_of(const std::string& file, const std::string& text);
 
 // One replication of a scenario given as text into out_dir: what `run` does per replication and
 // what `compare` runs per variant and replication. `file` names the text in messages and is the

@@ -123,7 +123,7 @@ int size_command(const SizeArgs& args) {
     }
     const auto loaded = scenarios::parse_scenario(t, fmt::format("{} at {}={}", file, path, values[i]), lo);
     if (!loaded.ok()) {
-      for (const auto& d : scenarios::without_positions(loaded.diagnostics)) {
+      for (const auto& d : scenarios::point_at_sources(loaded.diagnostics, t, sources_of(file, text))) {
         fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
       }
       return kExitUsage;

@@ -115,7 +115,7 @@ int sweep_command(const SweepArgs& args) {
     }
     const auto loaded = scenarios::parse_scenario(p.text, fmt::format("{} at {}", file, fmt::join(shown, " ")), lo);
     if (!loaded.ok()) {
-      for (const auto& d : scenarios::without_positions(loaded.diagnostics)) {
+      for (const auto& d : scenarios::point_at_sources(loaded.diagnostics, p.text, sources_of(file, text))) {
         fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
       }
       return kExitUsage;

@@ -391,6 +391,116 @@ std::vector<Diagnostic> without_positions(std::vector<Diagnostic> ds) {
   return ds;
 }
 
+namespace {
+
+// A diagnostic's field path as keys and indices: "spec.jobs[0].manifest" -> spec, jobs, [0],
+// manifest. Keys may hold dots (nvidia.com/gpu); they are rejoined while walking.
+struct PathToken {
+  std::string key;
+  std::optional<std::size_t> index;
+};
+
+std::vector<PathToken> path_tokens(const std::string& path) {
+  std::vector<PathToken> out;
+  std::string cur;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const char c = path[i];
+    if (c == '.') {
+      if (!cur.empty()) out.push_back({std::move(cur), std::nullopt});
+      cur.clear();
+    } else if (c == '[') {
+      const auto close = path.find(']', i);
+      if (close == std::string::npos) return {};
+      if (!cur.empty()) out.push_back({std::move(cur), std::nullopt});
+      cur.clear();
+      try {
+        out.push_back({"", static_cast<std::size_t>(std::stoull(path.substr(i + 1, close - i - 1)))});
+      } catch (const std::exception&) {
+        return {};
+      }
+      i = close;
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back({std::move(cur), std::nullopt});
+  return out;
+}
+
+// Lookups through a const node: yaml-cpp's non-const operator[] inserts the key it is asked for.
+YAML::Node child_of(const YAML::Node& n, const std::string& key) { return n[key]; }
+YAML::Node child_of(const YAML::Node& n, std::size_t index) { return n[index]; }
+
+// The node of `source` at the position `path` reaches in `merged`, walking both together.
+std::optional<YAML::Mark> locate(YAML::Node merged, YAML::Node source, const std::vector<PathToken>& path) {
+  for (std::size_t i = 0; i < path.size();) {
+    if (path[i].index) {
+      if (!merged.IsSequence() || !source.IsSequence() || *path[i].index >= merged.size()) return std::nullopt;
+      const YAML::Node m = child_of(merged, *path[i].index);
+      YAML::Node found;
+      if (const auto name = item_name(m)) {
+        for (const auto& s : source) {
+          if (item_name(s) == name) found.reset(s);
+        }
+      } else if (source.size() == merged.size()) {
+        found.reset(child_of(source, *path[i].index));
+      }
+      if (!found) return std::nullopt;
+      // reset() rebinds; operator= would write into the tree.
+      merged.reset(m);
+      source.reset(found);
+      ++i;
+      continue;
+    }
+    if (!merged.IsMap() || !source.IsMap()) return std::nullopt;
+    // The longest run of dot-separated tokens that is a key of the merged map.
+    bool moved = false;
+    std::string key;
+    for (std::size_t j = i; j < path.size() && !path[j].index; ++j) {
+      key += (j > i ? "." : "") + path[j].key;
+      const YAML::Node m = child_of(merged, key);
+      if (!m) continue;
+      const YAML::Node s = child_of(source, key);
+      if (!s) return std::nullopt;
+      merged.reset(m);
+      source.reset(s);
+      i = j + 1;
+      moved = true;
+      break;
+    }
+    if (!moved) return std::nullopt;
+  }
+  if (merged.IsScalar() && (!source.IsScalar() || source.Scalar() != merged.Scalar())) return std::nullopt;
+  return source.Mark();
+}
+
+}  // namespace
+
+std::vector<Diagnostic> point_at_sources(std::vector<Diagnostic> ds, std::string_view merged_yaml,
+                                         const std::vector<SourceText>& sources) {
+  std::vector<Diagnostic> ignored;
+  const auto merged = load_one(merged_yaml, "", ignored);
+  std::vector<std::optional<YAML::Node>> roots;
+  for (const auto& s : sources) roots.push_back(load_one(s.text, s.file, ignored));
+  for (auto& d : ds) {
+    d.line = 0;
+    d.column = 0;
+    if (!merged || d.path.empty()) continue;
+    const auto tokens = path_tokens(d.path);
+    if (tokens.empty()) continue;
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      if (!roots[i]) continue;
+      if (const auto mark = locate(*merged, *roots[i], tokens); mark && !mark->is_null()) {
+        d.file = sources[i].file;
+        d.line = mark->line + 1;
+        d.column = mark->column + 1;
+        break;
+      }
+    }
+  }
+  return ds;
+}
+
 std::optional<std::pair<std::string, std::string>> split_assignment(std::string_view assignment) {
   // The first '=' outside a selector separates path and value.
   int depth = 0;

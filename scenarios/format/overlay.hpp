@@ -43,6 +43,19 @@ inline constexpr std::size_t kMaxSetValueBytes = 65536;
 // any file the user has, so they are dropped (the field path says where). Returns `ds`.
 std::vector<Diagnostic> without_positions(std::vector<Diagnostic> ds);
 
+// A text a merged scenario was made from, by file name: an overlay, the base scenario.
+struct SourceText {
+  std::string file;
+  std::string text;
+};
+// Diagnostics of a merged text pointed back at where the user wrote the value: for each diagnostic
+// with a field path, the first of `sources` (overlay before base) that holds that path, with the
+// same scalar where the merged text has a scalar, gives the file, line and column; lists merged by
+// name are followed by name. A diagnostic no source holds (a value --set wrote, a key the merge
+// removed) keeps its file and loses its position, as without_positions. Returns `ds`.
+std::vector<Diagnostic> point_at_sources(std::vector<Diagnostic> ds, std::string_view merged_yaml,
+                                         const std::vector<SourceText>& sources);
+
 // Splits at the first '=' outside a selector; nullopt when there is none or the path is empty.
 std::optional<std::pair<std::string, std::string>> split_assignment(std::string_view assignment);
 

@@ -354,6 +354,31 @@ def case_budgets(t9ksim, work):
     check(not (d / "o").exists() or not whole_problems(d / "o"), "a refused command left a folder")
 
 
+# --- messages that point at the right place --------------------------------------------------
+
+def case_messages_point_at_sources(t9ksim, work):
+    """Errors of a merged or --set scenario name the line the user wrote, in the overlay or base."""
+    d = fresh(work, "messages")
+    overlay = d / "bigger.yaml"
+    overlay.write_text("# a bigger node\nspec:\n  cluster:\n    nodePools:\n    - name: gpu\n      gpusPerNode: -8\n")
+    p = run(t9ksim, "compare", SCENARIO, "--variant", f"big={overlay}", "--out", d / "c", "-q")
+    expect(p, 2, f"{overlay}:6:", "spec.cluster.nodePools[0].gpusPerNode")
+    # An error the --set did not cause is at its line in the scenario file; one it caused names
+    # the flag's text (no line of any file holds it).
+    lines = SCENARIO.read_text().splitlines()
+    at = next(i for i, l in enumerate(lines) if "cpu: 64" in l)
+    broken = d / "broken.yaml"
+    broken.write_text("\n".join(lines).replace("cpu: 64", "cpu: -64", 1) + "\n")
+    p = run(t9ksim, "run", broken, "--set", "seed=2", "--out", d / "r", "-q")
+    expect(p, 2, f"{broken}:{at + 1}:", "cpu")
+    p = run(t9ksim, "run", SCENARIO, "--set", "horizon=0s", "--out", d / "r", "-q")
+    expect(p, 2, "with --set: error: spec.horizon")
+    check(f"{SCENARIO}:" not in p.stderr, f"a --set value is blamed on the file: {p.stderr}")
+    # Control characters from inputs are escaped in messages.
+    p = run(t9ksim, "run", SCENARIO, "--set", "metadata.name=a\x1bb", "--out", d / "r", "-q")
+    check(p.returncode == 2 and "\x1b" not in p.stderr, f"exit {p.returncode}, raw escape in: {p.stderr!r}")
+
+
 # --- silent acceptances become errors or warnings --------------------------------------------
 
 def case_silent_acceptances(t9ksim, work):
