@@ -15,6 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/outputs.hpp"
+#include "sim/kernel/hash.hpp"
+#include "sim/kernel/kernel.hpp"
 
 namespace t9k::analysis {
 
@@ -63,7 +65,7 @@ json listing_json(const std::map<std::string, FileEntry>& files) {
   return j;
 }
 
-// The "files" object of dir's marker, or null when dir has no listing.
+// dir's marker document (with its "files" object) and its name, or null when dir has no listing.
 json read_listing(const fs::path& dir, std::string* marker) {
   for (const char* m : {kSummaryMarker, kFilesMarker}) {
     const fs::path file = dir / m;
@@ -73,7 +75,7 @@ json read_listing(const fs::path& dir, std::string* marker) {
       json j = json::parse(read_text_file(file));
       if (j.is_object() && j.contains("files") && j["files"].is_object()) {
         if (marker) *marker = m;
-        return j["files"];
+        return j;
       }
     } catch (const std::exception&) {
     }
@@ -104,12 +106,7 @@ std::string hash_file(const fs::path& file) {
     }
   }
   if (in.bad()) throw OutputError(fmt::format("cannot read {}", file.string()), false);
-  // SplitMix64, as kernel::hash_string finishes.
-  h += 0x9E3779B97F4A7C15ULL;
-  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
-  h ^= h >> 31;
-  return fmt::format("{:016x}", h);
+  return kernel::format_fingerprint(kernel::mix64(h));  // as kernel::hash_string finishes
 }
 
 std::map<std::string, FileEntry> list_files(const fs::path& dir, const std::string& skip) {
@@ -129,12 +126,13 @@ std::string folder_problem(const fs::path& dir, const std::vector<std::string>& 
   if (!fs::is_directory(dir, ec)) return fmt::format("{} exists and is not a folder", dir.string());
   if (fs::is_empty(dir, ec)) return {};
   std::string marker;
-  const json files = read_listing(dir, &marker);
-  if (files.is_null()) {
+  const json listing = read_listing(dir, &marker);
+  if (listing.is_null()) {
     if (unlisted_ok) return {};
     return fmt::format("{} is not empty and is not a folder t9ksim wrote (it has no summary.json or {} listing its files)",
                        dir.string(), kFilesMarker);
   }
+  const json& files = listing["files"];
   for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
     const std::string rel = it->path().lexically_relative(dir).generic_string();
     if (it->is_directory() && !it->is_symlink()) continue;
@@ -246,9 +244,9 @@ fs::path listing_owner(const fs::path& dir) {
   fs::path owner = own;
   fs::path d = own;
   for (int depth = 0; depth < 4 && d.has_relative_path(); ++depth, d = d.parent_path()) {
-    const json files = read_listing(d, nullptr);
-    if (files.is_null()) continue;
-    if (d == own || files.contains((own / kSummaryMarker).lexically_relative(d).generic_string())) owner = d;
+    const json listing = read_listing(d, nullptr);
+    if (listing.is_null()) continue;
+    if (d == own || listing["files"].contains((own / kSummaryMarker).lexically_relative(d).generic_string())) owner = d;
   }
   return owner;
 }
@@ -268,10 +266,9 @@ int relist_file(const fs::path& file) {
   // a comparison, a point of a sweep).
   for (int depth = 0; depth < 4 && dir.has_relative_path(); ++depth, dir = dir.parent_path()) {
     std::string marker;
-    const json files = read_listing(dir, &marker);
-    if (files.is_null()) continue;
-    if (dir != own && !files.contains((own / kSummaryMarker).lexically_relative(dir).generic_string())) continue;
-    json j = json::parse(read_text_file(dir / marker));
+    json j = read_listing(dir, &marker);
+    if (j.is_null()) continue;
+    if (dir != own && !j["files"].contains((own / kSummaryMarker).lexically_relative(dir).generic_string())) continue;
     j["files"][f.lexically_relative(dir).generic_string()] = {{"bytes", fs::file_size(f)}, {"hash", hash_file(f)}};
     write_file_atomic(dir / marker, j.dump(2) + "\n");
     ++updated;
