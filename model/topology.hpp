@@ -14,7 +14,9 @@
 // (an empty boost::optional returned by value); silence it for Boost's own lines only.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)  // a GCC-only warning; Clang warns about the unknown name
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <boost/graph/adjacency_list.hpp>
 #pragma GCC diagnostic pop
 
