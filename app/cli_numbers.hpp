@@ -18,6 +18,7 @@ inline constexpr std::uint64_t kMaxJobsBudget = 1000000000000ULL;   // --max-job
 inline constexpr std::uint64_t kMaxImportJobs = 100000000;          // import --limit
 inline constexpr std::uint64_t kMaxImportNodes = 1000000;           // import --nodes
 inline constexpr std::uint64_t kMaxImportGpusPerNode = 1024;        // import --gpus-per-node
+inline constexpr std::uint64_t kMaxShards = 1000000;                // shard --count
 
 // A whole number in lo..hi written in decimal digits; use with CLI::Option::transform, which
 // rewrites it without leading zeros (`check` would leave "010" to CLI11, which reads octal).

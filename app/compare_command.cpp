@@ -13,7 +13,7 @@
 #include "app/exit_codes.hpp"
 #include "analysis/result_folder.hpp"
 #include "analysis/aggregate.hpp"
-#include "app/batch.hpp"
+#include "app/work.hpp"
 #include "analysis/outputs.hpp"
 #include "analysis/progress.hpp"
 #include "analysis/recorder.hpp"
@@ -154,69 +154,27 @@ int compare_command(const CompareArgs& args) {
     return kExitUsage;
   }
 
-  analysis::ResultFolder folder(args.out_dir, {"compare", analysis::kSummaryMarker, inputs});
-  const fs::path out = folder.path();
-  const fs::path shown(args.out_dir);
-  std::vector<std::pair<std::string, std::vector<fs::path>>> dirs;
-  struct Task {
-    const Variant* variant;
-    std::uint64_t replication;
-    fs::path dir;
-  };
-  std::vector<Task> tasks;
-  try {
-    for (const auto& v : variants) {
-      fs::create_directories(out / v.name);
-      analysis::write_file_atomic(out / v.name / "scenario.yaml", v.text);
-      std::vector<fs::path> rep_dirs;
-      for (std::uint64_t r = 0; r < reps; ++r) {
-        rep_dirs.push_back(out / v.name / fmt::format("rep-{}", r));
-        tasks.push_back({&v, r, rep_dirs.back()});
-      }
-      dirs.emplace_back(v.name, std::move(rep_dirs));
+  Work w;
+  w.command = "compare";
+  w.scenario_file = args.base;
+  w.inputs = std::move(inputs);
+  w.finish = Finish::Comparison;
+  for (std::size_t k = 0; k < variants.size(); ++k) {
+    const auto& v = variants[k];
+    w.texts.push_back(v.text);
+    w.files.emplace_back(v.name + "/scenario.yaml", v.text);
+    WorkGroup g;
+    g.name = v.name;
+    for (std::uint64_t r = 0; r < reps; ++r) {
+      g.units.push_back(w.units.size());
+      w.units.push_back({v.name, k, r, fmt::format("{}/rep-{}", v.name, r)});
     }
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "t9ksim: error: {}\n", e.what());
-    return kExitError;
+    w.groups.push_back(std::move(g));
   }
-
-  std::vector<BatchRun> runs;
-  for (const auto& t : tasks) runs.push_back({t.variant->name, &t.variant->text, t.replication, t.dir});
-  const int worst = run_batch(runs, args.run_one, args.base, args.threads, "compare", args.quiet);
-  if (worst != kExitOk) return worst;
-
-  try {
-    const auto c = analysis::write_comparison_summary(out, dirs);
-    analysis::write_report(out);
-    folder.commit();
-    if (!args.quiet) {
-      // The headline differences; the report and summary.json have every metric.
-      fmt::print("compare: {} variants x {} replications (seed {}), common random numbers\n", variants.size(), reps,
-                 base.scenario->seed);
-      for (const auto& v : c.variants) {
-        if (v.vs_base.empty()) continue;
-        std::vector<std::string> shown{"wait_mean_s", "jct_mean_s", "utilization_allocated", "goodput"};
-        // Each queue's p90 wait: a change can help one queue and starve another.
-        for (const auto& [m, _] : v.vs_base) {
-          if (m.starts_with(std::string(analysis::kGroupQueue) + "/") && m.ends_with("/wait_p90_s")) shown.push_back(m);
-        }
-        for (const auto& m : shown) {
-          const auto it = v.vs_base.find(m);
-          if (it == v.vs_base.end()) continue;
-          const auto& d = it->second.difference;
-          fmt::print("  {} - {}: {} {:+.4g}{}{}\n", v.name, kBaseName, m, d.mean,
-                     d.has_interval() ? fmt::format(" ± {:.4g}", d.half_width) : std::string(),
-                     it->second.significant ? " (significant at 95 %)" : "");
-        }
-      }
-      fmt::print("{}\n{}\n", (shown / "summary.json").string(), (shown / "report.html").string());
-      std::fflush(stdout);
-    }
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "t9ksim: error: {}\n", e.what());
-    return kExitError;
-  }
-  return kExitOk;
+  if (args.plan) return args.plan(w);
+  const auto finished = execute_work(w, args.out_dir, args.run_one, args.threads, args.quiet);
+  if (!args.quiet) print_finished(w, finished, args.out_dir);
+  return finished.rc;
 }
 
 }  // namespace t9k::app

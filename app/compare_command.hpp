@@ -16,6 +16,8 @@
 
 namespace t9k::app {
 
+struct Work;  // app/work.hpp
+
 // Runs one replication of a scenario into out_dir (as `t9ksim run` does) and returns its exit
 // code. scenario_file names the text for messages and is the folder relative paths resolve
 // against. Called from several threads at once.
@@ -32,6 +34,9 @@ struct CompareArgs {
   bool quiet = false;
   std::int64_t max_jobs = scenarios::kDefaultMaxJobs;  // --max-jobs (docs/reliability.md)
   RunOne run_one;  // the lead wires this to the real run
+  // `t9ksim plan compare`: set, it is given the work and writes the plan instead of running it
+  // (app/plan.hpp); its result is the exit code.
+  std::function<int(const Work&)> plan;
 };
 
 // "NAME=OVERLAY" -> (NAME, OVERLAY); nullopt when there is no '=' or either side is empty.

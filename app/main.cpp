@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <exception>
 #include <limits>
+#include <optional>
+#include <variant>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -15,6 +18,7 @@
 #include "app/compare_command.hpp"
 #include "app/generate_command.hpp"
 #include "app/import_command.hpp"
+#include "app/plan.hpp"
 #include "app/plugin_args.hpp"
 #include "app/report_command.hpp"
 #include "app/run_command.hpp"
@@ -128,9 +132,65 @@ int run_validate(const std::vector<std::string>& files) {
   return all_ok ? kExitOk : kExitUsage;
 }
 
+// `t9ksim plan CMD ARGS... --out PLAN [--no-pilot]`: CMD's own arguments, with --out naming the plan
+// folder. Returns the arguments CMD parses (without "plan" and --no-pilot), or an exit code.
+constexpr const char* kPlanHelp =
+    "t9ksim plan {run|compare|sweep} ARGS... --out PLAN [--no-pilot]\n"
+    "  Writes the work of `t9ksim CMD ARGS...` as a plan folder instead of running it: every run with a\n"
+    "  stable index, its scenario text and replication, and a copy of every input file. Then\n"
+    "  `t9ksim shard PLAN --index I --count N --out PART` on any machine runs the runs I mod N, and\n"
+    "  `t9ksim merge PLAN PART... --out RESULT` writes exactly the folder CMD writes (docs/scale-out.md).\n"
+    "  A short pilot prints the CPU time and the wall time on N shards; --no-pilot skips it.\n";
+
+std::variant<int, std::vector<std::string>> plan_arguments(int argc, char** argv, t9k::app::PlanRequest& req) {
+  if (argc < 3 || std::string_view(argv[2]) == "--help" || std::string_view(argv[2]) == "-h") {
+    fmt::print(argc < 3 ? stderr : stdout, "{}", kPlanHelp);
+    return argc < 3 ? kExitUsage : kExitOk;
+  }
+  const std::string_view cmd = argv[2];
+  if (cmd == "size") {
+    fmt::print(stderr, "t9ksim plan: size is a bisection (each value it tries depends on the last), so it "
+                       "cannot be split in advance; plan a sweep over the same range instead\n");
+    return kExitUsage;
+  }
+  if (cmd != "run" && cmd != "compare" && cmd != "sweep") {
+    fmt::print(stderr, "t9ksim plan: '{}' cannot be planned; plan run, compare or sweep\n", t9k::app::printable(std::string(cmd)));
+    return kExitUsage;
+  }
+  std::vector<std::string> args{argv[0]};
+  bool has_out = false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--no-pilot") {
+      req.pilot = false;
+      continue;
+    }
+    if (a == "-o" || a == "--out" || a.starts_with("--out=") || (a.starts_with("-o") && a.size() > 2)) has_out = true;
+    args.emplace_back(a);
+  }
+  if (!has_out) {
+    fmt::print(stderr, "t9ksim plan: give the plan folder with --out PLAN\n");
+    return kExitUsage;
+  }
+  return args;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::optional<t9k::app::PlanRequest> plan_request;
+  std::vector<std::string> plan_args;
+  std::vector<char*> plan_argv;
+  if (argc > 1 && std::string_view(argv[1]) == "plan") {
+    plan_request.emplace();
+    auto parsed = plan_arguments(argc, argv, *plan_request);
+    if (const int* rc = std::get_if<int>(&parsed)) return *rc;
+    plan_args = std::get<std::vector<std::string>>(std::move(parsed));
+    for (auto& a : plan_args) plan_argv.push_back(a.data());
+    plan_argv.push_back(nullptr);
+    argc = static_cast<int>(plan_args.size());
+    argv = plan_argv.data();
+  }
   CLI::App app{"t9ksim: a discrete-event simulator of the T9k job system "
                "(batch.tensorstack.dev/v1beta1)"};
   app.set_version_flag("--version", std::string("t9ksim ") + T9KSIM_VERSION);
@@ -335,6 +395,36 @@ int main(int argc, char** argv) {
   add_max_jobs(generate, generate_args.max_jobs);
   generate->add_flag("-q,--quiet", generate_args.quiet, "Print nothing but errors");
 
+  // Listed for --help; `t9ksim plan ...` itself is read before CLI11 (plan_arguments).
+  app.add_subcommand("plan", "Write the work of run, compare or sweep as a plan for shards on other machines: "
+                             "t9ksim plan CMD ARGS... --out PLAN (t9ksim plan --help)")
+      ->allow_extras();
+
+  t9k::app::ShardArgs shard_args;
+  auto* shard = app.add_subcommand(
+      "shard", "Run one shard of a plan: the units whose index is I mod N, into a part folder (restartable)");
+  shard->add_option("PLAN", shard_args.plan, "Plan folder (t9ksim plan)")->required();
+  shard->add_option("--index", shard_args.index,
+                    "This shard's index I, from 0 (default: JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID - "
+                    "SLURM_ARRAY_TASK_MIN, or T9KSIM_SHARD_INDEX)")
+      ->transform(t9k::app::whole_number(0, t9k::app::kMaxShards - 1));
+  shard->add_option("--count", shard_args.count,
+                    "Number of shards N (default: SLURM_ARRAY_TASK_COUNT or T9KSIM_SHARD_COUNT)")
+      ->transform(t9k::app::whole_number(1, t9k::app::kMaxShards));
+  shard->add_option("-o,--out", shard_args.out, "Part folder: created, or one this shard wrote before (complete units are kept)")
+      ->required();
+  shard->add_option("-j,--threads", shard_args.threads, "Threads (0: one per core)")->capture_default_str()->transform(kThreads);
+  shard->add_flag("-q,--quiet", shard_args.quiet, "Print nothing but errors");
+
+  t9k::app::MergeArgs merge_args;
+  auto* merge = app.add_subcommand(
+      "merge", "Check that every unit of a plan is in the parts exactly once and write the results folder the "
+               "planned command writes, byte for byte");
+  merge->add_option("PLAN", merge_args.plan, "Plan folder (t9ksim plan)")->required();
+  merge->add_option("PART", merge_args.parts, "Part folders (t9ksim shard)")->required();
+  merge->add_option("-o,--out", merge_args.out, "Results folder")->required();
+  merge->add_flag("-q,--quiet", merge_args.quiet, "Print nothing but errors");
+
   // An unknown command is an error even when --help follows it (CLI11 would print the main help
   // and exit 0, so `t9ksim tset --help` would look like success).
   if (argc > 1 && argv[1][0] != '-') {
@@ -371,12 +461,20 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "t9ksim run: {}\n", err);
         return kExitUsage;
       }
+      if (plan_request) {
+        plan_request->dir = run_args.out_dir;
+        plan_request->plugin_specs = run_plugins.specs;
+        plan_request->plugin_timeout = run_plugins.timeout;
+        run_args.plan = &*plan_request;
+      }
       return t9k::app::run_command(run_args);
     }
     if (*generate) return t9k::app::generate_command(generate_args);
     if (*test) return t9k::app::test_command(test_args);
     if (*import) return t9k::app::import_command(import_args);
     if (*report) return t9k::app::report_command(report_dir);
+    if (*shard) return t9k::app::shard_command(shard_args);
+    if (*merge) return t9k::app::merge_command(merge_args);
     if (*compare) {
       for (const auto& v : variant_specs) {
         const auto parsed = t9k::app::parse_variant(v);
@@ -387,10 +485,26 @@ int main(int argc, char** argv) {
         compare_args.variants.push_back(*parsed);
       }
       if (!compare_plugins.runner("compare", compare_args.run_one)) return kExitUsage;
+      if (plan_request) {
+        plan_request->dir = compare_args.out_dir;
+        plan_request->plugin_specs = compare_plugins.specs;
+        plan_request->plugin_timeout = compare_plugins.timeout;
+        compare_args.plan = [&](const t9k::app::Work& w) {
+          return t9k::app::write_plan(w, t9k::app::RunOneOptions{}, *plan_request, compare_args.quiet);
+        };
+      }
       return t9k::app::compare_command(compare_args);
     }
     if (*sweep) {
       if (!sweep_plugins.runner("sweep", sweep_args.run_one)) return kExitUsage;
+      if (plan_request) {
+        plan_request->dir = sweep_args.out_dir;
+        plan_request->plugin_specs = sweep_plugins.specs;
+        plan_request->plugin_timeout = sweep_plugins.timeout;
+        sweep_args.plan = [&](const t9k::app::Work& w) {
+          return t9k::app::write_plan(w, t9k::app::RunOneOptions{}, *plan_request, sweep_args.quiet);
+        };
+      }
       return t9k::app::sweep_command(sweep_args);
     }
     if (*size) {

@@ -22,6 +22,8 @@
 #include "analysis/units.hpp"
 #include "app/expectations.hpp"
 #include "app/version.hpp"
+#include "app/plan.hpp"
+#include "app/work.hpp"
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "scenarios/format/serialize.hpp"
@@ -289,77 +291,48 @@ int run_command(const RunArgs& args) {
     fmt::print(stderr, "t9ksim: error: --replications must be at least 1\n");
     return kExitUsage;
   }
-  std::vector<std::filesystem::path> inputs(loaded.files.begin(), loaded.files.end());
-  inputs.emplace_back(file);
-  analysis::ResultFolder folder(args.out_dir, {"run", analysis::kSummaryMarker, inputs});
-  const std::filesystem::path out = folder.path();
+  Work w;
+  w.command = "run";
+  w.scenario_file = file;
+  w.texts.push_back(text);
+  w.inputs.assign(loaded.files.begin(), loaded.files.end());
+  w.inputs.emplace_back(file);
+  w.report = args.report;
+  if (reps == 1) {
+    w.finish = Finish::Single;
+    w.units.push_back({"run", 0, args.first_replication, ""});
+  } else {
+    // Replications in parallel threads; each is independent (its own world and streams), so the
+    // results are the same as running them one after another.
+    w.finish = Finish::Replications;
+    w.groups.emplace_back();
+    for (std::uint64_t i = 0; i < reps; ++i) {
+      w.groups.front().units.push_back(w.units.size());
+      w.units.push_back({"run", 0, args.first_replication + i, fmt::format("rep-{}", args.first_replication + i)});
+    }
+  }
+  RunOneOptions opt = run_one_options(args);
+  if (args.plan) return write_plan(w, opt, *args.plan, args.quiet);
+  opt.quiet = args.quiet || reps > 1;
+  opt.progress = !args.quiet && reps == 1;
+  const RunOne runner = [opt](const std::string& t, const std::string& f, std::uint64_t r, const std::string& dir) {
+    return run_one(t, f, r, dir, opt);
+  };
   const std::string shown = std::filesystem::absolute(args.out_dir).lexically_normal().string();
+  const auto finished = execute_work(w, args.out_dir, runner, args.threads, args.quiet);
+  if (!args.quiet) print_finished(w, finished, shown);
+  return finished.rc;
+}
+
+RunOneOptions run_one_options(const RunArgs& args) {
   RunOneOptions opt;
   opt.events = args.events;
   opt.objects = args.objects;
   opt.check = args.check;
   opt.seed = args.seed;
-  opt.quiet = args.quiet;
   opt.skip_bad_rows = args.skip_bad_rows;
   opt.plugins = args.plugins;
-
-  if (reps == 1) {
-    opt.progress = !args.quiet;
-    const int rc = run_one(text, file, args.first_replication, out.string(), opt);
-    if (rc != kExitOk && rc != kExitError) return rc;
-    // A run that stopped before its outputs leaves --out as it was.
-    if (!std::filesystem::exists(out / analysis::kSummaryMarker)) return rc;
-    if (rc == kExitOk && args.report) analysis::write_report(out);
-    folder.commit();
-    if (rc == kExitOk && args.report && !args.quiet) fmt::print("report: {}\n", (std::filesystem::path(shown) / "report.html").string());
-    if (!args.quiet) fmt::print("results in {}\n", shown);
-    return rc;
-  }
-
-  // Replications in parallel threads; each is independent (its own world and streams), so the
-  // results are the same as running them one after another.
-  std::vector<std::filesystem::path> dirs;
-  for (std::uint64_t i = 0; i < reps; ++i) dirs.push_back(out / fmt::format("rep-{}", args.first_replication + i));
-  std::vector<int> codes(reps, kExitOk);
-  unsigned threads = args.threads ? args.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::min<std::uint64_t>(threads, reps));
-  std::atomic<std::uint64_t> next{0};
-  analysis::Progress bar(reps, "replications", stderr, !args.quiet && analysis::Progress::stderr_is_terminal());
-  RunOneOptions each = opt;
-  each.quiet = true;
-  auto worker = [&] {
-    for (std::uint64_t i = next++; i < reps; i = next++) {
-      codes[i] = run_one(text, file, args.first_replication + i, dirs[i].string(), each);
-      bar.advance();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  bar.finish();
-  int rc = kExitOk;
-  for (int c : codes) rc = std::max(rc, c);
-  if (rc == kExitUsage) return rc;
-  const auto summary = analysis::write_replication_summary(out, dirs);
-  if (args.report) analysis::write_report(out);
-  folder.commit();
-  if (!args.quiet) {
-    fmt::print("{} replications of {} (seed {}):\n", reps, summary.scenario, summary.runs.front().seed);
-    for (const char* m : {"jobs_succeeded", "wait_p90_s", "jct_p50_s", "utilization_allocated", "goodput"}) {
-      const auto it = summary.metrics.find(m);
-      if (it == summary.metrics.end()) continue;
-      const auto& iv = it->second.interval;
-      fmt::print("  {:<24} {:.4g} ± {:.2g} (95 % CI)\n", m, iv.mean, iv.half_width);
-    }
-    // Each queue's p90 wait beside the cluster's.
-    for (const auto& [m, ms] : summary.metrics) {
-      if (!m.starts_with(std::string(analysis::kGroupQueue) + "/") || !m.ends_with("/wait_p90_s")) continue;
-      fmt::print("  {:<24} {:.4g} ± {:.2g} (95 % CI)\n", m, ms.interval.mean, ms.interval.half_width);
-    }
-    fmt::print("results in {}\n", shown);
-  }
-  return rc;
+  return opt;
 }
 
 }  // namespace t9k::app

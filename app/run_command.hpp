@@ -13,6 +13,8 @@
 
 namespace t9k::app {
 
+struct PlanRequest;  // app/plan.hpp
+
 struct RunArgs {
   std::string scenario;  // empty: the embedded default scenario
   std::string out_dir = "t9ksim-out";
@@ -29,6 +31,7 @@ struct RunArgs {
   bool skip_bad_rows = false;  // malformed trace rows are skipped (counted) instead of refusing to start
   std::vector<PluginArg> plugins;  // --plugin, replacing the scenario's
   std::vector<std::string> sets;   // --set PATH=VALUE, in order (scenarios/format/overlay.hpp)
+  const PlanRequest* plan = nullptr;   // `t9ksim plan run`: write the plan, run nothing (app/plan.hpp)
 };
 
 // Returns the process exit code: 0 ok, 1 simulation error / invariant / failed check, 2 bad input.
@@ -54,6 +57,9 @@ struct RunOneOptions {
 };
 int run_one(const std::string& text, const std::string& file, std::uint64_t replication, const std::string& out_dir,
             const RunOneOptions& options);
+
+// The options each run of `t9ksim run ARGS` gets (events, objects, check, seed, bad rows, plugins).
+RunOneOptions run_one_options(const RunArgs& args);
 
 // The embedded default scenario's YAML text (scenarios/default.yaml, compiled in).
 const char* default_scenario_text();

@@ -19,7 +19,7 @@
 #include "analysis/report.hpp"
 #include "analysis/sweep.hpp"
 #include "analysis/units.hpp"
-#include "app/batch.hpp"
+#include "app/work.hpp"
 #include "app/run_command.hpp"
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
@@ -137,67 +137,28 @@ int sweep_command(const SweepArgs& args) {
     return kExitUsage;
   }
 
-  analysis::ResultFolder folder(args.out_dir, {"sweep", analysis::kSummaryMarker, inputs});
-  const fs::path out = folder.path();
-  const fs::path shown(args.out_dir);
-  std::vector<BatchRun> runs;
-  std::vector<std::pair<std::vector<std::string>, std::vector<fs::path>>> point_dirs;
-  try {
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      const fs::path dir = out / fmt::format("point-{}", i);
-      fs::create_directories(dir);
-      analysis::write_file_atomic(dir / "scenario.yaml", points[i].text);
-      std::vector<fs::path> reps_dirs;
-      for (std::uint64_t r = 0; r < reps; ++r) {
-        reps_dirs.push_back(dir / fmt::format("rep-{}", r));
-        runs.push_back({fmt::format("point-{}", i), &points[i].text, r, reps_dirs.back()});
-      }
-      point_dirs.emplace_back(points[i].values, std::move(reps_dirs));
+  Work w;
+  w.command = "sweep";
+  w.scenario_file = file;
+  w.inputs = std::move(inputs);
+  w.finish = Finish::Sweep;
+  w.parameters = params;
+  w.report = args.report;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    w.texts.push_back(points[i].text);
+    w.files.emplace_back(fmt::format("point-{}/scenario.yaml", i), points[i].text);
+    WorkGroup g;
+    g.values = points[i].values;
+    for (std::uint64_t r = 0; r < reps; ++r) {
+      g.units.push_back(w.units.size());
+      w.units.push_back({fmt::format("point-{}", i), i, r, fmt::format("point-{}/rep-{}", i, r)});
     }
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "t9ksim: error: {}\n", e.what());
-    return kExitError;
+    w.groups.push_back(std::move(g));
   }
-  const int worst = run_batch(runs, args.run_one, args.scenario, args.threads, "sweep", args.quiet);
-  if (worst != kExitOk) return worst;
-
-  try {
-    const auto s = analysis::write_sweep_summary(out, params, point_dirs);
-    if (args.report) analysis::write_report(out);
-    folder.commit();
-    if (!args.quiet) {
-      fmt::print("sweep: {} points x {} replications (seed {}), common random numbers\n", points.size(), reps, *seed);
-      // One line per point: the cluster's p90 wait and utilisation, then each queue's p90 wait.
-      for (std::size_t i = 0; i < s.points.size(); ++i) {
-        const auto& m = s.points[i].replications.metrics;
-        const auto show = [&](const std::string& name, bool duration) {
-          const auto it = m.find(name);
-          if (it == m.end()) return std::string("–");
-          const auto& iv = it->second.interval;
-          const auto f = [&](double x) { return duration ? analysis::format_duration_s(x) : analysis::format_percent(x); };
-          return iv.has_interval() ? fmt::format("{} ± {}", f(iv.mean), f(iv.half_width)) : f(iv.mean);
-        };
-        std::vector<std::string> vals;
-        for (std::size_t k = 0; k < params.size(); ++k) vals.push_back(params[k] + "=" + s.points[i].values[k]);
-        fmt::print("  point-{} {}: wait p90 {}, utilisation {}", i, fmt::join(vals, " "), show("wait_p90_s", true),
-                   show("utilization_allocated", false));
-        for (const auto& [name, _] : m) {
-          const auto mn = analysis::split_metric_name(name);
-          if (mn.group == analysis::kGroupQueue && mn.metric == "wait_p90_s") {
-            fmt::print("; {} p90 {}", mn.value, show(name, true));
-          }
-        }
-        fmt::print("\n");
-      }
-      fmt::print("{}\n{}\n", (shown / "sweep.csv").string(), (shown / "summary.json").string());
-      if (args.report) fmt::print("{}\n", (shown / "report.html").string());
-      std::fflush(stdout);
-    }
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "t9ksim: error: {}\n", e.what());
-    return kExitError;
-  }
-  return kExitOk;
+  if (args.plan) return args.plan(w);
+  const auto finished = execute_work(w, args.out_dir, args.run_one, args.threads, args.quiet);
+  if (!args.quiet) print_finished(w, finished, args.out_dir);
+  return finished.rc;
 }
 
 }  // namespace t9k::app

@@ -28,6 +28,7 @@ struct SweepArgs {
   bool quiet = false;
   std::int64_t max_jobs = scenarios::kDefaultMaxJobs;  // --max-jobs (docs/reliability.md)
   RunOne run_one;
+  std::function<int(const Work&)> plan;  // `t9ksim plan sweep`: as CompareArgs::plan
 };
 
 // The text of a SCENARIO argument and the name messages give it: the file's bytes, or the
