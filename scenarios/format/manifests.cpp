@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -159,6 +160,17 @@ bool read_text_file(const std::string& path, std::string& text, std::vector<Diag
   return true;
 }
 
+bool is_kube_list(const YAML::Node& node) {
+  if (!node.IsMap()) return false;
+  const YAML::Node kind = node["kind"];
+  return kind.IsDefined() && kind.IsScalar() && kind.Scalar() == "List";
+}
+
+bool is_t9k_kind(std::string_view kind) {
+  return kind == "GenericJob" || kind == "PyTorchTrainingJob" || kind == "DeepSpeedJob" || kind == "Queue" ||
+         kind == "PodGroup";
+}
+
 void decode_manifest_documents(const std::vector<YamlDocument>& docs, const std::string& file,
                                const std::string& base_path, std::vector<LoadedObject>& objects,
                                std::vector<Diagnostic>& out) {
@@ -168,17 +180,55 @@ void decode_manifest_documents(const std::vector<YamlDocument>& docs, const std:
     ++index;
     if (!doc.node.IsDefined() || doc.node.IsNull()) continue;  // "---" with nothing after it
     Report r(file, out, index, work_budget(doc.bytes));
-    try {
-      auto obj = decode_object(r, Val{doc.node, doc.node.Mark(), base_path});
-      if (!obj) continue;
+    const auto decode = [&](const Val& v, int line) {
+      auto obj = decode_object(r, v);
+      if (!obj) return;
       const auto& meta = metadata_of(*obj);
       if (!names.emplace(std::string(kind_name(*obj)), meta.namespace_, meta.name).second) {
-        r.error(child_path(base_path, "metadata.name"),
+        r.error(child_path(v.path, "metadata.name"),
                 fmt::format("found {} \"{}\" again; allowed: names unique per kind and namespace",
                             kind_name(*obj), meta.name));
+        return;
+      }
+      objects.push_back(LoadedObject{std::move(*obj), file, index, line, v.path});
+    };
+    try {
+      if (is_kube_list(doc.node)) {
+        // `kubectl get genericjobs,...,pods,nodes -A -o yaml` writes one List of mixed kinds:
+        // T9k objects are decoded (server fields such as managedFields are accepted), the others
+        // (Pods, Nodes, ...) are counted and left to readers that use them (k8s-export traces).
+        const YAML::Node items = doc.node["items"];
+        const std::string items_path = child_path(base_path, "items");
+        if (!items.IsDefined() || items.IsNull()) continue;  // an empty List
+        if (!items.IsSequence()) {
+          r.error(items.Mark(), items_path, "found " + describe(items) + "; allowed: a list of objects");
+          continue;
+        }
+        std::map<std::string, int> skipped;
+        for (std::size_t i = 0; i < items.size(); ++i) {
+          const YAML::Node item = items[i];
+          const YAML::Node kind = item.IsMap() ? item["kind"] : YAML::Node();
+          if (kind.IsDefined() && kind.IsScalar() && !is_t9k_kind(kind.Scalar())) {
+            ++skipped[kind.Scalar()];
+            continue;
+          }
+          decode(Val{item, item.Mark(), fmt::format("{}[{}]", items_path, i)}, item.Mark().line + 1);
+        }
+        if (!skipped.empty()) {
+          std::string kinds;
+          int total = 0;
+          for (const auto& [k, n] : skipped) {
+            kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", n, k);
+            total += n;
+          }
+          r.warning(doc.node.Mark(), items_path,
+                    fmt::format("found {} object{} that {} not T9k object{} ({}); skipped (t9ksim reads GenericJob, "
+                                "PyTorchTrainingJob, DeepSpeedJob, Queue and PodGroup)",
+                                total, total == 1 ? "" : "s", total == 1 ? "is" : "are", total == 1 ? "" : "s", kinds));
+        }
         continue;
       }
-      objects.push_back(LoadedObject{std::move(*obj), file, index, doc.line});
+      decode(Val{doc.node, doc.node.Mark(), base_path}, doc.line);
     } catch (const BudgetExceeded&) {
       add_budget_diagnostic(out, file, index, doc.line);
       return;

@@ -31,8 +31,15 @@ struct LoadedObject {
   Object object;
   std::string file;
   int document = 0;  // index of the YAML document in the file
-  int line = 0;      // 1-based line where the document starts
+  int line = 0;      // 1-based line where the document starts (a List item: where the item starts)
+  std::string path;  // "" for a document, "items[3]" for an item of a List
 };
+
+// Warnings about manifests that will waste capacity in ways users do not expect (what `t9ksim
+// validate` adds to a manifest file's findings, docs/scenario-format.md "Lint"): a multi-worker
+// DeepSpeedJob with cleanUpPolicy None and a container without resource requests under the T9k
+// scheduler (an elastic PyTorchTrainingJob without torchrun is a warning of the loader itself).
+std::vector<Diagnostic> lint_objects(const std::vector<LoadedObject>& objects);
 
 struct ManifestSet {
   std::vector<LoadedObject> objects;     // valid objects only, in file order

@@ -1585,6 +1585,9 @@ class ScenarioDecoder {
       // queues and cluster exist before anything refers to them.
       if (!tr.path.empty() && !r_.has_error_under(item.path)) {
         tr.data = load_trace(tr, options_.skip_bad_trace_rows, r_.file(), item.path, out_);
+        // The files read beside the trace (philly_vc.csv, the openb node list) are inputs too.
+        if (tr.data && !tr.data->mapping.vc_file.empty()) files_.insert(tr.data->mapping.vc_file);
+        if (tr.data && !tr.data->mapping.node_file.empty()) files_.insert(tr.data->mapping.node_file);
         if (tr.data && tr.data->records.empty() && tr.data->objects.empty()) {
           r_.warning(path.mark, path.path,
                      "found no jobs in the trace (a header without rows, or an empty export); this entry submits "
@@ -2309,6 +2312,7 @@ std::vector<Diagnostic> validate_text(std::string_view text, const std::string& 
                                "found no objects; allowed: a Scenario, or one or more T9k objects "
                                "separated by \"---\""});
   }
+  for (auto& d : lint_objects(objects)) diags.push_back(std::move(d));
   return diags;
 }
 

@@ -71,6 +71,10 @@ void split_csv(std::string_view line, std::vector<CsvField>& out, std::vector<st
   }
 }
 
+// The most memory a row may give a pod or node, in MiB: 8 PiB, the largest that is still a
+// quantity (milli-bytes in 64 bits, model/quantity.hpp), as a node pool's memory may be.
+constexpr std::int64_t kMaxMemoryMib = std::int64_t{1} << 33;
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
@@ -472,7 +476,7 @@ void read_openb(TraceData& d, RowErrors& errors) {
     r.line = csv.line();
     const auto name = row.get(*c_name);
     const auto cpu = row.integer(*c_cpu, 0, INT64_MAX / 2);
-    const auto mem = row.integer(*c_mem, 0, INT64_MAX / 2);
+    const auto mem = row.integer(*c_mem, 0, kMaxMemoryMib);
     const auto gpus = row.integer(*c_gpu, 0, model::kMaxGpusPerObject);
     const auto milli = row.integer(*c_milli, 0, 1000);
     const auto spec = row.get(*c_spec, true);
@@ -529,7 +533,7 @@ void read_openb_nodes(TraceData& d, std::vector<Diagnostic>& out) {
   while (csv.next()) {
     Row row{csv, errors};
     const auto cpu = row.integer(*c_cpu, 1, INT64_MAX / 2);
-    const auto mem = row.integer(*c_mem, 1, INT64_MAX / 2);
+    const auto mem = row.integer(*c_mem, 1, kMaxMemoryMib);
     const auto gpus = row.integer(*c_gpu, 0, model::kMaxGpusPerObject);
     const auto model = row.get(*c_model, true);
     if (row.bad) continue;
@@ -648,40 +652,175 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
       items.push_back(Val{doc.node, doc.node.Mark(), base});
     }
   }
+  // Pods of the export, by the job that owns them (metadata.ownerReferences): when they started
+  // and when their containers finished, for jobs whose own status has no times.
+  struct PodTimes {
+    std::optional<std::int64_t> first_start;
+    std::optional<std::int64_t> last_finish;
+    bool unfinished = false;  // a container without a terminated state
+  };
+  std::map<std::string, PodTimes> pods;  // "namespace/Kind/name"
+  const auto scalar_time = [](const YAML::Node& n) -> std::optional<std::int64_t> {
+    if (!n.IsDefined() || !n.IsScalar()) return std::nullopt;
+    m::SimTime t{};
+    if (!parse_timestamp(n.Scalar(), t)) return std::nullopt;
+    return t.time_since_epoch().count();
+  };
+  const auto map_at = [](const YAML::Node& n, const char* key) {
+    return n.IsDefined() && n.IsMap() ? n[key] : YAML::Node();
+  };
+  const auto namespace_of = [&](const YAML::Node& item) {
+    const YAML::Node ns = map_at(map_at(item, "metadata"), "namespace");
+    return ns.IsDefined() && ns.IsScalar() && !ns.Scalar().empty() ? ns.Scalar() : std::string("default");
+  };
+  const auto kind_of = [&](const YAML::Node& item) {
+    const YAML::Node k = map_at(item, "kind");
+    return k.IsDefined() && k.IsScalar() ? k.Scalar() : std::string();
+  };
+  const auto is_job_kind = [](const std::string& k) {
+    return k == "GenericJob" || k == "PyTorchTrainingJob" || k == "DeepSpeedJob";
+  };
+  std::map<std::string, int> other_kinds;
+  for (const auto& item : items) {
+    const std::string kind = kind_of(item.node);
+    if (kind != "Pod") continue;
+    const YAML::Node owners = map_at(map_at(item.node, "metadata"), "ownerReferences");
+    if (!owners.IsDefined() || !owners.IsSequence()) continue;
+    for (const auto& o : owners) {
+      const std::string okind = kind_of(o);
+      const YAML::Node oname = map_at(o, "name");
+      if (!is_job_kind(okind) || !oname.IsDefined() || !oname.IsScalar()) continue;
+      PodTimes& t = pods[namespace_of(item.node) + "/" + okind + "/" + oname.Scalar()];
+      const YAML::Node status = map_at(item.node, "status");
+      if (const auto st = scalar_time(map_at(status, "startTime"))) {
+        t.first_start = t.first_start ? std::min(*t.first_start, *st) : *st;
+      }
+      const YAML::Node containers = map_at(status, "containerStatuses");
+      if (containers.IsDefined() && containers.IsSequence()) {
+        for (const auto& c : containers) {
+          const auto finished = scalar_time(map_at(map_at(map_at(c, "state"), "terminated"), "finishedAt"));
+          if (finished) {
+            t.last_finish = t.last_finish ? std::max(*t.last_finish, *finished) : *finished;
+          } else {
+            t.unfinished = true;
+          }
+        }
+      } else {
+        t.unfinished = true;
+      }
+    }
+  }
+
   std::set<std::string> queues;
+  std::map<std::string, std::vector<std::string>> unfinished;  // phase -> job names
+  std::map<std::string, std::int64_t> sources;                // how run times were derived -> jobs
   for (const auto& item : items) {
     const int line = item.mark.line + 1, column = item.mark.column + 1;
     if (!item.node.IsMap()) {
       errors.bad(line, column, item.path, "found " + describe(item.node) + "; allowed: a job object");
       continue;
     }
-    // Times from the raw document: the T9k status decoder does not keep them.
-    const auto time_at = [&](const YAML::Node& parent, const char* key, const std::string& path) -> std::optional<std::int64_t> {
-      const YAML::Node n = parent.IsDefined() && parent.IsMap() ? parent[key] : YAML::Node();
-      if (!n.IsDefined() || !n.IsScalar()) {
-        // At the mapping that lacks the field, or the item when that is missing too.
-        const bool at_parent = parent.IsDefined() && parent.IsMap();
-        errors.bad(at_parent ? parent.Mark().line + 1 : line, at_parent ? parent.Mark().column + 1 : column, path, fmt::format("missing {}; allowed: an RFC 3339 time (jobs that have not "
-                                                   "finished cannot be replayed)", path));
-        return std::nullopt;
-      }
-      m::SimTime t{};
-      if (!parse_timestamp(n.Scalar(), t)) {
-        errors.bad(n.Mark().line + 1, n.Mark().column + 1, path,
-                   fmt::format("found \"{}\"; allowed: an RFC 3339 time", n.Scalar()));
-        return std::nullopt;
-      }
-      return t.time_since_epoch().count();
-    };
+    const std::string kind = kind_of(item.node);
+    if (!kind.empty() && !is_job_kind(kind)) {
+      // Pods (read above), Nodes, Queues, PodGroups: the cluster's state, not jobs to replay.
+      ++other_kinds[kind];
+      continue;
+    }
     const std::string prefix = item.path.empty() ? "" : item.path + ".";
-    const auto created = time_at(item.node["metadata"], "creationTimestamp", prefix + "metadata.creationTimestamp");
-    if (!created) continue;
-    const auto started = time_at(item.node["status"], "startTime", prefix + "status.startTime");
-    if (!started) continue;
-    const auto completed = time_at(item.node["status"], "completionTime", prefix + "status.completionTime");
-    if (!completed) continue;
-    if (*completed < *started) {
-      errors.bad(line, column, prefix + "status.completionTime", "found completionTime before startTime: a negative duration");
+    const YAML::Node meta = map_at(item.node, "metadata");
+    const YAML::Node status = map_at(item.node, "status");
+    // Times from the raw document: the T9k status decoder does not keep them.
+    const YAML::Node created_node = map_at(meta, "creationTimestamp");
+    const auto created = scalar_time(created_node);
+    if (!created) {
+      const bool at_meta = meta.IsDefined() && meta.IsMap();
+      errors.bad(created_node.IsDefined() ? created_node.Mark().line + 1 : at_meta ? meta.Mark().line + 1 : line,
+                 created_node.IsDefined() ? created_node.Mark().column + 1 : at_meta ? meta.Mark().column + 1 : column,
+                 prefix + "metadata.creationTimestamp",
+                 created_node.IsDefined() ? fmt::format("found \"{}\"; allowed: an RFC 3339 time",
+                                                        created_node.IsScalar() ? created_node.Scalar() : describe(created_node))
+                                          : "missing metadata.creationTimestamp; allowed: an RFC 3339 time (when the job was submitted)");
+      continue;
+    }
+    // A field that is present must be a time; an absent one falls through to the next source.
+    bool bad_time = false;
+    const auto time_field = [&](const YAML::Node& n, const std::string& path) -> std::optional<std::int64_t> {
+      if (!n.IsDefined() || n.IsNull()) return std::nullopt;
+      if (auto t = scalar_time(n)) return t;
+      errors.bad(n.Mark().line + 1, n.Mark().column + 1, path,
+                 fmt::format("found \"{}\"; allowed: an RFC 3339 time", n.IsScalar() ? n.Scalar() : describe(n)));
+      bad_time = true;
+      return std::nullopt;
+    };
+    // The lastTransitionTime of a condition of this type with status True.
+    const auto condition = [&](const char* type) -> std::optional<std::int64_t> {
+      const YAML::Node conds = map_at(status, "conditions");
+      if (!conds.IsDefined() || !conds.IsSequence()) return std::nullopt;
+      for (std::size_t i = 0; i < conds.size(); ++i) {
+        const YAML::Node c = conds[i];
+        const YAML::Node t = map_at(c, "type"), st = map_at(c, "status");
+        if (t.IsDefined() && t.IsScalar() && t.Scalar() == type && st.IsDefined() && st.IsScalar() && st.Scalar() == "True") {
+          return time_field(map_at(c, "lastTransitionTime"),
+                            fmt::format("{}status.conditions[{}].lastTransitionTime", prefix, i));
+        }
+      }
+      return std::nullopt;
+    };
+    const YAML::Node phase_node = map_at(status, "phase");
+    const std::string phase = phase_node.IsDefined() && phase_node.IsScalar() ? phase_node.Scalar() : "";
+    const YAML::Node name_node = map_at(meta, "name");
+    const std::string job_name = name_node.IsDefined() && name_node.IsScalar() ? name_node.Scalar() : item.path;
+    const PodTimes* pt = nullptr;
+    if (const auto it = pods.find(namespace_of(item.node) + "/" + kind + "/" + job_name); it != pods.end()) pt = &it->second;
+
+    // The end (docs/traces.md "k8s-export"): status.completionTime, else the Completed or Failed
+    // condition's lastTransitionTime, else the last container of its pods to finish.
+    std::optional<std::int64_t> end = time_field(map_at(status, "completionTime"), prefix + "status.completionTime");
+    std::string end_from = "status.completionTime";
+    if (!end && !bad_time) {
+      const auto completed = condition("Completed");
+      const auto failed = condition("Failed");
+      if (completed || failed) {
+        end = std::max(completed.value_or(INT64_MIN), failed.value_or(INT64_MIN));
+        end_from = "conditions";
+      } else if (pt && pt->last_finish && !pt->unfinished) {
+        end = pt->last_finish;
+        end_from = "pods";
+      }
+    }
+    // The start: status.startTime, else its pods' first startTime, else the Initialized
+    // condition (pods created: includes the wait for nodes), else the creation time (the whole
+    // time in the cluster counts as run time).
+    std::optional<std::int64_t> start = time_field(map_at(status, "startTime"), prefix + "status.startTime");
+    std::string start_from = "status.startTime";
+    if (!start && !bad_time) {
+      if (pt && pt->first_start) {
+        start = pt->first_start;
+        start_from = "pods";
+      } else if (const auto init = condition("Initialized")) {
+        start = init;
+        start_from = "Initialized condition (approximate: includes the wait)";
+      } else if (!bad_time) {
+        start = created;
+        start_from = "creationTimestamp (approximate: includes the wait)";
+      }
+    }
+    if (bad_time) continue;
+    if (!end) {
+      if (phase == "Succeeded" || phase == "Failed") {
+        errors.bad(status.IsDefined() ? status.Mark().line + 1 : line, status.IsDefined() ? status.Mark().column + 1 : column,
+                   prefix + "status",
+                   fmt::format("found a {} job with no end time: no status.completionTime, no Completed or Failed "
+                               "condition with status True, and no pod of it whose containers all terminated", phase));
+      } else {
+        // Still running (or pending, paused) when the export was taken: its run time is unknown.
+        unfinished[phase.empty() ? "without a phase" : phase].push_back(job_name);
+      }
+      continue;
+    }
+    if (*end < *start) {
+      errors.bad(line, column, prefix + "status",
+                 fmt::format("found an end ({}) before the start ({}): a negative run time", end_from, start_from));
       continue;
     }
     YAML::Node copy = YAML::Clone(item.node);
@@ -710,11 +849,13 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
       errors.bad(line, column, item.path, "found an invalid job: " + why);
       continue;
     }
+    ++sources[start_from == end_from ? "start and end from " + start_from
+                                     : "start from " + start_from + ", end from " + end_from];
     m::Job job = to_job(*obj);
     TraceRecord rec;
     rec.line = line;
     rec.submit_us = *created;
-    rec.duration_us = *completed - *started;
+    rec.duration_us = *end - *start;
     rec.object = static_cast<std::int32_t>(d.objects.size());
     rec.name = static_cast<std::int32_t>(d.raw_names.size());
     d.raw_names.push_back(m::metadata_of(job).name);
@@ -723,6 +864,28 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
     }
     d.objects.push_back(std::move(job));
     d.records.push_back(rec);
+  }
+  // Every assumption said: where run times came from, what was not replayed and why.
+  if (!sources.empty() && !(sources.size() == 1 && sources.begin()->first == "start and end from status.startTime")) {
+    std::string how;
+    for (const auto& [what, n] : sources) how += fmt::format("{}{} job{}: {}", how.empty() ? "" : "; ", n, n == 1 ? "" : "s", what);
+    out.push_back(Diagnostic{Severity::Warning, d.file, 0, 0, 0, "", "run times derived (docs/traces.md): " + how});
+  }
+  for (const auto& [phase, names] : unfinished) {
+    std::string list;
+    for (std::size_t i = 0; i < names.size() && i < 5; ++i) list += (i ? ", " : "") + names[i];
+    if (names.size() > 5) list += fmt::format(", and {} more", names.size() - 5);
+    out.push_back(Diagnostic{Severity::Warning, d.file, 0, 0, 0, "",
+                             fmt::format("{} job{} {} at the export ({}): not replayed, a replay needs the run time "
+                                         "of a finished job",
+                                         names.size(), names.size() == 1 ? "" : "s",
+                                         phase == "without a phase" ? "without a phase" : "still " + phase, list)});
+  }
+  if (!other_kinds.empty()) {
+    std::string kinds;
+    for (const auto& [k, n] : other_kinds) kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", n, k);
+    out.push_back(Diagnostic{Severity::Warning, d.file, 0, 0, 0, "",
+                             fmt::format("not replayed: {} (the cluster's objects; pods give their jobs' run times)", kinds)});
   }
 }
 

@@ -95,7 +95,12 @@ TEST_CASE("the bases are valid", "[validation]") {
   for (const auto* base : {&kGeneric, &kPyTorch, &kDeepSpeed, &kQueue, &kPodGroup}) {
     const auto ds = validate_text(*base, "base.yaml");
     INFO(*base);
-    CHECK(ds.empty());
+    // No finding but the DeepSpeedJob's lint (two workers, cleanUpPolicy None: docs/scenario-format.md "Lint").
+    for (const auto& d : ds) {
+      INFO(format_diagnostic(d));
+      CHECK((base == &kDeepSpeed && d.severity == Severity::Warning && d.path == "spec.runPolicy.cleanUpPolicy"));
+    }
+    CHECK(ds.size() == (base == &kDeepSpeed ? 1u : 0u));
   }
 }
 
