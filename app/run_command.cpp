@@ -155,8 +155,10 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
   try {
     world = std::make_unique<sim::World>(sc, replication, sink, settings);
     if (opt.progress && analysis::Progress::stderr_is_terminal()) {
-      analysis::Progress bar(100, "simulating");
-      world->run([&](double f) { bar.update(static_cast<std::uint64_t>(f * 100)); });
+      // After 2 s of wall time: simulated time, events/s and an ETA (docs/outputs.md "Progress").
+      analysis::RunProgress bar(static_cast<double>(sc.horizon.count()) / 1e6, stderr, true);
+      world->run([&](double f) { bar.update(f, world->events_dispatched()); });
+      bar.finish();
     } else {
       world->run();
     }

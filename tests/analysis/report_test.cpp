@@ -121,6 +121,45 @@ TEST_CASE("report rendering is deterministic and reloads from a comparison direc
   CHECK_THROWS_WITH(load_report_input(fixture_tree() / "missing"), Catch::Contains("no summary.json"));
 }
 
+TEST_CASE("run progress: simulated time, events per second and an ETA, only after the delay", "[progress]") {
+  CHECK(render_run_progress({0.5, 7 * 86400.0, 6000000, 5.0}, 10) ==
+        "simulating [#####     ]  50% 3.5 d of 7 d, 1.2M events/s, ETA 5 s");
+  CHECK(render_run_progress({0.25, 3600.0, 9000, 3.0}, 4) ==
+        "simulating [#   ]  25% 15 min of 1 h, 3k events/s, ETA 9 s");
+  CHECK(render_run_progress({1.0, 60.0, 10, 2.0}, 2) == "simulating [##] 100% 1 min of 1 min, 5 events/s");
+  auto text = [](std::FILE* f) {
+    std::fflush(f);
+    std::rewind(f);
+    std::string s;
+    for (int c; (c = std::fgetc(f)) != EOF;) s += static_cast<char>(c);
+    std::fclose(f);
+    return s;
+  };
+  std::FILE* late = std::tmpfile();
+  std::FILE* soon = std::tmpfile();
+  std::FILE* off = std::tmpfile();
+  REQUIRE((late && soon && off));
+  {
+    RunProgress short_run(3600, late, true, 1e9);  // a run shorter than the delay shows nothing
+    RunProgress long_run(3600, soon, true, 0);
+    RunProgress quiet(3600, off, false, 0);
+    for (int i = 1; i <= 4; ++i) {
+      short_run.update(i / 4.0, 1000u * i);
+      long_run.update(i / 4.0, 1000u * i);
+      quiet.update(i / 4.0, 1000u * i);
+    }
+    CHECK(long_run.drawn());
+    CHECK_FALSE(short_run.drawn());
+  }
+  CHECK(text(late).empty());
+  CHECK(text(off).empty());
+  const std::string shown = text(soon);
+  CHECK(shown.find("simulating [") != std::string::npos);
+  CHECK(shown.find("events/s") != std::string::npos);
+  CHECK(shown.find("100% 1 h of 1 h") != std::string::npos);  // the finished line
+  CHECK(shown.back() == '\n');
+}
+
 TEST_CASE("progress bar: drawn only when enabled", "[progress]") {
   CHECK(Progress::render("run", 5, 10, 10) == "run [#####     ]  50% 5/10");
   CHECK(Progress::render("", 20, 10, 4) == "[####] 100% 10/10");
