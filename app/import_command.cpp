@@ -8,6 +8,7 @@
 #include "analysis/result_folder.hpp"
 #include "scenarios/format/diagnostics.hpp"
 #include "scenarios/format/scenario.hpp"
+#include "scenarios/format/traces.hpp"
 #include "sim/kernel/time.hpp"
 #include "sim/traces.hpp"
 
@@ -34,8 +35,7 @@ void print(const std::vector<scenarios::Diagnostic>& diags) {
 
 // The trace scenario's text. Everything before "  cluster:" is copied into scenario.yaml
 // unchanged (sim::import_trace), so the header holds every section that is not regenerated.
-std::string trace_scenario(const ImportArgs& a, const std::string& trace_rel, const std::string& horizon) {
-  const bool has_cluster = a.format == "philly" || a.format == "alibaba-openb";
+std::string trace_scenario(const ImportArgs& a, const std::string& trace_rel, const std::string& horizon, bool has_cluster) {
   std::string s = "apiVersion: t9ksim/v1\nkind: Scenario\nmetadata:\n";
   s += fmt::format("  name: {}\n  description: {}\n", yaml_quoted(a.name.empty() ? "import-" + a.format : "import-" + a.name),
                    yaml_quoted(fmt::format("t9ksim import {} --format {}", fs::path(a.trace).filename().string(), a.format)));
@@ -96,11 +96,20 @@ int import_command(const ImportArgs& a) {
   const fs::path shown(a.out_dir);
   const std::string rel = fs::relative(fs::absolute(a.trace), fs::absolute(a.out_dir)).generic_string();
   std::vector<scenarios::Diagnostic> diags;
+  // The trace's own cluster when it has one: Philly's VC file and openb's node list are read
+  // beside the trace; an export has one when it holds Node objects (its errors are reported by
+  // the load below).
+  bool has_cluster = a.format == "philly" || a.format == "alibaba-openb";
+  if (a.format == "k8s-export") {
+    std::vector<scenarios::Diagnostic> ignored;
+    const auto c = scenarios::load_export_cluster(a.trace, ignored);
+    has_cluster = c && !c->pools.empty();
+  }
   std::string horizon = a.horizon;
   if (horizon.empty()) {
     // The trace's span plus its longest job, in whole days: enough for every job to finish when
     // nothing waits. Found by loading the entry once with a horizon of a century.
-    const std::string probe = trace_scenario(a, rel, "36500d");
+    const std::string probe = trace_scenario(a, rel, "36500d", has_cluster);
     scenarios::LoadOptions lo;
     lo.base_dir = out_dir;
     lo.skip_bad_trace_rows = a.skip_bad_rows;
@@ -117,7 +126,7 @@ int import_command(const ImportArgs& a) {
     horizon = fmt::format("{}d", end / day + 2);
   }
   try {
-    const auto r = sim::import_trace(trace_scenario(a, rel, horizon), out_dir, a.replication, a.skip_bad_rows, diags);
+    const auto r = sim::import_trace(trace_scenario(a, rel, horizon, has_cluster), out_dir, a.replication, a.skip_bad_rows, diags);
     if (r.jobs == 0) {
       print(diags);
       fmt::print(stderr,

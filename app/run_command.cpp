@@ -66,7 +66,10 @@ analysis::RecorderGroups recorder_groups(const scenarios::Scenario& sc) {
     for (const auto& c : gen.classes) g.class_prefixes.push_back(c.prefix);
   }
   for (const auto& q : sc.scheduler.queues) {
-    if (q.spec.quota) g.queue_quota_gpu_milli[q.metadata.name] = model::get_resource(*q.spec.quota, model::kResourceGpu).milli();
+    if (!q.spec.quota) continue;
+    std::int64_t milli = 0;  // every accelerator of the cluster counts as GPUs (spec.cluster.accelerators)
+    for (const auto& a : sc.cluster.accelerators) milli += model::get_resource(*q.spec.quota, a).milli();
+    g.queue_quota_gpu_milli[q.metadata.name] = milli;
   }
   return g;
 }

@@ -36,7 +36,13 @@ void Cluster::handle(const kernel::DispatchedEvent& e) {
 void Cluster::add_node(const scenarios::NodePool& pool, std::int32_t index) {
   const std::int32_t global_index = node_counter_++;
   model::Node n;
-  n.metadata.name = fmt::format("{}-{}", pool.name, index);
+  // An export's nodes keep their names and their cordon (docs/traces.md "Cluster from an export").
+  if (pool.node_names.empty()) {
+    n.metadata.name = fmt::format("{}-{}", pool.name, index);
+  } else {
+    n.metadata.name = pool.node_names.at(static_cast<std::size_t>(index));
+    n.unschedulable = std::find(pool.cordoned.begin(), pool.cordoned.end(), n.metadata.name) != pool.cordoned.end();
+  }
   n.metadata.labels = pool.labels;
   n.capacity = pool.capacity();
   n.allocatable = n.capacity;
@@ -168,7 +174,7 @@ void Cluster::node_fault(const std::string& node) {
 // GPU less until repaired. A GPU shared by several pods (docs/scheduler.md "Shared GPUs") is
 // one unit of weight 1: when it is the one that fails, every pod on it fails.
 bool Cluster::gpu_fault(const std::string& node, const std::string& cause, kernel::Rng& rng) {
-  const std::int64_t gpus = gpus_of(store_.node(node)->allocatable);
+  const std::int64_t gpus = store_.accelerators().gpus_of(store_.node(node)->allocatable);
   if (gpus <= 0) return false;
   std::vector<std::vector<std::string>> users;
   std::vector<double> weights;
@@ -176,9 +182,9 @@ bool Cluster::gpu_fault(const std::string& node, const std::string& cause, kerne
   for (const auto& key : store_.pods_on(node)) {
     const model::Pod* p = store_.pod(key);
     if (!p || terminated(*p)) continue;
-    if (gpus_of(p->requests) > 0) {
+    if (store_.accelerators().gpus_of(p->requests) > 0) {
       users.push_back({key});
-      weights.push_back(static_cast<double>(gpus_of(p->requests)));
+      weights.push_back(static_cast<double>(store_.accelerators().gpus_of(p->requests)));
     } else if (share_of(p->requests) > 0) {
       slots[p->gpu_index].push_back(key);
     }

@@ -41,14 +41,45 @@ class InvariantViolation : public std::runtime_error {
 inline const std::string kGpuName = model::kResourceGpu;
 inline const std::string kGpuMilliName = model::kResourceGpuMilli;
 
-// Whole GPUs (nvidia.com/gpu rounded up): what GPU faults and the greedy elastic policy count.
-inline std::int64_t gpus_of(const model::ResourceList& r) { return model::get_resource(r, kGpuName).units_ceil(); }
+// The resources a cluster counts as GPUs (spec.cluster.accelerators; nvidia.com/gpu unless the
+// scenario names others, such as hygon.com/dcu): GPU-hours, utilisation, GPU faults and the
+// greedy elastic policy count them all alike. Held by the store; one name is the common case.
+class Accelerators {
+ public:
+  Accelerators() : names_{kGpuName} {}
+  explicit Accelerators(std::vector<std::string> names) : names_(std::move(names)) {
+    if (names_.empty()) names_.push_back(kGpuName);
+  }
+  const std::vector<std::string>& names() const { return names_; }
+  // Whole GPUs, each accelerator rounded up, summed.
+  std::int64_t gpus_of(const model::ResourceList& r) const {
+    if (names_.size() == 1) return model::get_resource(r, names_.front()).units_ceil();
+    std::int64_t n = 0;
+    for (const auto& name : names_) n += model::get_resource(r, name).units_ceil();
+    return n;
+  }
+  // Milli-GPU, the unit of the change feed (model/change.hpp): whole GPUs × 1000 plus a share
+  // of one GPU (t9ksim.io/gpu-milli, 1..1000).
+  std::int64_t gpu_milli_of(const model::ResourceList& r) const {
+    return gpus_of(r) * model::kGpuMilliPerGpu + model::get_resource(r, kGpuMilliName).units_ceil();
+  }
+  // Exact milli amounts summed (quotas and queue usage, where shares are fractions of a GPU).
+  std::int64_t milli_of(const model::ResourceList& r) const {
+    std::int64_t n = 0;
+    for (const auto& name : names_) n += model::get_resource(r, name).milli();
+    return n;
+  }
+  // The accelerator a node offers (the first of the names it has), for faults of one GPU.
+  const std::string& resource_of(const model::ResourceList& capacity) const {
+    for (const auto& name : names_) {
+      if (!model::get_resource(capacity, name).is_zero()) return name;
+    }
+    return names_.front();
+  }
 
-// Milli-GPU, the unit of the change feed (model/change.hpp): whole GPUs × 1000 plus a share of
-// one GPU (t9ksim.io/gpu-milli, 1..1000).
-inline std::int64_t gpu_milli_of(const model::ResourceList& r) {
-  return gpus_of(r) * model::kGpuMilliPerGpu + model::get_resource(r, kGpuMilliName).units_ceil();
-}
+ private:
+  std::vector<std::string> names_;
+};
 
 // A pod's share of one GPU in milli (t9ksim.io/gpu-milli), 0 for other pods.
 inline std::int32_t share_of(const model::ResourceList& r) {

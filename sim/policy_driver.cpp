@@ -92,7 +92,7 @@ policies::ElasticObservation PolicyDriver::observe() const {
   o.now = k_.now();
   for (const auto& [name, n] : store_.nodes()) {
     if (!n.ready || n.unschedulable) continue;
-    o.free_gpus += std::max<std::int64_t>(0, gpus_of(n.allocatable) - store_.gpus_in_use(name));
+    o.free_gpus += std::max<std::int64_t>(0, store_.accelerators().gpus_of(n.allocatable) - store_.gpus_in_use(name));
   }
   auto priority = [&](const std::string& queue) {
     const model::Queue* q = store_.queue(queue);
@@ -113,18 +113,15 @@ policies::ElasticObservation PolicyDriver::observe() const {
         d.priority = j.priority;
         ++d.jobs;
       }
-      demand[j.queue][j.priority].gpu_milli += gpu_milli_of(p.requests);
+      demand[j.queue][j.priority].gpu_milli += store_.accelerators().gpu_milli_of(p.requests);
     }
   }
   for (const auto& [name, q] : store_.queues()) {
     policies::ElasticObservation::Queue v;
     v.name = name;
     v.priority = q.spec.priority;
-    if (q.spec.quota) {
-      const auto gpus = model::get_resource(*q.spec.quota, kGpuName);
-      v.quota_gpu_milli = gpus.milli();
-    }
-    v.allocated_gpu_milli = model::get_resource(store_.queue_used(name), kGpuName).milli();
+    if (q.spec.quota) v.quota_gpu_milli = store_.accelerators().milli_of(*q.spec.quota);
+    v.allocated_gpu_milli = store_.accelerators().milli_of(store_.queue_used(name));
     for (const auto& [prio, d] : demand[name]) v.pending.push_back(d);
     o.queues.push_back(std::move(v));
   }

@@ -10,12 +10,12 @@ namespace t9k::sim {
 using model::Pod;
 using model::PodPhase;
 
-Shape shape_of(const model::Job& job) {
+Shape shape_of(const model::Job& job, const Accelerators& acc) {
   Shape s;
   auto add = [&](const model::PodTemplateSpec& t, std::int32_t n) {
     const auto r = model::pod_requests(t.spec);
     for (std::int32_t i = 0; i < n; ++i) model::add_resources(s.requests, r);
-    if (s.gpus_per_first_pod == 0) s.gpus_per_first_pod = gpus_of(r);
+    if (s.gpus_per_first_pod == 0) s.gpus_per_first_pod = acc.gpus_of(r);
   };
   auto elastic_from = [&](const std::optional<model::ElasticConfig>& e) {
     if (e && e->enabled) {
@@ -52,14 +52,14 @@ Shape shape_of(const model::Job& job) {
   return s;
 }
 
-Store::Store(const kernel::Kernel& kernel, Sink sink, std::string default_namespace)
-    : k_(kernel), sink_(std::move(sink)), default_namespace_(std::move(default_namespace)) {}
+Store::Store(const kernel::Kernel& kernel, Sink sink, std::string default_namespace, Accelerators accelerators)
+    : k_(kernel), sink_(std::move(sink)), default_namespace_(std::move(default_namespace)), acc_(std::move(accelerators)) {}
 
 // ---- nodes ----
 
 void Store::node_changed(const model::Node& n, const std::string& cause) {
   watcher_->node_changed(n);
-  publish(model::NodeChanged{n.metadata.name, n.ready, n.unschedulable, gpu_milli_of(n.allocatable), cause});
+  publish(model::NodeChanged{n.metadata.name, n.ready, n.unschedulable, acc_.gpu_milli_of(n.allocatable), cause});
 }
 
 model::Node& Store::node_ref(const std::string& name) { return nodes_.at(name); }
@@ -90,11 +90,11 @@ void Store::set_node_unschedulable(const std::string& name, bool unschedulable, 
 
 void Store::add_allocatable_gpus(const std::string& name, std::int64_t delta, const std::string& cause) {
   auto& n = node_ref(name);
-  const std::int64_t after = gpus_of(n.allocatable) + delta;
-  if (after < 0 || after > gpus_of(n.capacity)) {
-    violation(k_, fmt::format("node {} would offer {} GPUs of its {} ({})", name, after, gpus_of(n.capacity), cause));
+  const std::int64_t after = acc_.gpus_of(n.allocatable) + delta;
+  if (after < 0 || after > acc_.gpus_of(n.capacity)) {
+    violation(k_, fmt::format("node {} would offer {} GPUs of its {} ({})", name, after, acc_.gpus_of(n.capacity), cause));
   }
-  n.allocatable[model::kResourceGpu] += model::Quantity::from_units(delta);
+  n.allocatable[acc_.resource_of(n.capacity)] += model::Quantity::from_units(delta);
   node_changed(n, cause);
 }
 
@@ -117,7 +117,7 @@ std::int64_t Store::shared_slots(const std::string& node) const {
 
 std::int64_t Store::gpus_in_use(const std::string& node) const {
   const auto it = node_used_.find(node);
-  return (it == node_used_.end() ? 0 : gpus_of(it->second)) + shared_slots(node);
+  return (it == node_used_.end() ? 0 : acc_.gpus_of(it->second)) + shared_slots(node);
 }
 
 // ---- queues ----
@@ -166,7 +166,7 @@ JobId Store::add_job(model::Job job, const std::string& source) {
     j.queue = s->queue.empty() ? model::kDefaultQueue : s->queue;
     j.priority = s->priority;
   }
-  j.shape = shape_of(j.job);
+  j.shape = shape_of(j.job, acc_);
   if (job_by_key_.count(j.key)) throw ScenarioError(fmt::format("two jobs named {} ({})", j.key, source));
   job_by_key_[j.key] = j.id;
   jobs_.push_back(std::move(stored));
@@ -422,7 +422,7 @@ void Store::create_pod(JobId id, Pod pod) {
   const std::string key = scheduler::object_key(pod.metadata);
   if (pod_owner_.count(key)) violation(k_, "pod name reused while stored: " + key);
   pod_owner_[key] = id;
-  publish(model::PodCreated{id, key, pod.replica_type, pod.rank, gpu_milli_of(pod.requests)});
+  publish(model::PodCreated{id, key, pod.replica_type, pod.rank, acc_.gpu_milli_of(pod.requests)});
   watcher_->pod_created(pod);
   j.pods.push_back(std::move(pod));
 }
@@ -449,7 +449,7 @@ PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int
   if (!j.queue.empty()) model::add_resources(queue_used_[j.queue], share > 0 ? queue_view(p.requests) : p.requests);
   watcher_->pod_bound(key, node, share > 0 ? gpu_slot : -1);
   node_pods_[node].insert(key);
-  publish(model::PodBound{j.id, key, node, gpu_milli_of(p.requests), j.queue});
+  publish(model::PodBound{j.id, key, node, acc_.gpu_milli_of(p.requests), j.queue});
   // No node over-allocated (issue 6 §8). Shares count as the GPUs they sit on: whole GPUs plus
   // used slots within the node's GPUs.
   auto& used = node_used_[node];
@@ -460,7 +460,8 @@ PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int
   } else {
     model::ResourceList need = used;
     need.erase(kGpuMilliName);
-    need[model::kResourceGpu] = model::Quantity::from_units(gpus_in_use(node));
+    // Shares sit on nvidia.com/gpu (docs/scheduler.md "Shared GPUs"): its whole GPUs and used slots.
+    need[kGpuName] = model::Quantity::from_units(model::get_resource(used, kGpuName).units_ceil() + shared_slots(node));
     fits = model::fits(need, n.allocatable);
   }
   if (!fits) violation(k_, fmt::format("node {} over-allocated by binding {}", node, key));
@@ -490,7 +491,7 @@ void Store::release(StoredJob& j, Pod& p) {
     node_shares_[p.node_name][static_cast<std::size_t>(p.gpu_index)] -= g;
   auto& on_node = node_used_[p.node_name];
   on_node = model::subtract_resources(on_node, p.requests);
-  publish(model::PodReleased{j.id, key, p.node_name, gpu_milli_of(p.requests), j.queue, p.phase, p.exit_code,
+  publish(model::PodReleased{j.id, key, p.node_name, acc_.gpu_milli_of(p.requests), j.queue, p.phase, p.exit_code,
                              p.deletion_reason});
   watcher_->pod_released(key);
 }

@@ -35,7 +35,7 @@ struct Shape {
   model::ResourceList requests;  // all pods at submission
   std::int64_t gpus_per_first_pod = 0;
 };
-Shape shape_of(const model::Job& job);
+Shape shape_of(const model::Job& job, const Accelerators& accelerators);
 
 // What a run tells about one job (kept when a finished job is compacted).
 struct JobOutcome {
@@ -97,8 +97,10 @@ class Store {
  public:
   using Sink = std::function<void(const model::TimedChange&)>;
 
-  Store(const kernel::Kernel& kernel, Sink sink, std::string default_namespace);
+  Store(const kernel::Kernel& kernel, Sink sink, std::string default_namespace, Accelerators accelerators = {});
   void set_watcher(StoreWatcher* watcher) { watcher_ = watcher; }
+  // What counts as a GPU on this cluster (spec.cluster.accelerators).
+  const Accelerators& accelerators() const { return acc_; }
 
   // ---- the change feed ----
   template <class C>
@@ -196,6 +198,7 @@ class Store {
   const kernel::Kernel& k_;
   Sink sink_;
   std::string default_namespace_;
+  Accelerators acc_;
   StoreWatcher* watcher_ = nullptr;
 
   std::vector<std::unique_ptr<StoredJob>> jobs_;  // by JobId; records never move while referenced

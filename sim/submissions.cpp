@@ -70,7 +70,7 @@ void Submissions::submit(scenarios::JobSubmission sub) {
   const StoredJob& j = store_.job(id);
   store_.publish(model::JobSubmitted{id, j.key, model::kind_of(j.job), j.queue, j.priority,
                                      j.shape.elastic ? j.shape.expected : j.shape.replicas,
-                                     gpu_milli_of(j.shape.requests), j.shape.elastic, training_.ideal_run_us(id)});
+                                     store_.accelerators().gpu_milli_of(j.shape.requests), j.shape.elastic, training_.ideal_run_us(id)});
   store_.set_created(id);
   if (const auto rejection = scheduling_.admit(id)) {
     store_.reject(id, std::string(scheduler::to_string(rejection->reason)), rejection->message);

@@ -162,8 +162,22 @@ ImportResult import_trace(const std::string& text, const std::string& dir, std::
   const auto cut = text.find("\n  cluster:");
   if (cut == std::string::npos) throw std::runtime_error("import: trace scenario without a cluster section");
   std::string s = text.substr(0, cut + 1);
-  s += "  cluster:\n    nodePools:\n";
-  for (const auto& p : sc.cluster.node_pools) s += pool_yaml(p);
+  s += "  cluster:\n";
+  // Pools of an export keep their nodes' names, which a pool of the file cannot say: the
+  // imported scenario reads them from the export (fromExport) as the trace scenario did.
+  std::string pools;
+  for (const auto& p : sc.cluster.node_pools) {
+    if (p.node_names.empty()) pools += pool_yaml(p);
+  }
+  if (!pools.empty()) s += "    nodePools:\n" + pools;
+  for (const auto& e : sc.workload.traces) {
+    if (e.name != sc.cluster.from_trace || !e.data) continue;
+    const bool named = std::any_of(e.data->pools.begin(), e.data->pools.end(),
+                                   [](const scenarios::NodePool& p) { return !p.node_names.empty(); });
+    if (named) {
+      s += fmt::format("    fromExport: {}\n", yaml_quoted(fs::relative(fs::absolute(e.path), fs::absolute(out)).generic_string()));
+    }
+  }
   if (sc.cluster.topology.nodes_per_rack || sc.cluster.topology.racks_per_switch) {
     s += fmt::format("    topology: {{nodesPerRack: {}, racksPerSwitch: {}}}\n", sc.cluster.topology.nodes_per_rack,
                      sc.cluster.topology.racks_per_switch);

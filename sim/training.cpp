@@ -116,7 +116,7 @@ void Training::evaluate(JobId id) {
     if (p.debug) debug = true;
     if (p.phase == PodPhase::Running) {
       ++n;
-      gpu_milli += gpu_milli_of(p.requests);
+      gpu_milli += store_.accelerators().gpu_milli_of(p.requests);
     } else {
       all_running = false;
     }

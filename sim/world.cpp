@@ -38,7 +38,7 @@ struct World::Impl {
         st(std::move(settings)),
         streams(s.seed, replication),
         plugins(st),
-        store(k, std::move(sink), s.default_namespace),
+        store(k, std::move(sink), s.default_namespace, Accelerators(s.cluster.accelerators)),
         controllers(s, st, k, streams, store, plugins.registry()),
         kubelet(s, st, k, streams, store, controllers),
         training(s, st, k, streams, store, kubelet, controllers),

@@ -57,7 +57,7 @@ m::ResourceList NodePool::capacity() const {
   m::ResourceList r = extra_resources;
   r[m::kResourceCpu] = cpu;
   r[m::kResourceMemory] = memory;
-  if (gpus_per_node > 0) r[m::kResourceGpu] = m::Quantity::from_units(gpus_per_node);
+  if (gpus_per_node > 0) r[gpu_resource] = m::Quantity::from_units(gpus_per_node);
   return r;
 }
 
@@ -100,8 +100,8 @@ constexpr std::string_view kPlugins[] = {"controllers"};
 constexpr std::string_view kControllerPlugin[] = {"kind", "command", "timeout", "name"};
 constexpr std::string_view kPlugin[] = {"command", "timeout", "name"};
 constexpr std::string_view kPolicyPlugin[] = {"plugin"};
-constexpr std::string_view kCluster[] = {"nodePools", "topology", "fromTrace"};
-constexpr std::string_view kPool[] = {"name", "count", "gpusPerNode", "gpuModel", "cpu", "memory",
+constexpr std::string_view kCluster[] = {"nodePools", "topology", "fromTrace", "fromExport", "accelerators"};
+constexpr std::string_view kPool[] = {"name", "count", "gpusPerNode", "gpuResource", "gpuModel", "cpu", "memory",
                                       "extraResources", "labels"};
 constexpr std::string_view kTopology[] = {"nodesPerRack", "racksPerSwitch"};
 constexpr std::string_view kScheduler[] = {"name", "queues", "options"};
@@ -372,6 +372,16 @@ class ScenarioDecoder {
       if (auto x = read_int32(r_, mr.get("count"), 0, 1'000'000)) p.count = *x;
     }
     if (auto x = read_int32(r_, mr.get("gpusPerNode"), 0, static_cast<std::int32_t>(m::kMaxGpusPerObject))) p.gpus_per_node = *x;
+    p.gpu_resource = accelerators_.front();
+    if (auto x = read_string(r_, mr.get("gpuResource"))) {
+      if (std::find(accelerators_.begin(), accelerators_.end(), *x) == accelerators_.end()) {
+        std::string names;
+        for (const auto& a : accelerators_) names += (names.empty() ? "" : ", ") + a;
+        r_.error(mr.get("gpuResource").mark, mr.get("gpuResource").path,
+                 fmt::format("found \"{}\"; allowed: one of spec.cluster.accelerators ({})", *x, names));
+      }
+      p.gpu_resource = *x;
+    }
     if (auto x = read_string(r_, mr.get("gpuModel"))) p.gpu_model = *x;
     for (const char* key : {"cpu", "memory"}) {
       const Val q = mr.get(key);
@@ -1271,6 +1281,7 @@ class ScenarioDecoder {
 
     cluster(spec.get("cluster"), sc);
     scheduler(spec.get("scheduler"), sc);
+    add_export_queues(sc);
     {
       MapReader c(r_, spec.get("controllers"), kControllers);
       if (auto x = duration_dist(c.get("reconcileLatency"))) sc.controllers.reconcile_latency = *x;
@@ -1281,6 +1292,7 @@ class ScenarioDecoder {
     }
     faults(spec.get("faults"), sc);
     workload(spec.get("workload"), sc);
+    check_node_names(sc);
     operations(spec.get("operations"), sc);
     expect(spec.get("expect"), sc);
     plugins(spec.get("plugins"), sc);
@@ -1367,15 +1379,108 @@ class ScenarioDecoder {
     }
   }
 
+  // spec.cluster.accelerators: extended resources counted as GPUs (docs/scenario-format.md).
+  void accelerators(const Val& v, Scenario& sc) {
+    if (!v.present()) return;
+    const auto names = read_string_list(r_, v);
+    if (!names) return;
+    if (names->empty()) {
+      r_.error(v.mark, v.path, "found an empty list; allowed: at least one resource name, such as nvidia.com/gpu");
+      return;
+    }
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < names->size(); ++i) {
+      const std::string& n = (*names)[i];
+      const std::string at = index_path(v.path, i);
+      if (n.find('/') == std::string::npos || !is_qualified_name(n) || n == m::kResourceGpuMilli) {
+        r_.error(at, fmt::format("found \"{}\"; allowed: an extended resource name with its vendor domain, such as "
+                                 "nvidia.com/gpu, amd.com/gpu, hygon.com/dcu, huawei.com/Ascend910", n));
+      } else if (!seen.insert(n).second) {
+        r_.error(at, fmt::format("found \"{}\" again; allowed: each resource once", n));
+      }
+    }
+    sc.cluster.accelerators = *names;
+    accelerators_ = *names;
+  }
+
+  void from_export(const Val& v, const std::string& rel, Scenario& sc) {
+    if (!options_.allow_file_references) {
+      r_.error(v.mark, v.path, fmt::format("found path \"{}\"; allowed: no file references for this input", rel));
+      return;
+    }
+    const auto p = std::filesystem::path(options_.base_dir) / rel;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(p, ec)) {
+      r_.error(v.mark, v.path,
+               fmt::format("found \"{}\", which is not a file; allowed: a kubectl export (kubectl get nodes,queues "
+                           "-o yaml), relative to the scenario's folder", rel));
+      return;
+    }
+    sc.cluster.from_export = p.string();
+    files_.insert(sc.cluster.from_export);
+    auto c = load_export_cluster(sc.cluster.from_export, out_);
+    if (!c) {
+      r_.error(v.mark, v.path, "found errors in the export (reported above)");
+      return;
+    }
+    if (c->pools.empty()) {
+      r_.error(v.mark, v.path, fmt::format("found no Node objects in \"{}\"; allowed: an export with its nodes "
+                                           "(kubectl get nodes,queues -o yaml)", rel));
+      return;
+    }
+    for (const auto& note : c->notes) r_.warning(v.mark, v.path, note);
+    for (auto& pool : c->pools) sc.cluster.node_pools.push_back(std::move(pool));
+    export_queues_ = std::move(c->queues);
+    from_export_ = v;
+  }
+
+  // The export's Queues join the scheduler's, which win on a name both have.
+  void add_export_queues(Scenario& sc) {
+    if (export_queues_.empty()) return;
+    if (sc.scheduler.kind != SchedulerKind::T9k) {
+      r_.warning(from_export_.mark, from_export_.path,
+                 fmt::format("the export's {} queue{} are not used: the default scheduler has no queues", export_queues_.size(),
+                             export_queues_.size() == 1 ? "" : "s"));
+      return;
+    }
+    for (auto& q : export_queues_) {
+      const bool defined = std::any_of(sc.scheduler.queues.begin(), sc.scheduler.queues.end(),
+                                       [&](const m::Queue& x) { return x.metadata.name == q.metadata.name; });
+      if (!defined) sc.scheduler.queues.push_back(std::move(q));
+    }
+  }
+
+  // Node names are unique across pools: generated "<pool>-<i>" and an export's own.
+  void check_node_names(const Scenario& sc) {
+    const bool named = std::any_of(sc.cluster.node_pools.begin(), sc.cluster.node_pools.end(),
+                                   [](const NodePool& p) { return !p.node_names.empty(); });
+    if (!named) return;  // generated names are unique when pool names are
+    std::map<std::string, std::string> owner;  // node -> pool
+    for (const auto& p : sc.cluster.node_pools) {
+      for (std::int32_t i = 0; i < p.count; ++i) {
+        const std::string n = p.node_names.empty() ? fmt::format("{}-{}", p.name, i) : p.node_names[static_cast<std::size_t>(i)];
+        const auto [it, fresh] = owner.emplace(n, p.name);
+        if (!fresh) {
+          r_.error(from_export_.present() ? from_export_.path : from_trace_.path,
+                   fmt::format("found node \"{}\" in pools {} and {}; allowed: node names unique (rename the pool)", n,
+                               it->second, p.name));
+          return;
+        }
+      }
+    }
+  }
+
   void cluster(const Val& v, Scenario& sc) {
     if (!require(r_, v)) return;
     MapReader c(r_, v, kCluster);
+    accelerators(c.get("accelerators"), sc);
     // fromTrace: the named trace entry's cluster is added after the pools here (docs/traces.md).
     if (auto x = read_string(r_, c.get("fromTrace"))) {
       sc.cluster.from_trace = *x;
       from_trace_ = c.get("fromTrace");
     }
-    if (c.has("fromTrace") ? c.has("nodePools") : require(r_, c.get("nodePools"))) {
+    const bool elsewhere = c.has("fromTrace") || c.has("fromExport");
+    if (elsewhere ? c.has("nodePools") : require(r_, c.get("nodePools"))) {
       const auto pools = read_list(r_, c.get("nodePools"));
       if (pools.empty() && c.get("nodePools").node.IsSequence()) {
         r_.error(c.get("nodePools").mark, c.get("nodePools").path,
@@ -1393,6 +1498,9 @@ class ScenarioDecoder {
         }
       }
     }
+    // fromExport: a cluster export's Nodes (names kept) after the pools here, its Queues after
+    // the scheduler's (docs/traces.md "Cluster from an export").
+    if (auto x = read_string(r_, c.get("fromExport"))) from_export(c.get("fromExport"), *x, sc);
     MapReader t(r_, c.get("topology"), kTopology);
     if (auto x = read_int32(r_, t.get("nodesPerRack"), 0)) sc.cluster.topology.nodes_per_rack = *x;
     if (auto x = read_int32(r_, t.get("racksPerSwitch"), 0)) sc.cluster.topology.racks_per_switch = *x;
@@ -1626,8 +1734,10 @@ class ScenarioDecoder {
       } else if (it->data && it->data->pools.empty()) {
         r_.error(from_trace_.mark, from_trace_.path,
                  fmt::format("found trace \"{}\" ({}), which has no cluster; allowed: a philly trace with its "
-                             "philly_vc.csv or an alibaba-openb trace with its node list", it->name, to_string(it->format)));
+                             "philly_vc.csv, an alibaba-openb trace with its node list, or a k8s-export with Node objects",
+                             it->name, to_string(it->format)));
       } else if (it->data) {
+        for (const auto& note : it->data->cluster_notes) r_.warning(from_trace_.mark, from_trace_.path, note);
         for (const auto& p : it->data->pools) {
           const bool clash = std::any_of(sc.cluster.node_pools.begin(), sc.cluster.node_pools.end(),
                                          [&](const NodePool& x) { return x.name == p.name; });
@@ -2112,6 +2222,9 @@ class ScenarioDecoder {
   std::set<std::string> broken_;
   bool queues_broken_ = false;
   Val from_trace_;  // spec.cluster.fromTrace, for messages
+  Val from_export_;  // spec.cluster.fromExport, for messages
+  std::vector<std::string> accelerators_{m::kResourceGpu};  // spec.cluster.accelerators, for pools
+  std::vector<m::Queue> export_queues_;
   // Manifest files by resolved path: their objects, or nullopt when the file had errors.
   std::map<std::string, std::optional<std::vector<std::pair<Object, std::string>>>> file_cache_;
   std::set<std::string> files_;  // every file referenced, resolved (ScenarioResult::files)

@@ -43,12 +43,17 @@ struct NodePool {
   std::string name;             // nodes are named "<pool>-<index>", index from 0
   std::int32_t count = 0;
   std::int32_t gpus_per_node = 0;
+  std::string gpu_resource = model::kResourceGpu;  // what gpusPerNode counts: one of Cluster::accelerators
   std::string gpu_model;        // becomes label nvidia.com/gpu.product
   model::Quantity cpu;          // per node
   model::Quantity memory;       // per node
   model::ResourceList extra_resources;  // e.g. rdma/rdma_shared_device_a: 1
   model::Labels labels;
-  // Node capacity as the world builds it: cpu, memory, nvidia.com/gpu and the extras.
+  // From an export (docs/traces.md "Cluster from an export"): the nodes' own names (count of
+  // them, in order; empty: "<pool>-<index>") and those cordoned there (spec.unschedulable).
+  std::vector<std::string> node_names;
+  std::vector<std::string> cordoned;
+  // Node capacity as the world builds it: cpu, memory, gpusPerNode of gpu_resource and the extras.
   model::ResourceList capacity() const;
 };
 
@@ -61,6 +66,10 @@ struct Topology {
 struct Cluster {
   std::vector<NodePool> node_pools;  // with fromTrace: the file's pools, then the trace's
   std::string from_trace;            // name of the trace entry whose cluster is added (docs/traces.md)
+  std::string from_export;           // a k8s export whose Nodes and Queues are added (resolved path)
+  // Resource names counted as GPUs (GPU-hours, utilisation, GPU faults, the greedy policy);
+  // pools of other accelerators (hygon.com/dcu, amd.com/gpu) name theirs here.
+  std::vector<std::string> accelerators{model::kResourceGpu};
   Topology topology;
   std::int32_t node_count() const;
 };

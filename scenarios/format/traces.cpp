@@ -616,23 +616,21 @@ void read_csv(TraceData& d, RowErrors& errors) {
   }
 }
 
-// `kubectl get <kind> -o yaml`: a List with items (or a stream of objects). Each item keeps its
-// spec; creationTimestamp is its submission and status.completionTime - status.startTime its
-// run time.
-void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& out) {
+// The objects of a `kubectl get -o yaml` file: a List's items (several Lists or plain objects,
+// one per document, work too), each with its path ("items[3]", "[1].items[0]").
+bool export_items(const std::string& file, RowErrors& errors, std::vector<Diagnostic>& out, std::vector<Val>& items) {
   std::string text;
-  if (!read_text_file(d.file, text, out)) {
+  if (!read_text_file(file, text, out)) {
     errors.fatal(0, 0, "cannot read the file");
-    return;
+    return false;
   }
   std::vector<Diagnostic> diags;
-  const auto docs = parse_yaml(text, d.file, diags);
+  const auto docs = parse_yaml(text, file, diags);
   if (!docs) {
     for (auto& x : diags) out.push_back(std::move(x));
     errors.fatal(0, 0, "the file is not YAML (reported above)");
-    return;
+    return false;
   }
-  std::vector<Val> items;
   int index = -1;
   for (const auto& doc : *docs) {
     ++index;
@@ -652,6 +650,243 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
       items.push_back(Val{doc.node, doc.node.Mark(), base});
     }
   }
+  return true;
+}
+
+YAML::Node map_at(const YAML::Node& n, const char* key) { return n.IsDefined() && n.IsMap() ? n[key] : YAML::Node(); }
+
+std::string kind_of(const YAML::Node& item) {
+  const YAML::Node k = map_at(item, "kind");
+  return k.IsDefined() && k.IsScalar() ? k.Scalar() : std::string();
+}
+
+// An exported object as a manifest: the status and the server's metadata fields dropped.
+YAML::Node without_server_fields(const YAML::Node& item) {
+  YAML::Node copy = YAML::Clone(item);
+  copy.remove("status");
+  if (copy["metadata"].IsDefined() && copy["metadata"].IsMap()) {
+    for (const char* k : {"creationTimestamp", "uid", "resourceVersion", "generation", "managedFields", "selfLink"}) {
+      copy["metadata"].remove(k);
+    }
+  }
+  return copy;
+}
+
+// The first error of a decode, "path: message".
+std::string first_error(const std::vector<Diagnostic>& diags, std::string fallback) {
+  for (const auto& x : diags) {
+    if (x.severity == Severity::Error) return (x.path.empty() ? "" : x.path + ": ") + x.message;
+  }
+  return fallback;
+}
+
+// Resource names a node reports that no pod of a simulation asks for: Kubernetes' own counts
+// and storage (docs/traces.md "Cluster from an export").
+bool node_only_resource(std::string_view name) {
+  return name == "pods" || name == "ephemeral-storage" || name.starts_with("hugepages-") ||
+         name.starts_with("attachable-volumes-");
+}
+
+// Nodes of an export as node pools, Queues as queues (docs/traces.md "Cluster from an export").
+// Nodes of one shape (allocatable resources, labels, GPU model) share a pool, which keeps their
+// names in export order; pools are named after the GPU model.
+void read_export_cluster(const std::string& file, const std::vector<Val>& items, RowErrors& errors,
+                         std::vector<NodePool>& pools, std::vector<m::Queue>& queues, std::vector<std::string>& notes) {
+  std::map<std::string, std::size_t> pool_of_shape;
+  std::set<std::string> node_names, pool_names, queue_names;
+  std::vector<std::string> tainted, not_ready, cordoned;
+  std::set<std::string> dropped;
+  for (const auto& item : items) {
+    const std::string kind = kind_of(item.node);
+    if (kind != "Node" && kind != "Queue") continue;
+    const int line = item.mark.line + 1, column = item.mark.column + 1;
+    const std::string prefix = item.path.empty() ? "" : item.path + ".";
+    std::vector<Diagnostic> diags;
+    Report r(file, diags, 0);
+    if (kind == "Queue") {
+      std::optional<Object> obj;
+      try {
+        obj = decode_object(r, Val{without_server_fields(item.node), item.mark, item.path});
+      } catch (const BudgetExceeded&) {
+        obj.reset();
+      }
+      if (!obj || has_errors(diags) || !std::holds_alternative<m::Queue>(*obj)) {
+        errors.bad(line, column, item.path, "found an invalid Queue: " + first_error(diags, "not a Queue"));
+        continue;
+      }
+      m::Queue q = std::get<m::Queue>(*obj);
+      if (!queue_names.insert(q.metadata.name).second) {
+        errors.bad(line, column, prefix + "metadata.name",
+                   fmt::format("found queue \"{}\" twice; allowed: one Queue per name", q.metadata.name));
+        continue;
+      }
+      queues.push_back(std::move(q));
+      continue;
+    }
+    const YAML::Node meta = map_at(item.node, "metadata");
+    const YAML::Node spec = map_at(item.node, "spec");
+    const YAML::Node status = map_at(item.node, "status");
+    const auto name = read_string(r, Val{map_at(meta, "name"), map_at(meta, "name").Mark(), prefix + "metadata.name"});
+    if (!name || !is_dns1123_subdomain(*name)) {
+      errors.bad(line, column, prefix + "metadata.name",
+                 name ? fmt::format("found \"{}\"; allowed: a node name (DNS-1123 subdomain)", *name)
+                      : first_error(diags, "missing metadata.name; allowed: the node's name"));
+      continue;
+    }
+    if (!node_names.insert(*name).second) {
+      errors.bad(line, column, prefix + "metadata.name", fmt::format("found node \"{}\" twice; allowed: one Node per name", *name));
+      continue;
+    }
+    // What pods can get: allocatable (capacity less what the system reserves), else capacity.
+    const bool has_alloc = map_at(status, "allocatable").IsDefined();
+    const char* res_key = has_alloc ? "allocatable" : "capacity";
+    const Val res{map_at(status, res_key), map_at(status, res_key).Mark(), prefix + "status." + res_key};
+    NodePool shape;
+    bool bad = false;
+    if (!res.node.IsDefined() || !res.node.IsMap()) {
+      errors.bad(line, column, prefix + "status.allocatable",
+                 "missing status.allocatable and status.capacity; allowed: a node as the API server returns it");
+      continue;
+    }
+    for (const auto& [key, v] : FreeMap(r, res).entries()) {
+      if (node_only_resource(key)) {
+        dropped.insert(key);
+        continue;
+      }
+      const auto q = read_quantity(r, v);
+      if (!q) {
+        bad = true;
+        break;
+      }
+      if (key == m::kResourceCpu) {
+        shape.cpu = *q;
+      } else if (key == m::kResourceMemory) {
+        shape.memory = *q;
+      } else if (key == m::kResourceGpu) {
+        if (q->milli() % 1000 != 0 || q->units_ceil() > m::kMaxGpusPerObject) {
+          errors.bad(v.mark.line + 1, v.mark.column + 1, v.path,
+                     fmt::format("found {}; allowed: a whole number of GPUs, at most {}", describe(v.node), m::kMaxGpusPerObject));
+          bad = true;
+          break;
+        }
+        shape.gpus_per_node = static_cast<std::int32_t>(q->units_ceil());
+      } else if (!q->is_zero()) {
+        shape.extra_resources[key] = *q;
+      }
+    }
+    if (bad) {
+      if (has_errors(diags)) errors.bad(line, column, res.path, first_error(diags, "bad resources"));
+      continue;
+    }
+    if (shape.cpu.milli() <= 0 || shape.memory.milli() <= 0) {
+      errors.bad(res.mark.line + 1, res.mark.column + 1, res.path,
+                 fmt::format("found no {}; allowed: a node with cpu and memory", shape.cpu.milli() <= 0 ? "cpu" : "memory"));
+      continue;
+    }
+    const Val labels{map_at(meta, "labels"), map_at(meta, "labels").Mark(), prefix + "metadata.labels"};
+    if (labels.present()) {
+      for (const auto& [key, v] : FreeMap(r, labels).entries()) {
+        // The world sets the hostname and topology labels of every node itself.
+        if (key == m::kLabelHostname || key == m::kLabelRack || key == m::kLabelSwitch) continue;
+        if (key == m::kLabelGpuModel) {
+          shape.gpu_model = v.node.Scalar();
+        } else {
+          shape.labels[key] = v.node.Scalar();
+        }
+      }
+    }
+    if (has_errors(diags)) {
+      errors.bad(line, column, item.path, "found an invalid Node: " + first_error(diags, ""));
+      continue;
+    }
+    const YAML::Node unsched = map_at(spec, "unschedulable");
+    const bool is_cordoned = unsched.IsDefined() && unsched.IsScalar() && unsched.Scalar() == "true";
+    const YAML::Node taints = map_at(spec, "taints");
+    if (taints.IsDefined() && taints.IsSequence()) {
+      for (const auto& t : taints) {
+        const YAML::Node effect = map_at(t, "effect");
+        if (effect.IsDefined() && effect.IsScalar() && (effect.Scalar() == "NoSchedule" || effect.Scalar() == "NoExecute")) {
+          tainted.push_back(*name);
+          break;
+        }
+      }
+    }
+    const YAML::Node conds = map_at(status, "conditions");
+    if (conds.IsDefined() && conds.IsSequence()) {
+      for (const auto& c : conds) {
+        const YAML::Node t = map_at(c, "type"), st = map_at(c, "status");
+        if (t.IsDefined() && t.IsScalar() && t.Scalar() == "Ready" && !(st.IsDefined() && st.IsScalar() && st.Scalar() == "True")) {
+          not_ready.push_back(*name);
+        }
+      }
+    }
+    // One pool per shape; the key holds everything the pool carries.
+    std::string key = fmt::format("{}|{}|{}|{}", shape.cpu.milli(), shape.memory.milli(), shape.gpus_per_node, shape.gpu_model);
+    for (const auto& [k, q] : shape.extra_resources) key += fmt::format("|r:{}={}", k, q.milli());
+    for (const auto& [k, v] : shape.labels) key += fmt::format("|l:{}={}", k, v);
+    auto [it, fresh] = pool_of_shape.emplace(key, pools.size());
+    if (fresh) {
+      // The GPU model as a DNS-1123 label ("NVIDIA-A100-SXM4-80GB" -> "nvidia-a100-sxm4-80gb").
+      std::string base;
+      for (char ch : shape.gpu_model.substr(0, 56)) {
+        const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        base += (l >= 'a' && l <= 'z') || (l >= '0' && l <= '9') ? l : '-';
+      }
+      while (!base.empty() && base.front() == '-') base.erase(0, 1);
+      while (!base.empty() && base.back() == '-') base.pop_back();
+      if (base.empty()) base = shape.gpus_per_node > 0 ? "gpu" : "cpu";
+      std::string pool_name = base;
+      for (int n = 2; !pool_names.insert(pool_name).second; ++n) pool_name = fmt::format("{}-{}", base, n);
+      shape.name = pool_name;
+      pools.push_back(std::move(shape));
+    }
+    NodePool& p = pools[it->second];
+    p.node_names.push_back(*name);
+    ++p.count;
+    if (is_cordoned) {
+      p.cordoned.push_back(*name);
+      cordoned.push_back(*name);
+    }
+  }
+  const auto list = [](const std::vector<std::string>& names) {
+    std::string s;
+    for (std::size_t i = 0; i < names.size() && i < 5; ++i) s += (i ? ", " : "") + names[i];
+    if (names.size() > 5) s += fmt::format(", and {} more", names.size() - 5);
+    return s;
+  };
+  if (!pools.empty()) {
+    std::string what;
+    for (const auto& p : pools) {
+      what += fmt::format("{}{} ({} node{}{})", what.empty() ? "" : ", ", p.name, p.count, p.count == 1 ? "" : "s",
+                          p.gpus_per_node > 0 ? fmt::format(" x {} GPUs", p.gpus_per_node) : "");
+    }
+    std::string skipped;
+    for (const auto& d : dropped) skipped += (skipped.empty() ? "" : ", ") + d;
+    notes.push_back(fmt::format("cluster from the export: {} node{} in {} pool{}: {}; allocatable resources{}", node_names.size(),
+                                node_names.size() == 1 ? "" : "s", pools.size(), pools.size() == 1 ? "" : "s", what,
+                                skipped.empty() ? "" : " (not simulated: " + skipped + ")"));
+  }
+  if (!cordoned.empty()) {
+    notes.push_back(fmt::format("{} node{} cordoned at the export (spec.unschedulable) start cordoned: {}", cordoned.size(),
+                                cordoned.size() == 1 ? "" : "s", list(cordoned)));
+  }
+  if (!not_ready.empty()) {
+    notes.push_back(fmt::format("{} node{} not Ready at the export start Ready (the fault model decides their future): {}",
+                                not_ready.size(), not_ready.size() == 1 ? "" : "s", list(not_ready)));
+  }
+  if (!tainted.empty()) {
+    notes.push_back(fmt::format("{} node{} with NoSchedule or NoExecute taints: taints are not simulated, any pod may be "
+                                "placed there: {}", tainted.size(), tainted.size() == 1 ? "" : "s", list(tainted)));
+  }
+}
+
+// `kubectl get <kinds> -o yaml` (docs/traces.md "k8s-export"): each job of the List keeps its
+// spec, is submitted at its creationTimestamp and runs for end - start as its status, its
+// pods and its conditions record them; Nodes and Queues make the export's cluster.
+void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& out) {
+  std::vector<Val> items;
+  if (!export_items(d.file, errors, out, items)) return;
+  read_export_cluster(d.file, items, errors, d.pools, d.queues, d.cluster_notes);
   // Pods of the export, by the job that owns them (metadata.ownerReferences): when they started
   // and when their containers finished, for jobs whose own status has no times.
   struct PodTimes {
@@ -666,16 +901,9 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
     if (!parse_timestamp(n.Scalar(), t)) return std::nullopt;
     return t.time_since_epoch().count();
   };
-  const auto map_at = [](const YAML::Node& n, const char* key) {
-    return n.IsDefined() && n.IsMap() ? n[key] : YAML::Node();
-  };
   const auto namespace_of = [&](const YAML::Node& item) {
     const YAML::Node ns = map_at(map_at(item, "metadata"), "namespace");
     return ns.IsDefined() && ns.IsScalar() && !ns.Scalar().empty() ? ns.Scalar() : std::string("default");
-  };
-  const auto kind_of = [&](const YAML::Node& item) {
-    const YAML::Node k = map_at(item, "kind");
-    return k.IsDefined() && k.IsScalar() ? k.Scalar() : std::string();
   };
   const auto is_job_kind = [](const std::string& k) {
     return k == "GenericJob" || k == "PyTorchTrainingJob" || k == "DeepSpeedJob";
@@ -722,8 +950,9 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
     }
     const std::string kind = kind_of(item.node);
     if (!kind.empty() && !is_job_kind(kind)) {
-      // Pods (read above), Nodes, Queues, PodGroups: the cluster's state, not jobs to replay.
-      ++other_kinds[kind];
+      // Pods (read above), PodGroups: the cluster's state, not jobs to replay. Nodes and
+      // Queues were read as the export's cluster.
+      if (kind != "Node" && kind != "Queue") ++other_kinds[kind];
       continue;
     }
     const std::string prefix = item.path.empty() ? "" : item.path + ".";
@@ -823,13 +1052,7 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
                  fmt::format("found an end ({}) before the start ({}): a negative run time", end_from, start_from));
       continue;
     }
-    YAML::Node copy = YAML::Clone(item.node);
-    copy.remove("status");
-    if (copy["metadata"].IsDefined() && copy["metadata"].IsMap()) {
-      for (const char* k : {"creationTimestamp", "uid", "resourceVersion", "generation", "managedFields", "selfLink"}) {
-        copy["metadata"].remove(k);
-      }
-    }
+    const YAML::Node copy = without_server_fields(item.node);
     std::vector<Diagnostic> item_diags;
     Report r(d.file, item_diags, 0);
     std::optional<Object> obj;
@@ -839,14 +1062,8 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
       obj.reset();
     }
     if (!obj || has_errors(item_diags) || !is_job(*obj)) {
-      std::string why = "not a GenericJob, PyTorchTrainingJob or DeepSpeedJob";
-      for (const auto& x : item_diags) {
-        if (x.severity == Severity::Error) {
-          why = (x.path.empty() ? "" : x.path + ": ") + x.message;
-          break;
-        }
-      }
-      errors.bad(line, column, item.path, "found an invalid job: " + why);
+      errors.bad(line, column, item.path,
+                 "found an invalid job: " + first_error(item_diags, "not a GenericJob, PyTorchTrainingJob or DeepSpeedJob"));
       continue;
     }
     ++sources[start_from == end_from ? "start and end from " + start_from
@@ -935,7 +1152,8 @@ void philly_cluster(TraceData& d) {
 }
 
 void derive_queues(TraceData& d, const std::vector<bool>& used_groups) {
-  std::set<std::string> seen;
+  std::set<std::string> seen;  // k8s-export: its own Queues are there already and win
+  for (const auto& q : d.queues) seen.insert(q.metadata.name);
   const auto add = [&](std::int32_t g) {
     const std::string name = group_queue(d, g);
     if (name == m::kDefaultQueue || !seen.insert(name).second) return;
@@ -1097,6 +1315,16 @@ std::shared_ptr<const TraceData> load_trace(const TraceEntry& e, bool skip_bad_r
                                          "run replays them from creation to deletion)", d->unscheduled)});
   }
   return d;
+}
+
+std::optional<ExportCluster> load_export_cluster(const std::string& path, std::vector<Diagnostic>& out) {
+  RowErrors errors(path, false, out);
+  std::vector<Val> items;
+  ExportCluster c;
+  if (export_items(path, errors, out, items)) read_export_cluster(path, items, errors, c.pools, c.queues, c.notes);
+  errors.finish();
+  if (errors.failed() || has_errors(out)) return std::nullopt;
+  return c;
 }
 
 JobSubmission trace_job(const TraceEntry& e, const TraceData& d, const TraceRecord& r, SimTime submit,

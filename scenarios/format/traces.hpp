@@ -80,7 +80,8 @@ struct TraceData {
   std::vector<model::Job> objects;      // k8s-export: spec as exported, status cleared
   std::vector<NodePool> pools;          // the trace's cluster (philly: VC sizes; openb: node list)
   std::map<std::string, std::int64_t> group_nodes;  // philly: VC -> nodes (philly_vc.csv)
-  std::vector<model::Queue> queues;     // derived queues (empty when the entry names a queue)
+  std::vector<model::Queue> queues;     // derived queues (empty when the entry names a queue); k8s-export: its Queues first
+  std::vector<std::string> cluster_notes;  // k8s-export: what building its cluster assumes (printed when used)
   std::int64_t bad_rows = 0;            // skipped with skipBadRows
   std::int64_t unscheduled = 0;         // openb pods never scheduled and not replayed
   std::int64_t origin_us() const { return records.empty() ? 0 : records.front().submit_us; }
@@ -97,6 +98,16 @@ std::optional<std::int64_t> parse_trace_time(std::string_view text);
 std::shared_ptr<const TraceData> load_trace(const TraceEntry& entry, bool skip_bad_rows,
                                             const std::string& scenario_file, const std::string& where,
                                             std::vector<Diagnostic>& out);
+
+// The cluster of a `kubectl get ... -o yaml` export (docs/traces.md "Cluster from an export"):
+// its Node objects as node pools that keep the nodes' names, and its Queue objects.
+struct ExportCluster {
+  std::vector<NodePool> pools;
+  std::vector<model::Queue> queues;
+  std::vector<std::string> notes;  // what it assumes, for the loader to print
+};
+// Reads only Nodes and Queues (jobs and pods are not looked at). Errors go to `out`.
+std::optional<ExportCluster> load_export_cluster(const std::string& path, std::vector<Diagnostic>& out);
 
 // The job a record becomes (docs/traces.md), submitted at `submit`.
 JobSubmission trace_job(const TraceEntry& entry, const TraceData& data, const TraceRecord& r,

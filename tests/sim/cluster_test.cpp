@@ -126,7 +126,7 @@ TEST_CASE("cluster: a GPU fault fails the pod on it and withholds the GPU until 
   f.pod_on("g-0", 8);  // every GPU busy: the failed GPU is the pod's
   REQUIRE(f.run_until_logged());
   CHECK(f.log == Log{"terminate 0 default/train-worker-0 Failed 137 fault", "enqueue 0"});
-  CHECK(gpus_of(f.store.node("g-0")->allocatable) == 7);
+  CHECK(Accelerators().gpus_of(f.store.node("g-0")->allocatable) == 7);
   CHECK(f.store.node("g-0")->ready);  // the node stays up
   CHECK(std::get<model::NodeChanged>(f.feed.back().change).cause == "faulty-gpu");
   // The repair gives the GPU back and asks for a cycle (other GPUs may have failed meanwhile).

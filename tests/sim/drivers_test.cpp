@@ -174,7 +174,7 @@ TEST_CASE("scheduling driver: a cycle binds a whole gang and hands its pods to t
   CHECK(count(f.log, "enqueue 0") == 2);
   CHECK(f.store.bound_members(f.id) == 2);
   CHECK(f.store.gpus_in_use("n0") + f.store.gpus_in_use("n1") == 16);
-  CHECK(gpus_of(f.store.queue_used("default")) == 16);
+  CHECK(Accelerators().gpus_of(f.store.queue_used("default")) == 16);
 }
 
 TEST_CASE("scheduling driver: a closed queue rejects a job at admission", "[sim][scheduling]") {

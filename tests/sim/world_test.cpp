@@ -2,6 +2,8 @@
 // controllers and scheduler, and the recorder; expectations are on the published results.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -313,4 +315,67 @@ TEST_CASE("Weibull inter-failure times keep the fault rate's mean", "[sim]") {
   CHECK(downs(exponential) == Approx(480).epsilon(0.15));
   CHECK(downs(weibull) == Approx(480).epsilon(0.2));
   CHECK(weibull.fingerprint != exponential.fingerprint);
+}
+
+TEST_CASE("any accelerator: resources named in spec.cluster.accelerators count as GPUs, faults included") {
+  // scenarios/examples/mixed-accelerators.yaml: 2 A100 nodes of 8 and 2 DCU nodes of 4; a DCU
+  // job of 2 workers x 2 hygon.com/dcu (packed on dcu-0) and an A100 job of 2 x 8; one DCU of
+  // dcu-0 fails for 2 h at 3 h, so one of the DCU job's pods fails.
+  std::ifstream in(std::string(T9KSIM_SOURCE_DIR) + "/scenarios/examples/mixed-accelerators.yaml");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto sc = load(text);
+  REQUIRE(sc.cluster.accelerators == std::vector<std::string>{"nvidia.com/gpu", "hygon.com/dcu"});
+  REQUIRE(sc.cluster.node_pools[1].gpu_resource == "hygon.com/dcu");
+  const auto run = simulate(sc);
+  const auto row = [&](const std::string& name) {
+    for (const auto& j : run.rec.jobs()) {
+      if (j.name == "default/" + name) return j;
+    }
+    FAIL("no job " << name);
+    return analysis::JobRow{};
+  };
+  const auto dcu = row("llama3-finetune-2x2xdp");
+  CHECK(dcu.gpu_milli == 4000);  // 2 pods x 2 DCUs
+  CHECK(dcu.phase == "Succeeded");
+  CHECK(dcu.allocated_gpu_milli_us >= static_cast<model::Int128>(4000) * kernel::hours(6).count());
+  CHECK(row("a100-ddp").gpu_milli == 16000);
+  // Capacity: 24 GPUs for 2 days, less the failed DCU for its 2 hours.
+  const model::Int128 full = static_cast<model::Int128>(24000) * kernel::days(2).count();
+  CHECK(run.rec.capacity_gpu_milli_us() == full - static_cast<model::Int128>(1000) * kernel::hours(2).count());
+  // The DCU fault hit a DCU job's pod: it failed and was restarted.
+  CHECK(dcu.pods_failed == 1);
+
+  // Listed only as an extra resource, a DCU is not a GPU: the job counts 0 GPUs, as before.
+  std::string plain = text;
+  plain.replace(plain.find("accelerators: [nvidia.com/gpu, hygon.com/dcu]"), 45, "accelerators: [nvidia.com/gpu]");
+  const std::string pool = "gpusPerNode: 4, gpuResource: hygon.com/dcu,";
+  plain.replace(plain.find(pool), pool.size(), "extraResources: {hygon.com/dcu: 4},");
+  const std::string op = "  - {at: 3h, action: failGpu, node: dcu-0, repairAfter: 2h}\n";
+  plain.replace(plain.find(op), op.size(), "  - {at: 3h, action: failGpu, node: a100-0, repairAfter: 2h}\n");
+  const auto run2 = simulate(load(plain));
+  for (const auto& j : run2.rec.jobs()) {
+    if (j.name == "default/llama3-finetune-2x2xdp") {
+      CHECK(j.gpu_milli == 0);
+      CHECK(j.phase == "Succeeded");
+    }
+  }
+
+  // Bad input names the field and what is allowed.
+  const auto errors_of = [&](const std::string& from, const std::string& to) {
+    std::string bad = text;
+    bad.replace(bad.find(from), from.size(), to);
+    const auto r = scenarios::parse_scenario(bad, "test.yaml");
+    std::string all;
+    for (const auto& d : r.diagnostics) all += scenarios::format_diagnostic(d) + "\n";
+    return all;
+  };
+  CHECK_THAT(errors_of("accelerators: [nvidia.com/gpu, hygon.com/dcu]", "accelerators: [nvidia.com/gpu]"),
+             Catch::Contains("spec.cluster.nodePools[1].gpuResource: found \"hygon.com/dcu\"; allowed: one of "
+                             "spec.cluster.accelerators (nvidia.com/gpu)"));
+  CHECK_THAT(errors_of("accelerators: [nvidia.com/gpu, hygon.com/dcu]", "accelerators: [cpu, hygon.com/dcu, hygon.com/dcu]"),
+             Catch::Contains("spec.cluster.accelerators[0]: found \"cpu\"; allowed: an extended resource name"));
+  CHECK_THAT(errors_of("accelerators: [nvidia.com/gpu, hygon.com/dcu]", "accelerators: [cpu, hygon.com/dcu, hygon.com/dcu]"),
+             Catch::Contains("spec.cluster.accelerators[2]: found \"hygon.com/dcu\" again"));
+  CHECK_THAT(errors_of("accelerators: [nvidia.com/gpu, hygon.com/dcu]", "accelerators: []"),
+             Catch::Contains("spec.cluster.accelerators: found an empty list"));
 }

@@ -434,7 +434,7 @@ spec:
                     "includes the wait), end from conditions; 1 job: start from pods, end from conditions"));
   CHECK(has_message(r, scenarios::Severity::Warning, "1 job still Running at the export (bert-large)"));
   CHECK(has_message(r, scenarios::Severity::Warning, "1 job still Pending at the export (queued-eval)"));
-  CHECK(has_message(r, scenarios::Severity::Warning, "not replayed: 2 Node, 3 Pod, 1 PodGroup, 1 Queue"));
+  CHECK(has_message(r, scenarios::Severity::Warning, "not replayed: 3 Pod, 1 PodGroup"));
   const auto sim = simulate(*r.scenario);
   REQUIRE(sim.rec.jobs().size() == 3);
 
@@ -458,6 +458,188 @@ spec:
   const auto bad_time = parse(yaml, dir.string());
   REQUIRE(!bad_time.ok());
   CHECK(has_message(bad_time, scenarios::Severity::Error, "found \"yesterday afternoon!\"; allowed: an RFC 3339 time"));
+}
+
+namespace {
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// The nodes of a run, as bound pods and node changes name them.
+struct NodeUse {
+  std::map<std::string, int> binds;  // node -> pods bound there
+  std::set<std::string> nodes;       // every node the feed names
+};
+NodeUse node_use(const scenarios::Scenario& sc) {
+  NodeUse u;
+  sim::World w(sc, 0, [&](const model::TimedChange& c) {
+    if (const auto* b = std::get_if<model::PodBound>(&c.change)) ++u.binds[b->node];
+    if (const auto* n = std::get_if<model::NodeChanged>(&c.change)) u.nodes.insert(n->node);
+  });
+  w.run();
+  return u;
+}
+
+}  // namespace
+
+TEST_CASE("cluster from an export: Nodes become pools that keep their names, Queues keep their quotas") {
+  // docs/traces.md "Cluster from an export"; the fixture has two A100 nodes (one tainted) and
+  // queue team-a with a quota of 16 GPUs and 128 CPUs.
+  const auto dir = temp_dir("k8s-cluster");
+  const fs::path fixture = fs::path(T9KSIM_SOURCE_DIR) / "tests/traces/fixtures/t9k-cluster-export.yaml";
+  fs::copy_file(fixture, dir / "export.yaml");
+  const std::string from_trace = R"(
+apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {name: k8s-cluster}
+spec:
+  horizon: 3d
+  cluster: {fromTrace: k8s}
+  workload:
+    traces:
+    - {format: k8s-export, path: export.yaml, name: k8s}
+)";
+  const auto r = parse(from_trace, dir.string());
+  INFO(with_diagnostics(r));
+  REQUIRE(r.ok());
+  const auto& pools = r.scenario->cluster.node_pools;
+  REQUIRE(pools.size() == 2);  // gpu-node-0 has a label gpu-node-1 lacks: two shapes
+  CHECK(pools[0].name == "nvidia-a100-sxm4-80gb");
+  CHECK(pools[1].name == "nvidia-a100-sxm4-80gb-2");
+  CHECK(pools[0].node_names == std::vector<std::string>{"gpu-node-0"});
+  CHECK(pools[1].node_names == std::vector<std::string>{"gpu-node-1"});
+  CHECK(pools[0].gpu_model == "NVIDIA-A100-SXM4-80GB");
+  CHECK(pools[0].gpus_per_node == 8);
+  CHECK(pools[0].cpu == model::Quantity::from_units(126));  // allocatable, not capacity
+  CHECK(pools[0].memory == model::Quantity::parse("1040Gi"));
+  CHECK(pools[0].extra_resources.empty());  // "pods" is not simulated
+  CHECK(pools[0].labels == model::Labels{{"nvidia.com/gpu.count", "8"}});
+  CHECK(pools[1].labels.empty());  // hostname and GPU model are set by the world
+  const auto& queues = r.scenario->scheduler.queues;
+  const auto team_a = std::find_if(queues.begin(), queues.end(), [](const model::Queue& q) { return q.metadata.name == "team-a"; });
+  REQUIRE(team_a != queues.end());
+  REQUIRE(team_a->spec.quota);
+  CHECK(model::get_resource(*team_a->spec.quota, model::kResourceGpu) == model::Quantity::from_units(16));
+  CHECK(team_a->spec.priority == 2);
+  CHECK(has_message(r, scenarios::Severity::Warning, "cluster from the export: 2 nodes in 2 pools"));
+  CHECK(has_message(r, scenarios::Severity::Warning, "1 node with NoSchedule or NoExecute taints: taints are not simulated"));
+  const auto use = node_use(*r.scenario);
+  CHECK(use.nodes == std::set<std::string>{"gpu-node-0", "gpu-node-1"});
+  CHECK(use.binds.size() == 2);  // mnist-ddp's two 8-GPU workers need both nodes
+
+  // fromExport: the export's cluster under a synthetic workload, beside a pool of the file; a
+  // node cordoned in the export starts cordoned and gets nothing.
+  std::string text = read_all(fixture);
+  const std::string taints = "    taints:\n";
+  REQUIRE(text.find(taints) != std::string::npos);
+  text.replace(text.find(taints), taints.size(), "    unschedulable: true\n" + taints);
+  write(dir / "cordoned.yaml", text);
+  const std::string from_export = R"(
+apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {name: k8s-cluster-2}
+spec:
+  horizon: 1d
+  cluster:
+    fromExport: cordoned.yaml
+    nodePools: [{name: extra, count: 1, gpusPerNode: 8, cpu: 64, memory: 512Gi}]
+  workload:
+    generators:
+    - name: g
+      interarrival: {exponential: {mean: 20m}}
+      stop: 20h
+      manifest:
+        apiVersion: batch.tensorstack.dev/v1beta1
+        kind: GenericJob
+        metadata: {name: g}
+        spec:
+          scheduler: {t9kScheduler: {queue: team-a}}
+          replicaSpecs:
+          - type: worker
+            template: {spec: {containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 8, cpu: 8, memory: 8Gi}}}]}}
+      behaviour: {runTime: 1h}
+)";
+  const auto r2 = parse(from_export, dir.string());
+  INFO(with_diagnostics(r2));
+  REQUIRE(r2.ok());
+  REQUIRE(r2.scenario->cluster.node_pools.size() == 3);
+  CHECK(r2.scenario->cluster.node_pools[0].name == "extra");  // the file's pools first
+  CHECK(r2.scenario->cluster.node_pools[2].cordoned == std::vector<std::string>{"gpu-node-1"});
+  CHECK(has_message(r2, scenarios::Severity::Warning, "1 node cordoned at the export (spec.unschedulable) start cordoned: gpu-node-1"));
+  CHECK(std::count(r2.files.begin(), r2.files.end(), (dir / "cordoned.yaml").string()) == 1);
+  const auto use2 = node_use(*r2.scenario);
+  CHECK(use2.binds.count("gpu-node-1") == 0);
+  CHECK(use2.binds.at("gpu-node-0") > 0);
+  CHECK(use2.binds.at("extra-0") > 0);
+
+  // Bad input: the file, the item's path, what was expected.
+  const auto fails_with = [&](const std::string& export_text, const std::string& scenario, const std::string& message) {
+    write(dir / "bad.yaml", export_text);
+    const auto bad = parse(scenario, dir.string());
+    INFO(with_diagnostics(bad));
+    CHECK(!bad.ok());
+    CHECK(has_message(bad, scenarios::Severity::Error, message));
+  };
+  const std::string uses_bad = R"(
+apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {name: bad}
+spec:
+  horizon: 1d
+  cluster: {fromExport: bad.yaml}
+  workload: {jobs: []}
+)";
+  std::string no_cpu = read_all(fixture);
+  const std::string with_cpu = "allocatable: {cpu: \"126\", ";
+  no_cpu.replace(no_cpu.find(with_cpu), with_cpu.size(), "allocatable: {");
+  fails_with(no_cpu, uses_bad, "found no cpu; allowed: a node with cpu and memory");
+  std::string bad_q = read_all(fixture);
+  bad_q.replace(bad_q.find("memory: 1040Gi"), 14, "memory: lots");
+  fails_with(bad_q, uses_bad, "items[10].status.allocatable.memory");
+  std::string twice = read_all(fixture);
+  const std::string node_1 = "\n    name: gpu-node-1\n";
+  twice.replace(twice.find(node_1), node_1.size(), "\n    name: gpu-node-0\n");
+  fails_with(twice, uses_bad, "found node \"gpu-node-0\" twice; allowed: one Node per name");
+  fails_with("apiVersion: v1\nkind: List\nitems: []\n", uses_bad, "found no Node objects in \"bad.yaml\"");
+  // A pool of the file whose generated names clash with the export's.
+  fails_with(read_all(fixture), R"(
+apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {name: bad}
+spec:
+  horizon: 1d
+  cluster:
+    fromExport: bad.yaml
+    nodePools: [{name: gpu-node, count: 1, cpu: 8, memory: 8Gi}]
+)", "found node \"gpu-node-0\" in pools gpu-node and nvidia-a100-sxm4-80gb; allowed: node names unique");
+  const auto missing = parse(R"(
+apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {name: bad}
+spec:
+  horizon: 1d
+  cluster: {fromExport: nowhere.yaml}
+)", dir.string());
+  CHECK(has_message(missing, scenarios::Severity::Error, "found \"nowhere.yaml\", which is not a file"));
+
+  // import: the imported scenario reads the same cluster from the export and runs the same.
+  const auto imp = temp_dir("k8s-cluster-import");
+  fs::copy_file(fixture, imp / "export.yaml");
+  std::string trace_text = from_trace;
+  trace_text.replace(trace_text.find("path: export.yaml"), 17, "path: ../export.yaml");
+  std::vector<scenarios::Diagnostic> diags;
+  const auto res = sim::import_trace(trace_text, (imp / "out").string(), 0, false, diags);
+  CHECK(res.jobs == 3);
+  const std::string scenario_text = read_all(res.scenario_path);
+  CHECK(scenario_text.find("fromExport: \"../export.yaml\"") != std::string::npos);
+  const auto direct = scenarios::load_scenario(res.trace_path);
+  const auto imported = scenarios::load_scenario(res.scenario_path);
+  for (const auto& d : imported.diagnostics) UNSCOPED_INFO(scenarios::format_diagnostic(d));
+  REQUIRE(direct.ok());
+  REQUIRE(imported.ok());
+  CHECK(simulate(*direct.scenario).fingerprint == simulate(*imported.scenario).fingerprint);
 }
 
 TEST_CASE("openb traces: node list as pools, gpu_spec selectors, qos queues, GPU rounding") {
