@@ -427,8 +427,29 @@ std::string shard_from_environment(std::optional<std::uint64_t>& index, std::opt
   return "";
 }
 
-int shard_command(const ShardArgs& args) {
+namespace {
+
+// Runs the body of `t9ksim shard` or `merge`: its errors become a message and the exit code.
+template <class Body>
+int guarded(const char* command, Body&& body) {
   try {
+    return body();
+  } catch (const PlanError& e) {
+    fmt::print(stderr, "t9ksim {}: error: {}\n", command, e.what());
+    return kExitUsage;
+  } catch (const analysis::OutputError& e) {
+    fmt::print(stderr, "t9ksim {}: error: {}\n", command, e.what());
+    return e.usage() ? kExitUsage : kExitError;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "t9ksim {}: error: {}\n", command, e.what());
+    return kExitError;
+  }
+}
+
+}  // namespace
+
+int shard_command(const ShardArgs& args) {
+  return guarded("shard", [&]() -> int {
     Plan p = read_plan(args.plan);
     std::optional<std::uint64_t> index = args.index;
     std::optional<std::uint64_t> count = args.count;
@@ -512,20 +533,11 @@ int shard_command(const ShardArgs& args) {
                  source, todo.size() + done_before, p.work.units.size(), todo.size(), done_before, args.out);
     }
     return worst;
-  } catch (const PlanError& e) {
-    fmt::print(stderr, "t9ksim shard: error: {}\n", e.what());
-    return kExitUsage;
-  } catch (const analysis::OutputError& e) {
-    fmt::print(stderr, "t9ksim shard: error: {}\n", e.what());
-    return e.usage() ? kExitUsage : kExitError;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "t9ksim shard: error: {}\n", e.what());
-    return kExitError;
-  }
+  });
 }
 
 int merge_command(const MergeArgs& args) {
-  try {
+  return guarded("merge", [&]() -> int {
     Plan p = read_plan(args.plan);
     const std::size_t n = p.work.units.size();
     std::vector<fs::path> found(n);
@@ -609,16 +621,7 @@ int merge_command(const MergeArgs& args) {
     }
     if (!args.quiet) print_finished(p.work, finished, args.out);
     return finished.rc;
-  } catch (const PlanError& e) {
-    fmt::print(stderr, "t9ksim merge: error: {}\n", e.what());
-    return kExitUsage;
-  } catch (const analysis::OutputError& e) {
-    fmt::print(stderr, "t9ksim merge: error: {}\n", e.what());
-    return e.usage() ? kExitUsage : kExitError;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "t9ksim merge: error: {}\n", e.what());
-    return kExitError;
-  }
+  });
 }
 
 }  // namespace t9k::app

@@ -1,3 +1,4 @@
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -14,6 +15,16 @@ namespace fs = std::filesystem;
 using namespace t9k::analysis;
 
 namespace {
+
+// What was written to a temporary file; closes it.
+std::string text(std::FILE* f) {
+  std::fflush(f);
+  std::rewind(f);
+  std::string s;
+  for (int c; (c = std::fgetc(f)) != EOF;) s += static_cast<char>(c);
+  std::fclose(f);
+  return s;
+}
 
 std::size_t count(const std::string& hay, const std::string& needle) {
   std::size_t n = 0;
@@ -127,14 +138,6 @@ TEST_CASE("run progress: simulated time, events per second and an ETA, only afte
   CHECK(render_run_progress({0.25, 3600.0, 9000, 3.0}, 4) ==
         "simulating [#   ]  25% 15 min of 1 h, 3k events/s, ETA 9 s");
   CHECK(render_run_progress({1.0, 60.0, 10, 2.0}, 2) == "simulating [##] 100% 1 min of 1 min, 5 events/s");
-  auto text = [](std::FILE* f) {
-    std::fflush(f);
-    std::rewind(f);
-    std::string s;
-    for (int c; (c = std::fgetc(f)) != EOF;) s += static_cast<char>(c);
-    std::fclose(f);
-    return s;
-  };
   std::FILE* late = std::tmpfile();
   std::FILE* soon = std::tmpfile();
   std::FILE* off = std::tmpfile();
@@ -177,14 +180,6 @@ TEST_CASE("progress bar: drawn only when enabled", "[progress]") {
     p.advance(1);
     q.update(2);
   }
-  auto text = [](std::FILE* f) {
-    std::fflush(f);
-    std::rewind(f);
-    std::string s;
-    for (int c; (c = std::fgetc(f)) != EOF;) s += static_cast<char>(c);
-    std::fclose(f);
-    return s;
-  };
   const std::string a = text(on);
   CHECK(a.find("25% 1/4") != std::string::npos);
   CHECK(a.find("50% 2/4") != std::string::npos);
