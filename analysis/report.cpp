@@ -471,6 +471,72 @@ std::vector<Chart> build_charts(const ReportInput& in) {
   };
   const char* sample_note = in.kind == ReportKind::Run ? "" : " (first replication of each variant)";
 
+  // `t9ksim replay-check` (docs/traces.md "Recorded versus simulated"): per measure, one point
+  // per job, recorded against simulated, with the diagonal where they agree.
+  if (in.kind == ReportKind::Run && !in.variants.empty() && !in.variants.front().sample.replay_check.rows.empty()) {
+    const CsvTable& t = in.variants.front().sample.replay_check;
+    struct Measure {
+      const char* column;  // recorded_<column>_s, simulated_<column>_s
+      const char* title;
+      const char* unit;
+      double seconds;      // per unit
+      const char* question;
+      const char* empty;
+    };
+    const Measure measures[] = {
+        {"end", "Recorded versus simulated: when jobs ended", "h since the first submission", 3600,
+         "Does the simulator reproduce this cluster? Each finished job's end as the cluster recorded it against the "
+         "replay's: points on the dashed diagonal agree, above it the simulation ends later (replay-check.csv has every job).",
+         "No job ended both in the export and in the replay"},
+        {"wait", "Recorded versus simulated: how long jobs waited", "min", 60,
+         "Each job's wait (creation to its first pod running) as recorded against the replay's, for the jobs whose "
+         "start the export records exactly (pods or status.startTime).",
+         "No exact recorded start: export the pods before the jobs' cleanup removes them"},
+    };
+    // The page stays small for a large export: at most kMaxPoints jobs per chart, every k-th.
+    constexpr std::size_t kMaxPoints = 1000;
+    for (const auto& m : measures) {
+      std::vector<std::size_t> both;
+      for (std::size_t i = 0; i < t.rows.size(); ++i) {
+        if (t.number(i, std::string("recorded_") + m.column + "_s") && t.number(i, std::string("simulated_") + m.column + "_s")) {
+          both.push_back(i);
+        }
+      }
+      const std::size_t stride = (both.size() + kMaxPoints - 1) / kMaxPoints;
+      json points = json::array();
+      double top = 0;
+      for (std::size_t k = 0; k < both.size(); k += std::max<std::size_t>(stride, 1)) {
+        const std::size_t i = both[k];
+        const double rec = *t.number(i, std::string("recorded_") + m.column + "_s");
+        const double sim = *t.number(i, std::string("simulated_") + m.column + "_s");
+        top = std::max({top, rec / m.seconds, sim / m.seconds});
+        points.push_back({{"job", std::string(t.field(i, "job"))}, {"recorded", rec / m.seconds},
+                          {"simulated", sim / m.seconds}, {"error_s", sim - rec}});
+      }
+      std::string question = m.question;
+      if (stride > 1) question += fmt::format(" Every {}th of {} jobs is drawn.", stride, both.size());
+      json s = points.empty() ? empty_spec(m.empty) : base_spec(json::array());
+      if (!points.empty()) {
+        s.erase("data");
+        s["height"] = 300;
+        const json x = {{"field", "recorded"}, {"type", "quantitative"}, {"title", fmt::format("recorded ({})", m.unit)}};
+        const json y = {{"field", "simulated"}, {"type", "quantitative"}, {"title", fmt::format("simulated ({})", m.unit)}};
+        s["layer"] = json::array(
+            {{{"data", {{"values", json::array({{{"recorded", 0}, {"simulated", 0}}, {{"recorded", top}, {"simulated", top}}})}}},
+              {"mark", {{"type", "line"}, {"color", "#888"}, {"strokeDash", {4, 4}}}},
+              {"encoding", {{"x", x}, {"y", y}}}},
+             {{"data", {{"values", std::move(points)}}},
+              {"mark", {{"type", "point"}, {"filled", true}, {"size", 50}, {"tooltip", true}}},
+              {"encoding", {{"x", x},
+                            {"y", y},
+                            {"tooltip", json::array({tip("job", "nominal"), tip("recorded", "quantitative", "recorded", ".3f"),
+                                                     tip("simulated", "quantitative", "simulated", ".3f"),
+                                                     tip("error_s", "quantitative", "simulated − recorded (s)", ".1f")})}}}}});
+      }
+      charts.push_back({m.title, question, std::move(s)});
+    }
+  }
+
   {  // GPUs over time
     json rows = series_rows(in);
     json s = rows.empty() ? empty_spec("No time series in this run") : base_spec(std::move(rows));
@@ -1283,6 +1349,7 @@ RunTables load_run_tables(const fs::path& dir) {
   load("jobs.csv", t.jobs);
   load("timeseries.csv", t.timeseries);
   load("faults.csv", t.faults);
+  load("replay-check.csv", t.replay_check);
   if (fs::exists(dir / "summary.json")) {
     try {
       t.horizon_s = json::parse(read_text_file(dir / "summary.json")).value("horizon_s", 0.0);

@@ -22,6 +22,7 @@ struct RunTables {
   CsvTable jobs;
   CsvTable timeseries;
   CsvTable faults;
+  CsvTable replay_check;  // replay-check.csv of `t9ksim replay-check`, when present
   double horizon_s = 0;
 };
 

@@ -8,6 +8,7 @@
 #include "analysis/result_folder.hpp"
 #include "scenarios/format/diagnostics.hpp"
 #include "scenarios/format/scenario.hpp"
+#include "scenarios/format/serialize.hpp"
 #include "scenarios/format/traces.hpp"
 #include "sim/kernel/time.hpp"
 #include "sim/traces.hpp"
@@ -17,15 +18,6 @@ namespace t9k::app {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string yaml_quoted(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
 
 void print(const std::vector<scenarios::Diagnostic>& diags) {
   for (const auto& d : diags) {
@@ -37,8 +29,8 @@ void print(const std::vector<scenarios::Diagnostic>& diags) {
 // unchanged (sim::import_trace), so the header holds every section that is not regenerated.
 std::string trace_scenario(const ImportArgs& a, const std::string& trace_rel, const std::string& horizon, bool has_cluster) {
   std::string s = "apiVersion: t9ksim/v1\nkind: Scenario\nmetadata:\n";
-  s += fmt::format("  name: {}\n  description: {}\n", yaml_quoted(a.name.empty() ? "import-" + a.format : "import-" + a.name),
-                   yaml_quoted(fmt::format("t9ksim import {} --format {}", fs::path(a.trace).filename().string(), a.format)));
+  s += fmt::format("  name: {}\n  description: {}\n", scenarios::yaml_quoted(a.name.empty() ? "import-" + a.format : "import-" + a.name),
+                   scenarios::yaml_quoted(fmt::format("t9ksim import {} --format {}", fs::path(a.trace).filename().string(), a.format)));
   s += fmt::format("spec:\n  horizon: {}\n  seed: {}\n", horizon, a.seed);
   if (a.zero_latency) {
     s += "  controllers: {reconcileLatency: 0s}\n  kubelet: {podStartLatency: 0s, podStopLatency: 0s}\n";
@@ -53,15 +45,15 @@ std::string trace_scenario(const ImportArgs& a, const std::string& trace_rel, co
   if (a.zero_latency) s += "    options: {schedulingLatency: 0s}\n";
   if (!a.queue.empty() && a.queue != "default") {
     s += fmt::format("    queues:\n    - manifest: {{apiVersion: scheduler.tensorstack.dev/v1beta1, kind: Queue, "
-                     "metadata: {{name: {}}}}}\n", yaml_quoted(a.queue));
+                     "metadata: {{name: {}}}}}\n", scenarios::yaml_quoted(a.queue));
   }
   s += "  workload:\n    traces:\n";
-  s += fmt::format("    - format: {}\n      path: {}\n", a.format, yaml_quoted(trace_rel));
-  if (!a.name.empty()) s += fmt::format("      name: {}\n", yaml_quoted(a.name));
-  if (!a.from.empty()) s += fmt::format("      from: {}\n", yaml_quoted(a.from));
-  if (!a.to.empty()) s += fmt::format("      to: {}\n", yaml_quoted(a.to));
-  if (!a.time_offset.empty()) s += fmt::format("      timeOffset: {}\n", yaml_quoted(a.time_offset));
-  if (!a.queue.empty()) s += fmt::format("      queue: {}\n", yaml_quoted(a.queue));
+  s += fmt::format("    - format: {}\n      path: {}\n", a.format, scenarios::yaml_quoted(trace_rel));
+  if (!a.name.empty()) s += fmt::format("      name: {}\n", scenarios::yaml_quoted(a.name));
+  if (!a.from.empty()) s += fmt::format("      from: {}\n", scenarios::yaml_quoted(a.from));
+  if (!a.to.empty()) s += fmt::format("      to: {}\n", scenarios::yaml_quoted(a.to));
+  if (!a.time_offset.empty()) s += fmt::format("      timeOffset: {}\n", scenarios::yaml_quoted(a.time_offset));
+  if (!a.queue.empty()) s += fmt::format("      queue: {}\n", scenarios::yaml_quoted(a.queue));
   if (a.load_factor) s += fmt::format("      loadFactor: {}\n", *a.load_factor);
   if (a.sample) s += fmt::format("      sample: {}\n", *a.sample);
   if (a.limit) s += fmt::format("      limit: {}\n", *a.limit);
@@ -70,7 +62,7 @@ std::string trace_scenario(const ImportArgs& a, const std::string& trace_rel, co
     s += "      options:\n";
     for (const auto& kv : a.options) {
       const auto eq = kv.find('=');
-      s += fmt::format("        {}: {}\n", yaml_quoted(kv.substr(0, eq)), yaml_quoted(eq == std::string::npos ? "" : kv.substr(eq + 1)));
+      s += fmt::format("        {}: {}\n", scenarios::yaml_quoted(kv.substr(0, eq)), scenarios::yaml_quoted(eq == std::string::npos ? "" : kv.substr(eq + 1)));
     }
   }
   return s;

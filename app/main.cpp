@@ -18,6 +18,7 @@
 #include "app/compare_command.hpp"
 #include "app/generate_command.hpp"
 #include "app/import_command.hpp"
+#include "app/replay_check_command.hpp"
 #include "app/plan.hpp"
 #include "app/plugin_args.hpp"
 #include "app/report_command.hpp"
@@ -371,6 +372,22 @@ int main(int argc, char** argv) {
   import->add_flag("--zero-latency", import_args.zero_latency, "Pod start/stop, reconcile and scheduling latencies 0");
   import->add_flag("-q,--quiet", import_args.quiet, "Print nothing but errors");
 
+  t9k::app::ReplayCheckArgs check_args;
+  auto* replay_check = app.add_subcommand(
+      "replay-check", "Replay the finished jobs of a cluster export (kubectl get ... -o yaml) on its own cluster and "
+                      "compare simulated with recorded wait and end, job by job (docs/traces.md)");
+  replay_check->add_option("EXPORT", check_args.export_path, "The export: a List of jobs, pods, nodes and queues")->required();
+  replay_check->add_option("-o,--out", check_args.out_dir, "Output directory")->capture_default_str();
+  replay_check->add_option("--nodes", check_args.nodes, "An export without Nodes: nodes of one pool")
+      ->transform(t9k::app::whole_number(1, t9k::app::kMaxImportNodes));
+  replay_check->add_option("--gpus-per-node", check_args.gpus_per_node, "GPUs per node of that pool")
+      ->capture_default_str()
+      ->transform(t9k::app::whole_number(0, t9k::app::kMaxImportGpusPerNode));
+  replay_check->add_flag("--zero-latency", check_args.zero_latency, "Pod start/stop, reconcile and scheduling latencies 0");
+  replay_check->add_flag("--skip-bad-rows", check_args.skip_bad_rows, "Skip jobs whose times are malformed (reports how many)");
+  replay_check->add_flag("!--no-report", check_args.report, "Do not write report.html");
+  replay_check->add_flag("-q,--quiet", check_args.quiet, "Print nothing but errors");
+
   t9k::app::TestArgs test_args;
   auto* test = app.add_subcommand(
       "test", "Run every scenario with an expect block under the given files and folders, in parallel; "
@@ -472,6 +489,7 @@ int main(int argc, char** argv) {
     if (*generate) return t9k::app::generate_command(generate_args);
     if (*test) return t9k::app::test_command(test_args);
     if (*import) return t9k::app::import_command(import_args);
+    if (*replay_check) return t9k::app::replay_check_command(check_args);
     if (*report) return t9k::app::report_command(report_dir);
     if (*shard) return t9k::app::shard_command(shard_args);
     if (*merge) return t9k::app::merge_command(merge_args);

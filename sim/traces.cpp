@@ -112,27 +112,17 @@ void write_file(const fs::path& p, const std::string& text) {
   if (!f) throw std::runtime_error(fmt::format("cannot write {}", p.string()));
 }
 
-// A YAML double-quoted scalar.
-std::string yaml_quoted(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string pool_yaml(const scenarios::NodePool& p) {
   std::string s = fmt::format("    - name: {}\n      count: {}\n      gpusPerNode: {}\n", p.name, p.count, p.gpus_per_node);
-  if (!p.gpu_model.empty()) s += fmt::format("      gpuModel: {}\n", yaml_quoted(p.gpu_model));
-  s += fmt::format("      cpu: {}\n      memory: {}\n", yaml_quoted(p.cpu.to_string()), yaml_quoted(p.memory.to_string()));
+  if (!p.gpu_model.empty()) s += fmt::format("      gpuModel: {}\n", scenarios::yaml_quoted(p.gpu_model));
+  s += fmt::format("      cpu: {}\n      memory: {}\n", scenarios::yaml_quoted(p.cpu.to_string()), scenarios::yaml_quoted(p.memory.to_string()));
   if (!p.extra_resources.empty()) {
     s += "      extraResources:\n";
-    for (const auto& [k, q] : p.extra_resources) s += fmt::format("        {}: {}\n", yaml_quoted(k), yaml_quoted(q.to_string()));
+    for (const auto& [k, q] : p.extra_resources) s += fmt::format("        {}: {}\n", scenarios::yaml_quoted(k), scenarios::yaml_quoted(q.to_string()));
   }
   if (!p.labels.empty()) {
     s += "      labels:\n";
-    for (const auto& [k, v] : p.labels) s += fmt::format("        {}: {}\n", yaml_quoted(k), yaml_quoted(v));
+    for (const auto& [k, v] : p.labels) s += fmt::format("        {}: {}\n", scenarios::yaml_quoted(k), scenarios::yaml_quoted(v));
   }
   return s;
 }
@@ -175,7 +165,7 @@ ImportResult import_trace(const std::string& text, const std::string& dir, std::
     const bool named = std::any_of(e.data->pools.begin(), e.data->pools.end(),
                                    [](const scenarios::NodePool& p) { return !p.node_names.empty(); });
     if (named) {
-      s += fmt::format("    fromExport: {}\n", yaml_quoted(fs::relative(fs::absolute(e.path), fs::absolute(out)).generic_string()));
+      s += fmt::format("    fromExport: {}\n", scenarios::yaml_quoted(fs::relative(fs::absolute(e.path), fs::absolute(out)).generic_string()));
     }
   }
   if (sc.cluster.topology.nodes_per_rack || sc.cluster.topology.racks_per_switch) {
@@ -185,7 +175,7 @@ ImportResult import_trace(const std::string& text, const std::string& dir, std::
   s += fmt::format("  scheduler:\n    name: {}\n", scenarios::to_string(sc.scheduler.kind));
   if (!sc.scheduler.options.empty()) {
     s += "    options:\n";
-    for (const auto& [k, v] : sc.scheduler.options) s += fmt::format("      {}: {}\n", k, yaml_quoted(v));
+    for (const auto& [k, v] : sc.scheduler.options) s += fmt::format("      {}: {}\n", k, scenarios::yaml_quoted(v));
   }
   if (!sc.scheduler.queues.empty()) {
     std::vector<scenarios::Object> queues(sc.scheduler.queues.begin(), sc.scheduler.queues.end());

@@ -579,4 +579,13 @@ std::string to_json_stream(const std::vector<Object>& objects) {
   return out;
 }
 
+std::string yaml_quoted(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
 }  // namespace t9k::scenarios

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scenarios/format/manifests.hpp"
@@ -20,6 +21,10 @@ std::string to_compact_json(const model::JobStatus& status);
 
 // Several objects as a YAML stream of JSON documents separated by "---".
 std::string to_json_stream(const std::vector<Object>& objects);
+
+// A YAML double-quoted scalar (quotes and backslashes escaped), for scenario text the commands
+// write (import, replay-check).
+std::string yaml_quoted(std::string_view s);
 
 // RFC 3339 text for a simulation instant ("1970-01-01T00:00:05.000250Z") and back. parse returns
 // false for malformed text or a time before time zero.

@@ -1073,6 +1073,9 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
     rec.line = line;
     rec.submit_us = *created;
     rec.duration_us = *end - *start;
+    // Recorded waits are exact only from a start the cluster recorded (t9ksim replay-check).
+    rec.start_us = *start;
+    rec.start_exact = start_from == "status.startTime" || start_from == "pods";
     rec.object = static_cast<std::int32_t>(d.objects.size());
     rec.name = static_cast<std::int32_t>(d.raw_names.size());
     d.raw_names.push_back(m::metadata_of(job).name);

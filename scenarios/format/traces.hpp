@@ -32,6 +32,7 @@ inline constexpr const char* kLabelGpuSpecPrefix = "gpu-spec.t9ksim.io/";
 struct TraceRecord {
   std::int64_t submit_us = 0;
   std::int64_t duration_us = 0;
+  std::int64_t start_us = -1;    // k8s-export: the start its run time counts from (end = start + duration); -1 other formats
   std::int32_t line = 0;         // 1-based line (k8s-export: of the item)
   std::int32_t gpus = 0;         // whole GPUs requested in total
   std::int64_t cpu_milli = 0;    // per pod; 0 = no request
@@ -43,6 +44,7 @@ struct TraceRecord {
   std::int32_t name = -1;        // TraceData::names (sanitised recorded identity); -1: from line
   std::int32_t object = -1;      // k8s-export: TraceData::objects
   bool failed = false;           // openb pod_phase Failed: replayed with exit code 1
+  bool start_exact = false;      // k8s-export: start_us as the cluster recorded it (not approximated)
   std::int16_t gpu_milli = 0;    // openb with gpuMilli: shared: the pod's share of its one GPU (1..999)
 };
 

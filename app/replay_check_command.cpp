@@ -1,0 +1,158 @@
+#include "app/replay_check_command.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "analysis/csv.hpp"
+#include "analysis/outputs.hpp"
+#include "analysis/replay_check.hpp"
+#include "analysis/report.hpp"
+#include "analysis/result_folder.hpp"
+#include "app/exit_codes.hpp"
+#include "app/run_command.hpp"
+#include "scenarios/format/diagnostics.hpp"
+#include "scenarios/format/scenario.hpp"
+#include "scenarios/format/serialize.hpp"
+#include "scenarios/format/traces.hpp"
+#include "sim/traces.hpp"
+#include "sim/workload.hpp"
+
+namespace t9k::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The replay as a scenario: the export's jobs as a k8s-export trace entry on the export's cluster.
+std::string scenario_text(const ReplayCheckArgs& a, const std::string& export_abs, const std::string& horizon, bool has_nodes) {
+  std::string s = "apiVersion: t9ksim/v1\nkind: Scenario\nmetadata:\n  name: replay-check\n";
+  s += fmt::format("  description: {}\n", scenarios::yaml_quoted("t9ksim replay-check " + fs::path(a.export_path).filename().string()));
+  s += fmt::format("spec:\n  horizon: {}\n  seed: 1\n", horizon);
+  if (a.zero_latency) s += "  controllers: {reconcileLatency: 0s}\n  kubelet: {podStartLatency: 0s, podStopLatency: 0s}\n";
+  if (has_nodes) {
+    s += "  cluster: {fromTrace: export}\n";
+  } else {
+    s += fmt::format("  cluster:\n    nodePools: [{{name: trace, count: {}, gpusPerNode: {}, cpu: 64, memory: 512Gi}}]\n", a.nodes,
+                     a.gpus_per_node);
+  }
+  s += "  scheduler:\n    name: t9k\n";
+  if (a.zero_latency) s += "    options: {schedulingLatency: 0s}\n";
+  s += fmt::format("  workload:\n    traces:\n    - {{format: k8s-export, name: export, path: {}{}}}\n", scenarios::yaml_quoted(export_abs),
+                   a.skip_bad_rows ? ", skipBadRows: true" : "");
+  return s;
+}
+
+void print(const std::vector<scenarios::Diagnostic>& diags, bool quiet) {
+  for (const auto& d : diags) {
+    if (d.severity == scenarios::Severity::Error) {
+      fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
+    } else if (!quiet) {
+      fmt::print("{}\n", scenarios::format_diagnostic(d));
+    }
+  }
+}
+
+// What the cluster recorded for each replayed job, on the simulation's clock.
+std::vector<analysis::RecordedJob> recorded_jobs(const scenarios::Scenario& sc) {
+  std::vector<analysis::RecordedJob> out;
+  const auto& entry = sc.workload.traces.front();
+  std::map<std::int32_t, const scenarios::TraceRecord*> by_line;
+  for (const auto& r : entry.data->records) by_line[r.line] = &r;
+  for (const auto& s : sim::expand_traces(sc, 0)) {
+    const auto colon = s.source.rfind(':');
+    const auto it = by_line.find(static_cast<std::int32_t>(std::stol(s.source.substr(colon + 1))));
+    if (it == by_line.end()) continue;
+    const scenarios::TraceRecord& r = *it->second;
+    analysis::RecordedJob j;
+    j.job = sim::submission_key(s, sc.default_namespace);
+    j.submit_s = static_cast<double>(s.submit_time.time_since_epoch().count()) / 1e6;
+    const double start_s = j.submit_s + static_cast<double>(r.start_us - r.submit_us) / 1e6;
+    if (r.start_exact) j.start_s = start_s;
+    j.end_s = start_s + static_cast<double>(r.duration_us) / 1e6;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace
+
+int replay_check_command(const ReplayCheckArgs& a) {
+  std::error_code ec;
+  if (!fs::is_regular_file(a.export_path, ec)) {
+    fmt::print(stderr, "t9ksim replay-check: {}: not a file\n", a.export_path);
+    return kExitUsage;
+  }
+  const std::string export_abs = fs::absolute(a.export_path).lexically_normal().string();
+  bool has_nodes = false;
+  {
+    std::vector<scenarios::Diagnostic> ignored;  // reported by the load below
+    const auto c = scenarios::load_export_cluster(export_abs, ignored);
+    has_nodes = c && !c->pools.empty();
+  }
+  if (!has_nodes && a.nodes <= 0) {
+    fmt::print(stderr,
+               "t9ksim replay-check: {}: the export has no Node objects; export them too (kubectl get "
+               "genericjobs,pytorchtrainingjobs,deepspeedjobs,queues,nodes,pods -A -o yaml) or give the cluster "
+               "with --nodes N --gpus-per-node G\n",
+               a.export_path);
+    return kExitUsage;
+  }
+  scenarios::LoadOptions lo;
+  lo.skip_bad_trace_rows = a.skip_bad_rows;
+  // The horizon: the last recorded end plus a week, so jobs that wait longer here still finish.
+  const auto probe = scenarios::parse_scenario(scenario_text(a, export_abs, "36500d", has_nodes), "<replay-check>", lo);
+  if (!probe.ok()) {
+    print(probe.diagnostics, a.quiet);
+    return kExitUsage;
+  }
+  const auto recorded_probe = recorded_jobs(*probe.scenario);
+  if (recorded_probe.empty()) {
+    print(probe.diagnostics, a.quiet);
+    fmt::print(stderr, "t9ksim replay-check: {}: no finished job to compare (only Succeeded or Failed jobs have a "
+                       "recorded end)\n", a.export_path);
+    return kExitUsage;
+  }
+  double last_end = 0;
+  for (const auto& j : recorded_probe) last_end = std::max(last_end, j.end_s);
+  const std::string horizon = fmt::format("{}d", static_cast<std::int64_t>(last_end / 86400) + 8);
+  const std::string text = scenario_text(a, export_abs, horizon, has_nodes);
+
+  try {
+    analysis::ResultFolder folder(a.out_dir, {"replay-check", analysis::kSummaryMarker, {fs::path(export_abs)}});
+    const fs::path out = folder.path();
+    analysis::write_file_atomic(out / "scenario.yaml", text);
+    RunOneOptions opt;
+    opt.quiet = a.quiet;
+    opt.skip_bad_rows = a.skip_bad_rows;
+    // Messages name the scenario where it will be (its trace path is absolute, so either folder resolves it).
+    const int rc = run_one(text, (fs::path(a.out_dir) / "scenario.yaml").string(), 0, out.string(), opt);
+    if (rc != kExitOk) return rc;
+    const auto loaded = scenarios::parse_scenario(text, "<replay-check>", lo);
+    if (!loaded.ok()) return kExitError;  // loaded once already: cannot happen
+    std::ifstream in(out / "jobs.csv", std::ios::binary);
+    const std::string csv((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto check = analysis::compare_replay(recorded_jobs(*loaded.scenario),
+                                                analysis::simulated_jobs(analysis::parse_csv(csv, "jobs.csv")));
+    analysis::write_file_atomic(out / "replay-check.csv", analysis::replay_check_csv(check));
+    if (a.report) analysis::write_report(out);
+    folder.commit();
+    if (!a.quiet) {
+      fmt::print("{}", analysis::replay_check_summary(check));
+      fmt::print("per job: {}\n", (fs::path(a.out_dir) / "replay-check.csv").string());
+      if (a.report) fmt::print("report: {}\n", (fs::path(a.out_dir) / "report.html").string());
+    }
+    return kExitOk;
+  } catch (const analysis::OutputError& e) {
+    fmt::print(stderr, "t9ksim replay-check: error: {}\n", e.what());
+    return e.usage() ? kExitUsage : kExitError;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "t9ksim replay-check: error: {}\n", e.what());
+    return kExitError;
+  }
+}
+
+}  // namespace t9k::app
