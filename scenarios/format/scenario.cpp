@@ -1292,8 +1292,8 @@ class ScenarioDecoder {
     }
     faults(spec.get("faults"), sc);
     workload(spec.get("workload"), sc);
-    check_node_names(sc);
     operations(spec.get("operations"), sc);
+    check_node_names(sc);
     expect(spec.get("expect"), sc);
     plugins(spec.get("plugins"), sc);
     warn_gpu_jobs_without_gpus(spec, sc);
@@ -1450,23 +1450,38 @@ class ScenarioDecoder {
     }
   }
 
-  // Node names are unique across pools: generated "<pool>-<i>" and an export's own.
+  // Node names are unique: an export's own names (fromExport, fromTrace) against each other and
+  // against the "<pool>-<i>" of every other pool, including pools operations add later (the
+  // world would otherwise stop mid-run on a node added twice).
   void check_node_names(const Scenario& sc) {
-    const bool named = std::any_of(sc.cluster.node_pools.begin(), sc.cluster.node_pools.end(),
-                                   [](const NodePool& p) { return !p.node_names.empty(); });
-    if (!named) return;  // generated names are unique when pool names are
-    std::map<std::string, std::string> owner;  // node -> pool
+    std::map<std::string, std::string> named;  // exported node -> its pool
+    const std::string& where = from_export_.present() ? from_export_.path : from_trace_.path;
     for (const auto& p : sc.cluster.node_pools) {
-      for (std::int32_t i = 0; i < p.count; ++i) {
-        const std::string n = p.node_names.empty() ? fmt::format("{}-{}", p.name, i) : p.node_names[static_cast<std::size_t>(i)];
-        const auto [it, fresh] = owner.emplace(n, p.name);
+      for (const auto& n : p.node_names) {
+        const auto [it, fresh] = named.emplace(n, p.name);
         if (!fresh) {
-          r_.error(from_export_.present() ? from_export_.path : from_trace_.path,
-                   fmt::format("found node \"{}\" in pools {} and {}; allowed: node names unique (rename the pool)", n,
-                               it->second, p.name));
+          r_.error(where, fmt::format("found node \"{}\" in pools {} and {}; allowed: each exported node once (fromTrace and "
+                                      "fromExport of one export add it twice)", n, it->second, p.name));
           return;
         }
       }
+    }
+    if (named.empty()) return;  // generated names are unique when pool names are
+    const auto clash = [&](const NodePool& p) {
+      for (std::int32_t i = 0; i < p.count; ++i) {
+        const auto it = named.find(fmt::format("{}-{}", p.name, i));
+        if (it == named.end()) continue;
+        r_.error(where, fmt::format("found node \"{}-{}\" in pool {} and in the export's pool {}; allowed: node names "
+                                    "unique (rename the pool)", p.name, i, p.name, it->second));
+        return true;
+      }
+      return false;
+    };
+    for (const auto& p : sc.cluster.node_pools) {
+      if (p.node_names.empty() && clash(p)) return;
+    }
+    for (const auto& op : sc.operations) {
+      if (op.node_pool && clash(*op.node_pool)) return;
     }
   }
 

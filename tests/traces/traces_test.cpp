@@ -613,7 +613,31 @@ spec:
   cluster:
     fromExport: bad.yaml
     nodePools: [{name: gpu-node, count: 1, cpu: 8, memory: 8Gi}]
-)", "found node \"gpu-node-0\" in pools gpu-node and nvidia-a100-sxm4-80gb; allowed: node names unique");
+)", "found node \"gpu-node-0\" in pool gpu-node and in the export's pool nvidia-a100-sxm4-80gb; allowed: node "
+      "names unique");
+  // ... also for a pool an operation adds later; one export added twice clashes on its pools.
+  fails_with(read_all(fixture), R"(
+apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {name: bad}
+spec:
+  horizon: 1d
+  cluster: {fromExport: bad.yaml}
+  workload: {jobs: []}
+  operations:
+  - {at: 1h, action: addNodePool, nodePool: {name: gpu-node, count: 2, cpu: 8, memory: 8Gi}}
+)", "found node \"gpu-node-0\" in pool gpu-node and in the export's pool nvidia-a100-sxm4-80gb");
+  fails_with(read_all(fixture), R"(
+apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {name: bad}
+spec:
+  horizon: 1d
+  cluster: {fromExport: bad.yaml, fromTrace: k8s}
+  workload:
+    traces:
+    - {format: k8s-export, path: bad.yaml, name: k8s}
+)", "found node pool \"nvidia-a100-sxm4-80gb\" in both the file and the trace");
   const auto missing = parse(R"(
 apiVersion: t9ksim/v1
 kind: Scenario
