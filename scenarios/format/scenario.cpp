@@ -2441,6 +2441,32 @@ std::vector<Diagnostic> validate_text(std::string_view text, const std::string& 
                                "separated by \"---\""});
   }
   for (auto& d : lint_objects(objects)) diags.push_back(std::move(d));
+  // A cluster export: its Nodes are checked as spec.cluster.fromExport reads them, and what that
+  // would build is said (docs/traces.md "Cluster from an export").
+  const bool has_nodes = std::any_of(docs->begin(), docs->end(), [](const auto& doc) {
+    if (!is_kube_list(doc.node) || !doc.node["items"].IsSequence()) return false;
+    for (const auto& item : doc.node["items"]) {
+      if (item.IsMap() && item["kind"].IsDefined() && item["kind"].IsScalar() && item["kind"].Scalar() == "Node") return true;
+    }
+    return false;
+  });
+  if (has_nodes) {
+    std::vector<Diagnostic> cluster;
+    const auto c = parse_export_cluster(std::string(text), file, cluster);
+    for (auto& d : cluster) {
+      // Queues were checked as manifests above. A Node the cluster reader refuses does not stop
+      // the manifests from loading: a warning that says what it would stop.
+      if (d.message.starts_with("found an invalid Queue")) continue;
+      if (d.severity == Severity::Error) {
+        d.severity = Severity::Warning;
+        d.message = "spec.cluster.fromExport would refuse this: " + d.message;
+      }
+      diags.push_back(std::move(d));
+    }
+    if (c) {
+      for (const auto& note : c->notes) diags.push_back(Diagnostic{Severity::Warning, file, 0, 0, 0, "", note});
+    }
+  }
   return diags;
 }
 

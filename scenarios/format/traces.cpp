@@ -618,12 +618,14 @@ void read_csv(TraceData& d, RowErrors& errors) {
 
 // The objects of a `kubectl get -o yaml` file: a List's items (several Lists or plain objects,
 // one per document, work too), each with its path ("items[3]", "[1].items[0]").
-bool export_items(const std::string& file, RowErrors& errors, std::vector<Diagnostic>& out, std::vector<Val>& items) {
-  std::string text;
-  if (!read_text_file(file, text, out)) {
+bool export_items(const std::string& file, RowErrors& errors, std::vector<Diagnostic>& out, std::vector<Val>& items,
+                  const std::string* given_text = nullptr) {
+  std::string read;
+  if (!given_text && !read_text_file(file, read, out)) {
     errors.fatal(0, 0, "cannot read the file");
     return false;
   }
+  const std::string& text = given_text ? *given_text : read;
   std::vector<Diagnostic> diags;
   const auto docs = parse_yaml(text, file, diags);
   if (!docs) {
@@ -775,7 +777,9 @@ void read_export_cluster(const std::string& file, const std::vector<Val>& items,
       }
     }
     if (bad) {
-      if (has_errors(diags)) errors.bad(line, column, res.path, first_error(diags, "bad resources"));
+      // The quantity's own finding, where it is.
+      const auto it = std::find_if(diags.begin(), diags.end(), [](const Diagnostic& x) { return x.severity == Severity::Error; });
+      if (it != diags.end()) errors.bad(it->line, it->column, it->path, it->message);
       continue;
     }
     if (shape.cpu.milli() <= 0 || shape.memory.milli() <= 0) {
@@ -1320,14 +1324,24 @@ std::shared_ptr<const TraceData> load_trace(const TraceEntry& e, bool skip_bad_r
   return d;
 }
 
-std::optional<ExportCluster> load_export_cluster(const std::string& path, std::vector<Diagnostic>& out) {
+namespace {
+std::optional<ExportCluster> export_cluster(const std::string& path, const std::string* text, std::vector<Diagnostic>& out) {
   RowErrors errors(path, false, out);
   std::vector<Val> items;
   ExportCluster c;
-  if (export_items(path, errors, out, items)) read_export_cluster(path, items, errors, c.pools, c.queues, c.notes);
-  errors.finish();
+  if (export_items(path, errors, out, items, text)) read_export_cluster(path, items, errors, c.pools, c.queues, c.notes);
+  // No errors.finish(): its closing line speaks of a replay; each bad Node or Queue is reported.
   if (errors.failed() || has_errors(out)) return std::nullopt;
   return c;
+}
+}  // namespace
+
+std::optional<ExportCluster> load_export_cluster(const std::string& path, std::vector<Diagnostic>& out) {
+  return export_cluster(path, nullptr, out);
+}
+
+std::optional<ExportCluster> parse_export_cluster(const std::string& text, const std::string& file, std::vector<Diagnostic>& out) {
+  return export_cluster(file, &text, out);
 }
 
 JobSubmission trace_job(const TraceEntry& e, const TraceData& d, const TraceRecord& r, SimTime submit,

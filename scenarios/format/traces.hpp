@@ -110,6 +110,8 @@ struct ExportCluster {
 };
 // Reads only Nodes and Queues (jobs and pods are not looked at). Errors go to `out`.
 std::optional<ExportCluster> load_export_cluster(const std::string& path, std::vector<Diagnostic>& out);
+// The same from the file's text (t9ksim validate).
+std::optional<ExportCluster> parse_export_cluster(const std::string& text, const std::string& file, std::vector<Diagnostic>& out);
 
 // The job a record becomes (docs/traces.md), submitted at `submit`.
 JobSubmission trace_job(const TraceEntry& entry, const TraceData& data, const TraceRecord& r,

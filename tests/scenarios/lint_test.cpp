@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -159,14 +161,42 @@ items:
   CHECK(errors[0].path == "items[3].spec.replicaSpecs[0].replicas");
   CHECK(errors[0].line == 37);
   const auto w = of(ds, sc::Severity::Warning);
-  REQUIRE(w.size() == 2);
+  REQUIRE(w.size() == 3);
   CHECK(w[0].path == "items");
   CHECK(w[0].message.find("found 2 objects that are not T9k objects (1 Node, 1 Pod); skipped") != std::string::npos);
   CHECK(w[1].path == "items[1].spec.runPolicy.cleanUpPolicy");
   CHECK(w[1].line == 9);
+  // The Node without a status could not make a cluster (spec.cluster.fromExport).
+  CHECK(w[2].path == "items[2].status.allocatable");
+  CHECK(w[2].message.find("spec.cluster.fromExport would refuse this: missing status.allocatable") != std::string::npos);
   // An empty List is fine; a List whose items are not a list is an error at items.
   CHECK(of(sc::validate_text("apiVersion: v1\nkind: List\nitems: []\n", "e.yaml"), sc::Severity::Error).size() == 1);
   const auto bad = of(sc::validate_text("apiVersion: v1\nkind: List\nitems: {a: 1}\n", "b.yaml"), sc::Severity::Error);
   REQUIRE(bad.size() == 1);
   CHECK(bad[0].path == "items");
+}
+
+TEST_CASE("validate of a cluster export checks its Nodes and says what fromExport would build") {
+  // docs/traces.md "Cluster from an export"; the fixture has two A100 nodes, one tainted.
+  const std::string fixture = std::string(T9KSIM_SOURCE_DIR) + "/tests/traces/fixtures/t9k-cluster-export.yaml";
+  const auto ok = t9k::scenarios::validate_file(fixture);
+  std::string all;
+  for (const auto& d : ok) all += t9k::scenarios::format_diagnostic(d) + "\n";
+  INFO(all);
+  CHECK_FALSE(t9k::scenarios::has_errors(ok));
+  CHECK_THAT(all, Catch::Contains("cluster from the export: 2 nodes in 2 pools"));
+  CHECK_THAT(all, Catch::Contains("taints are not simulated"));
+
+  std::ifstream in(fixture);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string memory = "memory: 1040Gi";
+  text.replace(text.find(memory), memory.size(), "memory: plenty");
+  const auto bad = t9k::scenarios::validate_text(text, "export.yaml", {});
+  std::string msgs;
+  for (const auto& d : bad) msgs += t9k::scenarios::format_diagnostic(d) + "\n";
+  INFO(msgs);
+  CHECK_FALSE(t9k::scenarios::has_errors(bad));  // the manifests load; the cluster would not
+  CHECK_THAT(msgs, Catch::Contains("warning: items[10].status.allocatable.memory: spec.cluster.fromExport would refuse this: "
+                                   "invalid quantity \"plenty\""));
+  CHECK_THAT(msgs, !Catch::Contains("the replay does not start"));
 }

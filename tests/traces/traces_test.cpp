@@ -597,7 +597,13 @@ spec:
   fails_with(no_cpu, uses_bad, "found no cpu; allowed: a node with cpu and memory");
   std::string bad_q = read_all(fixture);
   bad_q.replace(bad_q.find("memory: 1040Gi"), 14, "memory: lots");
-  fails_with(bad_q, uses_bad, "items[10].status.allocatable.memory");
+  fails_with(bad_q, uses_bad, "invalid quantity \"lots\"");
+  {
+    const auto bad = parse(uses_bad, dir.string());
+    CHECK(std::any_of(bad.diagnostics.begin(), bad.diagnostics.end(), [](const scenarios::Diagnostic& d) {
+      return d.path == "items[10].status.allocatable.memory" && d.line == 313;  // at the value itself
+    }));
+  }
   std::string twice = read_all(fixture);
   const std::string node_1 = "\n    name: gpu-node-1\n";
   twice.replace(twice.find(node_1), node_1.size(), "\n    name: gpu-node-0\n");
