@@ -1155,6 +1155,54 @@ std::string longest_waits_table(const ReportInput& in) {
   return h;
 }
 
+// The jobs a run from spec.initialState started with (docs/forecast.md): running ones with their
+// recorded nodes and time left, waiting ones in queue order. At most kRows of each.
+std::string initial_state_section(const ReportInput& in) {
+  if (in.variants.empty() || in.variants.front().sample.initial_state.rows.empty()) return "";
+  const CsvTable& t = in.variants.front().sample.initial_state;
+  constexpr std::size_t kRows = 20;
+  std::vector<std::size_t> running, waiting;
+  double running_gpus = 0, waiting_gpus = 0;
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const bool r = t.field(i, "state") == "Running";
+    (r ? running : waiting).push_back(i);
+    (r ? running_gpus : waiting_gpus) += t.number(i, "gpus").value_or(0);
+  }
+  std::string h = "<h2>Starting state</h2>\n";
+  h += fmt::format("<p class=\"q\">Where the run started: the cluster export's jobs at time zero. {} running job{} "
+                   "({} GPUs) placed on their recorded nodes, with the time left that the remaining-work model gave; "
+                   "{} waiting job{} ({} GPUs) queued in creation order (initial-state.csv has every job; "
+                   "docs/forecast.md).</p>\n",
+                   running.size(), running.size() == 1 ? "" : "s", num(running_gpus), waiting.size(),
+                   waiting.size() == 1 ? "" : "s", num(waiting_gpus));
+  const auto table = [&](const std::vector<std::size_t>& rows, bool run) {
+    if (rows.empty()) return std::string();
+    std::string s = fmt::format("<table class=\"jobs\"><thead><tr><th>{}</th><th>job</th><th>kind</th><th>queue</th>"
+                                "<th>GPUs</th>{}</tr></thead><tbody>\n",
+                                run ? "running" : "queue position",
+                                run ? "<th>ran before time zero (h)</th><th>runs on (h)</th><th>nodes</th>"
+                                    : "<th>run time (h)</th>");
+    for (std::size_t k = 0; k < rows.size() && k < kRows; ++k) {
+      const std::size_t i = rows[k];
+      s += fmt::format("<tr><td class=\"num\">{}</td><td class=\"job\">{}</td><td>{}</td><td class=\"queue\">{}</td>"
+                       "<td class=\"num\">{}</td>",
+                       k + 1, html_escape(t.field(i, "job")), html_escape(t.field(i, "kind")),
+                       html_escape(queue_label(t.field(i, "queue"))), html_escape(t.field(i, "gpus")));
+      const auto hours = [&](const char* col) { return num(t.number(i, col).value_or(0) / 3600); };
+      if (run) {
+        s += fmt::format("<td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n", hours("elapsed_s"),
+                         hours("remaining_s"), html_escape(t.field(i, "nodes")));
+      } else {
+        s += fmt::format("<td class=\"num\">{}</td></tr>\n", hours("remaining_s"));
+      }
+    }
+    s += "</tbody></table>\n";
+    if (rows.size() > kRows) s += fmt::format("<p class=\"q\">and {} more.</p>\n", rows.size() - kRows);
+    return s;
+  };
+  return h + table(running, true) + table(waiting, false);
+}
+
 constexpr const char* kStyle = R"css(
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 1200px; padding: 16px 24px; color: #222; }
 h1 { font-size: 22px; margin-bottom: 4px; }
@@ -1306,6 +1354,7 @@ std::string render_report(const ReportInput& in) {
                    html_escape(kind), html_escape(base.version), html_escape(base.scenario_hash),
                    seeds.size() == 1 ? "" : "s", fmt::join(seeds, ", "), reps.size() == 1 ? "" : "s", fmt::join(reps, ", "));
   h += warnings_block(in);
+  h += initial_state_section(in);
   h += "<h2>Headline metrics</h2>\n";
   h += in.kind == ReportKind::Run
            ? "<p class=\"q\">One run: no interval. Run with replications for 95 % Student-t intervals.</p>\n"
@@ -1350,6 +1399,7 @@ RunTables load_run_tables(const fs::path& dir) {
   load("timeseries.csv", t.timeseries);
   load("faults.csv", t.faults);
   load("replay-check.csv", t.replay_check);
+  load("initial-state.csv", t.initial_state);
   if (fs::exists(dir / "summary.json")) {
     try {
       t.horizon_s = json::parse(read_text_file(dir / "summary.json")).value("horizon_s", 0.0);

@@ -23,6 +23,7 @@ struct RunTables {
   CsvTable timeseries;
   CsvTable faults;
   CsvTable replay_check;  // replay-check.csv of `t9ksim replay-check`, when present
+  CsvTable initial_state;  // initial-state.csv of a run from spec.initialState, when present
   double horizon_s = 0;
 };
 

@@ -18,6 +18,7 @@
 #include "app/compare_command.hpp"
 #include "app/generate_command.hpp"
 #include "app/import_command.hpp"
+#include "app/forecast_command.hpp"
 #include "app/replay_check_command.hpp"
 #include "app/plan.hpp"
 #include "app/plugin_args.hpp"
@@ -388,6 +389,36 @@ int main(int argc, char** argv) {
   replay_check->add_flag("!--no-report", check_args.report, "Do not write report.html");
   replay_check->add_flag("-q,--quiet", check_args.quiet, "Print nothing but errors");
 
+  t9k::app::ForecastArgs forecast_args;
+  auto* forecast = app.add_subcommand(
+      "forecast", "Simulate the coming days from a cluster export (kubectl get ... -o yaml): its nodes and queues, its "
+                  "running jobs on their nodes, its waiting jobs in order, new jobs fitted to its history "
+                  "(docs/forecast.md)");
+  forecast->add_option("EXPORT", forecast_args.export_path, "The export: a List of jobs, pods, nodes and queues")->required();
+  forecast->add_option("-o,--out", forecast_args.out_dir, "Output directory")->capture_default_str();
+  forecast->add_option("--horizon", forecast_args.horizon, "How far to simulate from the export's time")->capture_default_str();
+  forecast->add_option("--at", forecast_args.at, "The export's time (RFC 3339); default: the latest time it records");
+  forecast->add_option("--remaining", forecast_args.remaining,
+                       "How long running jobs run on: a fraction of the time they have run (1 = as long again), "
+                       "'deadline' (until activeDeadlineSeconds, else as long again), or a duration distribution "
+                       "such as '{exponential: {mean: 2h}}'")
+      ->capture_default_str();
+  forecast->add_option("--queued-run-time", forecast_args.queued_run_time,
+                       "Run time of waiting jobs (a duration or distribution); default: the median of the finished jobs");
+  forecast->add_flag("!--no-arrivals", forecast_args.arrivals, "No new jobs: only the jobs of the export");
+  forecast->add_option("--seed", forecast_args.seed, "Seed of the run (default 1)");
+  forecast->add_flag("!--no-report", forecast_args.report, "Do not write report.html");
+  forecast->add_flag("-q,--quiet", forecast_args.quiet, "Print nothing but errors");
+
+  t9k::app::FitArgs fit_args;
+  auto* fit = app.add_subcommand(
+      "fit", "Fit a generator to a cluster export's history: arrivals by hour of day, the mix of kinds, sizes and queues, "
+             "run times (docs/forecast.md)");
+  fit->add_option("EXPORT", fit_args.export_path, "The export: a List of jobs (kubectl get ... -o yaml)")->required();
+  fit->add_option("-o,--out", fit_args.out, "Write the generator here (default: standard output)");
+  fit->add_option("--at", fit_args.at, "Time zero (RFC 3339); default: the latest time the export records");
+  fit->add_flag("-q,--quiet", fit_args.quiet, "Print nothing but errors");
+
   t9k::app::TestArgs test_args;
   auto* test = app.add_subcommand(
       "test", "Run every scenario with an expect block under the given files and folders, in parallel; "
@@ -490,6 +521,8 @@ int main(int argc, char** argv) {
     if (*test) return t9k::app::test_command(test_args);
     if (*import) return t9k::app::import_command(import_args);
     if (*replay_check) return t9k::app::replay_check_command(check_args);
+    if (*forecast) return t9k::app::forecast_command(forecast_args);
+    if (*fit) return t9k::app::fit_command(fit_args);
     if (*report) return t9k::app::report_command(report_dir);
     if (*shard) return t9k::app::shard_command(shard_args);
     if (*merge) return t9k::app::merge_command(merge_args);

@@ -123,36 +123,23 @@ int replay_check_command(const ReplayCheckArgs& a) {
   const std::string horizon = fmt::format("{}d", static_cast<std::int64_t>(last_end / 86400) + 8);
   const std::string text = scenario_text(a, export_abs, horizon, has_nodes);
 
-  try {
-    analysis::ResultFolder folder(a.out_dir, {"replay-check", analysis::kSummaryMarker, {fs::path(export_abs)}});
-    const fs::path out = folder.path();
-    analysis::write_file_atomic(out / "scenario.yaml", text);
-    RunOneOptions opt;
-    opt.quiet = a.quiet;
-    opt.skip_bad_rows = a.skip_bad_rows;
-    // Messages name the scenario where it will be (its trace path is absolute, so either folder resolves it).
-    const int rc = run_one(text, (fs::path(a.out_dir) / "scenario.yaml").string(), 0, out.string(), opt);
-    if (rc != kExitOk) return rc;
-    std::ifstream in(out / "jobs.csv", std::ios::binary);
+  RunOneOptions opt;
+  opt.quiet = a.quiet;
+  opt.skip_bad_rows = a.skip_bad_rows;
+  std::optional<analysis::ReplayCheck> check;
+  // The trace path in the scenario is absolute, so the staging and the final folder both resolve it.
+  const int rc = run_into_folder("replay-check", a.out_dir, {export_abs}, text, opt, a.report, [&](const std::string& out) {
+    std::ifstream in(fs::path(out) / "jobs.csv", std::ios::binary);
     const std::string csv((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const auto check = analysis::compare_replay(recorded,
-                                                analysis::simulated_jobs(analysis::parse_csv(csv, "jobs.csv")));
-    analysis::write_file_atomic(out / "replay-check.csv", analysis::replay_check_csv(check));
-    if (a.report) analysis::write_report(out);
-    folder.commit();
-    if (!a.quiet) {
-      fmt::print("{}", analysis::replay_check_summary(check));
-      fmt::print("per job: {}\n", (fs::path(a.out_dir) / "replay-check.csv").string());
-      if (a.report) fmt::print("report: {}\n", (fs::path(a.out_dir) / "report.html").string());
-    }
-    return kExitOk;
-  } catch (const analysis::OutputError& e) {
-    fmt::print(stderr, "t9ksim replay-check: error: {}\n", e.what());
-    return e.usage() ? kExitUsage : kExitError;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "t9ksim replay-check: error: {}\n", e.what());
-    return kExitError;
+    check = analysis::compare_replay(recorded, analysis::simulated_jobs(analysis::parse_csv(csv, "jobs.csv")));
+    analysis::write_file_atomic(fs::path(out) / "replay-check.csv", analysis::replay_check_csv(*check));
+  });
+  if (rc == kExitOk && !a.quiet) {
+    fmt::print("{}", analysis::replay_check_summary(*check));
+    fmt::print("per job: {}\n", (fs::path(a.out_dir) / "replay-check.csv").string());
+    if (a.report) fmt::print("report: {}\n", (fs::path(a.out_dir) / "report.html").string());
   }
+  return rc;
 }
 
 }  // namespace t9k::app

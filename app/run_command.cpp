@@ -31,6 +31,7 @@
 #include "sim/kernel/kernel.hpp"
 #include "plugins/process.hpp"
 #include "sim/policy_driver.hpp"
+#include "sim/initial_state.hpp"
 #include "sim/world.hpp"
 
 namespace t9k::app {
@@ -206,10 +207,16 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
           sc.faults.profile));
     }
   }
+  for (auto& note : world->notes()) info.warnings.push_back(std::move(note));
   try {
     if (log) log->commit();
     if (opt.objects) write_objects(out / "objects.yaml", world->objects());
     analysis::write_outputs(out, rec, info);
+    // The jobs the run started from (spec.initialState, docs/forecast.md), as the world drew them.
+    if (sc.initial_state && sc.initial_state->data) {
+      analysis::write_file_atomic(out / "initial-state.csv",
+                                  sim::initial_state_csv(sc, sim::initial_submissions(sc, replication)));
+    }
   } catch (const std::exception& e) {
     err(fmt::format("t9ksim: error: {}\n", e.what()));
     return kExitError;
@@ -253,6 +260,32 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
 std::vector<scenarios::SourceText> sources_of(const std::string& file, const std::string& text) {
   if (file.empty() || file.front() == '<') return {};
   return {{file, text}};
+}
+
+namespace fs = std::filesystem;
+
+int run_into_folder(const std::string& command, const std::string& out_dir, const std::vector<std::string>& inputs,
+                    const std::string& text, const RunOneOptions& opt, bool report,
+                    const std::function<void(const std::string& staging)>& extra) {
+  try {
+    std::vector<fs::path> input_paths(inputs.begin(), inputs.end());
+    analysis::ResultFolder folder(out_dir, {command, analysis::kSummaryMarker, input_paths});
+    const fs::path out = folder.path();
+    analysis::write_file_atomic(out / "scenario.yaml", text);
+    // Messages name the scenario where it will be.
+    const int rc = run_one(text, (fs::path(out_dir) / "scenario.yaml").string(), 0, out.string(), opt);
+    if (rc != kExitOk) return rc;
+    if (extra) extra(out.string());
+    if (report) analysis::write_report(out);
+    folder.commit();
+    return kExitOk;
+  } catch (const analysis::OutputError& e) {
+    fmt::print(stderr, "t9ksim {}: error: {}\n", command, e.what());
+    return e.usage() ? kExitUsage : kExitError;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "t9ksim {}: error: {}\n", command, e.what());
+    return kExitError;
+  }
 }
 
 int run_command(const RunArgs& args) {

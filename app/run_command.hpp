@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,6 +61,14 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
 
 // The options each run of `t9ksim run ARGS` gets (events, objects, check, seed, bad rows, plugins).
 RunOneOptions run_one_options(const RunArgs& args);
+
+// A command that writes a scenario and runs it (forecast, replay-check): out_dir is made whole or
+// not at all (analysis/result_folder.hpp) with scenario.yaml, the run's outputs, what `extra`
+// writes into the staging folder, and report.html when `report`. `inputs` may not lie inside it.
+// Errors are printed as "t9ksim COMMAND: error: ..."; returns the exit code.
+int run_into_folder(const std::string& command, const std::string& out_dir, const std::vector<std::string>& inputs,
+                    const std::string& text, const RunOneOptions& options, bool report,
+                    const std::function<void(const std::string& staging)>& extra = {});
 
 // The embedded default scenario's YAML text (scenarios/default.yaml, compiled in).
 const char* default_scenario_text();

@@ -175,7 +175,7 @@ GeneratorCursor::GeneratorCursor(GeneratorCursor&&) noexcept = default;
 
 double GeneratorCursor::rate_per_hour(SimTime t) const {
   const auto& a = g_->arrivals;
-  const std::int64_t us = std::max<std::int64_t>(0, t.time_since_epoch().count());
+  const std::int64_t us = std::max<std::int64_t>(0, t.time_since_epoch().count()) + a.week_offset.count();
   double r = a.rate_per_hour;
   if (!a.hour_of_day.empty()) r *= a.hour_of_day[static_cast<std::size_t>((us / kUsPerHour) % 24)];
   if (!a.day_of_week.empty()) r *= a.day_of_week[static_cast<std::size_t>((us / kUsPerDay) % 7)];

@@ -31,6 +31,11 @@ class PodLifecycle {
   // The scheduler bound the pod (of this generation): its containers run after the pod start
   // latency, unless it was deleted, failed or recreated meanwhile.
   virtual void pod_bound(JobId job, const std::string& pod_key, std::int32_t generation) = 0;
+  // A pod of the initial state (docs/forecast.md), already running at time zero: its containers
+  // run now, without a start latency.
+  virtual void pod_running_at_start(JobId job, const std::string& pod_key, std::int32_t generation) {
+    pod_bound(job, pod_key, generation);
+  }
   // The pod's containers stop with this phase and exit code. `cause`, when given, is what the
   // job's training loses its progress to (a fault, a preemption...); otherwise the exit code says.
   virtual void terminate(JobId job, const std::string& pod_key, model::PodPhase phase, std::int32_t exit_code,

@@ -58,6 +58,10 @@ void Kubelet::pod_bound(JobId job, const std::string& key, std::int32_t gen) {
              kernel::hash_string(key), pod_events_.park(PodEvent{job, key, gen}));
 }
 
+void Kubelet::pod_running_at_start(JobId job, const std::string& key, std::int32_t gen) {
+  k_.post_in(SimDuration{0}, kPhaseKubelet, kPodStarted, kernel::hash_string(key), pod_events_.park(PodEvent{job, key, gen}));
+}
+
 void Kubelet::started(const PodEvent& e) {
   const model::Pod* p = store_.pod(e.pod);
   // A pod deleted, failed or recreated under the same name meanwhile does not start.

@@ -35,6 +35,7 @@ class Kubelet final : public kernel::EventHandler, public PodLifecycle {
 
   // PodLifecycle
   void pod_bound(JobId job, const std::string& pod_key, std::int32_t generation) override;
+  void pod_running_at_start(JobId job, const std::string& pod_key, std::int32_t generation) override;
   void terminate(JobId job, const std::string& pod_key, model::PodPhase phase, std::int32_t exit_code,
                  std::optional<model::LossCause> cause = std::nullopt) override;
   void delete_pod(JobId job, const std::string& pod_name, model::DeletionReason reason) override;

@@ -1,5 +1,7 @@
 #include "sim/scheduling_driver.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 
@@ -55,9 +57,77 @@ void SchedulingDriver::pod_created(const model::Pod& pod) {
 
 void SchedulingDriver::pod_released(const std::string&) { request_cycle(); }
 
+void SchedulingDriver::pin(JobId job, std::vector<std::pair<std::string, std::string>> pods) {
+  pins_[job] = std::move(pods);
+  request_cycle();
+}
+
+// Pinned jobs (the export's running jobs) bound where they ran, before the scheduler sees them,
+// as kube-scheduler leaves a pod whose spec.nodeName is set. All of a job's pods or none, so a
+// gang is never split; a job whose pods are not all created yet waits for the next cycle.
+void SchedulingDriver::bind_pinned() {
+  for (auto it = pins_.begin(); it != pins_.end();) {
+    const JobId id = it->first;
+    const StoredJob& j = store_.job(id);
+    std::vector<const model::Pod*> pods;
+    for (const auto& p : j.pods) {
+      if (live(p) && p.node_name.empty()) pods.push_back(&p);
+    }
+    if (pods.empty() && !j.compacted && !j.rejected && j.submitted) {
+      ++it;  // its controller has not created its pods yet
+      continue;
+    }
+    std::string why;
+    std::map<std::string, model::ResourceList> added;  // per node, this job's pods so far
+    std::vector<std::pair<std::string, std::string>> binds;  // (pod key, node)
+    for (const model::Pod* p : pods) {
+      const auto pin = std::find_if(it->second.begin(), it->second.end(), [&](const auto& x) { return x.first == p->metadata.name; });
+      const std::string key = job_key(p->metadata);
+      if (pin == it->second.end()) {
+        why = fmt::format("pod {} has no recorded node", p->metadata.name);
+        break;
+      }
+      const model::Node* n = store_.node(pin->second);
+      if (!n) {
+        why = fmt::format("node {} of pod {} is not in the cluster", pin->second, p->metadata.name);
+        break;
+      }
+      if (!n->ready || n->unschedulable) {
+        why = fmt::format("node {} of pod {} is {}", pin->second, p->metadata.name, n->ready ? "cordoned" : "not ready");
+        break;
+      }
+      if (share_of(p->requests) > 0) {
+        why = fmt::format("pod {} shares a GPU (the scheduler picks its slot)", p->metadata.name);
+        break;
+      }
+      model::ResourceList& mine = added[pin->second];
+      model::add_resources(mine, p->requests);
+      model::ResourceList need = store_.node_used(pin->second);
+      model::add_resources(need, mine);
+      if (!model::fits(need, n->allocatable)) {
+        why = fmt::format("pod {} does not fit on node {} beside the pods already there", p->metadata.name, pin->second);
+        break;
+      }
+      binds.emplace_back(key, pin->second);
+    }
+    if (!why.empty()) {
+      notes_.push_back(fmt::format("{} was not placed as recorded ({}): the scheduler placed it", j.key, why));
+    } else {
+      if (!binds.empty()) placed(id);
+      for (const auto& [key, node] : binds) {
+        const auto [owner, p] = store_.bind_pod(key, node, -1);
+        pods_.pod_running_at_start(owner, key, p->generation);
+      }
+      if (!binds.empty()) reconciles_.enqueue(id);
+    }
+    it = pins_.erase(it);
+  }
+}
+
 void SchedulingDriver::cycle() {
   cycle_pending_ = false;
   ++cycles_;
+  if (!pins_.empty()) bind_pinned();
   const scheduler::Decisions d = sched_.schedule(snap_, k_.now());
   // Gangs being admitted in this cycle: T9k groups with no member bound before it. A running
   // group that lost members gets its replacements one by one (§11 Q10), so only admissions

@@ -15,7 +15,10 @@
 // reasons; docs/outputs.md "Why jobs waited").
 #pragma once
 
+#include <map>
 #include <optional>
+#include <utility>
+#include <vector>
 #include <set>
 #include <string>
 
@@ -42,6 +45,12 @@ class SchedulingDriver final : public kernel::EventHandler, public StoreWatcher,
   void request_cycle() override;
   // At the end of the run: the last reason of every job still waiting.
   void finish();
+  // The initial state (docs/forecast.md): the job's pods are bound to these nodes (pod name,
+  // node) in the next cycle, before the scheduler runs, if every pod it has then is named and
+  // fits; otherwise the scheduler places the job and notes() says why.
+  void pin(JobId job, std::vector<std::pair<std::string, std::string>> pods);
+  // What the run could not do as the scenario asked (a pinned job the scheduler had to place).
+  const std::vector<std::string>& notes() const { return notes_; }
   // Whether the job's queue admits it (exists, open, quota at admission); nullopt: admitted.
   std::optional<scheduler::Rejection> admit(JobId job) const;
 
@@ -62,6 +71,7 @@ class SchedulingDriver final : public kernel::EventHandler, public StoreWatcher,
 
  private:
   void cycle();
+  void bind_pinned();
   void arm_max_duration();
   void check_after_bindings(const scheduler::Decisions& d, const std::set<JobId>& admitted);
   void note_pending(const std::vector<scheduler::PendingReason>& reasons);
@@ -91,6 +101,8 @@ class SchedulingDriver final : public kernel::EventHandler, public StoreWatcher,
   SimTime max_duration_at_ = kernel::kTimeMax;
   std::vector<Waiting> waiting_;  // by JobId
   std::uint64_t cycles_ = 0;
+  std::map<JobId, std::vector<std::pair<std::string, std::string>>> pins_;  // until their first cycle
+  std::vector<std::string> notes_;
 };
 
 }  // namespace t9k::sim

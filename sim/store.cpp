@@ -427,6 +427,12 @@ void Store::create_pod(JobId id, Pod pod) {
   j.pods.push_back(std::move(pod));
 }
 
+const model::ResourceList& Store::node_used(const std::string& node) const {
+  static const model::ResourceList kNone;
+  const auto it = node_used_.find(node);
+  return it == node_used_.end() ? kNone : it->second;
+}
+
 PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int32_t gpu_slot) {
   StoredJob& j = at(pod_owner_.at(key));
   Pod& p = pod_ref(j.id, key);

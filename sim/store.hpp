@@ -121,6 +121,8 @@ class Store {
   const std::set<std::string>& pods_on(const std::string& node) const;
   // GPUs of the node no other pod can have: whole-GPU requests plus the GPUs holding a share.
   std::int64_t gpus_in_use(const std::string& node) const;
+  // What the pods bound to the node request, summed (empty for a node with none).
+  const model::ResourceList& node_used(const std::string& node) const;
 
   // ---- queues ----
   void add_queue(const model::Queue& queue);

@@ -27,9 +27,14 @@ std::string Submissions::key_of(const scenarios::JobSubmission& sub) const {
 }
 
 void Submissions::start() {
+  initial_ = initial_submissions(sc_, replication_);
+  for (std::size_t i = 0; i < initial_.size(); ++i) {
+    const auto order = static_cast<std::int64_t>(i) - static_cast<std::int64_t>(initial_.size());
+    pending_.push(Pending{SimTime{}, order, key_of(initial_[i].submission), -1, 0, static_cast<std::int64_t>(i)});
+  }
   for (std::size_t i = 0; i < sc_.workload.jobs.size(); ++i) {
     const auto& sub = sc_.workload.jobs[i];
-    pending_.push(Pending{sub.submit_time, key_of(sub), static_cast<std::int64_t>(i), 0});
+    pending_.push(Pending{sub.submit_time, 0, key_of(sub), static_cast<std::int64_t>(i), 0});
   }
   sources_ = workload_sources(sc_, replication_);
   next_.resize(sources_.size());
@@ -39,7 +44,7 @@ void Submissions::start() {
 
 void Submissions::pull(std::size_t s) {
   next_[s] = sources_[s]->next();
-  if (next_[s]) pending_.push(Pending{next_[s]->submit_time, key_of(*next_[s]), -1, s});
+  if (next_[s]) pending_.push(Pending{next_[s]->submit_time, 0, key_of(*next_[s]), -1, s});
 }
 
 void Submissions::schedule_next() {
@@ -53,7 +58,11 @@ void Submissions::handle(const kernel::DispatchedEvent& e) {
   if (e.kind != kSubmit) return;
   const Pending p = pending_.top();
   pending_.pop();
-  if (p.explicit_index >= 0) {
+  if (p.initial_index >= 0) {
+    auto& init = initial_[static_cast<std::size_t>(p.initial_index)];
+    const auto id = submit(std::move(init.submission));
+    if (id && init.running) scheduling_.pin(*id, std::move(init.pins));
+  } else if (p.explicit_index >= 0) {
     submit(sc_.workload.jobs[static_cast<std::size_t>(p.explicit_index)]);
   } else {
     submit(std::move(*next_[p.source]));
@@ -62,7 +71,7 @@ void Submissions::handle(const kernel::DispatchedEvent& e) {
   schedule_next();
 }
 
-void Submissions::submit(scenarios::JobSubmission sub) {
+std::optional<JobId> Submissions::submit(scenarios::JobSubmission sub) {
   const auto& controller = controllers_.controller_for(model::kind_of(sub.job));
   const JobId id = store_.add_job(std::move(sub.job), sub.source);
   controllers_.add_job(id, controller);
@@ -74,10 +83,11 @@ void Submissions::submit(scenarios::JobSubmission sub) {
   store_.set_created(id);
   if (const auto rejection = scheduling_.admit(id)) {
     store_.reject(id, std::string(scheduler::to_string(rejection->reason)), rejection->message);
-    return;
+    return std::nullopt;
   }
   store_.admit(id);
   controllers_.enqueue(id);
+  return id;
 }
 
 }  // namespace t9k::sim

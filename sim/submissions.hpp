@@ -4,6 +4,9 @@
 // order, so the order never depends on how the jobs were listed. A submitted job is stored,
 // given its controller and training, admitted by its queue (or rejected) and reconciled.
 //
+// The initial state's jobs (spec.initialState) go first at time zero; the running ones with their
+// recorded placement, handed to the scheduling driver.
+//
 // Owns: the submissions not yet made and the sources' cursors.
 // Handles: kSubmit.
 // Calls: Store (the job), ControllerDriver, Training, SchedulingDriver (admission).
@@ -16,6 +19,7 @@
 #include <vector>
 
 #include "sim/common.hpp"
+#include "sim/initial_state.hpp"
 #include "sim/settings.hpp"
 #include "sim/workload.hpp"
 
@@ -38,19 +42,22 @@ class Submissions final : public kernel::EventHandler {
   void start();
 
  private:
-  // A submission not yet made, earliest first; ties by job key.
+  // A submission not yet made, earliest first; ties by `order` (the initial state's jobs go first,
+  // in their own order: running, then waiting by creation), then by job key.
   struct Pending {
     SimTime time;
+    std::int64_t order = 0;
     std::string key;
     std::int64_t explicit_index = -1;  // into scenario.workload.jobs, or -1 for a source's job
     std::size_t source = 0;
-    bool operator>(const Pending& o) const { return std::tie(time, key) > std::tie(o.time, o.key); }
+    std::int64_t initial_index = -1;  // into initial_, or -1
+    bool operator>(const Pending& o) const { return std::tie(time, order, key) > std::tie(o.time, o.order, o.key); }
   };
 
   std::string key_of(const scenarios::JobSubmission& sub) const;
   void pull(std::size_t source);
   void schedule_next();
-  void submit(scenarios::JobSubmission sub);
+  std::optional<JobId> submit(scenarios::JobSubmission sub);
 
   const scenarios::Scenario& sc_;
   std::uint64_t replication_;
@@ -62,6 +69,7 @@ class Submissions final : public kernel::EventHandler {
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
   std::vector<std::unique_ptr<SubmissionSource>> sources_;
   std::vector<std::optional<scenarios::JobSubmission>> next_;  // each source's job ahead
+  std::vector<InitialSubmission> initial_;  // spec.initialState (sim/initial_state.hpp)
 };
 
 }  // namespace t9k::sim

@@ -123,4 +123,6 @@ const model::Job* World::find_job(const std::string& name) const {
   return j && !j->compacted ? &j->job : nullptr;
 }
 
+std::vector<std::string> World::notes() const { return impl_->scheduling.notes(); }
+
 }  // namespace t9k::sim

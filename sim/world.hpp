@@ -44,6 +44,9 @@ class World {
   // jobs are there only when WorldSettings::keep_finished_jobs was set.
   std::vector<scenarios::Object> objects() const;
   const model::Job* find_job(const std::string& name) const;
+  // What the run could not do as the scenario asked, for the command to print (an initial-state
+  // job the scheduler placed because its recorded nodes could not take it).
+  std::vector<std::string> notes() const;
 
  private:
   struct Impl;

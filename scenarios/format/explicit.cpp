@@ -170,6 +170,15 @@ void reanchor(const YAML::Node& list, const std::filesystem::path& from, const s
   }
 }
 
+// A file field (`fromExport`) of a mapping, re-anchored as reanchor() does.
+void reanchor_field(const YAML::Node& map, const char* key, const std::filesystem::path& from, const std::filesystem::path& to) {
+  YAML::Node p = child(map, key);
+  if (!p.IsDefined() || !p.IsScalar()) return;
+  const std::filesystem::path old = p.Scalar();
+  if (old.is_absolute()) return;
+  p = std::filesystem::proximate(std::filesystem::absolute(from / old), to).generic_string();
+}
+
 }  // namespace
 
 std::string to_scenario_json(const DurationDistribution& d) { return duration_json(d).dump(); }
@@ -191,6 +200,8 @@ std::string scenario_with_explicit_jobs(std::string_view scenario_yaml, const st
     reanchor(child(child(spec, "scheduler"), "queues"), from, to);
     reanchor(child(workload, "jobs"), from, to);
     reanchor(child(workload, "traces"), from, to);
+    reanchor_field(child(spec, "cluster"), "fromExport", from, to);
+    reanchor_field(child(spec, "initialState"), "fromExport", from, to);
     workload.remove("generators");
     // The jobs are one replication's draws: running more replications of them is another study.
     spec["replications"] = 1;

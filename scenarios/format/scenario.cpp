@@ -95,7 +95,9 @@ constexpr std::string_view kTop[] = {"apiVersion", "kind", "metadata", "spec"};
 constexpr std::string_view kMeta[] = {"name", "description"};
 constexpr std::string_view kSpec[] = {"namespace", "cluster", "scheduler", "controllers", "kubelet",
                                       "faults", "workload", "operations", "horizon", "seed",
-                                      "replications", "expect", "plugins"};
+                                      "replications", "expect", "plugins", "initialState"};
+constexpr std::string_view kInitialState[] = {"fromExport", "at", "remaining", "queuedRunTime"};
+constexpr std::string_view kRemaining[] = {"fractionOfElapsed", "distribution", "activeDeadline"};
 constexpr std::string_view kPlugins[] = {"controllers"};
 constexpr std::string_view kControllerPlugin[] = {"kind", "command", "timeout", "name"};
 constexpr std::string_view kPlugin[] = {"command", "timeout", "name"};
@@ -122,7 +124,7 @@ constexpr std::string_view kExitCode[] = {"code", "weight"};
 constexpr std::string_view kScaling[] = {"model", "serialFraction", "rescaleOverhead", "throughput"};
 constexpr std::string_view kGenerator[] = {"name", "manifest", "path", "interarrival", "rate", "profile",
                                            "bursts", "times", "classes", "count", "start", "stop", "behaviour"};
-constexpr std::string_view kProfile[] = {"rate", "hourOfDay", "dayOfWeek"};
+constexpr std::string_view kProfile[] = {"rate", "hourOfDay", "dayOfWeek", "weekOffset"};
 constexpr std::string_view kBursts[] = {"size", "interarrival", "rate", "profile", "times"};
 constexpr std::string_view kClass[] = {"name", "weight", "manifest", "path", "behaviour", "replicaType",
                                        "replicas", "elastic", "gpus", "checkpointInterval", "restartPolicy",
@@ -872,6 +874,15 @@ class ScenarioDecoder {
       }
       a.hour_of_day = multipliers(p.get("hourOfDay"), 24, "hours 0..23 of the day, time zero is Monday 00:00");
       a.day_of_week = multipliers(p.get("dayOfWeek"), 7, "Monday first");
+      if (const Val w = p.get("weekOffset"); w.present()) {
+        if (auto d = read_duration(r_, w)) {
+          if (*d < SimDuration{0} || *d >= std::chrono::hours(24 * 7)) {
+            r_.error(w.mark, w.path, "found a duration outside [0, 7d); allowed: how long after Monday 00:00 time zero is");
+          } else {
+            a.week_offset = *d;
+          }
+        }
+      }
       if (r_.error_count() != before) return std::nullopt;
     } else {
       a.kind = ArrivalKind::Times;
@@ -1291,9 +1302,11 @@ class ScenarioDecoder {
       if (auto x = duration_dist(k.get("podStopLatency"))) sc.kubelet.pod_stop_latency = *x;
     }
     faults(spec.get("faults"), sc);
-    workload(spec.get("workload"), sc);
+    // A forecast may have no new jobs: the initial state is its workload then.
+    if (spec.get("workload").present() || !spec.get("initialState").present()) workload(spec.get("workload"), sc);
     operations(spec.get("operations"), sc);
     check_node_names(sc);
+    initial_state(spec.get("initialState"), sc);
     expect(spec.get("expect"), sc);
     plugins(spec.get("plugins"), sc);
     warn_gpu_jobs_without_gpus(spec, sc);
@@ -1403,21 +1416,28 @@ class ScenarioDecoder {
     accelerators_ = *names;
   }
 
-  void from_export(const Val& v, const std::string& rel, Scenario& sc) {
+  // A file the scenario names, relative to its folder: the resolved path, kept as an input of the
+  // run; nullopt, with the error at the field, when file references are off or it is not a file.
+  std::optional<std::string> input_file(const Val& v, const std::string& rel, std::string_view allowed) {
     if (!options_.allow_file_references) {
       r_.error(v.mark, v.path, fmt::format("found path \"{}\"; allowed: no file references for this input", rel));
-      return;
+      return std::nullopt;
     }
     const auto p = std::filesystem::path(options_.base_dir) / rel;
     std::error_code ec;
     if (!std::filesystem::is_regular_file(p, ec)) {
       r_.error(v.mark, v.path,
-               fmt::format("found \"{}\", which is not a file; allowed: a kubectl export (kubectl get nodes,queues "
-                           "-o yaml), relative to the scenario's folder", rel));
-      return;
+               fmt::format("found \"{}\", which is not a file; allowed: {}, relative to the scenario's folder", rel, allowed));
+      return std::nullopt;
     }
-    sc.cluster.from_export = p.string();
-    files_.insert(sc.cluster.from_export);
+    files_.insert(p.string());
+    return p.string();
+  }
+
+  void from_export(const Val& v, const std::string& rel, Scenario& sc) {
+    const auto path = input_file(v, rel, "a kubectl export (kubectl get nodes,queues -o yaml)");
+    if (!path) return;
+    sc.cluster.from_export = *path;
     auto c = load_export_cluster(sc.cluster.from_export, out_);
     if (!c) {
       r_.error(v.mark, v.path, "found errors in the export (reported above)");
@@ -1432,6 +1452,77 @@ class ScenarioDecoder {
     for (auto& pool : c->pools) sc.cluster.node_pools.push_back(std::move(pool));
     export_queues_ = std::move(c->queues);
     from_export_ = v;
+  }
+
+  // spec.initialState (docs/forecast.md): the export's unfinished jobs at time zero.
+  void initial_state(const Val& v, Scenario& sc) {
+    if (!v.present()) return;
+    MapReader m(r_, v, kInitialState);
+    if (!m.ok()) return;
+    InitialState st;
+    const Val from = m.get("fromExport");
+    if (!require(r_, from)) return;
+    const auto rel = read_string(r_, from);
+    if (!rel) return;
+    if (const Val at = m.get("at"); at.present()) {
+      const auto text = at.node.IsScalar() ? std::optional<std::string>(at.node.Scalar()) : std::nullopt;
+      if (const auto us = text ? parse_trace_time(*text) : std::nullopt) {
+        st.at_us = *us;
+      } else {
+        r_.error(at.mark, at.path, fmt::format("found {}; allowed: the export's time, RFC 3339 (2024-05-02T09:00:00Z), "
+                                               "\"YYYY-MM-DD HH:MM:SS\" (UTC) or Unix seconds", describe(at.node)));
+      }
+    }
+    if (const Val rem = m.get("remaining"); rem.present()) {
+      MapReader rm(r_, rem, kRemaining);
+      if (rm.ok()) {
+        const Val f = rm.get("fractionOfElapsed"), d = rm.get("distribution");
+        if (f.present() && d.present()) {
+          r_.error(d.mark, d.path, "found both fractionOfElapsed and distribution; allowed: one of them");
+        }
+        if (auto x = read_double(r_, f, 0, 1e6)) st.remaining.fraction_of_elapsed = *x;
+        st.remaining.distribution = duration_dist(d);
+        if (auto x = read_bool(r_, rm.get("activeDeadline"))) st.remaining.active_deadline = *x;
+      }
+    }
+    st.queued_run_time = duration_dist(m.get("queuedRunTime"));
+    if (r_.has_error_under(v.path)) return;
+    const auto path = input_file(from, *rel, "a kubectl export of the cluster's jobs and pods (docs/forecast.md)");
+    if (!path) return;
+    st.from_export = *path;
+    st.data = load_initial_state(st.from_export, st.at_us, out_);
+    if (!st.data) {
+      r_.error(from.mark, from.path, "found errors in the export (reported above)");
+      return;
+    }
+    const bool queued = std::any_of(st.data->jobs.begin(), st.data->jobs.end(), [](const InitialJob& j) { return !j.running; });
+    if (queued && !st.queued_run_time && st.data->finished_run_us.empty()) {
+      r_.error(v.mark, v.path + ".queuedRunTime",
+               "missing queuedRunTime: the export has waiting jobs and no finished job whose median run time they could "
+               "take; allowed: a duration or distribution, e.g. 2h");
+      return;
+    }
+    for (const auto& note : st.data->notes) r_.warning(from.mark, from.path, note);
+    if (queued && !st.queued_run_time) {
+      auto runs = st.data->finished_run_us;
+      std::sort(runs.begin(), runs.end());
+      // The median (the lower middle of an even count: a run time the export recorded).
+      const std::int64_t median = runs[(runs.size() - 1) / 2];
+      r_.warning(from.mark, from.path,
+                 fmt::format("waiting jobs run {} s each, the median run time of the export's {} finished job{} "
+                             "(set queuedRunTime to choose)", median / 1000000, runs.size(), runs.size() == 1 ? "" : "s"));
+      st.queued_run_time = DurationDistribution::constant(SimDuration{median});
+    }
+    const bool running = std::any_of(st.data->jobs.begin(), st.data->jobs.end(), [](const InitialJob& j) { return j.running; });
+    if (running) {
+      const auto& rm = st.remaining;
+      std::string how = rm.distribution ? "for a draw of remaining.distribution"
+                                        : fmt::format("for {} x the time they have run (remaining.fractionOfElapsed)",
+                                                      rm.fraction_of_elapsed);
+      if (rm.active_deadline) how = "until their activeDeadlineSeconds where set, otherwise " + how;
+      r_.warning(from.mark, from.path, "running jobs run on " + how + "; a deadline counts from the job's recorded start");
+    }
+    sc.initial_state = std::move(st);
   }
 
   // The export's Queues join the scheduler's, which win on a name both have.
@@ -1655,20 +1746,7 @@ class ScenarioDecoder {
       const Val path = t.get("path");
       if (require(r_, path)) {
         if (auto x = read_string(r_, path)) {
-          if (options_.allow_file_references) {
-            const auto p = std::filesystem::path(options_.base_dir) / *x;
-            std::error_code ec;
-            if (!std::filesystem::is_regular_file(p, ec)) {
-              r_.error(path.mark, path.path,
-                       fmt::format("found \"{}\", which is not a file; allowed: a trace file, "
-                                   "relative to the scenario's folder", *x));
-            }
-            tr.path = p.string();
-            files_.insert(tr.path);
-          } else {
-            r_.error(path.mark, path.path,
-                     fmt::format("found path \"{}\"; allowed: no file references for this input", *x));
-          }
+          if (auto p = input_file(path, *x, "a trace file")) tr.path = *p;
         }
       }
       if (auto x = read_int(r_, t.get("limit"), 1, INT64_MAX)) tr.limit = *x;
@@ -1784,6 +1862,11 @@ class ScenarioDecoder {
     // Pools as they exist over time: addNodePool/removeNodePool change the set.
     std::map<std::string, std::int32_t> pools;
     for (const auto& p : sc.cluster.node_pools) pools[p.name] = p.count;
+    // Pools from an export keep their nodes' own names (docs/traces.md "Cluster from an export").
+    named_nodes_.clear();
+    for (const auto& p : sc.cluster.node_pools) {
+      if (!p.node_names.empty()) named_nodes_[p.name] = p.node_names;
+    }
     std::vector<std::pair<SimTime, Operation>> ops;
     std::map<std::size_t, std::string> paths;
     for (const Val& item : read_list(r_, v)) {
@@ -1971,6 +2054,7 @@ class ScenarioDecoder {
           const Val pv = o.get("pool");
           if (auto name = read_string(r_, pv)) {
             op.target = *name;
+            named_nodes_.erase(*name);
             if (!pools.erase(*name)) {
               r_.error(pv.mark, pv.path, fmt::format("found pool \"{}\"; allowed: an existing node pool", *name));
             }
@@ -2017,9 +2101,14 @@ class ScenarioDecoder {
     const auto name = read_string(r_, nv);
     if (!name) return;
     op.target = *name;
-    if (!node_exists(pools, *name)) {
+    bool named = false;
+    for (const auto& [pool, names] : named_nodes_) named = named || std::find(names.begin(), names.end(), *name) != names.end();
+    const auto dash = name->rfind('-');
+    const bool in_named_pool = dash != std::string::npos && named_nodes_.count(name->substr(0, dash));
+    if (!named && (in_named_pool || !node_exists(pools, *name))) {
       r_.error(nv.mark, nv.path, fmt::format("found node \"{}\"; allowed: a node <pool>-<index> of a "
-                                             "node pool, index below the pool's count", *name));
+                                             "node pool, index below the pool's count, or a node of an export by its "
+                                             "name", *name));
     }
   }
 
@@ -2238,6 +2327,7 @@ class ScenarioDecoder {
   bool queues_broken_ = false;
   Val from_trace_;  // spec.cluster.fromTrace, for messages
   Val from_export_;  // spec.cluster.fromExport, for messages
+  std::map<std::string, std::vector<std::string>> named_nodes_;  // pool -> its nodes' own names (operations)
   std::vector<std::string> accelerators_{m::kResourceGpu};  // spec.cluster.accelerators, for pools
   std::vector<m::Queue> export_queues_;
   // Manifest files by resolved path: their objects, or nullopt when the file had errors.

@@ -222,6 +222,7 @@ struct ArrivalProcess {
   double rate_per_hour = 0;                   // Poisson and Profile: the (base) rate
   std::vector<double> hour_of_day;            // Profile: 24 multipliers (empty: all 1)
   std::vector<double> day_of_week;            // Profile: 7 multipliers, Monday first (empty: all 1)
+  SimDuration week_offset{0};                 // Profile: time zero is this long after Monday 00:00
   std::vector<SimTime> times;                 // Times: sorted, absolute
 };
 
@@ -294,6 +295,32 @@ struct Workload {
   std::vector<JobSubmission> jobs;
   std::vector<GeneratorEntry> generators;
   std::vector<TraceEntry> traces;
+};
+
+// ---- the cluster's state at time zero (docs/forecast.md) ----
+
+// How much longer a job that was running at the export runs. `distribution`, when set, is drawn
+// per job (stream initialState/remaining); otherwise `fraction_of_elapsed` times the run time it
+// had when the export was taken. With `active_deadline`, a job whose runPolicy sets
+// activeDeadlineSeconds runs until that deadline instead (the other model serves the rest).
+struct RemainingModel {
+  double fraction_of_elapsed = 1;
+  std::optional<DurationDistribution> distribution;
+  bool active_deadline = false;
+};
+
+struct InitialStateData;  // scenarios/traces.hpp
+
+// spec.initialState: the simulation starts at the export's time with its running jobs placed on
+// their recorded nodes and its waiting jobs queued in their creation order.
+struct InitialState {
+  std::string from_export;          // resolved path
+  std::optional<std::int64_t> at_us;  // the export's time (Unix µs); unset: its latest timestamp
+  RemainingModel remaining;
+  // The run time of a job still waiting at the export; unset: the median run time of the
+  // export's finished jobs.
+  std::optional<DurationDistribution> queued_run_time;
+  std::shared_ptr<const InitialStateData> data;  // set when file references are allowed
 };
 
 // ---- operations ----
@@ -404,6 +431,7 @@ struct Scenario {
   std::int32_t replications = 1;
   std::optional<Expectations> expect;
   std::vector<ControllerPlugin> controller_plugins;  // spec.plugins.controllers: at most one per kind
+  std::optional<InitialState> initial_state;  // spec.initialState
 };
 
 // How many jobs one replication submits, estimated from the scenario before it runs (the budget

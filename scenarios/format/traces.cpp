@@ -884,6 +884,31 @@ void read_export_cluster(const std::string& file, const std::vector<Val>& items,
   }
 }
 
+// The latest time an export records (docs/forecast.md "The export's time"): any object's
+// creationTimestamp, condition transition or heartbeat, start, finish or completion, or write
+// of a field manager (managedFields[].time).
+void latest_time(const YAML::Node& n, std::int64_t& latest, int depth = 0) {
+  if (depth > 64) return;
+  if (n.IsSequence()) {
+    for (const auto& x : n) latest_time(x, latest, depth + 1);
+    return;
+  }
+  if (!n.IsMap()) return;
+  for (const auto& kv : n) {
+    const YAML::Node& v = kv.second;
+    if (v.IsScalar() && kv.first.IsScalar()) {
+      static const std::set<std::string> keys = {"creationTimestamp", "lastTransitionTime", "lastHeartbeatTime",
+                                                 "startTime", "startedAt", "finishedAt", "completionTime", "time"};
+      if (keys.count(kv.first.Scalar())) {
+        m::SimTime t{};
+        if (parse_timestamp(v.Scalar(), t)) latest = std::max(latest, t.time_since_epoch().count());
+      }
+    } else {
+      latest_time(v, latest, depth + 1);
+    }
+  }
+}
+
 // `kubectl get <kinds> -o yaml` (docs/traces.md "k8s-export"): each job of the List keeps its
 // spec, is submitted at its creationTimestamp and runs for end - start as its status, its
 // pods and its conditions record them; Nodes and Queues make the export's cluster.
@@ -891,12 +916,15 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
   std::vector<Val> items;
   if (!export_items(d.file, errors, out, items)) return;
   read_export_cluster(d.file, items, errors, d.pools, d.queues, d.cluster_notes);
+  d.latest_us = INT64_MIN;
+  for (const auto& item : items) latest_time(item.node, d.latest_us);
   // Pods of the export, by the job that owns them (metadata.ownerReferences): when they started
   // and when their containers finished, for jobs whose own status has no times.
   struct PodTimes {
     std::optional<std::int64_t> first_start;
     std::optional<std::int64_t> last_finish;
     bool unfinished = false;  // a container without a terminated state
+    std::vector<std::pair<std::string, std::string>> placed;  // live pods on a node: (name, nodeName)
   };
   std::map<std::string, PodTimes> pods;  // "namespace/Kind/name"
   const auto scalar_time = [](const YAML::Node& n) -> std::optional<std::int64_t> {
@@ -924,6 +952,14 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
       if (!is_job_kind(okind) || !oname.IsDefined() || !oname.IsScalar()) continue;
       PodTimes& t = pods[namespace_of(item.node) + "/" + okind + "/" + oname.Scalar()];
       const YAML::Node status = map_at(item.node, "status");
+      // Where it runs (spec.initialState): a pod bound to a node and not finished.
+      const YAML::Node pod_phase = map_at(status, "phase"), node_name = map_at(map_at(item.node, "spec"), "nodeName");
+      const YAML::Node pod_name = map_at(map_at(item.node, "metadata"), "name");
+      if (pod_phase.IsDefined() && pod_phase.IsScalar() && (pod_phase.Scalar() == "Running" || pod_phase.Scalar() == "Pending") &&
+          node_name.IsDefined() && node_name.IsScalar() && !node_name.Scalar().empty() && pod_name.IsDefined() &&
+          pod_name.IsScalar()) {
+        t.placed.emplace_back(pod_name.Scalar(), node_name.Scalar());
+      }
       if (const auto st = scalar_time(map_at(status, "startTime"))) {
         t.first_start = t.first_start ? std::min(*t.first_start, *st) : *st;
       }
@@ -1048,6 +1084,36 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
       } else {
         // Still running (or pending, paused) when the export was taken: its run time is unknown.
         unfinished[phase.empty() ? "without a phase" : phase].push_back(job_name);
+        // Kept for spec.initialState, which reports a job that does not decode (a replay does not).
+        TraceData::Unfinished u;
+        u.path = item.path;
+        u.line = line;
+        u.phase = phase;
+        u.created_us = *created;
+        if (pt && !pt->placed.empty()) {
+          u.placed = pt->placed;
+          u.start_us = start;
+          u.start_from = start_from;
+          if (const auto running = condition("Running");
+              running && (start_from.starts_with("creationTimestamp") || start_from.starts_with("Initialized"))) {
+            u.start_us = running;
+            u.start_from = "Running condition";
+          }
+        }
+        std::vector<Diagnostic> item_diags;
+        Report r(d.file, item_diags, 0);
+        std::optional<Object> obj;
+        try {
+          obj = decode_object(r, Val{without_server_fields(item.node), item.mark, item.path});
+        } catch (const BudgetExceeded&) {
+          obj.reset();
+        }
+        if (!obj || has_errors(item_diags) || !is_job(*obj)) {
+          u.error = first_error(item_diags, "not a GenericJob, PyTorchTrainingJob or DeepSpeedJob");
+        } else {
+          u.job = to_job(*obj);
+        }
+        d.unfinished.push_back(std::move(u));
       }
       continue;
     }
@@ -1335,6 +1401,111 @@ std::optional<ExportCluster> export_cluster(const std::string& path, const std::
   return c;
 }
 }  // namespace
+
+std::string format_trace_time(std::int64_t us) {
+  const std::int64_t secs = us >= 0 ? us / 1000000 : -((-us + 999999) / 1000000);
+  std::int64_t days = secs >= 0 ? secs / 86400 : -((-secs + 86399) / 86400);
+  const std::int64_t sod = secs - days * 86400;
+  // Civil date from days since 1970-01-01 (proleptic Gregorian).
+  days += 719468;
+  const std::int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  const std::int64_t doe = days - era * 146097;
+  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const std::int64_t mp = (5 * doy + 2) / 153;
+  const std::int64_t day = doy - (153 * mp + 2) / 5 + 1;
+  const std::int64_t month = mp < 10 ? mp + 3 : mp - 9;
+  const std::int64_t year = yoe + era * 400 + (month <= 2);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", year, month, day, sod / 3600, sod / 60 % 60, sod % 60);
+}
+
+std::shared_ptr<const InitialStateData> load_initial_state(const std::string& path, std::optional<std::int64_t> at_us,
+                                                           std::vector<Diagnostic>& out) {
+  // The replay's reader finds every job, its times and its pods; its warnings are about replaying
+  // finished jobs, so only its errors are kept.
+  TraceData d;
+  d.file = path;
+  d.format = TraceFormat::K8sExport;
+  std::vector<Diagnostic> found;
+  RowErrors errors(path, false, found);
+  read_k8s_export(d, errors, found);
+  bool failed = false;
+  for (auto& x : found) {
+    if (x.severity != Severity::Error) continue;
+    out.push_back(std::move(x));
+    failed = true;
+  }
+  auto st = std::make_shared<InitialStateData>();
+  st->file = path;
+  st->at_us = at_us ? *at_us : d.latest_us;
+  for (const auto& r : d.records) st->finished_run_us.push_back(r.duration_us);
+  std::set<std::string> nodes;
+  for (const auto& p : d.pools) nodes.insert(p.node_names.begin(), p.node_names.end());
+  std::vector<std::string> later, unknown_nodes, paused;
+  for (const auto& u : d.unfinished) {
+    const std::string where = u.path.empty() ? "" : u.path;
+    if (!u.error.empty()) {
+      out.push_back(Diagnostic{Severity::Error, path, u.line, 1, 0, where,
+                               "found a job that spec.initialState cannot start from: " + u.error});
+      failed = true;
+      continue;
+    }
+    const std::string& name = m::metadata_of(u.job).name;
+    if (u.created_us > st->at_us) {
+      later.push_back(name);
+      continue;
+    }
+    InitialJob j;
+    j.job = u.job;
+    j.path = u.path;
+    j.line = u.line;
+    j.created_us = u.created_us;
+    j.running = !u.placed.empty();
+    if (j.running) {
+      j.pins = u.placed;
+      j.elapsed_us = std::max<std::int64_t>(0, st->at_us - u.start_us.value_or(u.created_us));
+      j.elapsed_from = u.start_from;
+      for (const auto& [pod, node] : u.placed) {
+        if (!nodes.empty() && !nodes.count(node)) unknown_nodes.push_back(pod + " on " + node);
+      }
+    } else if (u.phase == "Paused") {
+      paused.push_back(name);
+    }
+    st->jobs.push_back(std::move(j));
+  }
+  if (failed) return nullptr;
+  std::stable_sort(st->jobs.begin(), st->jobs.end(), [](const InitialJob& a, const InitialJob& b) {
+    return std::tuple(!a.running, a.created_us, a.line) < std::tuple(!b.running, b.created_us, b.line);
+  });
+  const auto list = [](const std::vector<std::string>& names) {
+    std::string s;
+    for (std::size_t i = 0; i < names.size() && i < 5; ++i) s += (i ? ", " : "") + names[i];
+    if (names.size() > 5) s += fmt::format(", and {} more", names.size() - 5);
+    return s;
+  };
+  const auto plural = [](std::size_t n) { return n == 1 ? "" : "s"; };
+  std::int64_t running = 0;
+  for (const auto& j : st->jobs) running += j.running;
+  const std::int64_t queued = static_cast<std::int64_t>(st->jobs.size()) - running;
+  st->notes.push_back(fmt::format("time zero is {}{}: {} running job{} placed on their recorded nodes, {} waiting job{} "
+                                  "queued in creation order",
+                                  format_trace_time(st->at_us), at_us ? "" : " (the latest time the export records)",
+                                  running, plural(static_cast<std::size_t>(running)), queued,
+                                  plural(static_cast<std::size_t>(queued))));
+  if (!later.empty()) {
+    st->notes.push_back(fmt::format("{} job{} created after time zero left out: {}", later.size(), plural(later.size()), list(later)));
+  }
+  if (!unknown_nodes.empty()) {
+    st->notes.push_back(fmt::format("{} pod{} on nodes the export has no Node object for (placed by the scheduler "
+                                    "if the cluster has no such node): {}", unknown_nodes.size(), plural(unknown_nodes.size()),
+                                    list(unknown_nodes)));
+  }
+  if (!paused.empty()) {
+    st->notes.push_back(fmt::format("{} paused job{} start paused (resume them with a resumeJob operation): {}",
+                                    paused.size(), plural(paused.size()), list(paused)));
+  }
+  return st;
+}
 
 std::optional<ExportCluster> load_export_cluster(const std::string& path, std::vector<Diagnostic>& out) {
   return export_cluster(path, nullptr, out);

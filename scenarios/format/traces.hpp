@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,20 @@ struct TraceData {
   std::map<std::string, std::int64_t> group_nodes;  // philly: VC -> nodes (philly_vc.csv)
   std::vector<model::Queue> queues;     // derived queues (empty when the entry names a queue); k8s-export: its Queues first
   std::vector<std::string> cluster_notes;  // k8s-export: what building its cluster assumes (printed when used)
+  // k8s-export: the jobs not finished at the export, for spec.initialState (not replayed).
+  struct Unfinished {
+    model::Job job;                 // spec as exported (when it decoded)
+    std::string error;              // why it does not decode; empty: it does
+    std::string path;               // items[i]
+    std::int32_t line = 0;
+    std::string phase;              // status.phase as exported ("" without one)
+    std::int64_t created_us = 0;
+    std::optional<std::int64_t> start_us;  // when it started running, if it did
+    std::string start_from;         // where start_us came from
+    std::vector<std::pair<std::string, std::string>> placed;  // its live pods: (pod name, nodeName)
+  };
+  std::vector<Unfinished> unfinished;
+  std::int64_t latest_us = 0;           // k8s-export: the latest time the export records
   std::int64_t bad_rows = 0;            // skipped with skipBadRows
   std::int64_t unscheduled = 0;         // openb pods never scheduled and not replayed
   std::int64_t origin_us() const { return records.empty() ? 0 : records.front().submit_us; }
@@ -93,6 +108,9 @@ struct TraceData {
 // philly, csv and k8s-export; seconds since the trace's start for alibaba-openb), or a date
 // "YYYY-MM-DD HH:MM:SS" (UTC) or RFC 3339. Microseconds on that clock, or nullopt.
 std::optional<std::int64_t> parse_trace_time(std::string_view text);
+
+// A Unix time in µs as RFC 3339 in UTC, whole seconds ("2024-05-02T09:00:00Z").
+std::string format_trace_time(std::int64_t us);
 
 // Loads an entry's trace (entry.path already resolved). Errors and warnings go to `out`; bad rows
 // are errors unless `skip_bad_rows` (or entry.skip_bad_rows), then warnings plus a count.
@@ -112,6 +130,29 @@ struct ExportCluster {
 std::optional<ExportCluster> load_export_cluster(const std::string& path, std::vector<Diagnostic>& out);
 // The same from the file's text (t9ksim validate).
 std::optional<ExportCluster> parse_export_cluster(const std::string& text, const std::string& file, std::vector<Diagnostic>& out);
+
+// spec.initialState (docs/forecast.md): an export's unfinished jobs as the state at time zero.
+struct InitialJob {
+  model::Job job;             // as exported (name and namespace kept), status cleared
+  std::string path;           // items[i] in the export
+  std::int32_t line = 0;
+  bool running = false;       // placed on nodes at the export (its live pods have nodeName)
+  std::int64_t created_us = 0;
+  std::int64_t elapsed_us = 0;  // running: time since it started, at the export's time
+  std::string elapsed_from;     // where its start came from
+  std::vector<std::pair<std::string, std::string>> pins;  // running: (pod name, node) as recorded
+};
+struct InitialStateData {
+  std::string file;
+  std::int64_t at_us = 0;          // time zero on the export's clock (Unix µs)
+  std::vector<InitialJob> jobs;    // running, then waiting; each by creation time, then export order
+  std::vector<std::int64_t> finished_run_us;  // run times of the export's finished jobs
+  std::vector<std::string> notes;  // what starting from it assumes, for the loader to print
+};
+// Reads the export's unfinished jobs (docs/forecast.md). `at_us` unset: the latest time the export
+// records. Errors go to `out`; nullptr when there are any.
+std::shared_ptr<const InitialStateData> load_initial_state(const std::string& path, std::optional<std::int64_t> at_us,
+                                                           std::vector<Diagnostic>& out);
 
 // The job a record becomes (docs/traces.md), submitted at `submit`.
 JobSubmission trace_job(const TraceEntry& entry, const TraceData& data, const TraceRecord& r,

@@ -163,7 +163,7 @@ TEST_CASE("each scenario rule rejects its bad input with the exact path and mess
       {"operation fields fit the action", edit(kBase, "job: train, replicas: 3}", "job: train, queue: default, replicas: 3}"),
        "spec.operations[0].queue", "found field \"queue\" with action setExpectedReplicas; allowed: job, replicas"},
       {"nodes exist", edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}", "{at: 1h, action: drainNode, node: a100-2}"),
-       "spec.operations[0].node", "found node \"a100-2\"; allowed: a node <pool>-<index> of a node pool, index below the pool's count"},
+       "spec.operations[0].node", "found node \"a100-2\"; allowed: a node <pool>-<index> of a node pool, index below the pool's count, or a node of an export by its name"},
       {"action enum", edit(kBase, "action: setExpectedReplicas", "action: scaleJob"), "spec.operations[0].action",
        "found \"scaleJob\"; allowed: pauseJob, resumeJob, setExpectedReplicas, closeQueue, openQueue, drainNode, cordonNode, uncordonNode, addNodePool, removeNodePool, failPod, deletePod, failNode, repairNode, failGpu, failSwitch, setQueue, setJobPriority"},
       // scripted runs (issue 15)
