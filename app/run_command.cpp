@@ -68,9 +68,8 @@ analysis::RecorderGroups recorder_groups(const scenarios::Scenario& sc) {
   }
   for (const auto& q : sc.scheduler.queues) {
     if (!q.spec.quota) continue;
-    std::int64_t milli = 0;  // every accelerator of the cluster counts as GPUs (spec.cluster.accelerators)
-    for (const auto& a : sc.cluster.accelerators) milli += model::get_resource(*q.spec.quota, a).milli();
-    g.queue_quota_gpu_milli[q.metadata.name] = milli;
+    // Every accelerator of the cluster counts as GPUs (spec.cluster.accelerators).
+    g.queue_quota_gpu_milli[q.metadata.name] = sim::Accelerators(sc.cluster.accelerators).milli_of(*q.spec.quota);
   }
   return g;
 }

@@ -6,7 +6,7 @@ namespace t9k::plugins {
 
 Client::Client(ProcessSpec spec, protocol::Role role, std::vector<std::string> kinds, std::string_view simulator_version,
                const controllers::ControllerOptions& controller_options, const protocol::PolicySettings& policy)
-    : process_(std::move(spec)), role_(role) {
+    : process_(std::move(spec)) {
   const std::string params =
       protocol::initialize_params(role, kinds, simulator_version, controller_options, policy);
   const protocol::Reply reply = call("initialize", params, "at start");

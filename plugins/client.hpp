@@ -36,7 +36,6 @@ class Client {
 
  private:
   PluginProcess process_;
-  protocol::Role role_;
   protocol::Hello hello_;
   std::int64_t next_id_ = 1;
   std::uint64_t calls_ = 0;

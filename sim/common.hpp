@@ -50,7 +50,6 @@ class Accelerators {
   explicit Accelerators(std::vector<std::string> names) : names_(std::move(names)) {
     if (names_.empty()) names_.push_back(kGpuName);
   }
-  const std::vector<std::string>& names() const { return names_; }
   // Whole GPUs, each accelerator rounded up, summed.
   std::int64_t gpus_of(const model::ResourceList& r) const {
     if (names_.size() == 1) return model::get_resource(r, names_.front()).units_ceil();

@@ -222,8 +222,9 @@ void decode_manifest_documents(const std::vector<YamlDocument>& docs, const std:
             total += n;
           }
           r.warning(doc.node.Mark(), items_path,
-                    fmt::format("found {} object{} that {} not T9k object{} ({}); skipped (t9ksim reads GenericJob, "
-                                "PyTorchTrainingJob, DeepSpeedJob, Queue and PodGroup)",
+                    fmt::format("found {} object{} that {} not T9k object{} ({}); not read as manifests (those are "
+                                "GenericJob, PyTorchTrainingJob, DeepSpeedJob, Queue and PodGroup; an export's Nodes and "
+                                "Pods serve spec.cluster.fromExport, replays and spec.initialState)",
                                 total, total == 1 ? "" : "s", total == 1 ? "is" : "are", total == 1 ? "" : "s", kinds));
         }
         continue;

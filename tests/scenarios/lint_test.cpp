@@ -163,7 +163,7 @@ items:
   const auto w = of(ds, sc::Severity::Warning);
   REQUIRE(w.size() == 3);
   CHECK(w[0].path == "items");
-  CHECK(w[0].message.find("found 2 objects that are not T9k objects (1 Node, 1 Pod); skipped") != std::string::npos);
+  CHECK(w[0].message.find("found 2 objects that are not T9k objects (1 Node, 1 Pod); not read as manifests") != std::string::npos);
   CHECK(w[1].path == "items[1].spec.runPolicy.cleanUpPolicy");
   CHECK(w[1].line == 9);
   // The Node without a status could not make a cluster (spec.cluster.fromExport).
