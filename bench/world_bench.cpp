@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -59,17 +60,11 @@ long peak_rss_kib() {
   return ru.ru_maxrss;
 }
 
-void BM_World(benchmark::State& state) {
-  const auto jobs = state.range(0);
-  const auto loaded = load_scenario(jobs);
-  if (!loaded.ok()) {
-    state.SkipWithError(scenarios::format_diagnostic(loaded.diagnostics.front()).c_str());
-    return;
-  }
-  const auto& sc = *loaded.scenario;
+// Runs the scenario once per iteration as `t9ksim run` does (outputs not written) and sets the
+// counters both benchmarks report; returns the last run's metrics.
+std::map<std::string, double> measure(benchmark::State& state, const scenarios::Scenario& sc) {
   std::uint64_t events = 0;
-  std::int64_t submitted = 0;
-  double util = 0;
+  std::map<std::string, double> metrics;
   for (auto _ : state) {
     analysis::Recorder rec(kernel::SimTime{sc.horizon}, analysis::Recorder::choose_bucket(sc.horizon));
     sim::World world(sc, 0, [&](const model::TimedChange& c) { rec.on_change(c); });
@@ -77,15 +72,22 @@ void BM_World(benchmark::State& state) {
     rec.finish();
     events = world.events_dispatched();
     state.SetLabel("fingerprint " + kernel::format_fingerprint(world.fingerprint()));
-    const auto m = rec.metrics();
-    submitted = static_cast<std::int64_t>(m.at("jobs_submitted"));
-    util = m.at("utilization_allocated");
+    metrics = rec.metrics();
   }
   state.counters["events"] = static_cast<double>(events);
-  state.counters["jobs"] = static_cast<double>(submitted);
-  state.counters["utilization"] = util;
+  state.counters["jobs"] = metrics.at("jobs_submitted");
   state.counters["peak_rss_MiB"] = static_cast<double>(peak_rss_kib()) / 1024.0;
   state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsIterationInvariantRate);
+  return metrics;
+}
+
+void BM_World(benchmark::State& state) {
+  const auto loaded = load_scenario(state.range(0));
+  if (!loaded.ok()) {
+    state.SkipWithError(scenarios::format_diagnostic(loaded.diagnostics.front()).c_str());
+    return;
+  }
+  state.counters["utilization"] = measure(state, *loaded.scenario).at("utilization_allocated");
 }
 
 void BM_Trace(benchmark::State& state) {
@@ -94,22 +96,7 @@ void BM_Trace(benchmark::State& state) {
     state.SkipWithError(scenarios::format_diagnostic(loaded.diagnostics.front()).c_str());
     return;
   }
-  const auto& sc = *loaded.scenario;
-  std::uint64_t events = 0;
-  std::int64_t submitted = 0;
-  for (auto _ : state) {
-    analysis::Recorder rec(kernel::SimTime{sc.horizon}, analysis::Recorder::choose_bucket(sc.horizon));
-    sim::World world(sc, 0, [&](const model::TimedChange& c) { rec.on_change(c); });
-    world.run();
-    rec.finish();
-    events = world.events_dispatched();
-    state.SetLabel("fingerprint " + kernel::format_fingerprint(world.fingerprint()));
-    submitted = static_cast<std::int64_t>(rec.metrics().at("jobs_submitted"));
-  }
-  state.counters["events"] = static_cast<double>(events);
-  state.counters["jobs"] = static_cast<double>(submitted);
-  state.counters["peak_rss_MiB"] = static_cast<double>(peak_rss_kib()) / 1024.0;
-  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsIterationInvariantRate);
+  measure(state, *loaded.scenario);
 }
 
 }  // namespace
