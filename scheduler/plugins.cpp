@@ -25,7 +25,7 @@ void CycleState::reset(const ClusterSnapshot& snap) {
     hold_.clear();
     taken_mark_.clear();
     overlaid_.clear();
-    bonus_mark_.clear();
+    bonus_pos_.clear();
     held_mark_.clear();
     taken_nodes_.clear();
     bonus_nodes_.clear();
@@ -46,8 +46,9 @@ void CycleState::reset(const ClusterSnapshot& snap) {
   taken_nodes_.clear();
   local_index_.clear();
   zero_rows(bonus_, bonus_nodes_);
-  for (const NodeId n : bonus_nodes_) bonus_mark_[static_cast<std::size_t>(n)] = 0;
+  for (const NodeId n : bonus_nodes_) bonus_pos_[static_cast<std::size_t>(n)] = -1;
   bonus_nodes_.clear();
+  bonus_gpu_.clear();
   zero_rows(held_, held_nodes_);
   zero_rows(hold_, held_nodes_);
   for (const NodeId n : held_nodes_) held_mark_[static_cast<std::size_t>(n)] = 0;
@@ -60,7 +61,7 @@ void CycleState::reset(const ClusterSnapshot& snap) {
     hold_.resize(nodes * dims_, 0);
     taken_mark_.resize(nodes, 0);
     overlaid_.resize(nodes, 0);
-    bonus_mark_.resize(nodes, 0);
+    bonus_pos_.resize(nodes, -1);
     held_mark_.resize(nodes, 0);
   }
   for (const NodeId n : share_nodes_) share_row_[static_cast<std::size_t>(n)] = -1;
@@ -159,6 +160,7 @@ void CycleState::refresh_view() {
       std::fill_n(held_.begin() + base, static_cast<std::ptrdiff_t>(dims_), 0);
       std::fill_n(hold_.begin() + base, static_cast<std::ptrdiff_t>(dims_), 0);
       held_mark_[static_cast<std::size_t>(n)] = 0;
+      bonus_touch(n);
     }
     held_nodes_.clear();
     view_added_ = view_scratch_;
@@ -181,6 +183,7 @@ void CycleState::add_to_view() {
     const auto& term = snap_->nodes()[static_cast<std::size_t>(r.node)].terminating;
     for (std::size_t d = 0; d < dims_; ++d)
       hold_[base + d] = std::max<std::int64_t>(0, held_[base + d] - at(term, static_cast<Dim>(d)));
+    bonus_touch(r.node);
   }
 }
 
@@ -239,32 +242,42 @@ void CycleState::take(NodeId n, const SparseRes& r, std::int64_t sign) {
     local_index_.insert(std::lower_bound(local_index_.begin(), local_index_.end(), key), key);
     overlaid_[row] = 1;
   }
+  bonus_touch(n);
+}
+
+void CycleState::mark_bonus(NodeId n) {
+  auto& pos = bonus_pos_[static_cast<std::size_t>(n)];
+  if (pos >= 0) return;
+  pos = static_cast<std::int32_t>(bonus_nodes_.size());
+  bonus_nodes_.push_back(n);
+  bonus_gpu_.push(MaxTree::kLowest);  // bonus_touch sets it once the bonus is added
+}
+
+void CycleState::bonus_touch(NodeId n) {
+  const std::int32_t pos = bonus_pos_[static_cast<std::size_t>(n)];
+  if (pos >= 0) bonus_gpu_.set(static_cast<std::size_t>(pos), bonus_free_gpu(n));
 }
 
 void CycleState::add_bonus(NodeId n, const SparseRes& r, std::int64_t sign) {
-  if (!bonus_mark_[static_cast<std::size_t>(n)]) {
-    bonus_mark_[static_cast<std::size_t>(n)] = 1;
-    bonus_nodes_.push_back(n);
-  }
+  mark_bonus(n);
   const std::size_t base = static_cast<std::size_t>(n) * dims_;
   const bool sched = snap_->nodes()[static_cast<std::size_t>(n)].schedulable();
   for (const auto& [d, q] : r) {
     bonus_[base + static_cast<std::size_t>(d)] += sign * q;
     if (sched) bonus_total_[static_cast<std::size_t>(d)] += sign * q;
   }
+  bonus_touch(n);
 }
 
 void CycleState::add_bonus_dense(NodeId n, const DenseRes& r) {
-  if (!bonus_mark_[static_cast<std::size_t>(n)]) {
-    bonus_mark_[static_cast<std::size_t>(n)] = 1;
-    bonus_nodes_.push_back(n);
-  }
+  mark_bonus(n);
   const std::size_t base = static_cast<std::size_t>(n) * dims_;
   const bool sched = snap_->nodes()[static_cast<std::size_t>(n)].schedulable();
   for (std::size_t d = 0; d < r.size() && d < dims_; ++d) {
     bonus_[base + d] += r[d];
     if (sched) bonus_total_[d] += r[d];
   }
+  bonus_touch(n);
 }
 
 void CycleState::clear_bonus() {
@@ -273,11 +286,12 @@ void CycleState::clear_bonus() {
     row.touched_eff = row.touched;
   }
   for (const NodeId n : bonus_nodes_) {
-    bonus_mark_[static_cast<std::size_t>(n)] = 0;
+    bonus_pos_[static_cast<std::size_t>(n)] = -1;
     std::fill_n(bonus_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(n) * dims_),
                 static_cast<std::ptrdiff_t>(dims_), 0);
   }
   bonus_nodes_.clear();
+  bonus_gpu_.clear();
   std::fill(bonus_total_.begin(), bonus_total_.end(), 0);
   bonus_active_ = false;
 }
@@ -346,6 +360,7 @@ void CycleState::add_share_back(NodeId n, std::int32_t slot_index, std::int32_t 
   const bool was_eff = row.used[i] - row.back[i] > 0;
   row.back[i] += g;
   row.touched_eff += static_cast<std::int32_t>(row.used[i] - row.back[i] > 0) - static_cast<std::int32_t>(was_eff);
+  bonus_touch(n);
 }
 
 void CycleState::add_bonus_pod(const PodInfo& p, std::int64_t sign) {
@@ -495,21 +510,33 @@ class TopologyScore final : public ScorePlugin {
   std::int64_t score(const CycleState& st, const PodInfo&, NodeId n,
                      const PlacementContext& ctx) const override {
     if (ctx.gang_nodes.empty()) return 0;  // the first member has no one to be close to
-    const auto& snap = st.snapshot();
-    const auto& topo = snap.topology();
-    const auto v = snap.nodes()[static_cast<std::size_t>(n)].vertex;
-    std::size_t best = 3;
-    for (const NodeId m : ctx.gang_nodes)
-      best = std::min(best, topo.distance(snap.nodes()[static_cast<std::size_t>(m)].vertex, v));
-    // 0 same node, 1 same rack, 2 same switch, 3 only the spine.
-    return static_cast<std::int64_t>((3 - std::min<std::size_t>(best, 3)) * 1000 / 3);
+    const auto& nodes = st.snapshot().nodes();
+    const auto& a = nodes[static_cast<std::size_t>(n)];
+    // Topology::distance for two nodes: 0 same node, 1 same rack, 2 same switch, 3 only the spine.
+    std::int64_t best = 3;
+    for (const NodeId m : ctx.gang_nodes) {
+      const auto& b = nodes[static_cast<std::size_t>(m)];
+      const std::int64_t d = a.vertex == b.vertex           ? 0
+                             : a.rack_vertex == b.rack_vertex ? 1
+                             : a.switch_vertex == b.switch_vertex ? 2
+                                                                  : 3;
+      best = std::min(best, d);
+      if (best == 0) break;
+    }
+    return (3 - best) * 1000 / 3;
   }
   void extra_candidates(const CycleState& st, const PodInfo&, const PlacementContext& ctx,
                         std::vector<NodeId>& out) const override {
     const auto& snap = st.snapshot();
-    for (const NodeId m : ctx.gang_nodes) {
-      const auto rack = snap.nodes()[static_cast<std::size_t>(m)].rack;
+    for (std::size_t i = 0; i < ctx.gang_nodes.size(); ++i) {
+      const auto rack = snap.nodes()[static_cast<std::size_t>(ctx.gang_nodes[i])].rack;
       if (rack == kNone) continue;
+      // A rack named by an earlier gang node is in `out` already: a second copy of its nodes
+      // would only be skipped as seen. Gangs often sit in one rack, so this keeps the list short.
+      bool again = false;
+      for (std::size_t j = 0; j < i && !again; ++j)
+        again = snap.nodes()[static_cast<std::size_t>(ctx.gang_nodes[j])].rack == rack;
+      if (again) continue;
       for (const NodeId n : snap.racks()[static_cast<std::size_t>(rack)].nodes) out.push_back(n);
     }
   }

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "scheduler/max_tree.hpp"
 #include "scheduler/options.hpp"
 #include "scheduler/snapshot.hpp"
 
@@ -64,6 +65,12 @@ class CycleState {
     const std::size_t i = static_cast<std::size_t>(n) * dims_ + static_cast<std::size_t>(d);
     const std::int64_t f = snap_->nodes()[static_cast<std::size_t>(n)].free(d) - taken_[i];
     return bonus_active_ ? f + bonus_[i] - held_[i] + share_bonus(n, d) : f - hold_[i];
+  }
+  // free(n, GPU) as a preemption trial sees it (the bonus on).
+  std::int64_t bonus_free_gpu(NodeId n) const {
+    const std::size_t i = static_cast<std::size_t>(n) * dims_ + static_cast<std::size_t>(kDimGpu);
+    return snap_->nodes()[static_cast<std::size_t>(n)].free(kDimGpu) - taken_[i] + bonus_[i] - held_[i] +
+           share_bonus(n, kDimGpu);
   }
   bool fits(NodeId n, const SparseRes& r) const {
     for (const auto& [d, q] : r)
@@ -113,6 +120,14 @@ class CycleState {
   void set_bonus_active(bool on) { bonus_active_ = on; }
   bool bonus_active() const { return bonus_active_; }
   const std::vector<NodeId>& bonus_nodes() const { return bonus_nodes_; }
+  // The bonus nodes (in the order they joined) that have at least `gpu` free GPU milli with the
+  // bonus on, each O(log bonus nodes): the others fail node-resources-fit for such a pod, so a
+  // trial need not try them one by one. `f(node)` returns true to stop; returns whether it did.
+  template <class F> bool walk_bonus(std::int64_t gpu, F&& f) const {
+    bool stopped = false;
+    bonus_gpu_.each_at_least(gpu, [&](std::size_t i) { return stopped = f(bonus_nodes_[i]); });
+    return stopped;
+  }
   void clear_bonus();
 
   // Nomination. The viewer sees as used every active reservation of another group it does not
@@ -152,6 +167,8 @@ class CycleState {
     return 1000 * static_cast<std::int64_t>(row.touched - row.touched_eff);
   }
   void add_share_back(NodeId n, std::int32_t slot_index, std::int32_t g);
+  void mark_bonus(NodeId n);   // n joins bonus_nodes_ (once)
+  void bonus_touch(NodeId n);  // n's bonus_free_gpu may have changed: keep bonus_gpu_
   std::int64_t raw_free_gpu(NodeId n) const {
     return snap_->nodes()[static_cast<std::size_t>(n)].free(kDimGpu) -
            taken_[static_cast<std::size_t>(n) * dims_ + static_cast<std::size_t>(kDimGpu)];
@@ -167,8 +184,9 @@ class CycleState {
   std::vector<char> overlaid_;       // by node: its index key is in local_index_, not the snapshot's
   std::vector<GpuKey> local_index_;  // sorted: nodes whose free GPUs this cycle changed
   std::vector<std::int64_t> bonus_;
-  std::vector<char> bonus_mark_;
+  std::vector<std::int32_t> bonus_pos_;  // by node: its position in bonus_nodes_, -1 for none
   std::vector<NodeId> bonus_nodes_;
+  MaxTree bonus_gpu_;  // by position in bonus_nodes_: bonus_free_gpu
   DenseRes bonus_total_;
   bool bonus_active_ = false;
   std::vector<DenseRes> queue_alloc_;

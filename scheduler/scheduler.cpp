@@ -125,6 +125,7 @@ struct Scheduler::Impl {
   std::vector<std::unique_ptr<PermitPlugin>> permits;
   bool spread_walk = false;
   std::size_t trial_size = 0;  // pods in the trial in progress (bonus_only_extra)
+  bool trial_failed = false;  // the last fits_with_bonus ran its trial and it failed
   std::vector<NodeId> hint;    // a one-pod preemption trial looks only here (fits_with_bonus_after)
 
   // ---- per-cycle scratch ----
@@ -360,11 +361,12 @@ struct Scheduler::Impl {
     for (const auto& [plugin, weight] : scores) score += weight * plugin->score(st, p, n, ctx);
     return score;
   }
-  // The plugins' extra candidates, then (in a preemption trial) the nodes getting resources back.
-  void collect_extra(const PodInfo& p, const PlacementContext& ctx) {
+  // The plugins' extra candidates, then (in a preemption trial, unless the caller walks them
+  // itself) the nodes getting resources back.
+  void collect_extra(const PodInfo& p, const PlacementContext& ctx, bool with_bonus = true) {
     extra.clear();
     for (const auto& [plugin, weight] : scores) plugin->extra_candidates(st, p, ctx, extra);
-    if (st.bonus_active()) extra.insert(extra.end(), st.bonus_nodes().begin(), st.bonus_nodes().end());
+    if (with_bonus && st.bonus_active()) extra.insert(extra.end(), st.bonus_nodes().begin(), st.bonus_nodes().end());
   }
 
   // find_node_whole or find_node_shared, keeping the node tally of a failure for the pending reason.
@@ -398,14 +400,22 @@ struct Scheduler::Impl {
       ++feasible;
       return limit > 0 && feasible >= limit;
     };
-    collect_extra(p, ctx);
+    // The bonus nodes come after the plugins' extras, as in collect_extra, but only those with
+    // the GPUs for the pod: the rest would fail node-resources-fit, and in a trial a rejection
+    // counts nowhere (no tally), so skipping them keeps every decision. With thousands of
+    // terminating pods' nodes and victims in the bonus this was most of a busy cluster's time.
+    const bool bonus_walk = st.bonus_active() && gpu > 0;
+    collect_extra(p, ctx, !bonus_walk);
     if (bonus_only_extra() && !hint.empty()) {
       for (const NodeId n : hint)
         if (consider(n)) return best;
       return best;
     }
-    for (const NodeId n : extra)
+    for (const NodeId n : extra) {
+      if (bonus_walk && st.free(n, kDimGpu) < gpu) continue;  // fails node-resources-fit; no tally
       if (consider(n)) return best;
+    }
+    if (bonus_walk && st.walk_bonus(gpu, consider)) return best;
     if (bonus_only_extra()) return best;
     if (!spread_walk) st.walk_up(gpu, consider);
     else st.walk_down(gpu, consider);
@@ -871,16 +881,41 @@ struct Scheduler::Impl {
   }
 
   bool fits_with_bonus(const std::vector<PodId>& pods, const QueueInfo* q) {
+    trial_failed = false;
     if (!covers_total(pods)) return false;
     const bool ok = trial(pods, q, placed_bonus);
     rollback(placed_bonus);
+    trial_failed = !ok;
     return ok;
+  }
+
+  // Could a node of `u` (just added to the bonus) take one of `pods` now?
+  bool unit_may_help(const Unit& u, const std::vector<PodId>& pods) const {
+    for (const PodId v : u.pods)
+      for (const PodId p : pods)
+        if (st.fits_pod(pod(v).node, pod(p))) return true;
+    return false;
+  }
+
+  // How many copies of `p` node n holds in the current view, by resources alone.
+  std::int64_t copies(NodeId n, const PodInfo& p) const {
+    std::int64_t c = std::numeric_limits<std::int64_t>::max();
+    for (const auto& [d, q] : p.request)
+      if (q > 0) c = std::min(c, st.free(n, d) / q);
+    return std::max<std::int64_t>(0, c);
   }
 
   // fits_with_bonus right after `u` joined the bonus, every earlier state having failed: for one
   // pod only the nodes of `u` can have become feasible (bonus_only_extra), so only they are tried.
+  // For a gang, when the trial before `u` joined failed and no node of `u` can take any of its
+  // pods now, the trial would fail again: each find_node turns u's nodes away (a trial's
+  // placements only take), every other node is as it was, so each pod goes where it went before
+  // and the same pod finds nothing. Victims are mostly small, so most units skip the trial.
   bool fits_with_bonus_after(const Unit& u, const std::vector<PodId>& pods, const QueueInfo* q) {
-    if (pods.size() != 1) return fits_with_bonus(pods, q);
+    if (pods.size() != 1) {
+      if (trial_failed && !unit_may_help(u, pods)) return false;
+      return fits_with_bonus(pods, q);
+    }
     hint.clear();
     for (const PodId p : u.pods) hint.push_back(pod(p).node);
     const bool ok = fits_with_bonus(pods, q);
@@ -997,10 +1032,25 @@ struct Scheduler::Impl {
       return;
     }
     // Reprieve: give back, highest-ranked first, every unit the gang can do without.
+    // Identical whole-GPU pods fit exactly when the candidate nodes hold, together, as many
+    // copies as there are pods (each placement takes one copy of one node, whatever the order;
+    // every node with a copy is a candidate). So when giving a unit back leaves each of its nodes
+    // with as many copies as before, the state still fits (it fitted before) and the trial is
+    // not needed; covers_total is still asked, as fits_with_bonus would.
+    const PodInfo& first = pod(pods.front());
+    bool identical = first.gpu_share == 0 && at(first.request, kDimGpu) > 0;
+    for (const PodId p : pods) identical = identical && pod(p).shape == first.shape && pod(p).gpu_share == 0;
+    std::vector<std::pair<NodeId, std::int64_t>> before;
     for (std::size_t i = units.size(); i-- > 0;) {
       if (!units[i].active) continue;
+      before.clear();
+      if (identical)
+        for (const PodId v : units[i].pods) before.emplace_back(pod(v).node, copies(pod(v).node, first));
       bonus_unit(units[i], -1);
-      if (fits_with_bonus(pods, &qi)) units[i].active = false;
+      const bool same = identical && std::all_of(before.begin(), before.end(), [&](const auto& b) {
+        return copies(b.first, first) == b.second;
+      });
+      if (same ? covers_total(pods) : fits_with_bonus(pods, &qi)) units[i].active = false;
       else bonus_unit(units[i], 1);
     }
     // §8.6 nomination: the placement the gang will take once its victims are gone is reserved

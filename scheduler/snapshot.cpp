@@ -221,6 +221,8 @@ void ClusterSnapshot::upsert_node(const model::Node& node) {
     info.share_terminating.resize(gpus, 0);
   }
   info.vertex = topology_.add_node(node);
+  info.rack_vertex = *topology_.parent(info.vertex);
+  info.switch_vertex = *topology_.parent(info.rack_vertex);
   if (!info.present) {
     const std::string rack = *topology_.rack_of(info.name);
     auto [it, inserted] = rack_ids_.emplace(rack, static_cast<std::int32_t>(racks_.size()));

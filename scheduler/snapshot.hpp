@@ -89,6 +89,10 @@ struct NodeInfo {
   std::int32_t shared_slots = 0;  // slots with share_used > 0
   std::int32_t rack = kNone;  // index into ClusterSnapshot::racks()
   model::Topology::Vertex vertex{};
+  // Its rack and switch in the topology (a node is always at depth 3: spine, switch, rack), so
+  // that the distance between two nodes is three compares (the topology score's hot path).
+  model::Topology::Vertex rack_vertex{};
+  model::Topology::Vertex switch_vertex{};
   std::int64_t free(Dim d) const { return at(allocatable, d) - at(used, d); }
   bool schedulable() const { return present && ready && !unschedulable; }
 };
