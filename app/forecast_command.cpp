@@ -8,6 +8,7 @@
 #include "analysis/outputs.hpp"
 #include "analysis/report.hpp"
 #include "analysis/result_folder.hpp"
+#include "app/command_support.hpp"
 #include "app/exit_codes.hpp"
 #include "app/run_command.hpp"
 #include "scenarios/format/diagnostics.hpp"
@@ -21,16 +22,6 @@ namespace t9k::app {
 namespace fs = std::filesystem;
 
 namespace {
-
-void print(const std::vector<scenarios::Diagnostic>& diags, bool quiet) {
-  for (const auto& d : diags) {
-    if (d.severity == scenarios::Severity::Error) {
-      fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
-    } else if (!quiet) {
-      fmt::print("{}\n", scenarios::format_diagnostic(d));
-    }
-  }
-}
 
 // The export read as a k8s-export trace: its finished jobs, its unfinished ones, its cluster.
 // Errors printed; nullptr then.
@@ -49,7 +40,7 @@ std::shared_ptr<const scenarios::TraceData> read_export(const std::string& comma
   std::vector<scenarios::Diagnostic> diags;
   auto data = scenarios::load_trace(e, false, "<" + command + ">", "export", diags);
   if (!data || scenarios::has_errors(diags)) {
-    print(diags, true);
+    print_diagnostics(diags, true);
     return nullptr;
   }
   return data;
@@ -149,7 +140,7 @@ int forecast_command(const ForecastArgs& a) {
   // Checked before anything is written: a bad --remaining or --horizon is reported as such.
   const auto probe = scenarios::parse_scenario(text, "<forecast>");
   if (!probe.ok()) {
-    print(probe.diagnostics, a.quiet);
+    print_diagnostics(probe.diagnostics, a.quiet);
     return kExitUsage;
   }
   if (!a.quiet) {

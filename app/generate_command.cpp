@@ -8,6 +8,7 @@
 
 #include "analysis/outputs.hpp"
 #include "analysis/result_folder.hpp"
+#include "app/command_support.hpp"
 #include "app/run_command.hpp"
 #include "scenarios/format/explicit.hpp"
 #include "scenarios/format/scenario.hpp"
@@ -19,12 +20,6 @@ namespace t9k::app {
 namespace fs = std::filesystem;
 
 namespace {
-
-void print(const std::vector<scenarios::Diagnostic>& diags) {
-  for (const auto& d : diags) {
-    fmt::print(d.severity == scenarios::Severity::Error ? stderr : stdout, "{}\n", scenarios::format_diagnostic(d));
-  }
-}
 
 
 }  // namespace
@@ -39,7 +34,7 @@ int generate_command(const GenerateArgs& args) {
   } else {
     std::vector<scenarios::Diagnostic> errors;
     if (!scenarios::read_input_file(file, text, errors)) {
-      print(errors);
+      print_diagnostics(errors);
       return 2;
     }
     dir = fs::path(file).parent_path().string();
@@ -50,7 +45,7 @@ int generate_command(const GenerateArgs& args) {
   options.base_dir = dir;
   const auto loaded = scenarios::parse_scenario(text, file, options);
   if (!loaded.ok()) {
-    print(loaded.diagnostics);
+    print_diagnostics(loaded.diagnostics);
     return 2;
   }
   const scenarios::Scenario& sc = *loaded.scenario;
@@ -83,7 +78,7 @@ int generate_command(const GenerateArgs& args) {
   std::string out = scenarios::scenario_with_explicit_jobs(text, dir, args.out_dir, refs, errors);
   if (!errors.empty()) {
     for (auto& e : errors) e.file = file;
-    print(errors);
+    print_diagnostics(errors);
     return 2;
   }
   const std::string header = fmt::format(

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "analysis/result_folder.hpp"
+#include "app/command_support.hpp"
 #include "scenarios/format/diagnostics.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "scenarios/format/serialize.hpp"
@@ -18,12 +19,6 @@ namespace t9k::app {
 namespace fs = std::filesystem;
 
 namespace {
-
-void print(const std::vector<scenarios::Diagnostic>& diags) {
-  for (const auto& d : diags) {
-    fmt::print(d.severity == scenarios::Severity::Error ? stderr : stdout, "{}\n", scenarios::format_diagnostic(d));
-  }
-}
 
 // The trace scenario's text. Everything before "  cluster:" is copied into scenario.yaml
 // unchanged (sim::import_trace), so the header holds every section that is not regenerated.
@@ -107,7 +102,7 @@ int import_command(const ImportArgs& a) {
     lo.skip_bad_trace_rows = a.skip_bad_rows;
     const auto loaded = scenarios::parse_scenario(probe, (shown / "trace.yaml").string(), lo);
     if (!loaded.ok()) {
-      print(loaded.diagnostics);
+      print_diagnostics(loaded.diagnostics);
       return 2;
     }
     std::int64_t end = 0;
@@ -120,7 +115,7 @@ int import_command(const ImportArgs& a) {
   try {
     const auto r = sim::import_trace(trace_scenario(a, rel, horizon, has_cluster), out_dir, a.replication, a.skip_bad_rows, diags);
     if (r.jobs == 0) {
-      print(diags);
+      print_diagnostics(diags);
       fmt::print(stderr,
                  "t9ksim import: {}: no job falls inside the window (--from, --to, --time-offset, --horizon, --sample, "
                  "--limit); nothing to import\n",
@@ -129,13 +124,13 @@ int import_command(const ImportArgs& a) {
     }
     folder.commit();
     if (!a.quiet) {
-      print(diags);
+      print_diagnostics(diags);
       fmt::print("imported {} jobs: {} (manifests in {}), same run as {}\n", r.jobs, (shown / "scenario.yaml").string(),
                  (shown / "jobs").string(), (shown / "trace.yaml").string());
     }
     return 0;
   } catch (const std::runtime_error& e) {
-    print(diags);
+    print_diagnostics(diags);
     fmt::print(stderr, "t9ksim import: {}\n", e.what());
     return scenarios::has_errors(diags) ? 2 : 1;
   }

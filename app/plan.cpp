@@ -21,6 +21,7 @@
 
 #include "analysis/outputs.hpp"
 #include "analysis/result_folder.hpp"
+#include "app/command_support.hpp"
 #include "app/exit_codes.hpp"
 #include "app/version.hpp"
 #include "scenarios/format/overlay.hpp"
@@ -427,29 +428,8 @@ std::string shard_from_environment(std::optional<std::uint64_t>& index, std::opt
   return "";
 }
 
-namespace {
-
-// Runs the body of `t9ksim shard` or `merge`: its errors become a message and the exit code.
-template <class Body>
-int guarded(const char* command, Body&& body) {
-  try {
-    return body();
-  } catch (const PlanError& e) {
-    fmt::print(stderr, "t9ksim {}: error: {}\n", command, e.what());
-    return kExitUsage;
-  } catch (const analysis::OutputError& e) {
-    fmt::print(stderr, "t9ksim {}: error: {}\n", command, e.what());
-    return e.usage() ? kExitUsage : kExitError;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "t9ksim {}: error: {}\n", command, e.what());
-    return kExitError;
-  }
-}
-
-}  // namespace
-
 int shard_command(const ShardArgs& args) {
-  return guarded("shard", [&]() -> int {
+  return guarded<PlanError>("shard", [&]() -> int {
     Plan p = read_plan(args.plan);
     std::optional<std::uint64_t> index = args.index;
     std::optional<std::uint64_t> count = args.count;
@@ -537,7 +517,7 @@ int shard_command(const ShardArgs& args) {
 }
 
 int merge_command(const MergeArgs& args) {
-  return guarded("merge", [&]() -> int {
+  return guarded<PlanError>("merge", [&]() -> int {
     Plan p = read_plan(args.plan);
     const std::size_t n = p.work.units.size();
     std::vector<fs::path> found(n);

@@ -12,6 +12,7 @@
 #include "analysis/replay_check.hpp"
 #include "analysis/report.hpp"
 #include "analysis/result_folder.hpp"
+#include "app/command_support.hpp"
 #include "app/exit_codes.hpp"
 #include "app/run_command.hpp"
 #include "scenarios/format/diagnostics.hpp"
@@ -44,16 +45,6 @@ std::string scenario_text(const ReplayCheckArgs& a, const std::string& export_ab
   s += fmt::format("  workload:\n    traces:\n    - {{format: k8s-export, name: export, path: {}{}}}\n", scenarios::yaml_quoted(export_abs),
                    a.skip_bad_rows ? ", skipBadRows: true" : "");
   return s;
-}
-
-void print(const std::vector<scenarios::Diagnostic>& diags, bool quiet) {
-  for (const auto& d : diags) {
-    if (d.severity == scenarios::Severity::Error) {
-      fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
-    } else if (!quiet) {
-      fmt::print("{}\n", scenarios::format_diagnostic(d));
-    }
-  }
 }
 
 // What the cluster recorded for each replayed job, on the simulation's clock.
@@ -106,14 +97,14 @@ int replay_check_command(const ReplayCheckArgs& a) {
   // The horizon: the last recorded end plus a week, so jobs that wait longer here still finish.
   const auto probe = scenarios::parse_scenario(scenario_text(a, export_abs, "36500d", has_nodes), "<replay-check>", lo);
   if (!probe.ok()) {
-    print(probe.diagnostics, a.quiet);
+    print_diagnostics(probe.diagnostics, a.quiet);
     return kExitUsage;
   }
   // Every submission is before the last recorded end, so the horizon chosen below keeps them all:
   // what was recorded is read once, here.
   const auto recorded = recorded_jobs(*probe.scenario);
   if (recorded.empty()) {
-    print(probe.diagnostics, a.quiet);
+    print_diagnostics(probe.diagnostics, a.quiet);
     fmt::print(stderr, "t9ksim replay-check: {}: no finished job to compare (only Succeeded or Failed jobs have a "
                        "recorded end)\n", a.export_path);
     return kExitUsage;

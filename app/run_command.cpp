@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "app/command_support.hpp"
 #include "app/exit_codes.hpp"
 #include "analysis/aggregate.hpp"
 #include "analysis/outputs.hpp"
@@ -38,8 +39,8 @@ namespace t9k::app {
 
 namespace {
 
-
-void print_diagnostics(const std::vector<scenarios::Diagnostic>& ds) {
+// A scenario that does not load: every diagnostic on stderr, the warnings with the errors.
+void print_to_stderr(const std::vector<scenarios::Diagnostic>& ds) {
   for (const auto& d : ds) fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
 }
 
@@ -266,7 +267,7 @@ namespace fs = std::filesystem;
 int run_into_folder(const std::string& command, const std::string& out_dir, const std::vector<std::string>& inputs,
                     const std::string& text, const RunOneOptions& opt, bool report,
                     const std::function<void(const std::string& staging)>& extra) {
-  try {
+  return guarded(command, [&]() -> int {
     std::vector<fs::path> input_paths(inputs.begin(), inputs.end());
     analysis::ResultFolder folder(out_dir, {command, analysis::kSummaryMarker, input_paths});
     const fs::path out = folder.path();
@@ -278,13 +279,7 @@ int run_into_folder(const std::string& command, const std::string& out_dir, cons
     if (report) analysis::write_report(out);
     folder.commit();
     return kExitOk;
-  } catch (const analysis::OutputError& e) {
-    fmt::print(stderr, "t9ksim {}: error: {}\n", command, e.what());
-    return e.usage() ? kExitUsage : kExitError;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "t9ksim {}: error: {}\n", command, e.what());
-    return kExitError;
-  }
+  });
 }
 
 int run_command(const RunArgs& args) {
@@ -296,7 +291,7 @@ int run_command(const RunArgs& args) {
   } else {
     std::vector<scenarios::Diagnostic> errors;
     if (!scenarios::read_input_file(args.scenario, text, errors)) {
-      print_diagnostics(errors);
+      print_to_stderr(errors);
       return kExitUsage;
     }
     file = args.scenario;
@@ -306,7 +301,7 @@ int run_command(const RunArgs& args) {
     std::vector<scenarios::Diagnostic> errors;
     text = scenarios::apply_sets(text, args.sets, errors);
     if (!errors.empty()) {
-      print_diagnostics(errors);
+      print_to_stderr(errors);
       return kExitUsage;
     }
   }
@@ -318,8 +313,8 @@ int run_command(const RunArgs& args) {
   lo.max_jobs = args.max_jobs;
   const auto loaded = scenarios::parse_scenario(text, args.sets.empty() ? file : file + " with --set", lo);
   if (!loaded.ok()) {
-    print_diagnostics(args.sets.empty() ? loaded.diagnostics
-                                        : scenarios::point_at_sources(loaded.diagnostics, text, sources_of(file, original)));
+    print_to_stderr(args.sets.empty() ? loaded.diagnostics
+                                      : scenarios::point_at_sources(loaded.diagnostics, text, sources_of(file, original)));
     return kExitUsage;
   }
   const std::uint64_t reps =

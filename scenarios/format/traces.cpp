@@ -1443,9 +1443,8 @@ std::shared_ptr<const InitialStateData> load_initial_state(const std::string& pa
   for (const auto& p : d.pools) nodes.insert(p.node_names.begin(), p.node_names.end());
   std::vector<std::string> later, unknown_nodes, paused;
   for (const auto& u : d.unfinished) {
-    const std::string where = u.path.empty() ? "" : u.path;
     if (!u.error.empty()) {
-      out.push_back(Diagnostic{Severity::Error, path, u.line, 1, 0, where,
+      out.push_back(Diagnostic{Severity::Error, path, u.line, 1, 0, u.path,
                                "found a job that spec.initialState cannot start from: " + u.error});
       failed = true;
       continue;
