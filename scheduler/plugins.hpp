@@ -62,16 +62,12 @@ class CycleState {
   // Outside a trial a reservation withholds only what the node's terminating pods will not give
   // back (they are already counted as used); in a trial, where the bonus returns them, all of it.
   std::int64_t free(NodeId n, Dim d) const {
+    if (bonus_active_) return free_with_bonus(n, d);
     const std::size_t i = static_cast<std::size_t>(n) * dims_ + static_cast<std::size_t>(d);
-    const std::int64_t f = snap_->nodes()[static_cast<std::size_t>(n)].free(d) - taken_[i];
-    return bonus_active_ ? f + bonus_[i] - held_[i] + share_bonus(n, d) : f - hold_[i];
+    return snap_->nodes()[static_cast<std::size_t>(n)].free(d) - taken_[i] - hold_[i];
   }
   // free(n, GPU) as a preemption trial sees it (the bonus on).
-  std::int64_t bonus_free_gpu(NodeId n) const {
-    const std::size_t i = static_cast<std::size_t>(n) * dims_ + static_cast<std::size_t>(kDimGpu);
-    return snap_->nodes()[static_cast<std::size_t>(n)].free(kDimGpu) - taken_[i] + bonus_[i] - held_[i] +
-           share_bonus(n, kDimGpu);
-  }
+  std::int64_t bonus_free_gpu(NodeId n) const { return free_with_bonus(n, kDimGpu); }
   bool fits(NodeId n, const SparseRes& r) const {
     for (const auto& [d, q] : r)
       if (free(n, d) < q) return false;
@@ -167,6 +163,10 @@ class CycleState {
     return 1000 * static_cast<std::int64_t>(row.touched - row.touched_eff);
   }
   void add_share_back(NodeId n, std::int32_t slot_index, std::int32_t g);
+  std::int64_t free_with_bonus(NodeId n, Dim d) const {
+    const std::size_t i = static_cast<std::size_t>(n) * dims_ + static_cast<std::size_t>(d);
+    return snap_->nodes()[static_cast<std::size_t>(n)].free(d) - taken_[i] + bonus_[i] - held_[i] + share_bonus(n, d);
+  }
   void mark_bonus(NodeId n);   // n joins bonus_nodes_ (once)
   void bonus_touch(NodeId n);  // n's bonus_free_gpu may have changed: keep bonus_gpu_
   std::int64_t raw_free_gpu(NodeId n) const {
