@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
@@ -34,12 +35,12 @@ std::string num(double x) { return fmt::format("{:.6g}", x); }
 
 }  // namespace
 
-void write_file_atomic(const std::filesystem::path& path, const std::string& content) {
+void write_file_atomic(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write) {
   const auto tmp = path.parent_path() / ("." + path.filename().string() + ".tmp");
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
-    out << content;
+    write(out);
     out.close();  // a failed or short write (full disk, file-size limit) shows here at the latest
     if (!out) throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
   }
@@ -48,41 +49,98 @@ void write_file_atomic(const std::filesystem::path& path, const std::string& con
   if (ec) throw std::runtime_error("cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
 }
 
-std::string jobs_csv(const Recorder& r) {
-  std::string out =
-      "job,kind,queue,priority,replicas,gpus,elastic,submit_s,first_running_s,end_s,wait_s,jct_s,"
-      "phase,reason,restarts,backoff_count,preemptions,pods_failed,ideal_run_s,slowdown,ettr,"
-      "gpu_hours_allocated,gpu_hours_productive,gpu_hours_lost_fault,gpu_hours_lost_software,"
-      "gpu_hours_lost_preemption,gpu_hours_lost_scale,gpu_hours_lost_pause,"
-      "gpu_hours_lost_max_duration,gpu_hours_lost_other,gpu_hours_idle,pending_cause,pending_reason\n";
+void write_file_atomic(const std::filesystem::path& path, const std::string& content) {
+  write_file_atomic(path, [&](std::ostream& out) { out << content; });
+}
+
+namespace {
+
+constexpr const char* kJobsCsvHeader =
+    "job,kind,queue,priority,replicas,gpus,elastic,submit_s,first_running_s,end_s,wait_s,jct_s,"
+    "phase,reason,restarts,backoff_count,preemptions,pods_failed,ideal_run_s,slowdown,ettr,"
+    "gpu_hours_allocated,gpu_hours_productive,gpu_hours_lost_fault,gpu_hours_lost_software,"
+    "gpu_hours_lost_preemption,gpu_hours_lost_scale,gpu_hours_lost_pause,"
+    "gpu_hours_lost_max_duration,gpu_hours_lost_other,gpu_hours_idle,pending_cause,pending_reason\n";
+
+// One line of jobs.csv (docs/outputs.md), appended to `row`.
+void append_job_row(fmt::memory_buffer& row, const JobRow& j, SimTime horizon) {
+  const bool rejected = j.phase == "Rejected";
+  const std::string wait = j.first_running ? secs(*j.first_running - j.submit) : "";
+  const std::string jct = (j.end && !rejected) ? secs(*j.end - j.submit) : "";
+  std::string slowdown, ettr;
+  if (j.end && !rejected && j.ideal_run_us > 0) {
+    slowdown = num(static_cast<double>((*j.end - j.submit).count()) / static_cast<double>(j.ideal_run_us));
+  }
+  if (j.first_running && j.gpu_milli > 0) {
+    const SimTime end = j.end.value_or(horizon);
+    const double wall = static_cast<double>((end - *j.first_running).count());
+    if (wall > 0) ettr = num(gpu_value(j.productive_gpu_milli_us) / gpu_value(j.gpu_milli) / wall);
+  }
+  fmt::format_to(
+      std::back_inserter(row),
+      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+      csv_field(j.name), model::to_string(j.kind), csv_field(j.queue), j.priority, j.replicas,
+      format_gpu_milli(j.gpu_milli),
+      j.elastic ? "true" : "false", secs(j.submit), j.first_running ? secs(*j.first_running) : "",
+      j.end ? secs(*j.end) : "", wait, jct, j.phase, csv_field(j.reason), j.restarts, j.backoff_count,
+      j.preemptions, j.pods_failed, secs(SimDuration{j.ideal_run_us}), slowdown, ettr,
+      hours(j.allocated_gpu_milli_us), hours(j.productive_gpu_milli_us), hours(j.lost_gpu_milli_us[0]),
+      hours(j.lost_gpu_milli_us[1]), hours(j.lost_gpu_milli_us[2]), hours(j.lost_gpu_milli_us[3]),
+      hours(j.lost_gpu_milli_us[4]), hours(j.lost_gpu_milli_us[5]), hours(j.lost_gpu_milli_us[6]),
+      hours(j.idle_gpu_milli_us()), j.pending_cause ? model::to_string(*j.pending_cause) : "",
+      csv_field(j.pending_reason));
+}
+
+}  // namespace
+
+// Row by row: a year's jobs.csv is hundreds of megabytes, never held whole in memory.
+void write_jobs_csv(std::ostream& os, const Recorder& r) {
+  os << kJobsCsvHeader;
+  fmt::memory_buffer row;
   for (const auto& j : r.jobs()) {
     if (j.name.empty()) continue;
-    const bool rejected = j.phase == "Rejected";
-    const std::string wait = j.first_running ? secs(*j.first_running - j.submit) : "";
-    const std::string jct = (j.end && !rejected) ? secs(*j.end - j.submit) : "";
-    std::string slowdown, ettr;
-    if (j.end && !rejected && j.ideal_run_us > 0) {
-      slowdown = num(static_cast<double>((*j.end - j.submit).count()) / static_cast<double>(j.ideal_run_us));
-    }
-    if (j.first_running && j.gpu_milli > 0) {
-      const SimTime end = j.end.value_or(r.horizon());
-      const double wall = static_cast<double>((end - *j.first_running).count());
-      if (wall > 0) ettr = num(gpu_value(j.productive_gpu_milli_us) / gpu_value(j.gpu_milli) / wall);
-    }
-    out += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-        csv_field(j.name), model::to_string(j.kind), csv_field(j.queue), j.priority, j.replicas,
-        format_gpu_milli(j.gpu_milli),
-        j.elastic ? "true" : "false", secs(j.submit), j.first_running ? secs(*j.first_running) : "",
-        j.end ? secs(*j.end) : "", wait, jct, j.phase, csv_field(j.reason), j.restarts, j.backoff_count,
-        j.preemptions, j.pods_failed, secs(SimDuration{j.ideal_run_us}), slowdown, ettr,
-        hours(j.allocated_gpu_milli_us), hours(j.productive_gpu_milli_us), hours(j.lost_gpu_milli_us[0]),
-        hours(j.lost_gpu_milli_us[1]), hours(j.lost_gpu_milli_us[2]), hours(j.lost_gpu_milli_us[3]),
-        hours(j.lost_gpu_milli_us[4]), hours(j.lost_gpu_milli_us[5]), hours(j.lost_gpu_milli_us[6]),
-        hours(j.idle_gpu_milli_us()), j.pending_cause ? model::to_string(*j.pending_cause) : "",
-        csv_field(j.pending_reason));
+    row.clear();
+    append_job_row(row, j, r.horizon());
+    os.write(row.data(), static_cast<std::streamsize>(row.size()));
   }
-  return out;
+}
+
+std::string jobs_csv(const Recorder& r) {
+  std::ostringstream os;
+  write_jobs_csv(os, r);
+  return std::move(os).str();
+}
+
+JobsCsvWriter::JobsCsvWriter(const std::filesystem::path& path, SimTime horizon)
+    : path_(path), tmp_(path.parent_path() / ("." + path.filename().string() + ".tmp")),
+      out_(tmp_, std::ios::binary | std::ios::trunc), horizon_(horizon) {
+  if (!out_) throw std::runtime_error(fmt::format("cannot write {}: {}", tmp_.string(), std::strerror(errno)));
+  out_ << kJobsCsvHeader;
+}
+
+JobsCsvWriter::~JobsCsvWriter() {
+  if (!committed_) {
+    out_.close();
+    std::error_code ec;
+    std::filesystem::remove(tmp_, ec);  // a failed run leaves no partial jobs.csv
+  }
+}
+
+void JobsCsvWriter::row(const JobRow& r) {
+  if (r.name.empty()) return;
+  row_.clear();
+  append_job_row(row_, r, horizon_);
+  out_.write(row_.data(), static_cast<std::streamsize>(row_.size()));
+  if (!out_) throw std::runtime_error(fmt::format("cannot write {}: {}", path_.string(), std::strerror(errno)));
+}
+
+void JobsCsvWriter::commit() {
+  out_.close();
+  if (!out_) throw std::runtime_error(fmt::format("cannot write {}: {}", path_.string(), std::strerror(errno)));
+  std::error_code ec;
+  std::filesystem::rename(tmp_, path_, ec);
+  if (ec) throw std::runtime_error("cannot rename " + tmp_.string() + " to " + path_.string() + ": " + ec.message());
+  committed_ = true;
 }
 
 std::string timeseries_csv(const Recorder& r) {
@@ -228,6 +286,9 @@ std::string change_json(const model::TimedChange& tc, const std::vector<std::str
           j["type"] = "JobStatusChanged";
           job_ref(c.job);
           j["status"] = nlohmann::json::parse(c.status);
+        } else if constexpr (std::is_same_v<T, model::JobLeft>) {
+          j["type"] = "JobLeft";
+          job_ref(c.job);
         } else if constexpr (std::is_same_v<T, model::JobPending>) {
           j["type"] = "JobPending";
           job_ref(c.job);
@@ -253,6 +314,7 @@ EventLog::~EventLog() {
 }
 
 void EventLog::write(const model::TimedChange& c) {
+  if (std::holds_alternative<model::JobLeft>(c.change)) return;  // bookkeeping, not a transition
   if (const auto* sub = std::get_if<model::JobSubmitted>(&c.change)) {
     if (job_names_.size() <= sub->job) job_names_.resize(sub->job + 1);
     job_names_[sub->job] = sub->name;
@@ -268,9 +330,14 @@ void EventLog::commit() {
   committed_ = true;
 }
 
-void write_outputs(const std::filesystem::path& dir, const Recorder& r, const RunInfo& info) {
+void write_outputs(const std::filesystem::path& dir, const Recorder& r, const RunInfo& info, JobsCsvWriter* streamed) {
   std::filesystem::create_directories(dir);
-  write_file_atomic(dir / "jobs.csv", jobs_csv(r));
+  if (r.streaming()) {
+    if (!streamed) throw std::logic_error("write_outputs: the recorder streamed its rows, but to no jobs.csv");
+    streamed->commit();
+  } else {
+    write_file_atomic(dir / "jobs.csv", [&](std::ostream& os) { write_jobs_csv(os, r); });
+  }
   write_file_atomic(dir / "timeseries.csv", timeseries_csv(r));
   write_file_atomic(dir / "faults.csv", faults_csv(r));
   write_file_atomic(dir / "summary.json", summary_json(r, info));

@@ -6,9 +6,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "analysis/recorder.hpp"
 #include "model/change.hpp"
@@ -17,6 +21,8 @@ namespace t9k::analysis {
 
 // Writes `content` to path atomically (temporary file in the same folder, then rename).
 void write_file_atomic(const std::filesystem::path& path, const std::string& content);
+// The same, for content written piece by piece to the stream.
+void write_file_atomic(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write);
 // The whole file; throws std::runtime_error("cannot read PATH") when it cannot be opened.
 std::string read_text_file(const std::filesystem::path& path);
 
@@ -36,6 +42,7 @@ struct RunInfo {
 };
 
 std::string jobs_csv(const Recorder& r);
+void write_jobs_csv(std::ostream& os, const Recorder& r);  // jobs_csv, streamed
 std::string timeseries_csv(const Recorder& r);
 std::string faults_csv(const Recorder& r);
 // Sorted keys; "metrics" holds Recorder::metrics().
@@ -60,7 +67,31 @@ class EventLog {
   std::vector<std::string> job_names_;  // by JobId
 };
 
+// jobs.csv written while the run goes (Recorder::stream_rows: each row once its job has left
+// the world, in JobId order) to a temporary name; commit() renames it, and a writer destroyed
+// uncommitted (a failed run) removes it.
+class JobsCsvWriter {
+ public:
+  JobsCsvWriter(const std::filesystem::path& path, SimTime horizon);
+  ~JobsCsvWriter();
+  JobsCsvWriter(const JobsCsvWriter&) = delete;
+  JobsCsvWriter& operator=(const JobsCsvWriter&) = delete;
+  void row(const JobRow& r);
+  void commit();
+
+ private:
+  std::filesystem::path path_;
+  std::filesystem::path tmp_;
+  std::ofstream out_;
+  SimTime horizon_;
+  fmt::memory_buffer row_;
+  bool committed_ = false;
+};
+
 // Writes jobs.csv, timeseries.csv, faults.csv and last summary.json into dir (created if needed).
-void write_outputs(const std::filesystem::path& dir, const Recorder& r, const RunInfo& info);
+// When the recorder streamed its rows, `streamed` is the writer they went to: it is committed
+// in jobs.csv's turn.
+void write_outputs(const std::filesystem::path& dir, const Recorder& r, const RunInfo& info,
+                   JobsCsvWriter* streamed = nullptr);
 
 }  // namespace t9k::analysis

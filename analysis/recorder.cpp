@@ -122,6 +122,51 @@ void Recorder::set(Level& l, SimTime t, std::int64_t v) {
 
 Recorder::Scope& Recorder::scope(const std::string& queue) { return scopes_[queue]; }
 
+void Recorder::stream_rows(std::function<void(const JobRow&)> sink) {
+  if (!jobs_.empty() || base_ != 0) throw std::logic_error("recorder: stream_rows after the first job");
+  streaming_ = true;
+  sink_ = std::move(sink);
+}
+
+const std::deque<JobRow>& Recorder::jobs() const {
+  if (streaming_) throw std::logic_error("recorder: the rows were streamed, not kept");
+  return jobs_;
+}
+
+JobRow& Recorder::row(model::JobId id) {
+  if (id < base_) throw std::logic_error(fmt::format("recorder: a change for job {}, which had left", id));
+  return jobs_.at(id - base_);
+}
+
+Recorder::JobState& Recorder::state(model::JobId id) {
+  if (id < base_) throw std::logic_error(fmt::format("recorder: a change for job {}, which had left", id));
+  return state_.at(id - base_);
+}
+
+void Recorder::retire_front() {
+  const JobRow& r = jobs_[retired_ - base_];
+  add_figures(retired_figures_, r);
+  if (!r.name.empty()) {
+    // Sojourn sums for Little's law.
+    const SimTime end = r.end.value_or(horizon_);
+    const std::int64_t soj = (std::min(end, horizon_) - r.submit).count();
+    cluster_.sojourn_us += soj;
+    scopes_[r.queue].sojourn_us += soj;
+    if (sink_) sink_(r);
+  }
+  ++retired_;
+  if (streaming_) {
+    jobs_.pop_front();
+    state_.pop_front();
+    ++base_;
+  }
+}
+
+void Recorder::retire_final() {
+  if (!streaming_) return;  // kept rows are retired by finish()
+  while (!jobs_.empty() && state_.front().final) retire_front();
+}
+
 std::string pending_cause_metric(model::PendingCause c) {
   static constexpr const char* kNames[] = {"quota", "capacity", "constraints", "preempting", "queue_order",
                                            "gang_members"};
@@ -131,7 +176,7 @@ std::string pending_cause_metric(model::PendingCause c) {
 // The job waits under `cause` from t on (nullopt: it no longer waits): closes the interval of the
 // previous cause into the job's pending_us and moves the per-cause job counts.
 void Recorder::wait_cause(JobRow& row, SimTime t, std::optional<model::PendingCause> cause) {
-  JobState& js = state_[row.id];
+  JobState& js = state(row.id);
   if (js.waiting == cause) return;
   if (js.waiting) {
     row.pending_us[static_cast<int>(*js.waiting)] += (t - js.waiting_since).count();
@@ -151,7 +196,7 @@ void Recorder::wait_cause(JobRow& row, SimTime t, std::optional<model::PendingCa
 }
 
 void Recorder::job_state(JobRow& row, SimTime t, bool in_system, bool running) {
-  JobState& js = state_[row.id];
+  JobState& js = state(row.id);
   const auto delta = [](bool now, bool before) { return static_cast<std::int64_t>(now) - static_cast<std::int64_t>(before); };
   const bool pending = in_system && !running;
   const bool was_pending = js.in_system && !js.running;
@@ -170,12 +215,13 @@ void Recorder::on_change(const model::TimedChange& tc) {
       [&](const auto& c) {
         using T = std::decay_t<decltype(c)>;
         if constexpr (std::is_same_v<T, model::JobSubmitted>) {
-          if (jobs_.size() <= c.job) {
-            jobs_.resize(c.job + 1);
-            state_.resize(c.job + 1);
+          if (c.job < base_) throw std::logic_error(fmt::format("recorder: job {} submitted after it left", c.job));
+          if (base_ + jobs_.size() <= c.job) {
+            jobs_.resize(c.job + 1 - base_);
+            state_.resize(c.job + 1 - base_);
           }
-          JobRow& r = jobs_[c.job];
-          state_[c.job].scope = &scope(c.queue);
+          JobRow& r = row(c.job);
+          state(c.job).scope = &scope(c.queue);
           r.id = c.job;
           r.name = c.name;
           r.kind = c.kind;
@@ -189,14 +235,19 @@ void Recorder::on_change(const model::TimedChange& tc) {
           r.phase = "Pending";
           job_state(r, t, true, false);
         } else if constexpr (std::is_same_v<T, model::JobRejected>) {
-          JobRow& r = jobs_.at(c.job);
+          JobRow& r = row(c.job);
           r.phase = "Rejected";
           r.reason = c.reason;
           r.end = t;
           wait_cause(r, t, std::nullopt);
           job_state(r, t, false, false);
+          state(c.job).final = true;  // a rejected job never gets a pod
+          retire_final();
+        } else if constexpr (std::is_same_v<T, model::JobLeft>) {
+          state(c.job).final = true;
+          retire_final();
         } else if constexpr (std::is_same_v<T, model::JobPhaseChanged>) {
-          JobRow& r = jobs_.at(c.job);
+          JobRow& r = row(c.job);
           r.phase = std::string(model::to_string(c.phase));
           r.restarts = c.restarts;
           r.backoff_count = c.backoff_count;
@@ -204,7 +255,7 @@ void Recorder::on_change(const model::TimedChange& tc) {
           if (model::is_terminal(c.phase)) {
             // A job that ended before a reconcile saw it Running still waited until its first
             // pod ran (docs/outputs.md, wait_s).
-            if (!r.first_running) r.first_running = state_[c.job].first_pod_running;
+            if (!r.first_running) r.first_running = state(c.job).first_pod_running;
             r.end = t;
             r.reason = c.message.empty() ? c.reason : c.reason + ": " + c.message;
             wait_cause(r, t, std::nullopt);
@@ -216,36 +267,36 @@ void Recorder::on_change(const model::TimedChange& tc) {
           }
         } else if constexpr (std::is_same_v<T, model::PodBound>) {
           bound_[c.pod] = Bound{t, c.gpu_milli, c.job};
-          wait_cause(jobs_.at(c.job), t, std::nullopt);
-          for (Scope* s : {&cluster_, state_[c.job].scope}) set(s->allocated, t, s->allocated.value + c.gpu_milli);
+          wait_cause(row(c.job), t, std::nullopt);
+          for (Scope* s : {&cluster_, state(c.job).scope}) set(s->allocated, t, s->allocated.value + c.gpu_milli);
         } else if constexpr (std::is_same_v<T, model::PodReleased>) {
-          JobRow& r = jobs_.at(c.job);
+          JobRow& r = row(c.job);
           const auto it = bound_.find(c.pod);
           if (it != bound_.end()) {
             const Int128 held = static_cast<Int128>((t - it->second.since).count()) * it->second.gpu_milli;
             r.allocated_gpu_milli_us += held;
             total_allocated_ += held;
-            for (Scope* s : {&cluster_, state_[c.job].scope}) {
+            for (Scope* s : {&cluster_, state(c.job).scope}) {
               set(s->allocated, t, s->allocated.value - it->second.gpu_milli);
             }
             bound_.erase(it);
           }
           if (c.phase == model::PodPhase::Failed) ++r.pods_failed;
         } else if constexpr (std::is_same_v<T, model::PodRunning>) {
-          auto& first = state_[c.job].first_pod_running;
+          auto& first = state(c.job).first_pod_running;
           if (!first) first = t;
         } else if constexpr (std::is_same_v<T, model::PodDeleted>) {
-          if (c.reason == model::DeletionReason::Preemption) ++jobs_.at(c.job).preemptions;
+          if (c.reason == model::DeletionReason::Preemption) ++row(c.job).preemptions;
         } else if constexpr (std::is_same_v<T, model::TrainingChanged>) {
-          std::int64_t& cur = state_[c.job].training_gpu_milli;
-          for (Scope* s : {&cluster_, state_[c.job].scope}) {
+          std::int64_t& cur = state(c.job).training_gpu_milli;
+          for (Scope* s : {&cluster_, state(c.job).scope}) {
             set(s->productive, t, s->productive.value - cur + c.gpu_milli);
           }
           cur = c.gpu_milli;
         } else if constexpr (std::is_same_v<T, model::ProgressLost>) {
-          jobs_.at(c.job).lost_gpu_milli_us[static_cast<int>(c.cause)] += c.gpu_milli_us;
+          row(c.job).lost_gpu_milli_us[static_cast<int>(c.cause)] += c.gpu_milli_us;
         } else if constexpr (std::is_same_v<T, model::ProgressCommitted>) {
-          jobs_.at(c.job).productive_gpu_milli_us += c.gpu_milli_us;
+          row(c.job).productive_gpu_milli_us += c.gpu_milli_us;
         } else if constexpr (std::is_same_v<T, model::NodeChanged>) {
           const bool ready = c.ready && c.cause != "removed";
           node_ready_[c.node] = ready;
@@ -279,7 +330,7 @@ void Recorder::on_change(const model::TimedChange& tc) {
         } else if constexpr (std::is_same_v<T, model::QueueChanged>) {
           scope(c.queue);
         } else if constexpr (std::is_same_v<T, model::JobPending>) {
-          JobRow& r = jobs_.at(c.job);
+          JobRow& r = row(c.job);
           if (r.end) return;  // the last reason of a job that ended waiting came before its end
           r.pending_cause = c.cause;
           r.pending_reason = c.message;
@@ -296,7 +347,7 @@ void Recorder::finish() {
   for (const auto& [pod, b] : bound_) {
     const Int128 held = static_cast<Int128>((horizon_ - b.since).count()) * b.gpu_milli;
     total_allocated_ += held;
-    jobs_.at(b.job).allocated_gpu_milli_us += held;
+    row(b.job).allocated_gpu_milli_us += held;
   }
   for (auto* s : {&cluster_}) {
     for (Level* l : {&s->allocated, &s->productive, &s->pending, &s->running, &s->in_system}) advance(*l, horizon_);
@@ -307,22 +358,17 @@ void Recorder::finish() {
   }
   for (Level& l : cluster_.pending_by_cause) advance(l, horizon_);
   // Jobs still waiting wait until the horizon.
-  for (auto& r : jobs_) {
-    if (r.name.empty() || r.id >= state_.size()) continue;
-    const JobState& js = state_[r.id];
+  for (std::size_t i = 0; i < jobs_.size(); ++i) {
+    JobRow& r = jobs_[i];
+    const JobState& js = state_[i];
+    if (r.name.empty()) continue;
     if (js.waiting) r.pending_us[static_cast<int>(*js.waiting)] += (horizon_ - js.waiting_since).count();
   }
   advance(capacity_, horizon_);
   capacity_area_ = capacity_.area;
   for (auto& [cause, l] : down_) advance(l, horizon_);
-  // Sojourn sums for Little's law.
-  for (const auto& r : jobs_) {
-    if (r.name.empty()) continue;
-    const SimTime end = r.end.value_or(horizon_);
-    const std::int64_t soj = (std::min(end, horizon_) - r.submit).count();
-    cluster_.sojourn_us += soj;
-    scopes_[r.queue].sojourn_us += soj;
-  }
+  // The rows still held, in JobId order: figures, sojourn sums, the sink.
+  while (retired_ < base_ + jobs_.size()) retire_front();
   // Series.
   const double w = static_cast<double>(bucket_.count());
   auto points = [&](const Scope& s, bool with_capacity) {
@@ -350,71 +396,67 @@ void Recorder::finish() {
   if (scopes_.count("")) series_["default-scheduler"] = points(scopes_.at(""), false);
 }
 
+void Recorder::Figures::add(const JobRow& r, SimTime horizon) {
+  ++submitted;
+  if (r.phase == "Succeeded") ++succeeded;
+  else if (r.phase == "Failed") ++failed;
+  else if (r.phase == "Rejected") ++rejected;
+  else ++unfinished;
+  if (r.first_running) {
+    const double w = static_cast<double>((*r.first_running - r.submit).count()) / 1e6;
+    wait_sum += w;
+    ++waits;
+    waits_censored.push_back(w);
+  } else if (r.phase != "Rejected") {
+    // Never started: it waited at least until it ended or the horizon, so a starving queue's
+    // percentiles show its starvation instead of only the lucky jobs that started.
+    ++never_started;
+    waits_censored.push_back(static_cast<double>((r.end.value_or(horizon) - r.submit).count()) / 1e6);
+  }
+  if (r.end && r.phase != "Rejected") {
+    const double jct = static_cast<double>((*r.end - r.submit).count()) / 1e6;
+    jcts.push_back(jct);
+    if (r.ideal_run_us > 0) {
+      slowdown_sum += jct / (static_cast<double>(r.ideal_run_us) / 1e6);
+      ++slowdowns;
+    }
+  }
+  alloc += gpu_value(r.allocated_gpu_milli_us);
+  prod += gpu_value(r.productive_gpu_milli_us);
+  for (int i = 0; i < model::kLossCauses; ++i) lost[i] += gpu_value(r.lost_gpu_milli_us[i]);
+  idle += gpu_value(r.idle_gpu_milli_us());
+  for (int i = 0; i < model::kPendingCauses; ++i) pending[i] += static_cast<double>(r.pending_us[i]);
+}
+
+void Recorder::Figures::write(std::map<std::string, double>& m, const std::string& prefix) const {
+  // Means are running sums in JobId order, as the mean of the kept values was.
+  const auto mean_of = [](double sum, std::int64_t n) { return n == 0 ? 0.0 : sum / static_cast<double>(n); };
+  m[prefix + "jobs_submitted"] = submitted;
+  m[prefix + "jobs_succeeded"] = succeeded;
+  m[prefix + "jobs_failed"] = failed;
+  m[prefix + "jobs_rejected"] = rejected;
+  m[prefix + "jobs_unfinished"] = unfinished;
+  m[prefix + "jobs_never_started"] = never_started;
+  m[prefix + "wait_mean_s"] = mean_of(wait_sum, waits);
+  m[prefix + "wait_p50_s"] = percentile(waits_censored, 0.5);
+  m[prefix + "wait_p90_s"] = percentile(waits_censored, 0.9);
+  m[prefix + "wait_p99_s"] = percentile(waits_censored, 0.99);
+  m[prefix + "jct_mean_s"] = mean(jcts);
+  m[prefix + "jct_p50_s"] = percentile(jcts, 0.5);
+  m[prefix + "jct_p90_s"] = percentile(jcts, 0.9);
+  m[prefix + "slowdown_mean"] = mean_of(slowdown_sum, slowdowns);
+  m[prefix + "gpu_hours_allocated"] = alloc / kHourUs;
+  m[prefix + "gpu_hours_productive"] = prod / kHourUs;
+  for (int i = 0; i < model::kLossCauses; ++i) {
+    m[fmt::format("{}gpu_hours_lost_{}", prefix, model::to_string(static_cast<model::LossCause>(i)))] =
+        lost[i] / kHourUs;
+  }
+  m[prefix + "gpu_hours_idle"] = idle / kHourUs;
+  for (int i = 0; i < model::kPendingCauses; ++i)
+    m[prefix + "job_hours_pending_" + pending_cause_metric(static_cast<model::PendingCause>(i))] = pending[i] / kHourUs;
+}
+
 namespace {
-
-// The headline figures of one set of jobs (the cluster, a queue, a kind or a generator class).
-struct GroupFigures {
-  std::vector<double> waits;           // started jobs: submit -> first running
-  std::vector<double> waits_censored;  // plus jobs that never started, censored (docs/outputs.md)
-  std::vector<double> jcts, slowdowns;
-  double alloc = 0, prod = 0, lost[model::kLossCauses] = {}, idle = 0;  // GPU-µs
-  double pending[model::kPendingCauses] = {};  // job-µs waiting, by cause
-  int submitted = 0, succeeded = 0, failed = 0, rejected = 0, unfinished = 0, never_started = 0;
-
-  void add(const JobRow& r, SimTime horizon) {
-    ++submitted;
-    if (r.phase == "Succeeded") ++succeeded;
-    else if (r.phase == "Failed") ++failed;
-    else if (r.phase == "Rejected") ++rejected;
-    else ++unfinished;
-    if (r.first_running) {
-      const double w = static_cast<double>((*r.first_running - r.submit).count()) / 1e6;
-      waits.push_back(w);
-      waits_censored.push_back(w);
-    } else if (r.phase != "Rejected") {
-      // Never started: it waited at least until it ended or the horizon, so a starving queue's
-      // percentiles show its starvation instead of only the lucky jobs that started.
-      ++never_started;
-      waits_censored.push_back(static_cast<double>((r.end.value_or(horizon) - r.submit).count()) / 1e6);
-    }
-    if (r.end && r.phase != "Rejected") {
-      const double jct = static_cast<double>((*r.end - r.submit).count()) / 1e6;
-      jcts.push_back(jct);
-      if (r.ideal_run_us > 0) slowdowns.push_back(jct / (static_cast<double>(r.ideal_run_us) / 1e6));
-    }
-    alloc += gpu_value(r.allocated_gpu_milli_us);
-    prod += gpu_value(r.productive_gpu_milli_us);
-    for (int i = 0; i < model::kLossCauses; ++i) lost[i] += gpu_value(r.lost_gpu_milli_us[i]);
-    idle += gpu_value(r.idle_gpu_milli_us());
-    for (int i = 0; i < model::kPendingCauses; ++i) pending[i] += static_cast<double>(r.pending_us[i]);
-  }
-
-  void write(std::map<std::string, double>& m, const std::string& prefix) const {
-    m[prefix + "jobs_submitted"] = submitted;
-    m[prefix + "jobs_succeeded"] = succeeded;
-    m[prefix + "jobs_failed"] = failed;
-    m[prefix + "jobs_rejected"] = rejected;
-    m[prefix + "jobs_unfinished"] = unfinished;
-    m[prefix + "jobs_never_started"] = never_started;
-    m[prefix + "wait_mean_s"] = mean(waits);
-    m[prefix + "wait_p50_s"] = percentile(waits_censored, 0.5);
-    m[prefix + "wait_p90_s"] = percentile(waits_censored, 0.9);
-    m[prefix + "wait_p99_s"] = percentile(waits_censored, 0.99);
-    m[prefix + "jct_mean_s"] = mean(jcts);
-    m[prefix + "jct_p50_s"] = percentile(jcts, 0.5);
-    m[prefix + "jct_p90_s"] = percentile(jcts, 0.9);
-    m[prefix + "slowdown_mean"] = mean(slowdowns);
-    m[prefix + "gpu_hours_allocated"] = alloc / kHourUs;
-    m[prefix + "gpu_hours_productive"] = prod / kHourUs;
-    for (int i = 0; i < model::kLossCauses; ++i) {
-      m[fmt::format("{}gpu_hours_lost_{}", prefix, model::to_string(static_cast<model::LossCause>(i)))] =
-          lost[i] / kHourUs;
-    }
-    m[prefix + "gpu_hours_idle"] = idle / kHourUs;
-    for (int i = 0; i < model::kPendingCauses; ++i)
-      m[prefix + "job_hours_pending_" + pending_cause_metric(static_cast<model::PendingCause>(i))] = pending[i] / kHourUs;
-  }
-};
 
 // "namespace/prefix-17" -> "prefix" when that is a generator class's prefix.
 const std::string* class_of(const std::string& job_name, const std::set<std::string>& prefixes) {
@@ -438,18 +480,35 @@ void Recorder::set_groups(RecorderGroups groups) {
   queue_quota_gpu_milli_ = std::move(groups.queue_quota_gpu_milli);
 }
 
+void Recorder::add_figures(AllFigures& f, const JobRow& r) const {
+  for (int c = 0; c < model::kPendingCauses; ++c) f.pending_us[c] += r.pending_us[c];
+  if (r.name.empty()) return;
+  f.all.add(r, horizon_);
+  // Jobs of the default scheduler belong to no queue.
+  if (!r.queue.empty()) f.by_queue[r.queue].add(r, horizon_);
+  f.by_kind[std::string(model::to_string(r.kind))].add(r, horizon_);
+  if (const std::string* c = class_of(r.name, class_prefixes_)) f.by_class[*c].add(r, horizon_);
+  if (!f.accounting_violation && r.idle_gpu_milli_us() < 0) {
+    f.accounting_violation = fmt::format("job {}: productive + lost GPU-time exceeds allocated by {} milli-GPU-µs",
+                                         r.name, int128_to_string(-r.idle_gpu_milli_us()));
+  }
+}
+
+const Recorder::AllFigures& Recorder::figures(AllFigures& scratch) const {
+  if (retired_ == base_ + jobs_.size()) return retired_figures_;
+  scratch = retired_figures_;
+  for (std::size_t i = retired_ - base_; i < jobs_.size(); ++i) add_figures(scratch, jobs_[i]);
+  return scratch;
+}
+
 std::map<std::string, double> Recorder::metrics() const {
   std::map<std::string, double> m;
-  GroupFigures all;
-  std::map<std::string, GroupFigures> by_queue, by_kind, by_class;
-  for (const auto& r : jobs_) {
-    if (r.name.empty()) continue;
-    all.add(r, horizon_);
-    // Jobs of the default scheduler belong to no queue.
-    if (!r.queue.empty()) by_queue[r.queue].add(r, horizon_);
-    by_kind[std::string(model::to_string(r.kind))].add(r, horizon_);
-    if (const std::string* c = class_of(r.name, class_prefixes_)) by_class[*c].add(r, horizon_);
-  }
+  AllFigures scratch;
+  const AllFigures& f = figures(scratch);
+  const Figures& all = f.all;
+  const auto& by_queue = f.by_queue;
+  const auto& by_kind = f.by_kind;
+  const auto& by_class = f.by_class;
   all.write(m, "");
   for (const auto& [q, g] : by_queue) {
     const std::string prefix = fmt::format("{}/{}/", kGroupQueue, q);
@@ -540,24 +599,18 @@ std::vector<std::string> Recorder::check_invariants() const {
   }
   // Waiting by cause: the per-job intervals add up to the integral of the cluster's per-cause
   // counts of waiting jobs, exactly.
+  AllFigures scratch;
+  const AllFigures& f = figures(scratch);
   for (int c = 0; c < model::kPendingCauses; ++c) {
-    Int128 jobs = 0;
-    for (const auto& r : jobs_) jobs += r.pending_us[c];
+    const Int128 jobs = f.pending_us[c];
     if (jobs != cluster_.pending_by_cause[c].area) {
       v.push_back(fmt::format("waiting by cause {}: Σ jobs {} µs != ∫ waiting jobs dt {} µs",
                               model::to_string(static_cast<model::PendingCause>(c)), str(jobs),
                               str(cluster_.pending_by_cause[c].area)));
     }
   }
-  // Accounting per job: productive and lost never exceed what was allocated.
-  for (const auto& r : jobs_) {
-    if (r.name.empty()) continue;
-    if (r.idle_gpu_milli_us() < 0) {
-      v.push_back(fmt::format("job {}: productive + lost GPU-time exceeds allocated by {} milli-GPU-µs", r.name,
-                              str(-r.idle_gpu_milli_us())));
-      break;
-    }
-  }
+  // Accounting per job: productive and lost never exceed what was allocated (the first such job).
+  if (f.accounting_violation) v.push_back(*f.accounting_violation);
   // Allocation never exceeds capacity on average per bucket (each node is checked by the world).
   return v;
 }

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -107,11 +109,22 @@ class Recorder {
   // Before the run: names generator classes and queue quotas for the grouped metrics.
   void set_groups(RecorderGroups groups);
 
+  // Before the first change: each job's row goes to `sink` once it is final (the job left the
+  // world, or was rejected) and so is every row before it, in JobId order (the order of
+  // jobs.csv), or at finish(); then it is dropped. Memory stays flat in the number of finished
+  // jobs; jobs() is unavailable. The figures are the same as with the rows kept.
+  void stream_rows(std::function<void(const JobRow&)> sink);
+  bool streaming() const { return streaming_; }
+  // Rows held now: all jobs' when kept; when streaming, from the oldest job still in the world.
+  std::size_t rows_held() const { return jobs_.size(); }
+
   void on_change(const model::TimedChange& c);
   // Closes every open interval at the horizon; call once after the run.
   void finish();
 
-  const std::vector<JobRow>& jobs() const { return jobs_; }
+  // By JobId, when the rows are kept (not streamed; else throws std::logic_error). A deque: a
+  // year's million rows grow without a doubling copy.
+  const std::deque<JobRow>& jobs() const;
   // scope "cluster" or a queue name ("" = the default scheduler's jobs) -> one point per bucket.
   const std::map<std::string, std::vector<SeriesPoint>>& series() const { return series_; }
   const std::vector<FaultRecord>& faults() const { return faults_; }
@@ -151,10 +164,41 @@ class Recorder {
   void job_state(JobRow& row, SimTime t, bool in_system, bool running);
   void wait_cause(JobRow& row, SimTime t, std::optional<model::PendingCause> cause);
 
+  // The headline figures of one set of jobs (the cluster, a queue, a kind or a generator class),
+  // added row by row in JobId order (sums of doubles depend on the order).
+  struct Figures {
+    double wait_sum = 0;                 // started jobs: submit -> first running, seconds
+    std::int64_t waits = 0;
+    std::vector<double> waits_censored;  // plus jobs that never started, censored (docs/outputs.md)
+    std::vector<double> jcts;
+    double slowdown_sum = 0;
+    std::int64_t slowdowns = 0;
+    double alloc = 0, prod = 0, lost[model::kLossCauses] = {}, idle = 0;  // GPU-µs
+    double pending[model::kPendingCauses] = {};  // job-µs waiting, by cause
+    int submitted = 0, succeeded = 0, failed = 0, rejected = 0, unfinished = 0, never_started = 0;
+    void add(const JobRow& r, SimTime horizon);
+    void write(std::map<std::string, double>& m, const std::string& prefix) const;
+  };
+  struct AllFigures {
+    Figures all;
+    std::map<std::string, Figures> by_queue, by_kind, by_class;
+    Int128 pending_us[model::kPendingCauses] = {};  // Σ jobs' pending_us, for the invariant
+    std::optional<std::string> accounting_violation;  // the first job whose idle time is negative
+  };
+  void add_figures(AllFigures& f, const JobRow& r) const;
+  // Figures of the retired rows plus the rows still held (in `scratch` when there are any).
+  const AllFigures& figures(AllFigures& scratch) const;
+  JobRow& row(model::JobId id);
+  struct JobState;
+  JobState& state(model::JobId id);
+  // Rows from the front that are final, in JobId order: figures, sojourn sums, the sink.
+  void retire_final();
+  void retire_front();
+
   SimTime horizon_;
   SimDuration bucket_;
   std::size_t nbuckets_;
-  std::vector<JobRow> jobs_;
+  std::deque<JobRow> jobs_;  // from JobId base_ on (all of them unless streaming)
   std::map<std::string, Scope> scopes_;  // "" key unused; cluster kept separately
   Scope cluster_;
   Level capacity_;
@@ -183,8 +227,14 @@ class Recorder {
     std::optional<model::PendingCause> waiting;  // the cause of its wait now, if it waits
     SimTime waiting_since{};
     Scope* scope = nullptr;  // std::map nodes never move
+    bool final = false;  // left the world or rejected: no change names it again
   };
-  std::vector<JobState> state_;
+  std::deque<JobState> state_;  // alongside jobs_
+  model::JobId base_ = 0;       // JobId of jobs_.front()
+  model::JobId retired_ = 0;    // rows below this JobId are in retired_figures_
+  AllFigures retired_figures_;
+  bool streaming_ = false;
+  std::function<void(const JobRow&)> sink_;
   Int128 total_allocated_ = 0;  // Σ over pods of (release − bind) × milli-GPU
   Int128 capacity_area_ = 0;    // milli-GPU × µs
   std::vector<FaultRecord> faults_;

@@ -127,6 +127,7 @@ ExpectationChecker::PodRecord* ExpectationChecker::pod_record(JobRecord& job, co
 }
 
 void ExpectationChecker::on_change(const model::TimedChange& tc) {
+  if (std::holds_alternative<model::JobLeft>(tc.change)) return;  // not an event of the job's
   Event ev;
   ev.t = tc.time;
   std::optional<model::JobId> job;

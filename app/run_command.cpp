@@ -143,12 +143,16 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
 
   analysis::Recorder rec(kernel::SimTime{sc.horizon}, analysis::Recorder::choose_bucket(sc.horizon));
   rec.set_groups(recorder_groups(sc));
+  // jobs.csv is written as jobs leave the world, so a year's rows are never all in memory.
+  analysis::JobsCsvWriter jobs_csv(out / "jobs.csv", kernel::SimTime{sc.horizon});
+  rec.stream_rows([&](const analysis::JobRow& r) { jobs_csv.row(r); });
   std::unique_ptr<analysis::EventLog> log;
   if (opt.events) log = std::make_unique<analysis::EventLog>(out / "events.jsonl");
   std::unique_ptr<ExpectationChecker> checker;
   if (opt.check && sc.expect) checker = std::make_unique<ExpectationChecker>(*sc.expect, sc.default_namespace);
   // Expected fields of final objects need the finished jobs kept (the run is the same).
   if (checker && checker->needs_objects()) settings.keep_finished_jobs = true;
+  settings.keep_outcomes = checker != nullptr;
   auto sink = [&](const model::TimedChange& c) {
     rec.on_change(c);
     if (log) log->write(c);
@@ -211,7 +215,7 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
   try {
     if (log) log->commit();
     if (opt.objects) write_objects(out / "objects.yaml", world->objects());
-    analysis::write_outputs(out, rec, info);
+    analysis::write_outputs(out, rec, info, &jobs_csv);
     // The jobs the run started from (spec.initialState, docs/forecast.md), as the world drew them.
     if (sc.initial_state && sc.initial_state->data) {
       analysis::write_file_atomic(out / "initial-state.csv",

@@ -151,11 +151,18 @@ struct JobPending {
   std::string message;  // kube-scheduler style: "0/48 nodes are available: 48 insufficient nvidia.com/gpu"
 };
 
+// The job left the world: it finished, its pods all terminated, and the store released it; no
+// change names it again. Bookkeeping for subscribers that keep per-job state (the recorder
+// streams the job's row and forgets it), not an object transition: events.jsonl leaves it out.
+struct JobLeft {
+  JobId job;
+};
+
 // New kinds go at the end: their index is part of nothing persistent, but keep the order stable.
 using Change = std::variant<JobSubmitted, JobRejected, JobPhaseChanged, PodCreated, PodBound, PodRunning,
                             PodReleased, PodDeleted, TrainingChanged, ProgressLost,
                             ProgressCommitted, NodeChanged, QueueChanged, PodUnknown, JobStatusChanged,
-                            JobPending>;
+                            JobPending, JobLeft>;
 
 struct TimedChange {
   SimTime time;

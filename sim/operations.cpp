@@ -30,12 +30,12 @@ void Operations::handle(const kernel::DispatchedEvent& e) {
 }
 
 JobId Operations::need_job(const scenarios::Operation& op) const {
-  const StoredJob* j = store_.find_job(op.target);
-  if (!j) {
+  const auto id = store_.find_job_id(op.target);  // a finished job too: its edits change nothing
+  if (!id) {
     throw ScenarioError(fmt::format("operation {} at {}: no job named '{}'", scenarios::to_string(op.type),
                                     kernel::format_seconds(op.at), op.target));
   }
-  return j->id;
+  return *id;
 }
 
 void Operations::need_node(const scenarios::Operation& op) const {

@@ -165,8 +165,18 @@ void SchedulingDriver::cycle() {
 }
 
 SchedulingDriver::Waiting& SchedulingDriver::waiting(JobId id) {
-  if (waiting_.size() <= id) waiting_.resize(static_cast<std::size_t>(id) + 1);
-  return waiting_[id];
+  if (waiting_slot_.size() <= id) waiting_slot_.resize(static_cast<std::size_t>(id) + 1, kNoSlot);
+  std::uint32_t& slot = waiting_slot_[id];
+  if (slot == kNoSlot) {
+    if (waiting_free_.empty()) {
+      slot = static_cast<std::uint32_t>(waiting_.size());
+      waiting_.emplace_back();
+    } else {
+      slot = waiting_free_.back();
+      waiting_free_.pop_back();
+    }
+  }
+  return waiting_[slot];
 }
 
 void SchedulingDriver::publish_pending(JobId id, Waiting& w) {
@@ -204,15 +214,18 @@ void SchedulingDriver::note_pending(const std::vector<scheduler::PendingReason>&
 }
 
 void SchedulingDriver::placed(JobId id) {
-  if (id >= waiting_.size() || !waiting_[id].active) return;
-  Waiting& w = waiting_[id];
+  if (id >= waiting_slot_.size() || waiting_slot_[id] == kNoSlot) return;
+  Waiting& w = waiting_[waiting_slot_[id]];
   if (w.dirty) publish_pending(id, w);
   w = Waiting{};
+  waiting_free_.push_back(waiting_slot_[id]);
+  waiting_slot_[id] = kNoSlot;
 }
 
 void SchedulingDriver::finish() {
-  for (JobId id = 0; id < waiting_.size(); ++id) {
-    Waiting& w = waiting_[id];
+  for (JobId id = 0; id < waiting_slot_.size(); ++id) {
+    if (waiting_slot_[id] == kNoSlot) continue;
+    Waiting& w = waiting_[waiting_slot_[id]];
     if (!w.active || !w.dirty) continue;
     const StoredJob& j = store_.job(id);
     const auto& phase = j.compacted ? std::optional<model::JobPhase>{} : model::status_of(j.job).phase;

@@ -99,7 +99,12 @@ class SchedulingDriver final : public kernel::EventHandler, public StoreWatcher,
   bool cycle_pending_ = false;
   kernel::EventHandle max_duration_ev_;
   SimTime max_duration_at_ = kernel::kTimeMax;
-  std::vector<Waiting> waiting_;  // by JobId
+  // By JobId, the slot in waiting_ of a job that waits (kNoSlot: none); a placed job's slot is
+  // reused, so memory follows the waiting jobs, not all jobs.
+  static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
+  std::vector<std::uint32_t> waiting_slot_;
+  std::vector<Waiting> waiting_;
+  std::vector<std::uint32_t> waiting_free_;
   std::uint64_t cycles_ = 0;
   std::map<JobId, std::vector<std::pair<std::string, std::string>>> pins_;  // until their first cycle
   std::vector<std::string> notes_;

@@ -33,6 +33,7 @@ struct WorldSettings {
   // Outputs that cost time or memory, set by the command line, never by the scenario:
   bool publish_job_status = false;  // JobStatusChanged on the change feed (t9ksim run --events)
   bool keep_finished_jobs = false;  // finished jobs keep their objects for World::objects() (--objects)
+  bool keep_outcomes = false;  // finished jobs keep their outcome for World::outcomes() (--check)
   scheduler::SchedulerOptions scheduler_options;
   kernel::SimDuration scheduling_latency = kernel::seconds(1);  // change -> scheduling cycle
   // After a job reaches a terminal phase, its remaining training pods lose their peers and exit

@@ -53,7 +53,14 @@ Shape shape_of(const model::Job& job, const Accelerators& acc) {
 }
 
 Store::Store(const kernel::Kernel& kernel, Sink sink, std::string default_namespace, Accelerators accelerators)
-    : k_(kernel), sink_(std::move(sink)), default_namespace_(std::move(default_namespace)), acc_(std::move(accelerators)) {}
+    : k_(kernel), sink_(std::move(sink)), default_namespace_(std::move(default_namespace)), acc_(std::move(accelerators)) {
+  released_.compacted = true;
+}
+
+StoredJob& Store::at(JobId id) {
+  if (!jobs_[id]) throw std::logic_error(fmt::format("store: job {} was compacted and released", id));
+  return *jobs_[id];
+}
 
 // ---- nodes ----
 
@@ -173,10 +180,16 @@ JobId Store::add_job(model::Job job, const std::string& source) {
   return j.id;
 }
 
-const StoredJob* Store::find_job(const std::string& name) const {
+std::optional<JobId> Store::find_job_id(const std::string& name) const {
   auto it = job_by_key_.find(name);
   if (it == job_by_key_.end()) it = job_by_key_.find(default_namespace_ + "/" + name);
-  return it == job_by_key_.end() ? nullptr : &job(it->second);
+  if (it == job_by_key_.end()) return std::nullopt;
+  return it->second;
+}
+
+const StoredJob* Store::find_job(const std::string& name) const {
+  const auto id = find_job_id(name);
+  return id && !released(*id) ? jobs_[*id].get() : nullptr;
 }
 
 void Store::set_created(JobId id) {
@@ -198,10 +211,12 @@ void Store::reject(JobId id, const std::string& reason, const std::string& messa
 void Store::set_status(JobId id, model::JobStatus status) { model::status_of(at(id).job) = std::move(status); }
 
 void Store::set_paused(JobId id, bool paused) {
+  if (released(id)) return;  // finished and gone: nothing to pause (operations may still name it)
   std::visit([&](auto& x) { x.spec.run_mode.pause.enabled = paused; }, at(id).job);
 }
 
 void Store::set_expected_replicas(JobId id, std::int32_t n) {
+  if (released(id)) return;
   StoredJob& j = at(id);
   std::visit(
       [&](auto& x) {
@@ -215,6 +230,7 @@ void Store::set_expected_replicas(JobId id, std::int32_t n) {
 }
 
 void Store::set_job_priority(JobId id, std::int32_t priority) {
+  if (released(id)) return;
   std::visit(
       [&](auto& x) {
         if (x.spec.scheduler.t9k_scheduler) x.spec.scheduler.t9k_scheduler->priority = priority;
@@ -256,7 +272,9 @@ bool Store::create_tensorboard(JobId id) {
   return true;
 }
 
-void Store::set_tensorboard_ready(JobId id) { at(id).tensorboard->ready = true; }
+void Store::set_tensorboard_ready(JobId id) {
+  if (!released(id)) at(id).tensorboard->ready = true;  // the job may have finished meanwhile
+}
 
 std::int32_t Store::bound_members(JobId id) const {
   std::int32_t members = 0;
@@ -276,23 +294,27 @@ bool Store::compactable(JobId id) const {
 
 void Store::compact(JobId id) {
   StoredJob& j = at(id);
-  j.outcome = outcome(id);
+  if (keep_finished_ || keep_outcomes_) j.outcome = outcome(id);
   for (const auto& p : j.pods) {
     const std::string key = scheduler::object_key(p.metadata);
     watcher_->pod_removed(key);
     pod_owner_.erase(key);
   }
   if (j.pod_group) watcher_->pod_group_removed(scheduler::object_key(j.pod_group->metadata));
-  // Kept for objects() (t9ksim run --objects); the job is finished for the world either way.
-  if (!keep_finished_) {
-    j.pods = {};
-    j.pod_group.reset();
-    j.job = model::GenericJob{};
-  }
   j.compacted = true;
+  publish(model::JobLeft{id});
+  // Kept for objects() (t9ksim run --objects); the job is finished for the world either way.
+  if (keep_finished_) return;
+  if (keep_outcomes_) outcomes_.emplace(id, std::move(*j.outcome));
+  jobs_[id].reset();
 }
 
 JobOutcome Store::outcome(JobId id) const {
+  if (released(id)) {
+    const auto it = outcomes_.find(id);
+    if (it == outcomes_.end()) throw std::logic_error(fmt::format("store: the outcome of job {} was not kept", id));
+    return it->second;
+  }
   const StoredJob& j = job(id);
   if (j.outcome) return *j.outcome;
   JobOutcome o;
@@ -330,8 +352,8 @@ std::vector<scenarios::Object> Store::objects() const {
   std::map<std::string, model::QueueStatus> queue_status;
   std::vector<scenarios::Object> jobs;
   for (const auto& jp : jobs_) {
+    if (!jp) continue;  // compacted and released
     const StoredJob& j = *jp;
-    if (j.compacted && !keep_finished_) continue;
     std::visit([&](const auto& x) { jobs.emplace_back(x); }, j.job);
     if (!j.pod_group) continue;
     model::PodGroup pg = *j.pod_group;

@@ -88,8 +88,8 @@ struct StoredJob {
   bool submitted = false;  // admitted: its controller reconciles it
   bool rejected = false;
   std::string reject_reason;
-  bool compacted = false;  // finished: spec, pods and PodGroup released, outcome kept
-  std::optional<JobOutcome> outcome;
+  bool compacted = false;  // finished: spec, pods and PodGroup released (see Store::compact)
+  std::optional<JobOutcome> outcome;  // a compacted job's, when kept
   std::map<std::string, std::int32_t> last_generation;  // pod name -> generation of its last pod
 };
 
@@ -137,7 +137,9 @@ class Store {
   // Stores a job under the next dense id (namespace defaulted, key, queue, priority and shape
   // derived from its spec). Throws ScenarioError when a job of that key exists.
   JobId add_job(model::Job job, const std::string& source);
-  const StoredJob& job(JobId id) const { return *jobs_[id]; }
+  // A compacted job's record is released (unless finished jobs are kept): it reads as a shared
+  // record with `compacted` set and nothing else.
+  const StoredJob& job(JobId id) const { return jobs_[id] ? *jobs_[id] : released_; }
   std::size_t job_count() const { return jobs_.size(); }
   // Every stored object as the API would show it now (`t9ksim run --objects`): the queues with
   // their status (pod groups, pods by phase, allocated), then each job not compacted with its
@@ -145,8 +147,13 @@ class Store {
   std::vector<scenarios::Object> objects() const;
   // Compacted jobs keep their objects for objects() (memory grows with finished jobs).
   void set_keep_finished(bool keep) { keep_finished_ = keep; }
-  // By key, or by name in the scenario's default namespace; nullptr when unknown.
+  // Compacted jobs keep their outcome for outcome() (memory grows with finished jobs).
+  void set_keep_outcomes(bool keep) { keep_outcomes_ = keep; }
+  // By key, or by name in the scenario's default namespace; nullptr when unknown or compacted
+  // and released.
   const StoredJob* find_job(const std::string& name) const;
+  // The id of a job by key or name, compacted or not.
+  std::optional<JobId> find_job_id(const std::string& name) const;
   void set_created(JobId id);  // metadata.creationTimestamp = now, uid
   void admit(JobId id);        // submitted: its controller reconciles it from now on
   void reject(JobId id, const std::string& reason, const std::string& message);  // publishes JobRejected
@@ -162,10 +169,12 @@ class Store {
   void set_tensorboard_ready(JobId id);
   // Pods holding a binding and not failed: the members that count toward minMember.
   std::int32_t bound_members(JobId id) const;
-  // A finished job whose pods have all terminated can no longer change anything: its outcome
-  // is kept; its spec, pods and PodGroup are released (memory stays flat over long runs).
+  // A finished job whose pods have all terminated can no longer change anything: its record is
+  // released, keeping only its key (names stay unique) and, when asked, its outcome; memory
+  // stays flat over long runs. The spec edits of operations on it change nothing.
   bool compactable(JobId id) const;
   void compact(JobId id);
+  // Throws std::logic_error for a compacted job whose outcome was not kept.
   JobOutcome outcome(JobId id) const;
 
   // ---- pods ----
@@ -189,7 +198,8 @@ class Store {
   void remove_pod(JobId id, const std::string& key);
 
  private:
-  StoredJob& at(JobId id) { return *jobs_[id]; }
+  StoredJob& at(JobId id);  // throws std::logic_error for a released record
+  bool released(JobId id) const { return !jobs_[id]; }
   model::Pod* find(JobId id, const std::string& key);
   model::Pod& pod_ref(JobId id, const std::string& key);  // throws std::logic_error when not stored
   model::Node& node_ref(const std::string& name);
@@ -203,12 +213,15 @@ class Store {
   Accelerators acc_;
   StoreWatcher* watcher_ = nullptr;
 
-  std::vector<std::unique_ptr<StoredJob>> jobs_;  // by JobId; records never move while referenced
+  std::vector<std::unique_ptr<StoredJob>> jobs_;  // by JobId; records never move; null: released
+  StoredJob released_;  // what job() shows for a released record
+  std::unordered_map<JobId, JobOutcome> outcomes_;  // of released records, when kept
   std::unordered_map<std::string, JobId> job_by_key_;  // look-up only
   std::unordered_map<std::string, JobId> pod_owner_;   // pod key -> job, look-up only
   std::map<std::string, model::Node> nodes_;           // ordered: iteration decides nothing random
   std::map<std::string, model::Queue> queues_;
   bool keep_finished_ = false;
+  bool keep_outcomes_ = false;
   std::uint64_t uid_counter_ = 0;
   std::uint64_t creation_seq_ = 0;  // metadata.creation_sequence: jobs, PodGroups and pods, never reused
 

@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "scheduler/snapshot.hpp"
 #include "sim/kernel/hash.hpp"
@@ -34,22 +37,41 @@ void Training::handle(const kernel::DispatchedEvent& e) {
   }
 }
 
+Training::JobTraining& Training::at(JobId id) {
+  if (slot_[id] == kForgotten) throw std::logic_error(fmt::format("training: job {} was forgotten", id));
+  return pool_[slot_[id]];
+}
+
+const Training::JobTraining& Training::at(JobId id) const {
+  if (slot_[id] == kForgotten) throw std::logic_error(fmt::format("training: job {} was forgotten", id));
+  return pool_[slot_[id]];
+}
+
+Training::JobTraining* Training::find(JobId id) { return slot_[id] == kForgotten ? nullptr : &pool_[slot_[id]]; }
+
 kernel::Rng& Training::job_rng(JobId id) {
-  auto& t = jobs_[id];
+  auto& t = at(id);
   if (!t.rng) t.rng = streams_.stream("jobs/" + store_.job(id).key);
   return *t.rng;
 }
 
 kernel::Rng& Training::fail_rng(JobId id) {
-  auto& t = jobs_[id];
+  auto& t = at(id);
   if (!t.fail_rng) t.fail_rng = streams_.stream("jobs/" + store_.job(id).key + "/failures");
   return *t.fail_rng;
 }
 
 void Training::add_job(JobId id, scenarios::JobBehaviour behaviour) {
-  if (jobs_.size() != id) throw std::logic_error("training: jobs must be added in id order");
+  if (slot_.size() != id) throw std::logic_error("training: jobs must be added in id order");
   const Shape& shape = store_.job(id).shape;
-  auto& t = jobs_.emplace_back();
+  if (free_.empty()) {
+    slot_.push_back(static_cast<std::uint32_t>(pool_.size()));
+    pool_.emplace_back();
+  } else {
+    slot_.push_back(free_.back());
+    free_.pop_back();
+  }
+  auto& t = pool_[slot_.back()];
   t.behaviour = std::move(behaviour);
   t.ref_n = shape.elastic ? std::max(1, shape.expected) : std::max(1, shape.replicas);
   // Work in units of "1 replica for 1 µs"; run_time is wall time at the initial scale.
@@ -64,13 +86,13 @@ void Training::add_job(JobId id, scenarios::JobBehaviour behaviour) {
 }
 
 std::int64_t Training::ideal_run_us(JobId id) const {
-  const auto& t = jobs_[id];
+  const auto& t = at(id);
   const double ideal = std::isfinite(t.work_total) ? t.work_total / speedup(id, t.ref_n) : 0;
   return static_cast<std::int64_t>(std::llround(ideal));
 }
 
 double Training::speedup(JobId id, std::int32_t n) const {
-  const auto& t = jobs_[id];
+  const auto& t = at(id);
   const auto& sc = t.behaviour.scaling;
   if (n <= 0) return 0;
   switch (sc.model) {
@@ -95,15 +117,20 @@ double Training::speedup(JobId id, std::int32_t n) const {
   return static_cast<double>(n);
 }
 
-void Training::blame(JobId id, LossCause cause) { jobs_[id].pending_cause = cause; }
+// An operation or a late event may still name a forgotten job: it has no pods and no running
+// segment, so nothing would change (blame is reset by the evaluate that follows).
+void Training::blame(JobId id, LossCause cause) {
+  if (auto* t = find(id)) t->pending_cause = cause;
+}
 
 void Training::blame_if_unset(JobId id, LossCause cause) {
-  auto& t = jobs_[id];
-  if (!t.pending_cause) t.pending_cause = cause;
+  auto* t = find(id);
+  if (t && !t->pending_cause) t->pending_cause = cause;
 }
 
 void Training::evaluate(JobId id) {
-  auto& t = jobs_[id];
+  if (!find(id)) return;
+  auto& t = at(id);
   const StoredJob& j = store_.job(id);
   const auto& status = model::status_of(j.job);
   const bool terminal = status.phase && model::is_terminal(*status.phase);
@@ -164,7 +191,8 @@ std::optional<Training::FailedMember> Training::stranded(JobId id) const {
 // The rendezvous timeout after the job was first seen stranded: if it still is, its training
 // processes exit (code 1), and its controller decides (restart, backoff, failure).
 void Training::check_stranded(JobId id) {
-  auto& t = jobs_[id];
+  if (!find(id)) return;  // finished and compacted since: no pod waits
+  auto& t = at(id);
   t.stranded_scheduled = false;
   const auto by = stranded(id);
   // Only the same member, unreplaced all along; a later failure starts its own timeout.
@@ -192,8 +220,8 @@ std::vector<std::string> Training::training_pods(JobId id) const {
 }
 
 void Training::pod_started(JobId id, const std::string& key) {
-  if (id >= jobs_.size()) return;
-  auto& t = jobs_[id];
+  if (id >= slot_.size()) return;
+  auto& t = at(id);
   const StoredJob& j = store_.job(id);
   const auto& status = model::status_of(j.job);
   if (status.phase && model::is_terminal(*status.phase)) return;
@@ -230,7 +258,7 @@ void Training::run_end(const RunEnd& e) {
 }
 
 void Training::start(JobId id, std::int32_t n, std::int64_t gpu_milli) {
-  auto& t = jobs_[id];
+  auto& t = at(id);
   auto& seg = t.seg;
   seg.active = true;
   seg.n = n;
@@ -263,7 +291,7 @@ void Training::start(JobId id, std::int32_t n, std::int64_t gpu_milli) {
 }
 
 void Training::schedule_software_failure(JobId id) {
-  auto& t = jobs_[id];
+  auto& t = at(id);
   const double per_hour = t.behaviour.failure.hazard_per_hour + st_.faults.software_failures_per_job_hour;
   if (per_hour <= 0) return;
   const double x = kernel::Exponential(per_hour / 3600e6)(fail_rng(id));
@@ -281,7 +309,7 @@ void Training::software_failure(JobId id) {
   auto& rng = fail_rng(id);
   const std::string victim = running[rng.below(running.size())];
   std::int32_t code = 1;
-  const auto& mix = jobs_[id].behaviour.failure.exit_codes;
+  const auto& mix = at(id).behaviour.failure.exit_codes;
   if (!mix.empty()) {
     std::vector<double> w;
     for (const auto& e : mix) w.push_back(e.weight);
@@ -311,7 +339,7 @@ Training::Progress Training::progress(const JobTraining& t) const {
 
 // Stops the running segment: progress since the last checkpoint is lost to `cause`.
 void Training::stop(JobId id, LossCause cause) {
-  auto& t = jobs_[id];
+  auto& t = at(id);
   auto& seg = t.seg;
   if (!seg.active) return;
   k_.cancel(seg.done_ev);
@@ -328,13 +356,14 @@ void Training::stop(JobId id, LossCause cause) {
 }
 
 void Training::restart(JobId id) {
-  if (!jobs_[id].seg.active) return;
-  jobs_[id].pending_cause = LossCause::Scale;
+  auto* t = find(id);
+  if (!t || !t->seg.active) return;
+  t->pending_cause = LossCause::Scale;
   stop(id, LossCause::Scale);
 }
 
 void Training::done(JobId id) {
-  auto& t = jobs_[id];
+  auto& t = at(id);
   auto& seg = t.seg;
   k_.cancel(seg.fail_ev);
   const double prod = (t.work_total - seg.committed) / seg.rate;
@@ -364,7 +393,7 @@ void Training::done(JobId id) {
 
 void Training::job_finished(JobId id) {
   stop(id, LossCause::Other);
-  auto& t = jobs_[id];
+  auto& t = at(id);
   if (t.orphan_scheduled) return;
   t.orphan_scheduled = true;
   k_.post_in(st_.orphan_timeout, kPhaseWorkload, kOrphan, id);
@@ -378,10 +407,17 @@ void Training::orphans(JobId id) {
   if (!keys.empty()) reconciles_.enqueue(id);
 }
 
-void Training::forget(JobId id) { jobs_[id].behaviour = {}; }
+// Its segment has stopped and its timers have fired or been cancelled; the slot is reused.
+void Training::forget(JobId id) {
+  if (slot_[id] == kForgotten) return;
+  pool_[slot_[id]] = JobTraining{};
+  free_.push_back(slot_[id]);
+  slot_[id] = kForgotten;
+}
 
 TrainingState Training::state(JobId id) const {
-  const auto& t = jobs_[id];
+  if (slot_[id] == kForgotten) return {};
+  const auto& t = at(id);
   const auto& b = t.behaviour;
   TrainingState s;
   s.training = t.seg.active;
@@ -404,8 +440,9 @@ TrainingState Training::state(JobId id) const {
 }
 
 void Training::finish() {
-  for (JobId id = 0; id < jobs_.size(); ++id) {
-    const auto& t = jobs_[id];
+  for (JobId id = 0; id < slot_.size(); ++id) {
+    if (slot_[id] == kForgotten) continue;
+    const auto& t = pool_[slot_[id]];
     if (!t.seg.active) continue;
     const Progress pr = progress(t);
     const std::int64_t e = pr.kept_us + pr.since_checkpoint_us;

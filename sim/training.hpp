@@ -119,6 +119,11 @@ class Training final : public kernel::EventHandler, public TrainingControl {
   void orphans(JobId job);
   kernel::Rng& job_rng(JobId job);
   kernel::Rng& fail_rng(JobId job);
+  // A job's record; throws std::logic_error once the job was forgotten.
+  JobTraining& at(JobId job);
+  const JobTraining& at(JobId job) const;
+  // Nullptr once forgotten (compacted): what reaches such a job changes nothing.
+  JobTraining* find(JobId job);
 
   const scenarios::Scenario& sc_;
   const WorldSettings& st_;
@@ -127,7 +132,12 @@ class Training final : public kernel::EventHandler, public TrainingControl {
   Store& store_;
   PodLifecycle& pods_;
   ReconcileQueue& reconciles_;
-  std::vector<JobTraining> jobs_;  // by JobId (added only by submissions, between events)
+  // By JobId (added only by submissions, between events): the slot of its record in pool_, or
+  // kForgotten; a forgotten job's slot is reused, so memory follows the jobs in the system.
+  static constexpr std::uint32_t kForgotten = ~std::uint32_t{0};
+  std::vector<std::uint32_t> slot_;
+  std::vector<JobTraining> pool_;
+  std::vector<std::uint32_t> free_;  // slots of forgotten jobs
   Parked<RunEnd> run_ends_;
 };
 

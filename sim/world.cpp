@@ -51,6 +51,7 @@ struct World::Impl {
     kubelet.connect(training);
     store.set_watcher(&scheduling);
     store.set_keep_finished(st.keep_finished_jobs);
+    store.set_keep_outcomes(st.keep_outcomes);
     route(controllers);
     route(kubelet);
     route(training);

@@ -39,6 +39,8 @@ class World {
   std::uint64_t events_dispatched() const;
   // Requests sent to plugin processes so far (docs/plugins.md); 0 when everything runs in process.
   std::uint64_t plugin_calls() const;
+  // Every job's outcome; needs WorldSettings::keep_outcomes once a job has finished (else throws
+  // std::logic_error).
   std::vector<JobOutcome> outcomes() const;
   // The queues, jobs and PodGroups as the API would show them now (Store::objects); finished
   // jobs are there only when WorldSettings::keep_finished_jobs was set.

@@ -367,3 +367,50 @@ TEST_CASE("why jobs waited: time by cause, the last reason, the series and the e
   CHECK(analysis::change_json(at(kernel::seconds(1), pending(0, model::PendingCause::Quota, "queue q at quota"))) ==
         R"({"cause":"Quota","jobId":0,"message":"queue q at quota","t":1.0,"type":"JobPending"})");
 }
+
+// Issue 20: rows leave as jobs do. A row goes to the sink once its job left the world (or was
+// rejected) and every row before it has gone, in JobId order; the rest at finish().
+TEST_CASE("recorder: streamed rows go out in JobId order once final, with the figures of kept rows", "[analysis][recorder]") {
+  const auto h = [](std::int64_t hours) { return SimDuration{hours * kHourUs}; };
+  std::vector<model::TimedChange> feed;
+  feed.push_back(at(h(0), node(8000)));
+  feed.push_back(at(h(0), submitted(0, "default/a", 1000)));
+  feed.push_back(at(h(0), submitted(1, "default/b", 1000)));
+  feed.push_back(at(h(0), submitted(2, "default/c", 2000)));
+  feed.push_back(at(h(1), model::JobRejected{1, "QueueClosed: closed"}));
+  feed.push_back(at(h(1), bound(2, "default/c-0", 2000)));
+  feed.push_back(at(h(1), phase(2, model::JobPhase::Running)));
+  feed.push_back(at(h(2), bound(0, "default/a-0", 1000)));
+  feed.push_back(at(h(2), phase(0, model::JobPhase::Running)));
+  feed.push_back(at(h(3), phase(2, model::JobPhase::Succeeded)));
+  feed.push_back(at(h(3), released(2, "default/c-0", 2000)));
+  feed.push_back(at(h(3), model::JobLeft{2}));  // c is final, but a (JobId 0) is not
+  feed.push_back(at(h(4), phase(0, model::JobPhase::Succeeded)));
+  feed.push_back(at(h(4), released(0, "default/a-0", 1000)));
+  feed.push_back(at(h(4), model::JobLeft{0}));
+  feed.push_back(at(h(5), submitted(3, "default/d", 1000)));  // waits past the horizon
+
+  Recorder kept(SimTime{h(6)}, h(1));
+  Recorder streamed(SimTime{h(6)}, h(1));
+  std::vector<std::string> out;  // (name @ time it went out)
+  SimTime now{};
+  streamed.stream_rows([&](const analysis::JobRow& r) { out.push_back(r.name + "@" + std::to_string(now.time_since_epoch().count() / kHourUs)); });
+  for (const auto& c : feed) {
+    now = c.time;
+    kept.on_change(c);
+    streamed.on_change(c);
+  }
+  CHECK(out == std::vector<std::string>{"default/a@4", "default/b@4", "default/c@4"});
+  now = SimTime{h(6)};
+  kept.finish();
+  streamed.finish();
+  CHECK(out.back() == "default/d@6");
+  CHECK(out.size() == 4);
+  CHECK(streamed.metrics() == kept.metrics());
+  CHECK(streamed.check_invariants() == kept.check_invariants());
+  CHECK(kept.check_invariants().empty());
+  CHECK_THROWS_AS(streamed.jobs(), std::logic_error);
+  CHECK(kept.jobs().size() == 4);
+  // A change for a row that went out is a bug of the feed, not a silent loss.
+  CHECK_THROWS_AS(streamed.on_change(at(h(6), model::ProgressCommitted{0, 1})), std::logic_error);
+}

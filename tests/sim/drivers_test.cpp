@@ -38,6 +38,7 @@ struct ControllerFixture {
 
   explicit ControllerFixture(const std::string& job_yaml) : sc(scenario_with(job_yaml)) {
     store.set_watcher(&watcher);
+    store.set_keep_outcomes(true);
     driver.connect(pods, training);
     for (EventKind kind : ControllerDriver::kKinds) k.route(kind, &driver);
     store.add_node(gpu_node("n0", 8));
@@ -101,7 +102,8 @@ TEST_CASE("controller driver: a finished job stops training and is compacted onc
   CHECK(f.log == Log{"delete 0 train-worker-0 Cleanup", "watch: group train", "finished 0", "evaluate 0",
                      "watch: removed default/train-worker-0", "watch: group-removed default/train", "forget 0"});
   CHECK(f.store.job(f.id).compacted);  // its spec and status released...
-  CHECK(f.store.outcome(f.id).phase == model::JobPhase::Succeeded);  // ...its outcome kept
+  CHECK(f.store.outcome(f.id).phase == model::JobPhase::Succeeded);  // ...its outcome kept (asked for)
+  CHECK(change_name(f.feed.back().change) == "JobLeft");
   f.driver.enqueue(f.id);
   CHECK(f.k.pending_events() == 0);  // a compacted job is never reconciled again
   CHECK_THROWS_AS(f.driver.add_job(7, f.driver.controller_for(model::JobKind::GenericJob)), std::logic_error);

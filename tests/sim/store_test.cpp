@@ -3,6 +3,7 @@
 #include "tests/sim/support.hpp"
 
 #include "sim/kernel/kernel.hpp"
+#include "sim/settings.hpp"
 
 using namespace t9k;
 using namespace t9k::sim;
@@ -179,6 +180,7 @@ TEST_CASE("store: a finished job is compacted to its outcome", "[sim][store]") {
   CHECK_FALSE(f.store.compactable(id));  // a pod has not terminated
   f.store.terminate_pod(id, "default/train-worker-0", model::PodPhase::Succeeded, 0);
   REQUIRE(f.store.compactable(id));
+  f.store.set_keep_outcomes(true);
   f.store.compact(id);
   const StoredJob& j = f.store.job(id);
   CHECK(j.compacted);
@@ -188,6 +190,41 @@ TEST_CASE("store: a finished job is compacted to its outcome", "[sim][store]") {
   CHECK(f.store.outcome(id).name == "default/train");
   CHECK(f.store.pod("default/train-worker-0") == nullptr);
   CHECK(f.log.back() == "watch: group-removed default/train");
+  CHECK(f.feed_names().back() == "JobLeft");
+}
+
+// Memory flat in finished jobs (issue 20): a compacted job's record is released.
+TEST_CASE("store: a compacted job leaves; its name stays taken and edits of it change nothing", "[sim][store]") {
+  Fixture f;
+  f.store.add_node(gpu_node("n0", 8));
+  const JobId id = f.add(0);
+  const JobId other = f.add(1);
+  model::JobStatus done;
+  done.phase = model::JobPhase::Failed;
+  f.store.set_status(id, done);
+  REQUIRE(f.store.compactable(id));  // no pods at all
+  f.store.compact(id);
+  CHECK(f.store.job(id).compacted);
+  CHECK(f.store.job(id).key.empty());  // the shared released record, not the job's
+  CHECK(f.store.find_job("train") == nullptr);
+  CHECK(f.store.find_job_id("train") == id);
+  CHECK(f.store.find_job_id("default/train") == id);
+  CHECK_FALSE(f.store.find_job_id("nope"));
+  CHECK_THROWS_AS(f.store.outcome(id), std::logic_error);  // not kept unless asked (--check)
+  CHECK(f.store.outcome(other).name == "default/other");
+  // Operations may still name it: nothing happens, nothing is published.
+  const auto published = f.feed.size();
+  f.store.set_paused(id, true);
+  f.store.set_job_priority(id, 9);
+  f.store.set_expected_replicas(id, 3);
+  f.store.set_tensorboard_ready(id);
+  CHECK(f.feed.size() == published);
+  CHECK_THROWS_AS(f.store.set_status(id, done), std::logic_error);
+  CHECK_THROWS_AS(f.store.add_job(f.sc.workload.jobs.at(0).job, "again.yaml"), sim::ScenarioError);
+  const auto objects = f.store.objects();
+  CHECK(std::none_of(objects.begin(), objects.end(), [](const scenarios::Object& o) {
+    return std::holds_alternative<model::GenericJob>(o) && std::get<model::GenericJob>(o).metadata.name == "train";
+  }));
 }
 
 TEST_CASE("store: expectedReplicas edits the spec and the clamped shape", "[sim][store]") {

@@ -101,7 +101,9 @@ inline std::string change_name(const model::Change& c) {
   static constexpr const char* kNames[] = {"JobSubmitted", "JobRejected",     "JobPhaseChanged",   "PodCreated",
                                            "PodBound",     "PodRunning",      "PodReleased",       "PodDeleted",
                                            "TrainingChanged", "ProgressLost", "ProgressCommitted", "NodeChanged",
-                                           "QueueChanged", "PodUnknown", "JobStatusChanged", "JobPending"};
+                                           "QueueChanged", "PodUnknown", "JobStatusChanged", "JobPending",
+                                           "JobLeft"};
+  static_assert(std::size(kNames) == std::variant_size_v<model::Change>);
   return kNames[c.index()];
 }
 

@@ -2,6 +2,7 @@
 // controllers and scheduler, and the recorder; expectations are on the published results.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -36,10 +37,12 @@ struct Run {
 
 Run simulate(const scenarios::Scenario& sc, std::uint64_t replication = 0) {
   Run run(sc);
+  auto settings = sim::settings_from_scenario(sc);
+  settings.keep_outcomes = true;
   sim::World w(sc, replication, [&](const model::TimedChange& c) {
     run.rec.on_change(c);
     run.changes.push_back(c);
-  });
+  }, settings);
   w.run();
   run.rec.finish();
   run.outcomes = w.outcomes();
@@ -61,6 +64,19 @@ spec:
     name: t9k
     queues:
     - manifest: {apiVersion: scheduler.tensorstack.dev/v1beta1, kind: Queue, metadata: {name: default}, spec: {}}
+)";
+
+// A generator of 1-GPU jobs of 20 minutes every 30 minutes on average, for workload.generators.
+const std::string kSmallGenerator = R"(    - name: small
+      interarrival: {exponential: {mean: 30m}}
+      manifest:
+        apiVersion: batch.tensorstack.dev/v1beta1
+        kind: GenericJob
+        metadata: {name: small}
+        spec:
+          scheduler: {t9kScheduler: {queue: default}}
+          replicaSpecs: [{type: w, template: {spec: {containers: [{name: c, image: i, resources: {limits: {nvidia.com/gpu: 1}}}]}}}]
+      behaviour: {runTime: 20m}
 )";
 
 std::string job(const std::string& name, int replicas, const std::string& behaviour, const std::string& extra = "") {
@@ -193,19 +209,7 @@ TEST_CASE("unknown options are refused with the allowed values", "[sim]") {
 }
 
 TEST_CASE("generators expand deterministically and independently", "[sim]") {
-  const std::string gen = R"(
-    generators:
-    - name: small
-      interarrival: {exponential: {mean: 30m}}
-      manifest:
-        apiVersion: batch.tensorstack.dev/v1beta1
-        kind: GenericJob
-        metadata: {name: small}
-        spec:
-          scheduler: {t9kScheduler: {queue: default}}
-          replicaSpecs: [{type: w, template: {spec: {containers: [{name: c, image: i, resources: {limits: {nvidia.com/gpu: 1}}}]}}}]
-      behaviour: {runTime: 20m}
-)";
+  const std::string gen = "\n    generators:\n" + kSmallGenerator;
   const std::string gen2 = R"(    - name: other
       interarrival: {exponential: {mean: 1h}}
       manifest:
@@ -378,4 +382,48 @@ TEST_CASE("any accelerator: resources named in spec.cluster.accelerators count a
              Catch::Contains("spec.cluster.accelerators[2]: found \"hygon.com/dcu\" again"));
   CHECK_THAT(errors_of("accelerators: [nvidia.com/gpu, hygon.com/dcu]", "accelerators: []"),
              Catch::Contains("spec.cluster.accelerators: found an empty list"));
+}
+
+// Issue 20: memory flat in finished jobs. A finished job leaves the world (JobLeft); operations
+// may still name it; the recorder streams its row, and jobs.csv and the figures are the same.
+TEST_CASE("finished jobs leave the world; rows streamed as they leave give the same outputs", "[sim]") {
+  const std::string gen = "    generators:\n" + kSmallGenerator;
+  const auto sc = load(kCluster + "  workload:\n    jobs:\n" + job("x", 1, "{runTime: 1h}") + gen +
+                       "  operations:\n  - {at: 10h, action: pauseJob, job: x}\n  - {at: 11h, action: resumeJob, job: x}\n");
+  const auto kept = simulate(sc);  // rows kept, outcomes kept
+  REQUIRE(kept.outcomes.size() > 50);
+  CHECK(kept.outcomes.at(0).name == "default/x");
+  CHECK(kept.outcomes.at(0).phase == model::JobPhase::Succeeded);  // the later pause changed nothing
+
+  const auto dir = std::filesystem::temp_directory_path() / "t9ksim-world-test-streamed";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  analysis::Recorder rec(kernel::SimTime{sc.horizon}, analysis::Recorder::choose_bucket(sc.horizon));
+  std::size_t most_held = 0, left = 0;
+  {
+    analysis::JobsCsvWriter writer(dir / "jobs.csv", kernel::SimTime{sc.horizon});
+    rec.stream_rows([&](const analysis::JobRow& r) { writer.row(r); });
+    for (const auto& c : kept.changes) {
+      rec.on_change(c);
+      most_held = std::max(most_held, rec.rows_held());
+      left += std::holds_alternative<model::JobLeft>(c.change) ? 1 : 0;
+    }
+    rec.finish();
+    CHECK_FALSE(std::filesystem::exists(dir / "jobs.csv"));  // a temporary name until committed
+    writer.commit();
+  }
+  std::ifstream in(dir / "jobs.csv", std::ios::binary);
+  const std::string streamed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(streamed == analysis::jobs_csv(kept.rec));
+  CHECK(rec.metrics() == kept.rec.metrics());
+  CHECK(rec.check_invariants().empty());
+  CHECK(left + 3 >= kept.outcomes.size());  // all but the few running at the horizon left
+  CHECK(most_held <= 10);                   // rows held: the jobs in the world, not all jobs
+  std::filesystem::remove_all(dir);
+
+  // Without keep_outcomes the finished jobs' outcomes are gone; a finished job is not found.
+  sim::World w(sc, 0, [](const model::TimedChange&) {});
+  w.run();
+  CHECK_THROWS_AS(w.outcomes(), std::logic_error);
+  CHECK(w.find_job("x") == nullptr);
 }
