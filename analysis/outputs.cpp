@@ -35,18 +35,36 @@ std::string num(double x) { return fmt::format("{:.6g}", x); }
 
 }  // namespace
 
-void write_file_atomic(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write) {
-  const auto tmp = path.parent_path() / ("." + path.filename().string() + ".tmp");
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
-    write(out);
-    out.close();  // a failed or short write (full disk, file-size limit) shows here at the latest
-    if (!out) throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
-  }
+StagedFile::StagedFile(const std::filesystem::path& path)
+    : path_(path), tmp_(path.parent_path() / ("." + path.filename().string() + ".tmp")),
+      out_(tmp_, std::ios::binary | std::ios::trunc) {
+  check();
+}
+
+StagedFile::~StagedFile() {
+  if (committed_) return;
+  out_.close();
   std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw std::runtime_error("cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
+  std::filesystem::remove(tmp_, ec);
+}
+
+void StagedFile::check() {
+  if (!out_) throw std::runtime_error(fmt::format("cannot write {}: {}", path_.string(), std::strerror(errno)));
+}
+
+void StagedFile::commit() {
+  out_.close();  // a failed or short write (full disk, file-size limit) shows here at the latest
+  check();
+  std::error_code ec;
+  std::filesystem::rename(tmp_, path_, ec);
+  if (ec) throw std::runtime_error("cannot rename " + tmp_.string() + " to " + path_.string() + ": " + ec.message());
+  committed_ = true;
+}
+
+void write_file_atomic(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write) {
+  StagedFile file(path);
+  write(file.out());
+  file.commit();
 }
 
 void write_file_atomic(const std::filesystem::path& path, const std::string& content) {
@@ -111,36 +129,16 @@ std::string jobs_csv(const Recorder& r) {
   return std::move(os).str();
 }
 
-JobsCsvWriter::JobsCsvWriter(const std::filesystem::path& path, SimTime horizon)
-    : path_(path), tmp_(path.parent_path() / ("." + path.filename().string() + ".tmp")),
-      out_(tmp_, std::ios::binary | std::ios::trunc), horizon_(horizon) {
-  if (!out_) throw std::runtime_error(fmt::format("cannot write {}: {}", tmp_.string(), std::strerror(errno)));
-  out_ << kJobsCsvHeader;
-}
-
-JobsCsvWriter::~JobsCsvWriter() {
-  if (!committed_) {
-    out_.close();
-    std::error_code ec;
-    std::filesystem::remove(tmp_, ec);  // a failed run leaves no partial jobs.csv
-  }
+JobsCsvWriter::JobsCsvWriter(const std::filesystem::path& path, SimTime horizon) : file_(path), horizon_(horizon) {
+  file_.out() << kJobsCsvHeader;
 }
 
 void JobsCsvWriter::row(const JobRow& r) {
   if (r.name.empty()) return;
   row_.clear();
   append_job_row(row_, r, horizon_);
-  out_.write(row_.data(), static_cast<std::streamsize>(row_.size()));
-  if (!out_) throw std::runtime_error(fmt::format("cannot write {}: {}", path_.string(), std::strerror(errno)));
-}
-
-void JobsCsvWriter::commit() {
-  out_.close();
-  if (!out_) throw std::runtime_error(fmt::format("cannot write {}: {}", path_.string(), std::strerror(errno)));
-  std::error_code ec;
-  std::filesystem::rename(tmp_, path_, ec);
-  if (ec) throw std::runtime_error("cannot rename " + tmp_.string() + " to " + path_.string() + ": " + ec.message());
-  committed_ = true;
+  file_.out().write(row_.data(), static_cast<std::streamsize>(row_.size()));
+  file_.check();
 }
 
 std::string timeseries_csv(const Recorder& r) {
@@ -300,34 +298,14 @@ std::string change_json(const model::TimedChange& tc, const std::vector<std::str
   return j.dump();
 }
 
-EventLog::EventLog(const std::filesystem::path& path)
-    : path_(path), tmp_(path.parent_path() / ("." + path.filename().string() + ".tmp")), out_(tmp_, std::ios::trunc) {
-  if (!out_) throw std::runtime_error("cannot write " + tmp_.string());
-}
-
-EventLog::~EventLog() {
-  if (!committed_) {
-    out_.close();
-    std::error_code ec;
-    std::filesystem::remove(tmp_, ec);
-  }
-}
-
 void EventLog::write(const model::TimedChange& c) {
   if (std::holds_alternative<model::JobLeft>(c.change)) return;  // bookkeeping, not a transition
   if (const auto* sub = std::get_if<model::JobSubmitted>(&c.change)) {
     if (job_names_.size() <= sub->job) job_names_.resize(sub->job + 1);
     job_names_[sub->job] = sub->name;
   }
-  out_ << change_json(c, &job_names_) << '\n';
-  if (!out_) throw std::runtime_error(fmt::format("cannot write {}: {}", path_.string(), std::strerror(errno)));
-}
-
-void EventLog::commit() {
-  out_.close();
-  if (!out_) throw std::runtime_error(fmt::format("cannot write {}: {}", path_.string(), std::strerror(errno)));
-  std::filesystem::rename(tmp_, path_);
-  committed_ = true;
+  file_.out() << change_json(c, &job_names_) << '\n';
+  file_.check();
 }
 
 void write_outputs(const std::filesystem::path& dir, const Recorder& r, const RunInfo& info, JobsCsvWriter* streamed) {

@@ -19,6 +19,26 @@
 
 namespace t9k::analysis {
 
+// A file written under a temporary name beside it (".NAME.tmp") and renamed into place by
+// commit(); destroyed uncommitted (a failed run) it is removed, so a partial file never looks
+// complete. Errors name the file and the system's reason ("cannot write PATH: REASON").
+class StagedFile {
+ public:
+  explicit StagedFile(const std::filesystem::path& path);
+  ~StagedFile();
+  StagedFile(const StagedFile&) = delete;
+  StagedFile& operator=(const StagedFile&) = delete;
+  std::ostream& out() { return out_; }
+  void check();  // throws after a failed write
+  void commit();
+
+ private:
+  std::filesystem::path path_;
+  std::filesystem::path tmp_;
+  std::ofstream out_;
+  bool committed_ = false;
+};
+
 // Writes `content` to path atomically (temporary file in the same folder, then rename).
 void write_file_atomic(const std::filesystem::path& path, const std::string& content);
 // The same, for content written piece by piece to the stream.
@@ -54,16 +74,12 @@ std::string change_json(const model::TimedChange& c, const std::vector<std::stri
 // Streams events.jsonl to a temporary file and renames it on commit().
 class EventLog {
  public:
-  explicit EventLog(const std::filesystem::path& path);
-  ~EventLog();
+  explicit EventLog(const std::filesystem::path& path) : file_(path) {}
   void write(const model::TimedChange& c);
-  void commit();
+  void commit() { file_.commit(); }
 
  private:
-  std::filesystem::path path_;
-  std::filesystem::path tmp_;
-  std::ofstream out_;
-  bool committed_ = false;
+  StagedFile file_;
   std::vector<std::string> job_names_;  // by JobId
 };
 
@@ -73,19 +89,13 @@ class EventLog {
 class JobsCsvWriter {
  public:
   JobsCsvWriter(const std::filesystem::path& path, SimTime horizon);
-  ~JobsCsvWriter();
-  JobsCsvWriter(const JobsCsvWriter&) = delete;
-  JobsCsvWriter& operator=(const JobsCsvWriter&) = delete;
   void row(const JobRow& r);
-  void commit();
+  void commit() { file_.commit(); }
 
  private:
-  std::filesystem::path path_;
-  std::filesystem::path tmp_;
-  std::ofstream out_;
+  StagedFile file_;
   SimTime horizon_;
   fmt::memory_buffer row_;
-  bool committed_ = false;
 };
 
 // Writes jobs.csv, timeseries.csv, faults.csv and last summary.json into dir (created if needed).

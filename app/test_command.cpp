@@ -8,16 +8,17 @@
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "app/exit_codes.hpp"
+#include "analysis/outputs.hpp"
 #include "analysis/result_folder.hpp"
 #include "analysis/report.hpp"
 #include "app/run_command.hpp"
@@ -110,16 +111,12 @@ bool write_junit(const fs::path& file, const std::vector<Case>& cases, double to
     x += "    </testcase>\n";
   }
   x += "  </testsuite>\n</testsuites>\n";
-  const fs::path tmp = file.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << x;
-    out.flush();
-    if (!out) return false;
+  try {
+    analysis::write_file_atomic(file, x);
+    return true;
+  } catch (const std::runtime_error&) {
+    return false;
   }
-  std::error_code ec;
-  fs::rename(tmp, file, ec);
-  return !ec;
 }
 
 // Results folder names: the path below the argument it was found in, '/' -> '__', no extension.
