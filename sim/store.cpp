@@ -294,7 +294,6 @@ bool Store::compactable(JobId id) const {
 
 void Store::compact(JobId id) {
   StoredJob& j = at(id);
-  if (keep_finished_ || keep_outcomes_) j.outcome = outcome(id);
   for (const auto& p : j.pods) {
     const std::string key = scheduler::object_key(p.metadata);
     watcher_->pod_removed(key);
@@ -304,8 +303,8 @@ void Store::compact(JobId id) {
   j.compacted = true;
   publish(model::JobLeft{id});
   // Kept for objects() (t9ksim run --objects); the job is finished for the world either way.
-  if (keep_finished_) return;
-  if (keep_outcomes_) outcomes_.emplace(id, std::move(*j.outcome));
+  if (keep_finished_) return;  // outcome() reads it from the kept record
+  if (keep_outcomes_) outcomes_.emplace(id, outcome(id));
   jobs_[id].reset();
 }
 
@@ -316,7 +315,6 @@ JobOutcome Store::outcome(JobId id) const {
     return it->second;
   }
   const StoredJob& j = job(id);
-  if (j.outcome) return *j.outcome;
   JobOutcome o;
   o.name = j.key;
   o.kind = model::kind_of(j.job);

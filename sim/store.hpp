@@ -88,8 +88,7 @@ struct StoredJob {
   bool submitted = false;  // admitted: its controller reconciles it
   bool rejected = false;
   std::string reject_reason;
-  bool compacted = false;  // finished: spec, pods and PodGroup released (see Store::compact)
-  std::optional<JobOutcome> outcome;  // a compacted job's, when kept
+  bool compacted = false;  // finished: no longer reconciled (see Store::compact)
   std::map<std::string, std::int32_t> last_generation;  // pod name -> generation of its last pod
 };
 

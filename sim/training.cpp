@@ -129,8 +129,9 @@ void Training::blame_if_unset(JobId id, LossCause cause) {
 }
 
 void Training::evaluate(JobId id) {
-  if (!find(id)) return;
-  auto& t = at(id);
+  JobTraining* tp = find(id);
+  if (!tp) return;
+  auto& t = *tp;
   const StoredJob& j = store_.job(id);
   const auto& status = model::status_of(j.job);
   const bool terminal = status.phase && model::is_terminal(*status.phase);
@@ -191,8 +192,9 @@ std::optional<Training::FailedMember> Training::stranded(JobId id) const {
 // The rendezvous timeout after the job was first seen stranded: if it still is, its training
 // processes exit (code 1), and its controller decides (restart, backoff, failure).
 void Training::check_stranded(JobId id) {
-  if (!find(id)) return;  // finished and compacted since: no pod waits
-  auto& t = at(id);
+  JobTraining* tp = find(id);
+  if (!tp) return;  // finished and compacted since: no pod waits
+  auto& t = *tp;
   t.stranded_scheduled = false;
   const auto by = stranded(id);
   // Only the same member, unreplaced all along; a later failure starts its own timeout.
