@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "model/change.hpp"
@@ -217,7 +218,9 @@ class Recorder {
     std::int64_t gpu_milli;
     model::JobId job;
   };
-  std::map<std::string, Bound> bound_;  // pod key -> its binding
+  // pod key -> its binding. Hashed: a look-up per binding and release was a tree walk of string
+  // compares over every bound pod; finish() only adds integers over it, in any order.
+  std::unordered_map<std::string, Bound> bound_;
   // Per job, by JobId (ids are dense): milli-GPU training now, (in system, running), its queue's scope.
   struct JobState {
     std::int64_t training_gpu_milli = 0;

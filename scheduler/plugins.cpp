@@ -479,6 +479,10 @@ std::int64_t util_after(const CycleState& st, const PodInfo& pod, NodeId n, Dim 
   const std::int64_t alloc = at(st.snapshot().nodes()[static_cast<std::size_t>(n)].allocatable, d);
   if (alloc <= 0) return 1000;
   const std::int64_t free_after = std::max<std::int64_t>(0, st.free(n, d) - at(pod.request, d));
+  // free_after * 1000 fits in 64 bits on any real node; the 128-bit division (a library call,
+  // a few percent of a trace replay) only guards absurd capacities. Same quotient either way.
+  constexpr std::int64_t kExact64 = std::numeric_limits<std::int64_t>::max() / 1000;
+  if (free_after <= kExact64) return 1000 - free_after * 1000 / alloc;
   return 1000 - static_cast<std::int64_t>(static_cast<Int128>(free_after) * 1000 / alloc);
 }
 

@@ -106,6 +106,7 @@ bool is_key_of(const model::Pod& p, std::string_view key);
 
 // "<namespace>/<name>", or "<name>" without a namespace.
 std::string job_key(const model::ObjectMeta& m);
+std::string job_key(const std::string& namespace_, const std::string& name);
 
 // (sum of tasks[].restartCount, backoffCount): published whenever they change.
 std::pair<std::int32_t, std::int32_t> status_counters(const model::JobStatus& s);
