@@ -75,11 +75,13 @@ void Store::add_node(model::Node node) {
   const std::string name = node.metadata.name;
   const auto [it, fresh] = nodes_.emplace(name, std::move(node));
   if (!fresh) throw std::logic_error("node " + name + " added twice");
+  books_[name].node = &it->second;
   node_changed(it->second, "added");
 }
 
 void Store::remove_node(const std::string& name) {
   watcher_->node_removed(name);
+  if (const auto it = books_.find(name); it != books_.end()) it->second.node = nullptr;
   nodes_.erase(name);
 }
 
@@ -112,19 +114,19 @@ const model::Node* Store::node(const std::string& name) const {
 
 const std::set<std::string>& Store::pods_on(const std::string& node) const {
   static const std::set<std::string> kNone;
-  const auto it = node_pods_.find(node);
-  return it == node_pods_.end() ? kNone : it->second;
+  const NodeBook* b = book(node);
+  return b ? b->pods : kNone;
 }
 
 std::int64_t Store::shared_slots(const std::string& node) const {
-  const auto it = node_shares_.find(node);
-  if (it == node_shares_.end()) return 0;
-  return std::count_if(it->second.begin(), it->second.end(), [](std::int32_t v) { return v > 0; });
+  const NodeBook* b = book(node);
+  if (!b) return 0;
+  return std::count_if(b->shares.begin(), b->shares.end(), [](std::int32_t v) { return v > 0; });
 }
 
 std::int64_t Store::gpus_in_use(const std::string& node) const {
-  const auto it = node_used_.find(node);
-  return (it == node_used_.end() ? 0 : acc_.gpus_of(it->second)) + shared_slots(node);
+  const NodeBook* b = book(node);
+  return (b ? acc_.gpus_of(b->used) : 0) + shared_slots(node);
 }
 
 // ---- queues ----
@@ -449,14 +451,16 @@ void Store::create_pod(JobId id, Pod pod) {
 
 const model::ResourceList& Store::node_used(const std::string& node) const {
   static const model::ResourceList kNone;
-  const auto it = node_used_.find(node);
-  return it == node_used_.end() ? kNone : it->second;
+  const NodeBook* b = book(node);
+  return b ? b->used : kNone;
 }
 
 PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int32_t gpu_slot) {
   StoredJob& j = at(pod_owner_.at(key));
   Pod& p = pod_ref(j.id, key);
-  auto& n = nodes_.at(node);
+  NodeBook& book = books_.at(node);  // std::out_of_range for an unknown node, as nodes_.at threw
+  if (!book.node) throw std::out_of_range("store: pod " + key + " bound to removed node " + node);
+  const model::Node& n = *book.node;
   if (!n.ready || n.unschedulable) violation(k_, fmt::format("pod {} bound to unavailable node {}", key, node));
   p.node_name = node;
   p.bind_time = k_.now();
@@ -464,7 +468,7 @@ PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int
   if (share > 0) {
     if (gpu_slot < 0) violation(k_, fmt::format("shared-GPU pod {} bound to {} without a GPU slot", key, node));
     p.gpu_index = gpu_slot;
-    auto& slots = node_shares_[node];
+    auto& slots = book.shares;
     const auto slot = static_cast<std::size_t>(gpu_slot);
     if (slots.size() <= slot) slots.resize(slot + 1, 0);
     slots[slot] += share;
@@ -474,11 +478,11 @@ PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int
   }
   if (!j.queue.empty()) model::add_resources(queue_used_[j.queue], share > 0 ? queue_view(p.requests) : p.requests);
   watcher_->pod_bound(key, node, share > 0 ? gpu_slot : -1);
-  node_pods_[node].insert(key);
+  book.pods.insert(key);
   publish(model::PodBound{j.id, key, node, acc_.gpu_milli_of(p.requests), j.queue});
   // No node over-allocated (issue 6 §8). Shares count as the GPUs they sit on: whole GPUs plus
   // used slots within the node's GPUs.
-  auto& used = node_used_[node];
+  auto& used = book.used;
   model::add_resources(used, p.requests);
   bool fits = true;
   if (used.count(kGpuMilliName) == 0) {
@@ -507,15 +511,16 @@ void Store::set_pod_unknown(JobId id, const std::string& key) { pod_ref(id, key)
 void Store::release(StoredJob& j, Pod& p) {
   const std::string key = scheduler::object_key(p.metadata);
   if (p.node_name.empty()) return;
-  auto it = node_pods_.find(p.node_name);
-  if (it == node_pods_.end() || it->second.erase(key) == 0) return;
+  const auto it = books_.find(p.node_name);
+  if (it == books_.end() || it->second.pods.erase(key) == 0) return;
+  NodeBook& book = it->second;
   if (!j.queue.empty()) {
     auto& used = queue_used_[j.queue];
     used = model::subtract_resources(used, share_of(p.requests) > 0 ? queue_view(p.requests) : p.requests);
   }
   if (const std::int32_t g = share_of(p.requests); g > 0 && p.gpu_index >= 0)
-    node_shares_[p.node_name][static_cast<std::size_t>(p.gpu_index)] -= g;
-  auto& on_node = node_used_[p.node_name];
+    book.shares[static_cast<std::size_t>(p.gpu_index)] -= g;
+  auto& on_node = book.used;
   on_node = model::subtract_resources(on_node, p.requests);
   publish(model::PodReleased{j.id, key, p.node_name, acc_.gpu_milli_of(p.requests), j.queue, p.phase, p.exit_code,
                              p.deletion_reason});

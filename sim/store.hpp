@@ -224,12 +224,21 @@ class Store {
   std::uint64_t uid_counter_ = 0;
   std::uint64_t creation_seq_ = 0;  // metadata.creation_sequence: jobs, PodGroups and pods, never reused
 
-  // Bound, live pods: what they hold, per node and per queue.
-  std::map<std::string, std::set<std::string>> node_pods_;  // node -> pod keys
-  std::unordered_map<std::string, model::ResourceList> node_used_;  // look-up only
-  // Shared GPUs (t9ksim.io/gpu-milli): node -> milli-GPU of the shares on each slot, from the
-  // bindings (Pod::gpu_index), independently of the scheduler's snapshot.
-  std::unordered_map<std::string, std::vector<std::int32_t>> node_shares_;
+  // Bound, live pods: what they hold, per node (one hashed look-up per binding and release; the
+  // ordered nodes_ is a tree of string compares over every node) and per queue.
+  struct NodeBook {
+    model::Node* node = nullptr;  // into nodes_ (its elements never move); null once removed
+    std::set<std::string> pods;   // pod keys
+    model::ResourceList used;
+    // Shared GPUs (t9ksim.io/gpu-milli): milli-GPU of the shares on each slot, from the bindings
+    // (Pod::gpu_index), independently of the scheduler's snapshot.
+    std::vector<std::int32_t> shares;
+  };
+  std::unordered_map<std::string, NodeBook> books_;  // look-up only
+  const NodeBook* book(const std::string& node) const {
+    const auto it = books_.find(node);
+    return it == books_.end() ? nullptr : &it->second;
+  }
   std::map<std::string, model::ResourceList> queue_used_;
 };
 

@@ -164,6 +164,36 @@ TEST_CASE("store: node changes are watched and published with their cause", "[si
   CHECK_THROWS_AS(f.store.add_node(gpu_node("n1", 8)), std::logic_error);
 }
 
+TEST_CASE("store: what a node holds is booked by node, and a gone node takes no binding", "[sim][store]") {
+  Fixture f;
+  f.store.add_node(gpu_node("n0", 8));
+  f.store.add_node(gpu_node("n1", 8));
+  const JobId id = f.add(0);
+  f.store.create_pod(id, worker_pod("train", 0, 4));
+  f.store.create_pod(id, worker_pod("train", 1, 4));
+  CHECK_THROWS_AS(f.store.bind_pod("default/train-worker-0", "nowhere", -1), std::out_of_range);
+  f.store.bind_pod("default/train-worker-0", "n0", -1);
+  f.store.bind_pod("default/train-worker-1", "n1", -1);
+  CHECK(f.store.gpus_in_use("n0") == 4);
+  CHECK(f.store.gpus_in_use("n1") == 4);
+  CHECK(f.store.pods_on("n1") == std::set<std::string>{"default/train-worker-1"});
+  CHECK(f.store.pods_on("nowhere").empty());
+  CHECK(f.store.gpus_in_use("nowhere") == 0);
+  CHECK(f.store.node_used("nowhere").empty());
+  // A removed node takes no new binding; what its pods held is still given back when they end.
+  f.store.remove_node("n1");
+  f.store.create_pod(f.add(1), worker_pod("other", 0, 8));
+  CHECK_THROWS_AS(f.store.bind_pod("default/other-worker-0", "n1", -1), std::out_of_range);
+  CHECK(f.store.terminate_pod(id, "default/train-worker-1", model::PodPhase::Failed, 137));
+  CHECK(f.store.gpus_in_use("n1") == 0);
+  CHECK(f.store.pods_on("n1").empty());
+  CHECK(f.store.gpus_in_use("n0") == 4);  // the other node's book is its own
+  // Added again, the node takes bindings.
+  f.store.add_node(gpu_node("n1", 8));
+  CHECK(f.store.bind_pod("default/other-worker-0", "n1", -1).pod->node_name == "n1");
+  CHECK(f.store.gpus_in_use("n1") == 8);
+}
+
 TEST_CASE("store: a finished job is compacted to its outcome", "[sim][store]") {
   Fixture f;
   f.store.add_node(gpu_node("n0", 8));
