@@ -104,13 +104,13 @@ SelectorId ClusterSnapshot::intern_selector(const model::LabelSelector& sel) {
 }
 
 ShapeId ClusterSnapshot::intern_shape(const SparseRes& request, SelectorId sel) {
-  std::string k = std::to_string(sel);
-  for (const auto& [d, q] : request) k.append(",").append(std::to_string(d)).append(":").append(std::to_string(q));
-  const auto it = shapes_.find(k);
+  // Keyed by value (a pod's creation used to format a string key for this look-up).
+  auto key = std::make_pair(sel, request);
+  const auto it = shapes_.find(key);
   if (it != shapes_.end()) return it->second;
   const ShapeId id = static_cast<ShapeId>(shape_keys_.size());
   shape_keys_.emplace_back(request, sel);
-  shapes_.emplace(k, id);
+  shapes_.emplace(std::move(key), id);
   return id;
 }
 

@@ -42,6 +42,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -339,7 +340,7 @@ class ClusterSnapshot {
   std::unordered_map<std::string, GroupId> group_ids_;
   std::unordered_map<std::string, PodId> pod_ids_;
   std::unordered_map<std::string, SelectorId> selector_ids_;
-  std::unordered_map<std::string, ShapeId> shapes_;
+  std::map<std::pair<SelectorId, SparseRes>, ShapeId> shapes_;  // a few dozen shapes
   std::vector<std::pair<SparseRes, SelectorId>> shape_keys_;
   std::set<std::pair<std::int64_t, NodeId>> by_free_gpu_;
   std::set<std::tuple<std::int32_t, NodeId, std::int32_t>> share_rooms_;

@@ -509,8 +509,8 @@ void Store::set_pod_running(JobId id, const std::string& key) {
 void Store::set_pod_unknown(JobId id, const std::string& key) { pod_ref(id, key).phase = PodPhase::Unknown; }
 
 void Store::release(StoredJob& j, Pod& p) {
-  const std::string key = scheduler::object_key(p.metadata);
   if (p.node_name.empty()) return;
+  const std::string key = scheduler::object_key(p.metadata);
   const auto it = books_.find(p.node_name);
   if (it == books_.end() || it->second.pods.erase(key) == 0) return;
   NodeBook& book = it->second;
