@@ -120,13 +120,12 @@ const std::set<std::string>& Store::pods_on(const std::string& node) const {
 
 std::int64_t Store::shared_slots(const std::string& node) const {
   const NodeBook* b = book(node);
-  if (!b) return 0;
-  return std::count_if(b->shares.begin(), b->shares.end(), [](std::int32_t v) { return v > 0; });
+  return b ? b->used_slots() : 0;
 }
 
 std::int64_t Store::gpus_in_use(const std::string& node) const {
   const NodeBook* b = book(node);
-  return (b ? acc_.gpus_of(b->used) : 0) + shared_slots(node);
+  return b ? acc_.gpus_of(b->used) + b->used_slots() : 0;
 }
 
 // ---- queues ----
@@ -491,7 +490,7 @@ PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int
     model::ResourceList need = used;
     need.erase(kGpuMilliName);
     // Shares sit on nvidia.com/gpu (docs/scheduler.md "Shared GPUs"): its whole GPUs and used slots.
-    need[kGpuName] = model::Quantity::from_units(model::get_resource(used, kGpuName).units_ceil() + shared_slots(node));
+    need[kGpuName] = model::Quantity::from_units(model::get_resource(used, kGpuName).units_ceil() + book.used_slots());
     fits = model::fits(need, n.allocatable);
   }
   if (!fits) violation(k_, fmt::format("node {} over-allocated by binding {}", node, key));

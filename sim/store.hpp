@@ -6,6 +6,7 @@
 // publishes the change to the feed (analysis/ and events.jsonl), synchronously.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <functional>
@@ -233,6 +234,9 @@ class Store {
     // Shared GPUs (t9ksim.io/gpu-milli): milli-GPU of the shares on each slot, from the bindings
     // (Pod::gpu_index), independently of the scheduler's snapshot.
     std::vector<std::int32_t> shares;
+    std::int64_t used_slots() const {
+      return std::count_if(shares.begin(), shares.end(), [](std::int32_t v) { return v > 0; });
+    }
   };
   std::unordered_map<std::string, NodeBook> books_;  // look-up only
   const NodeBook* book(const std::string& node) const {
