@@ -57,6 +57,7 @@ class Topology {
   Level level(Vertex v) const { return g_[v].level; }
   const std::string& name(Vertex v) const { return g_[v].name; }
   std::size_t depth(Vertex v) const;  // spine 0, switch 1, rack 2, node 3
+  std::size_t child_count(Vertex v) const { return boost::out_degree(v, g_); }
 
   // Rack / switch names of a node; nullopt for an unknown node.
   std::optional<std::string> rack_of(const std::string& node) const;

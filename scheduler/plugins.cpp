@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <stdexcept>
 
 namespace t9k::scheduler {
@@ -185,6 +186,14 @@ void CycleState::add_to_view() {
       hold_[base + d] = std::max<std::int64_t>(0, held_[base + d] - at(term, static_cast<Dim>(d)));
     bonus_touch(r.node);
   }
+}
+
+std::int64_t CycleState::min_withheld_free_gpu() const {
+  std::int64_t least = std::numeric_limits<std::int64_t>::max();
+  for (const NodeId n : held_nodes_)
+    if (hold_[static_cast<std::size_t>(n) * dims_ + static_cast<std::size_t>(kDimGpu)] > 0)
+      least = std::min(least, free(n, kDimGpu));
+  return least;
 }
 
 bool CycleState::has_reservation(GroupId g) const {
@@ -497,6 +506,18 @@ class BinPack final : public ScorePlugin {
                      const PlacementContext&) const override {
     return pack_score(st, pod, n);  // least free GPUs (then CPU) after placement first
   }
+  // A node with at least `free_gpu` free keeps at least x = free_gpu - request after the pod, and
+  // its allocatable is at most the cluster's largest: its GPU term is at most
+  // 1000 - x * 1000 / largest (floors only grow with a smaller divisor); the CPU term at most 1000.
+  std::int64_t max_score(const CycleState& st, const PodInfo& pod, std::int64_t free_gpu,
+                         const PlacementContext&) const override {
+    const std::int64_t largest = st.snapshot().max_gpu_allocatable();
+    const std::int64_t x = std::max<std::int64_t>(0, free_gpu - at(pod.request, kDimGpu));
+    constexpr std::int64_t kExact64 = std::numeric_limits<std::int64_t>::max() / 1000;
+    const std::int64_t gpu_term =
+        largest <= 0 || x > kExact64 ? 1000 : 1000 - std::min<std::int64_t>(1000, x * 1000 / largest);
+    return (7 * gpu_term + 3 * 1000) / 10;
+  }
 };
 
 class Spread final : public ScorePlugin {
@@ -528,6 +549,20 @@ class TopologyScore final : public ScorePlugin {
       if (best == 0) break;
     }
     return (3 - best) * 1000 / 3;
+  }
+  // The walk reaches no node of a gang node's rack (they are the extra candidates below), so at
+  // best a node shares a switch with one: distance 2, unless each of those switches holds a
+  // single rack. Nodes never move between racks or switches (Topology::add_child refuses).
+  std::int64_t max_score(const CycleState& st, const PodInfo&, std::int64_t,
+                         const PlacementContext& ctx) const override {
+    const auto& snap = st.snapshot();
+    std::int64_t bound = 0;
+    for (const NodeId m : ctx.gang_nodes) {
+      const auto& b = snap.nodes()[static_cast<std::size_t>(m)];
+      if (b.rack == kNone) return 1000;  // not among the extras: the walk may reach it
+      if (snap.topology().child_count(b.switch_vertex) > 1) bound = (3 - 2) * 1000 / 3;
+    }
+    return bound;
   }
   void extra_candidates(const CycleState& st, const PodInfo&, const PlacementContext& ctx,
                         std::vector<NodeId>& out) const override {

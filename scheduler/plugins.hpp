@@ -100,6 +100,9 @@ class CycleState {
   // the largest key, and walks in increasing order from `gpu` or decreasing down to `gpu`;
   // `f(node)` returns true to stop.
   std::optional<std::int64_t> max_free_gpu() const;
+  // The least free(n, GPU) over the nodes where a reservation withholds GPUs from the viewer
+  // (outside a trial), INT64_MAX when none does: every other node's free GPUs are its index key.
+  std::int64_t min_withheld_free_gpu() const;
   template <class F> void walk_up(std::int64_t gpu, F&& f) const;
   template <class F> void walk_down(std::int64_t gpu, F&& f) const;
   const DenseRes& queue_allocated(QueueId q) const { return queue_alloc_[static_cast<std::size_t>(q)]; }
@@ -212,11 +215,10 @@ class CycleState {
 };
 
 inline std::optional<std::int64_t> CycleState::max_free_gpu() const {
-  const auto& index = snap_->nodes_by_free_gpu();
   std::optional<std::int64_t> best;
-  for (auto it = index.rbegin(); it != index.rend(); ++it)
-    if (!overlaid_[static_cast<std::size_t>(it->second)]) {
-      best = it->first;
+  for (auto a = snap_->nodes_by_free_gpu().rbegin_cursor(); a.valid(); a.next())
+    if (!overlaid_[static_cast<std::size_t>((*a).second)]) {
+      best = (*a).first;
       break;
     }
   if (!local_index_.empty() && (!best || local_index_.back().first > *best)) best = local_index_.back().first;
@@ -227,18 +229,17 @@ inline std::optional<std::int64_t> CycleState::max_free_gpu() const {
 // are disjoint, so the merged order is exactly that of one index holding every current key.
 template <class F>
 void CycleState::walk_up(std::int64_t gpu, F&& f) const {
-  const auto& index = snap_->nodes_by_free_gpu();
+  auto a = snap_->nodes_by_free_gpu().lower_bound(gpu);
   const GpuKey from{gpu, std::numeric_limits<NodeId>::min()};
-  auto a = index.lower_bound(from);
   auto b = std::lower_bound(local_index_.begin(), local_index_.end(), from);
   for (;;) {
-    while (a != index.end() && overlaid_[static_cast<std::size_t>(a->second)]) ++a;
-    if (b != local_index_.end() && (a == index.end() || *b < *a)) {
+    while (a.valid() && overlaid_[static_cast<std::size_t>((*a).second)]) a.next();
+    if (b != local_index_.end() && (!a.valid() || *b < *a)) {
       if (f(b->second)) return;
       ++b;
-    } else if (a != index.end()) {
-      if (f(a->second)) return;
-      ++a;
+    } else if (a.valid()) {
+      if (f((*a).second)) return;
+      a.next();
     } else {
       return;
     }
@@ -247,19 +248,18 @@ void CycleState::walk_up(std::int64_t gpu, F&& f) const {
 
 template <class F>
 void CycleState::walk_down(std::int64_t gpu, F&& f) const {
-  const auto& index = snap_->nodes_by_free_gpu();
-  auto a = index.rbegin();
+  auto a = snap_->nodes_by_free_gpu().rbegin_cursor();
   auto b = local_index_.rbegin();
   for (;;) {
-    while (a != index.rend() && overlaid_[static_cast<std::size_t>(a->second)]) ++a;
-    const bool a_ok = a != index.rend() && a->first >= gpu;
+    while (a.valid() && overlaid_[static_cast<std::size_t>((*a).second)]) a.next();
+    const bool a_ok = a.valid() && (*a).first >= gpu;
     const bool b_ok = b != local_index_.rend() && b->first >= gpu;
     if (b_ok && (!a_ok || *a < *b)) {
       if (f(b->second)) return;
       ++b;
     } else if (a_ok) {
-      if (f(a->second)) return;
-      ++a;
+      if (f((*a).second)) return;
+      a.next();
     } else {
       return;
     }
@@ -294,6 +294,14 @@ class ScorePlugin {
   // 0..1000, higher is better.
   virtual std::int64_t score(const CycleState& st, const PodInfo& pod, NodeId node,
                              const PlacementContext& ctx) const = 0;
+  // An upper bound of score() over every node the free-GPU walk can still reach: its free GPU
+  // milli (as free() sees it) is at least `free_gpu`, and it is none of the extra candidates
+  // (every plugin's, visited before the walk). The walk stops once no later node can beat the
+  // best so far. The default is the contract's 1000, which never stops a walk.
+  virtual std::int64_t max_score(const CycleState&, const PodInfo&, std::int64_t /*free_gpu*/,
+                                 const PlacementContext&) const {
+    return 1000;
+  }
   // Nodes worth considering before the free-GPU walk (e.g. the racks of the gang so far).
   virtual void extra_candidates(const CycleState&, const PodInfo&, const PlacementContext&,
                                 std::vector<NodeId>&) const {}

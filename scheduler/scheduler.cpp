@@ -417,9 +417,38 @@ struct Scheduler::Impl {
     }
     if (bonus_walk && st.walk_bonus(gpu, consider)) return best;
     if (bonus_only_extra()) return best;
-    if (!spread_walk) st.walk_up(gpu, consider);
-    else st.walk_down(gpu, consider);
+    if (spread_walk) {
+      st.walk_down(gpu, consider);
+      return best;
+    }
+    if (st.bonus_active()) {
+      st.walk_up(gpu, consider);
+      return best;
+    }
+    // The walk goes up in free GPUs, so once even the best score a node with this many free
+    // GPUs could get does not beat the best so far, no later node can win (ties go to the
+    // earlier one): stop, with the decision the full walk would make. A node whose GPUs a reservation
+    // withholds has fewer free than its key, so the bound starts from the least of those.
+    const std::int64_t withheld = st.min_withheld_free_gpu();
+    std::int64_t bound_at = std::numeric_limits<std::int64_t>::min();
+    std::int64_t bound = 0;
+    st.walk_up(gpu, [&](NodeId n) {
+      if (best) {
+        const std::int64_t at_least = std::min(st.free(n, kDimGpu), withheld);
+        if (at_least != bound_at) {
+          bound_at = at_least;
+          bound = max_weighted_score(p, at_least, ctx);
+        }
+        if (bound <= best_score) return true;
+      }
+      return consider(n);
+    });
     return best;
+  }
+  std::int64_t max_weighted_score(const PodInfo& p, std::int64_t free_gpu, const PlacementContext& ctx) const {
+    std::int64_t bound = 0;
+    for (const auto& [plugin, weight] : scores) bound += weight * plugin->max_score(st, p, free_gpu, ctx);
+    return bound;
   }
 
   // A share of one GPU (docs/scheduler.md "Shared GPUs"): best fit on the GPU with the least

@@ -122,9 +122,8 @@ void ClusterSnapshot::refresh_selectors_for(NodeId n) {
 void ClusterSnapshot::set_free_index(NodeId n, bool add_it) {
   const auto& node = nodes_[static_cast<std::size_t>(n)];
   if (!node.present) return;
-  const std::pair<std::int64_t, NodeId> key{node.free(kDimGpu), n};
-  if (add_it) by_free_gpu_.insert(key);
-  else by_free_gpu_.erase(key);
+  if (add_it) by_free_gpu_.insert(node.free(kDimGpu), n);
+  else by_free_gpu_.erase(node.free(kDimGpu), n);
   // Called in pairs around every change of a node's used, allocatable or schedulability.
   if (node.schedulable()) {
     const std::size_t dims = std::max(node.allocatable.size(), node.used.size());
@@ -233,6 +232,7 @@ void ClusterSnapshot::upsert_node(const model::Node& node) {
   }
   info.present = true;
   add(capacity_, info.allocatable);
+  max_gpu_allocatable_ = std::max(max_gpu_allocatable_, at(info.allocatable, kDimGpu));
   set_free_index(n, true);
   refresh_selectors_for(n);
   flush_pending_entries();
@@ -268,7 +268,18 @@ void ClusterSnapshot::upsert_queue(const model::Queue& queue) {
   info.priority = queue.spec.priority;
   info.preemptible = queue.spec.is_preemptible();
   info.closed = queue.spec.closed;
+  const bool kept = info.max_duration.has_value();
   info.max_duration = queue.spec.max_duration;
+  if (!info.max_duration) {
+    info.live_pods.clear();
+  } else if (!kept) {
+    for (PodId p = 0; p < static_cast<PodId>(pods_.size()); ++p) {
+      const auto& pod = pods_[static_cast<std::size_t>(p)];
+      if (pod.present && pod.t9k && pod.group != kNone && pod.queue == q &&
+          (pod.state == PodState::Pending || pod.state == PodState::Bound))
+        info.live_pods.insert({pod.creation, pod.sequence, p});
+    }
+  }
   info.has_quota = queue.spec.quota.has_value();
   info.quota.clear();
   info.quota_dims.clear();
@@ -410,7 +421,7 @@ void ClusterSnapshot::detach_pod(PodId p) {
   QueueInfo* q = pod.queue != kNone ? &queues_[static_cast<std::size_t>(pod.queue)] : nullptr;
   if (q && holds) add(q->allocated, pod.request, -1);
   if (q && (holds || pod.state == PodState::Pending)) add(q->requested, pod.request, -1);
-  if (q && (pod.state == PodState::Pending || pod.state == PodState::Bound))
+  if (q && q->max_duration && (pod.state == PodState::Pending || pod.state == PodState::Bound))
     q->live_pods.erase({pod.creation, pod.sequence, p});
   switch (pod.state) {
     case PodState::Pending:
@@ -469,7 +480,7 @@ void ClusterSnapshot::attach_pod(PodId p) {
   QueueInfo* q = pod.queue != kNone ? &queues_[static_cast<std::size_t>(pod.queue)] : nullptr;
   if (q && holds) add(q->allocated, pod.request);
   if (q && (holds || pod.state == PodState::Pending)) add(q->requested, pod.request);
-  if (q && (pod.state == PodState::Pending || pod.state == PodState::Bound))
+  if (q && q->max_duration && (pod.state == PodState::Pending || pod.state == PodState::Bound))
     q->live_pods.insert({pod.creation, pod.sequence, p});
   switch (pod.state) {
     case PodState::Pending:

@@ -53,6 +53,7 @@
 #include "model/cluster.hpp"
 #include "model/scheduling.hpp"
 #include "model/topology.hpp"
+#include "scheduler/free_index.hpp"
 #include "scheduler/resources.hpp"
 
 namespace t9k::scheduler {
@@ -146,7 +147,9 @@ struct QueueInfo {
   std::set<GroupOrderKey> pending_groups;   // groups with >= 1 pending pod
   std::vector<PendingEntry> pending_index;  // the same groups, same order, flat
   std::set<VictimOrderKey> running_groups;  // groups with >= 1 Bound (not terminating) pod
-  // Non-terminal pods by (creation µs, creation sequence, id): maxDuration expiry order.
+  // Non-terminal pods by (creation µs, creation sequence, id): maxDuration expiry order. Kept
+  // only while the queue has a maxDuration (empty otherwise): every pod change would otherwise
+  // pay an erase and an insert here for nothing.
   std::set<std::tuple<std::int64_t, std::uint64_t, PodId>> live_pods;
   std::int32_t groups = 0;  // present PodGroups naming this queue
 };
@@ -268,7 +271,7 @@ class ClusterSnapshot {
   const model::Topology& topology() const { return topology_; }
   // Present nodes by (free GPU milli, id): candidates for a pod needing g GPUs start at
   // lower_bound({g, -1}); bin-packing walks it upwards.
-  const std::set<std::pair<std::int64_t, NodeId>>& nodes_by_free_gpu() const { return by_free_gpu_; }
+  const FreeGpuIndex& nodes_by_free_gpu() const { return by_free_gpu_; }
   // Shared GPUs: every slot holding a share with room left, by (room in milli, node, slot), so
   // best-fit for a share of g walks up from lower_bound({g, ...}); present pods requesting
   // t9ksim.io/gpu-milli.
@@ -284,6 +287,9 @@ class ClusterSnapshot {
   const std::set<PodOrderKey>& default_pending() const { return default_pending_; }
   const std::set<std::pair<std::int32_t, QueueId>>& queues_by_priority() const { return queues_by_priority_; }
   const DenseRes& cluster_capacity() const { return capacity_; }  // all present nodes
+  // The largest GPU allocatable (milli) any node has had: an upper bound of every node's, for the
+  // score bounds that end a candidate walk early (Scheduler, find_node_whole).
+  std::int64_t max_gpu_allocatable() const { return max_gpu_allocatable_; }
   // Free resources summed over schedulable nodes (NodeInfo::schedulable).
   const DenseRes& schedulable_free() const { return schedulable_free_; }
   // Bumped by every update method: a cache of anything derived from the snapshot is valid only
@@ -342,7 +348,7 @@ class ClusterSnapshot {
   std::unordered_map<std::string, SelectorId> selector_ids_;
   std::map<std::pair<SelectorId, SparseRes>, ShapeId> shapes_;  // a few dozen shapes
   std::vector<std::pair<SparseRes, SelectorId>> shape_keys_;
-  std::set<std::pair<std::int64_t, NodeId>> by_free_gpu_;
+  FreeGpuIndex by_free_gpu_;
   std::set<std::tuple<std::int32_t, NodeId, std::int32_t>> share_rooms_;
   std::int64_t shared_pods_ = 0;
   std::set<NodeId> terminating_nodes_;
@@ -351,6 +357,7 @@ class ClusterSnapshot {
   std::set<std::pair<std::int32_t, QueueId>> queues_by_priority_;  // (-priority, id), present
   std::set<QueueId> queues_with_max_duration_;
   DenseRes capacity_;
+  std::int64_t max_gpu_allocatable_ = 0;
   DenseRes schedulable_free_;
   std::vector<GroupId> dirty_groups_;  // PendingEntry fields to recompute
   std::uint64_t version_ = 0;

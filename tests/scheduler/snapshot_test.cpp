@@ -108,6 +108,31 @@ TEST_CASE("snapshot: next maxDuration expiry (§8.8)", "[snapshot]") {
   CHECK(*w.snap.next_max_duration_expiry() == sec(2 + 3600));
 }
 
+// live_pods is kept only while the queue has a maxDuration: one given later must still see the
+// pods that were already there, and one taken away stops the expiries.
+TEST_CASE("snapshot: a maxDuration given to a queue later counts its existing pods (§8.8)", "[snapshot]") {
+  TestWorld w;
+  auto q = w.add_queue("q", 1);
+  w.add_node("n1", res(32, 8, 256));
+  w.add_group("g", "q", 2);
+  w.add_pod("p1", "g", res(1, 1));  // created at second 2
+  w.add_pod("p2", "g", res(1, 1));  // second 3
+  w.snap.bind("p1", "n1");
+  CHECK_FALSE(w.snap.next_max_duration_expiry().has_value());
+  q.spec.max_duration = t9k::kernel::hours(1);
+  w.snap.upsert_queue(q);
+  REQUIRE(w.snap.next_max_duration_expiry().has_value());
+  CHECK(*w.snap.next_max_duration_expiry() == sec(2 + 3600));  // p1, bound, is still live
+  w.snap.release("p1", false);
+  CHECK(*w.snap.next_max_duration_expiry() == sec(3 + 3600));
+  q.spec.max_duration.reset();
+  w.snap.upsert_queue(q);
+  CHECK_FALSE(w.snap.next_max_duration_expiry().has_value());
+  q.spec.max_duration = t9k::kernel::hours(2);
+  w.snap.upsert_queue(q);
+  CHECK(*w.snap.next_max_duration_expiry() == sec(3 + 7200));
+}
+
 TEST_CASE("snapshot: removing a node drops it from the index and the capacity", "[snapshot]") {
   TestWorld w;
   w.add_node("n1", res(10, 8));

@@ -32,7 +32,7 @@ void CycleState::reset(const ClusterSnapshot& snap) {
   bonus_active_ = false;
   queue_alloc_.resize(snap.queues().size());
   for (std::size_t q = 0; q < snap.queues().size(); ++q) queue_alloc_[q] = snap.queues()[q].allocated;
-  by_free_gpu_ = snap.nodes_by_free_gpu();
+  by_free_gpu_ = {snap.nodes_by_free_gpu().begin(), snap.nodes_by_free_gpu().end()};
   held_.assign(nodes.size() * dims_, 0);
   hold_.assign(nodes.size() * dims_, 0);
   held_mark_.assign(nodes.size(), 0);

@@ -1,0 +1,87 @@
+// FreeGpuIndex: the snapshot's free-GPU index must walk in exactly the order of the ordered set
+// of (free GPU, node id) it replaced (docs/scheduler.md "Scale").
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "scheduler/free_index.hpp"
+
+using t9k::scheduler::FreeGpuIndex;
+using Key = FreeGpuIndex::Key;
+
+namespace {
+
+std::vector<Key> walk_up(const FreeGpuIndex& idx, std::int64_t from) {
+  std::vector<Key> out;
+  for (auto c = idx.lower_bound(from); c.valid(); c.next()) out.push_back(*c);
+  return out;
+}
+std::vector<Key> walk_down(const FreeGpuIndex& idx) {
+  std::vector<Key> out;
+  for (auto c = idx.rbegin_cursor(); c.valid(); c.next()) out.push_back(*c);
+  return out;
+}
+std::vector<Key> set_up(const std::set<Key>& s, std::int64_t from) {
+  return {s.lower_bound({from, std::numeric_limits<std::int32_t>::min()}), s.end()};
+}
+
+}  // namespace
+
+TEST_CASE("free index: walks in (free, id) order, up from a key and down from the top", "[snapshot][free-index]") {
+  FreeGpuIndex idx;
+  CHECK(idx.empty());
+  CHECK_FALSE(idx.lower_bound(0).valid());
+  CHECK_FALSE(idx.rbegin_cursor().valid());
+  idx.insert(8000, 3);
+  idx.insert(4000, 70);
+  idx.insert(8000, 1);
+  idx.insert(0, 200);
+  idx.insert(4000, 5000);  // a word and a summary word far from the others
+  CHECK(idx.size() == 5);
+  CHECK(walk_up(idx, 1) == std::vector<Key>{{4000, 70}, {4000, 5000}, {8000, 1}, {8000, 3}});
+  CHECK(walk_up(idx, 4001) == std::vector<Key>{{8000, 1}, {8000, 3}});
+  CHECK(walk_up(idx, 9000).empty());
+  CHECK(walk_down(idx) == std::vector<Key>{{8000, 3}, {8000, 1}, {4000, 5000}, {4000, 70}, {0, 200}});
+  idx.erase(8000, 1);
+  idx.erase(8000, 1);     // absent: nothing
+  idx.erase(1234, 3);     // no such level: nothing
+  idx.erase(4000, 9999);  // beyond every id: nothing
+  CHECK(idx.size() == 4);
+  CHECK(std::vector<Key>(idx.begin(), idx.end()) == std::vector<Key>{{0, 200}, {4000, 70}, {4000, 5000}, {8000, 3}});
+}
+
+TEST_CASE("free index: random moves keep the order of an ordered set", "[snapshot][free-index]") {
+  std::mt19937_64 rng(20);
+  for (int round = 0; round < 20; ++round) {
+    FreeGpuIndex idx;
+    std::set<Key> ref;
+    std::vector<std::int64_t> free_of;  // by node: its key, -1 when absent
+    const int nodes = 1 + static_cast<int>(rng() % (round < 10 ? 150 : 9000));
+    // A few levels as on a real fleet, and in some rounds many scattered ones.
+    const int levels = round % 4 == 3 ? 500 : 9;
+    for (int step = 0; step < 4000; ++step) {
+      const auto n = static_cast<std::int32_t>(rng() % static_cast<std::uint64_t>(nodes));
+      if (free_of.size() <= static_cast<std::size_t>(n)) free_of.resize(static_cast<std::size_t>(n) + 1, -1);
+      auto& f = free_of[static_cast<std::size_t>(n)];
+      if (f >= 0) {
+        idx.erase(f, n);
+        ref.erase({f, n});
+      }
+      f = rng() % 5 == 0 ? -1 : static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(levels)) * 1000;
+      if (f >= 0) {
+        idx.insert(f, n);
+        ref.insert({f, n});
+      }
+      if (step % 97 == 0) {
+        const auto from = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(levels + 1)) * 1000 - 500;
+        REQUIRE(walk_up(idx, from) == set_up(ref, from));
+        REQUIRE(walk_down(idx) == std::vector<Key>(ref.rbegin(), ref.rend()));
+        REQUIRE(idx.size() == ref.size());
+      }
+    }
+    CHECK(std::vector<Key>(idx.begin(), idx.end()) == std::vector<Key>(ref.begin(), ref.end()));
+  }
+}
