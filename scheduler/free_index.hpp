@@ -6,7 +6,13 @@
 // words: moving a node is two bit flips instead of an ordered-set erase and insert (a node
 // allocation each), and a walk reads words in id order instead of chasing tree nodes. The order
 // is exactly that of std::set<std::pair<std::int64_t, NodeId>>, which this replaced.
+//
+// Each level also counts its nodes by free CPU, in whole CPUs (the last bucket holds everything
+// above), so a walk can bound the CPU term of the bin-pack score over the nodes it has yet to
+// reach: least_cpu() gives a lower bound of their free CPU among those with room for a request.
 #pragma once
+
+#include <array>
 
 #include <algorithm>
 #include <bit>
@@ -27,20 +33,23 @@ class FreeGpuIndex {
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
-  void insert(std::int64_t free, Id n) {
+  // `cpu`: the node's free CPU (milli) while it is at this key; erase() is given the same.
+  void insert(std::int64_t free, Id n, std::int64_t cpu = 0) {
     grow(n);
     Level& l = level(free);
     if (l.set(n)) {
       ++l.count;
       ++size_;
+      l.add_cpu(cpu_bucket(cpu), 1);
     }
   }
-  void erase(std::int64_t free, Id n) {
+  void erase(std::int64_t free, Id n, std::int64_t cpu = 0) {
     const auto it = find_level(free);
     if (it == levels_.end() || it->key != free) return;
     if (static_cast<std::size_t>(n) >= words_ * 64 || !it->reset(n)) return;
     --it->count;
     --size_;
+    it->add_cpu(cpu_bucket(cpu), -1);
     // Levels are few; an empty one stays for reuse unless values have scattered.
     if (it->count == 0 && levels_.size() > kMaxEmptyKept) levels_.erase(it);
   }
@@ -104,6 +113,22 @@ class FreeGpuIndex {
     Id node_ = -1;
   };
 
+  // A lower bound of the free CPU (milli) of every node at a key >= `from` whose free CPU is at
+  // least `need`; INT64_MAX when there is none.
+  std::int64_t least_cpu(std::int64_t from, std::int64_t need) const {
+    std::int64_t least = std::numeric_limits<std::int64_t>::max();
+    const std::size_t first = cpu_bucket(need);
+    for (auto it = find_level(from); it != levels_.end(); ++it) {
+      const std::size_t b = it->first_cpu_bucket(first);
+      if (b == kCpuBuckets) continue;
+      // Bucket b holds [b, b + 1) CPUs (the last: everything above); in the request's own bucket
+      // only the request itself is certain.
+      least = std::min(least, b == first ? std::max<std::int64_t>(need, 0) : static_cast<std::int64_t>(b) * kCpuWidth);
+      if (b == first) break;  // nothing can be lower
+    }
+    return least;
+  }
+
   Cursor lower_bound(std::int64_t free) const {
     return Cursor(this, static_cast<std::size_t>(find_level(free) - levels_.begin()));
   }
@@ -148,10 +173,35 @@ class FreeGpuIndex {
 
  private:
   static constexpr std::size_t kMaxEmptyKept = 64;
+  static constexpr std::size_t kCpuBuckets = 256;
+  static constexpr std::int64_t kCpuWidth = 1000;  // milli: one CPU per bucket
+  static std::size_t cpu_bucket(std::int64_t cpu) {
+    if (cpu <= 0) return 0;
+    return static_cast<std::size_t>(std::min<std::int64_t>(cpu / kCpuWidth, kCpuBuckets - 1));
+  }
 
   struct Level {
     std::int64_t key = 0;
     std::size_t count = 0;
+    std::array<std::int32_t, kCpuBuckets> cpu_count{};         // nodes by free-CPU bucket
+    std::array<std::uint64_t, kCpuBuckets / 64> cpu_mask{};    // bit b: cpu_count[b] > 0
+
+    void add_cpu(std::size_t b, std::int32_t delta) {
+      const std::int32_t c = cpu_count[b] += delta;
+      const std::uint64_t bit = std::uint64_t{1} << (b & 63);
+      if (c > 0) cpu_mask[b >> 6] |= bit;
+      else cpu_mask[b >> 6] &= ~bit;
+    }
+    // The first non-empty bucket >= b, or kCpuBuckets.
+    std::size_t first_cpu_bucket(std::size_t b) const {
+      std::size_t w = b >> 6;
+      std::uint64_t m = cpu_mask[w] & (~std::uint64_t{0} << (b & 63));
+      while (m == 0) {
+        if (++w == cpu_mask.size()) return kCpuBuckets;
+        m = cpu_mask[w];
+      }
+      return w * 64 + static_cast<std::size_t>(std::countr_zero(m));
+    }
     std::vector<std::uint64_t> words;    // bit i of word w: node 64w + i
     std::vector<std::uint64_t> summary;  // bit i of summary word s: words[64s + i] != 0
 

@@ -196,6 +196,19 @@ std::int64_t CycleState::min_withheld_free_gpu() const {
   return least;
 }
 
+std::int64_t CycleState::least_changed_free_cpu(std::int64_t need) const {
+  // Bounded work per search: a cycle that touched many nodes gives up the CPU bound instead.
+  constexpr std::size_t kMaxScan = 64;
+  if (taken_nodes_.size() + held_nodes_.size() > kMaxScan) return 0;
+  std::int64_t least = std::numeric_limits<std::int64_t>::max();
+  for (const auto* list : {&taken_nodes_, &held_nodes_})
+    for (const NodeId n : *list) {
+      const std::int64_t f = free(n, kDimCpu);
+      if (f >= need) least = std::min(least, f);
+    }
+  return least;
+}
+
 bool CycleState::has_reservation(GroupId g) const {
   return g != kNone && group_active_[static_cast<std::size_t>(g)] > 0;
 }
@@ -506,17 +519,26 @@ class BinPack final : public ScorePlugin {
                      const PlacementContext&) const override {
     return pack_score(st, pod, n);  // least free GPUs (then CPU) after placement first
   }
-  // A node with at least `free_gpu` free keeps at least x = free_gpu - request after the pod, and
-  // its allocatable is at most the cluster's largest: its GPU term is at most
-  // 1000 - x * 1000 / largest (floors only grow with a smaller divisor); the CPU term at most 1000.
-  std::int64_t max_score(const CycleState& st, const PodInfo& pod, std::int64_t free_gpu,
+  // A node with at least f free keeps at least x = f - request after the pod, and its
+  // allocatable is at most the cluster's largest: util_after is at most 1000 - x * 1000 / largest
+  // (a floor only grows with a smaller divisor), for GPU and CPU alike. A node without CPU counts
+  // as full, so any such node leaves the CPU term unbounded.
+  std::int64_t max_score(const CycleState& st, const PodInfo& pod, const Reach& reach,
                          const PlacementContext&) const override {
-    const std::int64_t largest = st.snapshot().max_gpu_allocatable();
-    const std::int64_t x = std::max<std::int64_t>(0, free_gpu - at(pod.request, kDimGpu));
+    const auto& snap = st.snapshot();
+    const std::int64_t gpu_term = max_util(reach.free_gpu, at(pod.request, kDimGpu), snap.max_gpu_allocatable());
+    const std::int64_t cpu_term = snap.some_node_without_cpu()
+                                      ? 1000
+                                      : max_util(reach.free_cpu, at(pod.request, kDimCpu), snap.max_cpu_allocatable());
+    return (7 * gpu_term + 3 * cpu_term) / 10;
+  }
+
+ private:
+  static std::int64_t max_util(std::int64_t free, std::int64_t request, std::int64_t largest) {
+    const std::int64_t x = std::max<std::int64_t>(0, free - request);
     constexpr std::int64_t kExact64 = std::numeric_limits<std::int64_t>::max() / 1000;
-    const std::int64_t gpu_term =
-        largest <= 0 || x > kExact64 ? 1000 : 1000 - std::min<std::int64_t>(1000, x * 1000 / largest);
-    return (7 * gpu_term + 3 * 1000) / 10;
+    if (largest <= 0 || x > kExact64) return 1000;
+    return 1000 - std::min<std::int64_t>(1000, x * 1000 / largest);
   }
 };
 
@@ -553,7 +575,7 @@ class TopologyScore final : public ScorePlugin {
   // The walk reaches no node of a gang node's rack (they are the extra candidates below), so at
   // best a node shares a switch with one: distance 2, unless each of those switches holds a
   // single rack. Nodes never move between racks or switches (Topology::add_child refuses).
-  std::int64_t max_score(const CycleState& st, const PodInfo&, std::int64_t,
+  std::int64_t max_score(const CycleState& st, const PodInfo&, const Reach&,
                          const PlacementContext& ctx) const override {
     const auto& snap = st.snapshot();
     std::int64_t bound = 0;

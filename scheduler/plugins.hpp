@@ -103,6 +103,10 @@ class CycleState {
   // The least free(n, GPU) over the nodes where a reservation withholds GPUs from the viewer
   // (outside a trial), INT64_MAX when none does: every other node's free GPUs are its index key.
   std::int64_t min_withheld_free_gpu() const;
+  // Outside a trial: the least free(n, CPU) >= `need` over the nodes this cycle took from or a
+  // reservation withholds from (every other node's free CPU is the snapshot's); INT64_MAX for
+  // none, and 0 (no bound) when there are too many such nodes to look at each time.
+  std::int64_t least_changed_free_cpu(std::int64_t need) const;
   template <class F> void walk_up(std::int64_t gpu, F&& f) const;
   template <class F> void walk_down(std::int64_t gpu, F&& f) const;
   const DenseRes& queue_allocated(QueueId q) const { return queue_alloc_[static_cast<std::size_t>(q)]; }
@@ -271,6 +275,13 @@ struct PlacementContext {
   std::span<const NodeId> gang_nodes;  // nodes already chosen for this gang in the trial
 };
 
+// What every node the free-GPU walk can still reach, and that passes the filters, has at least
+// (ScorePlugin::max_score).
+struct Reach {
+  std::int64_t free_gpu = 0;  // milli, as CycleState::free sees it
+  std::int64_t free_cpu = 0;
+};
+
 class QueueSortPlugin {
  public:
   virtual ~QueueSortPlugin() = default;
@@ -294,11 +305,11 @@ class ScorePlugin {
   // 0..1000, higher is better.
   virtual std::int64_t score(const CycleState& st, const PodInfo& pod, NodeId node,
                              const PlacementContext& ctx) const = 0;
-  // An upper bound of score() over every node the free-GPU walk can still reach: its free GPU
-  // milli (as free() sees it) is at least `free_gpu`, and it is none of the extra candidates
+  // An upper bound of score() over every node the free-GPU walk can still reach and that passes
+  // the filters: it has at least what `reach` says free, and it is none of the extra candidates
   // (every plugin's, visited before the walk). The walk stops once no later node can beat the
   // best so far. The default is the contract's 1000, which never stops a walk.
-  virtual std::int64_t max_score(const CycleState&, const PodInfo&, std::int64_t /*free_gpu*/,
+  virtual std::int64_t max_score(const CycleState&, const PodInfo&, const Reach& /*reach*/,
                                  const PlacementContext&) const {
     return 1000;
   }

@@ -429,7 +429,11 @@ struct Scheduler::Impl {
     // GPUs could get does not beat the best so far, no later node can win (ties go to the
     // earlier one): stop, with the decision the full walk would make. A node whose GPUs a reservation
     // withholds has fewer free than its key, so the bound starts from the least of those.
+    // Free CPU likewise: the snapshot's index bounds it per free-GPU level, and the nodes this
+    // cycle changed are looked at one by one (computed once, when first needed).
     const std::int64_t withheld = st.min_withheld_free_gpu();
+    const std::int64_t cpu = at(p.request, kDimCpu);
+    std::optional<std::int64_t> changed_cpu;
     std::int64_t bound_at = std::numeric_limits<std::int64_t>::min();
     std::int64_t bound = 0;
     st.walk_up(gpu, [&](NodeId n) {
@@ -437,7 +441,9 @@ struct Scheduler::Impl {
         const std::int64_t at_least = std::min(st.free(n, kDimGpu), withheld);
         if (at_least != bound_at) {
           bound_at = at_least;
-          bound = max_weighted_score(p, at_least, ctx);
+          if (!changed_cpu) changed_cpu = st.least_changed_free_cpu(cpu);
+          const Reach reach{at_least, std::min(*changed_cpu, snap->nodes_by_free_gpu().least_cpu(at_least, cpu))};
+          bound = max_weighted_score(p, reach, ctx);
         }
         if (bound <= best_score) return true;
       }
@@ -445,9 +451,9 @@ struct Scheduler::Impl {
     });
     return best;
   }
-  std::int64_t max_weighted_score(const PodInfo& p, std::int64_t free_gpu, const PlacementContext& ctx) const {
+  std::int64_t max_weighted_score(const PodInfo& p, const Reach& reach, const PlacementContext& ctx) const {
     std::int64_t bound = 0;
-    for (const auto& [plugin, weight] : scores) bound += weight * plugin->max_score(st, p, free_gpu, ctx);
+    for (const auto& [plugin, weight] : scores) bound += weight * plugin->max_score(st, p, reach, ctx);
     return bound;
   }
 

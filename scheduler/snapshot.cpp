@@ -122,8 +122,8 @@ void ClusterSnapshot::refresh_selectors_for(NodeId n) {
 void ClusterSnapshot::set_free_index(NodeId n, bool add_it) {
   const auto& node = nodes_[static_cast<std::size_t>(n)];
   if (!node.present) return;
-  if (add_it) by_free_gpu_.insert(node.free(kDimGpu), n);
-  else by_free_gpu_.erase(node.free(kDimGpu), n);
+  if (add_it) by_free_gpu_.insert(node.free(kDimGpu), n, node.free(kDimCpu));
+  else by_free_gpu_.erase(node.free(kDimGpu), n, node.free(kDimCpu));
   // Called in pairs around every change of a node's used, allocatable or schedulability.
   if (node.schedulable()) {
     const std::size_t dims = std::max(node.allocatable.size(), node.used.size());
@@ -233,6 +233,8 @@ void ClusterSnapshot::upsert_node(const model::Node& node) {
   info.present = true;
   add(capacity_, info.allocatable);
   max_gpu_allocatable_ = std::max(max_gpu_allocatable_, at(info.allocatable, kDimGpu));
+  max_cpu_allocatable_ = std::max(max_cpu_allocatable_, at(info.allocatable, kDimCpu));
+  if (at(info.allocatable, kDimCpu) <= 0) some_node_without_cpu_ = true;
   set_free_index(n, true);
   refresh_selectors_for(n);
   flush_pending_entries();

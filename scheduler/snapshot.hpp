@@ -290,6 +290,9 @@ class ClusterSnapshot {
   // The largest GPU allocatable (milli) any node has had: an upper bound of every node's, for the
   // score bounds that end a candidate walk early (Scheduler, find_node_whole).
   std::int64_t max_gpu_allocatable() const { return max_gpu_allocatable_; }
+  // The same for CPU; and whether any node ever had none (bin-pack counts such a node full).
+  std::int64_t max_cpu_allocatable() const { return max_cpu_allocatable_; }
+  bool some_node_without_cpu() const { return some_node_without_cpu_; }
   // Free resources summed over schedulable nodes (NodeInfo::schedulable).
   const DenseRes& schedulable_free() const { return schedulable_free_; }
   // Bumped by every update method: a cache of anything derived from the snapshot is valid only
@@ -358,6 +361,8 @@ class ClusterSnapshot {
   std::set<QueueId> queues_with_max_duration_;
   DenseRes capacity_;
   std::int64_t max_gpu_allocatable_ = 0;
+  std::int64_t max_cpu_allocatable_ = 0;
+  bool some_node_without_cpu_ = false;
   DenseRes schedulable_free_;
   std::vector<GroupId> dirty_groups_;  // PendingEntry fields to recompute
   std::uint64_t version_ = 0;

@@ -2,6 +2,7 @@
 // of (free GPU, node id) it replaced (docs/scheduler.md "Scale").
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <random>
 #include <set>
 #include <utility>
@@ -83,5 +84,54 @@ TEST_CASE("free index: random moves keep the order of an ordered set", "[snapsho
       }
     }
     CHECK(std::vector<Key>(idx.begin(), idx.end()) == std::vector<Key>(ref.begin(), ref.end()));
+  }
+}
+
+// least_cpu bounds from below the free CPU of the nodes at or above a key that have room for a
+// request: the walk's CPU bound (docs/scheduler.md "Scale") is only as sound as this.
+TEST_CASE("free index: least free CPU above a key, among nodes with room", "[snapshot][free-index]") {
+  FreeGpuIndex idx;
+  CHECK(idx.least_cpu(0, 0) == std::numeric_limits<std::int64_t>::max());
+  idx.insert(8000, 1, 192000);
+  idx.insert(8000, 2, 40500);
+  idx.insert(4000, 3, 3000);
+  idx.insert(1000, 4, 500);
+  CHECK(idx.least_cpu(8000, 4000) == 40000);    // node 2's bucket: [40, 41) CPUs
+  CHECK(idx.least_cpu(8000, 40200) == 40200);   // the request's own bucket: only the request is sure
+  CHECK(idx.least_cpu(4000, 0) == 3000);        // node 3, 3 CPUs (node 4 is below the key)
+  CHECK(idx.least_cpu(4000, 1000) == 3000);
+  CHECK(idx.least_cpu(0, 0) == 0);              // node 4's 500 milli sit in the request's bucket
+  CHECK(idx.least_cpu(0, 600) == 600);          // bucket 0 holds 500 < 600, and maybe more
+  CHECK(idx.least_cpu(9000, 0) == std::numeric_limits<std::int64_t>::max());
+  CHECK(idx.least_cpu(8000, 300000) == std::numeric_limits<std::int64_t>::max());
+  idx.insert(8000, 5, 900000);  // above the last bucket's edge: counted at its lower edge
+  CHECK(idx.least_cpu(8000, 300000) == 300000);  // the request's own (last) bucket
+  idx.erase(8000, 2, 40500);
+  CHECK(idx.least_cpu(8000, 4000) == 192000);
+  idx.erase(4000, 3, 3000);
+  CHECK(idx.least_cpu(1000, 1000) == 192000);
+}
+
+TEST_CASE("free index: least_cpu never exceeds the true least, under random moves", "[snapshot][free-index]") {
+  std::mt19937_64 rng(7);
+  FreeGpuIndex idx;
+  std::vector<std::pair<std::int64_t, std::int64_t>> at(3000, {-1, 0});  // by node: (key, cpu)
+  for (int step = 0; step < 20000; ++step) {
+    const auto n = static_cast<std::int32_t>(rng() % at.size());
+    auto& [key, cpu] = at[static_cast<std::size_t>(n)];
+    if (key >= 0) idx.erase(key, n, cpu);
+    key = rng() % 6 == 0 ? -1 : static_cast<std::int64_t>(rng() % 9) * 1000;
+    cpu = static_cast<std::int64_t>(rng() % 300000) - 2000;
+    if (key >= 0) idx.insert(key, n, cpu);
+    if (step % 50 == 0) {
+      const auto from = static_cast<std::int64_t>(rng() % 10) * 1000;
+      const auto need = static_cast<std::int64_t>(rng() % 280000);
+      std::int64_t truth = std::numeric_limits<std::int64_t>::max();
+      for (const auto& [k, c] : at)
+        if (k >= from && c >= need) truth = std::min(truth, c);
+      const std::int64_t got = idx.least_cpu(from, need);
+      REQUIRE(got <= truth);  // a lower bound (it is tight only to the bucket)
+      if (truth != std::numeric_limits<std::int64_t>::max()) REQUIRE(got >= std::min<std::int64_t>(need, 255000));
+    }
   }
 }
