@@ -182,6 +182,7 @@ struct Scheduler::Impl {
   // trials only); `why` is the failure of the attempt in progress.
   NodeTally tally;
   std::int32_t visited = 0;  // present nodes the find_node in progress looked at
+  std::vector<NodeId> deferred;  // find_node_whole: extras tallied only if the search fails
   PendingReason why;
   bool gang_members_why = false;  // the attempt in progress stopped at §8.3 permit (GangMembers)
   // What was last reported for each default-scheduler pod (T9k groups keep it in their
@@ -378,7 +379,31 @@ struct Scheduler::Impl {
     return n;
   }
 
+  // Outside a trial an extra candidate without the pod's GPUs fails node-resources-fit (a
+  // mandatory filter) whatever else it passes, so it is not filtered one by one; but its
+  // rejection counts in the node tally of a failed search, so it is stamped as seen (visited)
+  // then, and filtered for the tally only if the search fails. The tally is counts: the same.
   std::optional<NodeId> find_node_whole(const PodInfo& p, const QueueInfo* q) {
+    deferred.clear();
+    const auto n = search_whole(p, q);
+    if (!n)
+      for (const NodeId m : deferred)
+        for (std::size_t i = 0; i < filters.size(); ++i)
+          if (!filters[i]->filter(st, p, q, m)) {
+            note_reject(i, p, q, m);
+            break;
+          }
+    return n;
+  }
+  void defer_reject(NodeId n) {
+    auto& s = seen[static_cast<std::size_t>(n)];
+    if (s == stamp) return;
+    s = stamp;
+    if (!node(n).present) return;
+    ++visited;
+    deferred.push_back(n);
+  }
+  std::optional<NodeId> search_whole(const PodInfo& p, const QueueInfo* q) {
     const std::int64_t gpu = at(p.request, kDimGpu);
     if (!st.bonus_active()) {
       const auto top = st.max_free_gpu();
@@ -411,8 +436,13 @@ struct Scheduler::Impl {
         if (consider(n)) return best;
       return best;
     }
+    const bool defer = !st.bonus_active() && gpu > 0;
     for (const NodeId n : extra) {
       if (bonus_walk && st.free(n, kDimGpu) < gpu) continue;  // fails node-resources-fit; no tally
+      if (defer && st.free(n, kDimGpu) < gpu) {
+        defer_reject(n);
+        continue;
+      }
       if (consider(n)) return best;
     }
     if (bonus_walk && st.walk_bonus(gpu, consider)) return best;
