@@ -589,7 +589,7 @@ struct Scheduler::Impl {
     for (const auto& [id, n] : placed) {
       const auto& p = pod(id);
       if (p.queue != kNone) st.add_queue_allocated(p.queue, p.request);
-      out.bindings.push_back(Binding{p.key, node(n).name, p.gpu_share > 0 ? st.slot_of(id) : kNone});
+      out.bindings.push_back(Binding{p.key, node(n).name, p.gpu_share > 0 ? st.slot_of(id) : kNone, id, n});
     }
     gang_nodes.clear();
   }
@@ -1198,7 +1198,7 @@ struct Scheduler::Impl {
         continue;
       }
       st.take_pod(*n, id, p);
-      out.bindings.push_back(Binding{p.key, node(*n).name, p.gpu_share > 0 ? st.slot_of(id) : kNone});
+      out.bindings.push_back(Binding{p.key, node(*n).name, p.gpu_share > 0 ? st.slot_of(id) : kNone, id, *n});
     }
   }
 

@@ -47,7 +47,12 @@ struct Binding {
   std::string node;  // node name
   // A shared-GPU pod: the slot of the node's GPUs it shares (model::Pod::gpu_index); else -1.
   std::int32_t gpu_slot = -1;
-  bool operator==(const Binding&) const = default;
+  // The snapshot's ids of the pod and node when the binding was decided, so the world applying
+  // it need not look the names up again (ClusterSnapshot::bind checks they still name them).
+  // Not part of the decision: equality is by names and slot.
+  PodId pod_id = kNone;
+  NodeId node_id = kNone;
+  bool operator==(const Binding& o) const { return pod == o.pod && node == o.node && gpu_slot == o.gpu_slot; }
 };
 
 struct Eviction {

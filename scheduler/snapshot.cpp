@@ -620,10 +620,23 @@ void ClusterSnapshot::remove_pod(const std::string& key) {
 }
 
 void ClusterSnapshot::bind(const std::string& pod_key, const std::string& node, std::int32_t gpu_slot) {
-  const PodId p = pod_ref(pod_key);
+  bind_ids(pod_ref(pod_key), node_id(node), gpu_slot);
+}
+
+void ClusterSnapshot::bind(PodId pod, NodeId node, const std::string& pod_key, const std::string& node_name,
+                           std::int32_t gpu_slot) {
+  const bool same = pod >= 0 && static_cast<std::size_t>(pod) < pods_.size() &&
+                    pods_[static_cast<std::size_t>(pod)].present && pods_[static_cast<std::size_t>(pod)].key == pod_key &&
+                    node >= 0 && static_cast<std::size_t>(node) < nodes_.size() &&
+                    nodes_[static_cast<std::size_t>(node)].name == node_name;
+  if (same) bind_ids(pod, node, gpu_slot);
+  else bind(pod_key, node_name, gpu_slot);
+}
+
+void ClusterSnapshot::bind_ids(PodId p, NodeId n, std::int32_t gpu_slot) {
   detach_pod(p);
   auto& info = pods_[static_cast<std::size_t>(p)];
-  info.node = node_id(node);
+  info.node = n;
   info.gpu_slot = info.gpu_share > 0 ? gpu_slot : kNone;
   info.state = PodState::Bound;
   attach_pod(p);

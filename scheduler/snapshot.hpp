@@ -253,6 +253,10 @@ class ClusterSnapshot {
   // `gpu_slot` is the slot a shared-GPU pod takes (Binding::gpu_slot); kNone lets the snapshot
   // choose best-fit, as the scheduler would.
   void bind(const std::string& pod_key, const std::string& node, std::int32_t gpu_slot = kNone);
+  // The same by the ids a Binding carries, when they still name that pod and node (else by
+  // names): two string compares instead of two hashed look-ups.
+  void bind(PodId pod, NodeId node, const std::string& pod_key, const std::string& node_name,
+            std::int32_t gpu_slot = kNone);
   void evict(const std::string& pod_key);
   void release(const std::string& pod_key, bool succeeded);
   // §8.6 nomination: replaces every reservation of `group_key` by `plan` (nodes unknown to the
@@ -322,6 +326,7 @@ class ClusterSnapshot {
   void refresh_selectors_for(NodeId n);
   void set_free_index(NodeId n, bool add);
   void share_add(NodeId n, std::int32_t slot, std::int32_t g, bool terminating);  // g < 0 removes
+  void bind_ids(PodId p, NodeId n, std::int32_t gpu_slot);
   void detach_pod(PodId p);  // removes every contribution of the pod's current state
   void attach_pod(PodId p);
   void detach_group(GroupId g);

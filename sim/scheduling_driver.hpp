@@ -62,7 +62,9 @@ class SchedulingDriver final : public kernel::EventHandler, public StoreWatcher,
   void pod_group_removed(const std::string& key) override { snap_.remove_pod_group(key); }
   void pod_created(const model::Pod& pod) override;
   void pod_bound(const std::string& key, const std::string& node, std::int32_t gpu_slot) override {
-    snap_.bind(key, node, gpu_slot);
+    // A binding this cycle is applying names its snapshot ids (checked by the snapshot).
+    if (applying_ && applying_->pod_id != scheduler::kNone) snap_.bind(applying_->pod_id, applying_->node_id, key, node, gpu_slot);
+    else snap_.bind(key, node, gpu_slot);
   }
   void pod_terminating(const std::string& key) override { snap_.evict(key); }
   void pod_released(const std::string& key) override;
@@ -70,6 +72,7 @@ class SchedulingDriver final : public kernel::EventHandler, public StoreWatcher,
   void pod_removed(const std::string& key) override { snap_.remove_pod(key); }
 
  private:
+  const scheduler::Binding* applying_ = nullptr;  // the decision store_.bind_pod is applying
   void cycle();
   void bind_pinned();
   void arm_max_duration();

@@ -10,6 +10,13 @@ namespace t9k::sim {
 using model::Pod;
 using model::PodPhase;
 
+namespace {
+// model::subtract_resources without the copy: a -= b, per resource (missing counts as zero).
+void subtract_from(model::ResourceList& a, const model::ResourceList& b) {
+  for (const auto& [name, q] : b) a[name] -= q;
+}
+}  // namespace
+
 Shape shape_of(const model::Job& job, const Accelerators& acc) {
   Shape s;
   auto add = [&](const model::PodTemplateSpec& t, std::int32_t n) {
@@ -475,7 +482,11 @@ PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int
       violation(k_, fmt::format("GPU slot {} of node {} over-committed ({} milli) by binding {}", gpu_slot, node,
                                 slots[slot], key));
   }
-  if (!j.queue.empty()) model::add_resources(queue_used_[j.queue], share > 0 ? queue_view(p.requests) : p.requests);
+  if (!j.queue.empty()) {
+    auto& used = queue_used_[j.queue];
+    if (share > 0) model::add_resources(used, queue_view(p.requests));
+    else model::add_resources(used, p.requests);  // not through a ?: that would copy the requests
+  }
   watcher_->pod_bound(key, node, share > 0 ? gpu_slot : -1);
   book.pods.insert(key);
   publish(model::PodBound{j.id, key, node, acc_.gpu_milli_of(p.requests), j.queue});
@@ -515,12 +526,12 @@ void Store::release(StoredJob& j, Pod& p) {
   NodeBook& book = it->second;
   if (!j.queue.empty()) {
     auto& used = queue_used_[j.queue];
-    used = model::subtract_resources(used, share_of(p.requests) > 0 ? queue_view(p.requests) : p.requests);
+    if (share_of(p.requests) > 0) subtract_from(used, queue_view(p.requests));
+    else subtract_from(used, p.requests);
   }
   if (const std::int32_t g = share_of(p.requests); g > 0 && p.gpu_index >= 0)
     book.shares[static_cast<std::size_t>(p.gpu_index)] -= g;
-  auto& on_node = book.used;
-  on_node = model::subtract_resources(on_node, p.requests);
+  subtract_from(book.used, p.requests);
   publish(model::PodReleased{j.id, key, p.node_name, acc_.gpu_milli_of(p.requests), j.queue, p.phase, p.exit_code,
                              p.deletion_reason});
   watcher_->pod_released(key);
