@@ -436,11 +436,9 @@ struct Scheduler::Impl {
         if (consider(n)) return best;
       return best;
     }
-    const bool defer = !st.bonus_active() && gpu > 0;
     for (const NodeId n : extra) {
-      if (bonus_walk && st.free(n, kDimGpu) < gpu) continue;  // fails node-resources-fit; no tally
-      if (defer && st.free(n, kDimGpu) < gpu) {
-        defer_reject(n);
+      if (gpu > 0 && st.free(n, kDimGpu) < gpu) {  // fails node-resources-fit
+        if (!st.bonus_active()) defer_reject(n);    // in a trial a rejection counts nowhere
         continue;
       }
       if (consider(n)) return best;
