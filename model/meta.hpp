@@ -38,6 +38,9 @@ inline constexpr std::int64_t kMaxGpusPerObject = std::int64_t{1} << 20;
 
 // Sums b into a.
 void add_resources(ResourceList& a, const ResourceList& b);
+// a -= b, per resource (missing counts as zero); may go negative. In place: the store releases
+// a pod's resources from its node's and queue's books without copying them.
+void subtract_from(ResourceList& a, const ResourceList& b);
 // a - b, per resource (missing counts as zero); may go negative.
 ResourceList subtract_resources(const ResourceList& a, const ResourceList& b);
 // True when every resource of `need` is <= the same resource of `have` (missing counts as zero).

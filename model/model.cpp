@@ -12,9 +12,13 @@ void add_resources(ResourceList& a, const ResourceList& b) {
   for (const auto& [name, q] : b) a[name] += q;
 }
 
+void subtract_from(ResourceList& a, const ResourceList& b) {
+  for (const auto& [name, q] : b) a[name] -= q;
+}
+
 ResourceList subtract_resources(const ResourceList& a, const ResourceList& b) {
   ResourceList r = a;
-  for (const auto& [name, q] : b) r[name] -= q;
+  subtract_from(r, b);
   return r;
 }
 

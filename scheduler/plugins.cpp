@@ -495,17 +495,21 @@ class QueueNodeSelector final : public FilterPlugin {
 
 // ---- scores -----------------------------------------------------------------------------------
 
+// floor(part * 1000 / whole) for part >= 0, whole > 0: the per-mille both the bin-pack score and
+// its bound use. part * 1000 fits in 64 bits on any real node; the 128-bit division (a library
+// call, a few percent of a trace replay) only guards absurd capacities. Same quotient either way.
+std::int64_t per_mille(std::int64_t part, std::int64_t whole) {
+  constexpr std::int64_t kExact64 = std::numeric_limits<std::int64_t>::max() / 1000;
+  if (part <= kExact64) return part * 1000 / whole;
+  return static_cast<std::int64_t>(static_cast<Int128>(part) * 1000 / whole);
+}
+
 // Utilisation after placement, 0..1000; a node without the resource counts as full so that a
 // pod that does not need GPUs prefers nodes that have none to waste.
 std::int64_t util_after(const CycleState& st, const PodInfo& pod, NodeId n, Dim d) {
   const std::int64_t alloc = at(st.snapshot().nodes()[static_cast<std::size_t>(n)].allocatable, d);
   if (alloc <= 0) return 1000;
-  const std::int64_t free_after = std::max<std::int64_t>(0, st.free(n, d) - at(pod.request, d));
-  // free_after * 1000 fits in 64 bits on any real node; the 128-bit division (a library call,
-  // a few percent of a trace replay) only guards absurd capacities. Same quotient either way.
-  constexpr std::int64_t kExact64 = std::numeric_limits<std::int64_t>::max() / 1000;
-  if (free_after <= kExact64) return 1000 - free_after * 1000 / alloc;
-  return 1000 - static_cast<std::int64_t>(static_cast<Int128>(free_after) * 1000 / alloc);
+  return 1000 - per_mille(std::max<std::int64_t>(0, st.free(n, d) - at(pod.request, d)), alloc);
 }
 
 std::int64_t pack_score(const CycleState& st, const PodInfo& pod, NodeId n) {
@@ -535,10 +539,8 @@ class BinPack final : public ScorePlugin {
 
  private:
   static std::int64_t max_util(std::int64_t free, std::int64_t request, std::int64_t largest) {
-    const std::int64_t x = std::max<std::int64_t>(0, free - request);
-    constexpr std::int64_t kExact64 = std::numeric_limits<std::int64_t>::max() / 1000;
-    if (largest <= 0 || x > kExact64) return 1000;
-    return 1000 - std::min<std::int64_t>(1000, x * 1000 / largest);
+    if (largest <= 0) return 1000;
+    return 1000 - std::min<std::int64_t>(1000, per_mille(std::max<std::int64_t>(0, free - request), largest));
   }
 };
 

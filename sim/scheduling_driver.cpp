@@ -138,14 +138,8 @@ void SchedulingDriver::cycle() {
     if (!p->pod_group.empty() && store_.bound_members(id) == 0) admitted.insert(id);
     placed(id);
   }
-  struct Applying {  // names the binding for pod_bound, also if bind_pod throws
-    const scheduler::Binding*& slot;
-    ~Applying() { slot = nullptr; }
-  };
   for (const auto& b : d.bindings) {
-    applying_ = &b;
-    const Applying applying{applying_};
-    const auto [id, p] = store_.bind_pod(b.pod, b.node, b.gpu_slot);
+    const auto [id, p] = store_.bind_pod(b.pod, b.node, b.gpu_slot, {b.pod_id, b.node_id});
     pods_.pod_bound(id, b.pod, p->generation);
     reconciles_.enqueue(id);
   }

@@ -61,9 +61,9 @@ class SchedulingDriver final : public kernel::EventHandler, public StoreWatcher,
   void pod_group_changed(const model::PodGroup& group) override;
   void pod_group_removed(const std::string& key) override { snap_.remove_pod_group(key); }
   void pod_created(const model::Pod& pod) override;
-  void pod_bound(const std::string& key, const std::string& node, std::int32_t gpu_slot) override {
-    // A binding this cycle is applying names its snapshot ids (checked by the snapshot).
-    if (applying_ && applying_->pod_id != scheduler::kNone) snap_.bind(applying_->pod_id, applying_->node_id, key, node, gpu_slot);
+  void pod_bound(const std::string& key, const std::string& node, std::int32_t gpu_slot, SnapshotIds ids) override {
+    // A binding of this scheduler's cycle names its snapshot ids (checked by the snapshot).
+    if (ids.pod != scheduler::kNone) snap_.bind(ids.pod, ids.node, key, node, gpu_slot);
     else snap_.bind(key, node, gpu_slot);
   }
   void pod_terminating(const std::string& key) override { snap_.evict(key); }
@@ -72,7 +72,6 @@ class SchedulingDriver final : public kernel::EventHandler, public StoreWatcher,
   void pod_removed(const std::string& key) override { snap_.remove_pod(key); }
 
  private:
-  const scheduler::Binding* applying_ = nullptr;  // the decision store_.bind_pod is applying
   void cycle();
   void bind_pinned();
   void arm_max_duration();

@@ -10,13 +10,6 @@ namespace t9k::sim {
 using model::Pod;
 using model::PodPhase;
 
-namespace {
-// model::subtract_resources without the copy: a -= b, per resource (missing counts as zero).
-void subtract_from(model::ResourceList& a, const model::ResourceList& b) {
-  for (const auto& [name, q] : b) a[name] -= q;
-}
-}  // namespace
-
 Shape shape_of(const model::Job& job, const Accelerators& acc) {
   Shape s;
   auto add = [&](const model::PodTemplateSpec& t, std::int32_t n) {
@@ -461,7 +454,7 @@ const model::ResourceList& Store::node_used(const std::string& node) const {
   return b ? b->used : kNone;
 }
 
-PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int32_t gpu_slot) {
+PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int32_t gpu_slot, SnapshotIds ids) {
   StoredJob& j = at(pod_owner_.at(key));
   Pod& p = pod_ref(j.id, key);
   NodeBook& book = books_.at(node);  // std::out_of_range for an unknown node, as nodes_.at threw
@@ -487,7 +480,7 @@ PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int
     if (share > 0) model::add_resources(used, queue_view(p.requests));
     else model::add_resources(used, p.requests);  // not through a ?: that would copy the requests
   }
-  watcher_->pod_bound(key, node, share > 0 ? gpu_slot : -1);
+  watcher_->pod_bound(key, node, share > 0 ? gpu_slot : -1, ids);
   book.pods.insert(key);
   publish(model::PodBound{j.id, key, node, acc_.gpu_milli_of(p.requests), j.queue});
   // No node over-allocated (issue 6 §8). Shares count as the GPUs they sit on: whole GPUs plus
@@ -524,14 +517,14 @@ void Store::release(StoredJob& j, Pod& p) {
   const auto it = books_.find(p.node_name);
   if (it == books_.end() || it->second.pods.erase(key) == 0) return;
   NodeBook& book = it->second;
+  const std::int32_t share = share_of(p.requests);
   if (!j.queue.empty()) {
     auto& used = queue_used_[j.queue];
-    if (share_of(p.requests) > 0) subtract_from(used, queue_view(p.requests));
-    else subtract_from(used, p.requests);
+    if (share > 0) model::subtract_from(used, queue_view(p.requests));
+    else model::subtract_from(used, p.requests);
   }
-  if (const std::int32_t g = share_of(p.requests); g > 0 && p.gpu_index >= 0)
-    book.shares[static_cast<std::size_t>(p.gpu_index)] -= g;
-  subtract_from(book.used, p.requests);
+  if (share > 0 && p.gpu_index >= 0) book.shares[static_cast<std::size_t>(p.gpu_index)] -= share;
+  model::subtract_from(book.used, p.requests);
   publish(model::PodReleased{j.id, key, p.node_name, acc_.gpu_milli_of(p.requests), j.queue, p.phase, p.exit_code,
                              p.deletion_reason});
   watcher_->pod_released(key);

@@ -50,6 +50,14 @@ struct JobOutcome {
   std::int32_t backoff_count = 0;
 };
 
+// The scheduler snapshot's ids of a pod and its node, as a scheduling decision carries them
+// (scheduler::Binding): Store::bind_pod hands them to its watcher with the binding, which can
+// skip looking the names up again. The store neither reads nor checks them; -1 is none.
+struct SnapshotIds {
+  std::int32_t pod = -1;
+  std::int32_t node = -1;
+};
+
 // Told of every change to nodes, queues, PodGroups and pods, in the order they happen.
 class StoreWatcher {
  public:
@@ -60,7 +68,8 @@ class StoreWatcher {
   virtual void pod_group_changed(const model::PodGroup& group) = 0;
   virtual void pod_group_removed(const std::string& key) = 0;
   virtual void pod_created(const model::Pod& pod) = 0;
-  virtual void pod_bound(const std::string& key, const std::string& node, std::int32_t gpu_slot) = 0;
+  // `ids` are what the caller of Store::bind_pod passed, unchanged.
+  virtual void pod_bound(const std::string& key, const std::string& node, std::int32_t gpu_slot, SnapshotIds ids) = 0;
   // A bound, live pod is being deleted: it holds its resources until it is gone.
   virtual void pod_terminating(const std::string& key) = 0;
   // A bound pod stopped holding its node's and queue's resources.
@@ -186,7 +195,7 @@ class Store {
   void create_pod(JobId id, model::Pod pod);
   // Checks the binding against the store's own bookkeeping, independently of the scheduler's
   // snapshot: a ready, schedulable node, no node and no shared GPU over-committed (issue 6 §8).
-  PodRef bind_pod(const std::string& key, const std::string& node, std::int32_t gpu_slot);
+  PodRef bind_pod(const std::string& key, const std::string& node, std::int32_t gpu_slot, SnapshotIds ids = {});
   void set_pod_running(JobId id, const std::string& key);  // publishes PodRunning
   void set_pod_unknown(JobId id, const std::string& key);  // its node was lost
   // Containers stopped: the pod keeps its object. False when it had already terminated.

@@ -85,7 +85,7 @@ struct RecordingWatcher final : StoreWatcher {
   void pod_group_changed(const model::PodGroup& g) override { log.push_back("watch: group " + g.metadata.name); }
   void pod_group_removed(const std::string& k) override { log.push_back("watch: group-removed " + k); }
   void pod_created(const model::Pod& p) override { log.push_back("watch: created " + p.metadata.name); }
-  void pod_bound(const std::string& k, const std::string& node, std::int32_t slot) override {
+  void pod_bound(const std::string& k, const std::string& node, std::int32_t slot, SnapshotIds) override {
     log.push_back(fmt::format("watch: bound {} {} {}", k, node, slot));
   }
   void pod_terminating(const std::string& k) override { log.push_back("watch: terminating " + k); }
