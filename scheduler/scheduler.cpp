@@ -31,7 +31,10 @@ std::string nodes_message(const NodeTally& t, const ClusterSnapshot& snap, const
   part(t.gpu, "insufficient " + snap.resources().name(kDimGpu));
   part(t.cpu, "insufficient cpu");
   part(t.memory, "insufficient memory");
-  part(t.other, "insufficient other resources or other filters");
+  // Named as kube-scheduler names them ("Insufficient amd.com/gpu"), not lumped together.
+  part(t.extended, "insufficient " + (t.extended_dim != kNone ? snap.resources().name(t.extended_dim)
+                                                              : std::string("extended resources")));
+  part(t.other, "turned away by other filters");
   part(t.not_ready, "not ready or cordoned");
   part(t.selector, "not matching the pod's node selector");
   part(t.queue_selector, "not matching the node selector of queue " + queue);
@@ -103,7 +106,8 @@ std::uint64_t hash_of(PendingCause c, V... values) {
 }
 std::uint64_t reason_hash(const PendingReason& r) {
   const NodeTally& t = r.nodes;
-  return hash_of(r.cause, t.nodes, t.not_ready, t.selector, t.queue_selector, t.gpu, t.cpu, t.memory, t.other, r.pods,
+  return hash_of(r.cause, t.nodes, t.not_ready, t.selector, t.queue_selector, t.gpu, t.cpu, t.memory, t.extended,
+                 t.extended_dim, t.other, r.pods,
                  r.placed, r.quota_dim, r.quota_used, r.quota_asked, r.quota_limit, r.ahead, 0x5eed);
 }
 
@@ -258,15 +262,24 @@ struct Scheduler::Impl {
       case FilterKind::Fit: break;
     }
     bool any = false;
+    Dim extended = kNone;  // the node's first short extended resource; several count once
+    bool several = false;
     for (const auto& [d, amount] : p.request) {
       if (st.free(n, d) >= amount) continue;
       any = true;
       if (d == kDimGpu) ++tally.gpu;
       else if (d == kDimCpu) ++tally.cpu;
       else if (d == kDimMemory) ++tally.memory;
-      else ++tally.other;
+      else if (extended == kNone) extended = d;
+      else several = true;
     }
     if (!any) ++tally.gpu;  // a share: no GPU slot with room for it
+    if (extended != kNone) {
+      // Named only while every node counted lacks that one resource alone.
+      const bool same = !several && (tally.extended == 0 || tally.extended_dim == extended);
+      tally.extended_dim = same ? extended : kNone;
+      ++tally.extended;
+    }
   }
   // A find_node that found nothing: the nodes it never looked at have fewer free GPUs than asked.
   void close_tally() {
@@ -274,7 +287,7 @@ struct Scheduler::Impl {
     tally.gpu += std::max<std::int32_t>(0, tally.nodes - visited);
   }
   static PendingCause cause_of(const NodeTally& t) {
-    const bool room = t.gpu + t.cpu + t.memory > 0 || t.nodes == 0;
+    const bool room = t.gpu + t.cpu + t.memory + t.extended > 0 || t.nodes == 0;
     return room || t.other > 0 ? PendingCause::Capacity : PendingCause::Constraints;
   }
   void why_nodes(const NodeTally& t, std::size_t pods, std::size_t placed) {

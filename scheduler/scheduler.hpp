@@ -95,7 +95,9 @@ struct NodeTally {
   std::int32_t gpu = 0;             // insufficient GPUs (whole GPUs, or no GPU with room for a share)
   std::int32_t cpu = 0;
   std::int32_t memory = 0;
-  std::int32_t other = 0;           // other extended resources, or other filters
+  std::int32_t extended = 0;        // short of another resource (amd.com/gpu, rdma/hca, ...)
+  Dim extended_dim = kNone;         // that resource, when every such node lacks the same one
+  std::int32_t other = 0;           // turned away by other filters (plugged-in ones)
   bool operator==(const NodeTally&) const = default;
 };
 

@@ -27,6 +27,12 @@ std::string message_for(const TestWorld& w, const Decisions& d, const std::strin
   return describe(*r, w.snap);
 }
 
+// `r` with `units` of the extended resource `name`.
+ResourceList with(ResourceList r, const std::string& name, std::int64_t units) {
+  r[name] = model::Quantity::from_units(units);
+  return r;
+}
+
 SchedulerOptions strict_fifo() {
   SchedulerOptions o;
   o.backfill = BackfillPolicy::StrictFifo;
@@ -132,6 +138,25 @@ TEST_CASE("pending reasons: cause and message by situation", "[pending][spec]") 
        },
        {}, PendingCause::Capacity,
        "0/3 nodes are available: 1 insufficient nvidia.com/gpu, 1 insufficient memory, 1 not ready or cordoned"},
+      {"node tallies name the extended resource the nodes lack, as kube-scheduler does",
+       [](TestWorld& w) {
+         w.add_node("n1", with(res(64), "amd.com/gpu", 4));
+         w.add_node("n2", with(res(64), "amd.com/gpu", 4));
+         w.add_queue("q", 1);
+         w.add_group("w", "q", 1);
+         w.add_pods("w", 1, with(res(1), "amd.com/gpu", 8));
+       },
+       {}, PendingCause::Capacity, "0/2 nodes are available: 2 insufficient amd.com/gpu"},
+      {"node tallies: nodes short of different extended resources are counted once each",
+       [](TestWorld& w) {
+         w.add_node("n1", with(with(res(64), "amd.com/gpu", 8), "rdma/hca", 0));
+         w.add_node("n2", with(with(res(64), "amd.com/gpu", 0), "rdma/hca", 1));
+         w.add_node("n3", with(with(res(64), "amd.com/gpu", 0), "rdma/hca", 0));
+         w.add_queue("q", 1);
+         w.add_group("w", "q", 1);
+         w.add_pods("w", 1, with(with(res(1), "amd.com/gpu", 8), "rdma/hca", 1));
+       },
+       {}, PendingCause::Capacity, "0/3 nodes are available: 3 insufficient extended resources"},
       {"constraints: no node matches the pod's nodeSelector, one is down",
        [](TestWorld& w) {
          auto& down = w.add_node("down", res(64, 8), "", "", {{"zone", "x"}});
