@@ -123,10 +123,12 @@ int forecast_command(const ForecastArgs& a) {
     }
   }
   const std::string q = scenarios::yaml_quoted(abs);
-  std::string text = "apiVersion: t9ksim/v1\nkind: Scenario\nmetadata:\n  name: forecast\n";
-  text += fmt::format("  description: {}\n", scenarios::yaml_quoted(fmt::format(
-                                                 "t9ksim forecast {} from {}", fs::path(a.export_path).filename().string(),
-                                                 scenarios::format_trace_time(*at))));
+  // The name titles the report and the summary: which export, from when (not just "forecast").
+  const std::string what = fmt::format("forecast of {} from {}", fs::path(a.export_path).filename().string(),
+                                       scenarios::format_trace_time(*at));
+  std::string text = "apiVersion: t9ksim/v1\nkind: Scenario\nmetadata:\n";
+  text += fmt::format("  name: {}\n  description: {}\n", scenarios::yaml_quoted(what),
+                      scenarios::yaml_quoted("t9ksim " + what));
   text += fmt::format("spec:\n  horizon: {}\n  seed: {}\n", a.horizon, a.seed.value_or(1));
   text += fmt::format("  cluster: {{fromExport: {}}}\n  scheduler:\n    name: t9k\n", q);
   text += fmt::format("  initialState:\n    fromExport: {}\n    at: {}\n    remaining: {}\n", q,

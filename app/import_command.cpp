@@ -81,6 +81,16 @@ int import_command(const ImportArgs& a) {
   // The staging folder has the target's parent, so the trace's relative path is the same from both.
   const std::string out_dir = folder.path().string();
   const fs::path shown(a.out_dir);
+  // Messages name the folder the user asked for, not the staging one they are written in.
+  const auto as_shown = [&](std::string text) {
+    for (std::size_t at = text.find(out_dir); at != std::string::npos; at = text.find(out_dir, at + a.out_dir.size()))
+      text.replace(at, out_dir.size(), a.out_dir);
+    return text;
+  };
+  const auto print_shown = [&](std::vector<scenarios::Diagnostic> ds) {
+    for (auto& d : ds) d.file = as_shown(d.file);
+    print_diagnostics(ds);
+  };
   const std::string rel = fs::relative(fs::absolute(a.trace), fs::absolute(a.out_dir)).generic_string();
   std::vector<scenarios::Diagnostic> diags;
   // The trace's own cluster when it has one: Philly's VC file and openb's node list are read
@@ -115,7 +125,7 @@ int import_command(const ImportArgs& a) {
   try {
     const auto r = sim::import_trace(trace_scenario(a, rel, horizon, has_cluster), out_dir, a.replication, a.skip_bad_rows, diags);
     if (r.jobs == 0) {
-      print_diagnostics(diags);
+      print_shown(diags);
       fmt::print(stderr,
                  "t9ksim import: {}: no job falls inside the window (--from, --to, --time-offset, --horizon, --sample, "
                  "--limit); nothing to import\n",
@@ -124,14 +134,14 @@ int import_command(const ImportArgs& a) {
     }
     folder.commit();
     if (!a.quiet) {
-      print_diagnostics(diags);
+      print_shown(diags);
       fmt::print("imported {} jobs: {} (manifests in {}), same run as {}\n", r.jobs, (shown / "scenario.yaml").string(),
                  (shown / "jobs").string(), (shown / "trace.yaml").string());
     }
     return 0;
   } catch (const std::runtime_error& e) {
-    print_diagnostics(diags);
-    fmt::print(stderr, "t9ksim import: {}\n", e.what());
+    print_shown(diags);
+    fmt::print(stderr, "t9ksim import: {}\n", as_shown(e.what()));
     return scenarios::has_errors(diags) ? 2 : 1;
   }
 }

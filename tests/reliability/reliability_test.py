@@ -395,6 +395,13 @@ def case_silent_acceptances(t9ksim, work):
     p = run(t9ksim, "import", TRACE, "--format", "philly", "--from", "100000d", "--out", d / "imp", "-q")
     expect(p, 2, "no job falls inside the window")
     check(not (d / "imp").exists(), "import wrote a folder")
+    # A trace option refused while importing (with --horizon, no probe load first): the messages
+    # name the folder asked for, not the staging one the import writes in.
+    p = run(t9ksim, "import", TRACE, "--format", "philly", "--limit", "5", "--horizon", "10d", "--option", "bogus=1",
+            "--out", "imp2", cwd=d)
+    expect(p, 2, "imp2/trace.yaml: error: spec.workload.traces[0].options.bogus: unknown option \"bogus\"",
+           "t9ksim import: imp2/trace.yaml does not load")
+    check("staging" not in p.stderr.split("was left as it was")[0], f"a message names the staging folder: {p.stderr}")
     text = SCENARIO.read_text()
     check("gpusPerNode: 8" in text, "setup: the case has GPUs")
     (d / "nogpu.yaml").write_text(text.replace("gpusPerNode: 8", "gpusPerNode: 0"))

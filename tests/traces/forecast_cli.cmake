@@ -5,6 +5,7 @@
 include(${CMAKE_CURRENT_LIST_DIR}/../cli_expect.cmake)
 file(REMOVE_RECURSE ${OUT})
 file(MAKE_DIRECTORY ${OUT})
+get_filename_component(export_name ${EXPORT} NAME)
 
 expect_exit(0 ${T9KSIM} forecast ${EXPORT} -o ${OUT}/week --horizon 2d)
 expect_contains("${last_out}" "fit: arrivals: 5 jobs over 23.0 h of history")
@@ -24,6 +25,8 @@ expect_contains("${scenario}" "  initialState:\n")
 expect_contains("${scenario}" "    remaining: {fractionOfElapsed: 1}\n")
 expect_contains("${scenario}" "    generators:\n")
 file(READ ${OUT}/week/report.html report)
+# The report is titled by the export and time zero, not just "forecast".
+expect_contains("${report}" "<h1>t9ksim report: forecast of ${export_name} from 2024-05-02T09:00:00Z</h1>")
 expect_contains("${report}" "<h2>Starting state</h2>")
 expect_contains("${report}" "1 running job (8 GPUs) placed on their recorded nodes")
 expect_contains("${report}" "<td class=\"job\">demo/bert-large</td>")
