@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "app/exit_codes.hpp"
+#include "app/load_checked.hpp"
 #include "analysis/result_folder.hpp"
 #include "analysis/aggregate.hpp"
 #include "app/work.hpp"
@@ -88,7 +89,8 @@ int compare_command(const CompareArgs& args) {
   scenarios::LoadOptions lo;
   lo.max_jobs = args.max_jobs;
   lo.base_dir = fs::path(args.base).parent_path().string();
-  const auto base = scenarios::parse_scenario(*base_text, args.sets.empty() ? args.base : args.base + " with --set", lo);
+  const auto base =
+      load_checked(*base_text, args.sets.empty() ? args.base : args.base + " with --set", lo, args.check_settings);
   if (!base.ok()) {
     print_diagnostics(args.sets.empty() ? base.diagnostics
                                         : scenarios::point_at_sources(base.diagnostics, *base_text, {{args.base, *file_text}}));
@@ -128,7 +130,8 @@ int compare_command(const CompareArgs& args) {
     if (!set_text) return kExitUsage;
     std::string merged = *set_text;
     // The merged scenario must load like any scenario; paths in it resolve against the base's folder.
-    const auto loaded = scenarios::parse_scenario(merged, fmt::format("{} + {}", args.base, overlay_file), lo);
+    const std::string shown = fmt::format("{} + {}", args.base, overlay_file);
+    const auto loaded = load_checked(merged, shown, lo, args.check_settings);
     if (!loaded.ok()) {
       // Each problem at the line the user wrote it: the overlay's, else the base's.
       print_diagnostics(scenarios::point_at_sources(loaded.diagnostics, merged,

@@ -22,6 +22,7 @@
 #include "analysis/result_folder.hpp"
 #include "analysis/units.hpp"
 #include "app/expectations.hpp"
+#include "app/load_checked.hpp"
 #include "app/version.hpp"
 #include "app/plan.hpp"
 #include "app/work.hpp"
@@ -124,8 +125,10 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
   sim::WorldSettings settings;
   try {
     settings = sim::settings_from_scenario(sc);
-  } catch (const sim::ScenarioError& e) {
-    err(fmt::format("{}: error: {}\n", file, e.what()));
+  } catch (const sim::ScenarioError&) {
+    // Commands load with load_runnable, which reports this first; a text given straight to
+    // run_one is reported the same way (its lines are those of `text`).
+    err(scenarios::format_diagnostic(*settings_problem(sc, file)) + "\n");
     return kExitUsage;
   }
 
@@ -266,6 +269,28 @@ std::vector<scenarios::SourceText> sources_of(const std::string& file, const std
   return {{file, text}};
 }
 
+std::optional<scenarios::Diagnostic> settings_problem(const scenarios::Scenario& sc, const std::string& name) {
+  try {
+    (void)sim::settings_from_scenario(sc);
+    return std::nullopt;
+  } catch (const sim::ScenarioError& e) {
+    scenarios::Diagnostic d;
+    d.file = name;
+    d.path = e.path();
+    d.message = e.path().empty() ? e.what() : e.message();
+    if (const auto it = sc.option_marks.find(e.path()); it != sc.option_marks.end()) {
+      d.line = it->second.first;
+      d.column = it->second.second;
+    }
+    return d;
+  }
+}
+
+scenarios::ScenarioResult load_runnable(const std::string& text, const std::string& name,
+                                        const scenarios::LoadOptions& options) {
+  return load_checked(text, name, options, settings_problem);
+}
+
 namespace fs = std::filesystem;
 
 int run_into_folder(const std::string& command, const std::string& out_dir, const std::vector<std::string>& inputs,
@@ -315,7 +340,7 @@ int run_command(const RunArgs& args) {
   if (!args.scenario.empty()) lo.base_dir = std::filesystem::path(args.scenario).parent_path().string();
   lo.skip_bad_trace_rows = args.skip_bad_rows;
   lo.max_jobs = args.max_jobs;
-  const auto loaded = scenarios::parse_scenario(text, args.sets.empty() ? file : file + " with --set", lo);
+  const auto loaded = load_runnable(text, args.sets.empty() ? file : file + " with --set", lo);
   if (!loaded.ok()) {
     print_to_stderr(args.sets.empty() ? loaded.diagnostics
                                       : scenarios::point_at_sources(loaded.diagnostics, text, sources_of(file, original)));

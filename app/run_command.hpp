@@ -42,6 +42,15 @@ int run_command(const RunArgs& args);
 // for the embedded default (its lines are in no file the user has).
 std::vector<scenarios::SourceText> sources_of(const std::string& file, const std::string& text);
 
+// Loads a scenario as scenarios::parse_scenario does, then reads its option maps as the world
+// will (sim::settings_from_scenario): an option the world refuses is a load error at the
+// option's line (Scenario::option_marks) with its field path, so that no command starts runs
+// the world would refuse, and `validate` reports it as it reports any other error.
+scenarios::ScenarioResult load_runnable(const std::string& text, const std::string& name,
+                                        const scenarios::LoadOptions& options = {});
+// The same check of a loaded scenario: the error, or nullopt when the world accepts it.
+std::optional<scenarios::Diagnostic> settings_problem(const scenarios::Scenario& sc, const std::string& name);
+
 // One replication of a scenario given as text into out_dir: what `run` does per replication and
 // what `compare` runs per variant and replication. `file` names the text in messages and is the
 // folder relative paths resolve against (empty: the current folder).

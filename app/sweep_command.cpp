@@ -113,7 +113,7 @@ int sweep_command(const SweepArgs& args) {
       for (const auto& d : errors) fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
       return kExitUsage;
     }
-    const auto loaded = scenarios::parse_scenario(p.text, fmt::format("{} at {}", file, fmt::join(shown, " ")), lo);
+    const auto loaded = load_runnable(p.text, fmt::format("{} at {}", file, fmt::join(shown, " ")), lo);
     if (!loaded.ok()) {
       for (const auto& d : scenarios::point_at_sources(loaded.diagnostics, p.text, sources_of(file, text))) {
         fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));

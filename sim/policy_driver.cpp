@@ -23,7 +23,8 @@ PolicyDriver::PolicyDriver(const scenarios::Scenario& scenario, const WorldSetti
       training_(training),
       reconciles_(reconciles),
       policy_(policy ? std::move(policy) : policies::make_elastic_policy(settings.elastic_policy, settings.policy_options)) {
-  if (!policy_) throw ScenarioError(fmt::format("controllers.options.elasticPolicy: unknown policy '{}'", settings.elastic_policy));
+  if (!policy_)
+    throw ScenarioError("spec.controllers.options.elasticPolicy", fmt::format("unknown policy '{}'", settings.elastic_policy));
 }
 
 void PolicyDriver::start() {

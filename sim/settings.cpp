@@ -20,7 +20,7 @@ E choose(const std::string& where, const std::string& value, const std::map<std:
   if (it != allowed.end()) return it->second;
   std::vector<std::string> names;
   for (const auto& [n, e] : allowed) names.push_back(n);
-  throw ScenarioError(fmt::format("{}: '{}' is not allowed (allowed: {})", where, value, fmt::join(names, ", ")));
+  throw ScenarioError(where, fmt::format("'{}' is not allowed (allowed: {})", value, fmt::join(names, ", ")));
 }
 
 bool boolean(const std::string& where, const std::string& v) {
@@ -31,12 +31,12 @@ SimDuration duration(const std::string& where, const std::string& v) {
   try {
     return kernel::parse_duration(v);
   } catch (const kernel::DurationError& e) {
-    throw ScenarioError(fmt::format("{}: {}", where, e.what()));
+    throw ScenarioError(where, e.what());
   }
 }
 
 SimDuration positive(const std::string& where, SimDuration d) {
-  if (d.count() <= 0) throw ScenarioError(fmt::format("{}: must be longer than 0s", where));
+  if (d.count() <= 0) throw ScenarioError(where, "must be longer than 0s");
   return d;
 }
 
@@ -65,7 +65,7 @@ void apply_options(const std::string& prefix, const std::map<std::string, std::s
     if (it == known.end()) {
       std::vector<std::string> names;
       for (const auto& [n, s] : known) names.push_back(n);
-      throw ScenarioError(fmt::format("{}: unknown option (known: {})", where, fmt::join(names, ", ")));
+      throw ScenarioError(where, fmt::format("unknown option (known: {})", fmt::join(names, ", ")));
     }
     it->second(where, value);
   }
@@ -125,7 +125,7 @@ WorldSettings settings_from_scenario(const scenarios::Scenario& sc) {
       {"elasticPolicyCheckpointWindow", [&](auto& w, auto& v) { s.policy_options.checkpoint_window = duration(w, v); }},
       {"orphanTimeout", [&](auto& w, auto& v) { s.orphan_timeout = duration(w, v); }},
   };
-  apply_options("controllers.options", sc.controllers.options, controller_opts);
+  apply_options("spec.controllers.options", sc.controllers.options, controller_opts);
   s.plugins.controllers = sc.controller_plugins;
   s.plugins.elastic_policy = sc.controllers.elastic_policy_plugin;
 
@@ -135,17 +135,17 @@ WorldSettings settings_from_scenario(const scenarios::Scenario& sc) {
       {"intraQueuePreemption", [&](auto& w, auto& v) { so.intra_queue_preemption = boolean(w, v); }},
       {"quotaMode", [&](auto& w, auto& v) {
          const auto m = scheduler::parse_quota_mode(v);
-         if (!m) throw ScenarioError(fmt::format("{}: '{}' is not allowed (allowed: gate-at-scheduling, reject-at-admission)", w, v));
+         if (!m) throw ScenarioError(w, fmt::format("'{}' is not allowed (allowed: gate-at-scheduling, reject-at-admission)", v));
          so.quota_mode = *m;
        }},
       {"drfDenominator", [&](auto& w, auto& v) {
          const auto m = scheduler::parse_drf_denominator(v);
-         if (!m) throw ScenarioError(fmt::format("{}: '{}' is not allowed (allowed: quota, cluster-capacity)", w, v));
+         if (!m) throw ScenarioError(w, fmt::format("'{}' is not allowed (allowed: quota, cluster-capacity)", v));
          so.drf_denominator = *m;
        }},
       {"backfill", [&](auto& w, auto& v) {
          const auto m = scheduler::parse_backfill_policy(v);
-         if (!m) throw ScenarioError(fmt::format("{}: '{}' is not allowed (allowed: skip-and-continue, strict-fifo)", w, v));
+         if (!m) throw ScenarioError(w, fmt::format("'{}' is not allowed (allowed: skip-and-continue, strict-fifo)", v));
          so.backfill = *m;
        }},
       {"queueSort", [&](auto&, auto& v) { so.queue_sort = list(v); }},
@@ -159,12 +159,12 @@ WorldSettings settings_from_scenario(const scenarios::Scenario& sc) {
          try {
            so.max_feasible_nodes = std::stoi(v);
          } catch (const std::exception&) {
-           throw ScenarioError(fmt::format("{}: '{}' is not a whole number", w, v));
+           throw ScenarioError(w, fmt::format("'{}' is not a whole number", v));
          }
        }},
       {"schedulingLatency", [&](auto& w, auto& v) { s.scheduling_latency = duration(w, v); }},
   };
-  apply_options("scheduler.options", sc.scheduler.options, scheduler_opts);
+  apply_options("spec.scheduler.options", sc.scheduler.options, scheduler_opts);
   if (const auto problems = so.validate(); !problems.empty()) {
     throw ScenarioError(fmt::format("{}", fmt::join(problems, "; ")));
   }
@@ -179,8 +179,8 @@ WorldSettings settings_from_scenario(const scenarios::Scenario& sc) {
   } else {
     const auto p = named_fault_profile(f.profile);
     if (!p) {
-      throw ScenarioError(fmt::format("faults.profile: '{}' is not a known profile (allowed: {}, custom)", f.profile,
-                                      fmt::join(fault_profile_names(), ", ")));
+      throw ScenarioError("spec.faults.profile", fmt::format("'{}' is not a known profile (allowed: {}, custom)",
+                                                             f.profile, fmt::join(fault_profile_names(), ", ")));
     }
     s.faults = *p;
   }

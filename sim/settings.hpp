@@ -18,6 +18,15 @@ namespace t9k::sim {
 class ScenarioError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
+  // About one field of the scenario (spec.scheduler.options.backfill): what() is "path: message",
+  // and a command can point at the field's line (Scenario::option_marks).
+  ScenarioError(std::string path, const std::string& message)
+      : std::invalid_argument(path + ": " + message), path_(std::move(path)), message_(message) {}
+  const std::string& path() const { return path_; }        // empty when about no one field
+  const std::string& message() const { return message_; }  // without the path
+ private:
+  std::string path_;
+  std::string message_;
 };
 
 // Controllers and the elastic policy in plugin processes (docs/plugins.md).

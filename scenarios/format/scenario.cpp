@@ -349,10 +349,16 @@ class ScenarioDecoder {
     }
   }
 
-  std::map<std::string, std::string> options(const Val& v) {
+  std::map<std::string, std::string> options(const Val& v, Scenario* marks_of = nullptr) {
     std::map<std::string, std::string> out;
-    for (const auto& [k, val] : FreeMap(r_, v).entries()) out[k] = val.present() ? val.node.Scalar() : "";
+    for (const auto& [k, val] : FreeMap(r_, v).entries()) {
+      out[k] = val.present() ? val.node.Scalar() : "";
+      if (marks_of) mark_option(*marks_of, val);
+    }
     return out;
+  }
+  static void mark_option(Scenario& sc, const Val& val) {
+    sc.option_marks[val.path] = {val.mark.line + 1, val.mark.column + 1};
   }
 
   std::optional<NodePool> node_pool(const Val& v) {
@@ -1322,9 +1328,11 @@ class ScenarioDecoder {
         if (!require(r_, p.get("plugin"))) continue;
         if (auto spec = plugin(p.get("plugin"), "elastic-policy")) sc.controllers.elastic_policy_plugin = std::move(*spec);
         sc.controllers.options[k] = "plugin";
+        mark_option(sc, val);
         continue;
       }
       sc.controllers.options[k] = val.present() ? val.node.Scalar() : "";
+      mark_option(sc, val);
     }
   }
 
@@ -1617,7 +1625,7 @@ class ScenarioDecoder {
     if (auto x = read_choice(r_, s.get("name"), kSchedulerNames)) {
       sc.scheduler.kind = *x == "t9k" ? SchedulerKind::T9k : SchedulerKind::Default;
     }
-    sc.scheduler.options = options(s.get("options"));
+    sc.scheduler.options = options(s.get("options"), &sc);
     const Val queues = s.get("queues");
     if (queues.present() && sc.scheduler.kind == SchedulerKind::Default) {
       r_.error(queues.mark, queues.path,

@@ -418,6 +418,10 @@ struct Expectations {
 struct Scenario {
   std::string name;
   std::string description;
+  // Where each free-form option value was written (spec.scheduler.options.backfill -> 1-based
+  // line and column), so the simulator's own checks of them (sim::settings_from_scenario) can
+  // point at the line as the loader's diagnostics do.
+  std::map<std::string, std::pair<int, int>> option_marks;
   std::string default_namespace = "default";  // for objects without metadata.namespace
   Cluster cluster;
   SchedulerSettings scheduler;
