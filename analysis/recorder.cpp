@@ -13,9 +13,9 @@ namespace t9k::analysis {
 namespace {
 constexpr std::int64_t kHourUs = 3600LL * 1000000LL;
 
-double percentile(std::vector<double> v, double p) {
+// Of values sorted ascending (each figure's values are sorted once for all its percentiles).
+double percentile(const std::vector<double>& v, double p) {
   if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
   // Linear interpolation between closest ranks (the "R-7" definition).
   const double pos = p * static_cast<double>(v.size() - 1);
   const auto lo = static_cast<std::size_t>(std::floor(pos));
@@ -41,6 +41,11 @@ double to_double(Int128 v) {
 }  // namespace
 
 double gpu_value(Int128 milli) {
+  if (fits_int64(milli)) {  // the same values in 64-bit arithmetic: 128-bit division is a library call
+    const auto m = static_cast<std::int64_t>(milli);
+    if (m % model::kGpuMilliPerGpu == 0) return static_cast<double>(m / model::kGpuMilliPerGpu);
+    return static_cast<double>(m) / static_cast<double>(model::kGpuMilliPerGpu);
+  }
   if (milli % model::kGpuMilliPerGpu == 0) return to_double(milli / model::kGpuMilliPerGpu);
   return to_double(milli) / static_cast<double>(model::kGpuMilliPerGpu);
 }
@@ -151,7 +156,7 @@ void Recorder::retire_front() {
     const SimTime end = r.end.value_or(horizon_);
     const std::int64_t soj = (std::min(end, horizon_) - r.submit).count();
     cluster_.sojourn_us += soj;
-    scopes_[r.queue].sojourn_us += soj;
+    state_[retired_ - base_].scope->sojourn_us += soj;  // the row's queue's scope
     if (sink_) sink_(r);
   }
   ++retired_;
@@ -396,24 +401,37 @@ void Recorder::finish() {
   if (scopes_.count("")) series_["default-scheduler"] = points(scopes_.at(""), false);
 }
 
-void Recorder::Figures::add(const JobRow& r, SimTime horizon) {
+Recorder::JobFigures::JobFigures(const JobRow& r) {
+  if (r.phase == "Succeeded") outcome = Outcome::Succeeded;
+  else if (r.phase == "Failed") outcome = Outcome::Failed;
+  else if (r.phase == "Rejected") outcome = Outcome::Rejected;
+  alloc = gpu_value(r.allocated_gpu_milli_us);
+  prod = gpu_value(r.productive_gpu_milli_us);
+  for (int i = 0; i < model::kLossCauses; ++i) lost[i] = gpu_value(r.lost_gpu_milli_us[i]);
+  idle = gpu_value(r.idle_gpu_milli_us());
+}
+
+void Recorder::Figures::add(const JobRow& r, const JobFigures& x, SimTime horizon) {
   ++submitted;
-  if (r.phase == "Succeeded") ++succeeded;
-  else if (r.phase == "Failed") ++failed;
-  else if (r.phase == "Rejected") ++rejected;
-  else ++unfinished;
+  const bool rejected_job = x.outcome == JobFigures::Outcome::Rejected;
+  switch (x.outcome) {
+    case JobFigures::Outcome::Succeeded: ++succeeded; break;
+    case JobFigures::Outcome::Failed: ++failed; break;
+    case JobFigures::Outcome::Rejected: ++rejected; break;
+    case JobFigures::Outcome::Unfinished: ++unfinished; break;
+  }
   if (r.first_running) {
     const double w = static_cast<double>((*r.first_running - r.submit).count()) / 1e6;
     wait_sum += w;
     ++waits;
     waits_censored.push_back(w);
-  } else if (r.phase != "Rejected") {
+  } else if (!rejected_job) {
     // Never started: it waited at least until it ended or the horizon, so a starving queue's
     // percentiles show its starvation instead of only the lucky jobs that started.
     ++never_started;
     waits_censored.push_back(static_cast<double>((r.end.value_or(horizon) - r.submit).count()) / 1e6);
   }
-  if (r.end && r.phase != "Rejected") {
+  if (r.end && !rejected_job) {
     const double jct = static_cast<double>((*r.end - r.submit).count()) / 1e6;
     jcts.push_back(jct);
     if (r.ideal_run_us > 0) {
@@ -421,10 +439,10 @@ void Recorder::Figures::add(const JobRow& r, SimTime horizon) {
       ++slowdowns;
     }
   }
-  alloc += gpu_value(r.allocated_gpu_milli_us);
-  prod += gpu_value(r.productive_gpu_milli_us);
-  for (int i = 0; i < model::kLossCauses; ++i) lost[i] += gpu_value(r.lost_gpu_milli_us[i]);
-  idle += gpu_value(r.idle_gpu_milli_us());
+  alloc += x.alloc;
+  prod += x.prod;
+  for (int i = 0; i < model::kLossCauses; ++i) lost[i] += x.lost[i];
+  idle += x.idle;
   for (int i = 0; i < model::kPendingCauses; ++i) pending[i] += static_cast<double>(r.pending_us[i]);
 }
 
@@ -437,13 +455,19 @@ void Recorder::Figures::write(std::map<std::string, double>& m, const std::strin
   m[prefix + "jobs_rejected"] = rejected;
   m[prefix + "jobs_unfinished"] = unfinished;
   m[prefix + "jobs_never_started"] = never_started;
+  const auto sorted = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
   m[prefix + "wait_mean_s"] = mean_of(wait_sum, waits);
-  m[prefix + "wait_p50_s"] = percentile(waits_censored, 0.5);
-  m[prefix + "wait_p90_s"] = percentile(waits_censored, 0.9);
-  m[prefix + "wait_p99_s"] = percentile(waits_censored, 0.99);
-  m[prefix + "jct_mean_s"] = mean(jcts);
-  m[prefix + "jct_p50_s"] = percentile(jcts, 0.5);
-  m[prefix + "jct_p90_s"] = percentile(jcts, 0.9);
+  const std::vector<double> waits_sorted = sorted(waits_censored);
+  m[prefix + "wait_p50_s"] = percentile(waits_sorted, 0.5);
+  m[prefix + "wait_p90_s"] = percentile(waits_sorted, 0.9);
+  m[prefix + "wait_p99_s"] = percentile(waits_sorted, 0.99);
+  m[prefix + "jct_mean_s"] = mean(jcts);  // in JobId order, as it always was summed
+  const std::vector<double> jcts_sorted = sorted(jcts);
+  m[prefix + "jct_p50_s"] = percentile(jcts_sorted, 0.5);
+  m[prefix + "jct_p90_s"] = percentile(jcts_sorted, 0.9);
   m[prefix + "slowdown_mean"] = mean_of(slowdown_sum, slowdowns);
   m[prefix + "gpu_hours_allocated"] = alloc / kHourUs;
   m[prefix + "gpu_hours_productive"] = prod / kHourUs;
@@ -483,11 +507,15 @@ void Recorder::set_groups(RecorderGroups groups) {
 void Recorder::add_figures(AllFigures& f, const JobRow& r) const {
   for (int c = 0; c < model::kPendingCauses; ++c) f.pending_us[c] += r.pending_us[c];
   if (r.name.empty()) return;
-  f.all.add(r, horizon_);
+  const JobFigures x(r);
+  f.all.add(r, x, horizon_);
   // Jobs of the default scheduler belong to no queue.
-  if (!r.queue.empty()) f.by_queue[r.queue].add(r, horizon_);
-  f.by_kind[std::string(model::to_string(r.kind))].add(r, horizon_);
-  if (const std::string* c = class_of(r.name, class_prefixes_)) f.by_class[*c].add(r, horizon_);
+  if (!r.queue.empty()) f.by_queue[r.queue].add(r, x, horizon_);
+  const std::string_view kind = model::to_string(r.kind);
+  auto by_kind = f.by_kind.find(kind);
+  if (by_kind == f.by_kind.end()) by_kind = f.by_kind.emplace(std::string(kind), Figures{}).first;
+  by_kind->second.add(r, x, horizon_);
+  if (const std::string* c = class_of(r.name, class_prefixes_)) f.by_class[*c].add(r, x, horizon_);
   if (!f.accounting_violation && r.idle_gpu_milli_us() < 0) {
     f.accounting_violation = fmt::format("job {}: productive + lost GPU-time exceeds allocated by {} milli-GPU-µs",
                                          r.name, int128_to_string(-r.idle_gpu_milli_us()));

@@ -167,6 +167,12 @@ class Recorder {
 
   // The headline figures of one set of jobs (the cluster, a queue, a kind or a generator class),
   // added row by row in JobId order (sums of doubles depend on the order).
+  // What a job adds to each figure it belongs to, computed once per job.
+  struct JobFigures {
+    enum class Outcome { Succeeded, Failed, Rejected, Unfinished } outcome = Outcome::Unfinished;
+    double alloc = 0, prod = 0, lost[model::kLossCauses] = {}, idle = 0;  // GPU-µs
+    explicit JobFigures(const JobRow& r);
+  };
   struct Figures {
     double wait_sum = 0;                 // started jobs: submit -> first running, seconds
     std::int64_t waits = 0;
@@ -177,12 +183,13 @@ class Recorder {
     double alloc = 0, prod = 0, lost[model::kLossCauses] = {}, idle = 0;  // GPU-µs
     double pending[model::kPendingCauses] = {};  // job-µs waiting, by cause
     int submitted = 0, succeeded = 0, failed = 0, rejected = 0, unfinished = 0, never_started = 0;
-    void add(const JobRow& r, SimTime horizon);
+    void add(const JobRow& r, const JobFigures& x, SimTime horizon);
     void write(std::map<std::string, double>& m, const std::string& prefix) const;
   };
   struct AllFigures {
     Figures all;
-    std::map<std::string, Figures> by_queue, by_kind, by_class;
+    std::map<std::string, Figures> by_queue, by_class;
+    std::map<std::string, Figures, std::less<>> by_kind;  // found by a kind's static name
     Int128 pending_us[model::kPendingCauses] = {};  // Σ jobs' pending_us, for the invariant
     std::optional<std::string> accounting_violation;  // the first job whose idle time is negative
   };

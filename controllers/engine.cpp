@@ -204,11 +204,11 @@ void fill_container_status(std::vector<model::ContainerStatus>& out, const Slot&
 
 // The pod of a replica type, without what depends on the rank (metadata.name, rank and the
 // genericjob-replica label: see name_pod). Every rank's pod of a type is the same otherwise, so
-// a reconcile builds this once per type and copies it.
-Pod make_pod(const JobView& v, const TypeView& t, bool resumed) {
+// a reconcile builds this once per type and copies it. Built into `p`, a default Pod where it
+// is to stay (a Pod is large: each move of one was a visible share of a reconcile).
+void make_pod(Pod& p, const JobView& v, const TypeView& t, bool resumed) {
   const std::string& job = v.meta->name;
   const model::PodSpec& spec = t.template_->spec;
-  Pod p;
   p.metadata.namespace_ = v.meta->namespace_;
   p.metadata.labels = t.template_->metadata.labels;
   p.metadata.annotations = t.template_->metadata.annotations;
@@ -271,7 +271,6 @@ Pod make_pod(const JobView& v, const TypeView& t, bool resumed) {
   if (v.kind == model::JobKind::DeepSpeedJob) {
     p.metadata.annotations["t9ksim.io/slots-per-worker"] = std::to_string(v.slots_per_worker);  // §5
   }
-  return p;
 }
 
 // The rank's part of a pod built by make_pod. `name` is the slot's "<job>-<type>-<rank>".
@@ -623,20 +622,25 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     }
     const bool resumed = find_condition(st, JobConditionType::Paused) != nullptr;
     // One pod per replica type, copied for each rank created and moved into the type's last one
-    // (a type's slots are contiguous, so it is empty again when the next type starts).
+    // (a type's slots are contiguous, so it is empty again when the next type starts); a type
+    // with one pod to create builds it in its action.
     std::optional<Pod> type_pod;
     for (std::size_t i = 0; i < slots.size(); ++i) {
       const Slot& s = slots[i];
       if (!s.create) continue;
-      if (!type_pod) type_pod = make_pod(v, v.types[s.type_index], resumed);
       bool last_of_type = true;
       for (std::size_t j = i + 1; j < slots.size() && slots[j].type_index == s.type_index; ++j) {
         last_of_type = last_of_type && !slots[j].create;
       }
-      Pod p = last_of_type ? std::move(*type_pod) : *type_pod;
-      if (last_of_type) type_pod.reset();
+      Pod& p = std::get<CreatePod>(res.actions.emplace_back(std::in_place_type<CreatePod>)).pod;
+      if (!type_pod && last_of_type) {
+        make_pod(p, v, v.types[s.type_index], resumed);
+      } else {
+        if (!type_pod) make_pod(type_pod.emplace(), v, v.types[s.type_index], resumed);
+        p = last_of_type ? std::move(*type_pod) : *type_pod;
+        if (last_of_type) type_pod.reset();
+      }
       name_pod(p, v, s.name, s.rank);
-      res.actions.emplace_back(CreatePod{std::move(p)});
     }
     // Status: tasks with replica statuses, and the aggregate counted from them (§1.3).
     st.tasks.clear();
@@ -845,15 +849,15 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
 
   // ---- Non-terminal: PodGroup, creations, elastic membership, phase. ----
   if (v.scheduler->t9k_scheduler) {  // §8.1: one PodGroup named after the job, before its pods
-    if (!in.pod_group) {
-      model::PodGroup pg;
+    if (!in.pod_group) {  // built in its action: a PodGroup is large
+      model::PodGroup& pg =
+          std::get<CreatePodGroup>(res.actions.emplace_back(std::in_place_type<CreatePodGroup>)).pod_group;
       pg.metadata.name = job;
       pg.metadata.namespace_ = v.meta->namespace_;
       pg.metadata.creation_timestamp = now;
       pg.metadata.owner_references.push_back(
           model::OwnerReference{model::kBatchApiVersion, std::string(v.kind_name), job, v.meta->uid, true});
       pg.spec = desired_pod_group_spec(v);
-      res.actions.emplace_back(CreatePodGroup{std::move(pg)});
     } else if (!pod_group_spec_is_current(in.pod_group->spec, v)) {
       model::PodGroup pg = *in.pod_group;  // metadata (creation time) unchanged, §11 Q20
       std::string topology = std::move(pg.spec.topology_policy);

@@ -45,7 +45,11 @@ const std::string kGpuMilliName = model::kResourceGpuMilli;  // look-ups without
 }  // namespace
 
 std::string object_key(const model::ObjectMeta& m) {
-  return m.namespace_.empty() ? m.name : std::string(m.namespace_).append("/").append(m.name);
+  if (m.namespace_.empty()) return m.name;
+  std::string key;  // one allocation: keys are built for every pod and group change
+  key.reserve(m.namespace_.size() + 1 + m.name.size());
+  key.append(m.namespace_).append(1, '/').append(m.name);
+  return key;
 }
 
 ClusterSnapshot::ClusterSnapshot() = default;
@@ -74,8 +78,8 @@ QueueId ClusterSnapshot::queue_id(const std::string& name) {
 }
 
 GroupId ClusterSnapshot::group_id(const std::string& key) {
-  const auto it = group_ids_.find(key);
-  if (it != group_ids_.end()) return it->second;
+  const auto [it, fresh] = group_ids_.try_emplace(key);
+  if (!fresh) return it->second;
   GroupId id;
   if (!free_group_ids_.empty()) {
     id = free_group_ids_.back();
@@ -86,7 +90,7 @@ GroupId ClusterSnapshot::group_id(const std::string& key) {
     groups_.push_back(GroupInfo{});
   }
   groups_[static_cast<std::size_t>(id)].key = key;
-  group_ids_.emplace(key, id);
+  it->second = id;
   return id;
 }
 
@@ -503,7 +507,7 @@ void ClusterSnapshot::attach_pod(PodId p) {
 void ClusterSnapshot::upsert_pod(const model::Pod& pod) {
   const std::string key = object_key(pod.metadata);
   PodId p;
-  if (const auto it = pod_ids_.find(key); it != pod_ids_.end()) {
+  if (const auto [it, fresh] = pod_ids_.try_emplace(key); !fresh) {
     p = it->second;
     detach_pod(p);
   } else {
@@ -516,7 +520,7 @@ void ClusterSnapshot::upsert_pod(const model::Pod& pod) {
     }
     pods_[static_cast<std::size_t>(p)] = PodInfo{};
     pods_[static_cast<std::size_t>(p)].key = key;
-    pod_ids_.emplace(key, p);
+    it->second = p;
   }
   auto& info = pods_[static_cast<std::size_t>(p)];
   const GroupId old_group = info.group;

@@ -27,7 +27,11 @@ bool is_key_of(const model::Pod& p, std::string_view key) {
 }
 
 std::string job_key(const std::string& namespace_, const std::string& name) {
-  return namespace_.empty() ? name : namespace_ + "/" + name;
+  if (namespace_.empty()) return name;
+  std::string key;
+  key.reserve(namespace_.size() + 1 + name.size());
+  key.append(namespace_).append(1, '/').append(name);
+  return key;
 }
 std::string job_key(const model::ObjectMeta& m) { return job_key(m.namespace_, m.name); }
 

@@ -108,7 +108,7 @@ void ControllerDriver::phase_changed(JobId id, std::optional<JobPhase> before) {
     }
   }
   const auto [restarts, backoff] = status_counters(status);
-  store_.publish(model::JobPhaseChanged{id, ph, reason, message, restarts, backoff});
+  store_.publish(model::JobPhaseChanged{id, ph, std::move(reason), std::move(message), restarts, backoff});
   if (model::is_terminal(ph) && before != ph) {
     store_.finish_pod_group(id);
     training_->job_finished(id);

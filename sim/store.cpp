@@ -175,8 +175,9 @@ JobId Store::add_job(model::Job job, const std::string& source) {
     j.priority = s->priority;
   }
   j.shape = shape_of(j.job, acc_);
-  if (job_by_key_.count(j.key)) throw ScenarioError(fmt::format("two jobs named {} ({})", j.key, source));
-  job_by_key_[j.key] = j.id;
+  if (!job_by_key_.try_emplace(j.key, j.id).second) {
+    throw ScenarioError(fmt::format("two jobs named {} ({})", j.key, source));
+  }
   jobs_.push_back(std::move(stored));
   return j.id;
 }
@@ -239,7 +240,7 @@ void Store::set_job_priority(JobId id, std::int32_t priority) {
       at(id).job);
 }
 
-void Store::set_pod_group(JobId id, model::PodGroup group, bool keep_creation_time) {
+void Store::set_pod_group(JobId id, model::PodGroup&& group, bool keep_creation_time) {
   StoredJob& j = at(id);
   if (keep_creation_time) {
     const auto created = j.pod_group ? j.pod_group->metadata.creation_timestamp : std::nullopt;
@@ -431,7 +432,7 @@ const Pod* Store::pod_named(JobId id, const std::string& name) const {
   return nullptr;
 }
 
-void Store::create_pod(JobId id, Pod pod) {
+void Store::create_pod(JobId id, Pod&& pod) {
   StoredJob& j = at(id);
   pod.metadata.uid = fmt::format("pod-{}", ++uid_counter_);
   pod.metadata.creation_timestamp = k_.now();
@@ -441,8 +442,10 @@ void Store::create_pod(JobId id, Pod pod) {
   if (!fresh) ++it->second;
   pod.generation = it->second;
   const std::string key = scheduler::object_key(pod.metadata);
-  if (pod_owner_.count(key)) violation(k_, "pod name reused while stored: " + key);
-  pod_owner_[key] = id;
+  if (const auto [owner, fresh_key] = pod_owner_.try_emplace(key, id); !fresh_key) {
+    violation(k_, "pod name reused while stored: " + key);
+    owner->second = id;
+  }
   publish(model::PodCreated{id, key, pod.replica_type, pod.rank, acc_.gpu_milli_of(pod.requests)});
   watcher_->pod_created(pod);
   j.pods.push_back(std::move(pod));
@@ -511,9 +514,8 @@ void Store::set_pod_running(JobId id, const std::string& key) {
 
 void Store::set_pod_unknown(JobId id, const std::string& key) { pod_ref(id, key).phase = PodPhase::Unknown; }
 
-void Store::release(StoredJob& j, Pod& p) {
+void Store::release(StoredJob& j, Pod& p, const std::string& key) {
   if (p.node_name.empty()) return;
-  const std::string key = scheduler::object_key(p.metadata);
   const auto it = books_.find(p.node_name);
   if (it == books_.end() || it->second.pods.erase(key) == 0) return;
   NodeBook& book = it->second;
@@ -536,7 +538,7 @@ bool Store::terminate_pod(JobId id, const std::string& key, PodPhase phase, std:
   p->phase = phase;
   p->exit_code = exit_code;
   p->finish_time = k_.now();
-  release(at(id), *p);
+  release(at(id), *p, key);
   watcher_->pod_terminated(key, phase == PodPhase::Succeeded);
   return true;
 }
@@ -559,7 +561,7 @@ void Store::remove_pod(JobId id, const std::string& key) {
   StoredJob& j = at(id);
   auto it = std::find_if(j.pods.begin(), j.pods.end(), [&](const Pod& p) { return is_key_of(p, key); });
   if (it == j.pods.end()) return;
-  release(j, *it);
+  release(j, *it, key);
   watcher_->pod_removed(key);
   pod_owner_.erase(key);
   j.pods.erase(it);

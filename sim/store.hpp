@@ -171,7 +171,7 @@ class Store {
   void set_expected_replicas(JobId id, std::int32_t replicas);    // spec.elastic.expectedReplicas
   // CreatePodGroup stamps creation time now; UpdatePodGroup keeps the stored one (§11 Q20).
   void set_job_priority(JobId id, std::int32_t priority);  // spec.scheduler.t9kScheduler.priority
-  void set_pod_group(JobId id, model::PodGroup group, bool keep_creation_time);
+  void set_pod_group(JobId id, model::PodGroup&& group, bool keep_creation_time);
   // The job turned terminal: its PodGroup gets spec.finished and no further allocations (§8.3).
   void finish_pod_group(JobId id);
   bool create_tensorboard(JobId id);  // false when the job has one
@@ -192,7 +192,7 @@ class Store {
   const model::Pod* pod(const std::string& key) const { return locate(key).pod; }
   const model::Pod* pod_named(JobId id, const std::string& name) const;  // in the job's namespace
   // Fills uid, creation time, namespace and generation (controller.hpp contract 3).
-  void create_pod(JobId id, model::Pod pod);
+  void create_pod(JobId id, model::Pod&& pod);
   // Checks the binding against the store's own bookkeeping, independently of the scheduler's
   // snapshot: a ready, schedulable node, no node and no shared GPU over-committed (issue 6 §8).
   PodRef bind_pod(const std::string& key, const std::string& node, std::int32_t gpu_slot, SnapshotIds ids = {});
@@ -213,7 +213,8 @@ class Store {
   model::Pod& pod_ref(JobId id, const std::string& key);  // throws std::logic_error when not stored
   model::Node& node_ref(const std::string& name);
   void node_changed(const model::Node& n, const std::string& cause);
-  void release(StoredJob& j, model::Pod& p);  // the pod's resources come back, if it held any
+  // The pod's resources come back, if it held any. `key` is the pod's (object_key).
+  void release(StoredJob& j, model::Pod& p, const std::string& key);
   std::int64_t shared_slots(const std::string& node) const;
 
   const kernel::Kernel& k_;

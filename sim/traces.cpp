@@ -25,32 +25,29 @@ TraceCursor::TraceCursor(const scenarios::TraceEntry& entry, const kernel::RngSt
       default_namespace_(std::move(default_namespace)) {}
 
 std::optional<scenarios::JobSubmission> TraceCursor::next() {
-  if (instant_.empty()) {
+  if (ready_ == 0) {
     // Every job of the next instant (the same records as in file order: the window, sampling
-    // draws and limit are decided record by record first), then sorted by job key.
-    auto first = lookahead_ ? std::move(lookahead_) : next_in_file_order();
-    lookahead_.reset();
-    if (!first) return std::nullopt;
-    const SimTime at = first->submit_time;
-    instant_.push_back(std::move(*first));
-    while (auto more = next_in_file_order()) {
-      if (more->submit_time != at) {
-        lookahead_ = std::move(more);
-        break;
-      }
-      instant_.push_back(std::move(*more));
+    // draws and limit are decided record by record first), then sorted by job key. The queue
+    // holds at most the look-ahead job here: the first of this instant.
+    if (queue_.empty() && !pull_in_file_order()) return std::nullopt;
+    const SimTime at = queue_.front().submit_time;
+    while (queue_.back().submit_time == at && pull_in_file_order()) {
     }
-    std::sort(instant_.begin(), instant_.end(), [&](const auto& a, const auto& b) {
-      return submission_key(a, default_namespace_) > submission_key(b, default_namespace_);
-    });
+    ready_ = queue_.back().submit_time == at ? queue_.size() : queue_.size() - 1;
+    if (ready_ > 1) {
+      std::sort(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(ready_), [&](const auto& a, const auto& b) {
+        return submission_key(a, default_namespace_) < submission_key(b, default_namespace_);
+      });
+    }
   }
-  scenarios::JobSubmission s = std::move(instant_.back());
-  instant_.pop_back();
+  std::optional<scenarios::JobSubmission> s(std::move(queue_.front()));
+  queue_.pop_front();
+  --ready_;
   return s;
 }
 
-std::optional<scenarios::JobSubmission> TraceCursor::next_in_file_order() {
-  if (done_ || !e_->data) return std::nullopt;
+bool TraceCursor::pull_in_file_order() {
+  if (done_ || !e_->data) return false;
   const auto& d = *e_->data;
   const std::int64_t origin = e_->origin_us.value_or(d.origin_us());
   const std::int64_t from = e_->from ? e_->from->count() : 0;
@@ -77,10 +74,11 @@ std::optional<scenarios::JobSubmission> TraceCursor::next_in_file_order() {
     const SimTime submit = SimTime{e_->time_offset} + SimDuration{static_cast<std::int64_t>(std::llround(scaled))};
     if (submit > horizon_) break;
     ++emitted_;
-    return scenarios::trace_job(*e_, d, r, submit, t9k_);
+    queue_.push_back(scenarios::trace_job(*e_, d, r, submit, t9k_));
+    return true;
   }
   done_ = true;
-  return std::nullopt;
+  return false;
 }
 
 std::vector<scenarios::JobSubmission> expand_traces(const scenarios::Scenario& sc, std::uint64_t replication) {

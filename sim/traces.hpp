@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,7 +28,7 @@ class TraceCursor : public SubmissionSource {
   std::optional<scenarios::JobSubmission> next() override;
 
  private:
-  std::optional<scenarios::JobSubmission> next_in_file_order();
+  bool pull_in_file_order();  // appends the next record's job to queue_; false at the end
   const scenarios::TraceEntry* e_;
   kernel::Rng sample_;
   kernel::SimTime horizon_;
@@ -36,8 +37,11 @@ class TraceCursor : public SubmissionSource {
   std::size_t index_ = 0;
   std::int64_t emitted_ = 0;
   bool done_ = false;
-  std::vector<scenarios::JobSubmission> instant_;  // the current instant's jobs, last key first
-  std::optional<scenarios::JobSubmission> lookahead_;  // the first job of the next instant
+  // The current instant's jobs not yet returned (the first `ready_`, sorted by key), then at most
+  // one job of the next instant: the look-ahead that ended the instant. Jobs are built in place
+  // here and moved out once (a job is large; moving it was a visible share of a trace's run).
+  std::deque<scenarios::JobSubmission> queue_;
+  std::size_t ready_ = 0;
 };
 
 // Every job the scenario's trace entries submit in a replication, in submission order.

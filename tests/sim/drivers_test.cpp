@@ -158,8 +158,8 @@ struct SchedulingFixture {
     const auto* c = registry.find(model::kBatchApiVersion, model::to_string(model::kind_of(j.job)));
     const controllers::ReconcileInput in{j.job, {}, nullptr, std::nullopt, k.now(), st.controller_options};
     for (auto& a : c->reconcile(in).actions) {
-      if (auto* g = std::get_if<controllers::CreatePodGroup>(&a)) store.set_pod_group(id, g->pod_group, false);
-      if (auto* p = std::get_if<controllers::CreatePod>(&a)) store.create_pod(id, p->pod);
+      if (auto* g = std::get_if<controllers::CreatePodGroup>(&a)) store.set_pod_group(id, std::move(g->pod_group), false);
+      if (auto* p = std::get_if<controllers::CreatePod>(&a)) store.create_pod(id, std::move(p->pod));
     }
   }
 };

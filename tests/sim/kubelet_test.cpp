@@ -106,7 +106,7 @@ TEST_CASE("kubelet: the grace period caps the stop latency", "[sim][kubelet]") {
   f.sc.kubelet.pod_stop_latency = scenarios::DurationDistribution::constant(kernel::seconds(60));
   model::Pod p = worker_pod("train", 0, 4);
   p.termination_grace_period_seconds = 7;
-  f.store.create_pod(f.id, p);
+  f.store.create_pod(f.id, std::move(p));
   f.store.bind_pod("default/train-worker-0", "n0", -1);
   f.kubelet.delete_pod(f.id, "train-worker-0", model::DeletionReason::User);
   f.k.run_until(at_s(6.9));

@@ -136,8 +136,8 @@ TEST_CASE("store: bindings that break the cluster's invariants are refused", "[s
     b.requests.clear();
     a.requests[model::kResourceGpuMilli] = model::Quantity::from_units(600);
     b.requests[model::kResourceGpuMilli] = model::Quantity::from_units(500);
-    f.store.create_pod(id, a);
-    f.store.create_pod(id, b);
+    f.store.create_pod(id, std::move(a));
+    f.store.create_pod(id, std::move(b));
     f.store.bind_pod("default/train-worker-0", "n0", 3);
     CHECK(f.store.gpus_in_use("n0") == 1);  // a GPU holding a share counts whole
     CHECK_THROWS_WITH(f.store.bind_pod("default/train-worker-1", "n0", 3), Catch::Contains("over-committed"));
@@ -202,7 +202,7 @@ TEST_CASE("store: a finished job is compacted to its outcome", "[sim][store]") {
   model::PodGroup g;
   g.metadata.name = "train";
   g.metadata.namespace_ = "default";
-  f.store.set_pod_group(id, g, false);
+  f.store.set_pod_group(id, std::move(g), false);
   CHECK(f.store.job(id).pod_group->metadata.creation_timestamp == kernel::SimTime{});
   model::JobStatus done;
   done.phase = model::JobPhase::Succeeded;
