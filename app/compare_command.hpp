@@ -36,7 +36,7 @@ struct CompareArgs {
   std::int64_t max_jobs = scenarios::kDefaultMaxJobs;  // --max-jobs (docs/reliability.md)
   RunOne run_one;  // the lead wires this to the real run
   // What the world refuses of the base and each variant, checked before anything runs; the lead
-  // wires it to app::settings_problem (app/load_checked.hpp).
+  // wires it to app::settings_problems (app/load_checked.hpp).
   SettingsCheck check_settings;
   // `t9ksim plan compare`: set, it is given the work and writes the plan instead of running it
   // (app/plan.hpp); its result is the exit code.

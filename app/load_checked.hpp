@@ -7,16 +7,17 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "scenarios/format/scenario.hpp"
 
 namespace t9k::app {
 
-// What the world refuses of a loaded scenario (app::settings_problem in the t9ksim executable):
-// an error at the field's line, or nullopt. Code linked without the simulator (compare's unit
-// tests) leaves it unset.
+// What the world refuses of a loaded scenario (app::settings_problems in the t9ksim executable):
+// errors at their fields' lines, none when it accepts it. Code linked without the simulator
+// (compare's unit tests) leaves it unset.
 using SettingsCheck =
-    std::function<std::optional<scenarios::Diagnostic>(const scenarios::Scenario&, const std::string& name)>;
+    std::function<std::vector<scenarios::Diagnostic>(const scenarios::Scenario&, const std::string& name)>;
 
 // scenarios::parse_scenario, then `check` when set: a scenario it refuses is a load error like any
 // other (diagnostics gain the error, the scenario is unset).
@@ -24,8 +25,9 @@ inline scenarios::ScenarioResult load_checked(std::string_view text, const std::
                                               const scenarios::LoadOptions& options, const SettingsCheck& check) {
   auto r = scenarios::parse_scenario(text, name, options);
   if (r.ok() && check) {
-    if (auto d = check(*r.scenario, name)) {
-      r.diagnostics.push_back(std::move(*d));
+    auto refused = check(*r.scenario, name);
+    if (!refused.empty()) {
+      for (auto& d : refused) r.diagnostics.push_back(std::move(d));
       r.scenario.reset();
     }
   }

@@ -116,8 +116,8 @@ int run_validate(const std::vector<std::string>& files) {
       // here too, so that validate never passes a scenario that run refuses.
       const auto loaded = t9k::scenarios::load_scenario(file);
       if (loaded.ok()) {
-        if (const auto d = t9k::app::settings_problem(*loaded.scenario, file)) {
-          fmt::print(stderr, "{}\n", t9k::scenarios::format_diagnostic(*d));
+        for (const auto& d : t9k::app::settings_problems(*loaded.scenario, file)) {
+          fmt::print(stderr, "{}\n", t9k::scenarios::format_diagnostic(d));
           ok = false;
         }
       }
@@ -534,7 +534,7 @@ int main(int argc, char** argv) {
         compare_args.variants.push_back(*parsed);
       }
       if (!compare_plugins.runner("compare", compare_args.run_one)) return kExitUsage;
-      compare_args.check_settings = t9k::app::settings_problem;
+      compare_args.check_settings = t9k::app::settings_problems;
       if (plan_request) {
         plan_request->dir = compare_args.out_dir;
         plan_request->plugin_specs = compare_plugins.specs;

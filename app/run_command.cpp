@@ -128,7 +128,7 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
   } catch (const sim::ScenarioError&) {
     // Commands load with load_runnable, which reports this first; a text given straight to
     // run_one is reported the same way (its lines are those of `text`).
-    err(scenarios::format_diagnostic(*settings_problem(sc, file)) + "\n");
+    for (const auto& d : settings_problems(sc, file)) err(scenarios::format_diagnostic(d) + "\n");
     return kExitUsage;
   }
 
@@ -269,26 +269,32 @@ std::vector<scenarios::SourceText> sources_of(const std::string& file, const std
   return {{file, text}};
 }
 
-std::optional<scenarios::Diagnostic> settings_problem(const scenarios::Scenario& sc, const std::string& name) {
+std::vector<scenarios::Diagnostic> settings_problems(const scenarios::Scenario& sc, const std::string& name) {
   try {
     (void)sim::settings_from_scenario(sc);
-    return std::nullopt;
+    return {};
   } catch (const sim::ScenarioError& e) {
-    scenarios::Diagnostic d;
-    d.file = name;
-    d.path = e.path();
-    d.message = e.path().empty() ? e.what() : e.message();
-    if (const auto it = sc.option_marks.find(e.path()); it != sc.option_marks.end()) {
-      d.line = it->second.first;
-      d.column = it->second.second;
-    }
-    return d;
+    const auto at = [&](const std::string& path, const std::string& message) {
+      scenarios::Diagnostic d;
+      d.file = name;
+      d.path = path;
+      d.message = message;
+      if (const auto it = sc.option_marks.find(path); it != sc.option_marks.end()) {
+        d.line = it->second.first;
+        d.column = it->second.second;
+      }
+      return d;
+    };
+    if (e.problems().empty()) return {at("", e.what())};
+    std::vector<scenarios::Diagnostic> out;
+    for (const auto& p : e.problems()) out.push_back(at(p.path, p.message));
+    return out;
   }
 }
 
 scenarios::ScenarioResult load_runnable(const std::string& text, const std::string& name,
                                         const scenarios::LoadOptions& options) {
-  return load_checked(text, name, options, settings_problem);
+  return load_checked(text, name, options, settings_problems);
 }
 
 namespace fs = std::filesystem;

@@ -48,8 +48,9 @@ std::vector<scenarios::SourceText> sources_of(const std::string& file, const std
 // the world would refuse, and `validate` reports it as it reports any other error.
 scenarios::ScenarioResult load_runnable(const std::string& text, const std::string& name,
                                         const scenarios::LoadOptions& options = {});
-// The same check of a loaded scenario: the error, or nullopt when the world accepts it.
-std::optional<scenarios::Diagnostic> settings_problem(const scenarios::Scenario& sc, const std::string& name);
+// The same check of a loaded scenario: its errors (each at its option's line when it has one),
+// none when the world accepts it.
+std::vector<scenarios::Diagnostic> settings_problems(const scenarios::Scenario& sc, const std::string& name);
 
 // One replication of a scenario given as text into out_dir: what `run` does per replication and
 // what `compare` runs per variant and replication. `file` names the text in messages and is the

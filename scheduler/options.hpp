@@ -31,6 +31,16 @@ struct WeightedPlugin {
   bool operator==(const WeightedPlugin&) const = default;
 };
 
+// One problem of a SchedulerOptions: `option` names the setting as a scenario writes it under
+// spec.scheduler.options (filters, maxFeasibleNodes...), so a loader can point at its line;
+// `path` is the field within the options ("scheduler.filters[1]").
+struct OptionsProblem {
+  std::string option;
+  std::string path;
+  std::string message;
+  std::string text() const { return path + ": " + message; }
+};
+
 struct SchedulerOptions {
   // Queue sort: comparators applied in order to rank queues (§8.5); the queue name breaks ties.
   // Names: "queue-priority", "dominant-resource-share".
@@ -60,6 +70,7 @@ struct SchedulerOptions {
   // Empty when valid; otherwise one message per problem, e.g.
   // "scheduler.scores[1].name: unknown score plugin 'binpack' (allowed: bin-pack, spread, topology)".
   std::vector<std::string> validate() const;
+  std::vector<OptionsProblem> problems() const;  // the same, by option
   bool operator==(const SchedulerOptions&) const = default;
 };
 

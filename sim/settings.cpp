@@ -10,6 +10,20 @@
 
 namespace t9k::sim {
 
+namespace {
+std::string joined(const std::vector<ScenarioError::Problem>& problems) {
+  std::string s;
+  for (const auto& p : problems) s += (s.empty() ? "" : "; ") + p.path + ": " + p.message;
+  return s;
+}
+const std::string kNoText;
+}  // namespace
+
+ScenarioError::ScenarioError(std::vector<Problem> problems)
+    : std::invalid_argument(joined(problems)), problems_(std::move(problems)) {}
+const std::string& ScenarioError::path() const { return problems_.empty() ? kNoText : problems_.front().path; }
+const std::string& ScenarioError::message() const { return problems_.empty() ? kNoText : problems_.front().message; }
+
 using kernel::SimDuration;
 
 namespace {
@@ -165,8 +179,20 @@ WorldSettings settings_from_scenario(const scenarios::Scenario& sc) {
       {"schedulingLatency", [&](auto& w, auto& v) { s.scheduling_latency = duration(w, v); }},
   };
   apply_options("spec.scheduler.options", sc.scheduler.options, scheduler_opts);
-  if (const auto problems = so.validate(); !problems.empty()) {
-    throw ScenarioError(fmt::format("{}", fmt::join(problems, "; ")));
+  if (const auto problems = so.problems(); !problems.empty()) {
+    // Each at the option a scenario writes (a list option's entry is named in the message).
+    std::vector<ScenarioError::Problem> found;
+    for (const auto& p : problems) {
+      std::string detail = p.message;
+      const std::string base = "scheduler." + p.option;  // list entries: "scheduler.filters[1]"
+      if (p.path.size() > base.size() + 2 && p.path.compare(0, base.size(), base) == 0 && p.path[base.size()] == '[') {
+        const auto close = p.path.find(']', base.size());
+        const int index = std::stoi(p.path.substr(base.size() + 1, close - base.size() - 1));
+        detail = fmt::format("entry {}{}: {}", index + 1, p.path.substr(close + 1), p.message);
+      }
+      found.push_back({"spec.scheduler.options." + p.option, std::move(detail)});
+    }
+    throw ScenarioError(std::move(found));
   }
 
   const auto& f = sc.faults;

@@ -17,16 +17,21 @@ namespace t9k::sim {
 // exit code 2.
 class ScenarioError : public std::invalid_argument {
  public:
+  struct Problem {
+    std::string path;  // spec.scheduler.options.backfill
+    std::string message;
+  };
   using std::invalid_argument::invalid_argument;
   // About one field of the scenario (spec.scheduler.options.backfill): what() is "path: message",
   // and a command can point at the field's line (Scenario::option_marks).
-  ScenarioError(std::string path, const std::string& message)
-      : std::invalid_argument(path + ": " + message), path_(std::move(path)), message_(message) {}
-  const std::string& path() const { return path_; }        // empty when about no one field
-  const std::string& message() const { return message_; }  // without the path
+  ScenarioError(std::string path, const std::string& message) : ScenarioError(std::vector<Problem>{{std::move(path), message}}) {}
+  // About several fields at once (every problem of the scheduler's options): what() joins them.
+  explicit ScenarioError(std::vector<Problem> problems);
+  const std::string& path() const;     // the first field's; empty when about no one field
+  const std::string& message() const;  // the first field's, without the path
+  const std::vector<Problem>& problems() const { return problems_; }  // empty when about no one field
  private:
-  std::string path_;
-  std::string message_;
+  std::vector<Problem> problems_;
 };
 
 // Controllers and the elastic policy in plugin processes (docs/plugins.md).

@@ -58,3 +58,20 @@ TEST_CASE("options: enum spellings round-trip", "[options]") {
     CHECK(parse_backfill_policy(to_string(v)) == v);
   CHECK_FALSE(parse_backfill_policy("fifo").has_value());
 }
+
+TEST_CASE("options: each problem names the scenario option it comes from", "[options]") {
+  SchedulerOptions o;
+  o.filters = {"node-resources-fit", "bogus"};
+  o.max_feasible_nodes = -1;
+  o.intra_queue_preemption = true;
+  const auto problems = o.problems();
+  REQUIRE(problems.size() == 3);
+  CHECK(problems[0].option == "filters");
+  CHECK(problems[0].path == "scheduler.filters[1]");
+  CHECK(problems[1].option == "maxFeasibleNodes");
+  CHECK(problems[2].option == "intraQueuePreemption");
+  // validate() is the same problems as text.
+  const auto text = o.validate();
+  REQUIRE(text.size() == problems.size());
+  for (std::size_t i = 0; i < text.size(); ++i) CHECK(text[i] == problems[i].text());
+}
