@@ -162,7 +162,7 @@ const model::ResourceList& Store::queue_used(const std::string& name) const {
 
 // ---- jobs ----
 
-JobId Store::add_job(model::Job job, const std::string& source) {
+JobId Store::add_job(model::Job&& job, const std::string& source) {
   auto stored = std::make_unique<StoredJob>();
   StoredJob& j = *stored;
   j.id = static_cast<JobId>(jobs_.size());

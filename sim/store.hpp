@@ -145,7 +145,8 @@ class Store {
   // ---- jobs ----
   // Stores a job under the next dense id (namespace defaulted, key, queue, priority and shape
   // derived from its spec). Throws ScenarioError when a job of that key exists.
-  JobId add_job(model::Job job, const std::string& source);
+  JobId add_job(model::Job&& job, const std::string& source);
+  JobId add_job(const model::Job& job, const std::string& source) { return add_job(model::Job(job), source); }
   // A compacted job's record is released (unless finished jobs are kept): it reads as a shared
   // record with `compacted` set and nothing else.
   const StoredJob& job(JobId id) const { return jobs_[id] ? *jobs_[id] : released_; }

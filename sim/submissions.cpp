@@ -64,7 +64,7 @@ void Submissions::handle(const kernel::DispatchedEvent& e) {
     const auto id = submit(std::move(init.submission));
     if (id && init.running) scheduling_.pin(*id, std::move(init.pins));
   } else if (p.explicit_index >= 0) {
-    submit(sc_.workload.jobs[static_cast<std::size_t>(p.explicit_index)]);
+    submit(scenarios::JobSubmission(sc_.workload.jobs[static_cast<std::size_t>(p.explicit_index)]));
   } else {
     submit(std::move(*next_[p.source]));
     pull(p.source);
@@ -72,7 +72,7 @@ void Submissions::handle(const kernel::DispatchedEvent& e) {
   schedule_next();
 }
 
-std::optional<JobId> Submissions::submit(scenarios::JobSubmission sub) {
+std::optional<JobId> Submissions::submit(scenarios::JobSubmission&& sub) {
   const auto& controller = controllers_.controller_for(model::kind_of(sub.job));
   const JobId id = store_.add_job(std::move(sub.job), sub.source);
   controllers_.add_job(id, controller);

@@ -57,7 +57,7 @@ class Submissions final : public kernel::EventHandler {
   std::string key_of(const scenarios::JobSubmission& sub) const;
   void pull(std::size_t source);
   void schedule_next();
-  std::optional<JobId> submit(scenarios::JobSubmission sub);
+  std::optional<JobId> submit(scenarios::JobSubmission&& sub);  // a job is large: never moved twice
 
   const scenarios::Scenario& sc_;
   std::uint64_t replication_;
