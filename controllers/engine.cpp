@@ -60,6 +60,10 @@ struct Slot {
   std::optional<DeletionReason> del;
 };
 
+// A reconcile's scratch lists, inline for the usual job (a few replica types, a few pods): one
+// allocation fewer each per reconcile, of the dozens a reconcile made.
+using Slots = boost::container::small_vector<Slot, 4>;
+
 struct Verdict {
   JobPhase phase = JobPhase::Failed;
   std::string failed_reason;  // reason of the Failed condition
@@ -314,7 +318,7 @@ bool pod_group_spec_is_current(const model::PodGroupSpec& have, const JobView& v
 // Deletions once the job is terminal (level-based: repeated every reconcile until done).
 // §6.1, §11 Q6: on a deadline the unfinished pods are stopped whatever the policy;
 // §6.2: All deletes every pod, Unfinished the Pending/Running/Unknown ones, None nothing.
-void terminal_deletions(std::vector<Slot>& slots, model::CleanUpPolicy policy, bool deadline) {
+void terminal_deletions(Slots& slots, model::CleanUpPolicy policy, bool deadline) {
   for (auto& s : slots) {
     s.create = false;
     s.del.reset();
@@ -351,7 +355,7 @@ std::string master_failure_message(const JobView& v, const Pod& p) {  // UC Deep
 }
 
 // §3.1 and §11 Q2 for GenericJob; failure is evaluated before success.
-std::optional<Verdict> decide_generic(const JobView& v, const std::vector<Slot>& slots) {
+std::optional<Verdict> decide_generic(const JobView& v, const Slots& slots) {
   auto find = [&](const std::string& type, std::int32_t rank) -> const Slot* {
     for (const auto& s : slots) {
       if (s.desired && v.types[s.type_index].type == type && s.rank == rank) return &s;
@@ -428,7 +432,7 @@ std::optional<Verdict> decide_generic(const JobView& v, const std::vector<Slot>&
 }
 
 // §4.1, §5, §11 Q7 for PyTorchTrainingJob and DeepSpeedJob.
-std::optional<Verdict> decide_master(const JobView& v, const std::vector<Slot>& slots, const ControllerOptions& opt,
+std::optional<Verdict> decide_master(const JobView& v, const Slots& slots, const ControllerOptions& opt,
                                      const Pod* backoff_limit_pod) {
   const Slot* master = nullptr;
   for (const auto& s : slots) {
@@ -529,7 +533,7 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
   // ---- Observe: replica slots = desired ranks plus ranks that still have a pod (§1.3). ----
   // The job's pods by name: sorted by (name, position in the input) and deduplicated keeping the
   // first, i.e. what std::map::emplace in input order gives, without a node per pod.
-  std::vector<NamedPod> by_name;
+  boost::container::small_vector<NamedPod, 8> by_name;
   by_name.reserve(in.pods.size());
   for (const Pod& p : in.pods) {
     if (p.job_name != job) continue;
@@ -551,9 +555,9 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
 
   std::size_t desired_slots = 0;
   for (const auto& t : v.types) desired_slots += static_cast<std::size_t>(std::max(t.replicas, 0));
-  std::vector<Slot> slots;
+  Slots slots;
   slots.reserve(desired_slots);  // slots beyond the desired ranks (scale-down) are rare
-  std::vector<TypeRestarts> type_restarts(v.types.size());
+  boost::container::small_vector<TypeRestarts, 4> type_restarts(v.types.size());
   std::vector<std::string_view> stray_pods;  // pods of a replica type no longer in the spec
   for (const auto& [name, p, type_index] : by_name) {
     if (type_index == v.types.size() && !terminating(*p)) stray_pods.push_back(name);

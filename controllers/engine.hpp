@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "controllers/controller.hpp"
 
 namespace t9k::controllers::detail {
@@ -27,7 +29,8 @@ struct JobView {
   std::string_view kind_name;
   const model::ObjectMeta* meta = nullptr;
   const model::JobStatus* status = nullptr;
-  std::vector<TypeView> types;
+  // Inline for the usual few types: a reconcile allocates nothing for its view.
+  boost::container::small_vector<TypeView, 4> types;
   bool has_backoff_limit = false;  // PyTorch and DeepSpeed (§2.3)
   std::int32_t backoff_limit = 0;
   std::optional<std::int64_t> active_deadline_seconds;

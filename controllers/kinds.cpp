@@ -50,7 +50,7 @@ ReconcileResult GenericJobController::reconcile(const ReconcileInput& in) const 
   v.status = &job.status;
   v.types.reserve(job.spec.replica_specs.size());
   for (const auto& r : job.spec.replica_specs) {
-    v.types.push_back({r.type, r.replicas, r.replicas, r.restart_policy.policy, r.restart_policy.limit, &r.template_});
+    v.types.push_back(detail::TypeView{r.type, r.replicas, r.replicas, r.restart_policy.policy, r.restart_policy.limit, &r.template_});
   }
   v.clean_up = job.spec.clean_up_policy;  // §3.3: top-level cleanUpPolicy, no runPolicy
   v.run_mode = &job.spec.run_mode;
@@ -89,7 +89,7 @@ ReconcileResult PyTorchTrainingJobController::reconcile(const ReconcileInput& in
   for (std::size_t i = 0; i < spec.replica_specs.size(); ++i) {
     const auto& r = spec.replica_specs[i];
     const std::int32_t n = v.elastic ? shares[i] : r.replicas;
-    v.types.push_back({r.type, n, v.elastic ? mins[i] : n, r.restart_policy, 0, &r.template_});
+    v.types.push_back(detail::TypeView{r.type, n, v.elastic ? mins[i] : n, r.restart_policy, 0, &r.template_});
   }
   v.has_backoff_limit = true;
   v.backoff_limit = spec.run_policy.backoff_limit;
@@ -123,7 +123,7 @@ ReconcileResult DeepSpeedJobController::reconcile(const ReconcileInput& in) cons
     replicas = v.elastic_target;
   }
   // §5: one replica group, worker-0 runs the launcher and is the master.
-  v.types.push_back({"worker", replicas, v.elastic ? v.elastic_min : replicas, spec.worker.restart_policy, 0,
+  v.types.push_back(detail::TypeView{"worker", replicas, v.elastic ? v.elastic_min : replicas, spec.worker.restart_policy, 0,
                      &spec.worker.template_});
   // slotsPerWorker: processes per worker, normally the worker's GPUs (§5). The pod's requests
   // are summed only when they are needed (a map built on every reconcile otherwise).
