@@ -165,14 +165,14 @@ class Recorder {
   void job_state(JobRow& row, SimTime t, bool in_system, bool running);
   void wait_cause(JobRow& row, SimTime t, std::optional<model::PendingCause> cause);
 
-  // The headline figures of one set of jobs (the cluster, a queue, a kind or a generator class),
-  // added row by row in JobId order (sums of doubles depend on the order).
   // What a job adds to each figure it belongs to, computed once per job.
   struct JobFigures {
     enum class Outcome { Succeeded, Failed, Rejected, Unfinished } outcome = Outcome::Unfinished;
     double alloc = 0, prod = 0, lost[model::kLossCauses] = {}, idle = 0;  // GPU-µs
     explicit JobFigures(const JobRow& r);
   };
+  // The headline figures of one set of jobs (the cluster, a queue, a kind or a generator class),
+  // added row by row in JobId order (sums of doubles depend on the order).
   struct Figures {
     double wait_sum = 0;                 // started jobs: submit -> first running, seconds
     std::int64_t waits = 0;
