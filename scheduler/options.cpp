@@ -63,9 +63,9 @@ void check_list(const std::string& field, const std::string& what,
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string path = "scheduler." + field + "[" + std::to_string(i) + "]";
     if (std::find(names.begin(), names.end(), list[i]) == names.end())
-      out.push_back({field, path, "unknown " + what + " plugin '" + list[i] + "' (allowed: " + allowed(names) + ")"});
+      out.push_back({field, path, "unknown " + what + " plugin '" + list[i] + "' (allowed: " + allowed(names) + ")", i, {}});
     else if (!seen.insert(list[i]).second)
-      out.push_back({field, path, what + " plugin '" + list[i] + "' listed twice"});
+      out.push_back({field, path, what + " plugin '" + list[i] + "' listed twice", i, {}});
   }
 }
 
@@ -83,20 +83,20 @@ std::vector<OptionsProblem> SchedulerOptions::problems() const {
   check_list("filters", "filter", filters, filter_plugin_names(), out);
   if (std::find(filters.begin(), filters.end(), "node-resources-fit") == filters.end())
     out.push_back({"filters", "scheduler.filters",
-                   "must include 'node-resources-fit' (without it nodes would be over-allocated)"});
+                   "must include 'node-resources-fit' (without it nodes would be over-allocated)", {}, {}});
   std::vector<std::string> score_names;
   for (const auto& s : scores) score_names.push_back(s.name);
   check_list("scores", "score", score_names, score_plugin_names(), out);
   for (std::size_t i = 0; i < scores.size(); ++i)
     if (scores[i].weight < 1 || scores[i].weight > 100)
       out.push_back({"scores", "scheduler.scores[" + std::to_string(i) + "].weight",
-                     std::to_string(scores[i].weight) + " is outside [1, 100]"});
+                     std::to_string(scores[i].weight) + " is outside [1, 100]", i, "weight"});
   check_list("permit", "permit", permit, permit_plugin_names(), out);
   if (max_feasible_nodes < 0)
     out.push_back({"maxFeasibleNodes", "scheduler.maxFeasibleNodes",
-                   std::to_string(max_feasible_nodes) + " is negative (0 means score every feasible node)"});
+                   std::to_string(max_feasible_nodes) + " is negative (0 means score every feasible node)", {}, {}});
   if (intra_queue_preemption && !preemption)
-    out.push_back({"intraQueuePreemption", "scheduler.intraQueuePreemption", "requires scheduler.preemption: true"});
+    out.push_back({"intraQueuePreemption", "scheduler.intraQueuePreemption", "requires scheduler.preemption: true", {}, {}});
   return out;
 }
 

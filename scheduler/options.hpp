@@ -33,11 +33,15 @@ struct WeightedPlugin {
 
 // One problem of a SchedulerOptions: `option` names the setting as a scenario writes it under
 // spec.scheduler.options (filters, maxFeasibleNodes...), so a loader can point at its line;
-// `path` is the field within the options ("scheduler.filters[1]").
+// `path` is the field within the options ("scheduler.filters[1]"); a problem of one entry of a
+// list option also has that entry's index and, when it is a field of the entry, the field
+// ("weight" of scores[1]), so that a loader can name them without reading `path`.
 struct OptionsProblem {
   std::string option;
   std::string path;
   std::string message;
+  std::optional<std::size_t> entry;  // 0-based
+  std::string entry_field;
   std::string text() const { return path + ": " + message; }
 };
 

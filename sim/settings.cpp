@@ -184,11 +184,8 @@ WorldSettings settings_from_scenario(const scenarios::Scenario& sc) {
     std::vector<ScenarioError::Problem> found;
     for (const auto& p : problems) {
       std::string detail = p.message;
-      const std::string base = "scheduler." + p.option;  // list entries: "scheduler.filters[1]"
-      if (p.path.size() > base.size() + 2 && p.path.compare(0, base.size(), base) == 0 && p.path[base.size()] == '[') {
-        const auto close = p.path.find(']', base.size());
-        const int index = std::stoi(p.path.substr(base.size() + 1, close - base.size() - 1));
-        detail = fmt::format("entry {}{}: {}", index + 1, p.path.substr(close + 1), p.message);
+      if (p.entry) {
+        detail = fmt::format("entry {}{}{}: {}", *p.entry + 1, p.entry_field.empty() ? "" : ".", p.entry_field, p.message);
       }
       found.push_back({"spec.scheduler.options." + p.option, std::move(detail)});
     }

@@ -68,10 +68,22 @@ TEST_CASE("options: each problem names the scenario option it comes from", "[opt
   REQUIRE(problems.size() == 3);
   CHECK(problems[0].option == "filters");
   CHECK(problems[0].path == "scheduler.filters[1]");
+  CHECK(problems[0].entry == std::optional<std::size_t>{1});  // the list entry, without reading the path
+  CHECK(problems[0].entry_field.empty());
   CHECK(problems[1].option == "maxFeasibleNodes");
+  CHECK_FALSE(problems[1].entry.has_value());
   CHECK(problems[2].option == "intraQueuePreemption");
   // validate() is the same problems as text.
   const auto text = o.validate();
   REQUIRE(text.size() == problems.size());
   for (std::size_t i = 0; i < text.size(); ++i) CHECK(text[i] == problems[i].text());
+
+  // A field of an entry: the entry and the field.
+  SchedulerOptions w;
+  w.scores = {{"bin-pack", 1}, {"spread", 0}};
+  const auto weight = w.problems();
+  REQUIRE(weight.size() == 1);
+  CHECK(weight[0].option == "scores");
+  CHECK(weight[0].entry == std::optional<std::size_t>{1});
+  CHECK(weight[0].entry_field == "weight");
 }
