@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/enums.hpp"
@@ -71,6 +72,12 @@ struct ObjectMeta {
   std::vector<OwnerReference> owner_references;
   bool operator==(const ObjectMeta&) const = default;
 };
+
+// An object's key, "<namespace>/<name>", or "<name>" without a namespace: the store's and the
+// scheduler snapshot's indexes of jobs, pods and PodGroups. Built in one allocation (keys are
+// built for every pod and group change).
+std::string object_key(std::string_view namespace_, std::string_view name);
+inline std::string object_key(const ObjectMeta& m) { return object_key(m.namespace_, m.name); }
 
 struct LabelSelectorRequirement {
   std::string key;

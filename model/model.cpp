@@ -35,6 +35,14 @@ Quantity get_resource(const ResourceList& r, const std::string& name) {
   return it == r.end() ? Quantity{} : it->second;
 }
 
+std::string object_key(std::string_view namespace_, std::string_view name) {
+  if (namespace_.empty()) return std::string(name);
+  std::string key;
+  key.reserve(namespace_.size() + 1 + name.size());
+  key.append(namespace_).append(1, '/').append(name);
+  return key;
+}
+
 bool LabelSelector::matches(const Labels& labels) const {
   for (const auto& [k, v] : match_labels) {
     const auto it = labels.find(k);

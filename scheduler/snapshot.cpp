@@ -44,14 +44,6 @@ const std::string kGpuMilliName = model::kResourceGpuMilli;  // look-ups without
 
 }  // namespace
 
-std::string object_key(const model::ObjectMeta& m) {
-  if (m.namespace_.empty()) return m.name;
-  std::string key;  // one allocation: keys are built for every pod and group change
-  key.reserve(m.namespace_.size() + 1 + m.name.size());
-  key.append(m.namespace_).append(1, '/').append(m.name);
-  return key;
-}
-
 ClusterSnapshot::ClusterSnapshot() = default;
 
 // ---- ids --------------------------------------------------------------------------------------

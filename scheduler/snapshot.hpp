@@ -66,7 +66,7 @@ using SelectorId = std::int32_t;  // -1: matches every node
 using ShapeId = std::int32_t;
 inline constexpr std::int32_t kNone = -1;
 
-std::string object_key(const model::ObjectMeta& m);
+using model::object_key;  // "<namespace>/<name>" (model/meta.hpp)
 
 enum class PodState { Pending, Bound, Terminating, Succeeded, Failed };
 

@@ -26,14 +26,6 @@ bool is_key_of(const model::Pod& p, std::string_view key) {
          key[m.namespace_.size()] == '/' && key.substr(m.namespace_.size() + 1) == m.name;
 }
 
-std::string job_key(const std::string& namespace_, const std::string& name) {
-  if (namespace_.empty()) return name;
-  std::string key;
-  key.reserve(namespace_.size() + 1 + name.size());
-  key.append(namespace_).append(1, '/').append(name);
-  return key;
-}
-std::string job_key(const model::ObjectMeta& m) { return job_key(m.namespace_, m.name); }
 
 std::pair<std::int32_t, std::int32_t> status_counters(const model::JobStatus& s) {
   std::int32_t restarts = 0;

@@ -68,7 +68,7 @@ std::string initial_state_csv(const scenarios::Scenario& sc, const std::vector<I
       if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) nodes.push_back(node);
     }
     const double gpus = static_cast<double>(acc.gpu_milli_of(shape_of(job, acc).requests)) / m::kGpuMilliPerGpu;
-    out += fmt::format("{},{},{},{},{},{:.6f},{:.6f},{}\n", job_key(meta), m::to_string(m::kind_of(job)),
+    out += fmt::format("{},{},{},{},{},{:.6f},{:.6f},{}\n", model::object_key(meta), m::to_string(m::kind_of(job)),
                        sched && sc.scheduler.kind == scenarios::SchedulerKind::T9k ? sched->queue : "",
                        s.running ? "Running" : "Waiting", gpus, static_cast<double>(s.elapsed.count()) / 1e6,
                        static_cast<double>(s.remaining.count()) / 1e6, fmt::join(nodes, " "));

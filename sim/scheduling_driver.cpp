@@ -82,7 +82,7 @@ void SchedulingDriver::bind_pinned() {
     std::vector<std::pair<std::string, std::string>> binds;  // (pod key, node)
     for (const model::Pod* p : pods) {
       const auto pin = std::find_if(it->second.begin(), it->second.end(), [&](const auto& x) { return x.first == p->metadata.name; });
-      const std::string key = job_key(p->metadata);
+      const std::string key = model::object_key(p->metadata);
       if (pin == it->second.end()) {
         why = fmt::format("pod {} has no recorded node", p->metadata.name);
         break;

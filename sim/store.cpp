@@ -169,7 +169,7 @@ JobId Store::add_job(model::Job&& job, const std::string& source) {
   j.job = std::move(job);
   auto& meta = model::metadata_of(j.job);
   if (meta.namespace_.empty()) meta.namespace_ = default_namespace_;
-  j.key = job_key(meta);
+  j.key = model::object_key(meta);
   if (const auto& s = model::scheduler_of(j.job).t9k_scheduler) {
     j.queue = s->queue.empty() ? model::kDefaultQueue : s->queue;
     j.priority = s->priority;

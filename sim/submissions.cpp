@@ -21,10 +21,10 @@ Submissions::Submissions(const scenarios::Scenario& scenario, std::uint64_t repl
       scheduling_(scheduling) {}
 
 std::string Submissions::key_of(const scenarios::JobSubmission& sub) const {
-  // job_key of the metadata with the default namespace filled in, without copying the metadata
+  // The key of the metadata with the default namespace filled in, without copying the metadata
   // (its labels and annotations) once per submitted job.
   const auto& m = model::metadata_of(sub.job);
-  return job_key(m.namespace_.empty() ? sc_.default_namespace : m.namespace_, m.name);
+  return model::object_key(m.namespace_.empty() ? sc_.default_namespace : m.namespace_, m.name);
 }
 
 void Submissions::start() {
