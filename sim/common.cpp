@@ -26,7 +26,6 @@ bool is_key_of(const model::Pod& p, std::string_view key) {
          key[m.namespace_.size()] == '/' && key.substr(m.namespace_.size() + 1) == m.name;
 }
 
-
 std::pair<std::int32_t, std::int32_t> status_counters(const model::JobStatus& s) {
   std::int32_t restarts = 0;
   for (const auto& t : s.tasks) restarts += t.restart_count;
