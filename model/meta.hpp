@@ -79,6 +79,10 @@ struct ObjectMeta {
 std::string object_key(std::string_view namespace_, std::string_view name);
 inline std::string object_key(const ObjectMeta& m) { return object_key(m.namespace_, m.name); }
 
+// `prefix` followed by `n` in decimal, as fmt::format("{}{}", prefix, n) writes it, without the
+// formatting machinery: uids and sources are built for every job and pod.
+std::string numbered(std::string_view prefix, std::int64_t n);
+
 struct LabelSelectorRequirement {
   std::string key;
   SelectorOperator op = SelectorOperator::In;

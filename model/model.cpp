@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <charconv>
 
 #include "model/change.hpp"
 #include "model/cluster.hpp"
@@ -41,6 +42,15 @@ std::string object_key(std::string_view namespace_, std::string_view name) {
   key.reserve(namespace_.size() + 1 + name.size());
   key.append(namespace_).append(1, '/').append(name);
   return key;
+}
+
+std::string numbered(std::string_view prefix, std::int64_t n) {
+  char digits[24];
+  const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+  std::string out;
+  out.reserve(prefix.size() + static_cast<std::size_t>(end - digits));
+  out.append(prefix).append(digits, end);
+  return out;
 }
 
 bool LabelSelector::matches(const Labels& labels) const {

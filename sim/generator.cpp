@@ -333,16 +333,17 @@ void GeneratorCursor::fill() {
   std::reverse(buffer_.begin(), buffer_.end());  // popped from the back
 }
 
-std::optional<scenarios::JobSubmission> GeneratorCursor::next() {
-  if (done_) return std::nullopt;
+bool GeneratorCursor::next(std::optional<scenarios::JobSubmission>& out) {
+  out.reset();
+  if (done_) return false;
   if (buffer_.empty()) fill();
   if (buffer_.empty()) {
     done_ = true;
-    return std::nullopt;
+    return false;
   }
-  scenarios::JobSubmission s = std::move(buffer_.back());
+  out.emplace(std::move(buffer_.back()));
   buffer_.pop_back();
-  return s;
+  return true;
 }
 
 }  // namespace t9k::sim

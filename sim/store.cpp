@@ -198,7 +198,7 @@ void Store::set_created(JobId id) {
   auto& meta = model::metadata_of(at(id).job);
   meta.creation_timestamp = k_.now();
   meta.creation_sequence = ++creation_seq_;
-  meta.uid = fmt::format("job-{}", id);
+  meta.uid = model::numbered("job-", id);
 }
 
 void Store::admit(JobId id) { at(id).submitted = true; }
@@ -434,7 +434,7 @@ const Pod* Store::pod_named(JobId id, const std::string& name) const {
 
 void Store::create_pod(JobId id, Pod&& pod) {
   StoredJob& j = at(id);
-  pod.metadata.uid = fmt::format("pod-{}", ++uid_counter_);
+  pod.metadata.uid = model::numbered("pod-", static_cast<std::int64_t>(++uid_counter_));
   pod.metadata.creation_timestamp = k_.now();
   pod.metadata.creation_sequence = ++creation_seq_;
   if (pod.metadata.namespace_.empty()) pod.metadata.namespace_ = model::metadata_of(j.job).namespace_;

@@ -44,8 +44,7 @@ void Submissions::start() {
 }
 
 void Submissions::pull(std::size_t s) {
-  next_[s] = sources_[s]->next();
-  if (next_[s]) pending_.push(Pending{next_[s]->submit_time, 0, key_of(*next_[s]), -1, s});
+  if (sources_[s]->next(next_[s])) pending_.push(Pending{next_[s]->submit_time, 0, key_of(*next_[s]), -1, s});
 }
 
 void Submissions::schedule_next() {

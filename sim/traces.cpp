@@ -24,12 +24,13 @@ TraceCursor::TraceCursor(const scenarios::TraceEntry& entry, const kernel::RngSt
       t9k_(t9k_scheduler),
       default_namespace_(std::move(default_namespace)) {}
 
-std::optional<scenarios::JobSubmission> TraceCursor::next() {
+bool TraceCursor::next(std::optional<scenarios::JobSubmission>& out) {
+  out.reset();
   if (ready_ == 0) {
     // Every job of the next instant (the same records as in file order: the window, sampling
     // draws and limit are decided record by record first), then sorted by job key. The queue
     // holds at most the look-ahead job here: the first of this instant.
-    if (queue_.empty() && !pull_in_file_order()) return std::nullopt;
+    if (queue_.empty() && !pull_in_file_order()) return false;
     const SimTime at = queue_.front().submit_time;
     while (queue_.back().submit_time == at && pull_in_file_order()) {
     }
@@ -40,10 +41,10 @@ std::optional<scenarios::JobSubmission> TraceCursor::next() {
       });
     }
   }
-  std::optional<scenarios::JobSubmission> s(std::move(queue_.front()));
+  out.emplace(std::move(queue_.front()));
   queue_.pop_front();
   --ready_;
-  return s;
+  return true;
 }
 
 bool TraceCursor::pull_in_file_order() {
@@ -74,7 +75,7 @@ bool TraceCursor::pull_in_file_order() {
     const SimTime submit = SimTime{e_->time_offset} + SimDuration{static_cast<std::int64_t>(std::llround(scaled))};
     if (submit > horizon_) break;
     ++emitted_;
-    queue_.push_back(scenarios::trace_job(*e_, d, r, submit, t9k_));
+    scenarios::trace_job(*e_, d, r, submit, t9k_, queue_.emplace_back());
     return true;
   }
   done_ = true;

@@ -25,7 +25,8 @@ class TraceCursor : public SubmissionSource {
   // order the world submits explicit and generated jobs in, so a trace and its import agree.
   TraceCursor(const scenarios::TraceEntry& entry, const kernel::RngStreams& streams, kernel::SimTime horizon,
               bool t9k_scheduler, std::string default_namespace);
-  std::optional<scenarios::JobSubmission> next() override;
+  bool next(std::optional<scenarios::JobSubmission>& out) override;
+  using SubmissionSource::next;
 
  private:
   bool pull_in_file_order();  // appends the next record's job to queue_; false at the end

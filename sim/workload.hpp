@@ -22,8 +22,15 @@ namespace t9k::sim {
 class SubmissionSource {
  public:
   virtual ~SubmissionSource() = default;
+  // Puts the next job into `out`, moved there once (a job is large: each move of one was a
+  // visible share of a trace's run); false, `out` empty, when the source is exhausted.
+  virtual bool next(std::optional<scenarios::JobSubmission>& out) = 0;
   // The next job, or nullopt when the source is exhausted.
-  virtual std::optional<scenarios::JobSubmission> next() = 0;
+  std::optional<scenarios::JobSubmission> next() {
+    std::optional<scenarios::JobSubmission> s;
+    next(s);
+    return s;
+  }
 };
 
 // One generator's jobs (docs/scenario-format.md "generators"), lazily, in (submit time, job key)
@@ -34,8 +41,9 @@ class GeneratorCursor : public SubmissionSource {
                   std::string default_namespace = "default");
   ~GeneratorCursor() override;
   GeneratorCursor(GeneratorCursor&&) noexcept;
-  // The next job, or nullopt once the generator's count, stop time or the horizon is reached.
-  std::optional<scenarios::JobSubmission> next() override;
+  // The next job; none once the generator's count, stop time or the horizon is reached.
+  bool next(std::optional<scenarios::JobSubmission>& out) override;
+  using SubmissionSource::next;
 
  private:
   struct ClassState;

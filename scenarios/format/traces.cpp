@@ -1514,16 +1514,15 @@ std::optional<ExportCluster> parse_export_cluster(const std::string& text, const
   return export_cluster(file, &text, out);
 }
 
-JobSubmission trace_job(const TraceEntry& e, const TraceData& d, const TraceRecord& r, SimTime submit,
-                        bool t9k_scheduler) {
+void trace_job(const TraceEntry& e, const TraceData& d, const TraceRecord& r, SimTime submit, bool t9k_scheduler,
+               JobSubmission& s) {
   const auto& mp = d.mapping;
-  JobSubmission s;
   s.submit_time = submit;
-  s.source = fmt::format("{}:{}", d.file_name, r.line);
+  s.source = m::numbered(d.file_name + ':', r.line);
   s.behaviour.run_time = DurationDistribution::constant(SimDuration{r.duration_us});
   if (r.failed) s.behaviour.failure.final_exit_code = 1;
 
-  std::string name = r.name >= 0 ? d.names[static_cast<std::size_t>(r.name)] : fmt::format("{}-{}", mp.name_prefix, r.line);
+  std::string name = r.name >= 0 ? d.names[static_cast<std::size_t>(r.name)] : m::numbered(mp.name_prefix + '-', r.line);
   std::string raw = r.name >= 0 ? d.raw_names[static_cast<std::size_t>(r.name)] : std::to_string(r.line);
 
   std::optional<m::T9kScheduler> sched;
@@ -1552,8 +1551,42 @@ JobSubmission trace_job(const TraceEntry& e, const TraceData& d, const TraceReco
     const std::int32_t per = d.format == TraceFormat::AlibabaOpenB ? std::max(1, r.gpus) : mp.gpus_per_pod;
     const std::int32_t pods = r.gpus > 0 ? (r.gpus + per - 1) / per : 1;
     const std::int32_t pod_gpus = std::min(r.gpus, per);
-    m::PodTemplateSpec tpl;
-    m::Container c;
+    m::SchedulePolicy policy;
+    policy.t9k_scheduler = std::move(sched);
+    // Built where it stays (a job is large: each move of one was a visible share of a replay).
+    m::PodTemplateSpec* tpl = nullptr;
+    switch (kind) {
+      case m::JobKind::GenericJob: {
+        auto& j = s.job.emplace<m::GenericJob>();
+        j.spec.scheduler = std::move(policy);
+        auto& rs = j.spec.replica_specs.emplace_back();
+        rs.type = "worker";
+        rs.replicas = pods;
+        tpl = &rs.template_;
+        break;
+      }
+      case m::JobKind::PyTorchTrainingJob: {
+        auto& j = s.job.emplace<m::PyTorchTrainingJob>();
+        j.spec.scheduler = std::move(policy);
+        auto& rs = j.spec.replica_specs.emplace_back();
+        rs.type = "worker";
+        rs.replicas = pods;
+        tpl = &rs.template_;
+        break;
+      }
+      case m::JobKind::DeepSpeedJob: {
+        auto& j = s.job.emplace<m::DeepSpeedJob>();
+        j.spec.scheduler = std::move(policy);
+        j.spec.worker.replicas = pods;
+        tpl = &j.spec.worker.template_;
+        if (pod_gpus > 0) j.spec.config.slots_per_worker = pod_gpus;
+        j.spec.config.run.python = std::vector<std::string>{"train.py"};
+        // Workers other than the launcher run sshd and would hold their GPUs forever (§5).
+        j.spec.run_policy.clean_up_policy = m::CleanUpPolicy::All;
+        break;
+      }
+    }
+    m::Container& c = tpl->spec.containers.emplace_back();
     c.name = "trace";
     c.image = mp.image;
     if (r.gpu_milli > 0) {
@@ -1564,52 +1597,19 @@ JobSubmission trace_job(const TraceEntry& e, const TraceData& d, const TraceReco
       c.resources.limits[m::kResourceGpu] = m::Quantity::from_units(pod_gpus);
     }
     if (r.cpu_milli > 0) c.resources.requests[m::kResourceCpu] = m::Quantity::from_milli(r.cpu_milli);
-    if (r.memory_mib > 0) c.resources.requests[m::kResourceMemory] = m::Quantity::parse(fmt::format("{}Mi", r.memory_mib));
-    tpl.spec.containers.push_back(std::move(c));
+    if (r.memory_mib > 0) {
+      // r.memory_mib Mi, as Quantity::parse("<n>Mi") reads it (and rejects it when it overflows).
+      constexpr std::int64_t kMi = 1024 * 1024;
+      c.resources.requests[m::kResourceMemory] = r.memory_mib <= INT64_MAX / 1000 / kMi
+                                                     ? m::Quantity::from_units(r.memory_mib * kMi)
+                                                     : m::Quantity::parse(m::numbered("", r.memory_mib) + "Mi");
+    }
     if (r.gpu_spec >= 0) {
       const std::string& spec = d.gpu_specs[static_cast<std::size_t>(r.gpu_spec)];
       if (spec.find('|') == std::string::npos) {
-        tpl.spec.node_selector[m::kLabelGpuModel] = spec;
+        tpl->spec.node_selector[m::kLabelGpuModel] = spec;
       } else {
-        tpl.spec.node_selector[kLabelGpuSpecPrefix + sanitize_job_name(spec, "spec")] = "true";
-      }
-    }
-    m::SchedulePolicy policy;
-    policy.t9k_scheduler = sched;
-    switch (kind) {
-      case m::JobKind::GenericJob: {
-        m::GenericJob j;
-        j.spec.scheduler = policy;
-        m::GenericReplicaSpec rs;
-        rs.type = "worker";
-        rs.replicas = pods;
-        rs.template_ = std::move(tpl);
-        j.spec.replica_specs.push_back(std::move(rs));
-        s.job = std::move(j);
-        break;
-      }
-      case m::JobKind::PyTorchTrainingJob: {
-        m::PyTorchTrainingJob j;
-        j.spec.scheduler = policy;
-        m::PyTorchReplicaSpec rs;
-        rs.type = "worker";
-        rs.replicas = pods;
-        rs.template_ = std::move(tpl);
-        j.spec.replica_specs.push_back(std::move(rs));
-        s.job = std::move(j);
-        break;
-      }
-      case m::JobKind::DeepSpeedJob: {
-        m::DeepSpeedJob j;
-        j.spec.scheduler = policy;
-        j.spec.worker.replicas = pods;
-        j.spec.worker.template_ = std::move(tpl);
-        if (pod_gpus > 0) j.spec.config.slots_per_worker = pod_gpus;
-        j.spec.config.run.python = std::vector<std::string>{"train.py"};
-        // Workers other than the launcher run sshd and would hold their GPUs forever (§5).
-        j.spec.run_policy.clean_up_policy = m::CleanUpPolicy::All;
-        s.job = std::move(j);
-        break;
+        tpl->spec.node_selector[kLabelGpuSpecPrefix + sanitize_job_name(spec, "spec")] = "true";
       }
     }
   }
@@ -1617,7 +1617,6 @@ JobSubmission trace_job(const TraceEntry& e, const TraceData& d, const TraceReco
   meta.name = std::move(name);
   meta.annotations[kAnnotationTraceId] = std::move(raw);
   meta.annotations[kAnnotationTraceSource] = s.source;
-  return s;
 }
 
 std::optional<std::int64_t> parse_trace_time(std::string_view text) {

@@ -154,9 +154,10 @@ struct InitialStateData {
 std::shared_ptr<const InitialStateData> load_initial_state(const std::string& path, std::optional<std::int64_t> at_us,
                                                            std::vector<Diagnostic>& out);
 
-// The job a record becomes (docs/traces.md), submitted at `submit`.
-JobSubmission trace_job(const TraceEntry& entry, const TraceData& data, const TraceRecord& r,
-                        SimTime submit, bool t9k_scheduler);
+// The job a record becomes (docs/traces.md), submitted at `submit`, built into `out` (a
+// default-constructed submission, where the job is to stay: a job is large to move).
+void trace_job(const TraceEntry& entry, const TraceData& data, const TraceRecord& r, SimTime submit,
+               bool t9k_scheduler, JobSubmission& out);
 
 // A deterministic DNS-1123 label for a recorded identity: lower case, other characters to '-',
 // and when anything changed or it is longer than 63, a 6-hex-digit hash of the original appended.
