@@ -216,12 +216,6 @@ void make_pod(Pod& p, const JobView& v, const TypeView& t, bool resumed) {
   p.metadata.namespace_ = v.meta->namespace_;
   p.metadata.labels = t.template_->metadata.labels;
   p.metadata.annotations = t.template_->metadata.annotations;
-  auto& labels = p.metadata.labels;
-  // §10 labels.
-  labels[model::kLabelOwnerName] = job;
-  labels[model::kLabelComponent] = lower(v.kind_name);
-  labels[model::kLabelComponentType] = "user";
-  if (v.kind == model::JobKind::GenericJob) labels["genericjob"] = job;  // genericjob-replica: name_pod
   p.metadata.owner_references.push_back(
       model::OwnerReference{model::kBatchApiVersion, std::string(v.kind_name), job, v.meta->uid, true});
   p.job_name = job;
@@ -261,17 +255,37 @@ void make_pod(Pod& p, const JobView& v, const TypeView& t, bool resumed) {
   p.node_selector = spec.node_selector;
   p.priority = spec.priority.value_or(0);
   p.termination_grace_period_seconds = spec.termination_grace_period_seconds.value_or(30);
-  if (const auto& t9k = v.scheduler->t9k_scheduler) {  // §8.1
+  const auto& t9k = v.scheduler->t9k_scheduler;
+  if (t9k) {  // §8.1
     p.scheduler_name = model::kT9kSchedulerName;
     p.queue = t9k->queue.empty() ? model::kDefaultQueue : t9k->queue;
     p.pod_group = job;
     p.role = t.type;
-    labels[model::kLabelGroupName] = job;
-    labels[model::kLabelQueue] = p.queue;
-    labels[model::kLabelRole] = t.type;
   } else {
     p.scheduler_name = spec.scheduler_name.empty() ? model::kDefaultSchedulerName : spec.scheduler_name;
   }
+  // §10 labels (and §8.1's for the T9k scheduler), set over the template's in ascending key
+  // order with the end as hint: each lands at the end of the map, without a search, unless the
+  // template has later keys.
+  auto& labels = p.metadata.labels;
+  const auto set_label = [&labels](const char* key, std::string value) {
+    labels.insert_or_assign(labels.end(), key, std::move(value));
+  };
+  static_assert(std::string_view("genericjob") < model::kLabelGroupName &&
+                std::string_view(model::kLabelGroupName) < model::kLabelQueue &&
+                std::string_view(model::kLabelQueue) < model::kLabelRole &&
+                std::string_view(model::kLabelRole) < model::kLabelComponent &&
+                std::string_view(model::kLabelComponent) < model::kLabelComponentType &&
+                std::string_view(model::kLabelComponentType) < model::kLabelOwnerName);
+  if (v.kind == model::JobKind::GenericJob) set_label("genericjob", job);  // genericjob-replica: name_pod
+  if (t9k) {
+    set_label(model::kLabelGroupName, job);
+    set_label(model::kLabelQueue, p.queue);
+    set_label(model::kLabelRole, std::string(t.type));
+  }
+  set_label(model::kLabelComponent, lower(v.kind_name));
+  set_label(model::kLabelComponentType, "user");
+  set_label(model::kLabelOwnerName, job);
   if (v.kind == model::JobKind::DeepSpeedJob) {
     p.metadata.annotations["t9ksim.io/slots-per-worker"] = std::to_string(v.slots_per_worker);  // §5
   }
