@@ -575,10 +575,7 @@ void ClusterSnapshot::upsert_pod(const model::Pod& pod) {
         attach_group(g);
       }
     } else {
-      const std::string gk = pod.metadata.namespace_.empty()
-                                 ? pod.pod_group
-                                 : std::string(pod.metadata.namespace_).append("/").append(pod.pod_group);
-      g = group_id(gk);
+      g = group_id(object_key(pod.metadata.namespace_, pod.pod_group));
     }
   }
   if (old_group != kNone && old_group != g) {

@@ -245,10 +245,13 @@ void SchedulingDriver::arm_max_duration() {
 void SchedulingDriver::check_after_bindings(const scheduler::Decisions& d, const std::set<JobId>& admitted) {
   // No gang partially bound: a PodGroup admitted in this cycle has at least minMember pods bound.
   // In job-key order, so the first violation reported does not depend on ids.
-  std::set<std::string> keys;
-  for (JobId id : admitted) keys.insert(store_.job(id).key);
-  for (const auto& key : keys) {
-    const StoredJob& j = *store_.find_job(key);
+  std::vector<const StoredJob*> jobs;  // the admitted jobs' records, without copying their keys
+  jobs.reserve(admitted.size());
+  for (JobId id : admitted) jobs.push_back(&store_.job(id));
+  std::sort(jobs.begin(), jobs.end(), [](const StoredJob* a, const StoredJob* b) { return a->key < b->key; });
+  for (const StoredJob* job : jobs) {
+    const StoredJob& j = *job;
+    const std::string& key = j.key;
     if (!j.pod_group) continue;
     const std::int32_t members = store_.bound_members(j.id);
     if (members < j.pod_group->spec.min_member && !st_.scheduler_options.permit.empty()) {
@@ -258,18 +261,25 @@ void SchedulingDriver::check_after_bindings(const scheduler::Decisions& d, const
   }
   // No queue over quota (T9k, gate-at-scheduling).
   if (st_.scheduler_options.quota_mode != scheduler::QuotaMode::GateAtScheduling) return;
-  std::set<std::string> queues_touched;
+  std::vector<const std::string*> queues_touched;  // the jobs' own queue names, in name order
   for (const auto& b : d.bindings) {
     const StoredJob& j = store_.job(*store_.owner_of(b.pod));
-    if (!j.queue.empty()) queues_touched.insert(j.queue);
+    if (!j.queue.empty()) queues_touched.push_back(&j.queue);
   }
-  for (const auto& qname : queues_touched) {
-    const model::Queue* q = store_.queue(qname);
+  const auto by_name = [](const std::string* a, const std::string* b) { return *a < *b; };
+  std::sort(queues_touched.begin(), queues_touched.end(), by_name);
+  const auto same = [](const std::string* a, const std::string* b) { return *a == *b; };
+  queues_touched.erase(std::unique(queues_touched.begin(), queues_touched.end(), same), queues_touched.end());
+  for (const std::string* qname : queues_touched) {
+    const model::Queue* q = store_.queue(*qname);
     if (!q || !q->spec.quota) continue;
-    const model::ResourceList& used = store_.queue_used(qname);
-    model::ResourceList need;
-    for (const auto& [r, amount] : *q->spec.quota) need[r] = model::get_resource(used, r);
-    if (!model::fits(need, *q->spec.quota)) violation(k_, "queue " + qname + " over quota");
+    const model::ResourceList& used = store_.queue_used(*qname);
+    // What the queue uses of each resource its quota names, within the quota (model::fits).
+    const bool within = std::all_of(q->spec.quota->begin(), q->spec.quota->end(), [&](const auto& limit) {
+      const model::Quantity u = model::get_resource(used, limit.first);
+      return u.is_zero() || u <= limit.second;
+    });
+    if (!within) violation(k_, "queue " + *qname + " over quota");
   }
 }
 
