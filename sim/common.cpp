@@ -19,13 +19,6 @@ model::ResourceList queue_view(const model::ResourceList& r) {
   return out;
 }
 
-bool is_key_of(const model::Pod& p, std::string_view key) {
-  const auto& m = p.metadata;
-  if (m.namespace_.empty()) return key == m.name;
-  return key.size() == m.namespace_.size() + 1 + m.name.size() && key.substr(0, m.namespace_.size()) == m.namespace_ &&
-         key[m.namespace_.size()] == '/' && key.substr(m.namespace_.size() + 1) == m.name;
-}
-
 std::pair<std::int32_t, std::int32_t> status_counters(const model::JobStatus& s) {
   std::int32_t restarts = 0;
   for (const auto& t : s.tasks) restarts += t.restart_count;

@@ -100,10 +100,6 @@ inline bool terminated(const model::Pod& p) {
 }
 inline bool live(const model::Pod& p) { return !terminated(p) && !p.deletion_timestamp; }
 
-// Whether `key` ("<namespace>/<name>", or "<name>") names this pod, without building strings:
-// pods are looked up by key on every binding and eviction.
-bool is_key_of(const model::Pod& p, std::string_view key);
-
 // (sum of tasks[].restartCount, backoffCount): published whenever they change.
 std::pair<std::int32_t, std::int32_t> status_counters(const model::JobStatus& s);
 

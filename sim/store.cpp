@@ -406,7 +406,7 @@ PodRef Store::locate(const std::string& key) const {
   const auto it = pod_owner_.find(key);
   if (it == pod_owner_.end()) return {};
   for (const auto& p : job(it->second).pods) {
-    if (is_key_of(p, key)) return {it->second, &p};
+    if (model::is_key_of(p.metadata, key)) return {it->second, &p};
   }
   return {it->second, nullptr};
 }
@@ -420,7 +420,7 @@ Pod& Store::pod_ref(JobId id, const std::string& key) {
 // Pod keys are unique among a job's stored pods (create_pod refuses a reused name).
 Pod* Store::find(JobId id, const std::string& key) {
   for (auto& q : at(id).pods) {
-    if (is_key_of(q, key)) return &q;
+    if (model::is_key_of(q.metadata, key)) return &q;
   }
   return nullptr;
 }
@@ -559,7 +559,7 @@ void Store::set_deletion_reason(JobId id, const std::string& key, model::Deletio
 
 void Store::remove_pod(JobId id, const std::string& key) {
   StoredJob& j = at(id);
-  auto it = std::find_if(j.pods.begin(), j.pods.end(), [&](const Pod& p) { return is_key_of(p, key); });
+  auto it = std::find_if(j.pods.begin(), j.pods.end(), [&](const Pod& p) { return model::is_key_of(p.metadata, key); });
   if (it == j.pods.end()) return;
   release(j, *it, key);
   watcher_->pod_removed(key);
