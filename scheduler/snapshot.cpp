@@ -69,8 +69,9 @@ QueueId ClusterSnapshot::queue_id(const std::string& name) {
   return id;
 }
 
-GroupId ClusterSnapshot::group_id(const std::string& key) {
-  const auto [it, fresh] = group_ids_.try_emplace(key);
+GroupId ClusterSnapshot::group_id(std::string key) {
+  // The key moves into the index (try_emplace leaves it alone when the group exists).
+  const auto [it, fresh] = group_ids_.try_emplace(std::move(key));
   if (!fresh) return it->second;
   GroupId id;
   if (!free_group_ids_.empty()) {
@@ -81,7 +82,7 @@ GroupId ClusterSnapshot::group_id(const std::string& key) {
     id = static_cast<GroupId>(groups_.size());
     groups_.push_back(GroupInfo{});
   }
-  groups_[static_cast<std::size_t>(id)].key = key;
+  groups_[static_cast<std::size_t>(id)].key = it->first;
   it->second = id;
   return id;
 }
@@ -497,9 +498,8 @@ void ClusterSnapshot::attach_pod(PodId p) {
 }
 
 void ClusterSnapshot::upsert_pod(const model::Pod& pod) {
-  const std::string key = object_key(pod.metadata);
   PodId p;
-  if (const auto [it, fresh] = pod_ids_.try_emplace(key); !fresh) {
+  if (const auto [it, fresh] = pod_ids_.try_emplace(object_key(pod.metadata)); !fresh) {
     p = it->second;
     detach_pod(p);
   } else {
@@ -511,7 +511,7 @@ void ClusterSnapshot::upsert_pod(const model::Pod& pod) {
       pods_.push_back(PodInfo{});
     }
     pods_[static_cast<std::size_t>(p)] = PodInfo{};
-    pods_[static_cast<std::size_t>(p)].key = key;
+    pods_[static_cast<std::size_t>(p)].key = it->first;
     it->second = p;
   }
   auto& info = pods_[static_cast<std::size_t>(p)];
@@ -563,7 +563,7 @@ void ClusterSnapshot::upsert_pod(const model::Pod& pod) {
   if (info.t9k) {
     if (pod.pod_group.empty()) {
       // §8.5 [INFERRED]: a bare pod with a queue label is a one-member group of priority 0.
-      g = group_id(std::string("pod:").append(key));
+      g = group_id(std::string("pod:").append(info.key));
       auto& gi = groups_[static_cast<std::size_t>(g)];
       if (!gi.present) {
         gi.present = true;

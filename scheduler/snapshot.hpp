@@ -320,7 +320,7 @@ class ClusterSnapshot {
  private:
   NodeId node_id(const std::string& name);
   QueueId queue_id(const std::string& name);
-  GroupId group_id(const std::string& key);
+  GroupId group_id(std::string key);
   SelectorId intern_selector(const model::LabelSelector& sel);
   ShapeId intern_shape(const SparseRes& request, SelectorId sel);
   void refresh_selectors_for(NodeId n);

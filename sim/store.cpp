@@ -441,8 +441,10 @@ void Store::create_pod(JobId id, Pod&& pod) {
   auto [it, fresh] = j.last_generation.emplace(pod.metadata.name, 0);
   if (!fresh) ++it->second;
   pod.generation = it->second;
-  const std::string key = scheduler::object_key(pod.metadata);
-  if (const auto [owner, fresh_key] = pod_owner_.try_emplace(key, id); !fresh_key) {
+  // The key moves into the index (try_emplace leaves it alone when the name is taken).
+  const auto [owner, fresh_key] = pod_owner_.try_emplace(scheduler::object_key(pod.metadata), id);
+  const std::string& key = owner->first;
+  if (!fresh_key) {
     violation(k_, "pod name reused while stored: " + key);
     owner->second = id;
   }
