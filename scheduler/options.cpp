@@ -61,11 +61,10 @@ void check_list(const std::string& field, const std::string& what,
                 std::vector<OptionsProblem>& out) {
   std::set<std::string> seen;
   for (std::size_t i = 0; i < list.size(); ++i) {
-    const std::string path = "scheduler." + field + "[" + std::to_string(i) + "]";
     if (std::find(names.begin(), names.end(), list[i]) == names.end())
-      out.push_back({field, path, "unknown " + what + " plugin '" + list[i] + "' (allowed: " + allowed(names) + ")", i, {}});
+      out.push_back({field, "unknown " + what + " plugin '" + list[i] + "' (allowed: " + allowed(names) + ")", i, {}});
     else if (!seen.insert(list[i]).second)
-      out.push_back({field, path, what + " plugin '" + list[i] + "' listed twice", i, {}});
+      out.push_back({field, what + " plugin '" + list[i] + "' listed twice", i, {}});
   }
 }
 
@@ -77,26 +76,30 @@ std::string join_problems(const std::vector<std::string>& problems) {
 
 }  // namespace
 
+std::string OptionsProblem::path() const {
+  std::string p = "scheduler." + option;
+  if (entry) p += "[" + std::to_string(*entry) + "]";
+  if (!entry_field.empty()) p += "." + entry_field;
+  return p;
+}
+
 std::vector<OptionsProblem> SchedulerOptions::problems() const {
   std::vector<OptionsProblem> out;
   check_list("queueSort", "queue sort", queue_sort, queue_sort_plugin_names(), out);
   check_list("filters", "filter", filters, filter_plugin_names(), out);
   if (std::find(filters.begin(), filters.end(), "node-resources-fit") == filters.end())
-    out.push_back({"filters", "scheduler.filters",
-                   "must include 'node-resources-fit' (without it nodes would be over-allocated)", {}, {}});
+    out.push_back({"filters", "must include 'node-resources-fit' (without it nodes would be over-allocated)", {}, {}});
   std::vector<std::string> score_names;
   for (const auto& s : scores) score_names.push_back(s.name);
   check_list("scores", "score", score_names, score_plugin_names(), out);
   for (std::size_t i = 0; i < scores.size(); ++i)
     if (scores[i].weight < 1 || scores[i].weight > 100)
-      out.push_back({"scores", "scheduler.scores[" + std::to_string(i) + "].weight",
-                     std::to_string(scores[i].weight) + " is outside [1, 100]", i, "weight"});
+      out.push_back({"scores", std::to_string(scores[i].weight) + " is outside [1, 100]", i, "weight"});
   check_list("permit", "permit", permit, permit_plugin_names(), out);
   if (max_feasible_nodes < 0)
-    out.push_back({"maxFeasibleNodes", "scheduler.maxFeasibleNodes",
-                   std::to_string(max_feasible_nodes) + " is negative (0 means score every feasible node)", {}, {}});
+    out.push_back({"maxFeasibleNodes", std::to_string(max_feasible_nodes) + " is negative (0 means score every feasible node)", {}, {}});
   if (intra_queue_preemption && !preemption)
-    out.push_back({"intraQueuePreemption", "scheduler.intraQueuePreemption", "requires scheduler.preemption: true", {}, {}});
+    out.push_back({"intraQueuePreemption", "requires scheduler.preemption: true", {}, {}});
   return out;
 }
 

@@ -38,11 +38,12 @@ struct WeightedPlugin {
 // ("weight" of scores[1]), so that a loader can name them without reading `path`.
 struct OptionsProblem {
   std::string option;
-  std::string path;
   std::string message;
   std::optional<std::size_t> entry;  // 0-based
   std::string entry_field;
-  std::string text() const { return path + ": " + message; }
+  // "scheduler.<option>[<entry>].<entry_field>", the parts that are set.
+  std::string path() const;
+  std::string text() const { return path() + ": " + message; }
 };
 
 struct SchedulerOptions {

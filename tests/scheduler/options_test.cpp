@@ -67,7 +67,7 @@ TEST_CASE("options: each problem names the scenario option it comes from", "[opt
   const auto problems = o.problems();
   REQUIRE(problems.size() == 3);
   CHECK(problems[0].option == "filters");
-  CHECK(problems[0].path == "scheduler.filters[1]");
+  CHECK(problems[0].path() == "scheduler.filters[1]");
   CHECK(problems[0].entry == std::optional<std::size_t>{1});  // the list entry, without reading the path
   CHECK(problems[0].entry_field.empty());
   CHECK(problems[1].option == "maxFeasibleNodes");
@@ -86,4 +86,6 @@ TEST_CASE("options: each problem names the scenario option it comes from", "[opt
   CHECK(weight[0].option == "scores");
   CHECK(weight[0].entry == std::optional<std::size_t>{1});
   CHECK(weight[0].entry_field == "weight");
+  CHECK(weight[0].path() == "scheduler.scores[1].weight");
+  CHECK(weight[0].text() == "scheduler.scores[1].weight: 0 is outside [1, 100]");
 }
