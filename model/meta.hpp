@@ -46,6 +46,9 @@ void subtract_from(ResourceList& a, const ResourceList& b);
 ResourceList subtract_resources(const ResourceList& a, const ResourceList& b);
 // True when every resource of `need` is <= the same resource of `have` (missing counts as zero).
 bool fits(const ResourceList& need, const ResourceList& have);
+// fits() of `used` restricted to the resources `limits` names (a queue's quota): what the limits
+// do not name is unlimited. Without building the restricted list.
+bool within_limits(const ResourceList& used, const ResourceList& limits);
 // The quantity of one resource, zero when absent.
 Quantity get_resource(const ResourceList& r, const std::string& name);
 

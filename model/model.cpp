@@ -23,10 +23,22 @@ ResourceList subtract_resources(const ResourceList& a, const ResourceList& b) {
   return r;
 }
 
+namespace {
+// The one comparison of fits and within_limits: a zero amount needs nothing (even of a resource
+// the other side lacks or has negative, as a book may after a release).
+bool amount_fits(const Quantity& need, const Quantity& have) { return need.is_zero() || !(need > have); }
+}  // namespace
+
 bool fits(const ResourceList& need, const ResourceList& have) {
   for (const auto& [name, q] : need) {
-    if (q.is_zero()) continue;
-    if (q > get_resource(have, name)) return false;
+    if (!amount_fits(q, get_resource(have, name))) return false;
+  }
+  return true;
+}
+
+bool within_limits(const ResourceList& used, const ResourceList& limits) {
+  for (const auto& [name, limit] : limits) {
+    if (!amount_fits(get_resource(used, name), limit)) return false;
   }
   return true;
 }

@@ -273,13 +273,9 @@ void SchedulingDriver::check_after_bindings(const scheduler::Decisions& d, const
   for (const std::string* qname : queues_touched) {
     const model::Queue* q = store_.queue(*qname);
     if (!q || !q->spec.quota) continue;
-    const model::ResourceList& used = store_.queue_used(*qname);
-    // What the queue uses of each resource its quota names, within the quota (model::fits).
-    const bool within = std::all_of(q->spec.quota->begin(), q->spec.quota->end(), [&](const auto& limit) {
-      const model::Quantity u = model::get_resource(used, limit.first);
-      return u.is_zero() || u <= limit.second;
-    });
-    if (!within) violation(k_, "queue " + *qname + " over quota");
+    if (!model::within_limits(store_.queue_used(*qname), *q->spec.quota)) {
+      violation(k_, "queue " + *qname + " over quota");
+    }
   }
 }
 

@@ -138,13 +138,11 @@ void Training::evaluate(JobId id) {
   std::int32_t n = 0;
   bool all_running = true;
   bool debug = false;
-  std::int64_t gpu_milli = 0;
   for (const auto& p : j.pods) {
     if (!live(p)) continue;
     if (p.debug) debug = true;
     if (p.phase == PodPhase::Running) {
       ++n;
-      gpu_milli += store_.accelerators().gpu_milli_of(p.requests);
     } else {
       all_running = false;
     }
@@ -157,7 +155,14 @@ void Training::evaluate(JobId id) {
     stop(id, t.pending_cause.value_or(n > t.seg.n ? LossCause::Scale : LossCause::Other));
   }
   t.pending_cause.reset();
-  if (!t.seg.active && can_run) start(id, n, gpu_milli);
+  if (!t.seg.active && can_run) {
+    // The running pods' GPUs, summed only when a segment starts (most evaluations start none).
+    std::int64_t gpu_milli = 0;
+    for (const auto& p : j.pods) {
+      if (live(p) && p.phase == PodPhase::Running) gpu_milli += store_.accelerators().gpu_milli_of(p.requests);
+    }
+    start(id, n, gpu_milli);
+  }
   if (!can_run && !terminal && !t.stranded_scheduled && !j.shape.elastic) {
     if (auto by = stranded(id)) {
       t.stranded_scheduled = true;

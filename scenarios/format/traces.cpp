@@ -1515,12 +1515,12 @@ std::optional<ExportCluster> parse_export_cluster(const std::string& text, const
 }
 
 void trace_job(const TraceEntry& e, const TraceData& d, const TraceRecord& r, SimTime submit, bool t9k_scheduler,
-               JobSubmission& s) {
+               JobSubmission& out) {
   const auto& mp = d.mapping;
-  s.submit_time = submit;
-  s.source = m::numbered(d.file_name + ':', r.line);
-  s.behaviour.run_time = DurationDistribution::constant(SimDuration{r.duration_us});
-  if (r.failed) s.behaviour.failure.final_exit_code = 1;
+  out.submit_time = submit;
+  out.source = m::numbered(d.file_name + ':', r.line);
+  out.behaviour.run_time = DurationDistribution::constant(SimDuration{r.duration_us});
+  if (r.failed) out.behaviour.failure.final_exit_code = 1;
 
   std::string name = r.name >= 0 ? d.names[static_cast<std::size_t>(r.name)] : m::numbered(mp.name_prefix + '-', r.line);
   std::string raw = r.name >= 0 ? d.raw_names[static_cast<std::size_t>(r.name)] : std::to_string(r.line);
@@ -1536,14 +1536,14 @@ void trace_job(const TraceEntry& e, const TraceData& d, const TraceRecord& r, Si
   }
 
   if (d.format == TraceFormat::K8sExport) {
-    s.job = d.objects[static_cast<std::size_t>(r.object)];
+    out.job = d.objects[static_cast<std::size_t>(r.object)];
     std::visit([&](auto& j) {
       if (!t9k_scheduler) {
         j.spec.scheduler.t9k_scheduler.reset();
       } else if (!e.queue.empty() && j.spec.scheduler.t9k_scheduler) {
         j.spec.scheduler.t9k_scheduler->queue = e.queue;
       }
-    }, s.job);
+    }, out.job);
   } else {
     const m::JobKind kind = d.format == TraceFormat::AlibabaOpenB ? m::JobKind::GenericJob
                             : r.kind >= 0                          ? static_cast<m::JobKind>(r.kind)
@@ -1557,7 +1557,7 @@ void trace_job(const TraceEntry& e, const TraceData& d, const TraceRecord& r, Si
     m::PodTemplateSpec* tpl = nullptr;
     switch (kind) {
       case m::JobKind::GenericJob: {
-        auto& j = s.job.emplace<m::GenericJob>();
+        auto& j = out.job.emplace<m::GenericJob>();
         j.spec.scheduler = std::move(policy);
         auto& rs = j.spec.replica_specs.emplace_back();
         rs.type = "worker";
@@ -1566,7 +1566,7 @@ void trace_job(const TraceEntry& e, const TraceData& d, const TraceRecord& r, Si
         break;
       }
       case m::JobKind::PyTorchTrainingJob: {
-        auto& j = s.job.emplace<m::PyTorchTrainingJob>();
+        auto& j = out.job.emplace<m::PyTorchTrainingJob>();
         j.spec.scheduler = std::move(policy);
         auto& rs = j.spec.replica_specs.emplace_back();
         rs.type = "worker";
@@ -1575,7 +1575,7 @@ void trace_job(const TraceEntry& e, const TraceData& d, const TraceRecord& r, Si
         break;
       }
       case m::JobKind::DeepSpeedJob: {
-        auto& j = s.job.emplace<m::DeepSpeedJob>();
+        auto& j = out.job.emplace<m::DeepSpeedJob>();
         j.spec.scheduler = std::move(policy);
         j.spec.worker.replicas = pods;
         tpl = &j.spec.worker.template_;
@@ -1613,10 +1613,10 @@ void trace_job(const TraceEntry& e, const TraceData& d, const TraceRecord& r, Si
       }
     }
   }
-  auto& meta = m::metadata_of(s.job);
+  auto& meta = m::metadata_of(out.job);
   meta.name = std::move(name);
   meta.annotations[kAnnotationTraceId] = std::move(raw);
-  meta.annotations[kAnnotationTraceSource] = s.source;
+  meta.annotations[kAnnotationTraceSource] = out.source;
 }
 
 std::optional<std::int64_t> parse_trace_time(std::string_view text) {

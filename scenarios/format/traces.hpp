@@ -156,7 +156,7 @@ std::shared_ptr<const InitialStateData> load_initial_state(const std::string& pa
 
 // The job a record becomes (docs/traces.md), submitted at `submit`, built into `out` (a
 // default-constructed submission, where the job is to stay: a job is large to move).
-void trace_job(const TraceEntry& entry, const TraceData& data, const TraceRecord& r, SimTime submit,
+void trace_job(const TraceEntry& e, const TraceData& d, const TraceRecord& r, SimTime submit,
                bool t9k_scheduler, JobSubmission& out);
 
 // A deterministic DNS-1123 label for a recorded identity: lower case, other characters to '-',

@@ -43,3 +43,29 @@ TEST_CASE("fits compares every requested resource, missing counting as zero", "[
   CHECK_FALSE(t9k::model::fits(list({{"memory", "1"}}), have));
   CHECK(t9k::model::fits(list({{"memory", "0"}}), have));  // a zero request needs nothing
 }
+
+TEST_CASE("within_limits is fits over the resources the limits name only", "[resources]") {
+  // Table: used, limits, expected; each row also checked against fits() of the restricted list.
+  struct Row {
+    ResourceList used, limits;
+    bool within;
+  };
+  const Row rows[] = {
+      {list({{"nvidia.com/gpu", "8"}}), list({{"nvidia.com/gpu", "8"}}), true},           // at the limit
+      {list({{"nvidia.com/gpu", "9"}}), list({{"nvidia.com/gpu", "8"}}), false},          // over it
+      {list({{"cpu", "100"}, {"nvidia.com/gpu", "1"}}), list({{"nvidia.com/gpu", "8"}}), true},  // cpu unlimited
+      {list({}), list({{"nvidia.com/gpu", "0"}}), true},                                  // nothing used
+      {list({{"nvidia.com/gpu", "0"}}), list({{"nvidia.com/gpu", "-1"}}), true},          // zero needs nothing
+      {list({{"nvidia.com/gpu", "-2"}}), list({{"nvidia.com/gpu", "-1"}}), true},         // below a negative limit
+      {list({{"memory", "1Ki"}}), list({{"memory", "1023"}}), false},                     // units compared exactly
+      {list({{"cpu", "1"}, {"memory", "2Gi"}}), list({{"cpu", "1"}, {"memory", "1Gi"}}), false},  // any resource
+  };
+  for (const Row& r : rows) {
+    ResourceList restricted;
+    for (const auto& [name, q] : r.limits) {
+      if (r.used.count(name)) restricted[name] = r.used.at(name);
+    }
+    CHECK(t9k::model::within_limits(r.used, r.limits) == r.within);
+    CHECK(t9k::model::fits(restricted, r.limits) == r.within);
+  }
+}
