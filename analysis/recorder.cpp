@@ -271,20 +271,23 @@ void Recorder::on_change(const model::TimedChange& tc) {
             job_state(r, t, true, c.phase == model::JobPhase::Running);
           }
         } else if constexpr (std::is_same_v<T, model::PodBound>) {
-          bound_[c.pod] = Bound{t, c.gpu_milli, c.job};
+          JobState& js = state(c.job);
+          ++js.bound_pods;
+          js.bound_gpu_milli += c.gpu_milli;
+          js.bound_since_area += static_cast<Int128>(t.time_since_epoch().count()) * c.gpu_milli;
           wait_cause(row(c.job), t, std::nullopt);
-          for (Scope* s : {&cluster_, state(c.job).scope}) set(s->allocated, t, s->allocated.value + c.gpu_milli);
+          for (Scope* s : {&cluster_, js.scope}) set(s->allocated, t, s->allocated.value + c.gpu_milli);
         } else if constexpr (std::is_same_v<T, model::PodReleased>) {
           JobRow& r = row(c.job);
-          const auto it = bound_.find(c.pod);
-          if (it != bound_.end()) {
-            const Int128 held = static_cast<Int128>((t - it->second.since).count()) * it->second.gpu_milli;
+          JobState& js = state(c.job);
+          if (js.bound_pods > 0) {  // the store releases only what it bound
+            const Int128 held = static_cast<Int128>((t - c.bound_at).count()) * c.gpu_milli;
             r.allocated_gpu_milli_us += held;
             total_allocated_ += held;
-            for (Scope* s : {&cluster_, state(c.job).scope}) {
-              set(s->allocated, t, s->allocated.value - it->second.gpu_milli);
-            }
-            bound_.erase(it);
+            for (Scope* s : {&cluster_, js.scope}) set(s->allocated, t, s->allocated.value - c.gpu_milli);
+            --js.bound_pods;
+            js.bound_gpu_milli -= c.gpu_milli;
+            js.bound_since_area -= static_cast<Int128>(c.bound_at.time_since_epoch().count()) * c.gpu_milli;
           }
           if (c.phase == model::PodPhase::Failed) ++r.pods_failed;
         } else if constexpr (std::is_same_v<T, model::PodRunning>) {
@@ -349,10 +352,13 @@ void Recorder::finish() {
   if (finished_) return;
   finished_ = true;
   // Pods still bound hold their GPUs until the horizon.
-  for (const auto& [pod, b] : bound_) {
-    const Int128 held = static_cast<Int128>((horizon_ - b.since).count()) * b.gpu_milli;
+  for (std::size_t i = 0; i < state_.size(); ++i) {
+    const JobState& js = state_[i];
+    if (js.bound_pods == 0) continue;
+    const Int128 held =
+        static_cast<Int128>(horizon_.time_since_epoch().count()) * js.bound_gpu_milli - js.bound_since_area;
     total_allocated_ += held;
-    row(b.job).allocated_gpu_milli_us += held;
+    jobs_[i].allocated_gpu_milli_us += held;
   }
   for (auto* s : {&cluster_}) {
     for (Level* l : {&s->allocated, &s->productive, &s->pending, &s->running, &s->in_system}) advance(*l, horizon_);

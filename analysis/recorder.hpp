@@ -220,14 +220,6 @@ class Recorder {
   std::map<std::string, NodeInstalled> node_installed_;
   std::map<std::string, Level> down_;
   std::map<std::string, bool> node_ready_;
-  struct Bound {
-    SimTime since;
-    std::int64_t gpu_milli;
-    model::JobId job;
-  };
-  // pod key -> its binding. Hashed: a look-up per binding and release was a tree walk of string
-  // compares over every bound pod; finish() only adds integers over it, in any order.
-  std::unordered_map<std::string, Bound> bound_;
   // Per job, by JobId (ids are dense): milli-GPU training now, (in system, running), its queue's scope.
   struct JobState {
     std::int64_t training_gpu_milli = 0;
@@ -238,6 +230,12 @@ class Recorder {
     SimTime waiting_since{};
     Scope* scope = nullptr;  // std::map nodes never move
     bool final = false;  // left the world or rejected: no change names it again
+    // Its bound pods, as sums: finish() charges them up to the horizon as
+    // horizon × gpu_milli − Σ bound_at × gpu_milli (a map by pod key was a string hashed,
+    // copied and freed per binding; PodReleased carries its own binding's time).
+    std::int32_t bound_pods = 0;
+    std::int64_t bound_gpu_milli = 0;
+    Int128 bound_since_area = 0;  // Σ over its bound pods of bound_at (µs) × gpu_milli
   };
   std::deque<JobState> state_;  // alongside jobs_
   model::JobId base_ = 0;       // JobId of jobs_.front()

@@ -98,6 +98,7 @@ struct PodReleased {
   PodPhase phase;
   std::optional<std::int32_t> exit_code;
   std::optional<DeletionReason> reason;
+  SimTime bound_at{};  // when it was bound (its PodBound's time): it held gpu_milli since then
 };
 struct PodDeleted {
   JobId job;

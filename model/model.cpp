@@ -56,11 +56,12 @@ std::string object_key(std::string_view namespace_, std::string_view name) {
   return key;
 }
 
-bool is_key_of(const ObjectMeta& m, std::string_view key) {
-  if (m.namespace_.empty()) return key == m.name;
-  return key.size() == m.namespace_.size() + 1 + m.name.size() && key.substr(0, m.namespace_.size()) == m.namespace_ &&
-         key[m.namespace_.size()] == '/' && key.substr(m.namespace_.size() + 1) == m.name;
+bool is_key(std::string_view key, std::string_view namespace_, std::string_view name) {
+  if (namespace_.empty()) return key == name;
+  return key.size() == namespace_.size() + 1 + name.size() && key.substr(0, namespace_.size()) == namespace_ &&
+         key[namespace_.size()] == '/' && key.substr(namespace_.size() + 1) == name;
 }
+
 
 std::string numbered(std::string_view prefix, std::int64_t n) {
   char digits[24];

@@ -69,6 +69,15 @@ QueueId ClusterSnapshot::queue_id(const std::string& name) {
   return id;
 }
 
+GroupId ClusterSnapshot::group_of_key(std::string_view namespace_, std::string_view name, GroupId hint) {
+  if (hint >= 0 && static_cast<std::size_t>(hint) < groups_.size()) {
+    // (A dropped group's key is empty.)
+    const std::string& key = groups_[static_cast<std::size_t>(hint)].key;
+    if (!key.empty() && model::is_key(key, namespace_, name)) return hint;
+  }
+  return group_id(object_key(namespace_, name));
+}
+
 GroupId ClusterSnapshot::group_id(std::string key) {
   // The key moves into the index (try_emplace leaves it alone when the group exists).
   const auto [it, fresh] = group_ids_.try_emplace(std::move(key));
@@ -190,7 +199,11 @@ std::optional<PodId> ClusterSnapshot::find_pod(const std::string& key) const {
   return it->second;
 }
 
-PodId ClusterSnapshot::pod_ref(const std::string& key) const {
+PodId ClusterSnapshot::pod_ref(const std::string& key, PodId hint) const {
+  if (hint >= 0 && static_cast<std::size_t>(hint) < pods_.size()) {
+    const PodInfo& info = pods_[static_cast<std::size_t>(hint)];
+    if (info.present && info.key == key) return hint;
+  }
   const auto it = pod_ids_.find(key);
   if (it == pod_ids_.end()) throw std::out_of_range(std::string("snapshot: unknown pod '").append(key).append("'"));
   return it->second;
@@ -334,8 +347,8 @@ void ClusterSnapshot::attach_group(GroupId g) {
   if (info.present) ++q.groups;
 }
 
-void ClusterSnapshot::upsert_pod_group(const model::PodGroup& group) {
-  const GroupId g = group_id(object_key(group.metadata));
+GroupId ClusterSnapshot::upsert_pod_group(const model::PodGroup& group, GroupId hint) {
+  const GroupId g = group_of_key(group.metadata.namespace_, group.metadata.name, hint);
   auto& info = groups_[static_cast<std::size_t>(g)];
   const std::vector<PodId> members = info.pods;
   for (const PodId p : members) detach_pod(p);
@@ -357,6 +370,7 @@ void ClusterSnapshot::upsert_pod_group(const model::PodGroup& group) {
   }
   settle_nomination(g);  // a lowered minMember may already be met
   flush_pending_entries();
+  return g;
 }
 
 void ClusterSnapshot::maybe_drop_group(GroupId g) {
@@ -372,10 +386,13 @@ void ClusterSnapshot::maybe_drop_group(GroupId g) {
   free_group_ids_.push_back(g);
 }
 
-void ClusterSnapshot::remove_pod_group(const std::string& key) {
-  const auto it = group_ids_.find(key);
-  if (it == group_ids_.end()) return;
-  const GroupId g = it->second;
+void ClusterSnapshot::remove_pod_group(const std::string& key, GroupId hint) {
+  GroupId g = hint;
+  if (hint < 0 || static_cast<std::size_t>(hint) >= groups_.size() || groups_[static_cast<std::size_t>(hint)].key != key) {
+    const auto it = group_ids_.find(key);
+    if (it == group_ids_.end()) return;
+    g = it->second;
+  }
   auto& info = groups_[static_cast<std::size_t>(g)];
   const std::vector<PodId> members = info.pods;
   for (const PodId p : members) detach_pod(p);
@@ -497,7 +514,7 @@ void ClusterSnapshot::attach_pod(PodId p) {
   }
 }
 
-void ClusterSnapshot::upsert_pod(const model::Pod& pod) {
+PodId ClusterSnapshot::upsert_pod(const model::Pod& pod, GroupId group_hint) {
   PodId p;
   if (const auto [it, fresh] = pod_ids_.try_emplace(object_key(pod.metadata)); !fresh) {
     p = it->second;
@@ -575,7 +592,7 @@ void ClusterSnapshot::upsert_pod(const model::Pod& pod) {
         attach_group(g);
       }
     } else {
-      g = group_id(object_key(pod.metadata.namespace_, pod.pod_group));
+      g = group_of_key(pod.metadata.namespace_, pod.pod_group, group_hint);
     }
   }
   if (old_group != kNone && old_group != g) {
@@ -593,6 +610,7 @@ void ClusterSnapshot::upsert_pod(const model::Pod& pod) {
   attach_pod(p);
   settle_nomination(g);
   flush_pending_entries();
+  return p;
 }
 
 void ClusterSnapshot::remove_pod(const std::string& key) {
@@ -637,8 +655,8 @@ void ClusterSnapshot::bind_ids(PodId p, NodeId n, std::int32_t gpu_slot) {
   flush_pending_entries();
 }
 
-void ClusterSnapshot::evict(const std::string& pod_key) {
-  const PodId p = pod_ref(pod_key);
+void ClusterSnapshot::evict(const std::string& pod_key, PodId hint) {
+  const PodId p = pod_ref(pod_key, hint);
   detach_pod(p);
   auto& info = pods_[static_cast<std::size_t>(p)];
   info.state = info.node != kNone ? PodState::Terminating : PodState::Failed;
@@ -647,8 +665,8 @@ void ClusterSnapshot::evict(const std::string& pod_key) {
   flush_pending_entries();
 }
 
-void ClusterSnapshot::release(const std::string& pod_key, bool succeeded) {
-  const PodId p = pod_ref(pod_key);
+void ClusterSnapshot::release(const std::string& pod_key, bool succeeded, PodId hint) {
+  const PodId p = pod_ref(pod_key, hint);
   detach_pod(p);
   pods_[static_cast<std::size_t>(p)].state = succeeded ? PodState::Succeeded : PodState::Failed;
   attach_pod(p);

@@ -246,10 +246,15 @@ class ClusterSnapshot {
   void remove_node(const std::string& name);  // its pods keep their binding until removed
   void upsert_queue(const model::Queue& queue);
   void remove_queue(const std::string& name);
-  void upsert_pod_group(const model::PodGroup& group);
-  void remove_pod_group(const std::string& key);
-  void upsert_pod(const model::Pod& pod);
-  void remove_pod(const std::string& key);
+  // Pods and groups are filed under an id, which upsert_pod_group and upsert_pod return. A caller
+  // that keeps it hands it back as `hint` with later changes of the same object: a valid hint
+  // (one naming that very key) replaces a hashed look-up of the key by a compare; any other
+  // hint (kNone, stale, another object's) is ignored and the key looked up.
+  GroupId upsert_pod_group(const model::PodGroup& group, GroupId hint = kNone);
+  void remove_pod_group(const std::string& key, GroupId hint = kNone);
+  // `group_hint`: the id of the pod's PodGroup (Pod::pod_group), when the caller has it.
+  PodId upsert_pod(const model::Pod& pod, GroupId group_hint = kNone);
+  void remove_pod(const std::string& key);  // erasing the key from the index hashes it anyway
   // `gpu_slot` is the slot a shared-GPU pod takes (Binding::gpu_slot); kNone lets the snapshot
   // choose best-fit, as the scheduler would.
   void bind(const std::string& pod_key, const std::string& node, std::int32_t gpu_slot = kNone);
@@ -257,8 +262,8 @@ class ClusterSnapshot {
   // names): two string compares instead of two hashed look-ups.
   void bind(PodId pod, NodeId node, const std::string& pod_key, const std::string& node_name,
             std::int32_t gpu_slot = kNone);
-  void evict(const std::string& pod_key);
-  void release(const std::string& pod_key, bool succeeded);
+  void evict(const std::string& pod_key, PodId hint = kNone);
+  void release(const std::string& pod_key, bool succeeded, PodId hint = kNone);
   // §8.6 nomination: replaces every reservation of `group_key` by `plan` (nodes unknown to the
   // snapshot and empty amounts are skipped; an empty plan clears). Ignored for an unknown group
   // or one that no longer needs it (see THE CONTRACT).
@@ -331,7 +336,9 @@ class ClusterSnapshot {
   void attach_pod(PodId p);
   void detach_group(GroupId g);
   void attach_group(GroupId g);
-  PodId pod_ref(const std::string& key) const;  // throws std::out_of_range
+  PodId pod_ref(const std::string& key, PodId hint = kNone) const;  // throws std::out_of_range
+  // The group filed under `namespace_/name`: `hint` when it is that group's id, else by key.
+  GroupId group_of_key(std::string_view namespace_, std::string_view name, GroupId hint);
   void maybe_drop_group(GroupId g);
   void settle_nomination(GroupId g);  // drops the reservations of a group that no longer needs them
   void pending_insert(QueueId q, const GroupOrderKey& key);

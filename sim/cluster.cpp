@@ -75,7 +75,7 @@ void Cluster::build() {
 
 void Cluster::drain(const std::string& node, const std::string& cause) {
   store_.set_node_unschedulable(node, true, cause);
-  const std::set<std::string> keys = store_.pods_on(node);  // deletions change the set
+  const std::vector<std::string> keys = store_.pods_on(node);
   for (const auto& key : keys) {
     const auto [job, p] = store_.locate(key);
     if (terminated(*p)) continue;

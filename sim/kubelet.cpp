@@ -96,7 +96,7 @@ void Kubelet::delete_pod(JobId job, const std::string& name, model::DeletionReas
     return;
   }
   training_->blame_if_unset(job, cause_of(reason));
-  store_.set_terminating(key);  // still holds its resources
+  store_.set_terminating(job, key);  // still holds its resources
   training_->evaluate(job);
   SimDuration stop = draw_duration(sc_.kubelet.pod_stop_latency, rng_stop_);
   stop = std::min(stop, kernel::seconds(p->termination_grace_period_seconds));
@@ -134,7 +134,7 @@ void Kubelet::nodes_lost(const std::vector<std::string>& nodes, const std::strin
 
 void Kubelet::detected(const std::vector<std::string>& nodes) {
   for (const auto& name : nodes) {
-    const std::set<std::string> keys = store_.pods_on(name);  // terminating pods leave the set
+    const std::vector<std::string> keys = store_.pods_on(name);
     for (const auto& key : keys) {
       const auto [job, p] = store_.locate(key);
       if (p->phase != PodPhase::Unknown) continue;

@@ -45,14 +45,16 @@ std::optional<scheduler::Rejection> SchedulingDriver::admit(JobId id) const {
   return sched_.admit(snap_, scheduler::AdmissionRequest{j.key, j.queue, j.shape.requests});
 }
 
-void SchedulingDriver::pod_group_changed(const model::PodGroup& group) {
-  snap_.upsert_pod_group(group);
+std::int32_t SchedulingDriver::pod_group_changed(const model::PodGroup& group, std::int32_t hint) {
+  const scheduler::GroupId g = snap_.upsert_pod_group(group, hint);
   request_cycle();
+  return g;
 }
 
-void SchedulingDriver::pod_created(const model::Pod& pod) {
-  snap_.upsert_pod(pod);
+std::int32_t SchedulingDriver::pod_created(const model::Pod& pod, std::int32_t group_hint) {
+  const scheduler::PodId p = snap_.upsert_pod(pod, group_hint);
   request_cycle();
+  return p;
 }
 
 void SchedulingDriver::pod_released(const std::string&) { request_cycle(); }

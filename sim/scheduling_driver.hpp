@@ -58,17 +58,19 @@ class SchedulingDriver final : public kernel::EventHandler, public StoreWatcher,
   void node_changed(const model::Node& node) override { snap_.upsert_node(node); }
   void node_removed(const std::string& name) override { snap_.remove_node(name); }
   void queue_changed(const model::Queue& queue) override { snap_.upsert_queue(queue); }
-  void pod_group_changed(const model::PodGroup& group) override;
-  void pod_group_removed(const std::string& key) override { snap_.remove_pod_group(key); }
-  void pod_created(const model::Pod& pod) override;
+  std::int32_t pod_group_changed(const model::PodGroup& group, std::int32_t hint) override;
+  void pod_group_removed(const std::string& key, std::int32_t hint) override { snap_.remove_pod_group(key, hint); }
+  std::int32_t pod_created(const model::Pod& pod, std::int32_t group_hint) override;
   void pod_bound(const std::string& key, const std::string& node, std::int32_t gpu_slot, SnapshotIds ids) override {
     // A binding of this scheduler's cycle names its snapshot ids (checked by the snapshot).
     if (ids.pod != scheduler::kNone) snap_.bind(ids.pod, ids.node, key, node, gpu_slot);
     else snap_.bind(key, node, gpu_slot);
   }
-  void pod_terminating(const std::string& key) override { snap_.evict(key); }
+  void pod_terminating(const std::string& key, std::int32_t hint) override { snap_.evict(key, hint); }
   void pod_released(const std::string& key) override;
-  void pod_terminated(const std::string& key, bool succeeded) override { snap_.release(key, succeeded); }
+  void pod_terminated(const std::string& key, bool succeeded, std::int32_t hint) override {
+    snap_.release(key, succeeded, hint);
+  }
   void pod_removed(const std::string& key) override { snap_.remove_pod(key); }
 
  private:

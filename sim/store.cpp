@@ -1,5 +1,7 @@
 #include "sim/store.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "scheduler/snapshot.hpp"
@@ -112,10 +114,12 @@ const model::Node* Store::node(const std::string& name) const {
   return it == nodes_.end() ? nullptr : &it->second;
 }
 
-const std::set<std::string>& Store::pods_on(const std::string& node) const {
-  static const std::set<std::string> kNone;
+std::vector<std::string> Store::pods_on(const std::string& node) const {
   const NodeBook* b = book(node);
-  return b ? b->pods : kNone;
+  if (!b) return {};
+  std::vector<std::string> keys = b->pods;
+  std::sort(keys.begin(), keys.end());
+  return keys;
 }
 
 std::int64_t Store::shared_slots(const std::string& node) const {
@@ -257,14 +261,14 @@ void Store::set_pod_group(JobId id, model::PodGroup&& group, bool keep_creation_
   // §8.3: a finished job's PodGroup stays finished, whatever the controller's copy says.
   const auto& phase = model::status_of(j.job).phase;
   j.pod_group->spec.finished = phase && model::is_terminal(*phase);
-  watcher_->pod_group_changed(*j.pod_group);
+  j.group_hint = watcher_->pod_group_changed(*j.pod_group, j.group_hint);
 }
 
 void Store::finish_pod_group(JobId id) {
   StoredJob& j = at(id);
   if (!j.pod_group || j.pod_group->spec.finished) return;
   j.pod_group->spec.finished = true;
-  watcher_->pod_group_changed(*j.pod_group);
+  j.group_hint = watcher_->pod_group_changed(*j.pod_group, j.group_hint);
 }
 
 bool Store::create_tensorboard(JobId id) {
@@ -301,7 +305,7 @@ void Store::compact(JobId id) {
     watcher_->pod_removed(key);
     pod_owner_.erase(key);
   }
-  if (j.pod_group) watcher_->pod_group_removed(scheduler::object_key(j.pod_group->metadata));
+  if (j.pod_group) watcher_->pod_group_removed(scheduler::object_key(j.pod_group->metadata), j.group_hint);
   j.compacted = true;
   publish(model::JobLeft{id});
   // Kept for objects() (t9ksim run --objects); the job is finished for the world either way.
@@ -417,6 +421,10 @@ Pod& Store::pod_ref(JobId id, const std::string& key) {
   return *p;
 }
 
+std::int32_t Store::hint_of(const StoredJob& j, const Pod& p) {
+  return j.pod_hints[static_cast<std::size_t>(&p - j.pods.data())];
+}
+
 // Pod keys are unique among a job's stored pods (create_pod refuses a reused name).
 Pod* Store::find(JobId id, const std::string& key) {
   for (auto& q : at(id).pods) {
@@ -449,7 +457,7 @@ void Store::create_pod(JobId id, Pod&& pod) {
     owner->second = id;
   }
   publish(model::PodCreated{id, key, pod.replica_type, pod.rank, acc_.gpu_milli_of(pod.requests)});
-  watcher_->pod_created(pod);
+  j.pod_hints.push_back(watcher_->pod_created(pod, j.group_hint));
   j.pods.push_back(std::move(pod));
 }
 
@@ -486,7 +494,7 @@ PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int
     else model::add_resources(used, p.requests);  // not through a ?: that would copy the requests
   }
   watcher_->pod_bound(key, node, share > 0 ? gpu_slot : -1, ids);
-  book.pods.insert(key);
+  book.pods.push_back(key);  // bound once: the scheduler binds pending pods only
   publish(model::PodBound{j.id, key, node, acc_.gpu_milli_of(p.requests), j.queue});
   // No node over-allocated (issue 6 §8). Shares count as the GPUs they sit on: whole GPUs plus
   // used slots within the node's GPUs.
@@ -519,8 +527,12 @@ void Store::set_pod_unknown(JobId id, const std::string& key) { pod_ref(id, key)
 void Store::release(StoredJob& j, Pod& p, const std::string& key) {
   if (p.node_name.empty()) return;
   const auto it = books_.find(p.node_name);
-  if (it == books_.end() || it->second.pods.erase(key) == 0) return;
+  if (it == books_.end()) return;
   NodeBook& book = it->second;
+  const auto held = std::find(book.pods.begin(), book.pods.end(), key);
+  if (held == book.pods.end()) return;
+  if (held + 1 != book.pods.end()) *held = std::move(book.pods.back());  // pods_on restores the order
+  book.pods.pop_back();
   const std::int32_t share = share_of(p.requests);
   if (!j.queue.empty()) {
     auto& used = queue_used_[j.queue];
@@ -530,18 +542,19 @@ void Store::release(StoredJob& j, Pod& p, const std::string& key) {
   if (share > 0 && p.gpu_index >= 0) book.shares[static_cast<std::size_t>(p.gpu_index)] -= share;
   model::subtract_from(book.used, p.requests);
   publish(model::PodReleased{j.id, key, p.node_name, acc_.gpu_milli_of(p.requests), j.queue, p.phase, p.exit_code,
-                             p.deletion_reason});
+                             p.deletion_reason, p.bind_time.value_or(model::SimTime{})});
   watcher_->pod_released(key);
 }
 
 bool Store::terminate_pod(JobId id, const std::string& key, PodPhase phase, std::int32_t exit_code) {
   Pod* p = find(id, key);
   if (!p || terminated(*p)) return false;
+  StoredJob& j = at(id);
   p->phase = phase;
   p->exit_code = exit_code;
   p->finish_time = k_.now();
-  release(at(id), *p, key);
-  watcher_->pod_terminated(key, phase == PodPhase::Succeeded);
+  release(j, *p, key);
+  watcher_->pod_terminated(key, phase == PodPhase::Succeeded, hint_of(j, *p));
   return true;
 }
 
@@ -553,7 +566,11 @@ const Pod& Store::mark_deleted(JobId id, const std::string& key, model::Deletion
   return p;
 }
 
-void Store::set_terminating(const std::string& key) { watcher_->pod_terminating(key); }
+void Store::set_terminating(JobId id, const std::string& key) {
+  StoredJob& j = at(id);
+  const Pod* p = find(id, key);
+  watcher_->pod_terminating(key, p ? hint_of(j, *p) : -1);
+}
 
 void Store::set_deletion_reason(JobId id, const std::string& key, model::DeletionReason reason) {
   pod_ref(id, key).deletion_reason = reason;
@@ -566,6 +583,7 @@ void Store::remove_pod(JobId id, const std::string& key) {
   release(j, *it, key);
   watcher_->pod_removed(key);
   pod_owner_.erase(key);
+  j.pod_hints.erase(j.pod_hints.begin() + (it - j.pods.begin()));
   j.pods.erase(it);
 }
 

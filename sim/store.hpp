@@ -59,22 +59,28 @@ struct SnapshotIds {
 };
 
 // Told of every change to nodes, queues, PodGroups and pods, in the order they happen.
+//
+// Hints: pod_group_changed and pod_created return an id of the watcher's own (the scheduler
+// snapshot's GroupId / PodId; -1 for none), which the store keeps beside the object and hands
+// back as `hint` with that object's later changes, so the watcher can skip looking its key up.
+// The store never reads them; the watcher must check a hint before trusting it.
 class StoreWatcher {
  public:
   virtual ~StoreWatcher() = default;
   virtual void node_changed(const model::Node& node) = 0;
   virtual void node_removed(const std::string& name) = 0;  // its pods keep their binding until removed
   virtual void queue_changed(const model::Queue& queue) = 0;
-  virtual void pod_group_changed(const model::PodGroup& group) = 0;
-  virtual void pod_group_removed(const std::string& key) = 0;
-  virtual void pod_created(const model::Pod& pod) = 0;
+  virtual std::int32_t pod_group_changed(const model::PodGroup& group, std::int32_t hint) = 0;
+  virtual void pod_group_removed(const std::string& key, std::int32_t hint) = 0;
+  // `group_hint`: what pod_group_changed returned for the pod's job's PodGroup (-1: none yet).
+  virtual std::int32_t pod_created(const model::Pod& pod, std::int32_t group_hint) = 0;
   // `ids` are what the caller of Store::bind_pod passed, unchanged.
   virtual void pod_bound(const std::string& key, const std::string& node, std::int32_t gpu_slot, SnapshotIds ids) = 0;
   // A bound, live pod is being deleted: it holds its resources until it is gone.
-  virtual void pod_terminating(const std::string& key) = 0;
+  virtual void pod_terminating(const std::string& key, std::int32_t hint) = 0;
   // A bound pod stopped holding its node's and queue's resources.
   virtual void pod_released(const std::string& key) = 0;
-  virtual void pod_terminated(const std::string& key, bool succeeded) = 0;
+  virtual void pod_terminated(const std::string& key, bool succeeded, std::int32_t hint) = 0;
   virtual void pod_removed(const std::string& key) = 0;
 };
 
@@ -100,6 +106,9 @@ struct StoredJob {
   std::string reject_reason;
   bool compacted = false;  // finished: no longer reconciled (see Store::compact)
   std::map<std::string, std::int32_t> last_generation;  // pod name -> generation of its last pod
+  // The watcher's hints (StoreWatcher): its PodGroup's, and each pod's, aligned with `pods`.
+  std::int32_t group_hint = -1;
+  std::vector<std::int32_t> pod_hints;
 };
 
 class Store {
@@ -126,8 +135,9 @@ class Store {
   void add_allocatable_gpus(const std::string& name, std::int64_t delta, const std::string& cause);
   const model::Node* node(const std::string& name) const;
   const std::map<std::string, model::Node>& nodes() const { return nodes_; }  // ordered by name
-  // Keys of the pods bound to the node that still hold resources there, in key order.
-  const std::set<std::string>& pods_on(const std::string& node) const;
+  // Keys of the pods bound to the node that still hold resources there, in key order (a copy:
+  // callers delete pods while they go through it).
+  std::vector<std::string> pods_on(const std::string& node) const;
   // GPUs of the node no other pod can have: whole-GPU requests plus the GPUs holding a share.
   std::int64_t gpus_in_use(const std::string& node) const;
   // What the pods bound to the node request, summed (empty for a node with none).
@@ -203,7 +213,7 @@ class Store {
   bool terminate_pod(JobId id, const std::string& key, model::PodPhase phase, std::int32_t exit_code);
   // deletionTimestamp = now and the reason (publishes PodDeleted); the pod stays until removed.
   const model::Pod& mark_deleted(JobId id, const std::string& key, model::DeletionReason reason);
-  void set_terminating(const std::string& key);  // a deleted pod's containers are stopping
+  void set_terminating(JobId id, const std::string& key);  // a deleted pod's containers are stopping
   void set_deletion_reason(JobId id, const std::string& key, model::DeletionReason reason);
   void remove_pod(JobId id, const std::string& key);
 
@@ -212,6 +222,7 @@ class Store {
   bool released(JobId id) const { return !jobs_[id]; }
   model::Pod* find(JobId id, const std::string& key);
   model::Pod& pod_ref(JobId id, const std::string& key);  // throws std::logic_error when not stored
+  static std::int32_t hint_of(const StoredJob& j, const model::Pod& p);  // p is one of j.pods
   model::Node& node_ref(const std::string& name);
   void node_changed(const model::Node& n, const std::string& cause);
   // The pod's resources come back, if it held any. `key` is the pod's (object_key).
@@ -240,7 +251,9 @@ class Store {
   // ordered nodes_ is a tree of string compares over every node) and per queue.
   struct NodeBook {
     model::Node* node = nullptr;  // into nodes_ (its elements never move); null once removed
-    std::set<std::string> pods;   // pod keys
+    // Pod keys, in binding order (pods_on sorts them). A few per node: a vector is one
+    // allocation per binding where a tree of strings was two, plus its rebalancing.
+    std::vector<std::string> pods;
     model::ResourceList used;
     // Shared GPUs (t9ksim.io/gpu-milli): milli-GPU of the shares on each slot, from the bindings
     // (Pod::gpu_index), independently of the scheduler's snapshot.

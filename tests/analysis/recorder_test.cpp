@@ -53,8 +53,10 @@ model::PodBound bound(model::JobId id, std::string pod, std::int64_t gpu_milli) 
   return b;
 }
 
-model::PodReleased released(model::JobId id, std::string pod, std::int64_t gpu_milli) {
+// `bound_at`: when its PodBound was (the store's PodReleased carries it).
+model::PodReleased released(model::JobId id, std::string pod, std::int64_t gpu_milli, SimDuration bound_at) {
   model::PodReleased r{};
+  r.bound_at = SimTime{bound_at};
   r.job = id;
   r.pod = std::move(pod);
   r.node = "n0";
@@ -106,7 +108,7 @@ Recorder shared_and_whole() {
   // a trains for its hour and succeeds.
   rec.on_change(at(h(1), model::ProgressCommitted{0, Int128{500} * kHourUs}));
   rec.on_change(at(h(1), model::TrainingChanged{0, 0}));
-  rec.on_change(at(h(1), released(0, "ns/a-0", 500)));
+  rec.on_change(at(h(1), released(0, "ns/a-0", 500, h(0))));
   rec.on_change(at(h(1), phase(0, model::JobPhase::Succeeded)));
   // b is still training at the horizon: its last 1.5 h count as productive.
   rec.on_change(at(h(2), model::ProgressCommitted{1, Int128{1000} * kHourUs * 3 / 2}));
@@ -245,8 +247,8 @@ TEST_CASE("grouped metrics: per queue, kind and class; never-started jobs censor
     b.queue = std::move(queue);
     rec.on_change(at(t, b));
   };
-  auto released_in = [&](SimDuration t, model::JobId id, std::string pod, std::string queue) {
-    auto r = released(id, std::move(pod), 1000);
+  auto released_in = [&](SimDuration t, model::JobId id, std::string pod, std::string queue, SimDuration since) {
+    auto r = released(id, std::move(pod), 1000, since);
     r.queue = std::move(queue);
     rec.on_change(at(t, r));
   };
@@ -254,9 +256,9 @@ TEST_CASE("grouped metrics: per queue, kind and class; never-started jobs censor
   rec.on_change(at(h(0), phase(2, model::JobPhase::Running)));
   bound_in(h(1), 0, "ns/gen-small-0-0", "prod");
   rec.on_change(at(h(1), phase(0, model::JobPhase::Running)));
-  released_in(h(2), 0, "ns/gen-small-0-0", "prod");
+  released_in(h(2), 0, "ns/gen-small-0-0", "prod", h(1));
   rec.on_change(at(h(2), phase(0, model::JobPhase::Succeeded)));
-  released_in(h(2), 2, "ns/other-7-0", "research");
+  released_in(h(2), 2, "ns/other-7-0", "research", h(0));
   rec.on_change(at(h(2), phase(2, model::JobPhase::Succeeded)));
   rec.finish();
   const auto m = rec.metrics();
@@ -383,10 +385,10 @@ TEST_CASE("recorder: streamed rows go out in JobId order once final, with the fi
   feed.push_back(at(h(2), bound(0, "default/a-0", 1000)));
   feed.push_back(at(h(2), phase(0, model::JobPhase::Running)));
   feed.push_back(at(h(3), phase(2, model::JobPhase::Succeeded)));
-  feed.push_back(at(h(3), released(2, "default/c-0", 2000)));
+  feed.push_back(at(h(3), released(2, "default/c-0", 2000, h(1))));
   feed.push_back(at(h(3), model::JobLeft{2}));  // c is final, but a (JobId 0) is not
   feed.push_back(at(h(4), phase(0, model::JobPhase::Succeeded)));
-  feed.push_back(at(h(4), released(0, "default/a-0", 1000)));
+  feed.push_back(at(h(4), released(0, "default/a-0", 1000, h(2))));
   feed.push_back(at(h(4), model::JobLeft{0}));
   feed.push_back(at(h(5), submitted(3, "default/d", 1000)));  // waits past the horizon
 

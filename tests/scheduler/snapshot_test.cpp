@@ -30,6 +30,39 @@ TEST_CASE("snapshot: node free resources and the free-GPU index follow bind, evi
   CHECK(at(s.queues()[static_cast<std::size_t>(*s.find_queue("q"))].allocated, kDimGpu) == 0);
 }
 
+// The world keeps the ids upsert_pod_group and upsert_pod return and hands them back as hints
+// (sim::StoreWatcher); a hint naming another object, or none, must not be trusted.
+TEST_CASE("snapshot: a hint is used only when it names that very key", "[snapshot]") {
+  TestWorld w;
+  w.add_node("n1", res(32, 8, 256));
+  w.add_queue("q", 1);
+  const t9k::model::PodGroup g = w.add_group("g", "q", 1);
+  w.add_group("h", "q", 1);
+  const GroupId gid = *w.snap.find_group("g");
+  const GroupId hid = *w.snap.find_group("h");
+  CHECK(w.snap.upsert_pod_group(g, hid) == gid);    // another group's id
+  CHECK(w.snap.upsert_pod_group(g, 12345) == gid);  // no group's id
+  CHECK(w.snap.upsert_pod_group(g, gid) == gid);
+  const t9k::model::Pod p = w.add_pod("p", "g", res(4, 2));
+  w.add_pod("r", "h", res(4, 2));
+  const PodId pid = *w.snap.find_pod("p");
+  const PodId rid = *w.snap.find_pod("r");
+  CHECK(w.snap.upsert_pod(p, hid) == pid);  // h's id as p's group hint: p stays in g
+  const auto& pods = w.snap.pods();
+  CHECK(pods[static_cast<std::size_t>(pid)].group == gid);
+  CHECK(w.snap.groups()[static_cast<std::size_t>(hid)].pods == std::vector<PodId>{rid});
+  w.snap.bind("p", "n1");
+  w.snap.bind("r", "n1");
+  w.snap.release("p", true, rid);  // r's id for p: p is released, r still holds its GPUs
+  CHECK(pods[static_cast<std::size_t>(pid)].state == PodState::Succeeded);
+  CHECK(pods[static_cast<std::size_t>(rid)].state == PodState::Bound);
+  w.snap.evict("r", rid);
+  CHECK(pods[static_cast<std::size_t>(rid)].state == PodState::Terminating);
+  w.snap.remove_pod_group("h", gid);  // g's id for h: h goes, g stays
+  CHECK(w.snap.groups()[static_cast<std::size_t>(gid)].present);
+  CHECK_FALSE(w.snap.groups()[static_cast<std::size_t>(hid)].present);
+}
+
 TEST_CASE("snapshot: pending groups ordered by priority then creation (§8.5, §11 Q20)", "[snapshot]") {
   TestWorld w;
   w.add_queue("q", 1);

@@ -63,7 +63,7 @@ TEST_CASE("store: a pod's life is stored, watched and published in order", "[sim
   CHECK(bound.job == id);
   CHECK(bound.pod->node_name == "n0");
   CHECK(f.store.gpus_in_use("n0") == 4);
-  CHECK(f.store.pods_on("n0") == std::set<std::string>{"default/train-worker-0"});
+  CHECK(f.store.pods_on("n0") == std::vector<std::string>{"default/train-worker-0"});
   CHECK(Accelerators().gpus_of(f.store.queue_used("default")) == 4);
 
   f.store.set_pod_running(id, "default/train-worker-0");
@@ -97,7 +97,7 @@ TEST_CASE("store: a deleted running pod holds its resources until removed", "[si
   const model::Pod& p = f.store.mark_deleted(id, "default/train-worker-0", model::DeletionReason::Preemption);
   CHECK(p.deletion_timestamp);
   CHECK(p.deletion_reason == model::DeletionReason::Preemption);
-  f.store.set_terminating("default/train-worker-0");
+  f.store.set_terminating(id, "default/train-worker-0");
   CHECK(f.store.gpus_in_use("n0") == 4);
   f.store.remove_pod(id, "default/train-worker-0");
   CHECK(f.store.gpus_in_use("n0") == 0);
@@ -176,7 +176,7 @@ TEST_CASE("store: what a node holds is booked by node, and a gone node takes no 
   f.store.bind_pod("default/train-worker-1", "n1", -1);
   CHECK(f.store.gpus_in_use("n0") == 4);
   CHECK(f.store.gpus_in_use("n1") == 4);
-  CHECK(f.store.pods_on("n1") == std::set<std::string>{"default/train-worker-1"});
+  CHECK(f.store.pods_on("n1") == std::vector<std::string>{"default/train-worker-1"});
   CHECK(f.store.pods_on("nowhere").empty());
   CHECK(f.store.gpus_in_use("nowhere") == 0);
   CHECK(f.store.node_used("nowhere").empty());
@@ -221,6 +221,39 @@ TEST_CASE("store: a finished job is compacted to its outcome", "[sim][store]") {
   CHECK(f.store.pod("default/train-worker-0") == nullptr);
   CHECK(f.log.back() == "watch: group-removed default/train");
   CHECK(f.feed_names().back() == "JobLeft");
+}
+
+// The watcher's hints (StoreWatcher): what pod_group_changed and pod_created returned comes back
+// with the same object's later changes, also after another pod of the job left its vector.
+TEST_CASE("store: the watcher's hints come back with the same object's changes", "[sim][store]") {
+  Fixture f;
+  f.store.add_node(gpu_node("n0", 8));
+  const JobId id = f.add(0);
+  model::PodGroup g;
+  g.metadata.name = "train";
+  g.metadata.namespace_ = "default";
+  f.store.set_pod_group(id, model::PodGroup(g), false);  // returns 1000
+  f.store.set_pod_group(id, model::PodGroup(g), true);   // gets 1000, returns 1001
+  f.store.create_pod(id, worker_pod("train", 0, 4));     // gets 1001, returns 1
+  f.store.create_pod(id, worker_pod("train", 1, 4));     // returns 2
+  f.store.bind_pod("default/train-worker-1", "n0", -1);
+  f.store.mark_deleted(id, "default/train-worker-1", model::DeletionReason::Preemption);
+  f.store.set_terminating(id, "default/train-worker-1");
+  f.store.remove_pod(id, "default/train-worker-0");      // worker-1 moves to the front
+  f.store.terminate_pod(id, "default/train-worker-1", model::PodPhase::Failed, 137);
+  model::JobStatus done;
+  done.phase = model::JobPhase::Failed;
+  f.store.set_status(id, done);
+  REQUIRE(f.store.compactable(id));
+  f.store.compact(id);
+  using Hints = std::vector<std::pair<std::string, std::int32_t>>;
+  CHECK(f.watcher.hints_back == Hints{{"train", -1},
+                                      {"train", 1000},
+                                      {"train-worker-0 group", 1001},
+                                      {"train-worker-1 group", 1001},
+                                      {"default/train-worker-1", 2},
+                                      {"default/train-worker-1", 2},
+                                      {"default/train", 1001}});
 }
 
 // Memory flat in finished jobs (issue 20): a compacted job's record is released.

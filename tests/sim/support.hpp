@@ -82,18 +82,37 @@ struct RecordingWatcher final : StoreWatcher {
   void node_changed(const model::Node& n) override { log.push_back("watch: node " + n.metadata.name); }
   void node_removed(const std::string& n) override { log.push_back("watch: node-removed " + n); }
   void queue_changed(const model::Queue& q) override { log.push_back("watch: queue " + q.metadata.name); }
-  void pod_group_changed(const model::PodGroup& g) override { log.push_back("watch: group " + g.metadata.name); }
-  void pod_group_removed(const std::string& k) override { log.push_back("watch: group-removed " + k); }
-  void pod_created(const model::Pod& p) override { log.push_back("watch: created " + p.metadata.name); }
+  // Hands out hints (groups from 1000, pods from 1) and records the ones handed back, by key.
+  std::int32_t pod_group_changed(const model::PodGroup& g, std::int32_t hint) override {
+    log.push_back("watch: group " + g.metadata.name);
+    hints_back.emplace_back(g.metadata.name, hint);
+    return 1000 + static_cast<std::int32_t>(group_hints++);
+  }
+  void pod_group_removed(const std::string& k, std::int32_t hint) override {
+    log.push_back("watch: group-removed " + k);
+    hints_back.emplace_back(k, hint);
+  }
+  std::int32_t pod_created(const model::Pod& p, std::int32_t group_hint) override {
+    log.push_back("watch: created " + p.metadata.name);
+    hints_back.emplace_back(p.metadata.name + " group", group_hint);
+    return static_cast<std::int32_t>(++pod_hints);
+  }
   void pod_bound(const std::string& k, const std::string& node, std::int32_t slot, SnapshotIds) override {
     log.push_back(fmt::format("watch: bound {} {} {}", k, node, slot));
   }
-  void pod_terminating(const std::string& k) override { log.push_back("watch: terminating " + k); }
+  void pod_terminating(const std::string& k, std::int32_t hint) override {
+    log.push_back("watch: terminating " + k);
+    hints_back.emplace_back(k, hint);
+  }
   void pod_released(const std::string& k) override { log.push_back("watch: released " + k); }
-  void pod_terminated(const std::string& k, bool ok) override {
+  void pod_terminated(const std::string& k, bool ok, std::int32_t hint) override {
     log.push_back(fmt::format("watch: terminated {} {}", k, ok ? "succeeded" : "failed"));
+    hints_back.emplace_back(k, hint);
   }
   void pod_removed(const std::string& k) override { log.push_back("watch: removed " + k); }
+  std::size_t group_hints = 0;
+  std::size_t pod_hints = 0;
+  std::vector<std::pair<std::string, std::int32_t>> hints_back;
 };
 
 // The change feed's variant names, in order ("PodCreated", "PodBound"...).
