@@ -99,6 +99,8 @@ inline bool terminated(const model::Pod& p) {
   return p.phase == model::PodPhase::Succeeded || p.phase == model::PodPhase::Failed;
 }
 inline bool live(const model::Pod& p) { return !terminated(p) && !p.deletion_timestamp; }
+// A live pod whose containers run: what training counts.
+inline bool live_and_running(const model::Pod& p) { return live(p) && p.phase == model::PodPhase::Running; }
 
 // (sum of tasks[].restartCount, backoffCount): published whenever they change.
 std::pair<std::int32_t, std::int32_t> status_counters(const model::JobStatus& s);

@@ -141,7 +141,7 @@ policies::ElasticObservation PolicyDriver::observe() const {
     v.max = j.shape.max;
     v.expected = j.shape.expected;
     v.gpus_per_pod = j.shape.gpus_per_first_pod;
-    for (const auto& p : j.pods) v.running_pods += live(p) && p.phase == model::PodPhase::Running ? 1 : 0;
+    for (const auto& p : j.pods) v.running_pods += live_and_running(p) ? 1 : 0;
     if (const auto* pt = std::get_if<model::PyTorchTrainingJob>(&j.job)) {
       if (!pt->spec.replica_specs.empty() && pt->spec.replica_specs.front().scaling_weight) {
         v.scaling_weight = *pt->spec.replica_specs.front().scaling_weight;

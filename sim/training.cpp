@@ -159,7 +159,7 @@ void Training::evaluate(JobId id) {
     // The running pods' GPUs, summed only when a segment starts (most evaluations start none).
     std::int64_t gpu_milli = 0;
     for (const auto& p : j.pods) {
-      if (live(p) && p.phase == PodPhase::Running) gpu_milli += store_.accelerators().gpu_milli_of(p.requests);
+      if (live_and_running(p)) gpu_milli += store_.accelerators().gpu_milli_of(p.requests);
     }
     start(id, n, gpu_milli);
   }
@@ -183,7 +183,7 @@ std::optional<Training::FailedMember> Training::stranded(JobId id) const {
   bool running = false;
   std::optional<FailedMember> failed;
   for (const auto& p : j.pods) {
-    if (live(p) && p.phase == PodPhase::Running && !p.debug) running = true;
+    if (live_and_running(p) && !p.debug) running = true;
     // A recreated pod replaces its predecessor under the same name, so a stored Failed pod has
     // no replacement yet.
     if (!failed && p.phase == PodPhase::Failed && !p.deletion_timestamp) {
@@ -310,7 +310,7 @@ void Training::schedule_software_failure(JobId id) {
 void Training::software_failure(JobId id) {
   std::vector<std::string> running;
   for (const auto& p : store_.job(id).pods) {
-    if (live(p) && p.phase == PodPhase::Running) running.push_back(scheduler::object_key(p.metadata));
+    if (live_and_running(p)) running.push_back(scheduler::object_key(p.metadata));
   }
   if (running.empty()) return;
   auto& rng = fail_rng(id);
@@ -386,7 +386,7 @@ void Training::done(JobId id) {
   const StoredJob& j = store_.job(id);
   std::vector<std::pair<std::string, std::int32_t>> exits;
   for (const auto& p : j.pods) {
-    if (!live(p) || p.phase != PodPhase::Running) continue;
+    if (!live_and_running(p)) continue;
     if (model::kind_of(j.job) == model::JobKind::DeepSpeedJob && p.rank != 0) continue;
     const scenarios::ScriptedRun* run = t.behaviour.scripted_run(p.replica_type, p.rank, p.generation);
     if (run && run->after) continue;
