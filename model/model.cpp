@@ -62,7 +62,6 @@ bool is_key(std::string_view key, std::string_view namespace_, std::string_view 
          key[namespace_.size()] == '/' && key.substr(namespace_.size() + 1) == name;
 }
 
-
 std::string numbered(std::string_view prefix, std::int64_t n) {
   char digits[24];
   const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
