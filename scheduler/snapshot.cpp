@@ -70,11 +70,7 @@ QueueId ClusterSnapshot::queue_id(const std::string& name) {
 }
 
 GroupId ClusterSnapshot::group_of_key(std::string_view namespace_, std::string_view name, GroupId hint) {
-  if (hint >= 0 && static_cast<std::size_t>(hint) < groups_.size()) {
-    // (A dropped group's key is empty.)
-    const std::string& key = groups_[static_cast<std::size_t>(hint)].key;
-    if (!key.empty() && model::is_key(key, namespace_, name)) return hint;
-  }
+  if (const GroupInfo* g = hinted_group(hint); g && model::is_key(g->key, namespace_, name)) return hint;
   return group_id(object_key(namespace_, name));
 }
 
@@ -200,10 +196,7 @@ std::optional<PodId> ClusterSnapshot::find_pod(const std::string& key) const {
 }
 
 PodId ClusterSnapshot::pod_ref(const std::string& key, PodId hint) const {
-  if (hint >= 0 && static_cast<std::size_t>(hint) < pods_.size()) {
-    const PodInfo& info = pods_[static_cast<std::size_t>(hint)];
-    if (info.present && info.key == key) return hint;
-  }
+  if (const PodInfo* info = hinted_pod(hint); info && info->key == key) return hint;
   const auto it = pod_ids_.find(key);
   if (it == pod_ids_.end()) throw std::out_of_range(std::string("snapshot: unknown pod '").append(key).append("'"));
   return it->second;
@@ -388,7 +381,7 @@ void ClusterSnapshot::maybe_drop_group(GroupId g) {
 
 void ClusterSnapshot::remove_pod_group(const std::string& key, GroupId hint) {
   GroupId g = hint;
-  if (hint < 0 || static_cast<std::size_t>(hint) >= groups_.size() || groups_[static_cast<std::size_t>(hint)].key != key) {
+  if (const GroupInfo* info = hinted_group(hint); !info || info->key != key) {
     const auto it = group_ids_.find(key);
     if (it == group_ids_.end()) return;
     g = it->second;

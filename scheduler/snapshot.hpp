@@ -336,6 +336,18 @@ class ClusterSnapshot {
   void attach_pod(PodId p);
   void detach_group(GroupId g);
   void attach_group(GroupId g);
+  // What a caller's hint names while it is filed (a dropped group's key is empty, a removed pod
+  // is not present), or null; the caller compares the key it has with the one found.
+  const GroupInfo* hinted_group(GroupId hint) const {
+    if (hint < 0 || static_cast<std::size_t>(hint) >= groups_.size()) return nullptr;
+    const GroupInfo& g = groups_[static_cast<std::size_t>(hint)];
+    return g.key.empty() ? nullptr : &g;
+  }
+  const PodInfo* hinted_pod(PodId hint) const {
+    if (hint < 0 || static_cast<std::size_t>(hint) >= pods_.size()) return nullptr;
+    const PodInfo& p = pods_[static_cast<std::size_t>(hint)];
+    return p.present ? &p : nullptr;
+  }
   PodId pod_ref(const std::string& key, PodId hint = kNone) const;  // throws std::out_of_range
   // The group filed under `namespace_/name`: `hint` when it is that group's id, else by key.
   GroupId group_of_key(std::string_view namespace_, std::string_view name, GroupId hint);
