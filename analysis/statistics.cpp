@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <numeric>
 #include <stdexcept>
 
 #include <Eigen/Core>
@@ -219,6 +220,38 @@ double percentile(std::span<const double> x, double p) {
   const auto i = static_cast<std::size_t>(std::floor(pos));
   if (i + 1 >= v.size()) return v.back();
   return v[i] + (pos - static_cast<double>(i)) * (v[i + 1] - v[i]);
+}
+
+std::vector<double> percentiles(std::vector<double> x, std::span<const double> ps) {
+  std::vector<double> out(ps.size(), 0.0);
+  if (x.empty()) return out;
+  // The ranks asked for, in ascending order: each is then a rank already placed (the previous
+  // one or the one after it) or at least `placed`, so one selection among the values not yet
+  // placed puts it where a sort would.
+  std::vector<std::size_t> order(ps.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  const auto p_of = [&](std::size_t k) { return std::clamp(ps[k], 0.0, 1.0); };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p_of(a) < p_of(b); });
+  auto placed = x.begin();  // values before it are at most those after it
+  const auto at = [&](std::size_t i) {
+    const auto it = x.begin() + static_cast<std::ptrdiff_t>(i);
+    if (it >= placed) {
+      std::nth_element(placed, it, x.end());
+      placed = it + 1;
+    }
+    return *it;
+  };
+  for (const std::size_t k : order) {
+    const double pos = p_of(k) * static_cast<double>(x.size() - 1);
+    const auto i = static_cast<std::size_t>(std::floor(pos));
+    if (i + 1 >= x.size()) {
+      out[k] = at(x.size() - 1);
+      continue;
+    }
+    const double lo = at(i);
+    out[k] = lo + (pos - static_cast<double>(i)) * (at(i + 1) - lo);
+  }
+  return out;
 }
 
 }  // namespace t9k::analysis

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -156,4 +157,27 @@ TEST_CASE("percentile interpolates between closest ranks", "[statistics]") {
   CHECK(percentile(x, 0) == 1);
   CHECK(percentile(x, 1) == 4);
   CHECK(percentile(std::vector<double>{}, 0.5) == 0);
+}
+
+TEST_CASE("percentiles by selection are exactly the sorted definition's, for ranks in any order", "[statistics]") {
+  // The recorder's wait and JCT percentiles come from percentiles(): summary.json must not move
+  // by one bit against percentile(), which sorts. Samples with ties, one value, two values.
+  std::mt19937_64 rng(20261127);
+  std::uniform_int_distribution<int> small(0, 9);
+  std::uniform_real_distribution<double> wide(-1e6, 1e6);
+  const std::vector<double> ps{0.99, 0.5, 0.9, 0.0, 1.0, 0.5, 0.25, 0.7500001, 0.75, 1.5, -0.5, 0.999};
+  for (std::size_t n : {1, 2, 3, 7, 100, 1001}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      std::vector<double> x(n);
+      for (auto& v : x) v = trial % 2 ? wide(rng) : static_cast<double>(small(rng));
+      const std::vector<double> got = percentiles(x, ps);
+      REQUIRE(got.size() == ps.size());
+      for (std::size_t k = 0; k < ps.size(); ++k) {
+        INFO("n " << n << ", trial " << trial << ", p " << ps[k]);
+        CHECK(got[k] == percentile(x, ps[k]));  // bit for bit, not approximately
+      }
+    }
+  }
+  CHECK(percentiles(std::vector<double>{}, ps) == std::vector<double>(ps.size(), 0.0));
+  CHECK(percentiles(std::vector<double>{4, 1, 3, 2}, std::vector<double>{0.9})[0] == Approx(3.7));
 }
