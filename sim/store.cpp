@@ -16,7 +16,9 @@ Shape shape_of(const model::Job& job, const Accelerators& acc) {
   Shape s;
   auto add = [&](const model::PodTemplateSpec& t, std::int32_t n) {
     const auto r = model::pod_requests(t.spec);
-    for (std::int32_t i = 0; i < n; ++i) model::add_resources(s.requests, r);
+    if (n > 0) {  // n pods' worth at once (no entry at all for none, as adding n times gave)
+      for (const auto& [name, q] : r) s.requests[name] += q * n;
+    }
     if (s.gpus_per_first_pod == 0) s.gpus_per_first_pod = acc.gpus_of(r);
   };
   auto elastic_from = [&](const std::optional<model::ElasticConfig>& e) {
