@@ -48,6 +48,8 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+
+#include <absl/container/flat_hash_map.h>
 #include <vector>
 
 #include "model/cluster.hpp"
@@ -368,10 +370,12 @@ class ClusterSnapshot {
   std::vector<Selector> selectors_;
   std::vector<Rack> racks_;
   std::unordered_map<std::string, std::int32_t> rack_ids_;
-  std::unordered_map<std::string, NodeId> node_ids_;
-  std::unordered_map<std::string, QueueId> queue_ids_;
-  std::unordered_map<std::string, GroupId> group_ids_;
-  std::unordered_map<std::string, PodId> pod_ids_;
+  // Key -> id, look-up only, never iterated (absl's order is unspecified): one probe of a flat
+  // array per look-up on the binding path (docs/performance.md).
+  absl::flat_hash_map<std::string, NodeId> node_ids_;
+  absl::flat_hash_map<std::string, QueueId> queue_ids_;
+  absl::flat_hash_map<std::string, GroupId> group_ids_;
+  absl::flat_hash_map<std::string, PodId> pod_ids_;
   std::unordered_map<std::string, SelectorId> selector_ids_;
   std::map<std::pair<SelectorId, SparseRes>, ShapeId> shapes_;  // a few dozen shapes
   std::vector<std::pair<SparseRes, SelectorId>> shape_keys_;

@@ -15,6 +15,8 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+
+#include <absl/container/flat_hash_map.h>
 #include <vector>
 
 #include "controllers/controller.hpp"
@@ -238,8 +240,11 @@ class Store {
   std::vector<std::unique_ptr<StoredJob>> jobs_;  // by JobId; records never move; null: released
   StoredJob released_;  // what job() shows for a released record
   std::unordered_map<JobId, JobOutcome> outcomes_;  // of released records, when kept
-  std::unordered_map<std::string, JobId> job_by_key_;  // look-up only
-  std::unordered_map<std::string, JobId> pod_owner_;   // pod key -> job, look-up only
+  // Look-up only, never iterated (absl's order is unspecified): open addressing finds a key in
+  // one probe of a flat array where a node-based map chased a bucket, a node and a division per
+  // node (docs/performance.md "Flat hash maps for the look-ups by key").
+  absl::flat_hash_map<std::string, JobId> job_by_key_;
+  absl::flat_hash_map<std::string, JobId> pod_owner_;  // pod key -> job
   std::map<std::string, model::Node> nodes_;           // ordered: iteration decides nothing random
   std::map<std::string, model::Queue> queues_;
   bool keep_finished_ = false;
@@ -262,7 +267,9 @@ class Store {
       return std::count_if(shares.begin(), shares.end(), [](std::int32_t v) { return v > 0; });
     }
   };
-  std::unordered_map<std::string, NodeBook> books_;  // look-up only
+  // Look-up only, never iterated; filled when nodes are added, so a NodeBook found stays put
+  // while it is used (a flat map moves its values when it grows).
+  absl::flat_hash_map<std::string, NodeBook> books_;
   const NodeBook* book(const std::string& node) const {
     const auto it = books_.find(node);
     return it == books_.end() ? nullptr : &it->second;
