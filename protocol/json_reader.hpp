@@ -26,6 +26,10 @@ class Path {
   Path(const char* root) : key_(root) {}  // NOLINT: a root path from a literal
   Path(const Path& parent, std::string_view key) : parent_(&parent), key_(key) {}
   Path(const Path& parent, std::size_t index) : parent_(&parent), index_(static_cast<std::int64_t>(index)) {}
+  // Not under a temporary (a literal made into a root path dies at the end of its expression, and
+  // a child kept beyond it printed through a dangling parent: a crash when an error named it).
+  Path(Path&& parent, std::string_view key) = delete;
+  Path(Path&& parent, std::size_t index) = delete;
   std::string str() const;
 
  private:
@@ -35,6 +39,8 @@ class Path {
 };
 inline Path child(const Path& path, std::string_view key) { return Path(path, key); }
 inline Path item(const Path& path, std::size_t i) { return Path(path, i); }
+Path child(Path&& path, std::string_view key) = delete;  // name the parent: see Path's constructors
+Path item(Path&& path, std::size_t i) = delete;
 
 std::string describe(const Value& j);  // "the string \"x\"", "3", "null", "an object", ...
 [[noreturn]] void bad(const Path& path, std::string_view expected, const Value& found);

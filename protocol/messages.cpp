@@ -391,8 +391,9 @@ OwnedReconcileInput decode_reconcile(const Request& request, JobCache& jobs) {
   }
   if (const Member st = member(job, "status")) m::status_of(in.job) = detail::decode_status(*st, "params.job.status");
   std::size_t i = 0;
-  for (const auto& pod : array(need(p, "params", "pods"), "params.pods").items()) {
-    in.pods.push_back(detail::decode_pod(pod, item("params.pods", i++)));
+  const Path pods_path("params.pods");
+  for (const auto& pod : array(need(p, "params", "pods"), pods_path).items()) {
+    in.pods.push_back(detail::decode_pod(pod, item(pods_path, i++)));
   }
   if (const Member g = member(p, "podGroup")) in.pod_group = detail::decode_pod_group(*g, "params.podGroup");
   if (const Member t = member(p, "tensorBoard")) {
@@ -425,7 +426,8 @@ controllers::ReconcileResult decode_reconcile_result(const Reply& reply) {
   controllers::ReconcileResult out;
   if (const Member acts = member(r, "actions")) {
     std::size_t i = 0;
-    for (const auto& a : array(*acts, "result.actions").items()) out.actions.push_back(decode_action(a, item("result.actions", i++)));
+    const Path actions_path("result.actions");
+    for (const auto& a : array(*acts, actions_path).items()) out.actions.push_back(decode_action(a, item(actions_path, i++)));
   }
   out.status = detail::decode_status(need(r, "result", "status"), "result.status");
   out.requeue_after = duration_field(r, "result", "requeueAfterMicros", "requeueAfter");
@@ -495,8 +497,9 @@ policies::ElasticObservation decode_decide(const Request& request) {
   }
   o.free_gpus = int64(need(p, "params", "freeGpus"), "params.freeGpus");
   std::size_t i = 0;
-  for (const auto& q : array(need(p, "params", "queues"), "params.queues").items()) {
-    const Path qp = item("params.queues", i++);
+  const Path queues_path("params.queues");
+  for (const auto& q : array(need(p, "params", "queues"), queues_path).items()) {
+    const Path qp = item(queues_path, i++);
     object(q, qp);
     policies::ElasticObservation::Queue v;
     v.name = string(need(q, qp, "name"), child(qp, "name"));
@@ -516,15 +519,17 @@ policies::ElasticObservation decode_decide(const Request& request) {
     o.queues.push_back(std::move(v));
   }
   i = 0;
-  for (const auto& w : array(need(p, "params", "waiting"), "params.waiting").items()) {
-    const Path wp = item("params.waiting", i++);
+  const Path waiting_path("params.waiting");
+  for (const auto& w : array(need(p, "params", "waiting"), waiting_path).items()) {
+    const Path wp = item(waiting_path, i++);
     object(w, wp);
     o.waiting.push_back({int32(need(w, wp, "priority"), child(wp, "priority")),
                          static_cast<m::JobId>(int64(need(w, wp, "jobId"), child(wp, "jobId")))});
   }
   i = 0;
-  for (const auto& j : array(need(p, "params", "jobs"), "params.jobs").items()) {
-    const Path jp = item("params.jobs", i++);
+  const Path jobs_path("params.jobs");
+  for (const auto& j : array(need(p, "params", "jobs"), jobs_path).items()) {
+    const Path jp = item(jobs_path, i++);
     object(j, jp);
     policies::ElasticObservation::Job v;
     v.name = string(need(j, jp, "job"), child(jp, "job"));
@@ -578,8 +583,9 @@ policies::ElasticDecisions decode_decide_result(const Reply& reply, const polici
   const Value& r = object(reply.impl_->result, "result");
   policies::ElasticDecisions out;
   std::size_t i = 0;
-  for (const auto& d : array(need(r, "result", "decisions"), "result.decisions").items()) {
-    const Path dp = item("result.decisions", i++);
+  const Path decisions_path("result.decisions");
+  for (const auto& d : array(need(r, "result", "decisions"), decisions_path).items()) {
+    const Path dp = item(decisions_path, i++);
     object(d, dp);
     policies::ElasticDecision x;
     if (const Member id = member(d, "jobId")) {

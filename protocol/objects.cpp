@@ -473,9 +473,8 @@ CO decode_options(const Value& j, const Path& path) {
   if (const Member x = member(j, "t9kRetryableExitCodes")) {
     o.t9k_retryable_exit_codes.clear();
     std::size_t i = 0;
-    for (const auto& c : array(*x, field("t9kRetryableExitCodes")).items()) {
-      o.t9k_retryable_exit_codes.push_back(int32(c, item(field("t9kRetryableExitCodes"), i++)));
-    }
+    const Path codes = field("t9kRetryableExitCodes");
+    for (const auto& c : array(*x, codes).items()) o.t9k_retryable_exit_codes.push_back(int32(c, item(codes, i++)));
   }
   if (const Member x = member(j, "backoffLimitRule")) o.backoff_limit_rule = kBackoff.value(*x, field("backoffLimitRule"));
   if (const Member x = member(j, "exitCodeIgnoresBackoffLimit")) o.exit_code_ignores_backoff_limit = boolean(*x, field("exitCodeIgnoresBackoffLimit"));

@@ -4,6 +4,7 @@
 // elastic policies' observations; malformed messages are refused with the field's path.
 #include "../controllers/random_history.hpp"
 
+#include "protocol/json_reader.hpp"
 #include "protocol/protocol.hpp"
 
 using namespace t9k;
@@ -183,7 +184,21 @@ TEST_CASE("protocol: an elastic policy's observation and decisions cross the wir
   const auto by_name = protocol::decode_decide_result(
       reply_of(R"({"decisions":[{"job":"research/explore-4","expectedReplicas":2}],"nextDecision":"1970-01-01T00:20:00Z"})"), o);
   CHECK(by_name == policies::ElasticDecisions{{{11, 2}}, at(seconds(1200))});
+  // A job the request did not offer is refused naming the decision's field: the path printed
+  // once ran through a parent that had died with its statement (a crash in Release builds).
+  CHECK_THROWS_WITH(
+      protocol::decode_decide_result(
+          reply_of(R"({"decisions":[{"jobId":9,"expectedReplicas":1},{"job":"default/nobody","expectedReplicas":1}]})"), o),
+      Catch::Contains("result.decisions[1].job: expected an elastic job of the request's jobs"));
 }
+
+// A path may only be built under a named one: a child of a temporary would outlive its parent.
+template <class P>
+concept ItemOf = requires(P&& p) { protocol::detail::item(std::forward<P>(p), std::size_t{0}); };
+template <class P>
+concept ChildOf = requires(P&& p) { protocol::detail::child(std::forward<P>(p), "key"); };
+static_assert(ItemOf<const protocol::detail::Path&> && ChildOf<const protocol::detail::Path&>);
+static_assert(!ItemOf<protocol::detail::Path> && !ChildOf<protocol::detail::Path>);
 
 TEST_CASE("protocol: initialize carries the options; the hello comes back", "[protocol]") {
   ControllerOptions opts;
