@@ -112,4 +112,10 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    code = main(sys.argv)
+    sys.stderr.flush()
+    # Without the interpreter's shutdown: the input thread may still be blocked reading stdin
+    # (the simulator closes it only once this process has exited), and a shutdown that finds
+    # stdin's buffer locked by a daemon thread aborts the process ("could not acquire lock ...
+    # at interpreter shutdown"): SIGABRT where the plugin had exited cleanly.
+    os._exit(code)
