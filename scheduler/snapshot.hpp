@@ -48,9 +48,9 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <vector>
 
 #include <absl/container/flat_hash_map.h>
-#include <vector>
 
 #include "model/cluster.hpp"
 #include "model/scheduling.hpp"

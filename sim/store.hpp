@@ -15,9 +15,9 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <absl/container/flat_hash_map.h>
-#include <vector>
 
 #include "controllers/controller.hpp"
 #include "model/change.hpp"
@@ -242,7 +242,7 @@ class Store {
   std::unordered_map<JobId, JobOutcome> outcomes_;  // of released records, when kept
   // Look-up only, never iterated (absl's order is unspecified): open addressing finds a key in
   // one probe of a flat array where a node-based map chased a bucket, a node and a division per
-  // node (docs/performance.md "Flat hash maps for the look-ups by key").
+  // node (docs/performance.md, "Percentiles by selection, and flat hash maps").
   absl::flat_hash_map<std::string, JobId> job_by_key_;
   absl::flat_hash_map<std::string, JobId> pod_owner_;  // pod key -> job
   std::map<std::string, model::Node> nodes_;           // ordered: iteration decides nothing random
