@@ -67,10 +67,10 @@ double jain_fairness(std::span<const double> x);
 // Linear interpolation between closest ranks (the definition docs/outputs.md uses), p in [0, 1].
 // 0 for an empty sample. `x` need not be sorted.
 double percentile(std::span<const double> x, double p);
-// percentile(x, p) for each of `ps` (ascending, in [0, 1]), by selection rather than a sort: each
-// order statistic the interpolation needs is placed with std::nth_element among the values above
-// the previous one, in linear time; the values are exactly the sorted definition's. `x` is taken
-// by value and reordered.
+// percentile(x, p) for each of `ps` (in any order, clamped to [0, 1] as percentile does), by
+// selection rather than a sort: each order statistic the interpolation needs is placed with
+// std::nth_element among the values above the previous one, in linear time; the values are
+// exactly the sorted definition's. `x` is taken by value and reordered.
 std::vector<double> percentiles(std::vector<double> x, std::span<const double> ps);
 
 }  // namespace t9k::analysis
