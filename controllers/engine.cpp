@@ -268,6 +268,7 @@ void make_pod(Pod& p, const JobView& v, const TypeView& t, bool resumed) {
   // order with the end as hint: each lands at the end of the map, without a search, unless the
   // template has later keys.
   auto& labels = p.metadata.labels;
+  labels.reserve(labels.size() + 8);  // the seven below and name_pod's genericjob-replica: one allocation
   const auto set_label = [&labels](const char* key, std::string value) {
     labels.insert_or_assign(labels.end(), key, std::move(value));
   };

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/container/flat_map.hpp>
+
 #include "model/enums.hpp"
 #include "model/quantity.hpp"
 #include "sim/kernel/time.hpp"
@@ -18,7 +20,11 @@ namespace t9k::model {
 using kernel::SimDuration;
 using kernel::SimTime;
 
-using Labels = std::map<std::string, std::string>;
+// Labels are ordered by key like std::map, in one sorted array: a pod's half a dozen labels (§10)
+// are built for every pod, and a map's node per label was a large share of a pod's allocations
+// (docs/performance.md "Labels and resource lists in sorted arrays"). Unlike std::map, inserting
+// invalidates iterators and references.
+using Labels = boost::container::flat_map<std::string, std::string>;
 
 // resource name ("cpu", "memory", "nvidia.com/gpu", "rdma/rdma_shared_device_a") -> quantity.
 using ResourceList = std::map<std::string, Quantity>;
