@@ -216,8 +216,8 @@ std::string change_json(const model::TimedChange& tc, const std::vector<std::str
           j["type"] = "JobPhaseChanged";
           job_ref(c.job);
           j["phase"] = model::to_string(c.phase);
-          j["reason"] = c.reason;
-          j["message"] = c.message;
+          j["reason"] = c.reason.view();
+          j["message"] = c.message.view();
           j["restarts"] = c.restarts;
           j["backoffCount"] = c.backoff_count;
         } else if constexpr (std::is_same_v<T, model::PodCreated>) {

@@ -255,7 +255,8 @@ void Recorder::on_change(const model::TimedChange& tc) {
             // pod ran (docs/outputs.md, wait_s).
             if (!r.first_running) r.first_running = state(c.job).first_pod_running;
             r.end = t;
-            r.reason = c.message.empty() ? c.reason : c.reason + ": " + c.message;
+            r.reason = c.reason;
+            if (!c.message.empty()) r.reason.append(": ").append(c.message.view());
             wait_cause(r, t, std::nullopt);
             job_state(r, t, false, false);
           } else {

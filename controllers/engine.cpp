@@ -34,6 +34,9 @@ using model::RestartPolicyType;
 constexpr std::string_view kMsgAllRunning = "All pods are running normally.";  // §1.2 snapshot
 constexpr std::string_view kMsgSucceeded = "The job has finished successfully.";  // §1.2 snapshot
 
+// A condition text of static storage (a literal or one of the constants above): never copied.
+model::Text fixed(std::string_view literal) { return model::Text::fixed(literal); }
+
 // Where a replica slot stands after this step's decisions.
 enum class Outcome {
   Missing,         // no pod: create one
@@ -66,8 +69,8 @@ using Slots = boost::container::small_vector<Slot, 4>;
 
 struct Verdict {
   JobPhase phase = JobPhase::Failed;
-  std::string failed_reason;  // reason of the Failed condition
-  std::string message;
+  model::Text failed_reason;  // reason of the Failed condition
+  model::Text message;
 };
 
 bool terminating(const Pod& p) { return p.deletion_timestamp.has_value(); }
@@ -109,18 +112,19 @@ model::JobCondition* find_condition(JobStatus& st, JobConditionType type) {
 }
 
 // lastTransitionTime moves only when the status flips; conditions are kept in §1.2's order.
-void set_condition(JobStatus& st, JobConditionType type, ConditionStatus status, std::string_view reason,
-                   std::string_view message, SimTime now) {
+// Literal reasons and messages are passed as fixed(...): condition texts then never allocate.
+void set_condition(JobStatus& st, JobConditionType type, ConditionStatus status, model::Text reason,
+                   model::Text message, SimTime now) {
   if (auto* c = find_condition(st, type)) {
     if (c->status != status) {
       c->status = status;
       c->last_transition_time = now;
     }
-    c->reason = reason;
-    c->message = message;
+    c->reason = std::move(reason);
+    c->message = std::move(message);
     return;
   }
-  model::JobCondition c{type, status, now, std::string(reason), std::string(message)};
+  model::JobCondition c{type, status, now, std::move(reason), std::move(message)};
   auto it = std::find_if(st.conditions.begin(), st.conditions.end(),
                          [&](const model::JobCondition& x) { return x.type > type; });
   st.conditions.insert(it, std::move(c));
@@ -350,12 +354,12 @@ void terminal_deletions(Slots& slots, model::CleanUpPolicy policy, bool deadline
 
 void apply_terminal_conditions(JobStatus& st, const Verdict& v, SimTime now) {  // §1.2, UC snapshots
   if (v.phase == JobPhase::Succeeded) {
-    set_condition(st, JobConditionType::Running, ConditionStatus::False, "Succeeded", kMsgSucceeded, now);
-    set_condition(st, JobConditionType::Completed, ConditionStatus::True, "Succeeded", kMsgSucceeded, now);
-    set_condition(st, JobConditionType::Failed, ConditionStatus::False, "Succeeded", kMsgSucceeded, now);
+    set_condition(st, JobConditionType::Running, ConditionStatus::False, fixed("Succeeded"), fixed(kMsgSucceeded), now);
+    set_condition(st, JobConditionType::Completed, ConditionStatus::True, fixed("Succeeded"), fixed(kMsgSucceeded), now);
+    set_condition(st, JobConditionType::Failed, ConditionStatus::False, fixed("Succeeded"), fixed(kMsgSucceeded), now);
   } else {
-    set_condition(st, JobConditionType::Running, ConditionStatus::False, "Failed", v.message, now);
-    set_condition(st, JobConditionType::Completed, ConditionStatus::True, "Failed", v.message, now);
+    set_condition(st, JobConditionType::Running, ConditionStatus::False, fixed("Failed"), v.message, now);
+    set_condition(st, JobConditionType::Completed, ConditionStatus::True, fixed("Failed"), v.message, now);
     set_condition(st, JobConditionType::Failed, ConditionStatus::True, v.failed_reason, v.message, now);
   }
 }
@@ -401,12 +405,12 @@ std::optional<Verdict> decide_generic(const JobView& v, const Slots& slots) {
       std::string text = "The job is failed with rule: {";
       append_rule_entry(text, v.types[first_failed->type_index].type, std::span(&first_failed->rank, 1));
       text += '}';
-      return Verdict{JobPhase::Failed, "Failed", std::move(text)};
+      return Verdict{JobPhase::Failed, fixed("Failed"), std::move(text)};
     }
   } else {
     for (const auto& rule : spec.failure_rules) {
       if (all_named(rule, Outcome::FailedFinal)) {
-        return Verdict{JobPhase::Failed, "Failed", "The job is failed with rule: " + rule_text(rule.replicas)};
+        return Verdict{JobPhase::Failed, fixed("Failed"), "The job is failed with rule: " + rule_text(rule.replicas)};
       }
     }
   }
@@ -424,7 +428,7 @@ std::optional<Verdict> decide_generic(const JobView& v, const Slots& slots) {
       reachable = reachable || ok;
     }
     if (!reachable) {  // with no successRules the default "all replicas" rule is unreachable too
-      return Verdict{JobPhase::Failed, "Failed",
+      return Verdict{JobPhase::Failed, fixed("Failed"),
                      fmt::format("The job is failed because the restarts of {} are exhausted and no success "
                                  "rule can be fulfilled",
                                  first_failed->name)};
@@ -437,10 +441,10 @@ std::optional<Verdict> decide_generic(const JobView& v, const Slots& slots) {
       any = true;
       all = all && s.outcome == Outcome::SucceededFinal;
     }
-    if (any && all) return Verdict{JobPhase::Succeeded, "", std::string(kMsgSucceeded)};
+    if (any && all) return Verdict{JobPhase::Succeeded, {}, fixed(kMsgSucceeded)};
   } else {
     for (const auto& rule : spec.success_rules) {
-      if (all_named(rule, Outcome::SucceededFinal)) return Verdict{JobPhase::Succeeded, "", std::string(kMsgSucceeded)};
+      if (all_named(rule, Outcome::SucceededFinal)) return Verdict{JobPhase::Succeeded, {}, fixed(kMsgSucceeded)};
     }
   }
   return std::nullopt;
@@ -454,24 +458,24 @@ std::optional<Verdict> decide_master(const JobView& v, const Slots& slots, const
     if (s.desired && s.type_index == 0 && s.rank == 0) master = &s;
   }
   if (master && master->outcome == Outcome::FailedFinal) {
-    return Verdict{JobPhase::Failed, "Failed", master_failure_message(v, *master->pod)};
+    return Verdict{JobPhase::Failed, fixed("Failed"), master_failure_message(v, *master->pod)};
   }
   if (opt.permanent_failure_scope == ControllerOptions::PermanentFailureScope::AnyReplica) {
     for (const auto& s : slots) {
       if (s.desired && s.outcome == Outcome::FailedFinal) {
-        return Verdict{JobPhase::Failed, "Failed", master_failure_message(v, *s.pod)};
+        return Verdict{JobPhase::Failed, fixed("Failed"), master_failure_message(v, *s.pod)};
       }
     }
   }
   if (backoff_limit_pod) {  // §11 Q4 Kubeflow option
-    return Verdict{JobPhase::Failed, "BackoffLimitExceeded",
+    return Verdict{JobPhase::Failed, fixed("BackoffLimitExceeded"),
                    fmt::format("{} {} has failed because it has reached the specified backoff limit", v.kind_name,
                                v.meta->name)};
   }
-  if (master && master->outcome == Outcome::SucceededFinal) return Verdict{JobPhase::Succeeded, "", std::string(kMsgSucceeded)};
+  if (master && master->outcome == Outcome::SucceededFinal) return Verdict{JobPhase::Succeeded, {}, fixed(kMsgSucceeded)};
   if (v.elastic && opt.elastic_success == ControllerOptions::ElasticSuccess::AnyReplica) {
     for (const auto& s : slots) {
-      if (s.desired && s.outcome == Outcome::SucceededFinal) return Verdict{JobPhase::Succeeded, "", std::string(kMsgSucceeded)};
+      if (s.desired && s.outcome == Outcome::SucceededFinal) return Verdict{JobPhase::Succeeded, {}, fixed(kMsgSucceeded)};
     }
   }
   return std::nullopt;
@@ -730,17 +734,17 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     }
     st.phase = JobPhase::Paused;
     st.active_since.reset();
-    set_condition(st, JobConditionType::Paused, ConditionStatus::True, "Paused",
-                  "All replicas are deleted or being deleted.", now);
+    set_condition(st, JobConditionType::Paused, ConditionStatus::True, fixed("Paused"),
+                  fixed("All replicas are deleted or being deleted."), now);
     if (auto* c = find_condition(st, JobConditionType::Running); c && c->status == ConditionStatus::True) {
-      set_condition(st, JobConditionType::Running, ConditionStatus::False, "Paused", "The job is paused.", now);
+      set_condition(st, JobConditionType::Running, ConditionStatus::False, fixed("Paused"), fixed("The job is paused."), now);
     }
     return finish(false);
   }
   if (*st.phase == JobPhase::Paused) {  // resume: Resuming until all replicas are back (§7.2)
     st.phase = JobPhase::Resuming;
     st.active_since = now;  // §11 Q6: the clock restarts on resume (Kubeflow reset)
-    set_condition(st, JobConditionType::Paused, ConditionStatus::False, "Resumed", "The job is resuming.", now);
+    set_condition(st, JobConditionType::Paused, ConditionStatus::False, fixed("Resumed"), fixed("The job is resuming."), now);
   }
 
   // ---- activeDeadlineSeconds (§6.1, §11 Q6) ----
@@ -750,7 +754,7 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
   if (v.active_deadline_seconds && st.active_since) {
     const SimTime deadline = *st.active_since + std::chrono::seconds(*v.active_deadline_seconds);
     if (now >= deadline) {
-      verdict = Verdict{JobPhase::Failed, "DeadlineExceeded",
+      verdict = Verdict{JobPhase::Failed, fixed("DeadlineExceeded"),
                         fmt::format("{} {} has failed because it was active longer than specified deadline",
                                     v.kind_name, job)};
     } else {
@@ -842,7 +846,7 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     fmt::memory_buffer msg;
     fmt::format_to(std::back_inserter(msg), "Pod[{}] exited with error code {}", first_failed_pod->metadata.name,
                    exit_code_of(*first_failed_pod));
-    set_condition(st, JobConditionType::ReplicaFailure, ConditionStatus::True, "ErrorInPod",
+    set_condition(st, JobConditionType::ReplicaFailure, ConditionStatus::True, fixed("ErrorInPod"),
                   std::string_view(msg.data(), msg.size()), now);
   }
 
@@ -903,10 +907,10 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     st.elastic_replicas = target;
   }
 
-  set_condition(st, JobConditionType::Initialized, ConditionStatus::True, "",
-                "All sub-resources are created.", now);
+  set_condition(st, JobConditionType::Initialized, ConditionStatus::True, fixed(""),
+                fixed("All sub-resources are created."), now);
   if (!find_condition(st, JobConditionType::ReplicaFailure)) {
-    set_condition(st, JobConditionType::ReplicaFailure, ConditionStatus::False, "", kMsgAllRunning, now);
+    set_condition(st, JobConditionType::ReplicaFailure, ConditionStatus::False, fixed(""), fixed(kMsgAllRunning), now);
   }
   if (*st.phase == JobPhase::Pending || *st.phase == JobPhase::Resuming) {  // §11 Q1
     std::int32_t desired = 0, running = 0;
@@ -929,7 +933,7 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     }
     if (is_running) {
       st.phase = JobPhase::Running;
-      set_condition(st, JobConditionType::Running, ConditionStatus::True, "Running", kMsgAllRunning, now);
+      set_condition(st, JobConditionType::Running, ConditionStatus::True, fixed("Running"), fixed(kMsgAllRunning), now);
     }
   }
   res.requeue_after = requeue;

@@ -14,6 +14,7 @@
 #include "model/cluster.hpp"
 #include "model/enums.hpp"
 #include "model/meta.hpp"
+#include "model/text.hpp"
 #include "sim/kernel/hash.hpp"
 
 namespace t9k::model {
@@ -64,8 +65,8 @@ struct JobRejected {
 struct JobPhaseChanged {
   JobId job;
   JobPhase phase;
-  std::string reason;
-  std::string message;
+  Text reason;   // the condition's (model/text.hpp): copied without allocating
+  Text message;
   std::int32_t restarts = 0;       // sum of tasks[].restartCount
   std::int32_t backoff_count = 0;  // status.backoffCount (0 for GenericJob)
 };

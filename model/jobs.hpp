@@ -11,6 +11,7 @@
 
 #include "model/meta.hpp"
 #include "model/pod_template.hpp"
+#include "model/text.hpp"
 
 namespace t9k::model {
 
@@ -208,8 +209,8 @@ struct JobCondition {
   JobConditionType type = JobConditionType::Initialized;
   ConditionStatus status = ConditionStatus::Unknown;
   SimTime last_transition_time{};
-  std::string reason;
-  std::string message;
+  Text reason;   // copied into every status a reconcile builds: Text, not std::string (text.hpp)
+  Text message;
   bool operator==(const JobCondition&) const = default;
 };
 

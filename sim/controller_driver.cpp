@@ -91,7 +91,7 @@ void ControllerDriver::phase_changed(JobId id, std::optional<JobPhase> before) {
     violation(k_, fmt::format("job {} left terminal phase {} for {}", j.key, model::to_string(*before),
                               model::to_string(ph)));
   }
-  std::string reason, message;
+  model::Text reason, message;
   for (const auto& cond : status.conditions) {
     const bool pick = model::is_terminal(ph) ? (cond.type == model::JobConditionType::Completed)
                                              : (cond.type == model::JobConditionType::Running);

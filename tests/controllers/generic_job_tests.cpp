@@ -152,7 +152,7 @@ TEST_CASE("§3.1 UC-1500: restarts exhausted and no success rule reachable fails
   w.fail("job-worker-1");
   w.step();
   CHECK(w.phase() == JobPhase::Failed);
-  CHECK(w.cond(JobConditionType::Failed).message.find("no success rule can be fulfilled") != std::string::npos);
+  CHECK(w.cond(JobConditionType::Failed).message.view().find("no success rule can be fulfilled") != std::string_view::npos);
 }
 
 TEST_CASE("§3.1 UC-1500: a still reachable success rule keeps the job running") {

@@ -1,0 +1,63 @@
+// model::Text (model/text.hpp): condition reasons and messages that copy without allocating.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "model/jobs.hpp"
+#include "model/meta.hpp"
+#include "model/text.hpp"
+
+using t9k::model::Text;
+
+TEST_CASE("Text: fixed texts are views of static storage, owned ones are shared by their copies", "[model][text]") {
+  static constexpr std::string_view kLiteral = "The job has finished successfully.";
+  const Text fixed = Text::fixed(kLiteral);
+  CHECK(fixed.view().data() == kLiteral.data());  // not copied
+  const Text fixed_copy = fixed;
+  CHECK(fixed_copy.view().data() == kLiteral.data());
+
+  std::string dynamic = "Pod[job-worker-0] exited with error code 137";
+  const Text owned = dynamic;
+  CHECK(owned == dynamic);
+  CHECK(owned.view().data() != dynamic.data());  // owned: a copy of the characters, once
+  dynamic.assign("changed");
+  CHECK(owned == "Pod[job-worker-0] exited with error code 137");  // independent of the source
+  const Text owned_copy = owned;
+  CHECK(owned_copy.view().data() == owned.view().data());  // shared, not copied again
+}
+
+TEST_CASE("Text: compares, converts and prints as the string it holds", "[model][text]") {
+  const Text a = Text::fixed("Running");
+  const Text b = std::string("Running");
+  CHECK(a == b);
+  CHECK(a == "Running");
+  CHECK(a == std::string("Running"));
+  CHECK(a == std::string_view("Running"));
+  CHECK_FALSE(a == "Running ");
+  CHECK(Text{} == Text::fixed(""));
+  CHECK(Text{}.empty());
+  CHECK(Text(std::string()).empty());
+  CHECK(a.size() == 7);
+  CHECK(a.str() == "Running");
+  std::string s = "x";
+  s = a;  // std::string's assignment from a string-view-like type
+  CHECK(s == "Running");
+  std::ostringstream os;
+  os << a;
+  CHECK(os.str() == "Running");
+  CHECK(fmt::format("[{:>8}]", a) == "[ Running]");
+}
+
+TEST_CASE("Text: a condition's equality is its texts', wherever they are kept", "[model][text]") {
+  t9k::model::JobCondition c1{t9k::model::JobConditionType::Running, t9k::model::ConditionStatus::True, {},
+                              Text::fixed("Running"), Text::fixed("All pods are running normally.")};
+  t9k::model::JobCondition c2 = c1;
+  c2.reason = std::string("Running");
+  c2.message = std::string("All pods are running normally.");
+  CHECK(c1 == c2);
+  c2.message = Text::fixed("The job is paused.");
+  CHECK_FALSE(c1 == c2);
+}
