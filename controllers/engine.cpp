@@ -354,13 +354,19 @@ void terminal_deletions(Slots& slots, model::CleanUpPolicy policy, bool deadline
 
 void apply_terminal_conditions(JobStatus& st, const Verdict& v, SimTime now) {  // §1.2, UC snapshots
   if (v.phase == JobPhase::Succeeded) {
-    set_condition(st, JobConditionType::Running, ConditionStatus::False, fixed("Succeeded"), fixed(kMsgSucceeded), now);
-    set_condition(st, JobConditionType::Completed, ConditionStatus::True, fixed("Succeeded"), fixed(kMsgSucceeded), now);
-    set_condition(st, JobConditionType::Failed, ConditionStatus::False, fixed("Succeeded"), fixed(kMsgSucceeded), now);
+    set_condition(st, JobConditionType::Running, ConditionStatus::False,
+                  fixed("Succeeded"), fixed(kMsgSucceeded), now);
+    set_condition(st, JobConditionType::Completed, ConditionStatus::True,
+                  fixed("Succeeded"), fixed(kMsgSucceeded), now);
+    set_condition(st, JobConditionType::Failed, ConditionStatus::False,
+                  fixed("Succeeded"), fixed(kMsgSucceeded), now);
   } else {
-    set_condition(st, JobConditionType::Running, ConditionStatus::False, fixed("Failed"), v.message, now);
-    set_condition(st, JobConditionType::Completed, ConditionStatus::True, fixed("Failed"), v.message, now);
-    set_condition(st, JobConditionType::Failed, ConditionStatus::True, v.failed_reason, v.message, now);
+    set_condition(st, JobConditionType::Running, ConditionStatus::False,
+                  fixed("Failed"), v.message, now);
+    set_condition(st, JobConditionType::Completed, ConditionStatus::True,
+                  fixed("Failed"), v.message, now);
+    set_condition(st, JobConditionType::Failed, ConditionStatus::True,
+                  v.failed_reason, v.message, now);
   }
 }
 
@@ -444,7 +450,9 @@ std::optional<Verdict> decide_generic(const JobView& v, const Slots& slots) {
     if (any && all) return Verdict{JobPhase::Succeeded, {}, fixed(kMsgSucceeded)};
   } else {
     for (const auto& rule : spec.success_rules) {
-      if (all_named(rule, Outcome::SucceededFinal)) return Verdict{JobPhase::Succeeded, {}, fixed(kMsgSucceeded)};
+      if (all_named(rule, Outcome::SucceededFinal)) {
+        return Verdict{JobPhase::Succeeded, {}, fixed(kMsgSucceeded)};
+      }
     }
   }
   return std::nullopt;
@@ -472,10 +480,14 @@ std::optional<Verdict> decide_master(const JobView& v, const Slots& slots, const
                    fmt::format("{} {} has failed because it has reached the specified backoff limit", v.kind_name,
                                v.meta->name)};
   }
-  if (master && master->outcome == Outcome::SucceededFinal) return Verdict{JobPhase::Succeeded, {}, fixed(kMsgSucceeded)};
+  if (master && master->outcome == Outcome::SucceededFinal) {
+    return Verdict{JobPhase::Succeeded, {}, fixed(kMsgSucceeded)};
+  }
   if (v.elastic && opt.elastic_success == ControllerOptions::ElasticSuccess::AnyReplica) {
     for (const auto& s : slots) {
-      if (s.desired && s.outcome == Outcome::SucceededFinal) return Verdict{JobPhase::Succeeded, {}, fixed(kMsgSucceeded)};
+      if (s.desired && s.outcome == Outcome::SucceededFinal) {
+        return Verdict{JobPhase::Succeeded, {}, fixed(kMsgSucceeded)};
+      }
     }
   }
   return std::nullopt;
@@ -737,14 +749,16 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     set_condition(st, JobConditionType::Paused, ConditionStatus::True, fixed("Paused"),
                   fixed("All replicas are deleted or being deleted."), now);
     if (auto* c = find_condition(st, JobConditionType::Running); c && c->status == ConditionStatus::True) {
-      set_condition(st, JobConditionType::Running, ConditionStatus::False, fixed("Paused"), fixed("The job is paused."), now);
+      set_condition(st, JobConditionType::Running, ConditionStatus::False,
+                    fixed("Paused"), fixed("The job is paused."), now);
     }
     return finish(false);
   }
   if (*st.phase == JobPhase::Paused) {  // resume: Resuming until all replicas are back (§7.2)
     st.phase = JobPhase::Resuming;
     st.active_since = now;  // §11 Q6: the clock restarts on resume (Kubeflow reset)
-    set_condition(st, JobConditionType::Paused, ConditionStatus::False, fixed("Resumed"), fixed("The job is resuming."), now);
+    set_condition(st, JobConditionType::Paused, ConditionStatus::False,
+                  fixed("Resumed"), fixed("The job is resuming."), now);
   }
 
   // ---- activeDeadlineSeconds (§6.1, §11 Q6) ----
@@ -910,7 +924,8 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
   set_condition(st, JobConditionType::Initialized, ConditionStatus::True, fixed(""),
                 fixed("All sub-resources are created."), now);
   if (!find_condition(st, JobConditionType::ReplicaFailure)) {
-    set_condition(st, JobConditionType::ReplicaFailure, ConditionStatus::False, fixed(""), fixed(kMsgAllRunning), now);
+    set_condition(st, JobConditionType::ReplicaFailure, ConditionStatus::False,
+                  fixed(""), fixed(kMsgAllRunning), now);
   }
   if (*st.phase == JobPhase::Pending || *st.phase == JobPhase::Resuming) {  // §11 Q1
     std::int32_t desired = 0, running = 0;
@@ -933,7 +948,8 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     }
     if (is_running) {
       st.phase = JobPhase::Running;
-      set_condition(st, JobConditionType::Running, ConditionStatus::True, fixed("Running"), fixed(kMsgAllRunning), now);
+      set_condition(st, JobConditionType::Running, ConditionStatus::True,
+                    fixed("Running"), fixed(kMsgAllRunning), now);
     }
   }
   res.requeue_after = requeue;

@@ -9,6 +9,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -23,6 +24,17 @@ class Text {
         view_(owned_ ? std::string_view(*owned_) : std::string_view{}) {}
   Text(std::string_view s) : Text(std::string(s)) {}  // NOLINT(google-explicit-constructor)
   Text(const char* s) : Text(std::string_view(s)) {}  // NOLINT(google-explicit-constructor)
+
+  // A moved-from text is empty: its view must not outlive the characters it gave away.
+  Text(const Text&) = default;
+  Text& operator=(const Text&) = default;
+  Text(Text&& o) noexcept : owned_(std::move(o.owned_)), view_(std::exchange(o.view_, {})) {}
+  Text& operator=(Text&& o) noexcept {
+    owned_ = std::move(o.owned_);
+    view_ = std::exchange(o.view_, {});
+    return *this;
+  }
+  ~Text() = default;
 
   // Not owned: `s` must outlive every copy (a literal or a constant of static storage).
   static Text fixed(std::string_view s) {

@@ -29,6 +29,22 @@ TEST_CASE("Text: fixed texts are views of static storage, owned ones are shared 
   CHECK(owned_copy.view().data() == owned.view().data());  // shared, not copied again
 }
 
+TEST_CASE("Text: a moved-from text is empty, and a moved text keeps its characters", "[model][text]") {
+  Text a = std::string("Pod[job-worker-0] exited with error code 137");
+  const char* chars = a.view().data();
+  Text b = std::move(a);
+  CHECK(b == "Pod[job-worker-0] exited with error code 137");
+  CHECK(b.view().data() == chars);
+  CHECK(a.empty());  // NOLINT(bugprone-use-after-move): what the test is about
+  Text c;
+  c = std::move(b);
+  CHECK(c == "Pod[job-worker-0] exited with error code 137");
+  CHECK(b.empty());  // NOLINT(bugprone-use-after-move)
+  Text& self = c;
+  c = std::move(self);
+  CHECK(c == "Pod[job-worker-0] exited with error code 137");
+}
+
 TEST_CASE("Text: compares, converts and prints as the string it holds", "[model][text]") {
   const Text a = Text::fixed("Running");
   const Text b = std::string("Running");
