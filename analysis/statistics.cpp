@@ -213,13 +213,7 @@ double jain_fairness(std::span<const double> x) {
 }
 
 double percentile(std::span<const double> x, double p) {
-  if (x.empty()) return 0;
-  std::vector<double> v(x.begin(), x.end());
-  std::sort(v.begin(), v.end());
-  const double pos = std::clamp(p, 0.0, 1.0) * static_cast<double>(v.size() - 1);
-  const auto i = static_cast<std::size_t>(std::floor(pos));
-  if (i + 1 >= v.size()) return v.back();
-  return v[i] + (pos - static_cast<double>(i)) * (v[i + 1] - v[i]);
+  return percentiles(std::vector<double>(x.begin(), x.end()), std::span(&p, 1)).front();
 }
 
 std::vector<double> percentiles(std::vector<double> x, std::span<const double> ps) {

@@ -64,13 +64,13 @@ std::vector<double> mser5_curve(std::span<const double> observations);
 // Defined as 1 for an empty sample or all zeros (nobody is treated worse than anyone else).
 double jain_fairness(std::span<const double> x);
 
-// Linear interpolation between closest ranks (the definition docs/outputs.md uses), p in [0, 1].
-// 0 for an empty sample. `x` need not be sorted.
+// Linear interpolation between closest ranks (the definition docs/outputs.md uses), p clamped
+// to [0, 1]. 0 for an empty sample. `x` need not be sorted. One rank of percentiles().
 double percentile(std::span<const double> x, double p);
-// percentile(x, p) for each of `ps` (in any order, clamped to [0, 1] as percentile does), by
-// selection rather than a sort: each order statistic the interpolation needs is placed with
-// std::nth_element among the values above the previous one, in linear time; the values are
-// exactly the sorted definition's. `x` is taken by value and reordered.
+// percentile(x, p) for each of `ps` (in any order), by selection rather than a sort: each order
+// statistic the interpolation needs is placed with std::nth_element among the values above the
+// previous one, in linear time; the values are exactly the sorted definition's (tested against
+// it bit for bit). `x` is taken by value and reordered.
 std::vector<double> percentiles(std::vector<double> x, std::span<const double> ps);
 
 }  // namespace t9k::analysis
