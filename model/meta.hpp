@@ -22,8 +22,8 @@ using kernel::SimTime;
 
 // Labels are ordered by key like std::map, in one sorted array: a pod's half a dozen labels (§10)
 // are built for every pod, and a map's node per label was a large share of a pod's allocations
-// (docs/performance.md "Labels and resource lists in sorted arrays"). Unlike std::map, inserting
-// invalidates iterators and references.
+// (docs/performance.md "Labels in a sorted array, condition texts that copy without
+// allocating"). Unlike std::map, inserting invalidates iterators and references.
 using Labels = boost::container::flat_map<std::string, std::string>;
 
 // resource name ("cpu", "memory", "nvidia.com/gpu", "rdma/rdma_shared_device_a") -> quantity.

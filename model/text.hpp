@@ -1,8 +1,8 @@
 // Text: an immutable string that copies without allocating. The job controllers set the same
 // few condition reasons and messages on every job and copy a job's conditions into each new
 // status (three reconciles a job at least); as std::string, those copies and the literals made
-// into strings were a tenth of a trace run's allocations (docs/performance.md "Condition texts
-// that copy without allocating").
+// into strings were a tenth of a trace run's allocations (docs/performance.md "Labels in a sorted
+// array, condition texts that copy without allocating").
 #pragma once
 
 #include <memory>
