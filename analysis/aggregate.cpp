@@ -20,7 +20,6 @@ using nlohmann::json;
 
 namespace {
 
-
 // JSON has no NaN: a missing interval (n < 2) is written as null.
 json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
@@ -88,7 +87,8 @@ SteadyState steady_state(const std::string& text) {
       cap.push_back(t.number(i, "capacity_gpus").value_or(0));
       pending.push_back(t.number(i, "pending_jobs").value_or(0));
     } else if (scope.starts_with("queue:")) {
-      queues[time].emplace_back(t.number(i, "allocated_gpus").value_or(0), t.number(i, "pending_jobs").value_or(0));
+      queues[time].emplace_back(t.number(i, "allocated_gpus").value_or(0),
+                                t.number(i, "pending_jobs").value_or(0));
     }
   }
   if (times.empty()) return st;
@@ -160,11 +160,13 @@ RunSummary load_run_summary(const fs::path& dir) {
 
 ReplicationSummary summarize_replications(std::vector<RunSummary> runs, double confidence) {
   if (runs.empty()) throw std::invalid_argument("no replications to summarize");
-  std::sort(runs.begin(), runs.end(), [](const RunSummary& a, const RunSummary& b) { return a.replication < b.replication; });
+  std::sort(runs.begin(), runs.end(),
+            [](const RunSummary& a, const RunSummary& b) { return a.replication < b.replication; });
   for (std::size_t i = 1; i < runs.size(); ++i) {
     if (runs[i].replication == runs[i - 1].replication) {
-      throw std::invalid_argument(fmt::format("replication {} appears twice ({} and {})", runs[i].replication,
-                                              runs[i - 1].dir.string(), runs[i].dir.string()));
+      throw std::invalid_argument(fmt::format("replication {} appears twice ({} and {})",
+                                              runs[i].replication, runs[i - 1].dir.string(),
+                                              runs[i].dir.string()));
     }
   }
   ReplicationSummary s;
@@ -194,7 +196,8 @@ std::string replication_summary_json(const ReplicationSummary& s, const fs::path
   return j.dump(2) + "\n";
 }
 
-ReplicationSummary write_replication_summary(const fs::path& dir, const std::vector<fs::path>& rep_dirs) {
+ReplicationSummary write_replication_summary(const fs::path& dir,
+                                             const std::vector<fs::path>& rep_dirs) {
   std::vector<RunSummary> runs;
   runs.reserve(rep_dirs.size());
   for (const auto& d : rep_dirs) runs.push_back(load_run_summary(d));
@@ -204,7 +207,8 @@ ReplicationSummary write_replication_summary(const fs::path& dir, const std::vec
   return s;
 }
 
-ComparisonSummary compare_variants(std::vector<std::pair<std::string, ReplicationSummary>> variants, double confidence) {
+ComparisonSummary compare_variants(std::vector<std::pair<std::string, ReplicationSummary>> variants,
+                                   double confidence) {
   if (variants.empty()) throw std::invalid_argument("no variants to compare");
   ComparisonSummary c;
   const ReplicationSummary& base = variants.front().second;
@@ -220,10 +224,11 @@ ComparisonSummary compare_variants(std::vector<std::pair<std::string, Replicatio
         const auto& a = reps.runs[i];
         const auto& b = base.runs[i];
         if (a.replication != b.replication || a.seed != b.seed) {
-          throw std::invalid_argument(fmt::format(
-              "variant {}: replication {} seed {} does not pair with the base's replication {} seed {} "
-              "(common random numbers need the same seeds and replication numbers)",
-              name, a.replication, a.seed, b.replication, b.seed));
+          throw std::invalid_argument(
+              fmt::format("variant {}: replication {} seed {} does not pair with the base's "
+                          "replication {} seed {} "
+                          "(common random numbers need the same seeds and replication numbers)",
+                          name, a.replication, a.seed, b.replication, b.seed));
         }
       }
       // Pairs by replication: a metric missing from either run of a pair leaves that pair out.
@@ -286,8 +291,9 @@ std::string comparison_summary_json(const ComparisonSummary& c, const fs::path& 
   return j.dump(2) + "\n";
 }
 
-ComparisonSummary write_comparison_summary(const fs::path& dir,
-                                           const std::vector<std::pair<std::string, std::vector<fs::path>>>& variants) {
+ComparisonSummary write_comparison_summary(
+    const fs::path& dir,
+    const std::vector<std::pair<std::string, std::vector<fs::path>>>& variants) {
   std::vector<std::pair<std::string, ReplicationSummary>> sums;
   for (const auto& [name, rep_dirs] : variants) {
     if (rep_dirs.empty()) throw std::invalid_argument("variant " + name + " has no replications");

@@ -70,7 +70,8 @@ struct ReplicationSummary {
 
 // Sorts runs by replication; throws std::invalid_argument for an empty set or a repeated
 // replication number.
-ReplicationSummary summarize_replications(std::vector<RunSummary> runs, double confidence = kConfidence);
+ReplicationSummary summarize_replications(std::vector<RunSummary> runs,
+                                          double confidence = kConfidence);
 
 // The aggregate summary.json (sorted keys); rep dirs are written relative to `dir`.
 std::string replication_summary_json(const ReplicationSummary& s, const std::filesystem::path& dir);

@@ -77,7 +77,8 @@ CsvTable parse_csv(std::string_view text, const std::string& what) {
         any = true;
     }
   }
-  if (in_quotes) throw std::runtime_error(fmt::format("{}: line {}: unterminated quoted field", what, line));
+  if (in_quotes)
+    throw std::runtime_error(fmt::format("{}: line {}: unterminated quoted field", what, line));
   if (any) {
     record.push_back(std::move(field));
     records.push_back(std::move(record));

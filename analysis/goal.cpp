@@ -20,16 +20,46 @@ namespace {
 
 // The metric names a target may use (summary.json), without the group prefix.
 const std::set<std::string>& known_metrics() {
-  static const std::set<std::string> k = {
-      "jobs_submitted", "jobs_succeeded", "jobs_failed", "jobs_rejected", "jobs_unfinished", "jobs_never_started",
-      "wait_mean_s", "wait_p50_s", "wait_p90_s", "wait_p99_s", "jct_mean_s", "jct_p50_s", "jct_p90_s",
-      "slowdown_mean", "gpu_hours_capacity", "gpu_hours_installed", "gpu_hours_down", "gpu_hours_unallocated",
-      "gpu_hours_allocated", "gpu_hours_productive", "gpu_hours_idle",
-      "gpu_hours_lost_fault", "gpu_hours_lost_software", "gpu_hours_lost_preemption", "gpu_hours_lost_scale",
-      "gpu_hours_lost_pause", "gpu_hours_lost_maxDuration", "gpu_hours_lost_other", "utilization_allocated",
-      "utilization_productive", "goodput", "quota_share_used", "quota_share_while_waiting",
-      "utilization_while_waiting", "waiting_hours", "steady_utilization_allocated",
-      "steady_utilization_productive", "steady_pending_jobs", "steady_fairness_jain", "warmup_s"};
+  static const std::set<std::string> k = {"jobs_submitted",
+                                          "jobs_succeeded",
+                                          "jobs_failed",
+                                          "jobs_rejected",
+                                          "jobs_unfinished",
+                                          "jobs_never_started",
+                                          "wait_mean_s",
+                                          "wait_p50_s",
+                                          "wait_p90_s",
+                                          "wait_p99_s",
+                                          "jct_mean_s",
+                                          "jct_p50_s",
+                                          "jct_p90_s",
+                                          "slowdown_mean",
+                                          "gpu_hours_capacity",
+                                          "gpu_hours_installed",
+                                          "gpu_hours_down",
+                                          "gpu_hours_unallocated",
+                                          "gpu_hours_allocated",
+                                          "gpu_hours_productive",
+                                          "gpu_hours_idle",
+                                          "gpu_hours_lost_fault",
+                                          "gpu_hours_lost_software",
+                                          "gpu_hours_lost_preemption",
+                                          "gpu_hours_lost_scale",
+                                          "gpu_hours_lost_pause",
+                                          "gpu_hours_lost_maxDuration",
+                                          "gpu_hours_lost_other",
+                                          "utilization_allocated",
+                                          "utilization_productive",
+                                          "goodput",
+                                          "quota_share_used",
+                                          "quota_share_while_waiting",
+                                          "utilization_while_waiting",
+                                          "waiting_hours",
+                                          "steady_utilization_allocated",
+                                          "steady_utilization_productive",
+                                          "steady_pending_jobs",
+                                          "steady_fairness_jain",
+                                          "warmup_s"};
   return k;
 }
 
@@ -55,15 +85,18 @@ std::vector<std::string> words(std::string_view s) {
   return out;
 }
 
-
 }  // namespace
 
 std::string_view to_string(TargetOp op) {
   switch (op) {
-    case TargetOp::Less: return "<";
-    case TargetOp::LessEqual: return "<=";
-    case TargetOp::Greater: return ">";
-    case TargetOp::GreaterEqual: return ">=";
+    case TargetOp::Less:
+      return "<";
+    case TargetOp::LessEqual:
+      return "<=";
+    case TargetOp::Greater:
+      return ">";
+    case TargetOp::GreaterEqual:
+      return ">=";
   }
   return "?";
 }
@@ -91,7 +124,8 @@ std::optional<Target> parse_target(std::string_view text, std::string& error) {
     const auto eq = g.find('=');
     const std::string group = g.substr(0, eq), value = g.substr(eq + 1);
     if ((group != kGroupQueue && group != kGroupKind && group != kGroupClass) || value.empty()) {
-      error = fmt::format("\"{}\": expected queue=NAME, kind=KIND or class=PREFIX before the metric", g);
+      error = fmt::format(
+          "\"{}\": expected queue=NAME, kind=KIND or class=PREFIX before the metric", g);
       return std::nullopt;
     }
     prefix = group + "/" + value + "/";
@@ -109,14 +143,23 @@ std::optional<Target> parse_target(std::string_view text, std::string& error) {
     return std::nullopt;
   }
   // Which metrics exist where (docs/outputs.md "Metrics by group").
-  static const std::set<std::string> kClusterOnly = {
-      "gpu_hours_capacity", "gpu_hours_installed", "gpu_hours_down", "gpu_hours_unallocated", "utilization_allocated",
-      "utilization_productive", "goodput", "steady_utilization_allocated", "steady_utilization_productive",
-      "steady_pending_jobs", "steady_fairness_jain", "warmup_s"};
+  static const std::set<std::string> kClusterOnly = {"gpu_hours_capacity",
+                                                     "gpu_hours_installed",
+                                                     "gpu_hours_down",
+                                                     "gpu_hours_unallocated",
+                                                     "utilization_allocated",
+                                                     "utilization_productive",
+                                                     "goodput",
+                                                     "steady_utilization_allocated",
+                                                     "steady_utilization_productive",
+                                                     "steady_pending_jobs",
+                                                     "steady_fairness_jain",
+                                                     "warmup_s"};
   static const std::set<std::string> kQueueOnly = {"quota_share_used", "quota_share_while_waiting",
                                                    "utilization_while_waiting", "waiting_hours"};
   if (!prefix.empty() && kClusterOnly.count(metric)) {
-    error = fmt::format("{} is a cluster-wide metric; drop the {} before it", metric, prefix.substr(0, prefix.find('/')) + "=...");
+    error = fmt::format("{} is a cluster-wide metric; drop the {} before it", metric,
+                        prefix.substr(0, prefix.find('/')) + "=...");
     return std::nullopt;
   }
   if (kQueueOnly.count(metric) && !prefix.starts_with(std::string(kGroupQueue) + "/")) {
@@ -124,10 +167,14 @@ std::optional<Target> parse_target(std::string_view text, std::string& error) {
     return std::nullopt;
   }
   t.metric = prefix + metric;
-  if (w[1] == "<") t.op = TargetOp::Less;
-  else if (w[1] == "<=") t.op = TargetOp::LessEqual;
-  else if (w[1] == ">") t.op = TargetOp::Greater;
-  else if (w[1] == ">=") t.op = TargetOp::GreaterEqual;
+  if (w[1] == "<")
+    t.op = TargetOp::Less;
+  else if (w[1] == "<=")
+    t.op = TargetOp::LessEqual;
+  else if (w[1] == ">")
+    t.op = TargetOp::Greater;
+  else if (w[1] == ">=")
+    t.op = TargetOp::GreaterEqual;
   else {
     error = fmt::format("operator \"{}\": expected <, <=, > or >=", w[1]);
     return std::nullopt;
@@ -135,7 +182,8 @@ std::optional<Target> parse_target(std::string_view text, std::string& error) {
   const std::string& th = w[2];
   if (auto v = number(th)) {
     t.threshold = *v;
-  } else if (th.size() > 1 && th.back() == '%' && number(std::string_view(th).substr(0, th.size() - 1))) {
+  } else if (th.size() > 1 && th.back() == '%' &&
+             number(std::string_view(th).substr(0, th.size() - 1))) {
     t.threshold = *number(std::string_view(th).substr(0, th.size() - 1)) / 100;
   } else if (metric.ends_with("_s")) {
     try {
@@ -194,13 +242,17 @@ Classified classify(const Target& t, const std::map<std::string, double>& m) {
     const auto a = t.metric.find('/');
     queue = t.metric.substr(a + 1, t.metric.find('/', a + 1) - a - 1);
   }
-  const auto q = [&](const char* name) { return get(fmt::format("{}/{}/{}", kGroupQueue, queue, name)); };
+  const auto q = [&](const char* name) {
+    return get(fmt::format("{}/{}/{}", kGroupQueue, queue, name));
+  };
   // A queue target: what was allocated while that queue had jobs waiting. A cluster target: the
   // whole run.
   const double share = queue.empty() ? std::nan("") : q("quota_share_while_waiting");
   const double util = queue.empty() ? get("utilization_allocated") : q("utilization_while_waiting");
-  const double lost_max = queue.empty() ? get("gpu_hours_lost_maxDuration") : q("gpu_hours_lost_maxDuration");
-  const std::string when = queue.empty() ? std::string() : fmt::format(" while queue {} had jobs waiting", queue);
+  const double lost_max =
+      queue.empty() ? get("gpu_hours_lost_maxDuration") : q("gpu_hours_lost_maxDuration");
+  const std::string when =
+      queue.empty() ? std::string() : fmt::format(" while queue {} had jobs waiting", queue);
   // The scheduler's own reasons (job_hours_pending_<cause>, docs/outputs.md "Why jobs waited"),
   // when the run has them: the cause most of the waiting was under decides.
   const std::string pre = queue.empty() ? std::string() : fmt::format("{}/{}/", kGroupQueue, queue);
@@ -213,48 +265,64 @@ Classified classify(const Target& t, const std::map<std::string, double>& m) {
   const double waited = on_quota + on_nodes + pend("queue_order") + pend("gang_members");
   if (waited > 0 && on_quota >= 0.5 * waited) {
     return {Binding::Quota,
-            fmt::format("the quota binds: {} of the job-hours {} waited were on {} quota (the scheduler's reasons){}; "
-                        "raise the quota{}, not the capacity",
-                        format_percent(on_quota / waited), queue.empty() ? "jobs" : "queue " + queue + "'s jobs",
-                        queue.empty() ? "their queue's" : "its",
-                        std::isfinite(share) ? fmt::format(", with {} of it held", format_percent(share)) : std::string(),
-                        queue.empty() ? std::string() : fmt::format(" (scheduler.queues[name={}].spec.quota)", queue))};
+            fmt::format(
+                "the quota binds: {} of the job-hours {} waited were on {} quota (the scheduler's "
+                "reasons){}; "
+                "raise the quota{}, not the capacity",
+                format_percent(on_quota / waited),
+                queue.empty() ? "jobs" : "queue " + queue + "'s jobs",
+                queue.empty() ? "their queue's" : "its",
+                std::isfinite(share) ? fmt::format(", with {} of it held", format_percent(share))
+                                     : std::string(),
+                queue.empty() ? std::string()
+                              : fmt::format(" (scheduler.queues[name={}].spec.quota)", queue))};
   }
   if (waited > 0 && on_nodes >= 0.5 * waited) {
-    return {Binding::Capacity,
-            fmt::format("capacity binds: {} of the job-hours {} waited found no node with room (the scheduler's "
-                        "reasons); the cluster was {} allocated{}",
-                        format_percent(on_nodes / waited), queue.empty() ? "jobs" : "queue " + queue + "'s jobs",
-                        format_percent(std::isfinite(util) ? util : 0), when)};
+    return {Binding::Capacity, fmt::format("capacity binds: {} of the job-hours {} waited found no "
+                                           "node with room (the scheduler's "
+                                           "reasons); the cluster was {} allocated{}",
+                                           format_percent(on_nodes / waited),
+                                           queue.empty() ? "jobs" : "queue " + queue + "'s jobs",
+                                           format_percent(std::isfinite(util) ? util : 0), when)};
   }
   if (std::isfinite(share) && share >= 0.9) {
-    return {Binding::Quota,
-            fmt::format("the quota binds: queue {} held {} of its GPU quota while its jobs waited, with the cluster {} "
-                        "allocated; raise the quota (scheduler.queues[name={}].spec.quota), not the capacity",
-                        queue, format_percent(share), format_percent(std::isfinite(util) ? util : 0), queue)};
+    return {
+        Binding::Quota,
+        fmt::format(
+            "the quota binds: queue {} held {} of its GPU quota while its jobs waited, with the "
+            "cluster {} "
+            "allocated; raise the quota (scheduler.queues[name={}].spec.quota), not the capacity",
+            queue, format_percent(share), format_percent(std::isfinite(util) ? util : 0), queue)};
   }
   if (std::isfinite(util) && util >= 0.9) {
-    return {Binding::Capacity,
-            fmt::format("capacity binds: the cluster was {} allocated{}{}", format_percent(util), when,
-                        std::isfinite(share) ? fmt::format(" (the queue held {} of its quota)", format_percent(share))
-                                             : std::string())};
+    return {
+        Binding::Capacity,
+        fmt::format("capacity binds: the cluster was {} allocated{}{}", format_percent(util), when,
+                    std::isfinite(share)
+                        ? fmt::format(" (the queue held {} of its quota)", format_percent(share))
+                        : std::string())};
   }
   if (std::isfinite(lost_max) && lost_max > 0) {
-    return {Binding::MaxDuration, fmt::format("maxDuration binds: {} GPU-hours were cut by the queue's maxDuration",
-                                              format_count(std::round(lost_max)))};
+    return {Binding::MaxDuration,
+            fmt::format("maxDuration binds: {} GPU-hours were cut by the queue's maxDuration",
+                        format_count(std::round(lost_max)))};
   }
   if (!queue.empty() && !std::isfinite(util)) {
-    return {Binding::NeverWaited, fmt::format("queue {} never had jobs waiting: the target is limited by something "
-                                              "other than waiting for resources (run times, failures)",
-                                              queue)};
+    return {Binding::NeverWaited,
+            fmt::format("queue {} never had jobs waiting: the target is limited by something "
+                        "other than waiting for resources (run times, failures)",
+                        queue)};
   }
   return {Binding::Other,
-          fmt::format("neither quota nor capacity was near its limit (cluster {} allocated{}{}): the target is limited "
-                      "by something else (job sizes, gang fragmentation, priorities, faults); see the per-queue "
+          fmt::format("neither quota nor capacity was near its limit (cluster {} allocated{}{}): "
+                      "the target is limited "
+                      "by something else (job sizes, gang fragmentation, priorities, faults); see "
+                      "the per-queue "
                       "figures in the report",
                       format_percent(std::isfinite(util) ? util : 0), when,
-                      std::isfinite(share) ? fmt::format(", the queue at {} of its quota", format_percent(share))
-                                           : std::string())};
+                      std::isfinite(share)
+                          ? fmt::format(", the queue at {} of its quota", format_percent(share))
+                          : std::string())};
 }
 
 }  // namespace
@@ -284,9 +352,11 @@ std::string binding_constraint(const Target& t, const ReplicationSummary& s) {
   const auto top = std::max_element(count.begin(), count.end(), [](const auto& a, const auto& b) {
     return a.second < b.second || (a.second == b.second && a.first > b.first);
   });
-  const auto first = std::find_if(missing.begin(), missing.end(), [&](const Classified& c) { return c.binding == top->first; });
+  const auto first = std::find_if(missing.begin(), missing.end(),
+                                  [&](const Classified& c) { return c.binding == top->first; });
   if (s.runs.size() == 1) return first->sentence;
-  return fmt::format("in {} of the {} replications that miss the target, {}", top->second, missing.size(), first->sentence);
+  return fmt::format("in {} of the {} replications that miss the target, {}", top->second,
+                     missing.size(), first->sentence);
 }
 
 }  // namespace t9k::analysis

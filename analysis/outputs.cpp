@@ -24,7 +24,9 @@ constexpr double kHourUs = 3600.0 * 1e6;
 std::string secs(SimTime t) { return kernel::format_seconds(t); }
 std::string secs(SimDuration d) { return kernel::format_seconds(d); }
 // GPU-hours of milli-GPU × µs, 6 decimals.
-std::string hours(Int128 gpu_milli_us) { return fmt::format("{:.6f}", gpu_value(gpu_milli_us) / kHourUs); }
+std::string hours(Int128 gpu_milli_us) {
+  return fmt::format("{:.6f}", gpu_value(gpu_milli_us) / kHourUs);
+}
 
 // A milli-GPU amount in events.jsonl: an integer when whole (8000 -> 8), else the fraction (0.5).
 nlohmann::json gpus_json(std::int64_t gpu_milli) {
@@ -36,7 +38,8 @@ std::string num(double x) { return fmt::format("{:.6g}", x); }
 }  // namespace
 
 StagedFile::StagedFile(const std::filesystem::path& path)
-    : path_(path), tmp_(path.parent_path() / ("." + path.filename().string() + ".tmp")),
+    : path_(path),
+      tmp_(path.parent_path() / ("." + path.filename().string() + ".tmp")),
       out_(tmp_, std::ios::binary | std::ios::trunc) {
   check();
 }
@@ -49,7 +52,9 @@ StagedFile::~StagedFile() {
 }
 
 void StagedFile::check() {
-  if (!out_) throw std::runtime_error(fmt::format("cannot write {}: {}", path_.string(), std::strerror(errno)));
+  if (!out_)
+    throw std::runtime_error(
+        fmt::format("cannot write {}: {}", path_.string(), std::strerror(errno)));
 }
 
 void StagedFile::commit() {
@@ -57,11 +62,14 @@ void StagedFile::commit() {
   check();
   std::error_code ec;
   std::filesystem::rename(tmp_, path_, ec);
-  if (ec) throw std::runtime_error("cannot rename " + tmp_.string() + " to " + path_.string() + ": " + ec.message());
+  if (ec)
+    throw std::runtime_error("cannot rename " + tmp_.string() + " to " + path_.string() + ": " +
+                             ec.message());
   committed_ = true;
 }
 
-void write_file_atomic(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write) {
+void write_file_atomic(const std::filesystem::path& path,
+                       const std::function<void(std::ostream&)>& write) {
   StagedFile file(path);
   write(file.out());
   file.commit();
@@ -78,7 +86,8 @@ constexpr const char* kJobsCsvHeader =
     "phase,reason,restarts,backoff_count,preemptions,pods_failed,ideal_run_s,slowdown,ettr,"
     "gpu_hours_allocated,gpu_hours_productive,gpu_hours_lost_fault,gpu_hours_lost_software,"
     "gpu_hours_lost_preemption,gpu_hours_lost_scale,gpu_hours_lost_pause,"
-    "gpu_hours_lost_max_duration,gpu_hours_lost_other,gpu_hours_idle,pending_cause,pending_reason\n";
+    "gpu_hours_lost_max_duration,gpu_hours_lost_other,gpu_hours_idle,pending_cause,pending_"
+    "reason\n";
 
 // One line of jobs.csv (docs/outputs.md), appended to `row`.
 void append_job_row(fmt::memory_buffer& row, const JobRow& j, SimTime horizon) {
@@ -87,7 +96,8 @@ void append_job_row(fmt::memory_buffer& row, const JobRow& j, SimTime horizon) {
   const std::string jct = (j.end && !rejected) ? secs(*j.end - j.submit) : "";
   std::string slowdown, ettr;
   if (j.end && !rejected && j.ideal_run_us > 0) {
-    slowdown = num(static_cast<double>((*j.end - j.submit).count()) / static_cast<double>(j.ideal_run_us));
+    slowdown =
+        num(static_cast<double>((*j.end - j.submit).count()) / static_cast<double>(j.ideal_run_us));
   }
   if (j.first_running && j.gpu_milli > 0) {
     const SimTime end = j.end.value_or(horizon);
@@ -96,13 +106,14 @@ void append_job_row(fmt::memory_buffer& row, const JobRow& j, SimTime horizon) {
   }
   fmt::format_to(
       std::back_inserter(row),
-      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}"
+      ",{},{}\n",
       csv_field(j.name), model::to_string(j.kind), csv_field(j.queue), j.priority, j.replicas,
-      format_gpu_milli(j.gpu_milli),
-      j.elastic ? "true" : "false", secs(j.submit), j.first_running ? secs(*j.first_running) : "",
-      j.end ? secs(*j.end) : "", wait, jct, j.phase, csv_field(j.reason), j.restarts, j.backoff_count,
-      j.preemptions, j.pods_failed, secs(SimDuration{j.ideal_run_us}), slowdown, ettr,
-      hours(j.allocated_gpu_milli_us), hours(j.productive_gpu_milli_us), hours(j.lost_gpu_milli_us[0]),
+      format_gpu_milli(j.gpu_milli), j.elastic ? "true" : "false", secs(j.submit),
+      j.first_running ? secs(*j.first_running) : "", j.end ? secs(*j.end) : "", wait, jct, j.phase,
+      csv_field(j.reason), j.restarts, j.backoff_count, j.preemptions, j.pods_failed,
+      secs(SimDuration{j.ideal_run_us}), slowdown, ettr, hours(j.allocated_gpu_milli_us),
+      hours(j.productive_gpu_milli_us), hours(j.lost_gpu_milli_us[0]),
       hours(j.lost_gpu_milli_us[1]), hours(j.lost_gpu_milli_us[2]), hours(j.lost_gpu_milli_us[3]),
       hours(j.lost_gpu_milli_us[4]), hours(j.lost_gpu_milli_us[5]), hours(j.lost_gpu_milli_us[6]),
       hours(j.idle_gpu_milli_us()), j.pending_cause ? model::to_string(*j.pending_cause) : "",
@@ -129,7 +140,8 @@ std::string jobs_csv(const Recorder& r) {
   return std::move(os).str();
 }
 
-JobsCsvWriter::JobsCsvWriter(const std::filesystem::path& path, SimTime horizon) : file_(path), horizon_(horizon) {
+JobsCsvWriter::JobsCsvWriter(const std::filesystem::path& path, SimTime horizon)
+    : file_(path), horizon_(horizon) {
   file_.out() << kJobsCsvHeader;
 }
 
@@ -142,7 +154,8 @@ void JobsCsvWriter::row(const JobRow& r) {
 }
 
 std::string timeseries_csv(const Recorder& r) {
-  std::string out = "time_s,scope,allocated_gpus,productive_gpus,capacity_gpus,pending_jobs,running_jobs";
+  std::string out =
+      "time_s,scope,allocated_gpus,productive_gpus,capacity_gpus,pending_jobs,running_jobs";
   for (int c = 0; c < model::kPendingCauses; ++c)
     out += ",pending_" + pending_cause_metric(static_cast<model::PendingCause>(c));
   out += '\n';
@@ -153,8 +166,9 @@ std::string timeseries_csv(const Recorder& r) {
     const SimTime t{bucket * static_cast<std::int64_t>(i)};
     for (const auto& [scope, pts] : series) {
       const auto& p = pts[i];
-      out += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f}", secs(t), csv_field(scope), p.allocated_gpus,
-                         p.productive_gpus, p.capacity_gpus, p.pending_jobs, p.running_jobs);
+      out += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f}", secs(t), csv_field(scope),
+                         p.allocated_gpus, p.productive_gpus, p.capacity_gpus, p.pending_jobs,
+                         p.running_jobs);
       for (const double v : p.pending_by_cause) out += fmt::format(",{:.4f}", v);
       out += '\n';
     }
@@ -165,7 +179,8 @@ std::string timeseries_csv(const Recorder& r) {
 std::string faults_csv(const Recorder& r) {
   std::string out = "time_s,node,cause,state\n";
   for (const auto& f : r.faults()) {
-    out += fmt::format("{},{},{},{}\n", secs(f.time), csv_field(f.node), csv_field(f.cause), f.down ? "down" : "up");
+    out += fmt::format("{},{},{},{}\n", secs(f.time), csv_field(f.node), csv_field(f.cause),
+                       f.down ? "down" : "up");
   }
   return out;
 }
@@ -183,7 +198,8 @@ std::string summary_json(const Recorder& r, const RunInfo& info) {
   nlohmann::json m = nlohmann::json::object();
   for (const auto& [k, v] : r.metrics()) m[k] = std::isfinite(v) ? v : 0.0;
   j["metrics"] = m;
-  j["invariants"] = {{"ok", info.invariant_violations.empty()}, {"violations", info.invariant_violations}};
+  j["invariants"] = {{"ok", info.invariant_violations.empty()},
+                     {"violations", info.invariant_violations}};
   if (!info.warnings.empty()) j["warnings"] = info.warnings;
   return j.dump(2) + "\n";
 }
@@ -308,10 +324,12 @@ void EventLog::write(const model::TimedChange& c) {
   file_.check();
 }
 
-void write_outputs(const std::filesystem::path& dir, const Recorder& r, const RunInfo& info, JobsCsvWriter* streamed) {
+void write_outputs(const std::filesystem::path& dir, const Recorder& r, const RunInfo& info,
+                   JobsCsvWriter* streamed) {
   std::filesystem::create_directories(dir);
   if (r.streaming()) {
-    if (!streamed) throw std::logic_error("write_outputs: the recorder streamed its rows, but to no jobs.csv");
+    if (!streamed)
+      throw std::logic_error("write_outputs: the recorder streamed its rows, but to no jobs.csv");
     streamed->commit();
   } else {
     write_file_atomic(dir / "jobs.csv", [&](std::ostream& os) { write_jobs_csv(os, r); });

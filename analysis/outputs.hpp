@@ -42,7 +42,8 @@ class StagedFile {
 // Writes `content` to path atomically (temporary file in the same folder, then rename).
 void write_file_atomic(const std::filesystem::path& path, const std::string& content);
 // The same, for content written piece by piece to the stream.
-void write_file_atomic(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write);
+void write_file_atomic(const std::filesystem::path& path,
+                       const std::function<void(std::ostream&)>& write);
 // The whole file; throws std::runtime_error("cannot read PATH") when it cannot be opened.
 std::string read_text_file(const std::filesystem::path& path);
 
@@ -69,7 +70,8 @@ std::string faults_csv(const Recorder& r);
 std::string summary_json(const Recorder& r, const RunInfo& info);
 // One JSON object per change, {"t": seconds, "type": "...", ...}.
 // `job_names` (by JobId, from JobSubmitted): every job event names its job by name and id.
-std::string change_json(const model::TimedChange& c, const std::vector<std::string>* job_names = nullptr);
+std::string change_json(const model::TimedChange& c,
+                        const std::vector<std::string>* job_names = nullptr);
 
 // Streams events.jsonl to a temporary file and renames it on commit().
 class EventLog {

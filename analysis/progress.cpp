@@ -20,7 +20,8 @@ Progress::Progress(std::uint64_t total, std::string label, std::FILE* out, bool 
 
 Progress::~Progress() { finish(); }
 
-std::string Progress::render(const std::string& label, std::uint64_t done, std::uint64_t total, int width) {
+std::string Progress::render(const std::string& label, std::uint64_t done, std::uint64_t total,
+                             int width) {
   done = std::min(done, total);
   const double frac = total == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total);
   const int filled = static_cast<int>(frac * width);
@@ -32,7 +33,8 @@ std::string Progress::render(const std::string& label, std::uint64_t done, std::
 
 void Progress::draw_locked() {
   // Redraw on each 0.1 % step only: a terminal write per event would dominate a fast run.
-  const int permille = total_ == 0 ? 1000 : static_cast<int>(std::min(done_, total_) * 1000 / total_);
+  const int permille =
+      total_ == 0 ? 1000 : static_cast<int>(std::min(done_, total_) * 1000 / total_);
   if (permille == shown_permille_) return;
   shown_permille_ = permille;
   // "\r" returns to the line start; "\x1b[K" clears what a longer previous line left.
@@ -86,15 +88,21 @@ std::string render_run_progress(const RunProgressSnapshot& s, int width) {
   const int filled = static_cast<int>(f * width);
   std::string bar(static_cast<std::size_t>(filled), '#');
   bar.append(static_cast<std::size_t>(width - filled), ' ');
-  std::string line = fmt::format("simulating [{}] {:3d}% {} of {}", bar, static_cast<int>(f * 100),
-                                 format_duration_s(f * s.horizon_s), format_duration_s(s.horizon_s));
-  if (s.wall_s > 0) line += fmt::format(", {} events/s", per_second(static_cast<double>(s.events) / s.wall_s));
+  std::string line =
+      fmt::format("simulating [{}] {:3d}% {} of {}", bar, static_cast<int>(f * 100),
+                  format_duration_s(f * s.horizon_s), format_duration_s(s.horizon_s));
+  if (s.wall_s > 0)
+    line += fmt::format(", {} events/s", per_second(static_cast<double>(s.events) / s.wall_s));
   if (f > 0 && f < 1) line += fmt::format(", ETA {}", format_duration_s(s.wall_s * (1 - f) / f));
   return line;
 }
 
 RunProgress::RunProgress(double horizon_s, std::FILE* out, bool enabled, double delay_s)
-    : horizon_s_(horizon_s), out_(out), enabled_(enabled && out != nullptr), delay_s_(delay_s), start_(steady_seconds()) {}
+    : horizon_s_(horizon_s),
+      out_(out),
+      enabled_(enabled && out != nullptr),
+      delay_s_(delay_s),
+      start_(steady_seconds()) {}
 
 RunProgress::~RunProgress() { finish(); }
 
@@ -116,7 +124,8 @@ void RunProgress::finish() {
   if (!enabled_ || finished_) return;
   finished_ = true;
   if (!drawn_) return;  // a short run: nothing was shown, nothing to end
-  fmt::print(out_, "\r{}\x1b[K\n", render_run_progress({fraction_, horizon_s_, events_, elapsed()}));
+  fmt::print(out_, "\r{}\x1b[K\n",
+             render_run_progress({fraction_, horizon_s_, events_, elapsed()}));
   std::fflush(out_);
 }
 

@@ -31,7 +31,8 @@ class Progress {
   // Whether the default constructor would draw.
   static bool stderr_is_terminal();
   // The text of the bar for `done` out of `total` ("label [#####     ] 50% 5/10"), no newline.
-  static std::string render(const std::string& label, std::uint64_t done, std::uint64_t total, int width = 30);
+  static std::string render(const std::string& label, std::uint64_t done, std::uint64_t total,
+                            int width = 30);
 
  private:
   void draw_locked();
@@ -49,10 +50,10 @@ class Progress {
 // What a long run shows on a terminal (docs/outputs.md "Progress"): how far simulated time has
 // come, events per second of wall time, and the wall time left at that rate.
 struct RunProgressSnapshot {
-  double fraction = 0;      // of the horizon simulated, 0..1
-  double horizon_s = 0;     // simulated seconds
-  std::uint64_t events = 0; // dispatched so far
-  double wall_s = 0;        // wall time since the run started
+  double fraction = 0;       // of the horizon simulated, 0..1
+  double horizon_s = 0;      // simulated seconds
+  std::uint64_t events = 0;  // dispatched so far
+  double wall_s = 0;         // wall time since the run started
 };
 // "simulating [#####     ]  50% 3.5 d of 7 d, 1.2M events/s, ETA 8.0 s", no newline.
 std::string render_run_progress(const RunProgressSnapshot& s, int width = 20);

@@ -24,7 +24,8 @@ double mean(const std::vector<double>& v) {
 }
 
 bool fits_int64(Int128 v) {
-  return v >= std::numeric_limits<std::int64_t>::min() && v <= std::numeric_limits<std::int64_t>::max();
+  return v >= std::numeric_limits<std::int64_t>::min() &&
+         v <= std::numeric_limits<std::int64_t>::max();
 }
 
 // An integer as a double, through int64 when it fits: the same rounding the 64-bit figures had.
@@ -34,7 +35,8 @@ double to_double(Int128 v) {
 }  // namespace
 
 double gpu_value(Int128 milli) {
-  if (fits_int64(milli)) {  // the same values in 64-bit arithmetic: 128-bit division is a library call
+  if (fits_int64(
+          milli)) {  // the same values in 64-bit arithmetic: 128-bit division is a library call
     const auto m = static_cast<std::int64_t>(milli);
     if (m % model::kGpuMilliPerGpu == 0) return static_cast<double>(m / model::kGpuMilliPerGpu);
     return static_cast<double>(m) / static_cast<double>(model::kGpuMilliPerGpu);
@@ -91,7 +93,8 @@ SimDuration Recorder::choose_bucket(SimDuration horizon, int max_points) {
 Recorder::Recorder(SimTime horizon, SimDuration bucket)
     : horizon_(horizon),
       bucket_(bucket),
-      nbuckets_(static_cast<std::size_t>((horizon.time_since_epoch().count() + bucket.count() - 1) / bucket.count())) {
+      nbuckets_(static_cast<std::size_t>((horizon.time_since_epoch().count() + bucket.count() - 1) /
+                                         bucket.count())) {
   if (nbuckets_ == 0) nbuckets_ = 1;
 }
 
@@ -121,7 +124,8 @@ void Recorder::set(Level& l, SimTime t, std::int64_t v) {
 Recorder::Scope& Recorder::scope(const std::string& queue) { return scopes_[queue]; }
 
 void Recorder::stream_rows(std::function<void(const JobRow&)> sink) {
-  if (!jobs_.empty() || base_ != 0) throw std::logic_error("recorder: stream_rows after the first job");
+  if (!jobs_.empty() || base_ != 0)
+    throw std::logic_error("recorder: stream_rows after the first job");
   streaming_ = true;
   sink_ = std::move(sink);
 }
@@ -132,12 +136,14 @@ const std::deque<JobRow>& Recorder::jobs() const {
 }
 
 JobRow& Recorder::row(model::JobId id) {
-  if (id < base_) throw std::logic_error(fmt::format("recorder: a change for job {}, which had left", id));
+  if (id < base_)
+    throw std::logic_error(fmt::format("recorder: a change for job {}, which had left", id));
   return jobs_.at(id - base_);
 }
 
 Recorder::JobState& Recorder::state(model::JobId id) {
-  if (id < base_) throw std::logic_error(fmt::format("recorder: a change for job {}, which had left", id));
+  if (id < base_)
+    throw std::logic_error(fmt::format("recorder: a change for job {}, which had left", id));
   return state_.at(id - base_);
 }
 
@@ -166,8 +172,8 @@ void Recorder::retire_final() {
 }
 
 std::string pending_cause_metric(model::PendingCause c) {
-  static constexpr const char* kNames[] = {"quota", "capacity", "constraints", "preempting", "queue_order",
-                                           "gang_members"};
+  static constexpr const char* kNames[] = {"quota",      "capacity",    "constraints",
+                                           "preempting", "queue_order", "gang_members"};
   return kNames[static_cast<std::size_t>(c)];
 }
 
@@ -195,7 +201,9 @@ void Recorder::wait_cause(JobRow& row, SimTime t, std::optional<model::PendingCa
 
 void Recorder::job_state(JobRow& row, SimTime t, bool in_system, bool running) {
   JobState& js = state(row.id);
-  const auto delta = [](bool now, bool before) { return static_cast<std::int64_t>(now) - static_cast<std::int64_t>(before); };
+  const auto delta = [](bool now, bool before) {
+    return static_cast<std::int64_t>(now) - static_cast<std::int64_t>(before);
+  };
   const bool pending = in_system && !running;
   const bool was_pending = js.in_system && !js.running;
   for (Scope* s : {&cluster_, js.scope}) {
@@ -213,7 +221,8 @@ void Recorder::on_change(const model::TimedChange& tc) {
       [&](const auto& c) {
         using T = std::decay_t<decltype(c)>;
         if constexpr (std::is_same_v<T, model::JobSubmitted>) {
-          if (c.job < base_) throw std::logic_error(fmt::format("recorder: job {} submitted after it left", c.job));
+          if (c.job < base_)
+            throw std::logic_error(fmt::format("recorder: job {} submitted after it left", c.job));
           if (base_ + jobs_.size() <= c.job) {
             jobs_.resize(c.job + 1 - base_);
             state_.resize(c.job + 1 - base_);
@@ -270,7 +279,8 @@ void Recorder::on_change(const model::TimedChange& tc) {
           js.bound_gpu_milli += c.gpu_milli;
           js.bound_since_area += static_cast<Int128>(t.time_since_epoch().count()) * c.gpu_milli;
           wait_cause(row(c.job), t, std::nullopt);
-          for (Scope* s : {&cluster_, js.scope}) set(s->allocated, t, s->allocated.value + c.gpu_milli);
+          for (Scope* s : {&cluster_, js.scope})
+            set(s->allocated, t, s->allocated.value + c.gpu_milli);
         } else if constexpr (std::is_same_v<T, model::PodReleased>) {
           JobRow& r = row(c.job);
           JobState& js = state(c.job);
@@ -278,10 +288,12 @@ void Recorder::on_change(const model::TimedChange& tc) {
             const Int128 held = static_cast<Int128>((t - c.bound_at).count()) * c.gpu_milli;
             r.allocated_gpu_milli_us += held;
             total_allocated_ += held;
-            for (Scope* s : {&cluster_, js.scope}) set(s->allocated, t, s->allocated.value - c.gpu_milli);
+            for (Scope* s : {&cluster_, js.scope})
+              set(s->allocated, t, s->allocated.value - c.gpu_milli);
             --js.bound_pods;
             js.bound_gpu_milli -= c.gpu_milli;
-            js.bound_since_area -= static_cast<Int128>(c.bound_at.time_since_epoch().count()) * c.gpu_milli;
+            js.bound_since_area -=
+                static_cast<Int128>(c.bound_at.time_since_epoch().count()) * c.gpu_milli;
           }
           if (c.phase == model::PodPhase::Failed) ++r.pods_failed;
         } else if constexpr (std::is_same_v<T, model::PodRunning>) {
@@ -350,15 +362,18 @@ void Recorder::finish() {
     const JobState& js = state_[i];
     if (js.bound_pods == 0) continue;
     const Int128 held =
-        static_cast<Int128>(horizon_.time_since_epoch().count()) * js.bound_gpu_milli - js.bound_since_area;
+        static_cast<Int128>(horizon_.time_since_epoch().count()) * js.bound_gpu_milli -
+        js.bound_since_area;
     total_allocated_ += held;
     jobs_[i].allocated_gpu_milli_us += held;
   }
   for (auto* s : {&cluster_}) {
-    for (Level* l : {&s->allocated, &s->productive, &s->pending, &s->running, &s->in_system}) advance(*l, horizon_);
+    for (Level* l : {&s->allocated, &s->productive, &s->pending, &s->running, &s->in_system})
+      advance(*l, horizon_);
   }
   for (auto& [name, s] : scopes_) {
-    for (Level* l : {&s.allocated, &s.productive, &s.pending, &s.running, &s.in_system}) advance(*l, horizon_);
+    for (Level* l : {&s.allocated, &s.productive, &s.pending, &s.running, &s.in_system})
+      advance(*l, horizon_);
     for (Level& l : s.pending_by_cause) advance(l, horizon_);
   }
   for (Level& l : cluster_.pending_by_cause) advance(l, horizon_);
@@ -367,7 +382,8 @@ void Recorder::finish() {
     JobRow& r = jobs_[i];
     const JobState& js = state_[i];
     if (r.name.empty()) continue;
-    if (js.waiting) r.pending_us[static_cast<int>(*js.waiting)] += (horizon_ - js.waiting_since).count();
+    if (js.waiting)
+      r.pending_us[static_cast<int>(*js.waiting)] += (horizon_ - js.waiting_since).count();
   }
   advance(capacity_, horizon_);
   capacity_area_ = capacity_.area;
@@ -379,18 +395,24 @@ void Recorder::finish() {
   auto points = [&](const Scope& s, bool with_capacity) {
     std::vector<SeriesPoint> v(nbuckets_);
     // Job counts as they are; milli-GPU levels in GPUs.
-    auto at = [](const Level& l, std::size_t i) { return l.buckets.empty() ? 0.0 : to_double(l.buckets[i]); };
-    auto gpus_at = [](const Level& l, std::size_t i) { return l.buckets.empty() ? 0.0 : gpu_value(l.buckets[i]); };
+    auto at = [](const Level& l, std::size_t i) {
+      return l.buckets.empty() ? 0.0 : to_double(l.buckets[i]);
+    };
+    auto gpus_at = [](const Level& l, std::size_t i) {
+      return l.buckets.empty() ? 0.0 : gpu_value(l.buckets[i]);
+    };
     for (std::size_t i = 0; i < nbuckets_; ++i) {
       // The last bucket may be shorter than the others.
       const std::int64_t b0 = static_cast<std::int64_t>(i) * bucket_.count();
-      const double width = std::min(w, static_cast<double>(horizon_.time_since_epoch().count() - b0));
+      const double width =
+          std::min(w, static_cast<double>(horizon_.time_since_epoch().count() - b0));
       v[i].allocated_gpus = gpus_at(s.allocated, i) / width;
       v[i].productive_gpus = gpus_at(s.productive, i) / width;
       v[i].pending_jobs = at(s.pending, i) / width;
       v[i].running_jobs = at(s.running, i) / width;
       v[i].capacity_gpus = with_capacity ? gpus_at(capacity_, i) / width : 0;
-      for (int c = 0; c < model::kPendingCauses; ++c) v[i].pending_by_cause[c] = at(s.pending_by_cause[c], i) / width;
+      for (int c = 0; c < model::kPendingCauses; ++c)
+        v[i].pending_by_cause[c] = at(s.pending_by_cause[c], i) / width;
     }
     return v;
   };
@@ -402,9 +424,12 @@ void Recorder::finish() {
 }
 
 Recorder::JobFigures::JobFigures(const JobRow& r) {
-  if (r.phase == "Succeeded") outcome = Outcome::Succeeded;
-  else if (r.phase == "Failed") outcome = Outcome::Failed;
-  else if (r.phase == "Rejected") outcome = Outcome::Rejected;
+  if (r.phase == "Succeeded")
+    outcome = Outcome::Succeeded;
+  else if (r.phase == "Failed")
+    outcome = Outcome::Failed;
+  else if (r.phase == "Rejected")
+    outcome = Outcome::Rejected;
   alloc = gpu_value(r.allocated_gpu_milli_us);
   prod = gpu_value(r.productive_gpu_milli_us);
   for (int i = 0; i < model::kLossCauses; ++i) lost[i] = gpu_value(r.lost_gpu_milli_us[i]);
@@ -415,10 +440,18 @@ void Recorder::Figures::add(const JobRow& r, const JobFigures& x, SimTime horizo
   ++submitted;
   const bool rejected_job = x.outcome == JobFigures::Outcome::Rejected;
   switch (x.outcome) {
-    case JobFigures::Outcome::Succeeded: ++succeeded; break;
-    case JobFigures::Outcome::Failed: ++failed; break;
-    case JobFigures::Outcome::Rejected: ++rejected; break;
-    case JobFigures::Outcome::Unfinished: ++unfinished; break;
+    case JobFigures::Outcome::Succeeded:
+      ++succeeded;
+      break;
+    case JobFigures::Outcome::Failed:
+      ++failed;
+      break;
+    case JobFigures::Outcome::Rejected:
+      ++rejected;
+      break;
+    case JobFigures::Outcome::Unfinished:
+      ++unfinished;
+      break;
   }
   if (r.first_running) {
     const double w = static_cast<double>((*r.first_running - r.submit).count()) / 1e6;
@@ -429,7 +462,8 @@ void Recorder::Figures::add(const JobRow& r, const JobFigures& x, SimTime horizo
     // Never started: it waited at least until it ended or the horizon, so a starving queue's
     // percentiles show its starvation instead of only the lucky jobs that started.
     ++never_started;
-    waits_censored.push_back(static_cast<double>((r.end.value_or(horizon) - r.submit).count()) / 1e6);
+    waits_censored.push_back(static_cast<double>((r.end.value_or(horizon) - r.submit).count()) /
+                             1e6);
   }
   if (r.end && !rejected_job) {
     const double jct = static_cast<double>((*r.end - r.submit).count()) / 1e6;
@@ -443,12 +477,15 @@ void Recorder::Figures::add(const JobRow& r, const JobFigures& x, SimTime horizo
   prod += x.prod;
   for (int i = 0; i < model::kLossCauses; ++i) lost[i] += x.lost[i];
   idle += x.idle;
-  for (int i = 0; i < model::kPendingCauses; ++i) pending[i] += static_cast<double>(r.pending_us[i]);
+  for (int i = 0; i < model::kPendingCauses; ++i)
+    pending[i] += static_cast<double>(r.pending_us[i]);
 }
 
 void Recorder::Figures::write(std::map<std::string, double>& m, const std::string& prefix) const {
   // Means are running sums in JobId order, as the mean of the kept values was.
-  const auto mean_of = [](double sum, std::int64_t n) { return n == 0 ? 0.0 : sum / static_cast<double>(n); };
+  const auto mean_of = [](double sum, std::int64_t n) {
+    return n == 0 ? 0.0 : sum / static_cast<double>(n);
+  };
   m[prefix + "jobs_submitted"] = submitted;
   m[prefix + "jobs_succeeded"] = succeeded;
   m[prefix + "jobs_failed"] = failed;
@@ -472,12 +509,13 @@ void Recorder::Figures::write(std::map<std::string, double>& m, const std::strin
   m[prefix + "gpu_hours_allocated"] = alloc / kHourUs;
   m[prefix + "gpu_hours_productive"] = prod / kHourUs;
   for (int i = 0; i < model::kLossCauses; ++i) {
-    m[fmt::format("{}gpu_hours_lost_{}", prefix, model::to_string(static_cast<model::LossCause>(i)))] =
-        lost[i] / kHourUs;
+    m[fmt::format("{}gpu_hours_lost_{}", prefix,
+                  model::to_string(static_cast<model::LossCause>(i)))] = lost[i] / kHourUs;
   }
   m[prefix + "gpu_hours_idle"] = idle / kHourUs;
   for (int i = 0; i < model::kPendingCauses; ++i)
-    m[prefix + "job_hours_pending_" + pending_cause_metric(static_cast<model::PendingCause>(i))] = pending[i] / kHourUs;
+    m[prefix + "job_hours_pending_" + pending_cause_metric(static_cast<model::PendingCause>(i))] =
+        pending[i] / kHourUs;
 }
 
 namespace {
@@ -490,7 +528,8 @@ const std::string* class_of(const std::string& job_name, const std::set<std::str
   if (slash != std::string::npos) n.remove_prefix(slash + 1);
   const auto dash = n.rfind('-');
   if (dash == std::string_view::npos || dash + 1 == n.size()) return nullptr;
-  if (!std::all_of(n.begin() + static_cast<std::ptrdiff_t>(dash) + 1, n.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+  if (!std::all_of(n.begin() + static_cast<std::ptrdiff_t>(dash) + 1, n.end(),
+                   [](char c) { return c >= '0' && c <= '9'; })) {
     return nullptr;
   }
   const auto it = prefixes.find(std::string(n.substr(0, dash)));
@@ -500,7 +539,8 @@ const std::string* class_of(const std::string& job_name, const std::set<std::str
 }  // namespace
 
 void Recorder::set_groups(RecorderGroups groups) {
-  class_prefixes_ = std::set<std::string>(groups.class_prefixes.begin(), groups.class_prefixes.end());
+  class_prefixes_ =
+      std::set<std::string>(groups.class_prefixes.begin(), groups.class_prefixes.end());
   queue_quota_gpu_milli_ = std::move(groups.queue_quota_gpu_milli);
 }
 
@@ -517,8 +557,9 @@ void Recorder::add_figures(AllFigures& f, const JobRow& r) const {
   by_kind->second.add(r, x, horizon_);
   if (const std::string* c = class_of(r.name, class_prefixes_)) f.by_class[*c].add(r, x, horizon_);
   if (!f.accounting_violation && r.idle_gpu_milli_us() < 0) {
-    f.accounting_violation = fmt::format("job {}: productive + lost GPU-time exceeds allocated by {} milli-GPU-µs",
-                                         r.name, int128_to_string(-r.idle_gpu_milli_us()));
+    f.accounting_violation =
+        fmt::format("job {}: productive + lost GPU-time exceeds allocated by {} milli-GPU-µs",
+                    r.name, int128_to_string(-r.idle_gpu_milli_us()));
   }
 }
 
@@ -542,11 +583,14 @@ std::map<std::string, double> Recorder::metrics() const {
     const std::string prefix = fmt::format("{}/{}/", kGroupQueue, q);
     g.write(m, prefix);
     const auto quota = queue_quota_gpu_milli_.find(q);
-    if (quota != queue_quota_gpu_milli_.end() && quota->second > 0 && horizon_.time_since_epoch().count() > 0) {
-      // Allocated GPU-time over the quota's GPU-time: 1 = the queue held its whole quota throughout.
+    if (quota != queue_quota_gpu_milli_.end() && quota->second > 0 &&
+        horizon_.time_since_epoch().count() > 0) {
+      // Allocated GPU-time over the quota's GPU-time: 1 = the queue held its whole quota
+      // throughout.
       m[prefix + "quota_share_used"] =
-          g.alloc / (static_cast<double>(quota->second) / static_cast<double>(model::kGpuMilliPerGpu) *
-                     static_cast<double>(horizon_.time_since_epoch().count()));
+          g.alloc /
+          (static_cast<double>(quota->second) / static_cast<double>(model::kGpuMilliPerGpu) *
+           static_cast<double>(horizon_.time_since_epoch().count()));
     }
   }
   // While a queue had jobs waiting: how much of its quota, and of the cluster, was allocated. A
@@ -571,7 +615,8 @@ std::map<std::string, double> Recorder::metrics() const {
     if (width <= 0) continue;
     const std::string prefix = fmt::format("{}/{}/", kGroupQueue, q);
     m[prefix + "waiting_hours"] = static_cast<double>(width) / kHourUs;
-    m[prefix + "utilization_while_waiting"] = cap > 0 ? to_double(cluster_alloc) / to_double(cap) : 0;
+    m[prefix + "utilization_while_waiting"] =
+        cap > 0 ? to_double(cluster_alloc) / to_double(cap) : 0;
     const auto quota = queue_quota_gpu_milli_.find(q);
     if (quota != queue_quota_gpu_milli_.end() && quota->second > 0) {
       m[prefix + "quota_share_while_waiting"] =
@@ -604,25 +649,26 @@ std::vector<std::string> Recorder::check_invariants() const {
   // GPU-seconds conservation: the integral of the allocated-GPU level equals the sum over pods of
   // (bind -> release) x GPUs, exactly (integer milli-GPU x microseconds).
   if (cluster_.allocated.area != total_allocated_) {
-    v.push_back(fmt::format(
-        "GPU-seconds conservation: integral of allocated GPUs {} milli-GPU-µs != Σ pods {} milli-GPU-µs",
-        str(cluster_.allocated.area), str(total_allocated_)));
+    v.push_back(
+        fmt::format("GPU-seconds conservation: integral of allocated GPUs {} milli-GPU-µs != Σ "
+                    "pods {} milli-GPU-µs",
+                    str(cluster_.allocated.area), str(total_allocated_)));
   }
   Int128 per_queue = 0;
   for (const auto& [name, s] : scopes_) per_queue += s.allocated.area;
   if (per_queue != cluster_.allocated.area) {
-    v.push_back(fmt::format("GPU-seconds conservation: queues sum to {} milli-GPU-µs, cluster {}", str(per_queue),
-                            str(cluster_.allocated.area)));
+    v.push_back(fmt::format("GPU-seconds conservation: queues sum to {} milli-GPU-µs, cluster {}",
+                            str(per_queue), str(cluster_.allocated.area)));
   }
   // Little's law per queue and cluster: ∫N(t)dt == Σ time in system, exactly.
   if (cluster_.in_system.area != cluster_.sojourn_us) {
-    v.push_back(fmt::format("Little's law (cluster): ∫N dt = {} µs but Σ sojourn = {} µs", str(cluster_.in_system.area),
-                            str(cluster_.sojourn_us)));
+    v.push_back(fmt::format("Little's law (cluster): ∫N dt = {} µs but Σ sojourn = {} µs",
+                            str(cluster_.in_system.area), str(cluster_.sojourn_us)));
   }
   for (const auto& [name, s] : scopes_) {
     if (s.in_system.area != s.sojourn_us) {
-      v.push_back(fmt::format("Little's law (queue '{}'): ∫N dt = {} µs but Σ sojourn = {} µs", name,
-                              str(s.in_system.area), str(s.sojourn_us)));
+      v.push_back(fmt::format("Little's law (queue '{}'): ∫N dt = {} µs but Σ sojourn = {} µs",
+                              name, str(s.in_system.area), str(s.sojourn_us)));
     }
   }
   // Waiting by cause: the per-job intervals add up to the integral of the cluster's per-cause

@@ -92,15 +92,16 @@ struct FaultRecord {
 
 // Metric groups (docs/outputs.md "Metrics by group"): summary.json has each headline metric for
 // the cluster as `NAME` and for each group as `GROUP/VALUE/NAME`, GROUP one of these.
-inline constexpr const char* kGroupQueue = "queue";  // T9k queue (jobs of the default scheduler: none)
+inline constexpr const char* kGroupQueue =
+    "queue";  // T9k queue (jobs of the default scheduler: none)
 inline constexpr const char* kGroupKind = "kind";    // GenericJob, PyTorchTrainingJob, DeepSpeedJob
 inline constexpr const char* kGroupClass = "class";  // generator class, by its job-name prefix
 
 // What the recorder cannot see on the change feed: which job names a generator class makes, and
 // the queues' GPU quotas (for quota_share_used).
 struct RecorderGroups {
-  std::vector<std::string> class_prefixes;                      // "<generator>-<class>"
-  std::map<std::string, std::int64_t> queue_quota_gpu_milli;    // queue -> quota, milli-GPU
+  std::vector<std::string> class_prefixes;                    // "<generator>-<class>"
+  std::map<std::string, std::int64_t> queue_quota_gpu_milli;  // queue -> quota, milli-GPU
 };
 
 class Recorder {
@@ -174,7 +175,7 @@ class Recorder {
   // The headline figures of one set of jobs (the cluster, a queue, a kind or a generator class),
   // added row by row in JobId order (sums of doubles depend on the order).
   struct Figures {
-    double wait_sum = 0;                 // started jobs: submit -> first running, seconds
+    double wait_sum = 0;  // started jobs: submit -> first running, seconds
     std::int64_t waits = 0;
     std::vector<double> waits_censored;  // plus jobs that never started, censored (docs/outputs.md)
     std::vector<double> jcts;
@@ -190,7 +191,7 @@ class Recorder {
     Figures all;
     std::map<std::string, Figures> by_queue, by_class;
     std::map<std::string, Figures, std::less<>> by_kind;  // found by a kind's static name
-    Int128 pending_us[model::kPendingCauses] = {};  // Σ jobs' pending_us, for the invariant
+    Int128 pending_us[model::kPendingCauses] = {};        // Σ jobs' pending_us, for the invariant
     std::optional<std::string> accounting_violation;  // the first job whose idle time is negative
   };
   void add_figures(AllFigures& f, const JobRow& r) const;
@@ -206,7 +207,7 @@ class Recorder {
   SimTime horizon_;
   SimDuration bucket_;
   std::size_t nbuckets_;
-  std::deque<JobRow> jobs_;  // from JobId base_ on (all of them unless streaming)
+  std::deque<JobRow> jobs_;              // from JobId base_ on (all of them unless streaming)
   std::map<std::string, Scope> scopes_;  // "" key unused; cluster kept separately
   Scope cluster_;
   Level capacity_;
@@ -220,16 +221,17 @@ class Recorder {
   std::map<std::string, NodeInstalled> node_installed_;
   std::map<std::string, Level> down_;
   std::map<std::string, bool> node_ready_;
-  // Per job, by JobId (ids are dense): milli-GPU training now, (in system, running), its queue's scope.
+  // Per job, by JobId (ids are dense): milli-GPU training now, (in system, running), its queue's
+  // scope.
   struct JobState {
     std::int64_t training_gpu_milli = 0;
     bool in_system = false;
     bool running = false;
-    std::optional<SimTime> first_pod_running;  // when its first pod started running
+    std::optional<SimTime> first_pod_running;    // when its first pod started running
     std::optional<model::PendingCause> waiting;  // the cause of its wait now, if it waits
     SimTime waiting_since{};
     Scope* scope = nullptr;  // std::map nodes never move
-    bool final = false;  // left the world or rejected: no change names it again
+    bool final = false;      // left the world or rejected: no change names it again
     // Its bound pods, as sums: finish() charges them up to the horizon as
     // horizon × gpu_milli − Σ bound_at × gpu_milli (a map by pod key was a string hashed,
     // copied and freed per binding; PodReleased carries its own binding's time).

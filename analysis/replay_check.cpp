@@ -13,7 +13,9 @@ namespace t9k::analysis {
 
 namespace {
 
-std::string seconds(const std::optional<double>& v) { return v ? fmt::format("{:.6f}", *v) : std::string(); }
+std::string seconds(const std::optional<double>& v) {
+  return v ? fmt::format("{:.6f}", *v) : std::string();
+}
 
 ErrorStats stats_of(const std::vector<double>& errors) {
   ErrorStats s;
@@ -32,8 +34,9 @@ ErrorStats stats_of(const std::vector<double>& errors) {
 
 std::string stats_line(const char* what, const ErrorStats& s) {
   if (s.jobs == 0) return fmt::format("{}: no job to compare\n", what);
-  return fmt::format("{}: {} jobs, |error| median {}, p90 {}, max {}; mean {}{}\n", what, format_count(static_cast<double>(s.jobs)),
-                     format_duration_s(s.median_abs_s), format_duration_s(s.p90_abs_s), format_duration_s(s.max_abs_s),
+  return fmt::format("{}: {} jobs, |error| median {}, p90 {}, max {}; mean {}{}\n", what,
+                     format_count(static_cast<double>(s.jobs)), format_duration_s(s.median_abs_s),
+                     format_duration_s(s.p90_abs_s), format_duration_s(s.max_abs_s),
                      s.mean_s < 0 ? "-" : "+", format_duration_s(std::fabs(s.mean_s)));
 }
 
@@ -52,12 +55,14 @@ std::optional<double> ReplayCheckRow::end_error_s() const {
 std::map<std::string, SimulatedJob> simulated_jobs(const CsvTable& t) {
   std::map<std::string, SimulatedJob> out;
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
-    out[std::string(t.field(i, "job"))] = SimulatedJob{t.number(i, "first_running_s"), t.number(i, "end_s")};
+    out[std::string(t.field(i, "job"))] =
+        SimulatedJob{t.number(i, "first_running_s"), t.number(i, "end_s")};
   }
   return out;
 }
 
-ReplayCheck compare_replay(const std::vector<RecordedJob>& recorded, const std::map<std::string, SimulatedJob>& simulated) {
+ReplayCheck compare_replay(const std::vector<RecordedJob>& recorded,
+                           const std::map<std::string, SimulatedJob>& simulated) {
   ReplayCheck c;
   std::vector<double> waits, ends;
   for (const auto& r : recorded) {
@@ -84,30 +89,34 @@ ReplayCheck compare_replay(const std::vector<RecordedJob>& recorded, const std::
 }
 
 std::string replay_check_csv(const ReplayCheck& c) {
-  std::string s = csv_row({"job", "submit_s", "recorded_wait_s", "simulated_wait_s", "wait_error_s", "recorded_end_s",
-                           "simulated_end_s", "end_error_s"});
+  std::string s = csv_row({"job", "submit_s", "recorded_wait_s", "simulated_wait_s", "wait_error_s",
+                           "recorded_end_s", "simulated_end_s", "end_error_s"});
   for (const auto& r : c.rows) {
     const auto& rec = r.recorded;
     std::optional<double> rec_wait, sim_wait;
     if (rec.start_s) rec_wait = *rec.start_s - rec.submit_s;
     if (r.simulated.start_s) sim_wait = *r.simulated.start_s - rec.submit_s;
-    s += csv_row({rec.job, seconds(rec.submit_s), seconds(rec_wait), seconds(sim_wait), seconds(r.wait_error_s()),
-                  seconds(rec.end_s), seconds(r.simulated.end_s), seconds(r.end_error_s())});
+    s += csv_row({rec.job, seconds(rec.submit_s), seconds(rec_wait), seconds(sim_wait),
+                  seconds(r.wait_error_s()), seconds(rec.end_s), seconds(r.simulated.end_s),
+                  seconds(r.end_error_s())});
   }
   return s;
 }
 
 std::string replay_check_summary(const ReplayCheck& c) {
-  std::string s = fmt::format("replay-check: {} recorded jobs\n", format_count(static_cast<double>(c.rows.size())));
+  std::string s = fmt::format("replay-check: {} recorded jobs\n",
+                              format_count(static_cast<double>(c.rows.size())));
   s += stats_line("  wait (simulated - recorded)", c.wait);
   s += stats_line("  end (simulated - recorded)", c.end);
   if (c.wait_unknown > 0) {
-    s += fmt::format("  {} jobs without an exact recorded start (no pods in the export, no status.startTime): "
-                     "their waits are not compared\n", c.wait_unknown);
+    s += fmt::format(
+        "  {} jobs without an exact recorded start (no pods in the export, no status.startTime): "
+        "their waits are not compared\n",
+        c.wait_unknown);
   }
   if (c.not_started + c.not_finished + c.not_found > 0) {
-    s += fmt::format("  {} never started and {} not finished in the simulation, {} not simulated\n", c.not_started,
-                     c.not_finished, c.not_found);
+    s += fmt::format("  {} never started and {} not finished in the simulation, {} not simulated\n",
+                     c.not_started, c.not_finished, c.not_found);
   }
   return s;
 }

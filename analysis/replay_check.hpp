@@ -14,7 +14,7 @@ namespace t9k::analysis {
 
 // What the cluster recorded for one job, in seconds on the simulation's clock.
 struct RecordedJob {
-  std::string job;                // "namespace/name", as jobs.csv names it
+  std::string job;  // "namespace/name", as jobs.csv names it
   double submit_s = 0;
   std::optional<double> start_s;  // set when the start was recorded exactly (pods, startTime)
   double end_s = 0;
@@ -29,7 +29,7 @@ struct SimulatedJob {
 struct ReplayCheckRow {
   RecordedJob recorded;
   SimulatedJob simulated;
-  bool found = false;  // the job is in jobs.csv
+  bool found = false;                          // the job is in jobs.csv
   std::optional<double> wait_error_s() const;  // simulated wait - recorded wait
   std::optional<double> end_error_s() const;   // simulated end - recorded end
 };
@@ -40,23 +40,24 @@ struct ErrorStats {
   double median_abs_s = 0;
   double p90_abs_s = 0;
   double max_abs_s = 0;
-  double mean_s = 0;      // signed: > 0 when the simulation waits or ends later
+  double mean_s = 0;  // signed: > 0 when the simulation waits or ends later
 };
 
 struct ReplayCheck {
   std::vector<ReplayCheckRow> rows;  // in recorded order
   ErrorStats wait;
   ErrorStats end;
-  std::int64_t not_found = 0;        // recorded jobs missing from jobs.csv
-  std::int64_t not_started = 0;      // found, never running in the simulation
-  std::int64_t not_finished = 0;     // found, not ended by the horizon
-  std::int64_t wait_unknown = 0;     // recorded start approximate: wait not compared
+  std::int64_t not_found = 0;     // recorded jobs missing from jobs.csv
+  std::int64_t not_started = 0;   // found, never running in the simulation
+  std::int64_t not_finished = 0;  // found, not ended by the horizon
+  std::int64_t wait_unknown = 0;  // recorded start approximate: wait not compared
 };
 
 // Simulated jobs from a jobs.csv table, by job.
 std::map<std::string, SimulatedJob> simulated_jobs(const CsvTable& jobs_csv);
 
-ReplayCheck compare_replay(const std::vector<RecordedJob>& recorded, const std::map<std::string, SimulatedJob>& simulated);
+ReplayCheck compare_replay(const std::vector<RecordedJob>& recorded,
+                           const std::map<std::string, SimulatedJob>& simulated);
 
 // replay-check.csv (one documented row per job) and the lines `t9ksim replay-check` prints.
 std::string replay_check_csv(const ReplayCheck& c);

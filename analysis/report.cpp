@@ -14,10 +14,10 @@
 
 #include "analysis/outputs.hpp"
 #include "analysis/recorder.hpp"
+#include "analysis/report_assets.hpp"
 #include "analysis/statistics.hpp"
 #include "analysis/sweep.hpp"
 #include "analysis/units.hpp"
-#include "analysis/report_assets.hpp"
 
 namespace t9k::analysis {
 
@@ -25,7 +25,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
 
 // ---- metric names and formatting ----
 
@@ -42,13 +41,17 @@ constexpr MetricInfo kMetrics[] = {
     {"jobs_rejected", "jobs rejected"},
     {"jobs_unfinished", "jobs unfinished at the horizon"},
     {"jobs_never_started", "jobs that never started"},
-    {"quota_share_used", "share of the queue's GPU quota used (allocated GPU-time / quota × horizon)"},
+    {"quota_share_used",
+     "share of the queue's GPU quota used (allocated GPU-time / quota × horizon)"},
     {"waiting_hours", "hours with jobs of the queue waiting"},
-    {"quota_share_while_waiting", "share of the quota held while jobs waited (≈1: the quota binds)"},
-    {"utilization_while_waiting", "cluster allocated while the queue's jobs waited (≈1: capacity binds)"},
+    {"quota_share_while_waiting",
+     "share of the quota held while jobs waited (≈1: the quota binds)"},
+    {"utilization_while_waiting",
+     "cluster allocated while the queue's jobs waited (≈1: capacity binds)"},
     {"job_hours_pending_quota", "job-hours waiting: queue at its quota"},
     {"job_hours_pending_capacity", "job-hours waiting: no node with room"},
-    {"job_hours_pending_constraints", "job-hours waiting: every node excluded (not ready, selectors)"},
+    {"job_hours_pending_constraints",
+     "job-hours waiting: every node excluded (not ready, selectors)"},
     {"job_hours_pending_preempting", "job-hours waiting: preempting, victims terminating"},
     {"job_hours_pending_queue_order", "job-hours waiting: behind a blocked job (strict FIFO)"},
     {"job_hours_pending_gang_members", "job-hours waiting: gang short of minMember pods"},
@@ -86,17 +89,26 @@ constexpr MetricInfo kMetrics[] = {
 
 // The metrics the side-by-side and paired-difference charts show (those present).
 constexpr const char* kCompareMetrics[] = {
-    "wait_mean_s",  "wait_p90_s", "jct_mean_s", "slowdown_mean", "utilization_allocated", "utilization_productive",
-    "goodput",      "gpu_hours_lost_fault", "jobs_succeeded",
+    "wait_mean_s",
+    "wait_p90_s",
+    "jct_mean_s",
+    "slowdown_mean",
+    "utilization_allocated",
+    "utilization_productive",
+    "goodput",
+    "gpu_hours_lost_fault",
+    "jobs_succeeded",
 };
 
-constexpr const char* kLossCauses[] = {"fault", "software", "preemption", "scale", "pause", "maxDuration", "other"};
+constexpr const char* kLossCauses[] = {"fault", "software",    "preemption", "scale",
+                                       "pause", "maxDuration", "other"};
 
 std::string label_of(const std::string& metric) {
   for (const auto& m : kMetrics) {
     if (metric == m.name) return m.label;
   }
-  if (metric.starts_with("gpu_hours_down_")) return "GPU-hours of capacity down: " + metric.substr(15);
+  if (metric.starts_with("gpu_hours_down_"))
+    return "GPU-hours of capacity down: " + metric.substr(15);
   return metric;
 }
 
@@ -106,7 +118,8 @@ std::vector<std::string> ordered_metrics(const ReportInput& in, const std::strin
   std::set<std::string> all;
   for (const auto& v : in.variants) {
     for (const auto& [k, _] : v.replications.metrics) {
-      if (prefix.empty() ? k.find('/') == std::string::npos : k.starts_with(prefix)) all.insert(k.substr(prefix.size()));
+      if (prefix.empty() ? k.find('/') == std::string::npos : k.starts_with(prefix))
+        all.insert(k.substr(prefix.size()));
     }
   }
   std::vector<std::string> out;
@@ -126,10 +139,11 @@ std::string num(double v) {
 // A metric's value in the unit a reader expects: durations in s/min/h/d, shares as percentages,
 // counts with thousands separators; the interval's half-width in the same unit.
 std::string metric_value(const std::string& metric, const Interval& i) {
-  const std::string base = metric.substr(metric.rfind('/') == std::string::npos ? 0 : metric.rfind('/') + 1);
+  const std::string base =
+      metric.substr(metric.rfind('/') == std::string::npos ? 0 : metric.rfind('/') + 1);
   const bool duration = base.ends_with("_s");
-  const bool share = base.starts_with("utilization") || base.starts_with("steady_utilization") || base == "goodput" ||
-                     base.starts_with("quota_share");
+  const bool share = base.starts_with("utilization") || base.starts_with("steady_utilization") ||
+                     base == "goodput" || base.starts_with("quota_share");
   const auto f = [&](double v) {
     if (!std::isfinite(v)) return std::string("–");
     if (duration) return format_duration_s(v);
@@ -147,7 +161,9 @@ double metric_mean(const ReportVariant& v, const std::string& name) {
   return it == v.replications.metrics.end() ? 0.0 : it->second.interval.mean;
 }
 
-std::string queue_label(std::string_view q) { return q.empty() ? std::string("(default scheduler)") : std::string(q); }
+std::string queue_label(std::string_view q) {
+  return q.empty() ? std::string("(default scheduler)") : std::string(q);
+}
 
 // ---- chart data from the run tables ----
 
@@ -158,10 +174,14 @@ json series_rows(const ReportInput& in) {
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       if (t.field(i, "scope") != "cluster") continue;
       const double th = t.number(i, "time_s").value_or(0) / 3600.0;
-      const std::pair<const char*, const char*> measures[] = {
-          {"allocated", "allocated_gpus"}, {"productive", "productive_gpus"}, {"capacity", "capacity_gpus"}};
+      const std::pair<const char*, const char*> measures[] = {{"allocated", "allocated_gpus"},
+                                                              {"productive", "productive_gpus"},
+                                                              {"capacity", "capacity_gpus"}};
       for (const auto& [label, col] : measures) {
-        rows.push_back({{"variant", v.name}, {"time_h", th}, {"measure", label}, {"gpus", t.number(i, col).value_or(0)}});
+        rows.push_back({{"variant", v.name},
+                        {"time_h", th},
+                        {"measure", label},
+                        {"gpus", t.number(i, col).value_or(0)}});
       }
     }
   }
@@ -175,7 +195,8 @@ json pending_rows(const ReportInput& in) {
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const std::string_view scope = t.field(i, "scope");
       if (scope == "cluster") continue;
-      const std::string name = scope.starts_with("queue:") ? std::string(scope.substr(6)) : std::string(scope);
+      const std::string name =
+          scope.starts_with("queue:") ? std::string(scope.substr(6)) : std::string(scope);
       rows.push_back({{"variant", v.name},
                       {"time_h", t.number(i, "time_s").value_or(0) / 3600.0},
                       {"queue", name},
@@ -221,7 +242,8 @@ json pending_cause_rows(const ReportInput& in) {
       bool any = false;
       for (const std::size_t i : idx)
         for (std::size_t k = 0; k < std::size(kCauses); ++k)
-          if (t.number(i, std::string("pending_") + kCauses[k].column).value_or(0) > 0) seen[k] = any = true;
+          if (t.number(i, std::string("pending_") + kCauses[k].column).value_or(0) > 0)
+            seen[k] = any = true;
       if (!any) continue;
       for (std::size_t p = 0; p < periods; ++p) {
         const std::size_t from = p * n / periods, to = (p + 1) * n / periods;
@@ -233,8 +255,11 @@ json pending_cause_rows(const ReportInput& in) {
           double sum = 0;
           for (std::size_t i = from; i < to; ++i)
             sum += t.number(idx[i], std::string("pending_") + kCauses[k].column).value_or(0);
-          rows.push_back({{"variant", v.name}, {"queue", queue_label(queue)}, {"time_h", time_h},
-                          {"cause", kCauses[k].label}, {"jobs", sum / static_cast<double>(to - from)}});
+          rows.push_back({{"variant", v.name},
+                          {"queue", queue_label(queue)},
+                          {"time_h", time_h},
+                          {"cause", kCauses[k].label},
+                          {"jobs", sum / static_cast<double>(to - from)}});
         }
       }
     }
@@ -258,7 +283,9 @@ json fairness_rows(const ReportInput& in) {
     for (const double time : times) {
       const auto it = per_time.find(time);
       const double j = it == per_time.end() ? 1.0 : jain_fairness(it->second);
-      rows.push_back({{"variant", v.name}, {"time_h", time / 3600.0}, {"jain", j},
+      rows.push_back({{"variant", v.name},
+                      {"time_h", time / 3600.0},
+                      {"jain", j},
                       {"queues", it == per_time.end() ? 0 : it->second.size()}});
     }
   }
@@ -281,7 +308,8 @@ json cdf_rows(const ReportInput& in, const char* column, const char* group) {
     const bool waits = std::string_view(column) == "wait_s";
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const auto x = t.number(i, column);
-      const std::string g = std::string_view(group) == "queue" ? queue_label(t.field(i, "queue")) : std::string(t.field(i, group));
+      const std::string g = std::string_view(group) == "queue" ? queue_label(t.field(i, "queue"))
+                                                               : std::string(t.field(i, group));
       if (!x) {
         if (waits && t.field(i, "phase") != "Rejected") ++extra[g];
         continue;
@@ -297,8 +325,8 @@ json cdf_rows(const ReportInput& in, const char* column, const char* group) {
         // The k-th of `points` evenly spaced ranks; ties take the last rank (fraction <= x).
         std::size_t idx = (k * n + points - 1) / points - 1;
         while (idx + 1 < n && xs[idx + 1] == xs[idx]) ++idx;
-        if (k > 1 && rows.back().value("x", -1.0) == xs[idx] && rows.back().value("group", "") == g &&
-            rows.back().value("variant", "") == v.name) {
+        if (k > 1 && rows.back().value("x", -1.0) == xs[idx] &&
+            rows.back().value("group", "") == g && rows.back().value("variant", "") == v.name) {
           continue;
         }
         rows.push_back({{"variant", v.name},
@@ -317,13 +345,15 @@ json gpu_hour_rows(const ReportInput& in) {
   for (const auto& v : in.variants) {
     int order = 0;
     auto add = [&](const std::string& cat, double h) {
-      rows.push_back({{"variant", v.name}, {"category", cat}, {"order", order++}, {"gpu_hours", h}});
+      rows.push_back(
+          {{"variant", v.name}, {"category", cat}, {"order", order++}, {"gpu_hours", h}});
     };
     add("productive", metric_mean(v, "gpu_hours_productive"));
-    for (const char* cause : kLossCauses) add(std::string("lost: ") + cause, metric_mean(v, std::string("gpu_hours_lost_") + cause));
+    for (const char* cause : kLossCauses)
+      add(std::string("lost: ") + cause, metric_mean(v, std::string("gpu_hours_lost_") + cause));
     add("idle (allocated)", metric_mean(v, "gpu_hours_idle"));
-    add("unallocated capacity",
-        std::max(0.0, metric_mean(v, "gpu_hours_capacity") - metric_mean(v, "gpu_hours_allocated")));
+    add("unallocated capacity", std::max(0.0, metric_mean(v, "gpu_hours_capacity") -
+                                                  metric_mean(v, "gpu_hours_allocated")));
     // Capacity that was down, by cause: the bar then reaches the installed GPU-hours.
     std::set<std::string> down;
     for (const auto& [m, _] : v.replications.metrics) {
@@ -346,7 +376,10 @@ json restart_rows(const ReportInput& in) {
   }
   json rows = json::array();
   for (const auto& [key, n] : counts) {
-    rows.push_back({{"variant", std::get<0>(key)}, {"measure", std::get<1>(key)}, {"value", std::get<2>(key)}, {"jobs", n}});
+    rows.push_back({{"variant", std::get<0>(key)},
+                    {"measure", std::get<1>(key)},
+                    {"value", std::get<2>(key)},
+                    {"jobs", n}});
   }
   return rows;
 }
@@ -358,9 +391,15 @@ json fault_rows(const ReportInput& in) {
     // A node's down record opens an interval that its next up record closes; the cause is the
     // down record's. Unrepaired faults run to the horizon.
     std::map<std::string, std::vector<std::pair<double, std::string>>> open;
-    auto close = [&](const std::string& node, double start, const std::string& cause, double end, bool repaired) {
-      rows.push_back({{"variant", v.name}, {"node", node}, {"cause", cause}, {"start_h", start / 3600.0},
-                      {"end_h", end / 3600.0}, {"hours", (end - start) / 3600.0}, {"repaired", repaired}});
+    auto close = [&](const std::string& node, double start, const std::string& cause, double end,
+                     bool repaired) {
+      rows.push_back({{"variant", v.name},
+                      {"node", node},
+                      {"cause", cause},
+                      {"start_h", start / 3600.0},
+                      {"end_h", end / 3600.0},
+                      {"hours", (end - start) / 3600.0},
+                      {"repaired", repaired}});
     };
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const std::string node(t.field(i, "node"));
@@ -374,7 +413,8 @@ json fault_rows(const ReportInput& in) {
       }
     }
     for (const auto& [node, list] : open) {
-      for (const auto& [start, cause] : list) close(node, start, cause, std::max(start, v.sample.horizon_s), false);
+      for (const auto& [start, cause] : list)
+        close(node, start, cause, std::max(start, v.sample.horizon_s), false);
     }
   }
   return rows;
@@ -396,18 +436,20 @@ json comparison_rows(const ReportInput& in, bool differences) {
                         {"lower", d.has_interval() ? json(d.lower()) : json(nullptr)},
                         {"upper", d.has_interval() ? json(d.upper()) : json(nullptr)},
                         {"n", d.n},
-                        {"significant", it->second.significant ? "significant at 95 % (unadjusted)" : "not significant (unadjusted)"}});
+                        {"significant", it->second.significant ? "significant at 95 % (unadjusted)"
+                                                               : "not significant (unadjusted)"}});
       } else {
         const auto it = v.replications.metrics.find(metric);
         if (it == v.replications.metrics.end()) continue;
         const Interval& i = it->second.interval;
-        rows.push_back({{"metric", label_of(metric)},
-                        {"variant", v.name},
-                        {"mean", i.mean},
-                        // Every metric here is non-negative: the interval is clipped at 0.
-                        {"lower", i.has_interval() ? json(std::max(0.0, i.lower())) : json(nullptr)},
-                        {"upper", i.has_interval() ? json(i.upper()) : json(nullptr)},
-                        {"n", i.n}});
+        rows.push_back(
+            {{"metric", label_of(metric)},
+             {"variant", v.name},
+             {"mean", i.mean},
+             // Every metric here is non-negative: the interval is clipped at 0.
+             {"lower", i.has_interval() ? json(std::max(0.0, i.lower())) : json(nullptr)},
+             {"upper", i.has_interval() ? json(i.upper()) : json(nullptr)},
+             {"n", i.n}});
       }
     }
   }
@@ -416,7 +458,8 @@ json comparison_rows(const ReportInput& in, bool differences) {
 
 // ---- Vega-Lite specs ----
 
-json tip(const char* field, const char* type, const char* title = nullptr, const char* format = nullptr) {
+json tip(const char* field, const char* type, const char* title = nullptr,
+         const char* format = nullptr) {
   json t = {{"field", field}, {"type", type}};
   if (title) t["title"] = title;
   if (format) t["format"] = format;
@@ -450,15 +493,22 @@ json cdf_view(json rows, const char* group, const char* value_title, bool by_var
   v["width"] = 360;
   v["height"] = 240;
   v["data"] = {{"values", std::move(rows)}};
-  v["mark"] = {{"type", "line"}, {"interpolate", "step-after"}, {"point", {{"size", 20}}}, {"tooltip", true}};
-  v["encoding"] = {{"x", {{"field", "x"}, {"type", "quantitative"}, {"title", value_title}}},
-                   {"y", {{"field", "fraction"}, {"type", "quantitative"}, {"title", "fraction of jobs"},
-                          {"axis", {{"format", "%"}}}}},
-                   {"color", {{"field", "group"}, {"type", "nominal"}, {"title", group}}},
-                   {"tooltip", json::array({tip("group", "nominal", group), tip("variant", "nominal"),
-                                            tip("x", "quantitative", value_title, ".3f"),
-                                            tip("fraction", "quantitative", "fraction ≤", ".1%"),
-                                            tip("jobs", "quantitative", "jobs")})}};
+  v["mark"] = {{"type", "line"},
+               {"interpolate", "step-after"},
+               {"point", {{"size", 20}}},
+               {"tooltip", true}};
+  v["encoding"] = {
+      {"x", {{"field", "x"}, {"type", "quantitative"}, {"title", value_title}}},
+      {"y",
+       {{"field", "fraction"},
+        {"type", "quantitative"},
+        {"title", "fraction of jobs"},
+        {"axis", {{"format", "%"}}}}},
+      {"color", {{"field", "group"}, {"type", "nominal"}, {"title", group}}},
+      {"tooltip", json::array({tip("group", "nominal", group), tip("variant", "nominal"),
+                               tip("x", "quantitative", value_title, ".3f"),
+                               tip("fraction", "quantitative", "fraction ≤", ".1%"),
+                               tip("jobs", "quantitative", "jobs")})}};
   if (by_variant) v["encoding"]["strokeDash"] = {{"field", "variant"}, {"type", "nominal"}};
   return v;
 }
@@ -469,27 +519,32 @@ std::vector<Chart> build_charts(const ReportInput& in) {
   auto variant_dash = [&](json& enc) {
     if (cmp) enc["strokeDash"] = {{"field", "variant"}, {"type", "nominal"}, {"title", "variant"}};
   };
-  const char* sample_note = in.kind == ReportKind::Run ? "" : " (first replication of each variant)";
+  const char* sample_note =
+      in.kind == ReportKind::Run ? "" : " (first replication of each variant)";
 
   // `t9ksim replay-check` (docs/traces.md "Recorded versus simulated"): per measure, one point
   // per job, recorded against simulated, with the diagonal where they agree.
-  if (in.kind == ReportKind::Run && !in.variants.empty() && !in.variants.front().sample.replay_check.rows.empty()) {
+  if (in.kind == ReportKind::Run && !in.variants.empty() &&
+      !in.variants.front().sample.replay_check.rows.empty()) {
     const CsvTable& t = in.variants.front().sample.replay_check;
     struct Measure {
       const char* column;  // recorded_<column>_s, simulated_<column>_s
       const char* title;
       const char* unit;
-      double seconds;      // per unit
+      double seconds;  // per unit
       const char* question;
       const char* empty;
     };
     const Measure measures[] = {
         {"end", "Recorded versus simulated: when jobs ended", "h since the first submission", 3600,
-         "Does the simulator reproduce this cluster? Each finished job's end as the cluster recorded it against the "
-         "replay's: points on the dashed diagonal agree, above it the simulation ends later (replay-check.csv has every job).",
+         "Does the simulator reproduce this cluster? Each finished job's end as the cluster "
+         "recorded it against the "
+         "replay's: points on the dashed diagonal agree, above it the simulation ends later "
+         "(replay-check.csv has every job).",
          "No job ended both in the export and in the replay"},
         {"wait", "Recorded versus simulated: how long jobs waited", "min", 60,
-         "Each job's wait (creation to its first pod running) as recorded against the replay's, for the jobs whose "
+         "Each job's wait (creation to its first pod running) as recorded against the replay's, "
+         "for the jobs whose "
          "start the export records exactly (pods or status.startTime).",
          "No exact recorded start: export the pods before the jobs' cleanup removes them"},
     };
@@ -498,7 +553,8 @@ std::vector<Chart> build_charts(const ReportInput& in) {
     for (const auto& m : measures) {
       std::vector<std::size_t> both;
       for (std::size_t i = 0; i < t.rows.size(); ++i) {
-        if (t.number(i, std::string("recorded_") + m.column + "_s") && t.number(i, std::string("simulated_") + m.column + "_s")) {
+        if (t.number(i, std::string("recorded_") + m.column + "_s") &&
+            t.number(i, std::string("simulated_") + m.column + "_s")) {
           both.push_back(i);
         }
       }
@@ -510,28 +566,40 @@ std::vector<Chart> build_charts(const ReportInput& in) {
         const double rec = *t.number(i, std::string("recorded_") + m.column + "_s");
         const double sim = *t.number(i, std::string("simulated_") + m.column + "_s");
         top = std::max({top, rec / m.seconds, sim / m.seconds});
-        points.push_back({{"job", std::string(t.field(i, "job"))}, {"recorded", rec / m.seconds},
-                          {"simulated", sim / m.seconds}, {"error_s", sim - rec}});
+        points.push_back({{"job", std::string(t.field(i, "job"))},
+                          {"recorded", rec / m.seconds},
+                          {"simulated", sim / m.seconds},
+                          {"error_s", sim - rec}});
       }
       std::string question = m.question;
-      if (stride > 1) question += fmt::format(" Every {}th of {} jobs is drawn.", stride, both.size());
+      if (stride > 1)
+        question += fmt::format(" Every {}th of {} jobs is drawn.", stride, both.size());
       json s = points.empty() ? empty_spec(m.empty) : base_spec(json::array());
       if (!points.empty()) {
         s.erase("data");
         s["height"] = 300;
-        const json x = {{"field", "recorded"}, {"type", "quantitative"}, {"title", fmt::format("recorded ({})", m.unit)}};
-        const json y = {{"field", "simulated"}, {"type", "quantitative"}, {"title", fmt::format("simulated ({})", m.unit)}};
+        const json x = {{"field", "recorded"},
+                        {"type", "quantitative"},
+                        {"title", fmt::format("recorded ({})", m.unit)}};
+        const json y = {{"field", "simulated"},
+                        {"type", "quantitative"},
+                        {"title", fmt::format("simulated ({})", m.unit)}};
         s["layer"] = json::array(
-            {{{"data", {{"values", json::array({{{"recorded", 0}, {"simulated", 0}}, {{"recorded", top}, {"simulated", top}}})}}},
+            {{{"data",
+               {{"values", json::array({{{"recorded", 0}, {"simulated", 0}},
+                                        {{"recorded", top}, {"simulated", top}}})}}},
               {"mark", {{"type", "line"}, {"color", "#888"}, {"strokeDash", {4, 4}}}},
               {"encoding", {{"x", x}, {"y", y}}}},
              {{"data", {{"values", std::move(points)}}},
               {"mark", {{"type", "point"}, {"filled", true}, {"size", 50}, {"tooltip", true}}},
-              {"encoding", {{"x", x},
-                            {"y", y},
-                            {"tooltip", json::array({tip("job", "nominal"), tip("recorded", "quantitative", "recorded", ".3f"),
-                                                     tip("simulated", "quantitative", "simulated", ".3f"),
-                                                     tip("error_s", "quantitative", "simulated − recorded (s)", ".1f")})}}}}});
+              {"encoding",
+               {{"x", x},
+                {"y", y},
+                {"tooltip",
+                 json::array(
+                     {tip("job", "nominal"), tip("recorded", "quantitative", "recorded", ".3f"),
+                      tip("simulated", "quantitative", "simulated", ".3f"),
+                      tip("error_s", "quantitative", "simulated − recorded (s)", ".1f")})}}}}});
       }
       charts.push_back({m.title, question, std::move(s)});
     }
@@ -541,36 +609,51 @@ std::vector<Chart> build_charts(const ReportInput& in) {
     json rows = series_rows(in);
     json s = rows.empty() ? empty_spec("No time series in this run") : base_spec(std::move(rows));
     if (!s.contains("mark")) {
-      s["mark"] = {{"type", "line"}, {"interpolate", "step-after"}, {"point", {{"size", 12}, {"opacity", 0.4}}},
+      s["mark"] = {{"type", "line"},
+                   {"interpolate", "step-after"},
+                   {"point", {{"size", 12}, {"opacity", 0.4}}},
                    {"tooltip", true}};
-      s["encoding"] = {{"x", {{"field", "time_h"}, {"type", "quantitative"}, {"title", "time (h)"}}},
-                       {"y", {{"field", "gpus"}, {"type", "quantitative"}, {"title", "GPUs (bucket average)"}}},
-                       {"color", {{"field", "measure"}, {"type", "nominal"}, {"title", "GPUs"},
-                                  {"scale", {{"domain", {"capacity", "allocated", "productive"}}}}}},
-                       {"tooltip", json::array({tip("variant", "nominal"), tip("measure", "nominal"),
-                                                tip("time_h", "quantitative", "time (h)", ".2f"),
-                                                tip("gpus", "quantitative", "GPUs", ".2f")})}};
+      s["encoding"] = {
+          {"x", {{"field", "time_h"}, {"type", "quantitative"}, {"title", "time (h)"}}},
+          {"y", {{"field", "gpus"}, {"type", "quantitative"}, {"title", "GPUs (bucket average)"}}},
+          {"color",
+           {{"field", "measure"},
+            {"type", "nominal"},
+            {"title", "GPUs"},
+            {"scale", {{"domain", {"capacity", "allocated", "productive"}}}}}},
+          {"tooltip", json::array({tip("variant", "nominal"), tip("measure", "nominal"),
+                                   tip("time_h", "quantitative", "time (h)", ".2f"),
+                                   tip("gpus", "quantitative", "GPUs", ".2f")})}};
       variant_dash(s["encoding"]);
     }
-    charts.push_back({"Allocated and productive GPUs over time",
-                      std::string("How much of the cluster is handed out, and how much of that does useful training? "
-                                  "The gap between capacity and allocated is idle capacity; between allocated and "
-                                  "productive, overheads and lost work") + sample_note + ".",
-                      std::move(s)});
+    charts.push_back(
+        {"Allocated and productive GPUs over time",
+         std::string(
+             "How much of the cluster is handed out, and how much of that does useful training? "
+             "The gap between capacity and allocated is idle capacity; between allocated and "
+             "productive, overheads and lost work") +
+             sample_note + ".",
+         std::move(s)});
   }
   {  // pending jobs per queue
     json rows = pending_rows(in);
     json s = rows.empty() ? empty_spec("No queues in this run") : base_spec(std::move(rows));
     if (!s.contains("mark")) {
-      s["mark"] = {{"type", "line"}, {"interpolate", "step-after"}, {"point", {{"size", 12}, {"opacity", 0.4}}},
+      s["mark"] = {{"type", "line"},
+                   {"interpolate", "step-after"},
+                   {"point", {{"size", 12}, {"opacity", 0.4}}},
                    {"tooltip", true}};
-      s["encoding"] = {{"x", {{"field", "time_h"}, {"type", "quantitative"}, {"title", "time (h)"}}},
-                       {"y", {{"field", "pending"}, {"type", "quantitative"}, {"title", "pending jobs (bucket average)"}}},
-                       {"color", {{"field", "queue"}, {"type", "nominal"}, {"title", "queue"}}},
-                       {"tooltip", json::array({tip("variant", "nominal"), tip("queue", "nominal"),
-                                                tip("time_h", "quantitative", "time (h)", ".2f"),
-                                                tip("pending", "quantitative", "pending", ".2f"),
-                                                tip("running", "quantitative", "running", ".2f")})}};
+      s["encoding"] = {
+          {"x", {{"field", "time_h"}, {"type", "quantitative"}, {"title", "time (h)"}}},
+          {"y",
+           {{"field", "pending"},
+            {"type", "quantitative"},
+            {"title", "pending jobs (bucket average)"}}},
+          {"color", {{"field", "queue"}, {"type", "nominal"}, {"title", "queue"}}},
+          {"tooltip", json::array({tip("variant", "nominal"), tip("queue", "nominal"),
+                                   tip("time_h", "quantitative", "time (h)", ".2f"),
+                                   tip("pending", "quantitative", "pending", ".2f"),
+                                   tip("running", "quantitative", "running", ".2f")})}};
       variant_dash(s["encoding"]);
     }
     charts.push_back({"Pending jobs per queue over time",
@@ -578,36 +661,53 @@ std::vector<Chart> build_charts(const ReportInput& in) {
   }
   {  // why jobs waited, per queue over time
     json rows = pending_cause_rows(in);
-    json s = rows.empty() ? empty_spec("No job waited for the scheduler in this run") : base_spec(std::move(rows));
+    json s = rows.empty() ? empty_spec("No job waited for the scheduler in this run")
+                          : base_spec(std::move(rows));
     if (!s.contains("mark")) {
-      json domain = json::array(), range = json::array({"#d62728", "#1f77b4", "#9467bd", "#ff7f0e", "#8c564b", "#7f7f7f"});
+      json domain = json::array(),
+           range = json::array({"#d62728", "#1f77b4", "#9467bd", "#ff7f0e", "#8c564b", "#7f7f7f"});
       for (const auto& c : kCauses) domain.push_back(c.label);
       s.erase("width");
       s.erase("height");
-      s["spec"] = {{"width", cmp ? 420 : 860}, {"height", 90},
-                   {"mark", {{"type", "bar"}, {"tooltip", true}}},
-                   {"encoding",
-                    {{"x", {{"field", "time_h"}, {"type", "ordinal"}, {"title", "period start (h)"},
-                            {"axis", {{"format", ".0f"}, {"labelOverlap", true}, {"labelAngle", 0}}}}},
-                     {"y", {{"field", "jobs"}, {"type", "quantitative"}, {"stack", true},
-                            {"title", "waiting jobs"}}},
-                     {"color", {{"field", "cause"}, {"type", "nominal"}, {"title", "why they wait"},
-                                {"scale", {{"domain", domain}, {"range", range}}},
-                                {"legend", {{"labelLimit", 320}, {"orient", "bottom"}, {"columns", 3}}}}},
-                     {"tooltip", json::array({tip("variant", "nominal"), tip("queue", "nominal"),
-                                              tip("cause", "nominal"), tip("time_h", "quantitative", "from (h)", ".1f"),
-                                              tip("jobs", "quantitative", "waiting jobs (average)", ".2f")})}}}};
+      s["spec"] = {
+          {"width", cmp ? 420 : 860},
+          {"height", 90},
+          {"mark", {{"type", "bar"}, {"tooltip", true}}},
+          {"encoding",
+           {{"x",
+             {{"field", "time_h"},
+              {"type", "ordinal"},
+              {"title", "period start (h)"},
+              {"axis", {{"format", ".0f"}, {"labelOverlap", true}, {"labelAngle", 0}}}}},
+            {"y",
+             {{"field", "jobs"},
+              {"type", "quantitative"},
+              {"stack", true},
+              {"title", "waiting jobs"}}},
+            {"color",
+             {{"field", "cause"},
+              {"type", "nominal"},
+              {"title", "why they wait"},
+              {"scale", {{"domain", domain}, {"range", range}}},
+              {"legend", {{"labelLimit", 320}, {"orient", "bottom"}, {"columns", 3}}}}},
+            {"tooltip",
+             json::array({tip("variant", "nominal"), tip("queue", "nominal"),
+                          tip("cause", "nominal"), tip("time_h", "quantitative", "from (h)", ".1f"),
+                          tip("jobs", "quantitative", "waiting jobs (average)", ".2f")})}}}};
       s["facet"] = {{"row", {{"field", "queue"}, {"type", "nominal"}, {"title", nullptr}}}};
-      if (cmp) s["facet"]["column"] = {{"field", "variant"}, {"type", "nominal"}, {"title", "variant"}};
+      if (cmp)
+        s["facet"]["column"] = {{"field", "variant"}, {"type", "nominal"}, {"title", "variant"}};
       s["resolve"] = {{"scale", {{"y", "independent"}}}};
     }
-    charts.push_back({"Why jobs waited, per queue over time",
-                      std::string("Was it nodes or quota? Jobs waiting with none of their pods placed, by the "
-                                  "scheduler's last reason (bar height: average waiting jobs over the period)") +
-                          sample_note + ".",
-                      std::move(s)});
+    charts.push_back(
+        {"Why jobs waited, per queue over time",
+         std::string("Was it nodes or quota? Jobs waiting with none of their pods placed, by the "
+                     "scheduler's last reason (bar height: average waiting jobs over the period)") +
+             sample_note + ".",
+         std::move(s)});
   }
-  auto cdf_chart = [&](const char* column, const char* title, const char* question, const char* axis) {
+  auto cdf_chart = [&](const char* column, const char* title, const char* question,
+                       const char* axis) {
     json by_queue = cdf_rows(in, column, "queue");
     json s;
     if (by_queue.empty()) {
@@ -621,27 +721,42 @@ std::vector<Chart> build_charts(const ReportInput& in) {
                                   cdf_view(cdf_rows(in, column, "kind"), "kind", axis, cmp)});
       s["resolve"] = {{"scale", {{"color", "independent"}}}};
     }
-    charts.push_back({std::string(title) + " CDF by queue and by job kind", question, std::move(s)});
+    charts.push_back(
+        {std::string(title) + " CDF by queue and by job kind", question, std::move(s)});
   };
-  cdf_chart("wait_s", "Wait time", "How long do jobs wait until all their pods first run, per queue and per job kind? "
-                                   "Read the p90 where a curve crosses 90 %.", "wait (h)");
-  cdf_chart("jct_s", "JCT", "How long from submission to completion, for finished jobs, per queue and per job kind?",
-            "job completion time (h)");
+  cdf_chart("wait_s", "Wait time",
+            "How long do jobs wait until all their pods first run, per queue and per job kind? "
+            "Read the p90 where a curve crosses 90 %.",
+            "wait (h)");
+  cdf_chart(
+      "jct_s", "JCT",
+      "How long from submission to completion, for finished jobs, per queue and per job kind?",
+      "job completion time (h)");
   {  // GPU-hours breakdown
     json s = base_spec(gpu_hour_rows(in));
     s["height"] = 50 + 30 * static_cast<int>(in.variants.size());
     s["mark"] = {{"type", "bar"}, {"tooltip", true}};
-    s["encoding"] = {{"y", {{"field", "variant"}, {"type", "nominal"}, {"title", nullptr}, {"sort", nullptr}}},
-                     {"x", {{"field", "gpu_hours"}, {"type", "quantitative"}, {"title", in.kind == ReportKind::Run ? "GPU-hours" : "GPU-hours (mean over replications)"},
-                            {"stack", "zero"}}},
-                     {"color", {{"field", "category"}, {"type", "nominal"}, {"title", "where GPU-hours went"},
-                                {"sort", {{"field", "order"}}}}},
-                     {"order", {{"field", "order"}, {"type", "quantitative"}}},
-                     {"tooltip", json::array({tip("variant", "nominal"), tip("category", "nominal"),
-                                              tip("gpu_hours", "quantitative", "GPU-hours", ".2f")})}};
+    s["encoding"] = {
+        {"y", {{"field", "variant"}, {"type", "nominal"}, {"title", nullptr}, {"sort", nullptr}}},
+        {"x",
+         {{"field", "gpu_hours"},
+          {"type", "quantitative"},
+          {"title",
+           in.kind == ReportKind::Run ? "GPU-hours" : "GPU-hours (mean over replications)"},
+          {"stack", "zero"}}},
+        {"color",
+         {{"field", "category"},
+          {"type", "nominal"},
+          {"title", "where GPU-hours went"},
+          {"sort", {{"field", "order"}}}}},
+        {"order", {{"field", "order"}, {"type", "quantitative"}}},
+        {"tooltip", json::array({tip("variant", "nominal"), tip("category", "nominal"),
+                                 tip("gpu_hours", "quantitative", "GPU-hours", ".2f")})}};
     charts.push_back({"GPU-hours: productive, lost by cause, idle",
-                      "Where did the capacity go: kept training progress, progress lost (by cause), allocated but "
-                      "idle (start-up, restarts, checkpoint writes), ready but never allocated, or down (faults, by "
+                      "Where did the capacity go: kept training progress, progress lost (by "
+                      "cause), allocated but "
+                      "idle (start-up, restarts, checkpoint writes), ready but never allocated, or "
+                      "down (faults, by "
                       "cause)? The bar adds up to the installed GPU-hours.",
                       std::move(s)});
   }
@@ -651,20 +766,23 @@ std::vector<Chart> build_charts(const ReportInput& in) {
     if (!s.contains("mark")) {
       s.erase("width");
       s["mark"] = {{"type", "bar"}, {"tooltip", true}};
-      s["encoding"] = {{"column", {{"field", "measure"}, {"type", "nominal"}, {"title", nullptr}}},
-                       {"x", {{"field", "value"}, {"type", "ordinal"}, {"title", "count per job"}}},
-                       {"y", {{"field", "jobs"}, {"type", "quantitative"}, {"title", "jobs"}}},
-                       {"color", {{"field", "variant"}, {"type", "nominal"}}},
-                       {"xOffset", {{"field", "variant"}, {"type", "nominal"}}},
-                       {"tooltip", json::array({tip("variant", "nominal"), tip("measure", "nominal"),
-                                                tip("value", "quantitative", "count per job"),
-                                                tip("jobs", "quantitative", "jobs")})}};
+      s["encoding"] = {
+          {"column", {{"field", "measure"}, {"type", "nominal"}, {"title", nullptr}}},
+          {"x", {{"field", "value"}, {"type", "ordinal"}, {"title", "count per job"}}},
+          {"y", {{"field", "jobs"}, {"type", "quantitative"}, {"title", "jobs"}}},
+          {"color", {{"field", "variant"}, {"type", "nominal"}}},
+          {"xOffset", {{"field", "variant"}, {"type", "nominal"}}},
+          {"tooltip", json::array({tip("variant", "nominal"), tip("measure", "nominal"),
+                                   tip("value", "quantitative", "count per job"),
+                                   tip("jobs", "quantitative", "jobs")})}};
       s["height"] = 220;
     }
-    charts.push_back({"Restarts and backoff per job",
-                      std::string("How many jobs restart, and how often? restarts sums the tasks' restartCount; "
-                                  "backoffCount is the job's failure count toward backoffLimit") + sample_note + ".",
-                      std::move(s)});
+    charts.push_back(
+        {"Restarts and backoff per job",
+         std::string("How many jobs restart, and how often? restarts sums the tasks' restartCount; "
+                     "backoffCount is the job's failure count toward backoffLimit") +
+             sample_note + ".",
+         std::move(s)});
   }
   {  // fault timeline
     json rows = fault_rows(in);
@@ -677,19 +795,22 @@ std::vector<Chart> build_charts(const ReportInput& in) {
       s = base_spec(std::move(rows));
       s["height"] = std::min(600, 40 + 14 * static_cast<int>(nodes.size()));
       s["mark"] = {{"type", "bar"}, {"tooltip", true}, {"minBandWidth", 2}};
-      s["encoding"] = {{"y", {{"field", "node"}, {"type", "nominal"}, {"title", "node"}}},
-                       {"x", {{"field", "start_h"}, {"type", "quantitative"}, {"title", "time (h)"}}},
-                       {"x2", {{"field", "end_h"}}},
-                       {"color", {{"field", "cause"}, {"type", "nominal"}, {"title", "cause"}}},
-                       {"tooltip", json::array({tip("variant", "nominal"), tip("node", "nominal"), tip("cause", "nominal"),
-                                                tip("start_h", "quantitative", "down at (h)", ".2f"),
-                                                tip("end_h", "quantitative", "back at (h)", ".2f"),
-                                                tip("hours", "quantitative", "hours down", ".2f"),
-                                                tip("repaired", "nominal", "repaired before the horizon")})}};
+      s["encoding"] = {
+          {"y", {{"field", "node"}, {"type", "nominal"}, {"title", "node"}}},
+          {"x", {{"field", "start_h"}, {"type", "quantitative"}, {"title", "time (h)"}}},
+          {"x2", {{"field", "end_h"}}},
+          {"color", {{"field", "cause"}, {"type", "nominal"}, {"title", "cause"}}},
+          {"tooltip",
+           json::array({tip("variant", "nominal"), tip("node", "nominal"), tip("cause", "nominal"),
+                        tip("start_h", "quantitative", "down at (h)", ".2f"),
+                        tip("end_h", "quantitative", "back at (h)", ".2f"),
+                        tip("hours", "quantitative", "hours down", ".2f"),
+                        tip("repaired", "nominal", "repaired before the horizon")})}};
       if (cmp) s["encoding"]["yOffset"] = {{"field", "variant"}, {"type", "nominal"}};
     }
     charts.push_back({"Fault timeline",
-                      "When did which nodes go down, for what cause, and for how long? A GPU fault leaves its node up "
+                      "When did which nodes go down, for what cause, and for how long? A GPU fault "
+                      "leaves its node up "
                       "with one GPU fewer; it shows here for the time the GPU is out.",
                       std::move(s)});
   }
@@ -698,19 +819,28 @@ std::vector<Chart> build_charts(const ReportInput& in) {
     json s = rows.empty() ? empty_spec("No time series in this run") : base_spec(std::move(rows));
     if (!s.contains("mark")) {
       s["height"] = 180;
-      s["mark"] = {{"type", "line"}, {"interpolate", "step-after"}, {"point", {{"size", 12}, {"opacity", 0.4}}},
+      s["mark"] = {{"type", "line"},
+                   {"interpolate", "step-after"},
+                   {"point", {{"size", 12}, {"opacity", 0.4}}},
                    {"tooltip", true}};
-      s["encoding"] = {{"x", {{"field", "time_h"}, {"type", "quantitative"}, {"title", "time (h)"}}},
-                       {"y", {{"field", "jain"}, {"type", "quantitative"}, {"title", "Jain's index"},
-                              {"scale", {{"domain", {0, 1}}}}}},
-                       {"color", {{"field", "variant"}, {"type", "nominal"}}},
-                       {"tooltip", json::array({tip("variant", "nominal"), tip("time_h", "quantitative", "time (h)", ".2f"),
-                                                tip("jain", "quantitative", "Jain's index", ".3f"),
-                                                tip("queues", "quantitative", "queues with work")})}};
+      s["encoding"] = {
+          {"x", {{"field", "time_h"}, {"type", "quantitative"}, {"title", "time (h)"}}},
+          {"y",
+           {{"field", "jain"},
+            {"type", "quantitative"},
+            {"title", "Jain's index"},
+            {"scale", {{"domain", {0, 1}}}}}},
+          {"color", {{"field", "variant"}, {"type", "nominal"}}},
+          {"tooltip",
+           json::array({tip("variant", "nominal"), tip("time_h", "quantitative", "time (h)", ".2f"),
+                        tip("jain", "quantitative", "Jain's index", ".3f"),
+                        tip("queues", "quantitative", "queues with work")})}};
     }
     charts.push_back({"Fairness between queues over time",
-                      "Do the queues with work get similar numbers of GPUs? Jain's index over the allocated GPUs of "
-                      "queues that have work: 1 is equal, 1/n is one queue holding everything (unweighted by quota).",
+                      "Do the queues with work get similar numbers of GPUs? Jain's index over the "
+                      "allocated GPUs of "
+                      "queues that have work: 1 is equal, 1/n is one queue holding everything "
+                      "(unweighted by quota).",
                       std::move(s)});
   }
   if (cmp) {
@@ -718,67 +848,85 @@ std::vector<Chart> build_charts(const ReportInput& in) {
       json s = base_spec(comparison_rows(in, false));
       s.erase("width");
       s.erase("height");
-      s["facet"] = {{"field", "metric"}, {"type", "nominal"}, {"title", nullptr}, {"sort", nullptr}};
+      s["facet"] = {
+          {"field", "metric"}, {"type", "nominal"}, {"title", nullptr}, {"sort", nullptr}};
       s["columns"] = 3;
       s["resolve"] = {{"scale", {{"y", "independent"}}}};
-      json enc_x = {{"field", "variant"}, {"type", "nominal"}, {"title", nullptr}, {"sort", nullptr}};
-      s["spec"] = {{"width", 200},
-                   {"height", 150},
-                   {"layer",
-                    json::array({{{"mark", {{"type", "bar"}, {"tooltip", true}}},
-                                  {"encoding", {{"x", enc_x},
-                                                {"y", {{"field", "mean"}, {"type", "quantitative"}, {"title", "mean"}}},
-                                                {"color", {{"field", "variant"}, {"type", "nominal"}, {"sort", nullptr}}},
-                                                {"tooltip", json::array({tip("metric", "nominal"), tip("variant", "nominal"),
-                                                                         tip("mean", "quantitative", "mean", ".4g"),
-                                                                         tip("lower", "quantitative", "95 % CI low", ".4g"),
-                                                                         tip("upper", "quantitative", "95 % CI high", ".4g"),
-                                                                         tip("n", "quantitative", "replications")})}}}},
-                                 {{"mark", {{"type", "rule"}, {"strokeWidth", 2}}},
-                                  {"encoding", {{"x", enc_x},
-                                                {"y", {{"field", "lower"}, {"type", "quantitative"}}},
-                                                {"y2", {{"field", "upper"}}}}}}})}};
+      json enc_x = {
+          {"field", "variant"}, {"type", "nominal"}, {"title", nullptr}, {"sort", nullptr}};
+      s["spec"] = {
+          {"width", 200},
+          {"height", 150},
+          {"layer",
+           json::array(
+               {{{"mark", {{"type", "bar"}, {"tooltip", true}}},
+                 {"encoding",
+                  {{"x", enc_x},
+                   {"y", {{"field", "mean"}, {"type", "quantitative"}, {"title", "mean"}}},
+                   {"color", {{"field", "variant"}, {"type", "nominal"}, {"sort", nullptr}}},
+                   {"tooltip", json::array({tip("metric", "nominal"), tip("variant", "nominal"),
+                                            tip("mean", "quantitative", "mean", ".4g"),
+                                            tip("lower", "quantitative", "95 % CI low", ".4g"),
+                                            tip("upper", "quantitative", "95 % CI high", ".4g"),
+                                            tip("n", "quantitative", "replications")})}}}},
+                {{"mark", {{"type", "rule"}, {"strokeWidth", 2}}},
+                 {"encoding",
+                  {{"x", enc_x},
+                   {"y", {{"field", "lower"}, {"type", "quantitative"}}},
+                   {"y2", {{"field", "upper"}}}}}}})}};
       charts.push_back({"Variants side by side",
-                        "Each metric per variant: the bar is the mean over replications, the line its 95 % Student-t "
+                        "Each metric per variant: the bar is the mean over replications, the line "
+                        "its 95 % Student-t "
                         "interval, clipped at 0 (every metric here is non-negative).",
                         std::move(s)});
     }
     {
       json rows = comparison_rows(in, true);
-      json s = rows.empty() ? empty_spec("No variant to compare with the base") : base_spec(std::move(rows));
+      json s = rows.empty() ? empty_spec("No variant to compare with the base")
+                            : base_spec(std::move(rows));
       if (!s.contains("mark")) {
         s.erase("width");
         s.erase("height");
-        s["facet"] = {{"field", "metric"}, {"type", "nominal"}, {"title", nullptr}, {"sort", nullptr}};
+        s["facet"] = {
+            {"field", "metric"}, {"type", "nominal"}, {"title", nullptr}, {"sort", nullptr}};
         s["columns"] = 3;
         s["resolve"] = {{"scale", {{"x", "independent"}}}};
-        json enc_y = {{"field", "variant"}, {"type", "nominal"}, {"title", nullptr}, {"sort", nullptr}};
+        json enc_y = {
+            {"field", "variant"}, {"type", "nominal"}, {"title", nullptr}, {"sort", nullptr}};
         s["spec"] = {
             {"width", 200},
             {"height", 40 + 25 * static_cast<int>(in.variants.size() - 1)},
             {"layer",
-             json::array({{{"mark", {{"type", "rule"}, {"color", "#888"}, {"strokeDash", {4, 4}}}},
-                           {"encoding", {{"x", {{"datum", 0}, {"type", "quantitative"}}}}}},
-                          {{"mark", {{"type", "rule"}, {"strokeWidth", 2}}},
-                           {"encoding", {{"y", enc_y},
-                                         {"x", {{"field", "lower"}, {"type", "quantitative"}, {"title", "variant − base"}}},
-                                         {"x2", {{"field", "upper"}}},
-                                         {"color", {{"field", "significant"}, {"type", "nominal"}, {"title", nullptr}}}}}},
-                          {{"mark", {{"type", "point"}, {"filled", true}, {"size", 60}, {"tooltip", true}}},
-                           {"encoding", {{"y", enc_y},
-                                         {"x", {{"field", "difference"}, {"type", "quantitative"}}},
-                                         {"color", {{"field", "significant"}, {"type", "nominal"}, {"title", nullptr}}},
-                                         {"tooltip", json::array({tip("metric", "nominal"), tip("variant", "nominal"),
-                                                                  tip("difference", "quantitative", "mean difference", ".4g"),
-                                                                  tip("lower", "quantitative", "95 % CI low", ".4g"),
-                                                                  tip("upper", "quantitative", "95 % CI high", ".4g"),
-                                                                  tip("significant", "nominal", "paired t"),
-                                                                  tip("n", "quantitative", "pairs")})}}}}})}};
+             json::array(
+                 {{{"mark", {{"type", "rule"}, {"color", "#888"}, {"strokeDash", {4, 4}}}},
+                   {"encoding", {{"x", {{"datum", 0}, {"type", "quantitative"}}}}}},
+                  {{"mark", {{"type", "rule"}, {"strokeWidth", 2}}},
+                   {"encoding",
+                    {{"y", enc_y},
+                     {"x",
+                      {{"field", "lower"}, {"type", "quantitative"}, {"title", "variant − base"}}},
+                     {"x2", {{"field", "upper"}}},
+                     {"color",
+                      {{"field", "significant"}, {"type", "nominal"}, {"title", nullptr}}}}}},
+                  {{"mark", {{"type", "point"}, {"filled", true}, {"size", 60}, {"tooltip", true}}},
+                   {"encoding",
+                    {{"y", enc_y},
+                     {"x", {{"field", "difference"}, {"type", "quantitative"}}},
+                     {"color", {{"field", "significant"}, {"type", "nominal"}, {"title", nullptr}}},
+                     {"tooltip",
+                      json::array({tip("metric", "nominal"), tip("variant", "nominal"),
+                                   tip("difference", "quantitative", "mean difference", ".4g"),
+                                   tip("lower", "quantitative", "95 % CI low", ".4g"),
+                                   tip("upper", "quantitative", "95 % CI high", ".4g"),
+                                   tip("significant", "nominal", "paired t"),
+                                   tip("n", "quantitative", "pairs")})}}}}})}};
       }
-      charts.push_back({"Paired differences against the base",
-                        "Variant minus base, replication by replication on common random numbers, with the 95 % "
-                        "paired-t interval: an interval clear of the dashed zero line is a significant difference.",
-                        std::move(s)});
+      charts.push_back(
+          {"Paired differences against the base",
+           "Variant minus base, replication by replication on common random numbers, with the 95 % "
+           "paired-t interval: an interval clear of the dashed zero line is a significant "
+           "difference.",
+           std::move(s)});
     }
   }
   return charts;
@@ -824,7 +972,8 @@ std::set<std::string> holm_significant(const std::map<std::string, PairedDiffere
 constexpr std::size_t kWideVariants = 3;
 
 std::string compact_metric_table(const ReportInput& in, const std::vector<TableRow>& rows) {
-  std::string h = "<div class=\"wide\"><table class=\"headline compact\"><thead><tr><th>metric</th>";
+  std::string h =
+      "<div class=\"wide\"><table class=\"headline compact\"><thead><tr><th>metric</th>";
   for (std::size_t k = 0; k < in.variants.size(); ++k) {
     const auto& v = in.variants[k];
     h += fmt::format("<th>{}<br><span class=\"sub\">{}</span></th>", html_escape(v.name),
@@ -833,18 +982,21 @@ std::string compact_metric_table(const ReportInput& in, const std::vector<TableR
   }
   h += "</tr></thead><tbody>\n";
   std::vector<std::set<std::string>> significant(in.variants.size());
-  for (std::size_t k = 1; k < in.variants.size(); ++k) significant[k] = holm_significant(in.variants[k].vs_base, rows);
+  for (std::size_t k = 1; k < in.variants.size(); ++k)
+    significant[k] = holm_significant(in.variants[k].vs_base, rows);
   for (const auto& row : rows) {
     if (row.metric.empty()) {
-      h += fmt::format("<tr class=\"group\"><th colspan=\"{}\">{}</th></tr>\n", in.variants.size() + 1,
-                       html_escape(row.label));
+      h += fmt::format("<tr class=\"group\"><th colspan=\"{}\">{}</th></tr>\n",
+                       in.variants.size() + 1, html_escape(row.label));
       continue;
     }
     const std::string& m = row.metric;
     h += fmt::format("<tr><td title=\"{}\">{}</td>", html_escape(m), html_escape(row.label));
     const auto& base = in.variants[0].replications.metrics;
     const auto b = base.find(m);
-    h += "<td class=\"num\">" + (b == base.end() ? std::string("–") : html_escape(metric_value(m, b->second.interval))) + "</td>";
+    h += "<td class=\"num\">" +
+         (b == base.end() ? std::string("–") : html_escape(metric_value(m, b->second.interval))) +
+         "</td>";
     for (std::size_t k = 1; k < in.variants.size(); ++k) {
       const auto& v = in.variants[k];
       const auto it = v.replications.metrics.find(m);
@@ -858,14 +1010,17 @@ std::string compact_metric_table(const ReportInput& in, const std::vector<TableR
       std::string change, tip = metric_value(m, it->second.interval);
       if (d != v.vs_base.end()) {
         const double base_mean = b == base.end() ? 0 : b->second.interval.mean;
-        change = base_mean != 0 ? fmt::format("{:+.1f} %", 100 * d->second.difference.mean / std::fabs(base_mean))
-                                : metric_value(m, Interval{d->second.difference.mean, 0, std::nan(""), 1});
+        change =
+            base_mean != 0
+                ? fmt::format("{:+.1f} %", 100 * d->second.difference.mean / std::fabs(base_mean))
+                : metric_value(m, Interval{d->second.difference.mean, 0, std::nan(""), 1});
         tip += "; difference " + metric_value(m, d->second.difference);
       }
       const bool sig = significant[k].count(m) > 0;
       if (sig) tip += "; significant at 95 % after Holm's correction";
-      h += fmt::format("<td class=\"num{}\" title=\"{}\">{}<br><span class=\"sub\">{}</span></td>", sig ? " sig" : "",
-                       html_escape(tip), html_escape(metric_value(m, mean_only)), html_escape(change));
+      h += fmt::format("<td class=\"num{}\" title=\"{}\">{}<br><span class=\"sub\">{}</span></td>",
+                       sig ? " sig" : "", html_escape(tip), html_escape(metric_value(m, mean_only)),
+                       html_escape(change));
     }
     h += "</tr>\n";
   }
@@ -873,7 +1028,8 @@ std::string compact_metric_table(const ReportInput& in, const std::vector<TableR
 }
 
 std::string metric_table(const ReportInput& in, const std::vector<TableRow>& rows) {
-  if (in.kind == ReportKind::Comparison && in.variants.size() > kWideVariants) return compact_metric_table(in, rows);
+  if (in.kind == ReportKind::Comparison && in.variants.size() > kWideVariants)
+    return compact_metric_table(in, rows);
   std::string h = "<table class=\"headline\"><thead><tr><th>metric</th>";
   const bool run = in.kind == ReportKind::Run;
   std::size_t columns = 1;
@@ -882,22 +1038,24 @@ std::string metric_table(const ReportInput& in, const std::vector<TableRow>& row
     if (run) {
       h += "<th>value</th>";
     } else {
-      h += fmt::format("<th>{}<br><span class=\"sub\">mean ± 95 % CI (n={})</span></th>", html_escape(v.name),
-                       v.replications.runs.size());
+      h += fmt::format("<th>{}<br><span class=\"sub\">mean ± 95 % CI (n={})</span></th>",
+                       html_escape(v.name), v.replications.runs.size());
     }
     ++columns;
     if (k > 0) {
-      h += fmt::format("<th>{} − {}<br><span class=\"sub\">paired, 95 % CI (% of base)</span></th>", html_escape(v.name),
-                       html_escape(in.variants[0].name));
+      h += fmt::format("<th>{} − {}<br><span class=\"sub\">paired, 95 % CI (% of base)</span></th>",
+                       html_escape(v.name), html_escape(in.variants[0].name));
       ++columns;
     }
   }
   h += "</tr></thead><tbody>\n";
   std::vector<std::set<std::string>> significant(in.variants.size());
-  for (std::size_t k = 1; k < in.variants.size(); ++k) significant[k] = holm_significant(in.variants[k].vs_base, rows);
+  for (std::size_t k = 1; k < in.variants.size(); ++k)
+    significant[k] = holm_significant(in.variants[k].vs_base, rows);
   for (const auto& row : rows) {
     if (row.metric.empty()) {
-      h += fmt::format("<tr class=\"group\"><th colspan=\"{}\">{}</th></tr>\n", columns, html_escape(row.label));
+      h += fmt::format("<tr class=\"group\"><th colspan=\"{}\">{}</th></tr>\n", columns,
+                       html_escape(row.label));
       continue;
     }
     const std::string& m = row.metric;
@@ -905,7 +1063,11 @@ std::string metric_table(const ReportInput& in, const std::vector<TableRow>& row
     for (std::size_t k = 0; k < in.variants.size(); ++k) {
       const auto& v = in.variants[k];
       const auto it = v.replications.metrics.find(m);
-      h += "<td class=\"num\">" + (it == v.replications.metrics.end() ? std::string("–") : html_escape(metric_value(m, it->second.interval))) + "</td>";
+      h +=
+          "<td class=\"num\">" +
+          (it == v.replications.metrics.end() ? std::string("–")
+                                              : html_escape(metric_value(m, it->second.interval))) +
+          "</td>";
       if (k > 0) {
         const auto d = v.vs_base.find(m);
         if (d == v.vs_base.end()) {
@@ -913,10 +1075,12 @@ std::string metric_table(const ReportInput& in, const std::vector<TableRow>& row
         } else {
           const bool sig = significant[k].count(m) > 0;
           const auto base = in.variants[0].replications.metrics.find(m);
-          const double base_mean = base == in.variants[0].replications.metrics.end() ? 0 : base->second.interval.mean;
+          const double base_mean =
+              base == in.variants[0].replications.metrics.end() ? 0 : base->second.interval.mean;
           const std::string change =
               base_mean != 0 && std::isfinite(d->second.difference.mean)
-                  ? fmt::format(" ({:+.1f} %)", 100 * d->second.difference.mean / std::fabs(base_mean))
+                  ? fmt::format(" ({:+.1f} %)",
+                                100 * d->second.difference.mean / std::fabs(base_mean))
                   : std::string();
           h += fmt::format("<td class=\"num{}\">{}{}{}</td>", sig ? " sig" : "",
                            html_escape(metric_value(m, d->second.difference)), html_escape(change),
@@ -952,27 +1116,31 @@ std::string warnings_block(const ReportInput& in) {
       }
     }
     if (without > 0 && seen.insert(v.name + "\n" + first).second) {
-      warnings.push_back(in.variants.size() > 1 ? fmt::format("{}: {} ({} of {} runs)", v.name, first, without,
-                                                              v.replications.runs.size())
-                                                : fmt::format("{} ({} of {} runs)", first, without, v.replications.runs.size()));
+      warnings.push_back(
+          in.variants.size() > 1
+              ? fmt::format("{}: {} ({} of {} runs)", v.name, first, without,
+                            v.replications.runs.size())
+              : fmt::format("{} ({} of {} runs)", first, without, v.replications.runs.size()));
     }
     const auto warm = v.replications.metrics.find("warmup_s");
     if (warm != v.replications.metrics.end() && !v.replications.runs.empty()) {
       const double horizon = v.replications.runs.front().horizon_s;
       if (horizon > 0 && warm->second.interval.mean > horizon / 3) {
-        warnings.push_back(fmt::format(
-            "{}the warm-up MSER-5 detects is {} of the {} horizon: the steady-state figures rest on the last part of "
-            "the run only; simulate longer",
-            in.variants.size() > 1 ? v.name + ": " : "", format_duration_s(warm->second.interval.mean),
-            format_duration_s(horizon)));
+        warnings.push_back(
+            fmt::format("{}the warm-up MSER-5 detects is {} of the {} horizon: the steady-state "
+                        "figures rest on the last part of "
+                        "the run only; simulate longer",
+                        in.variants.size() > 1 ? v.name + ": " : "",
+                        format_duration_s(warm->second.interval.mean), format_duration_s(horizon)));
       }
     }
   }
   const std::size_t n = in.variants.front().replications.runs.size();
   if (in.kind != ReportKind::Run && n < 5) {
-    warnings.push_back(fmt::format("{} replications: the 95 % intervals are wide (Student-t with {} degrees of "
-                                   "freedom); 5 or more give useful ones",
-                                   n, n - 1));
+    warnings.push_back(
+        fmt::format("{} replications: the 95 % intervals are wide (Student-t with {} degrees of "
+                    "freedom); 5 or more give useful ones",
+                    n, n - 1));
   }
   if (warnings.empty()) return "";
   std::string h = "<div class=\"warnings\"><strong>Read with care</strong><ul>\n";
@@ -996,7 +1164,8 @@ std::vector<std::string> group_values(const ReportInput& in, const std::string& 
 
 // One heading per group value, then its metrics (docs/outputs.md "Metrics by group"). A run or
 // replications: one column per value instead, so queues sit side by side.
-std::string group_table(const ReportInput& in, const std::string& group, const std::vector<std::string>& values) {
+std::string group_table(const ReportInput& in, const std::string& group,
+                        const std::vector<std::string>& values) {
   if (in.kind != ReportKind::Comparison) {
     const auto& v = in.variants.front();
     std::vector<std::string> metrics;
@@ -1015,12 +1184,14 @@ std::string group_table(const ReportInput& in, const std::string& group, const s
       if (std::find(ordered.begin(), ordered.end(), m) == ordered.end()) ordered.push_back(m);
     }
     // Many queues (a trace replay has 15) scroll sideways instead of squeezing the labels.
-    std::string h = "<div class=\"wide\"><table class=\"headline groups\"><thead><tr><th>metric</th>";
+    std::string h =
+        "<div class=\"wide\"><table class=\"headline groups\"><thead><tr><th>metric</th>";
     for (const auto& value : values) {
       h += "<th>" + html_escape(value) +
-           (in.kind == ReportKind::Run ? std::string()
-                                       : fmt::format("<br><span class=\"sub\">mean ± 95 % CI (n={})</span>",
-                                                     v.replications.runs.size())) +
+           (in.kind == ReportKind::Run
+                ? std::string()
+                : fmt::format("<br><span class=\"sub\">mean ± 95 % CI (n={})</span>",
+                              v.replications.runs.size())) +
            "</th>";
     }
     h += "</tr></thead><tbody>\n";
@@ -1029,7 +1200,9 @@ std::string group_table(const ReportInput& in, const std::string& group, const s
       for (const auto& value : values) {
         const auto it = v.replications.metrics.find(group + "/" + value + "/" + m);
         h += "<td class=\"num\">" +
-             (it == v.replications.metrics.end() ? std::string("–") : html_escape(metric_value(m, it->second.interval))) +
+             (it == v.replications.metrics.end()
+                  ? std::string("–")
+                  : html_escape(metric_value(m, it->second.interval))) +
              "</td>";
       }
       h += "</tr>\n";
@@ -1054,14 +1227,18 @@ std::string folder_name(const fs::path& dir, const fs::path& root) {
 }
 
 std::string runs_table(const ReportInput& in) {
-  std::string h = "<table class=\"runs\"><thead><tr><th>variant</th><th>replication</th><th>seed</th>"
-                  "<th>fingerprint</th><th>invariants</th><th>directory</th></tr></thead><tbody>\n";
+  std::string h =
+      "<table class=\"runs\"><thead><tr><th>variant</th><th>replication</th><th>seed</th>"
+      "<th>fingerprint</th><th>invariants</th><th>directory</th></tr></thead><tbody>\n";
   for (const auto& v : in.variants) {
     for (const auto& r : v.replications.runs) {
-      h += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td><code>{}</code></td>"
-                       "<td>{}</td><td><code>{}</code></td></tr>\n",
-                       html_escape(v.name), r.replication, r.seed, html_escape(r.fingerprint),
-                       r.invariants_ok ? "ok" : "<strong>violated</strong>", html_escape(folder_name(r.dir, in.root)));
+      h += fmt::format(
+          "<tr><td>{}</td><td class=\"num\">{}</td><td "
+          "class=\"num\">{}</td><td><code>{}</code></td>"
+          "<td>{}</td><td><code>{}</code></td></tr>\n",
+          html_escape(v.name), r.replication, r.seed, html_escape(r.fingerprint),
+          r.invariants_ok ? "ok" : "<strong>violated</strong>",
+          html_escape(folder_name(r.dir, in.root)));
     }
   }
   h += "</tbody></table>\n";
@@ -1085,8 +1262,8 @@ std::string pending_reasons_table(const ReportInput& in) {
     Last& l = last[{std::string(t.field(i, "queue")), cause}];
     ++l.jobs;
     const double submit = t.number(i, "submit_s").value_or(0);
-    const double waited = t.number(i, "wait_s").value_or(
-        t.number(i, "end_s").value_or(v.sample.horizon_s) - submit);
+    const double waited =
+        t.number(i, "wait_s").value_or(t.number(i, "end_s").value_or(v.sample.horizon_s) - submit);
     if (waited > l.longest) {
       l.longest = waited;
       l.job = t.field(i, "job");
@@ -1099,7 +1276,8 @@ std::string pending_reasons_table(const ReportInput& in) {
   for (const auto& q : queues) {
     const std::string prefix = q.empty() ? "" : std::string(kGroupQueue) + "/" + q + "/";
     double total = 0;
-    for (const auto& c : kCauses) total += std::max(0.0, metric_mean(v, prefix + "job_hours_pending_" + c.column));
+    for (const auto& c : kCauses)
+      total += std::max(0.0, metric_mean(v, prefix + "job_hours_pending_" + c.column));
     if (total <= 0) continue;
     bool first = true;
     for (const auto& c : kCauses) {
@@ -1114,21 +1292,26 @@ std::string pending_reasons_table(const ReportInput& in) {
         if (!example || l.longest > example->longest) example = &l;
       }
       body += fmt::format(
-          "<tr><td class=\"queue\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+          "<tr><td class=\"queue\">{}</td><td>{}</td><td class=\"num\">{}</td><td "
+          "class=\"num\">{}</td>"
           "<td class=\"num\">{}</td><td class=\"reason\">{}</td></tr>\n",
           first ? html_escape(q.empty() ? std::string("all queues") : q) : "", html_escape(c.label),
-          html_escape(metric_value(metric, it->second.interval)), html_escape(format_percent(it->second.interval.mean / total)),
-          format_count(jobs),
+          html_escape(metric_value(metric, it->second.interval)),
+          html_escape(format_percent(it->second.interval.mean / total)), format_count(jobs),
           example ? "<code>" + html_escape(example->job) + "</code> (waited " +
-                        html_escape(format_duration_s(example->longest)) + "): " + html_escape(example->reason)
+                        html_escape(format_duration_s(example->longest)) +
+                        "): " + html_escape(example->reason)
                   : std::string("–"));
       first = false;
     }
   }
   if (body.empty()) return "<p>No job waited for the scheduler.</p>\n";
-  return "<div class=\"wide\"><table class=\"jobs reasons\"><thead><tr><th>queue</th><th>why it waited</th>"
-         "<th>job-hours waiting</th><th>share</th><th>jobs, last reason</th><th>longest wait of those and its last "
-         "reason" + std::string(in.kind == ReportKind::Run ? "" : " (first replication)") +
+  return "<div class=\"wide\"><table class=\"jobs reasons\"><thead><tr><th>queue</th><th>why it "
+         "waited</th>"
+         "<th>job-hours waiting</th><th>share</th><th>jobs, last reason</th><th>longest wait of "
+         "those and its last "
+         "reason" +
+         std::string(in.kind == ReportKind::Run ? "" : " (first replication)") +
          "</th></tr></thead><tbody>\n" + body + "</tbody></table></div>\n";
 }
 
@@ -1139,17 +1322,22 @@ std::string longest_waits_table(const ReportInput& in) {
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
     if (const auto w = t.number(i, "wait_s")) waits.emplace_back(*w, i);
   }
-  std::stable_sort(waits.begin(), waits.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(waits.begin(), waits.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   if (waits.size() > 10) waits.resize(10);
   if (waits.empty()) return "<p>No job started running.</p>\n";
-  std::string h = "<table class=\"jobs\"><thead><tr><th>job</th><th>kind</th><th>queue</th><th>wait (s)</th>"
-                  "<th>phase</th><th>restarts</th><th>last reason it waited</th></tr></thead><tbody>\n";
+  std::string h =
+      "<table class=\"jobs\"><thead><tr><th>job</th><th>kind</th><th>queue</th><th>wait (s)</th>"
+      "<th>phase</th><th>restarts</th><th>last reason it waited</th></tr></thead><tbody>\n";
   for (const auto& [w, i] : waits) {
-    h += fmt::format("<tr><td class=\"job\">{}</td><td>{}</td><td class=\"queue\">{}</td><td class=\"num\">{}</td>"
-                     "<td>{}</td><td class=\"num\">{}</td><td class=\"reason\">{}</td></tr>\n",
-                     html_escape(t.field(i, "job")), html_escape(t.field(i, "kind")),
-                     html_escape(queue_label(t.field(i, "queue"))), html_escape(num(w)), html_escape(t.field(i, "phase")),
-                     html_escape(t.field(i, "restarts")), html_escape(t.field(i, "pending_reason")));
+    h += fmt::format(
+        "<tr><td class=\"job\">{}</td><td>{}</td><td class=\"queue\">{}</td><td "
+        "class=\"num\">{}</td>"
+        "<td>{}</td><td class=\"num\">{}</td><td class=\"reason\">{}</td></tr>\n",
+        html_escape(t.field(i, "job")), html_escape(t.field(i, "kind")),
+        html_escape(queue_label(t.field(i, "queue"))), html_escape(num(w)),
+        html_escape(t.field(i, "phase")), html_escape(t.field(i, "restarts")),
+        html_escape(t.field(i, "pending_reason")));
   }
   h += "</tbody></table>\n";
   return h;
@@ -1169,35 +1357,43 @@ std::string initial_state_section(const ReportInput& in) {
     (r ? running_gpus : waiting_gpus) += t.number(i, "gpus").value_or(0);
   }
   std::string h = "<h2>Starting state</h2>\n";
-  h += fmt::format("<p class=\"q\">Where the run started: the cluster export's jobs at time zero. {} running job{} "
-                   "({} GPUs) placed on their recorded nodes, with the time left that the remaining-work model gave; "
-                   "{} waiting job{} ({} GPUs) queued in creation order (initial-state.csv has every job; "
-                   "docs/forecast.md).</p>\n",
-                   running.size(), running.size() == 1 ? "" : "s", num(running_gpus), waiting.size(),
-                   waiting.size() == 1 ? "" : "s", num(waiting_gpus));
+  h += fmt::format(
+      "<p class=\"q\">Where the run started: the cluster export's jobs at time zero. {} running "
+      "job{} "
+      "({} GPUs) placed on their recorded nodes, with the time left that the remaining-work model "
+      "gave; "
+      "{} waiting job{} ({} GPUs) queued in creation order (initial-state.csv has every job; "
+      "docs/forecast.md).</p>\n",
+      running.size(), running.size() == 1 ? "" : "s", num(running_gpus), waiting.size(),
+      waiting.size() == 1 ? "" : "s", num(waiting_gpus));
   const auto table = [&](const std::vector<std::size_t>& rows, bool run) {
     if (rows.empty()) return std::string();
-    std::string s = fmt::format("<table class=\"jobs\"><thead><tr><th>{}</th><th>job</th><th>kind</th><th>queue</th>"
-                                "<th>GPUs</th>{}</tr></thead><tbody>\n",
-                                run ? "running" : "queue position",
-                                run ? "<th>ran before time zero (h)</th><th>runs on (h)</th><th>nodes</th>"
-                                    : "<th>run time (h)</th>");
+    std::string s = fmt::format(
+        "<table class=\"jobs\"><thead><tr><th>{}</th><th>job</th><th>kind</th><th>queue</th>"
+        "<th>GPUs</th>{}</tr></thead><tbody>\n",
+        run ? "running" : "queue position",
+        run ? "<th>ran before time zero (h)</th><th>runs on (h)</th><th>nodes</th>"
+            : "<th>run time (h)</th>");
     for (std::size_t k = 0; k < rows.size() && k < kRows; ++k) {
       const std::size_t i = rows[k];
-      s += fmt::format("<tr><td class=\"num\">{}</td><td class=\"job\">{}</td><td>{}</td><td class=\"queue\">{}</td>"
-                       "<td class=\"num\">{}</td>",
-                       k + 1, html_escape(t.field(i, "job")), html_escape(t.field(i, "kind")),
-                       html_escape(queue_label(t.field(i, "queue"))), html_escape(t.field(i, "gpus")));
+      s += fmt::format(
+          "<tr><td class=\"num\">{}</td><td class=\"job\">{}</td><td>{}</td><td "
+          "class=\"queue\">{}</td>"
+          "<td class=\"num\">{}</td>",
+          k + 1, html_escape(t.field(i, "job")), html_escape(t.field(i, "kind")),
+          html_escape(queue_label(t.field(i, "queue"))), html_escape(t.field(i, "gpus")));
       const auto hours = [&](const char* col) { return num(t.number(i, col).value_or(0) / 3600); };
       if (run) {
-        s += fmt::format("<td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n", hours("elapsed_s"),
-                         hours("remaining_s"), html_escape(t.field(i, "nodes")));
+        s +=
+            fmt::format("<td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
+                        hours("elapsed_s"), hours("remaining_s"), html_escape(t.field(i, "nodes")));
       } else {
         s += fmt::format("<td class=\"num\">{}</td></tr>\n", hours("remaining_s"));
       }
     }
     s += "</tbody></table>\n";
-    if (rows.size() > kRows) s += fmt::format("<p class=\"q\">and {} more.</p>\n", rows.size() - kRows);
+    if (rows.size() > kRows)
+      s += fmt::format("<p class=\"q\">and {} more.</p>\n", rows.size() - kRows);
     return s;
   };
   return h + table(running, true) + table(waiting, false);
@@ -1259,12 +1455,23 @@ std::string html_escape(std::string_view s) {
   out.reserve(s.size());
   for (const char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -1281,7 +1488,8 @@ std::string script_safe_json(std::string_view s) {
       out += "\\u003e";
     } else if (c == '&') {
       out += "\\u0026";
-    } else if (c == '\xE2' && i + 2 < s.size() && s[i + 1] == '\x80' && (s[i + 2] == '\xA8' || s[i + 2] == '\xA9')) {
+    } else if (c == '\xE2' && i + 2 < s.size() && s[i + 1] == '\x80' &&
+               (s[i + 2] == '\xA8' || s[i + 2] == '\xA9')) {
       out += s[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
       i += 2;
     } else {
@@ -1298,9 +1506,11 @@ namespace {
 std::string page_end(const std::vector<Chart>& charts, const std::string& data_text) {
   std::string h;
   for (std::size_t i = 0; i < charts.size(); ++i) {
-    h += fmt::format("<section class=\"chart\"><h2>{}</h2><p class=\"q\">{}</p><div class=\"vis\" id=\"chart-{}\" "
-                     "data-chart=\"{}\"></div></section>\n",
-                     html_escape(charts[i].title), html_escape(charts[i].question), i, i);
+    h += fmt::format(
+        "<section class=\"chart\"><h2>{}</h2><p class=\"q\">{}</p><div class=\"vis\" "
+        "id=\"chart-{}\" "
+        "data-chart=\"{}\"></div></section>\n",
+        html_escape(charts[i].title), html_escape(charts[i].question), i, i);
   }
   for (const auto js : {assets::vega_js(), assets::vega_lite_js(), assets::vega_embed_js()}) {
     h += "<script>";
@@ -1324,15 +1534,20 @@ std::string render_report(const ReportInput& in) {
   data["charts"] = json::array();
   for (const auto& c : charts) data["charts"].push_back({{"title", c.title}, {"spec", c.spec}});
   // Replace invalid UTF-8 (names come from user files) instead of failing the report.
-  const std::string data_text = script_safe_json(data.dump(-1, ' ', false, json::error_handler_t::replace));
+  const std::string data_text =
+      script_safe_json(data.dump(-1, ' ', false, json::error_handler_t::replace));
 
   std::string kind;
   switch (in.kind) {
-    case ReportKind::Run: kind = "single run"; break;
-    case ReportKind::Replications: kind = fmt::format("{} replications", in.variants.front().replications.runs.size()); break;
+    case ReportKind::Run:
+      kind = "single run";
+      break;
+    case ReportKind::Replications:
+      kind = fmt::format("{} replications", in.variants.front().replications.runs.size());
+      break;
     case ReportKind::Comparison:
-      kind = fmt::format("comparison of {} variants, {} replications each on common random numbers", in.variants.size(),
-                         in.variants.front().replications.runs.size());
+      kind = fmt::format("comparison of {} variants, {} replications each on common random numbers",
+                         in.variants.size(), in.variants.front().replications.runs.size());
       break;
   }
   std::set<std::uint64_t> seeds;
@@ -1348,45 +1563,62 @@ std::string render_report(const ReportInput& in) {
   h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   h += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   h += "<meta name=\"generator\" content=\"t9ksim " + html_escape(base.version) + "\">\n";
-  h += "<title>t9ksim report: " + html_escape(in.title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  h += "<title>t9ksim report: " + html_escape(in.title) + "</title>\n<style>" + kStyle +
+       "</style>\n</head>\n<body>\n";
   h += "<h1>t9ksim report: " + html_escape(in.title) + "</h1>\n";
-  h += fmt::format("<p class=\"meta\">{} · t9ksim {} · scenario hash <code>{}</code> · seed{} {} · replication{} {}</p>\n",
-                   html_escape(kind), html_escape(base.version), html_escape(base.scenario_hash),
-                   seeds.size() == 1 ? "" : "s", fmt::join(seeds, ", "), reps.size() == 1 ? "" : "s", fmt::join(reps, ", "));
+  h += fmt::format(
+      "<p class=\"meta\">{} · t9ksim {} · scenario hash <code>{}</code> · seed{} {} · "
+      "replication{} {}</p>\n",
+      html_escape(kind), html_escape(base.version), html_escape(base.scenario_hash),
+      seeds.size() == 1 ? "" : "s", fmt::join(seeds, ", "), reps.size() == 1 ? "" : "s",
+      fmt::join(reps, ", "));
   h += warnings_block(in);
   h += initial_state_section(in);
   h += "<h2>Headline metrics</h2>\n";
   h += in.kind == ReportKind::Run
-           ? "<p class=\"q\">One run: no interval. Run with replications for 95 % Student-t intervals.</p>\n"
-           : "<p class=\"q\">Mean ± half-width of the 95 % Student-t interval across replications. Differences are "
-             "paired by replication (common random numbers), with the change in % of the base's mean; highlighted ones "
-             "are significant at 95 % after Holm's correction for the number of metrics in their table (the more "
+           ? "<p class=\"q\">One run: no interval. Run with replications for 95 % Student-t "
+             "intervals.</p>\n"
+           : "<p class=\"q\">Mean ± half-width of the 95 % Student-t interval across replications. "
+             "Differences are "
+             "paired by replication (common random numbers), with the change in % of the base's "
+             "mean; highlighted ones "
+             "are significant at 95 % after Holm's correction for the number of metrics in their "
+             "table (the more "
              "metrics compared, the stronger the evidence each needs).</p>\n";
   if (in.kind == ReportKind::Comparison && in.variants.size() > kWideVariants) {
-    h += "<p class=\"q\">With this many variants each shows its mean and its change against the base; hover a "
+    h += "<p class=\"q\">With this many variants each shows its mean and its change against the "
+         "base; hover a "
          "cell for the 95 % interval and the paired difference.</p>\n";
   }
   h += headline_table(in);
   if (const auto queues = group_values(in, kGroupQueue); !queues.empty()) {
-    h += "<h2>By queue</h2>\n<p class=\"q\">Each queue's own figures: the cluster's percentiles can hide a "
+    h += "<h2>By queue</h2>\n<p class=\"q\">Each queue's own figures: the cluster's percentiles "
+         "can hide a "
          "starving queue. Waits of jobs that never started count as censored at the horizon.</p>\n";
     h += group_table(in, kGroupQueue, queues);
   }
-  h += "<h2>Why jobs waited</h2>\n<p class=\"q\">Was it nodes or quota? While none of a job's pods was placed, the "
-       "scheduler's reason, in the words of Kubernetes' FailedScheduling event; the time before a job's first "
+  h += "<h2>Why jobs waited</h2>\n<p class=\"q\">Was it nodes or quota? While none of a job's pods "
+       "was placed, the "
+       "scheduler's reason, in the words of Kubernetes' FailedScheduling event; the time before a "
+       "job's first "
        "scheduling cycle counts under no cause." +
-       std::string(in.kind == ReportKind::Comparison ? " Base variant; the other variants' job-hours are in the "
-                                                       "tables above." : "") +
+       std::string(in.kind == ReportKind::Comparison
+                       ? " Base variant; the other variants' job-hours are in the "
+                         "tables above."
+                       : "") +
        "</p>\n" + pending_reasons_table(in);
   if (const auto kinds = group_values(in, kGroupKind); !kinds.empty()) {
-    h += "<details><summary>By job kind</summary>\n" + group_table(in, kGroupKind, kinds) + "</details>\n";
+    h += "<details><summary>By job kind</summary>\n" + group_table(in, kGroupKind, kinds) +
+         "</details>\n";
   }
   if (const auto classes = group_values(in, kGroupClass); !classes.empty()) {
-    h += "<details><summary>By generator class</summary>\n" + group_table(in, kGroupClass, classes) + "</details>\n";
+    h += "<details><summary>By generator class</summary>\n" +
+         group_table(in, kGroupClass, classes) + "</details>\n";
   }
-  h += "<details><summary>Runs (seeds, replications, fingerprints)</summary>\n" + runs_table(in) + "</details>\n";
-  h += "<details><summary>Longest waits (" + html_escape(in.variants.front().name) + ")</summary>\n" +
-       longest_waits_table(in) + "</details>\n";
+  h += "<details><summary>Runs (seeds, replications, fingerprints)</summary>\n" + runs_table(in) +
+       "</details>\n";
+  h += "<details><summary>Longest waits (" + html_escape(in.variants.front().name) +
+       ")</summary>\n" + longest_waits_table(in) + "</details>\n";
   return h + page_end(charts, data_text);
 }
 
@@ -1412,7 +1644,8 @@ RunTables load_run_tables(const fs::path& dir) {
 
 ReportInput load_report_input(const fs::path& dir) {
   const fs::path file = dir / "summary.json";
-  if (!fs::exists(file)) throw std::runtime_error(dir.string() + ": no summary.json (not a results directory)");
+  if (!fs::exists(file))
+    throw std::runtime_error(dir.string() + ": no summary.json (not a results directory)");
   json j;
   try {
     j = json::parse(read_text_file(file));
@@ -1453,7 +1686,8 @@ ReportInput load_report_input(const fs::path& dir) {
         sums.emplace_back(n, in.variants.back().replications);
       }
       const ComparisonSummary c = compare_variants(std::move(sums));
-      for (std::size_t k = 0; k < c.variants.size(); ++k) in.variants[k].vs_base = c.variants[k].vs_base;
+      for (std::size_t k = 0; k < c.variants.size(); ++k)
+        in.variants[k].vs_base = c.variants[k].vs_base;
     } else {
       throw std::runtime_error(file.string() + ": unknown kind \"" + kind + "\"");
     }
@@ -1493,7 +1727,8 @@ constexpr MetricInfo kSweepMetrics[] = {
 }  // namespace
 
 std::string render_sweep_report(const SweepSummary& s) {
-  if (s.points.empty() || s.parameters.empty()) throw std::invalid_argument("report: the sweep has no points");
+  if (s.points.empty() || s.parameters.empty())
+    throw std::invalid_argument("report: the sweep has no points");
   std::vector<std::string> xs;
   for (const auto& p : s.points) xs.push_back(p.values.front());
   const bool numeric_x = all_numbers(xs);
@@ -1502,13 +1737,16 @@ std::string render_sweep_report(const SweepSummary& s) {
     json rows = json::array();
     for (const auto& p : s.points) {
       std::string rest;
-      for (std::size_t k = 1; k < s.parameters.size(); ++k) rest += fmt::format(", {}={}", s.parameters[k], p.values[k]);
+      for (std::size_t k = 1; k < s.parameters.size(); ++k)
+        rest += fmt::format(", {}={}", s.parameters[k], p.values[k]);
       for (const auto& [name, ms] : p.replications.metrics) {
         const MetricName mn = split_metric_name(name);
         if (mn.metric != info.name || (mn.group != "cluster" && mn.group != kGroupQueue)) continue;
         const Interval& iv = ms.interval;
-        const std::string scope = mn.group == "cluster" ? std::string("cluster") : "queue " + mn.value;
-        json r{{"x", numeric_x ? json(std::strtod(p.values.front().c_str(), nullptr)) : json(p.values.front())},
+        const std::string scope =
+            mn.group == "cluster" ? std::string("cluster") : "queue " + mn.value;
+        json r{{"x", numeric_x ? json(std::strtod(p.values.front().c_str(), nullptr))
+                               : json(p.values.front())},
                {"line", scope + rest},
                {"mean", iv.mean},
                {"n", iv.n}};
@@ -1523,8 +1761,11 @@ std::string render_sweep_report(const SweepSummary& s) {
       }
     }
     if (rows.empty()) continue;
-    json x{{"field", "x"}, {"type", numeric_x ? "quantitative" : "ordinal"}, {"title", s.parameters.front()}};
-    if (!numeric_x) x["sort"] = nullptr;  // the points' order (durations and names are not sorted as text)
+    json x{{"field", "x"},
+           {"type", numeric_x ? "quantitative" : "ordinal"},
+           {"title", s.parameters.front()}};
+    if (!numeric_x)
+      x["sort"] = nullptr;  // the points' order (durations and names are not sorted as text)
     if (numeric_x) {
       x["scale"] = {{"zero", false}};
       x["axis"] = {{"format", "~g"}};
@@ -1534,34 +1775,48 @@ std::string render_sweep_report(const SweepSummary& s) {
       if (integers) x["axis"]["tickMinStep"] = 1;
     }
     const json color{{"field", "line"}, {"type", "nominal"}, {"title", "scope"}};
-    const bool share = std::string_view(info.name).starts_with("utilization") || std::string_view(info.name) == "quota_share_used";
+    const bool share = std::string_view(info.name).starts_with("utilization") ||
+                       std::string_view(info.name) == "quota_share_used";
     const json y_axis{{"format", share ? ".0%" : "~s"}};
-    json spec{{"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
-              {"width", "container"},
-              {"height", 220},
-              {"data", {{"values", rows}}},
-              {"encoding", {{"x", x}, {"color", color}}},
-              {"layer",
-               json::array({{{"mark", {{"type", "errorband"}, {"opacity", 0.2}}},
-                             {"encoding", {{"y", {{"field", "low"}, {"type", "quantitative"}, {"title", info.label}, {"axis", y_axis}}},
-                                           {"y2", {{"field", "high"}}}}}},
-                            {{"mark", {{"type", "line"}, {"point", {{"filled", false}, {"size", 60}}}}},
-                             {"encoding",
-                              // A queue's line can coincide with the cluster's (one queue): dashes and
-                              // point shapes differ by scope, so neither hides the other.
-                              {{"y", {{"field", "mean"}, {"type", "quantitative"}, {"title", info.label}, {"axis", y_axis}}},
-                               {"strokeDash", {{"field", "line"}, {"type", "nominal"}, {"title", "scope"}}},
-                               {"shape", {{"field", "line"}, {"type", "nominal"}, {"title", "scope"}}},
-                               {"tooltip", json::array({tip("line", "nominal", "scope"), tip("x", numeric_x ? "quantitative" : "ordinal", "value"),
-                                                        tip("mean", "quantitative", "mean", ".4g"),
-                                                        tip("low", "quantitative", "95 % CI low", ".4g"),
-                                                        tip("high", "quantitative", "95 % CI high", ".4g"),
-                                                        tip("n", "quantitative", "replications")})}}}}})}};
-    charts.push_back({info.label,
-                      fmt::format("Mean over replications against {}, one line per scope; the band is the 95 % "
-                                  "Student-t interval, clipped at 0.",
-                                  s.parameters.front()),
-                      std::move(spec)});
+    json spec{
+        {"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
+        {"width", "container"},
+        {"height", 220},
+        {"data", {{"values", rows}}},
+        {"encoding", {{"x", x}, {"color", color}}},
+        {"layer",
+         json::array(
+             {{{"mark", {{"type", "errorband"}, {"opacity", 0.2}}},
+               {"encoding",
+                {{"y",
+                  {{"field", "low"},
+                   {"type", "quantitative"},
+                   {"title", info.label},
+                   {"axis", y_axis}}},
+                 {"y2", {{"field", "high"}}}}}},
+              {{"mark", {{"type", "line"}, {"point", {{"filled", false}, {"size", 60}}}}},
+               {"encoding",
+                // A queue's line can coincide with the cluster's (one queue): dashes and
+                // point shapes differ by scope, so neither hides the other.
+                {{"y",
+                  {{"field", "mean"},
+                   {"type", "quantitative"},
+                   {"title", info.label},
+                   {"axis", y_axis}}},
+                 {"strokeDash", {{"field", "line"}, {"type", "nominal"}, {"title", "scope"}}},
+                 {"shape", {{"field", "line"}, {"type", "nominal"}, {"title", "scope"}}},
+                 {"tooltip", json::array({tip("line", "nominal", "scope"),
+                                          tip("x", numeric_x ? "quantitative" : "ordinal", "value"),
+                                          tip("mean", "quantitative", "mean", ".4g"),
+                                          tip("low", "quantitative", "95 % CI low", ".4g"),
+                                          tip("high", "quantitative", "95 % CI high", ".4g"),
+                                          tip("n", "quantitative", "replications")})}}}}})}};
+    charts.push_back(
+        {info.label,
+         fmt::format("Mean over replications against {}, one line per scope; the band is the 95 % "
+                     "Student-t interval, clipped at 0.",
+                     s.parameters.front()),
+         std::move(spec)});
   }
 
   // The table: one row per point, the headline figures of the cluster and of each queue.
@@ -1572,15 +1827,17 @@ std::string render_sweep_report(const SweepSummary& s) {
       if (mn.group == kGroupQueue) queues.insert(mn.value);
     }
   }
-  std::vector<std::pair<std::string, std::string>> columns{{"wait_p90_s", "wait p90"},
-                                                           {"utilization_allocated", "utilisation, allocated"}};
+  std::vector<std::pair<std::string, std::string>> columns{
+      {"wait_p90_s", "wait p90"}, {"utilization_allocated", "utilisation, allocated"}};
   for (const auto& q : queues) {
     columns.emplace_back(fmt::format("{}/{}/wait_p90_s", kGroupQueue, q), q + ": wait p90");
-    columns.emplace_back(fmt::format("{}/{}/jobs_never_started", kGroupQueue, q), q + ": never started");
+    columns.emplace_back(fmt::format("{}/{}/jobs_never_started", kGroupQueue, q),
+                         q + ": never started");
   }
   std::string table = "<table class=\"headline\"><thead><tr><th>point</th>";
   for (const auto& p : s.parameters) table += "<th>" + html_escape(p) + "</th>";
-  for (const auto& [_, label] : columns) table += "<th>" + html_escape(label) + "<br><span class=\"sub\">mean ± 95 % CI</span></th>";
+  for (const auto& [_, label] : columns)
+    table += "<th>" + html_escape(label) + "<br><span class=\"sub\">mean ± 95 % CI</span></th>";
   table += "</tr></thead><tbody>\n";
   for (std::size_t i = 0; i < s.points.size(); ++i) {
     const auto& p = s.points[i];
@@ -1594,7 +1851,9 @@ std::string render_sweep_report(const SweepSummary& s) {
         const bool duration = metric.ends_with("_s");
         const bool share = metric.starts_with("utilization");
         const auto f = [&](double v) {
-          return duration ? format_duration_s(v) : share ? format_percent(v) : format_count(std::round(v * 10) / 10);
+          return duration ? format_duration_s(v)
+                 : share  ? format_percent(v)
+                          : format_count(std::round(v * 10) / 10);
         };
         cell = iv.has_interval() ? f(iv.mean) + " ± " + f(iv.half_width) : f(iv.mean);
       }
@@ -1608,32 +1867,42 @@ std::string render_sweep_report(const SweepSummary& s) {
   data["title"] = s.scenario;
   data["charts"] = json::array();
   for (const auto& c : charts) data["charts"].push_back({{"title", c.title}, {"spec", c.spec}});
-  const std::string data_text = script_safe_json(data.dump(-1, ' ', false, json::error_handler_t::replace));
+  const std::string data_text =
+      script_safe_json(data.dump(-1, ' ', false, json::error_handler_t::replace));
   const std::size_t reps = s.points.front().replications.runs.size();
-  const std::uint64_t seed = s.points.front().replications.runs.empty() ? 0 : s.points.front().replications.runs.front().seed;
+  const std::uint64_t seed = s.points.front().replications.runs.empty()
+                                 ? 0
+                                 : s.points.front().replications.runs.front().seed;
 
   std::string h;
   h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   h += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   h += "<meta name=\"generator\" content=\"t9ksim " + html_escape(s.version) + "\">\n";
   const char* what = s.goal ? "t9ksim size" : "t9ksim sweep";
-  h += fmt::format("<title>{}: {}</title>\n<style>{}</style>\n</head>\n<body>\n", what, html_escape(s.scenario), kStyle);
+  h += fmt::format("<title>{}: {}</title>\n<style>{}</style>\n</head>\n<body>\n", what,
+                   html_escape(s.scenario), kStyle);
   h += fmt::format("<h1>{}: {}</h1>\n", what, html_escape(s.scenario));
-  h += fmt::format("<p class=\"meta\">{} {} over {} {} · {} replication{} per {} on common random numbers "
-                   "(seed {}) · t9ksim {}</p>\n",
-                   s.goal ? "goal seeking on" : "sweep of", html_escape(fmt::format("{}", fmt::join(s.parameters, " × "))),
-                   s.points.size(), s.goal ? (s.points.size() == 1 ? "value evaluated" : "values evaluated") : (s.points.size() == 1 ? "point" : "points"),
-                   reps, reps == 1 ? "" : "s", s.goal ? "value" : "point", seed, html_escape(s.version));
+  h += fmt::format(
+      "<p class=\"meta\">{} {} over {} {} · {} replication{} per {} on common random numbers "
+      "(seed {}) · t9ksim {}</p>\n",
+      s.goal ? "goal seeking on" : "sweep of",
+      html_escape(fmt::format("{}", fmt::join(s.parameters, " × "))), s.points.size(),
+      s.goal ? (s.points.size() == 1 ? "value evaluated" : "values evaluated")
+             : (s.points.size() == 1 ? "point" : "points"),
+      reps, reps == 1 ? "" : "s", s.goal ? "value" : "point", seed, html_escape(s.version));
   if (reps < 2) {
-    h += "<p class=\"q\">One replication per point: no intervals. Run with -r 5 or more for 95 % intervals.</p>\n";
+    h += "<p class=\"q\">One replication per point: no intervals. Run with -r 5 or more for 95 % "
+         "intervals.</p>\n";
   }
   if (s.goal) {
     const GoalSummary& g = *s.goal;
     h += "<h2>Goal</h2>\n<p class=\"q\">" +
-         html_escape(fmt::format("The {} {} that meets {}", g.direction, g.parameter, fmt::join(g.targets, " and "))) +
+         html_escape(fmt::format("The {} {} that meets {}", g.direction, g.parameter,
+                                 fmt::join(g.targets, " and "))) +
          ":</p>\n";
     h += g.answer ? "<p class=\"answer\">" + html_escape(g.parameter + " = " + *g.answer) + "</p>\n"
-                  : std::string("<p class=\"answer none\">No value in the range meets every target.</p>\n");
+                  : std::string(
+                        "<p class=\"answer none\">No value in the range meets every target.</p>\n");
     h += "<ul class=\"findings\">\n";
     for (const auto& f : g.findings) h += "<li>" + html_escape(f) + "</li>\n";
     h += "</ul>\n";

@@ -22,16 +22,16 @@ struct RunTables {
   CsvTable jobs;
   CsvTable timeseries;
   CsvTable faults;
-  CsvTable replay_check;  // replay-check.csv of `t9ksim replay-check`, when present
+  CsvTable replay_check;   // replay-check.csv of `t9ksim replay-check`, when present
   CsvTable initial_state;  // initial-state.csv of a run from spec.initialState, when present
   double horizon_s = 0;
 };
 
 struct ReportVariant {
-  std::string name;                                 // "base" or the variant's name; the run's for kind Run
-  ReplicationSummary replications;                  // one run for kind Run
+  std::string name;                 // "base" or the variant's name; the run's for kind Run
+  ReplicationSummary replications;  // one run for kind Run
   std::map<std::string, PairedDifference> vs_base;  // comparisons, variants after the first
-  RunTables sample;                                 // the first replication: time series, CDFs, faults
+  RunTables sample;  // the first replication: time series, CDFs, faults
 };
 
 struct ReportInput {
@@ -55,7 +55,8 @@ RunTables load_run_tables(const std::filesystem::path& run_dir);
 struct SweepSummary;
 std::string render_sweep_report(const SweepSummary& s);
 
-// load_report_input + render_report (render_sweep_report for a sweep folder), written atomically to dir/report.html; returns that path.
+// load_report_input + render_report (render_sweep_report for a sweep folder), written atomically to
+// dir/report.html; returns that path.
 std::filesystem::path write_report(const std::filesystem::path& dir);
 
 // Escaping, exposed for tests.

@@ -1,6 +1,6 @@
-// The JavaScript bundles report.html inlines (Vega, Vega-Lite, vega-embed from report/package.json).
-// Their bytes are compiled into the binary by analysis/embed_assets.cmake, so a report never
-// needs the network.
+// The JavaScript bundles report.html inlines (Vega, Vega-Lite, vega-embed from
+// report/package.json). Their bytes are compiled into the binary by analysis/embed_assets.cmake, so
+// a report never needs the network.
 #pragma once
 
 #include <string_view>

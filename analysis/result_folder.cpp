@@ -25,7 +25,8 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kReplaceHint = "t9ksim replaces --out as a whole; choose a new or empty folder";
+constexpr const char* kReplaceHint =
+    "t9ksim replaces --out as a whole; choose a new or empty folder";
 
 // Absolute, symlinks resolved, no trailing separator.
 fs::path normal_path(const fs::path& p) {
@@ -42,19 +43,26 @@ bool is_within(const fs::path& inner, const fs::path& outer) {
   return true;
 }
 
-fs::path lock_path(const fs::path& target) { return target.parent_path() / ("." + target.filename().string() + ".t9ksim-lock"); }
+fs::path lock_path(const fs::path& target) {
+  return target.parent_path() / ("." + target.filename().string() + ".t9ksim-lock");
+}
 
 // flock on a file beside the folder: released by the kernel when the process dies, so a killed
 // run never leaves a stale lock.
 int take_lock(const fs::path& target) {
   const fs::path file = lock_path(target);
   const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) throw OutputError(fmt::format("cannot create {}: {}", file.string(), std::strerror(errno)), true);
+  if (fd < 0)
+    throw OutputError(fmt::format("cannot create {}: {}", file.string(), std::strerror(errno)),
+                      true);
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd);
-    throw OutputError(fmt::format("{} is being written by another t9ksim (lock {} is held); wait for it or choose "
-                                  "another --out", target.string(), file.string()),
-                      true);
+    throw OutputError(
+        fmt::format(
+            "{} is being written by another t9ksim (lock {} is held); wait for it or choose "
+            "another --out",
+            target.string(), file.string()),
+        true);
   }
   return fd;
 }
@@ -86,15 +94,17 @@ json read_listing(const fs::path& dir, std::string* marker) {
 }  // namespace
 
 bool is_fixed_output_name(const std::string& name) {
-  static const char* const kNames[] = {kSummaryMarker, kFilesMarker, "report.html", "sweep.csv", "scenario.yaml",
-                                       "jobs.csv", "timeseries.csv", "faults.csv", "events.jsonl", "objects.yaml",
-                                       "plugins"};
+  static const char* const kNames[] = {
+      kSummaryMarker,   kFilesMarker, "report.html",  "sweep.csv",    "scenario.yaml", "jobs.csv",
+      "timeseries.csv", "faults.csv", "events.jsonl", "objects.yaml", "plugins"};
   return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
 }
 
 std::string hash_file(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw OutputError(fmt::format("cannot read {}: {}", file.string(), std::strerror(errno)), false);
+  if (!in)
+    throw OutputError(fmt::format("cannot read {}: {}", file.string(), std::strerror(errno)),
+                      false);
   std::uint64_t h = 0xCBF29CE484222325ULL;
   char buf[1 << 16];
   while (in) {
@@ -111,7 +121,8 @@ std::string hash_file(const fs::path& file) {
 
 std::map<std::string, FileEntry> list_files(const fs::path& dir, const std::string& skip) {
   std::map<std::string, FileEntry> out;
-  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator();
+       ++it) {
     if (!it->is_regular_file()) continue;
     const std::string rel = it->path().lexically_relative(dir).generic_string();
     if (rel == skip) continue;
@@ -120,7 +131,8 @@ std::map<std::string, FileEntry> list_files(const fs::path& dir, const std::stri
   return out;
 }
 
-std::string folder_problem(const fs::path& dir, const std::vector<std::string>& ignore, bool unlisted_ok) {
+std::string folder_problem(const fs::path& dir, const std::vector<std::string>& ignore,
+                           bool unlisted_ok) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) return {};
   if (!fs::is_directory(dir, ec)) return fmt::format("{} exists and is not a folder", dir.string());
@@ -129,11 +141,14 @@ std::string folder_problem(const fs::path& dir, const std::vector<std::string>& 
   const json listing = read_listing(dir, &marker);
   if (listing.is_null()) {
     if (unlisted_ok) return {};
-    return fmt::format("{} is not empty and is not a folder t9ksim wrote (it has no summary.json or {} listing its files)",
-                       dir.string(), kFilesMarker);
+    return fmt::format(
+        "{} is not empty and is not a folder t9ksim wrote (it has no summary.json or {} listing "
+        "its files)",
+        dir.string(), kFilesMarker);
   }
   const json& files = listing["files"];
-  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator();
+       ++it) {
     const std::string rel = it->path().lexically_relative(dir).generic_string();
     if (it->is_directory() && !it->is_symlink()) continue;
     if (rel == marker || std::find(ignore.begin(), ignore.end(), rel) != ignore.end()) continue;
@@ -141,7 +156,8 @@ std::string folder_problem(const fs::path& dir, const std::vector<std::string>& 
     if (!it->is_regular_file() || it->is_symlink() || f == files.end()) {
       return fmt::format("{} holds {}, which t9ksim did not write", dir.string(), rel);
     }
-    if (f->value("bytes", std::uintmax_t{0}) != it->file_size() || f->value("hash", std::string()) != hash_file(it->path())) {
+    if (f->value("bytes", std::uintmax_t{0}) != it->file_size() ||
+        f->value("hash", std::string()) != hash_file(it->path())) {
       return fmt::format("{}: {} changed since t9ksim wrote it", dir.string(), rel);
     }
   }
@@ -154,7 +170,8 @@ void check_replaceable(const fs::path& dir, const std::vector<std::string>& igno
   }
 }
 
-ResultFolder::ResultFolder(const fs::path& target, FolderOptions options) : options_(std::move(options)) {
+ResultFolder::ResultFolder(const fs::path& target, FolderOptions options)
+    : options_(std::move(options)) {
   const std::string shown = target.string();
   if (shown.empty()) throw OutputError("--out is empty; expected a folder", true);
   std::error_code ec;
@@ -164,27 +181,36 @@ ResultFolder::ResultFolder(const fs::path& target, FolderOptions options) : opti
   }
   const fs::path cwd = normal_path(fs::current_path());
   if (is_within(cwd, target_)) {
-    throw OutputError(fmt::format("--out {} is the current folder or holds it; {}", shown, kReplaceHint), true);
+    throw OutputError(
+        fmt::format("--out {} is the current folder or holds it; {}", shown, kReplaceHint), true);
   }
   for (const auto& in : options_.inputs) {
     if (in.empty() || in.native().front() == '<') continue;  // the embedded scenario
     const fs::path p = normal_path(in);
     if (is_within(p, target_)) {
-      throw OutputError(fmt::format("the input {} lies inside --out {}, which {} replaces as a whole; choose another --out",
+      throw OutputError(fmt::format("the input {} lies inside --out {}, which {} replaces as a "
+                                    "whole; choose another --out",
                                     in.string(), shown, options_.command),
                         true);
     }
   }
   fs::create_directories(target_.parent_path(), ec);
-  if (ec) throw OutputError(fmt::format("--out {}: cannot create {}: {}", shown, target_.parent_path().string(), ec.message()), true);
+  if (ec)
+    throw OutputError(fmt::format("--out {}: cannot create {}: {}", shown,
+                                  target_.parent_path().string(), ec.message()),
+                      true);
   lock_fd_ = take_lock(target_);
   try {
     check_replaceable(target_);
     staging_ = target_.parent_path() / ("." + target_.filename().string() + ".t9ksim-staging");
     fs::remove_all(staging_, ec);  // a killed run's, safe to remove under the lock
-    if (ec) throw OutputError(fmt::format("cannot remove {}: {}", staging_.string(), ec.message()), true);
+    if (ec)
+      throw OutputError(fmt::format("cannot remove {}: {}", staging_.string(), ec.message()), true);
     fs::create_directory(staging_, ec);
-    if (ec) throw OutputError(fmt::format("--out {}: cannot create {}: {}", shown, staging_.string(), ec.message()), true);
+    if (ec)
+      throw OutputError(
+          fmt::format("--out {}: cannot create {}: {}", shown, staging_.string(), ec.message()),
+          true);
   } catch (...) {
     ::close(lock_fd_);
     throw;
@@ -196,8 +222,8 @@ ResultFolder::~ResultFolder() {
   // writer): a failed run's partial outputs, such as plugin logs, can still be read.
   if (!committed_) {
     try {
-      fmt::print(stderr, "t9ksim: {} was left as it was; this {}'s incomplete outputs are in {}\n", target_.string(),
-                 options_.command, staging_.string());
+      fmt::print(stderr, "t9ksim: {} was left as it was; this {}'s incomplete outputs are in {}\n",
+                 target_.string(), options_.command, staging_.string());
     } catch (...) {
     }
   }
@@ -209,7 +235,8 @@ void ResultFolder::commit() {
   const auto files = list_files(staging_, options_.marker);
   const fs::path marker = staging_ / options_.marker;
   if (options_.marker == kSummaryMarker) {
-    if (!fs::exists(marker)) throw OutputError(fmt::format("{}: no summary.json was written", target_.string()), false);
+    if (!fs::exists(marker))
+      throw OutputError(fmt::format("{}: no summary.json was written", target_.string()), false);
     json j = json::parse(read_text_file(marker));
     j["files"] = listing_json(files);
     write_file_atomic(marker, j.dump(2) + "\n");
@@ -222,10 +249,12 @@ void ResultFolder::commit() {
     // One atomic step: the target is the old folder or the new one, never neither.
     if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) != 0) {
       if (errno != EINVAL && errno != ENOSYS) {
-        throw OutputError(fmt::format("cannot replace {}: {}", target_.string(), std::strerror(errno)), false);
+        throw OutputError(
+            fmt::format("cannot replace {}: {}", target_.string(), std::strerror(errno)), false);
       }
       // A file system without RENAME_EXCHANGE: the old folder steps aside first.
-      const fs::path old = target_.parent_path() / ("." + target_.filename().string() + ".t9ksim-old");
+      const fs::path old =
+          target_.parent_path() / ("." + target_.filename().string() + ".t9ksim-old");
       fs::remove_all(old, ec);
       fs::rename(target_, old);
       fs::rename(staging_, target_);
@@ -246,7 +275,9 @@ fs::path listing_owner(const fs::path& dir) {
   for (int depth = 0; depth < 4 && d.has_relative_path(); ++depth, d = d.parent_path()) {
     const json listing = read_listing(d, nullptr);
     if (listing.is_null()) continue;
-    if (d == own || listing["files"].contains((own / kSummaryMarker).lexically_relative(d).generic_string())) owner = d;
+    if (d == own ||
+        listing["files"].contains((own / kSummaryMarker).lexically_relative(d).generic_string()))
+      owner = d;
   }
   return owner;
 }
@@ -268,8 +299,11 @@ int relist_file(const fs::path& file) {
     std::string marker;
     json j = read_listing(dir, &marker);
     if (j.is_null()) continue;
-    if (dir != own && !j["files"].contains((own / kSummaryMarker).lexically_relative(dir).generic_string())) continue;
-    j["files"][f.lexically_relative(dir).generic_string()] = {{"bytes", fs::file_size(f)}, {"hash", hash_file(f)}};
+    if (dir != own &&
+        !j["files"].contains((own / kSummaryMarker).lexically_relative(dir).generic_string()))
+      continue;
+    j["files"][f.lexically_relative(dir).generic_string()] = {{"bytes", fs::file_size(f)},
+                                                              {"hash", hash_file(f)}};
     write_file_atomic(dir / marker, j.dump(2) + "\n");
     ++updated;
   }

@@ -42,14 +42,16 @@ struct FileEntry {
   std::string hash;  // 16 hex digits: FNV-1a 64 mixed by SplitMix64 (kernel::hash_string)
 };
 // Relative generic path -> entry, for every regular file under dir except `skip` (relative).
-std::map<std::string, FileEntry> list_files(const std::filesystem::path& dir, const std::string& skip = {});
+std::map<std::string, FileEntry> list_files(const std::filesystem::path& dir,
+                                            const std::string& skip = {});
 // The hash kernel::hash_string gives the file's bytes, read in blocks.
 std::string hash_file(const std::filesystem::path& file);
 
 struct FolderOptions {
-  std::string command;                      // for messages: "run", "compare", ...
-  std::string marker = kSummaryMarker;      // kSummaryMarker: the command writes it; else written here
-  std::vector<std::filesystem::path> inputs;  // files the command reads; none may lie inside the target
+  std::string command;                  // for messages: "run", "compare", ...
+  std::string marker = kSummaryMarker;  // kSummaryMarker: the command writes it; else written here
+  std::vector<std::filesystem::path>
+      inputs;  // files the command reads; none may lie inside the target
 };
 
 class ResultFolder {
@@ -78,10 +80,12 @@ class ResultFolder {
 // Refuses (OutputError, usage) unless dir is missing, empty, or a t9ksim folder whose listed files
 // are all present and unchanged with nothing else beside them. `ignore`: relative paths that may
 // differ (report.html when the report command rewrites it).
-void check_replaceable(const std::filesystem::path& dir, const std::vector<std::string>& ignore = {});
+void check_replaceable(const std::filesystem::path& dir,
+                       const std::vector<std::string>& ignore = {});
 // What check_replaceable would refuse, or "" (t9ksim report warns with it). `unlisted_ok`: a
 // folder without a listing (a run inside a comparison, an older version's) is no problem.
-std::string folder_problem(const std::filesystem::path& dir, const std::vector<std::string>& ignore, bool unlisted_ok);
+std::string folder_problem(const std::filesystem::path& dir, const std::vector<std::string>& ignore,
+                           bool unlisted_ok);
 
 // The outermost folder whose listing includes dir's run (a comparison holding a variant), or dir:
 // the folder whose lock guards an in-place update of dir.
@@ -100,8 +104,8 @@ class FolderLock {
   int fd_ = -1;
 };
 
-// After `file` was rewritten in place (t9ksim report): updates its entry in its folder's listing and
-// in the listings of the folders above that include that folder's run. Returns how many.
+// After `file` was rewritten in place (t9ksim report): updates its entry in its folder's listing
+// and in the listings of the folders above that include that folder's run. Returns how many.
 int relist_file(const std::filesystem::path& file);
 
 }  // namespace t9k::analysis

@@ -63,7 +63,8 @@ double incomplete_beta_xy(double a, double b, double x, double y) {
 }
 
 double student_t_pdf(double t, double dof) {
-  const double log_c = std::lgamma((dof + 1) / 2) - std::lgamma(dof / 2) - 0.5 * std::log(dof * std::numbers::pi);
+  const double log_c =
+      std::lgamma((dof + 1) / 2) - std::lgamma(dof / 2) - 0.5 * std::log(dof * std::numbers::pi);
   return std::exp(log_c - (dof + 1) / 2 * std::log1p(t * t / dof));
 }
 
@@ -82,7 +83,8 @@ double sample_stddev(std::span<const double> x) {
 }
 
 double regularized_incomplete_beta(double a, double b, double x) {
-  if (!(a > 0) || !(b > 0)) throw std::invalid_argument("incomplete beta: a and b must be positive");
+  if (!(a > 0) || !(b > 0))
+    throw std::invalid_argument("incomplete beta: a and b must be positive");
   if (!(x >= 0 && x <= 1)) throw std::invalid_argument("incomplete beta: x must be in [0, 1]");
   return incomplete_beta_xy(a, b, x, 1.0 - x);
 }
@@ -130,7 +132,8 @@ double student_t_quantile(double p, double dof) {
 bool Interval::has_interval() const { return n >= 2 && std::isfinite(half_width); }
 
 Interval mean_interval(std::span<const double> x, double confidence) {
-  if (!(confidence > 0 && confidence < 1)) throw std::invalid_argument("confidence must be in (0, 1)");
+  if (!(confidence > 0 && confidence < 1))
+    throw std::invalid_argument("confidence must be in (0, 1)");
   Interval r;
   r.n = x.size();
   r.mean = mean(x);
@@ -144,16 +147,19 @@ Interval mean_interval(std::span<const double> x, double confidence) {
   return r;
 }
 
-PairedDifference paired_difference(std::span<const double> variant, std::span<const double> base, double confidence) {
+PairedDifference paired_difference(std::span<const double> variant, std::span<const double> base,
+                                   double confidence) {
   if (variant.size() != base.size()) {
     throw std::invalid_argument("paired difference: samples of different length");
   }
   Eigen::ArrayXd z = as_array(variant) - as_array(base);
   PairedDifference r;
-  r.difference = mean_interval(std::span<const double>(z.data(), static_cast<std::size_t>(z.size())), confidence);
+  r.difference = mean_interval(
+      std::span<const double>(z.data(), static_cast<std::size_t>(z.size())), confidence);
   // The interval excludes 0. With zero variance (identical nonzero differences in every
   // replication) the half-width is 0 and any nonzero mean is significant.
-  r.significant = r.difference.has_interval() && (r.difference.lower() > 0 || r.difference.upper() < 0);
+  r.significant =
+      r.difference.has_interval() && (r.difference.lower() > 0 || r.difference.upper() < 0);
   return r;
 }
 
@@ -163,7 +169,8 @@ std::vector<double> mser5_curve(std::span<const double> observations) {
   std::vector<double> curve;
   if (k == 0) return curve;
   // Column j of the 5×k matrix is batch j.
-  const Eigen::Map<const Eigen::MatrixXd> batches(observations.data(), kBatch, static_cast<Eigen::Index>(k));
+  const Eigen::Map<const Eigen::MatrixXd> batches(observations.data(), kBatch,
+                                                  static_cast<Eigen::Index>(k));
   const Eigen::ArrayXd z = batches.colwise().mean().transpose().array();
   // Suffix sums of Z and Z² give each MSER(d) in O(1): Σ(Z−Z̄)² = ΣZ² − (ΣZ)²/m.
   Eigen::ArrayXd s1(static_cast<Eigen::Index>(k) + 1);
@@ -225,7 +232,8 @@ std::vector<double> percentiles(std::vector<double> x, std::span<const double> p
   std::vector<std::size_t> order(ps.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   const auto p_of = [&](std::size_t k) { return std::clamp(ps[k], 0.0, 1.0); };
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p_of(a) < p_of(b); });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return p_of(a) < p_of(b); });
   auto placed = x.begin();  // values before it are at most those after it
   const auto at = [&](std::size_t i) {
     const auto it = x.begin() + static_cast<std::ptrdiff_t>(i);

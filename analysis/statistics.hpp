@@ -48,11 +48,11 @@ PairedDifference paired_difference(std::span<const double> variant, std::span<co
 // partial batch is ignored); for d = 0..⌊k/2⌋, MSER(d) = Σ_{j>d} (Z_j − Z̄_d)² / (k − d)², where Z̄_d
 // is the mean of the batches after d; the smallest MSER wins (ties: the smaller d).
 struct MserResult {
-  std::size_t batches = 0;          // k
-  std::size_t batches_dropped = 0;  // the chosen d
+  std::size_t batches = 0;               // k
+  std::size_t batches_dropped = 0;       // the chosen d
   std::size_t observations_dropped = 0;  // 5·d
-  double mser = 0;                  // MSER(d) at the chosen d
-  double truncated_mean = 0;        // mean of the batch means after d
+  double mser = 0;                       // MSER(d) at the chosen d
+  double truncated_mean = 0;             // mean of the batch means after d
 };
 // Needs at least one full batch (5 observations); otherwise nothing is dropped and the mean is of
 // whatever is there.

@@ -70,7 +70,6 @@ std::string number(double v) {
   return fmt::format("{}", v);  // shortest round-trip text
 }
 
-
 }  // namespace
 
 MetricName split_metric_name(const std::string& name) {
@@ -84,11 +83,13 @@ MetricName split_metric_name(const std::string& name) {
 std::vector<std::string> sweep_values(std::string_view spec, std::string& error) {
   std::vector<std::string> values;
   const auto parts = std::count(spec.begin(), spec.end(), ':');
-  const bool looks_like_yaml = !spec.empty() && (spec.front() == '{' || spec.front() == '[' || spec.front() == '"');
+  const bool looks_like_yaml =
+      !spec.empty() && (spec.front() == '{' || spec.front() == '[' || spec.front() == '"');
   if (parts == 2 && !looks_like_yaml) {
     const auto a = spec.find(':');
     const auto b = spec.find(':', a + 1);
-    const std::string_view from = spec.substr(0, a), to = spec.substr(a + 1, b - a - 1), step = spec.substr(b + 1);
+    const std::string_view from = spec.substr(0, a), to = spec.substr(a + 1, b - a - 1),
+                           step = spec.substr(b + 1);
     const auto f = parse_number(from), t = parse_number(to), st = parse_number(step);
     if (f && t && st) {
       if (*st <= 0) {
@@ -101,7 +102,8 @@ std::vector<std::string> sweep_values(std::string_view spec, std::string& error)
       }
       const double count = std::floor((*t - *f) / *st + 1e-9) + 1;
       if (count > static_cast<double>(kMaxSweepPoints)) {
-        error = fmt::format("range {} has {:.0f} values; at most {} are accepted", spec, count, kMaxSweepPoints);
+        error = fmt::format("range {} has {:.0f} values; at most {} are accepted", spec, count,
+                            kMaxSweepPoints);
         return {};
       }
       const bool integers = is_integer_text(from) && is_integer_text(to) && is_integer_text(step);
@@ -126,20 +128,23 @@ std::vector<std::string> sweep_values(std::string_view spec, std::string& error)
     }
     // Durations: 1h:4h:30m.
     try {
-      const auto df = kernel::parse_duration(from), dt = kernel::parse_duration(to), ds = kernel::parse_duration(step);
+      const auto df = kernel::parse_duration(from), dt = kernel::parse_duration(to),
+                 ds = kernel::parse_duration(step);
       if (ds.count() <= 0 || dt < df) {
         error = fmt::format("range {}: expected FROM <= TO and a step greater than 0", spec);
         return {};
       }
       const auto count = (dt - df) / ds + 1;
       if (count > static_cast<long long>(kMaxSweepPoints)) {
-        error = fmt::format("range {} has {} values; at most {} are accepted", spec, count, kMaxSweepPoints);
+        error = fmt::format("range {} has {} values; at most {} are accepted", spec, count,
+                            kMaxSweepPoints);
         return {};
       }
       for (long long k = 0; k < count; ++k) values.push_back(kernel::format_duration(df + k * ds));
       return values;
     } catch (const std::exception&) {
-      error = fmt::format("range {}: expected FROM:TO:STEP with three numbers or three durations", spec);
+      error = fmt::format("range {}: expected FROM:TO:STEP with three numbers or three durations",
+                          spec);
       return {};
     }
   }
@@ -163,11 +168,11 @@ double clipped_lower(const Interval& i) {
   return std::max(0.0, i.lower());
 }
 
-
 std::string sweep_csv(const SweepSummary& s) {
   std::vector<std::string> header{"point"};
   for (const auto& p : s.parameters) header.push_back(p);
-  for (const char* h : {"group", "group_value", "metric", "n", "mean", "sd", "half_width", "low", "high"}) {
+  for (const char* h :
+       {"group", "group_value", "metric", "n", "mean", "sd", "half_width", "low", "high"}) {
     header.emplace_back(h);
   }
   std::string out = csv_row(header);
@@ -227,7 +232,10 @@ std::string sweep_summary_json(const SweepSummary& s, const fs::path& dir) {
   }
   if (s.goal) {
     const GoalSummary& g = *s.goal;
-    json goal{{"parameter", g.parameter}, {"direction", g.direction}, {"targets", g.targets}, {"findings", g.findings}};
+    json goal{{"parameter", g.parameter},
+              {"direction", g.direction},
+              {"targets", g.targets},
+              {"findings", g.findings}};
     goal["answer"] = g.answer ? json(*g.answer) : json(nullptr);
     goal["neighbour"] = g.neighbour ? json(*g.neighbour) : json(nullptr);
     j["goal"] = goal;
@@ -236,14 +244,16 @@ std::string sweep_summary_json(const SweepSummary& s, const fs::path& dir) {
   return j.dump(2) + "\n";
 }
 
-SweepSummary write_sweep_summary(const fs::path& dir, const std::vector<std::string>& parameters,
-                                 const std::vector<std::pair<std::vector<std::string>, std::vector<fs::path>>>& points,
-                                 std::optional<GoalSummary> goal) {
+SweepSummary write_sweep_summary(
+    const fs::path& dir, const std::vector<std::string>& parameters,
+    const std::vector<std::pair<std::vector<std::string>, std::vector<fs::path>>>& points,
+    std::optional<GoalSummary> goal) {
   SweepSummary s;
   s.parameters = parameters;
   s.goal = std::move(goal);
   for (const auto& [values, rep_dirs] : points) {
-    if (values.size() != parameters.size()) throw std::invalid_argument("sweep point: one value per parameter");
+    if (values.size() != parameters.size())
+      throw std::invalid_argument("sweep point: one value per parameter");
     if (rep_dirs.empty()) throw std::invalid_argument("sweep point without runs");
     SweepPoint pt;
     pt.values = values;
@@ -270,7 +280,8 @@ SweepSummary load_sweep_summary(const fs::path& dir) {
   }
   SweepSummary s;
   try {
-    if (j.value("kind", "") != "sweep") throw std::runtime_error(file.string() + ": not a sweep summary");
+    if (j.value("kind", "") != "sweep")
+      throw std::runtime_error(file.string() + ": not a sweep summary");
     s.version = j.value("version", "");
     s.scenario = j.value("scenario", "");
     s.parameters = j.at("parameters").get<std::vector<std::string>>();
@@ -287,11 +298,13 @@ SweepSummary load_sweep_summary(const fs::path& dir) {
     }
     for (const auto& p : j.at("points")) {
       SweepPoint pt;
-      for (const auto& name : s.parameters) pt.values.push_back(p.at("values").at(name).get<std::string>());
+      for (const auto& name : s.parameters)
+        pt.values.push_back(p.at("values").at(name).get<std::string>());
       pt.dir = dir / p.at("dir").get<std::string>();
       const json rs = json::parse(read_text_file(pt.dir / "summary.json"));
       std::vector<RunSummary> runs;
-      for (const auto& r : rs.at("runs")) runs.push_back(load_run_summary(pt.dir / r.at("dir").get<std::string>()));
+      for (const auto& r : rs.at("runs"))
+        runs.push_back(load_run_summary(pt.dir / r.at("dir").get<std::string>()));
       pt.replications = summarize_replications(std::move(runs));
       s.points.push_back(std::move(pt));
     }

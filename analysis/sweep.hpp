@@ -23,11 +23,13 @@ struct SweepPoint {
 // The answer of `t9ksim size` (analysis/goal.hpp), kept with the points it evaluated.
 struct GoalSummary {
   std::string parameter;
-  std::string direction;                 // "smallest" or "largest"
-  std::vector<std::string> targets;      // as given
-  std::optional<std::string> answer;     // the value found; unset: no value in range meets every target
+  std::string direction;             // "smallest" or "largest"
+  std::vector<std::string> targets;  // as given
+  std::optional<std::string>
+      answer;  // the value found; unset: no value in range meets every target
   std::optional<std::string> neighbour;  // the evaluated value just beyond the answer that fails
-  std::vector<std::string> findings;     // sentences: each target at the answer and its neighbour, what binds
+  std::vector<std::string>
+      findings;  // sentences: each target at the answer and its neighbour, what binds
 };
 
 struct SweepSummary {
@@ -38,8 +40,8 @@ struct SweepSummary {
   std::optional<GoalSummary> goal;      // set for `t9ksim size`
 };
 
-// A metric name split into its group (docs/outputs.md): "wait_p90_s" -> {"cluster", "", "wait_p90_s"},
-// "queue/production/wait_p90_s" -> {"queue", "production", "wait_p90_s"}.
+// A metric name split into its group (docs/outputs.md): "wait_p90_s" -> {"cluster", "",
+// "wait_p90_s"}, "queue/production/wait_p90_s" -> {"queue", "production", "wait_p90_s"}.
 struct MetricName {
   std::string group;
   std::string value;
@@ -64,9 +66,11 @@ std::string sweep_summary_json(const SweepSummary& s, const std::filesystem::pat
 
 // Loads the points' replications (point dirs with their rep dirs), writes each point's
 // summary.json, then dir/sweep.csv and dir/summary.json (last: it marks the sweep complete).
-SweepSummary write_sweep_summary(const std::filesystem::path& dir, const std::vector<std::string>& parameters,
-                                 const std::vector<std::pair<std::vector<std::string>, std::vector<std::filesystem::path>>>& points,
-                                 std::optional<GoalSummary> goal = std::nullopt);
+SweepSummary write_sweep_summary(
+    const std::filesystem::path& dir, const std::vector<std::string>& parameters,
+    const std::vector<std::pair<std::vector<std::string>, std::vector<std::filesystem::path>>>&
+        points,
+    std::optional<GoalSummary> goal = std::nullopt);
 // Reads dir/summary.json of kind "sweep" and the points' summaries. Throws std::runtime_error.
 SweepSummary load_sweep_summary(const std::filesystem::path& dir);
 

@@ -7,19 +7,20 @@
 
 #include <fmt/format.h>
 
-#include "app/exit_codes.hpp"
 #include "analysis/progress.hpp"
+#include "app/exit_codes.hpp"
 
 namespace t9k::app {
 
-int run_batch(const std::vector<BatchRun>& runs, const RunOne& run_one, const std::string& scenario_file,
-              unsigned threads, const char* what, bool quiet) {
+int run_batch(const std::vector<BatchRun>& runs, const RunOne& run_one,
+              const std::string& scenario_file, unsigned threads, const char* what, bool quiet) {
   if (runs.empty()) return kExitOk;
   threads = threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, runs.size()));
   std::atomic<std::size_t> next{0};
   std::vector<int> codes(runs.size(), kExitOk);
-  analysis::Progress progress(runs.size(), what, stderr, !quiet && analysis::Progress::stderr_is_terminal());
+  analysis::Progress progress(runs.size(), what, stderr,
+                              !quiet && analysis::Progress::stderr_is_terminal());
   {
     std::vector<std::jthread> pool;
     for (unsigned t = 0; t < threads; ++t) {
@@ -29,7 +30,8 @@ int run_batch(const std::vector<BatchRun>& runs, const RunOne& run_one, const st
           try {
             codes[i] = run_one(*r.text, scenario_file, r.replication, r.dir.string());
           } catch (const std::exception& e) {
-            fmt::print(stderr, "t9ksim: error: {} replication {}: {}\n", r.label, r.replication, e.what());
+            fmt::print(stderr, "t9ksim: error: {} replication {}: {}\n", r.label, r.replication,
+                       e.what());
             codes[i] = kExitError;
           }
           progress.advance();
@@ -41,7 +43,8 @@ int run_batch(const std::vector<BatchRun>& runs, const RunOne& run_one, const st
   int worst = kExitOk;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (codes[i] != kExitOk) {
-      fmt::print(stderr, "t9ksim: {} replication {} failed (exit {})\n", runs[i].label, runs[i].replication, codes[i]);
+      fmt::print(stderr, "t9ksim: {} replication {} failed (exit {})\n", runs[i].label,
+                 runs[i].replication, codes[i]);
       worst = std::max(worst, codes[i]);
     }
   }

@@ -13,8 +13,8 @@
 namespace t9k::app {
 
 struct BatchRun {
-  std::string label;          // "<variant>" or "point-3", for messages
-  const std::string* text;    // the scenario this run simulates
+  std::string label;        // "<variant>" or "point-3", for messages
+  const std::string* text;  // the scenario this run simulates
   std::uint64_t replication;
   std::filesystem::path dir;  // its results folder
 };
@@ -22,7 +22,7 @@ struct BatchRun {
 // Runs every entry with run_one (scenario_file names the texts and resolves relative paths) on
 // `threads` threads (0: one per core), with a progress bar titled `what` unless quiet. Prints one
 // line per failed run; returns the worst exit code.
-int run_batch(const std::vector<BatchRun>& runs, const RunOne& run_one, const std::string& scenario_file,
-              unsigned threads, const char* what, bool quiet);
+int run_batch(const std::vector<BatchRun>& runs, const RunOne& run_one,
+              const std::string& scenario_file, unsigned threads, const char* what, bool quiet);
 
 }  // namespace t9k::app

@@ -11,14 +11,15 @@
 
 namespace t9k::app {
 
-inline constexpr std::uint64_t kMaxReplications = 100000;          // as spec.replications
-inline constexpr std::uint64_t kMaxReplicationNumber = 1000000000;  // --first-replication, --replication
-inline constexpr std::uint64_t kMaxThreads = 1024;                  // -j (0: one per core)
-inline constexpr std::uint64_t kMaxJobsBudget = 1000000000000ULL;   // --max-jobs
-inline constexpr std::uint64_t kMaxImportJobs = 100000000;          // import --limit
-inline constexpr std::uint64_t kMaxImportNodes = 1000000;           // import --nodes
-inline constexpr std::uint64_t kMaxImportGpusPerNode = 1024;        // import --gpus-per-node
-inline constexpr std::uint64_t kMaxShards = 1000000;                // shard --count
+inline constexpr std::uint64_t kMaxReplications = 100000;  // as spec.replications
+inline constexpr std::uint64_t kMaxReplicationNumber =
+    1000000000;                                     // --first-replication, --replication
+inline constexpr std::uint64_t kMaxThreads = 1024;  // -j (0: one per core)
+inline constexpr std::uint64_t kMaxJobsBudget = 1000000000000ULL;  // --max-jobs
+inline constexpr std::uint64_t kMaxImportJobs = 100000000;         // import --limit
+inline constexpr std::uint64_t kMaxImportNodes = 1000000;          // import --nodes
+inline constexpr std::uint64_t kMaxImportGpusPerNode = 1024;       // import --gpus-per-node
+inline constexpr std::uint64_t kMaxShards = 1000000;               // shard --count
 
 // A whole number in lo..hi written in decimal digits; use with CLI::Option::transform, which
 // rewrites it without leading zeros (`check` would leave "010" to CLI11, which reads octal).

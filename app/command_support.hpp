@@ -18,8 +18,10 @@ namespace t9k::app {
 // Errors on stderr; warnings and notes on stdout, or not at all when `quiet`.
 inline void print_diagnostics(const std::vector<scenarios::Diagnostic>& diags, bool quiet = false) {
   for (const auto& d : diags) {
-    if (d.severity == scenarios::Severity::Error) fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
-    else if (!quiet) fmt::print("{}\n", scenarios::format_diagnostic(d));
+    if (d.severity == scenarios::Severity::Error)
+      fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
+    else if (!quiet)
+      fmt::print("{}\n", scenarios::format_diagnostic(d));
   }
 }
 
@@ -33,7 +35,8 @@ int guarded(std::string_view command, Body&& body) {
   } catch (const std::exception& e) {
     fmt::print(stderr, "t9ksim {}: error: {}\n", command, e.what());
     if ((... || (dynamic_cast<const UsageErrors*>(&e) != nullptr))) return kExitUsage;
-    if (const auto* o = dynamic_cast<const analysis::OutputError*>(&e)) return o->usage() ? kExitUsage : kExitError;
+    if (const auto* o = dynamic_cast<const analysis::OutputError*>(&e))
+      return o->usage() ? kExitUsage : kExitError;
     return kExitError;
   }
 }

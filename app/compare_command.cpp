@@ -10,15 +10,15 @@
 
 #include <fmt/format.h>
 
-#include "app/exit_codes.hpp"
-#include "app/load_checked.hpp"
-#include "analysis/result_folder.hpp"
 #include "analysis/aggregate.hpp"
-#include "app/work.hpp"
 #include "analysis/outputs.hpp"
 #include "analysis/progress.hpp"
 #include "analysis/recorder.hpp"
 #include "analysis/report.hpp"
+#include "analysis/result_folder.hpp"
+#include "app/exit_codes.hpp"
+#include "app/load_checked.hpp"
+#include "app/work.hpp"
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
 
@@ -49,7 +49,8 @@ std::optional<std::string> read_file(const std::string& path) {
 // Variant names become folder names.
 bool valid_name(const std::string& n) {
   return !n.empty() && n != "." && n != ".." && std::all_of(n.begin(), n.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_' || c == '.';
   });
 }
 
@@ -90,10 +91,12 @@ int compare_command(const CompareArgs& args) {
   lo.max_jobs = args.max_jobs;
   lo.base_dir = fs::path(args.base).parent_path().string();
   const auto base =
-      load_checked(*base_text, args.sets.empty() ? args.base : args.base + " with --set", lo, args.check_settings);
+      load_checked(*base_text, args.sets.empty() ? args.base : args.base + " with --set", lo,
+                   args.check_settings);
   if (!base.ok()) {
     print_diagnostics(args.sets.empty() ? base.diagnostics
-                                        : scenarios::point_at_sources(base.diagnostics, *base_text, {{args.base, *file_text}}));
+                                        : scenarios::point_at_sources(base.diagnostics, *base_text,
+                                                                      {{args.base, *file_text}}));
     return kExitUsage;
   }
   if (args.variants.empty()) {
@@ -107,21 +110,28 @@ int compare_command(const CompareArgs& args) {
   std::set<std::string> names{kBaseName};
   for (const auto& [name, overlay_file] : args.variants) {
     if (!valid_name(name)) {
-      fmt::print(stderr, "t9ksim: error: variant name \"{}\": use letters, digits, '-', '_' and '.'\n", name);
+      fmt::print(stderr,
+                 "t9ksim: error: variant name \"{}\": use letters, digits, '-', '_' and '.'\n",
+                 name);
       return kExitUsage;
     }
     if (analysis::is_fixed_output_name(name)) {
-      fmt::print(stderr, "t9ksim: error: variant name \"{}\": the comparison writes a file of that name; choose another\n", name);
+      fmt::print(stderr,
+                 "t9ksim: error: variant name \"{}\": the comparison writes a file of that name; "
+                 "choose another\n",
+                 name);
       return kExitUsage;
     }
     if (!names.insert(name).second) {
-      fmt::print(stderr, "t9ksim: error: variant name \"{}\" is used twice (\"{}\" is the base)\n", name, kBaseName);
+      fmt::print(stderr, "t9ksim: error: variant name \"{}\" is used twice (\"{}\" is the base)\n",
+                 name, kBaseName);
       return kExitUsage;
     }
     const auto overlay = read_file(overlay_file);
     if (!overlay) return kExitUsage;
     std::vector<scenarios::Diagnostic> errors;
-    const std::string merged_text = scenarios::merge_overlay(*file_text, *overlay, overlay_file, errors);
+    const std::string merged_text =
+        scenarios::merge_overlay(*file_text, *overlay, overlay_file, errors);
     if (!errors.empty()) {
       print_diagnostics(errors);
       return kExitUsage;
@@ -129,18 +139,20 @@ int compare_command(const CompareArgs& args) {
     const auto set_text = with_sets(merged_text);
     if (!set_text) return kExitUsage;
     std::string merged = *set_text;
-    // The merged scenario must load like any scenario; paths in it resolve against the base's folder.
+    // The merged scenario must load like any scenario; paths in it resolve against the base's
+    // folder.
     const std::string shown = fmt::format("{} + {}", args.base, overlay_file);
     const auto loaded = load_checked(merged, shown, lo, args.check_settings);
     if (!loaded.ok()) {
       // Each problem at the line the user wrote it: the overlay's, else the base's.
-      print_diagnostics(scenarios::point_at_sources(loaded.diagnostics, merged,
-                                                    {{overlay_file, *overlay}, {args.base, *file_text}}));
+      print_diagnostics(scenarios::point_at_sources(
+          loaded.diagnostics, merged, {{overlay_file, *overlay}, {args.base, *file_text}}));
       return kExitUsage;
     }
     if (loaded.scenario->seed != base.scenario->seed) {
       fmt::print(stderr,
-                 "t9ksim: error: {}: the overlay changes spec.seed ({} -> {}); variants are compared on common "
+                 "t9ksim: error: {}: the overlay changes spec.seed ({} -> {}); variants are "
+                 "compared on common "
                  "random numbers, so they share the base's seed\n",
                  overlay_file, base.scenario->seed, loaded.scenario->seed);
       return kExitUsage;
@@ -150,8 +162,8 @@ int compare_command(const CompareArgs& args) {
     inputs.insert(inputs.end(), loaded.files.begin(), loaded.files.end());
   }
 
-  const std::uint64_t reps =
-      args.replications.value_or(static_cast<std::uint64_t>(std::max<std::int32_t>(1, base.scenario->replications)));
+  const std::uint64_t reps = args.replications.value_or(
+      static_cast<std::uint64_t>(std::max<std::int32_t>(1, base.scenario->replications)));
   if (reps == 0) {
     fmt::print(stderr, "t9ksim: error: --replications must be at least 1\n");
     return kExitUsage;

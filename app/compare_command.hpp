@@ -26,15 +26,15 @@ using RunOne = std::function<int(const std::string& scenario_text, const std::st
                                  std::uint64_t replication, const std::string& out_dir)>;
 
 struct CompareArgs {
-  std::string base;  // the base scenario file
+  std::string base;                                           // the base scenario file
   std::vector<std::pair<std::string, std::string>> variants;  // (NAME, OVERLAY file), in order
   std::string out_dir = "t9ksim-compare";
   std::optional<std::uint64_t> replications;  // default: the base scenario's spec.replications
-  std::vector<std::string> sets;              // --set PATH=VALUE, applied to every variant after its overlay
-  unsigned threads = 0;                       // 0: one per hardware thread
+  std::vector<std::string> sets;  // --set PATH=VALUE, applied to every variant after its overlay
+  unsigned threads = 0;           // 0: one per hardware thread
   bool quiet = false;
   std::int64_t max_jobs = scenarios::kDefaultMaxJobs;  // --max-jobs (docs/reliability.md)
-  RunOne run_one;  // the lead wires this to the real run
+  RunOne run_one;                                      // the lead wires this to the real run
   // What the world refuses of the base and each variant, checked before anything runs; the lead
   // wires it to app::settings_problems (app/load_checked.hpp).
   SettingsCheck check_settings;

@@ -26,10 +26,13 @@ bool within(const scenarios::TimeBounds& b, model::SimTime t) {
 }
 
 std::string int_bounds_text(const scenarios::IntBounds& b) {
-  return fmt::format("[{}, {}]", b.min ? std::to_string(*b.min) : "-inf", b.max ? std::to_string(*b.max) : "+inf");
+  return fmt::format("[{}, {}]", b.min ? std::to_string(*b.min) : "-inf",
+                     b.max ? std::to_string(*b.max) : "+inf");
 }
 
-bool within(const scenarios::IntBounds& b, std::int64_t v) { return (!b.min || v >= *b.min) && (!b.max || v <= *b.max); }
+bool within(const scenarios::IntBounds& b, std::int64_t v) {
+  return (!b.min || v >= *b.min) && (!b.max || v <= *b.max);
+}
 
 std::string describe(const scenarios::EventExpectation& e) {
   std::string s = "{type: " + e.type;
@@ -90,7 +93,9 @@ std::optional<nlohmann::json> field_at(const nlohmann::json& doc, std::string_vi
   return *at;
 }
 
-std::string scalar_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+std::string scalar_text(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
 
 }  // namespace
 
@@ -112,14 +117,16 @@ std::string ExpectationChecker::Event::describe() const {
   return s;
 }
 
-ExpectationChecker::ExpectationChecker(const scenarios::Expectations& expect, std::string default_namespace)
+ExpectationChecker::ExpectationChecker(const scenarios::Expectations& expect,
+                                       std::string default_namespace)
     : expect_(expect), ns_prefix_(std::move(default_namespace) + "/") {}
 
 std::string ExpectationChecker::short_name(const std::string& key) const {
   return key.starts_with(ns_prefix_) ? key.substr(ns_prefix_.size()) : key;
 }
 
-ExpectationChecker::PodRecord* ExpectationChecker::pod_record(JobRecord& job, const std::string& pod_key) {
+ExpectationChecker::PodRecord* ExpectationChecker::pod_record(JobRecord& job,
+                                                              const std::string& pod_key) {
   const auto it = pod_slots_.find(pod_key);
   if (it == pod_slots_.end()) return nullptr;
   auto& gens = job.pods[it->second.second];
@@ -177,7 +184,8 @@ void ExpectationChecker::on_change(const model::TimedChange& tc) {
           if (c.reason) ev.reason = std::string(model::to_string(*c.reason));
           job = c.job;
           if (auto* p = pod_record(jobs_.at(c.job), c.pod)) {
-            const bool terminated = c.phase == model::PodPhase::Succeeded || c.phase == model::PodPhase::Failed;
+            const bool terminated =
+                c.phase == model::PodPhase::Succeeded || c.phase == model::PodPhase::Failed;
             // Deleted before its containers ended: the replica phase Deleted (spec §1.3).
             p->phase = c.reason && !terminated ? "Deleted" : ev.phase;
             p->exit_code = c.exit_code;
@@ -236,13 +244,14 @@ void ExpectationChecker::on_change(const model::TimedChange& tc) {
 std::string ExpectationChecker::recent(const JobRecord& job, std::size_t n) const {
   std::string s;
   const std::size_t from = job.events.size() > n ? job.events.size() - n : 0;
-  for (std::size_t i = from; i < job.events.size(); ++i) s += "\n      " + events_[job.events[i]].describe();
+  for (std::size_t i = from; i < job.events.size(); ++i)
+    s += "\n      " + events_[job.events[i]].describe();
   return s.empty() ? "\n      (no events)" : s;
 }
 
-std::vector<std::string> ExpectationChecker::check(const std::vector<sim::JobOutcome>& outcomes,
-                                                   const std::map<std::string, double>& metrics,
-                                                   const std::vector<scenarios::Object>& objects) const {
+std::vector<std::string> ExpectationChecker::check(
+    const std::vector<sim::JobOutcome>& outcomes, const std::map<std::string, double>& metrics,
+    const std::vector<scenarios::Object>& objects) const {
   std::vector<std::string> diff;
   const std::string end = events_.empty() ? "0s" : at_text(events_.back().t);
   for (std::size_t i = 0; i < expect_.jobs.size(); ++i) {
@@ -261,16 +270,21 @@ std::vector<std::string> ExpectationChecker::check(const std::vector<sim::JobOut
       continue;
     }
     const std::string history = fmt::format("; its last events:{}", recent(*rec, 8));
-    const std::string phase = o->rejected ? "Rejected" : (o->phase ? std::string(model::to_string(*o->phase)) : "<none>");
+    const std::string phase =
+        o->rejected ? "Rejected" : (o->phase ? std::string(model::to_string(*o->phase)) : "<none>");
     if (e.phase && phase != *e.phase) {
-      diff.push_back(fmt::format("{}.phase: expected {}, observed {} at the end ({}){}", path, *e.phase, phase, end, history));
+      diff.push_back(fmt::format("{}.phase: expected {}, observed {} at the end ({}){}", path,
+                                 *e.phase, phase, end, history));
     }
     if (e.reason && o->reason != *e.reason) {
-      diff.push_back(fmt::format("{}.reason: expected \"{}\", observed \"{}\"{}", path, *e.reason, o->reason, history));
+      diff.push_back(fmt::format("{}.reason: expected \"{}\", observed \"{}\"{}", path, *e.reason,
+                                 o->reason, history));
     }
-    auto bounds = [&](const char* what, const std::optional<scenarios::IntBounds>& b, std::int64_t v) {
+    auto bounds = [&](const char* what, const std::optional<scenarios::IntBounds>& b,
+                      std::int64_t v) {
       if (b && !within(*b, v)) {
-        diff.push_back(fmt::format("{}.{}: expected in {}, observed {}{}", path, what, int_bounds_text(*b), v, history));
+        diff.push_back(fmt::format("{}.{}: expected in {}, observed {}{}", path, what,
+                                   int_bounds_text(*b), v, history));
       }
     };
     bounds("restartCount", e.restart_count, o->restarts);
@@ -278,10 +292,11 @@ std::vector<std::string> ExpectationChecker::check(const std::vector<sim::JobOut
     for (const auto& [ph, tb] : e.phase_at) {
       const auto it = rec->first_at.find(ph);
       if (it == rec->first_at.end()) {
-        diff.push_back(fmt::format("{}.phaseAt.{}: expected in {}, observed never{}", path, ph, bounds_text(tb), history));
+        diff.push_back(fmt::format("{}.phaseAt.{}: expected in {}, observed never{}", path, ph,
+                                   bounds_text(tb), history));
       } else if (!within(tb, it->second)) {
-        diff.push_back(fmt::format("{}.phaseAt.{}: expected in {}, observed {}{}", path, ph, bounds_text(tb),
-                                   at_text(it->second), history));
+        diff.push_back(fmt::format("{}.phaseAt.{}: expected in {}, observed {}{}", path, ph,
+                                   bounds_text(tb), at_text(it->second), history));
       }
     }
     if (!e.fields.empty()) {
@@ -295,40 +310,47 @@ std::vector<std::string> ExpectationChecker::check(const std::vector<sim::JobOut
       for (const auto& [fpath, want] : e.fields) {
         const auto got = field_at(doc, fpath);
         if (!got) {
-          diff.push_back(fmt::format("{}.fields[\"{}\"]: expected \"{}\", observed no such field in the final {}{}", path,
-                                     fpath, want, obj ? "object" : "objects (none for the job)", history));
+          diff.push_back(fmt::format(
+              "{}.fields[\"{}\"]: expected \"{}\", observed no such field in the final {}{}", path,
+              fpath, want, obj ? "object" : "objects (none for the job)", history));
         } else if (scalar_text(*got) != want) {
-          diff.push_back(fmt::format("{}.fields[\"{}\"]: expected \"{}\", observed \"{}\"{}", path, fpath, want,
-                                     scalar_text(*got), history));
+          diff.push_back(fmt::format("{}.fields[\"{}\"]: expected \"{}\", observed \"{}\"{}", path,
+                                     fpath, want, scalar_text(*got), history));
         }
       }
     }
     for (std::size_t k = 0; k < e.pods.size(); ++k) {
       const auto& pe = e.pods[k];
-      const std::string ppath = fmt::format("{}.pods[{}] ({} rank {}{})", path, k, pe.replica_type, pe.rank,
-                                            pe.generation ? fmt::format(" generation {}", *pe.generation) : "");
+      const std::string ppath =
+          fmt::format("{}.pods[{}] ({} rank {}{})", path, k, pe.replica_type, pe.rank,
+                      pe.generation ? fmt::format(" generation {}", *pe.generation) : "");
       const auto it = rec->pods.find({pe.replica_type, pe.rank});
       const std::size_t count = it == rec->pods.end() ? 0 : it->second.size();
       if (pe.pods && !within(*pe.pods, static_cast<std::int64_t>(count))) {
-        diff.push_back(fmt::format("{}.pods: expected in {}, observed {}{}", ppath, int_bounds_text(*pe.pods), count, history));
+        diff.push_back(fmt::format("{}.pods: expected in {}, observed {}{}", ppath,
+                                   int_bounds_text(*pe.pods), count, history));
       }
       if (!pe.phase && !pe.exit_code && !pe.deletion_reason) continue;
-      const std::size_t gen = pe.generation ? static_cast<std::size_t>(*pe.generation) : (count ? count - 1 : 0);
+      const std::size_t gen =
+          pe.generation ? static_cast<std::size_t>(*pe.generation) : (count ? count - 1 : 0);
       if (gen >= count) {
-        diff.push_back(fmt::format("{}: no such pod (the rank had {} pod{}){}", ppath, count, count == 1 ? "" : "s", history));
+        diff.push_back(fmt::format("{}: no such pod (the rank had {} pod{}){}", ppath, count,
+                                   count == 1 ? "" : "s", history));
         continue;
       }
       const PodRecord& p = it->second[gen];
       if (pe.phase && p.phase != *pe.phase) {
-        diff.push_back(fmt::format("{}.phase: expected {}, observed {}{}", ppath, *pe.phase, p.phase, history));
+        diff.push_back(fmt::format("{}.phase: expected {}, observed {}{}", ppath, *pe.phase,
+                                   p.phase, history));
       }
       if (pe.exit_code && p.exit_code != pe.exit_code) {
         diff.push_back(fmt::format("{}.exitCode: expected {}, observed {}{}", ppath, *pe.exit_code,
                                    p.exit_code ? std::to_string(*p.exit_code) : "none", history));
       }
       if (pe.deletion_reason && p.deletion_reason != *pe.deletion_reason) {
-        diff.push_back(fmt::format("{}.deletionReason: expected {}, observed {}{}", ppath, *pe.deletion_reason,
-                                   p.deletion_reason.empty() ? "none (not deleted)" : p.deletion_reason, history));
+        diff.push_back(fmt::format(
+            "{}.deletionReason: expected {}, observed {}{}", ppath, *pe.deletion_reason,
+            p.deletion_reason.empty() ? "none (not deleted)" : p.deletion_reason, history));
       }
     }
   }
@@ -336,13 +358,14 @@ std::vector<std::string> ExpectationChecker::check(const std::vector<sim::JobOut
     const auto& m = expect_.metrics[i];
     const auto it = metrics.find(m.metric);
     if (it == metrics.end()) {
-      diff.push_back(fmt::format("expect.metrics[{}]: metric {} is unknown (see summary.json \"metrics\")", i, m.metric));
+      diff.push_back(fmt::format(
+          "expect.metrics[{}]: metric {} is unknown (see summary.json \"metrics\")", i, m.metric));
       continue;
     }
     if ((m.min && !(it->second >= *m.min)) || (m.max && !(it->second <= *m.max))) {
-      diff.push_back(fmt::format("expect.metrics[{}]: {} expected in [{}, {}], observed {}", i, m.metric,
-                                 m.min ? fmt::format("{}", *m.min) : "-inf", m.max ? fmt::format("{}", *m.max) : "+inf",
-                                 it->second));
+      diff.push_back(fmt::format("expect.metrics[{}]: {} expected in [{}, {}], observed {}", i,
+                                 m.metric, m.min ? fmt::format("{}", *m.min) : "-inf",
+                                 m.max ? fmt::format("{}", *m.max) : "+inf", it->second));
     }
   }
   // Events: in order, others allowed between.
@@ -352,9 +375,12 @@ std::vector<std::string> ExpectationChecker::check(const std::vector<sim::JobOut
   for (std::size_t i = 0; i < events_.size() && next < expect_.events.size(); ++i) {
     const Event& ev = events_[i];
     const auto& e = expect_.events[next];
-    auto eq = [](const std::optional<std::string>& want, const std::string& have) { return !want || *want == have; };
-    const bool match = ev.type == e.type && eq(e.job, ev.job) && eq(e.pod, ev.pod) && eq(e.phase, ev.phase) &&
-                       eq(e.reason, ev.reason) && eq(e.node, ev.node) && (!e.exit_code || ev.exit_code == e.exit_code) &&
+    auto eq = [](const std::optional<std::string>& want, const std::string& have) {
+      return !want || *want == have;
+    };
+    const bool match = ev.type == e.type && eq(e.job, ev.job) && eq(e.pod, ev.pod) &&
+                       eq(e.phase, ev.phase) && eq(e.reason, ev.reason) && eq(e.node, ev.node) &&
+                       (!e.exit_code || ev.exit_code == e.exit_code) &&
                        (!e.at || within(*e.at, ev.t));
     if (match) {
       ++next;
@@ -372,10 +398,12 @@ std::vector<std::string> ExpectationChecker::check(const std::vector<sim::JobOut
       context += "\n      " + events_[i].describe();
       ++shown;
     }
-    diff.push_back(fmt::format("expect.events[{}]: expected {} {}, not found; observed from there:{}", next,
-                               describe(expect_.events[next]),
-                               matched_any ? fmt::format("after {}", events_[last_match].describe()) : "(none matched before it)",
-                               context.empty() ? "\n      (no events)" : context));
+    diff.push_back(
+        fmt::format("expect.events[{}]: expected {} {}, not found; observed from there:{}", next,
+                    describe(expect_.events[next]),
+                    matched_any ? fmt::format("after {}", events_[last_match].describe())
+                                : "(none matched before it)",
+                    context.empty() ? "\n      (no events)" : context));
   }
   return diff;
 }

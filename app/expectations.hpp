@@ -64,7 +64,8 @@ class ExpectationChecker {
   std::string ns_prefix_;  // "<default namespace>/"
   std::vector<Event> events_;
   std::vector<JobRecord> jobs_;  // by JobId
-  std::map<std::string, std::pair<model::JobId, std::pair<std::string, std::int32_t>>> pod_slots_;  // pod key -> slot
+  std::map<std::string, std::pair<model::JobId, std::pair<std::string, std::int32_t>>>
+      pod_slots_;  // pod key -> slot
 };
 
 }  // namespace t9k::app

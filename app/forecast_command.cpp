@@ -25,8 +25,8 @@ namespace {
 
 // The export read as a k8s-export trace: its finished jobs, its unfinished ones, its cluster.
 // Errors printed; nullptr then.
-std::shared_ptr<const scenarios::TraceData> read_export(const std::string& command, const std::string& path,
-                                                        std::string& abs) {
+std::shared_ptr<const scenarios::TraceData> read_export(const std::string& command,
+                                                        const std::string& path, std::string& abs) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) {
     fmt::print(stderr, "t9ksim {}: {}: not a file\n", command, path);
@@ -47,12 +47,16 @@ std::shared_ptr<const scenarios::TraceData> read_export(const std::string& comma
 }
 
 // --at: the export's time on its clock, or the export's latest timestamp.
-std::optional<std::int64_t> time_zero(const std::string& command, const std::string& at, const scenarios::TraceData& d) {
+std::optional<std::int64_t> time_zero(const std::string& command, const std::string& at,
+                                      const scenarios::TraceData& d) {
   if (at.empty()) return d.latest_us;
   const auto us = scenarios::parse_trace_time(at);
   if (!us) {
-    fmt::print(stderr, "t9ksim {}: --at: found \"{}\"; allowed: RFC 3339 (2024-05-02T09:00:00Z), \"YYYY-MM-DD HH:MM:SS\" "
-                       "(UTC) or Unix seconds\n", command, at);
+    fmt::print(stderr,
+               "t9ksim {}: --at: found \"{}\"; allowed: RFC 3339 (2024-05-02T09:00:00Z), "
+               "\"YYYY-MM-DD HH:MM:SS\" "
+               "(UTC) or Unix seconds\n",
+               command, at);
   }
   return us;
 }
@@ -60,7 +64,8 @@ std::optional<std::int64_t> time_zero(const std::string& command, const std::str
 // --remaining as spec.initialState.remaining.
 std::string remaining_yaml(const std::string& r) {
   if (r == "deadline") return "{activeDeadline: true}";
-  if (r.find_first_not_of("0123456789.") == std::string::npos && !r.empty()) return fmt::format("{{fractionOfElapsed: {}}}", r);
+  if (r.find_first_not_of("0123456789.") == std::string::npos && !r.empty())
+    return fmt::format("{{fractionOfElapsed: {}}}", r);
   return fmt::format("{{distribution: {}}}", r);
 }
 
@@ -79,8 +84,9 @@ int fit_command(const FitArgs& a) {
     fmt::print(stderr, "t9ksim fit: {}: {}\n", a.export_path, e.what());
     return kExitUsage;
   }
-  std::string text = fmt::format("# t9ksim fit {}: new jobs like the export's, time zero {} (docs/forecast.md).\n",
-                                 fs::path(a.export_path).filename().string(), scenarios::format_trace_time(*at));
+  std::string text =
+      fmt::format("# t9ksim fit {}: new jobs like the export's, time zero {} (docs/forecast.md).\n",
+                  fs::path(a.export_path).filename().string(), scenarios::format_trace_time(*at));
   for (const auto& n : fit.notes) text += "# " + n + "\n";
   text += "# Put the entry under spec.workload.generators.\ngenerators:\n" + fit.yaml;
   if (a.out.empty()) {
@@ -105,9 +111,13 @@ int forecast_command(const ForecastArgs& a) {
   const auto data = read_export("forecast", a.export_path, abs);
   if (!data) return kExitUsage;
   if (data->pools.empty()) {
-    fmt::print(stderr, "t9ksim forecast: {}: the export has no Node objects: a forecast starts from the cluster's "
-                       "nodes (kubectl get genericjobs,pytorchtrainingjobs,deepspeedjobs,queues,podgroups,nodes,pods -A "
-                       "-o yaml)\n", a.export_path);
+    fmt::print(
+        stderr,
+        "t9ksim forecast: {}: the export has no Node objects: a forecast starts from the cluster's "
+        "nodes (kubectl get "
+        "genericjobs,pytorchtrainingjobs,deepspeedjobs,queues,podgroups,nodes,pods -A "
+        "-o yaml)\n",
+        a.export_path);
     return kExitUsage;
   }
   const auto at = time_zero("forecast", a.at, *data);
@@ -117,22 +127,25 @@ int forecast_command(const ForecastArgs& a) {
     try {
       fit = sim::fit_generator(*data, *at, "arrivals", 4);
     } catch (const std::runtime_error& e) {
-      fmt::print(stderr, "t9ksim forecast: {}: {} (--no-arrivals forecasts the present jobs alone)\n", a.export_path,
-                 e.what());
+      fmt::print(stderr,
+                 "t9ksim forecast: {}: {} (--no-arrivals forecasts the present jobs alone)\n",
+                 a.export_path, e.what());
       return kExitUsage;
     }
   }
   const std::string q = scenarios::yaml_quoted(abs);
   // The name titles the report and the summary: which export, from when (not just "forecast").
-  const std::string what = fmt::format("forecast of {} from {}", fs::path(a.export_path).filename().string(),
-                                       scenarios::format_trace_time(*at));
+  const std::string what =
+      fmt::format("forecast of {} from {}", fs::path(a.export_path).filename().string(),
+                  scenarios::format_trace_time(*at));
   std::string text = "apiVersion: t9ksim/v1\nkind: Scenario\nmetadata:\n";
   text += fmt::format("  name: {}\n  description: {}\n", scenarios::yaml_quoted(what),
                       scenarios::yaml_quoted("t9ksim " + what));
   text += fmt::format("spec:\n  horizon: {}\n  seed: {}\n", a.horizon, a.seed.value_or(1));
   text += fmt::format("  cluster: {{fromExport: {}}}\n  scheduler:\n    name: t9k\n", q);
   text += fmt::format("  initialState:\n    fromExport: {}\n    at: {}\n    remaining: {}\n", q,
-                      scenarios::yaml_quoted(scenarios::format_trace_time(*at)), remaining_yaml(a.remaining));
+                      scenarios::yaml_quoted(scenarios::format_trace_time(*at)),
+                      remaining_yaml(a.remaining));
   if (!a.queued_run_time.empty()) text += fmt::format("    queuedRunTime: {}\n", a.queued_run_time);
   if (a.arrivals) {
     text += "  workload:\n    generators:\n";

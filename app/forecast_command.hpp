@@ -14,10 +14,10 @@ struct ForecastArgs {
   std::string export_path;
   std::string out_dir = "t9ksim-forecast";
   std::string horizon = "7d";
-  std::string at;                // the export's time; empty: its latest timestamp
-  std::string remaining = "1";   // a fraction of elapsed, "deadline", or a duration distribution
-  std::string queued_run_time;   // empty: the median of the finished jobs
-  bool arrivals = true;          // false: no new jobs, only the initial state
+  std::string at;               // the export's time; empty: its latest timestamp
+  std::string remaining = "1";  // a fraction of elapsed, "deadline", or a duration distribution
+  std::string queued_run_time;  // empty: the median of the finished jobs
+  bool arrivals = true;         // false: no new jobs, only the initial state
   std::optional<std::uint64_t> seed;
   bool report = true;
   bool quiet = false;

@@ -19,10 +19,7 @@ namespace t9k::app {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 int generate_command(const GenerateArgs& args) {
   std::string text;
@@ -51,8 +48,11 @@ int generate_command(const GenerateArgs& args) {
   const scenarios::Scenario& sc = *loaded.scenario;
   for (const auto& g : sc.workload.generators) {
     if (analysis::is_fixed_output_name(g.name + ".yaml")) {
-      fmt::print(stderr, "t9ksim generate: {}: generator \"{}\" would write {}.yaml, the name of the scenario this command "
-                         "writes; rename the generator\n", file, g.name, g.name);
+      fmt::print(stderr,
+                 "t9ksim generate: {}: generator \"{}\" would write {}.yaml, the name of the "
+                 "scenario this command "
+                 "writes; rename the generator\n",
+                 file, g.name, g.name);
       return 2;
     }
   }
@@ -68,11 +68,14 @@ int generate_command(const GenerateArgs& args) {
     std::vector<scenarios::Object> objects;
     const std::string rel = g.name + ".yaml";
     while (auto s = cursor.next()) {
-      refs.push_back(scenarios::ExplicitJob{rel, model::metadata_of(s->job).name, s->submit_time, s->behaviour});
+      refs.push_back(scenarios::ExplicitJob{rel, model::metadata_of(s->job).name, s->submit_time,
+                                            s->behaviour});
       objects.push_back(scenarios::to_object(s->job));
     }
-    if (!objects.empty()) analysis::write_file_atomic(folder.path() / rel, scenarios::to_json_stream(objects));
-    if (!args.quiet) fmt::print("{}: {} jobs -> {}\n", g.name, objects.size(), (shown / rel).string());
+    if (!objects.empty())
+      analysis::write_file_atomic(folder.path() / rel, scenarios::to_json_stream(objects));
+    if (!args.quiet)
+      fmt::print("{}: {} jobs -> {}\n", g.name, objects.size(), (shown / rel).string());
   }
   std::vector<scenarios::Diagnostic> errors;
   std::string out = scenarios::scenario_with_explicit_jobs(text, dir, args.out_dir, refs, errors);
@@ -82,12 +85,15 @@ int generate_command(const GenerateArgs& args) {
     return 2;
   }
   const std::string header = fmt::format(
-      "# Written by t9ksim generate from {} (seed {}, replication {}): its generators' jobs as explicit\n"
-      "# jobs. `t9ksim run` of this file with --first-replication {} repeats that replication exactly.\n",
+      "# Written by t9ksim generate from {} (seed {}, replication {}): its generators' jobs as "
+      "explicit\n"
+      "# jobs. `t9ksim run` of this file with --first-replication {} repeats that replication "
+      "exactly.\n",
       file, sc.seed, args.replication, args.replication);
   analysis::write_file_atomic(folder.path() / "scenario.yaml", header + out);
   folder.commit();
-  if (!args.quiet) fmt::print("scenario: {} jobs -> {}\n", refs.size(), (shown / "scenario.yaml").string());
+  if (!args.quiet)
+    fmt::print("scenario: {} jobs -> {}\n", refs.size(), (shown / "scenario.yaml").string());
   return 0;
 }
 

@@ -22,32 +22,45 @@ namespace {
 
 // The trace scenario's text. Everything before "  cluster:" is copied into scenario.yaml
 // unchanged (sim::import_trace), so the header holds every section that is not regenerated.
-std::string trace_scenario(const ImportArgs& a, const std::string& trace_rel, const std::string& horizon, bool has_cluster) {
+std::string trace_scenario(const ImportArgs& a, const std::string& trace_rel,
+                           const std::string& horizon, bool has_cluster) {
   std::string s = "apiVersion: t9ksim/v1\nkind: Scenario\nmetadata:\n";
-  s += fmt::format("  name: {}\n  description: {}\n", scenarios::yaml_quoted(a.name.empty() ? "import-" + a.format : "import-" + a.name),
-                   scenarios::yaml_quoted(fmt::format("t9ksim import {} --format {}", fs::path(a.trace).filename().string(), a.format)));
+  s += fmt::format(
+      "  name: {}\n  description: {}\n",
+      scenarios::yaml_quoted(a.name.empty() ? "import-" + a.format : "import-" + a.name),
+      scenarios::yaml_quoted(fmt::format("t9ksim import {} --format {}",
+                                         fs::path(a.trace).filename().string(), a.format)));
   s += fmt::format("spec:\n  horizon: {}\n  seed: {}\n", horizon, a.seed);
   if (a.zero_latency) {
-    s += "  controllers: {reconcileLatency: 0s}\n  kubelet: {podStartLatency: 0s, podStopLatency: 0s}\n";
+    s += "  controllers: {reconcileLatency: 0s}\n  kubelet: {podStartLatency: 0s, podStopLatency: "
+         "0s}\n";
   }
   if (has_cluster) {
-    s += fmt::format("  cluster:\n    fromTrace: {}\n", a.name.empty() ? (a.format == "alibaba-openb" ? "openb" : a.format) : a.name);
+    s += fmt::format("  cluster:\n    fromTrace: {}\n",
+                     a.name.empty() ? (a.format == "alibaba-openb" ? "openb" : a.format) : a.name);
   } else {
-    s += fmt::format("  cluster:\n    nodePools:\n    - {{name: trace, count: {}, gpusPerNode: {}, cpu: 64, memory: 512Gi}}\n",
-                     a.nodes, a.gpus_per_node);
+    s += fmt::format(
+        "  cluster:\n    nodePools:\n    - {{name: trace, count: {}, gpusPerNode: {}, cpu: 64, "
+        "memory: 512Gi}}\n",
+        a.nodes, a.gpus_per_node);
   }
   s += "  scheduler:\n    name: t9k\n";
   if (a.zero_latency) s += "    options: {schedulingLatency: 0s}\n";
   if (!a.queue.empty() && a.queue != "default") {
-    s += fmt::format("    queues:\n    - manifest: {{apiVersion: scheduler.tensorstack.dev/v1beta1, kind: Queue, "
-                     "metadata: {{name: {}}}}}\n", scenarios::yaml_quoted(a.queue));
+    s += fmt::format(
+        "    queues:\n    - manifest: {{apiVersion: scheduler.tensorstack.dev/v1beta1, kind: "
+        "Queue, "
+        "metadata: {{name: {}}}}}\n",
+        scenarios::yaml_quoted(a.queue));
   }
   s += "  workload:\n    traces:\n";
-  s += fmt::format("    - format: {}\n      path: {}\n", a.format, scenarios::yaml_quoted(trace_rel));
+  s += fmt::format("    - format: {}\n      path: {}\n", a.format,
+                   scenarios::yaml_quoted(trace_rel));
   if (!a.name.empty()) s += fmt::format("      name: {}\n", scenarios::yaml_quoted(a.name));
   if (!a.from.empty()) s += fmt::format("      from: {}\n", scenarios::yaml_quoted(a.from));
   if (!a.to.empty()) s += fmt::format("      to: {}\n", scenarios::yaml_quoted(a.to));
-  if (!a.time_offset.empty()) s += fmt::format("      timeOffset: {}\n", scenarios::yaml_quoted(a.time_offset));
+  if (!a.time_offset.empty())
+    s += fmt::format("      timeOffset: {}\n", scenarios::yaml_quoted(a.time_offset));
   if (!a.queue.empty()) s += fmt::format("      queue: {}\n", scenarios::yaml_quoted(a.queue));
   if (a.load_factor) s += fmt::format("      loadFactor: {}\n", *a.load_factor);
   if (a.sample) s += fmt::format("      sample: {}\n", *a.sample);
@@ -57,7 +70,8 @@ std::string trace_scenario(const ImportArgs& a, const std::string& trace_rel, co
     s += "      options:\n";
     for (const auto& kv : a.options) {
       const auto eq = kv.find('=');
-      s += fmt::format("        {}: {}\n", scenarios::yaml_quoted(kv.substr(0, eq)), scenarios::yaml_quoted(eq == std::string::npos ? "" : kv.substr(eq + 1)));
+      s += fmt::format("        {}: {}\n", scenarios::yaml_quoted(kv.substr(0, eq)),
+                       scenarios::yaml_quoted(eq == std::string::npos ? "" : kv.substr(eq + 1)));
     }
   }
   return s;
@@ -83,7 +97,8 @@ int import_command(const ImportArgs& a) {
   const fs::path shown(a.out_dir);
   // Messages name the folder the user asked for, not the staging one they are written in.
   const auto as_shown = [&](std::string text) {
-    for (std::size_t at = text.find(out_dir); at != std::string::npos; at = text.find(out_dir, at + a.out_dir.size()))
+    for (std::size_t at = text.find(out_dir); at != std::string::npos;
+         at = text.find(out_dir, at + a.out_dir.size()))
       text.replace(at, out_dir.size(), a.out_dir);
     return text;
   };
@@ -91,7 +106,8 @@ int import_command(const ImportArgs& a) {
     for (auto& d : ds) d.file = as_shown(d.file);
     print_diagnostics(ds);
   };
-  const std::string rel = fs::relative(fs::absolute(a.trace), fs::absolute(a.out_dir)).generic_string();
+  const std::string rel =
+      fs::relative(fs::absolute(a.trace), fs::absolute(a.out_dir)).generic_string();
   std::vector<scenarios::Diagnostic> diags;
   // The trace's own cluster when it has one: Philly's VC file and openb's node list are read
   // beside the trace; an export has one when it holds Node objects (its errors are reported by
@@ -117,17 +133,20 @@ int import_command(const ImportArgs& a) {
     }
     std::int64_t end = 0;
     for (const auto& j : sim::expand_traces(*loaded.scenario, a.replication)) {
-      end = std::max(end, (j.submit_time.time_since_epoch() + j.behaviour.run_time->mean()).count());
+      end =
+          std::max(end, (j.submit_time.time_since_epoch() + j.behaviour.run_time->mean()).count());
     }
     const std::int64_t day = kernel::hours(24).count();
     horizon = fmt::format("{}d", end / day + 2);
   }
   try {
-    const auto r = sim::import_trace(trace_scenario(a, rel, horizon, has_cluster), out_dir, a.replication, a.skip_bad_rows, diags);
+    const auto r = sim::import_trace(trace_scenario(a, rel, horizon, has_cluster), out_dir,
+                                     a.replication, a.skip_bad_rows, diags);
     if (r.jobs == 0) {
       print_shown(diags);
       fmt::print(stderr,
-                 "t9ksim import: {}: no job falls inside the window (--from, --to, --time-offset, --horizon, --sample, "
+                 "t9ksim import: {}: no job falls inside the window (--from, --to, --time-offset, "
+                 "--horizon, --sample, "
                  "--limit); nothing to import\n",
                  a.trace);
       return 2;
@@ -135,8 +154,9 @@ int import_command(const ImportArgs& a) {
     folder.commit();
     if (!a.quiet) {
       print_shown(diags);
-      fmt::print("imported {} jobs: {} (manifests in {}), same run as {}\n", r.jobs, (shown / "scenario.yaml").string(),
-                 (shown / "jobs").string(), (shown / "trace.yaml").string());
+      fmt::print("imported {} jobs: {} (manifests in {}), same run as {}\n", r.jobs,
+                 (shown / "scenario.yaml").string(), (shown / "jobs").string(),
+                 (shown / "trace.yaml").string());
     }
     return 0;
   } catch (const std::runtime_error& e) {

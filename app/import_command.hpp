@@ -19,11 +19,11 @@ struct ImportArgs {
   std::optional<double> load_factor, sample;
   std::optional<std::int64_t> limit;
   std::uint64_t seed = 1;
-  std::uint64_t replication = 0;     // sampling draws of this replication
-  std::int32_t nodes = 16;           // formats without a cluster: one pool of this many nodes
+  std::uint64_t replication = 0;  // sampling draws of this replication
+  std::int32_t nodes = 16;        // formats without a cluster: one pool of this many nodes
   std::int32_t gpus_per_node = 8;
   bool skip_bad_rows = false;
-  bool zero_latency = false;         // pod start/stop, reconcile and scheduling latencies 0
+  bool zero_latency = false;  // pod start/stop, reconcile and scheduling latencies 0
   bool quiet = false;
 };
 

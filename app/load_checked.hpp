@@ -16,13 +16,14 @@ namespace t9k::app {
 // What the world refuses of a loaded scenario (app::settings_problems in the t9ksim executable):
 // errors at their fields' lines, none when it accepts it. Code linked without the simulator
 // (compare's unit tests) leaves it unset.
-using SettingsCheck =
-    std::function<std::vector<scenarios::Diagnostic>(const scenarios::Scenario&, const std::string& name)>;
+using SettingsCheck = std::function<std::vector<scenarios::Diagnostic>(const scenarios::Scenario&,
+                                                                       const std::string& name)>;
 
 // scenarios::parse_scenario, then `check` when set: a scenario it refuses is a load error like any
 // other (diagnostics gain the error, the scenario is unset).
 inline scenarios::ScenarioResult load_checked(std::string_view text, const std::string& name,
-                                              const scenarios::LoadOptions& options, const SettingsCheck& check) {
+                                              const scenarios::LoadOptions& options,
+                                              const SettingsCheck& check) {
   auto r = scenarios::parse_scenario(text, name, options);
   if (r.ok() && check) {
     auto refused = check(*r.scenario, name);

@@ -44,7 +44,9 @@ struct PlanError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-bool embedded(const std::string& file) { return file.empty() || file.rfind(kEmbeddedPrefix, 0) == 0; }
+bool embedded(const std::string& file) {
+  return file.empty() || file.rfind(kEmbeddedPrefix, 0) == 0;
+}
 
 // The deepest folder holding every path.
 fs::path common_folder(const std::vector<fs::path>& files) {
@@ -64,7 +66,8 @@ std::string read_text(const fs::path& file) {
   std::string text;
   std::vector<scenarios::Diagnostic> errors;
   if (!scenarios::read_input_file(file.string(), text, errors)) {
-    throw PlanError(errors.empty() ? file.string() + ": cannot be read" : scenarios::format_diagnostic(errors.front()));
+    throw PlanError(errors.empty() ? file.string() + ": cannot be read"
+                                   : scenarios::format_diagnostic(errors.front()));
   }
   return text;
 }
@@ -83,7 +86,7 @@ json read_marker(const fs::path& file) {
 // The plan as the shard and merge commands use it.
 struct Plan {
   fs::path dir;
-  std::string id;       // the hash of plan.json: units and parts name it
+  std::string id;  // the hash of plan.json: units and parts name it
   json doc;
   Work work;
   RunOneOptions options;
@@ -95,7 +98,8 @@ Plan read_plan(const std::string& dir_arg) {
   const fs::path file = p.dir / kPlanFile;
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) {
-    throw PlanError(fmt::format("{}: not a plan folder (no {}; write one with t9ksim plan)", dir_arg, kPlanFile));
+    throw PlanError(fmt::format("{}: not a plan folder (no {}; write one with t9ksim plan)",
+                                dir_arg, kPlanFile));
   }
   const std::string text = read_text(file);
   try {
@@ -107,34 +111,42 @@ Plan read_plan(const std::string& dir_arg) {
   const auto& d = p.doc;
   try {
     if (d.value("format", "") != kPlanFormat) {
-      throw PlanError(fmt::format("{}: format \"{}\"; expected {}", file.string(), d.value("format", ""), kPlanFormat));
+      throw PlanError(fmt::format("{}: format \"{}\"; expected {}", file.string(),
+                                  d.value("format", ""), kPlanFormat));
     }
     if (d.at("version").get<std::string>() != T9KSIM_VERSION) {
-      throw PlanError(fmt::format("{}: written by t9ksim {}, this is {}: every shard and the merge must use the version "
-                                  "that wrote the plan (outputs name it)",
-                                  file.string(), d.at("version").get<std::string>(), T9KSIM_VERSION));
+      throw PlanError(fmt::format(
+          "{}: written by t9ksim {}, this is {}: every shard and the merge must use the version "
+          "that wrote the plan (outputs name it)",
+          file.string(), d.at("version").get<std::string>(), T9KSIM_VERSION));
     }
     // Every copied input and text must be the bytes the plan listed.
     const json listing = json::parse(read_text(p.dir / analysis::kFilesMarker));
     for (const auto& [rel, entry] : listing.at("files").items()) {
       const fs::path f = p.dir / fs::path(rel);
-      if (!fs::is_regular_file(f, ec)) throw PlanError(fmt::format("{}: missing from the plan", f.string()));
+      if (!fs::is_regular_file(f, ec))
+        throw PlanError(fmt::format("{}: missing from the plan", f.string()));
       if (analysis::hash_file(f) != entry.at("hash").get<std::string>()) {
-        throw PlanError(fmt::format("{}: changed since the plan was written (hash {}, listed {}); write the plan again",
-                                    f.string(), analysis::hash_file(f), entry.at("hash").get<std::string>()));
+        throw PlanError(fmt::format(
+            "{}: changed since the plan was written (hash {}, listed {}); write the plan again",
+            f.string(), analysis::hash_file(f), entry.at("hash").get<std::string>()));
       }
     }
-    if (!listing.at("files").contains(kPlanFile)) throw PlanError(fmt::format("{}: not listed", file.string()));
+    if (!listing.at("files").contains(kPlanFile))
+      throw PlanError(fmt::format("{}: not listed", file.string()));
     Work& w = p.work;
     w.command = d.at("command").get<std::string>();
     const auto finish = parse_finish(d.at("finish").get<std::string>());
-    if (!finish) throw PlanError(fmt::format("{}: unknown finish \"{}\"", file.string(), d.at("finish").get<std::string>()));
+    if (!finish)
+      throw PlanError(fmt::format("{}: unknown finish \"{}\"", file.string(),
+                                  d.at("finish").get<std::string>()));
     w.finish = *finish;
     w.report = d.at("report").get<bool>();
     const std::string scenario = d.at("scenario").get<std::string>();
     w.scenario_file = embedded(scenario) ? scenario : (p.dir / fs::path(scenario)).string();
     w.parameters = d.at("parameters").get<std::vector<std::string>>();
-    for (const auto& t : d.at("texts")) w.texts.push_back(read_text(p.dir / fs::path(t.get<std::string>())));
+    for (const auto& t : d.at("texts"))
+      w.texts.push_back(read_text(p.dir / fs::path(t.get<std::string>())));
     for (const auto& f : d.at("files")) {
       const std::string rel = f.get<std::string>();
       w.files.emplace_back(rel, read_text(p.dir / "files" / fs::path(rel)));
@@ -142,14 +154,17 @@ Plan read_plan(const std::string& dir_arg) {
     for (const auto& u : d.at("units")) {
       WorkUnit unit{u.at("label").get<std::string>(), u.at("text").get<std::size_t>(),
                     u.at("replication").get<std::uint64_t>(), u.at("dir").get<std::string>()};
-      if (unit.text >= w.texts.size()) throw PlanError(fmt::format("{}: a unit names text {}", file.string(), unit.text));
+      if (unit.text >= w.texts.size())
+        throw PlanError(fmt::format("{}: a unit names text {}", file.string(), unit.text));
       w.units.push_back(std::move(unit));
     }
     for (const auto& g : d.at("groups")) {
-      WorkGroup group{g.at("name").get<std::string>(), g.at("values").get<std::vector<std::string>>(),
+      WorkGroup group{g.at("name").get<std::string>(),
+                      g.at("values").get<std::vector<std::string>>(),
                       g.at("units").get<std::vector<std::size_t>>()};
       for (const auto i : group.units) {
-        if (i >= w.units.size()) throw PlanError(fmt::format("{}: a group names unit {}", file.string(), i));
+        if (i >= w.units.size())
+          throw PlanError(fmt::format("{}: a group names unit {}", file.string(), i));
       }
       w.groups.push_back(std::move(group));
     }
@@ -221,8 +236,10 @@ struct Estimate {
   std::vector<std::size_t> piloted;
 };
 
-std::optional<Estimate> pilot(const Work& w, const RunOneOptions& options, const fs::path& scratch) {
-  // The first unit of the first, middle and last group (or the first unit): different texts cost differently.
+std::optional<Estimate> pilot(const Work& w, const RunOneOptions& options,
+                              const fs::path& scratch) {
+  // The first unit of the first, middle and last group (or the first unit): different texts cost
+  // differently.
   std::vector<std::size_t> picks;
   if (w.groups.empty()) {
     picks.push_back(0);
@@ -242,9 +259,11 @@ std::optional<Estimate> pilot(const Work& w, const RunOneOptions& options, const
     const auto loaded = scenarios::parse_scenario(w.texts[u.text], w.scenario_file, lo);
     if (!loaded.ok()) return std::nullopt;
     const auto horizon_us = loaded.scenario->horizon.count();
-    const auto pilot_us = std::max<std::int64_t>(1000000, static_cast<std::int64_t>(horizon_us / kPilotShare));
+    const auto pilot_us =
+        std::max<std::int64_t>(1000000, static_cast<std::int64_t>(horizon_us / kPilotShare));
     std::vector<scenarios::Diagnostic> errors;
-    const std::string text = scenarios::apply_sets(w.texts[u.text], {fmt::format("horizon={}s", pilot_us / 1000000)}, errors);
+    const std::string text = scenarios::apply_sets(
+        w.texts[u.text], {fmt::format("horizon={}s", pilot_us / 1000000)}, errors);
     if (!errors.empty()) return std::nullopt;
     RunOneOptions o = options;
     o.quiet = true;
@@ -274,9 +293,10 @@ std::string seconds_text(double s) {
 
 void print_estimate(const Estimate& e) {
   const double all = e.per_unit_s * static_cast<double>(e.units);
-  fmt::print("pilot: {} unit(s) at 1/{} of their horizon: about {} of CPU per unit, {} for all {} units "
-             "(linear in simulated time; a rough guide)\n",
-             e.piloted.size(), kPilotShare, seconds_text(e.per_unit_s), seconds_text(all), e.units);
+  fmt::print(
+      "pilot: {} unit(s) at 1/{} of their horizon: about {} of CPU per unit, {} for all {} units "
+      "(linear in simulated time; a rough guide)\n",
+      e.piloted.size(), kPilotShare, seconds_text(e.per_unit_s), seconds_text(all), e.units);
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const auto wall = [&](std::size_t lanes) {
     return e.per_unit_s * std::ceil(static_cast<double>(e.units) / static_cast<double>(lanes));
@@ -291,7 +311,8 @@ void print_estimate(const Estimate& e) {
 
 }  // namespace
 
-int write_plan(const Work& w, const RunOneOptions& unit_options, const PlanRequest& req, bool quiet) {
+int write_plan(const Work& w, const RunOneOptions& unit_options, const PlanRequest& req,
+               bool quiet) {
   // Every file the runs read, copied with the layout they have relative to each other.
   std::vector<fs::path> files;
   std::set<fs::path> seen;
@@ -303,7 +324,10 @@ int write_plan(const Work& w, const RunOneOptions& unit_options, const PlanReque
     files.push_back(abs);
   }
   const fs::path root = files.empty() ? fs::path() : common_folder(files);
-  const auto rel_input = [&](const fs::path& f) { return ("inputs" / fs::absolute(f).lexically_normal().lexically_relative(root)).generic_string(); };
+  const auto rel_input = [&](const fs::path& f) {
+    return ("inputs" / fs::absolute(f).lexically_normal().lexically_relative(root))
+        .generic_string();
+  };
 
   analysis::ResultFolder folder(req.dir, {"plan", analysis::kFilesMarker, w.inputs});
   const fs::path out = folder.path();
@@ -342,11 +366,16 @@ int write_plan(const Work& w, const RunOneOptions& unit_options, const PlanReque
     json units = json::array();
     for (std::size_t i = 0; i < w.units.size(); ++i) {
       const auto& u = w.units[i];
-      units.push_back({{"index", i}, {"label", u.label}, {"text", u.text}, {"replication", u.replication}, {"dir", u.dir}});
+      units.push_back({{"index", i},
+                       {"label", u.label},
+                       {"text", u.text},
+                       {"replication", u.replication},
+                       {"dir", u.dir}});
     }
     doc["units"] = units;
     json groups = json::array();
-    for (const auto& g : w.groups) groups.push_back({{"name", g.name}, {"values", g.values}, {"units", g.units}});
+    for (const auto& g : w.groups)
+      groups.push_back({{"name", g.name}, {"values", g.values}, {"units", g.units}});
     doc["groups"] = groups;
     doc["options"] = {{"events", unit_options.events},
                       {"objects", unit_options.objects},
@@ -366,7 +395,8 @@ int write_plan(const Work& w, const RunOneOptions& unit_options, const PlanReque
   if (req.pilot) {
     // The pilot runs against the original files (the plan is not committed yet) in a scratch
     // folder beside the staging one, removed afterwards.
-    const fs::path scratch = out.parent_path() / ("." + fs::path(req.dir).filename().string() + ".t9ksim-pilot");
+    const fs::path scratch =
+        out.parent_path() / ("." + fs::path(req.dir).filename().string() + ".t9ksim-pilot");
     estimate = pilot(w, unit_options, scratch);
     std::error_code ec;
     fs::remove_all(scratch, ec);
@@ -381,22 +411,27 @@ int write_plan(const Work& w, const RunOneOptions& unit_options, const PlanReque
   }
   folder.commit();
   if (!quiet) {
-    fmt::print("plan: {} units of `t9ksim {}` ({} scenario text{}), {} input file{} copied; written to {}\n", w.units.size(),
-               w.command, w.texts.size(), w.texts.size() == 1 ? "" : "s", files.size(), files.size() == 1 ? "" : "s",
-               req.dir);
+    fmt::print(
+        "plan: {} units of `t9ksim {}` ({} scenario text{}), {} input file{} copied; written to "
+        "{}\n",
+        w.units.size(), w.command, w.texts.size(), w.texts.size() == 1 ? "" : "s", files.size(),
+        files.size() == 1 ? "" : "s", req.dir);
     if (estimate) {
       print_estimate(*estimate);
     } else if (req.pilot) {
-      fmt::print("pilot: did not run (a unit failed at 1/{} of its horizon); no estimate\n", kPilotShare);
+      fmt::print("pilot: did not run (a unit failed at 1/{} of its horizon); no estimate\n",
+                 kPilotShare);
     }
-    fmt::print("next: t9ksim shard {} --index I --count N --out PART-I (for I in 0..N-1), then t9ksim merge {} PART-* --out RESULT\n",
-               req.dir, req.dir);
+    fmt::print(
+        "next: t9ksim shard {} --index I --count N --out PART-I (for I in 0..N-1), then t9ksim "
+        "merge {} PART-* --out RESULT\n",
+        req.dir, req.dir);
   }
   return kExitOk;
 }
 
-std::string shard_from_environment(std::optional<std::uint64_t>& index, std::optional<std::uint64_t>& count,
-                                   std::string& source) {
+std::string shard_from_environment(std::optional<std::uint64_t>& index,
+                                   std::optional<std::uint64_t>& count, std::string& source) {
   std::string error;
   if (!index) {
     if (auto x = env_number("T9KSIM_SHARD_INDEX", error)) {
@@ -407,7 +442,8 @@ std::string shard_from_environment(std::optional<std::uint64_t>& index, std::opt
       source = "JOB_COMPLETION_INDEX";
     } else if (auto s = env_number("SLURM_ARRAY_TASK_ID", error)) {
       const auto min = env_number("SLURM_ARRAY_TASK_MIN", error).value_or(0);
-      if (*s < min) return fmt::format("SLURM_ARRAY_TASK_ID={} is below SLURM_ARRAY_TASK_MIN={}", *s, min);
+      if (*s < min)
+        return fmt::format("SLURM_ARRAY_TASK_ID={} is below SLURM_ARRAY_TASK_MIN={}", *s, min);
       index = *s - min;
       source = "SLURM_ARRAY_TASK_ID";
     }
@@ -421,10 +457,15 @@ std::string shard_from_environment(std::optional<std::uint64_t>& index, std::opt
     }
     if (!error.empty()) return error;
   }
-  if (!index) return "no shard index: give --index, or run under a Kubernetes Indexed Job (JOB_COMPLETION_INDEX) or a Slurm array (SLURM_ARRAY_TASK_ID)";
-  if (!count) return "no shard count: give --count (a Kubernetes Indexed Job's completions), or run under a Slurm array (SLURM_ARRAY_TASK_COUNT)";
+  if (!index)
+    return "no shard index: give --index, or run under a Kubernetes Indexed Job "
+           "(JOB_COMPLETION_INDEX) or a Slurm array (SLURM_ARRAY_TASK_ID)";
+  if (!count)
+    return "no shard count: give --count (a Kubernetes Indexed Job's completions), or run under a "
+           "Slurm array (SLURM_ARRAY_TASK_COUNT)";
   if (*count == 0) return "--count must be at least 1";
-  if (*index >= *count) return fmt::format("shard index {} is not below the count {}", *index, *count);
+  if (*index >= *count)
+    return fmt::format("shard index {} is not below the count {}", *index, *count);
   return "";
 }
 
@@ -441,20 +482,24 @@ int shard_command(const ShardArgs& args) {
     const fs::path part(args.out);
     const fs::path units_dir = part / "units";
     std::error_code ec;
-    if (fs::exists(part, ec) && !fs::is_directory(part, ec)) throw PlanError(fmt::format("{} is not a folder", args.out));
+    if (fs::exists(part, ec) && !fs::is_directory(part, ec))
+      throw PlanError(fmt::format("{} is not a folder", args.out));
     fs::create_directories(units_dir);
     // One shard process per part folder at a time (the lock file lies inside the part, beside
     // units/); units already complete are kept (restartable).
     const analysis::FolderLock lock(units_dir);
     std::vector<std::size_t> todo;
     std::size_t done_before = 0;
-    for (std::size_t i = static_cast<std::size_t>(*index); i < p.work.units.size(); i += static_cast<std::size_t>(*count)) {
+    for (std::size_t i = static_cast<std::size_t>(*index); i < p.work.units.size();
+         i += static_cast<std::size_t>(*count)) {
       const fs::path dir = units_dir / std::to_string(i);
       if (fs::is_regular_file(dir / kUnitMarker, ec)) {
         const json marker = read_marker(dir / kUnitMarker);
         if (marker.value("plan", "") != p.id) {
-          throw PlanError(fmt::format("{}: a unit of another plan ({}); this plan is {}: give each plan its own part folders",
-                                      dir.string(), marker.value("plan", ""), p.id));
+          throw PlanError(
+              fmt::format("{}: a unit of another plan ({}); this plan is {}: give each plan its "
+                          "own part folders",
+                          dir.string(), marker.value("plan", ""), p.id));
         }
         ++done_before;
         continue;
@@ -465,8 +510,10 @@ int shard_command(const ShardArgs& args) {
     std::atomic<std::size_t> next{0};
     std::mutex print_mutex;
     std::vector<int> codes(todo.size(), kExitOk);
-    unsigned threads = args.threads ? args.threads : std::max(1u, std::thread::hardware_concurrency());
-    threads = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, todo.size())));
+    unsigned threads =
+        args.threads ? args.threads : std::max(1u, std::thread::hardware_concurrency());
+    threads = static_cast<unsigned>(
+        std::max<std::size_t>(1, std::min<std::size_t>(threads, todo.size())));
     {
       std::vector<std::jthread> pool;
       for (unsigned t = 0; t < threads; ++t) {
@@ -482,13 +529,16 @@ int shard_command(const ShardArgs& args) {
             int rc = kExitError;
             try {
               fs::remove_all(staging);
-              rc = run_one(p.work.texts[u.text], p.work.scenario_file, u.replication, staging.string(), o);
-              // A unit is complete when its run wrote its outputs: it passed, or failed a check or an
-              // invariant (the merge reports that as the command would). Anything else is tried
+              rc = run_one(p.work.texts[u.text], p.work.scenario_file, u.replication,
+                           staging.string(), o);
+              // A unit is complete when its run wrote its outputs: it passed, or failed a check or
+              // an invariant (the merge reports that as the command would). Anything else is tried
               // again by the next shard run.
-              if ((rc == kExitOk || rc == kExitError) && fs::exists(staging / analysis::kSummaryMarker)) {
-                const json marker = {{"plan", p.id}, {"index", i}, {"label", u.label}, {"replication", u.replication},
-                                     {"dir", u.dir}, {"exitCode", rc}};
+              if ((rc == kExitOk || rc == kExitError) &&
+                  fs::exists(staging / analysis::kSummaryMarker)) {
+                const json marker = {{"plan", p.id},     {"index", i},
+                                     {"label", u.label}, {"replication", u.replication},
+                                     {"dir", u.dir},     {"exitCode", rc}};
                 analysis::write_file_atomic(staging / kUnitMarker, marker.dump(2) + "\n");
                 fs::rename(staging, units_dir / std::to_string(i));
               }
@@ -499,8 +549,8 @@ int shard_command(const ShardArgs& args) {
             codes[k] = rc;
             if (!messages.empty() || rc != kExitOk) {
               const std::lock_guard<std::mutex> hold(print_mutex);
-              fmt::print(stderr, "{}t9ksim shard: unit {} ({} replication {}) exit {}\n", messages, i, u.label,
-                         u.replication, rc);
+              fmt::print(stderr, "{}t9ksim shard: unit {} ({} replication {}) exit {}\n", messages,
+                         i, u.label, u.replication, rc);
             }
           }
         });
@@ -509,8 +559,10 @@ int shard_command(const ShardArgs& args) {
     int worst = kExitOk;
     for (const int c : codes) worst = std::max(worst, c);
     if (!args.quiet) {
-      fmt::print("shard {}/{} (index from {}): {} of {} units, {} run now, {} already complete, in {}\n", *index, *count,
-                 source, todo.size() + done_before, p.work.units.size(), todo.size(), done_before, args.out);
+      fmt::print(
+          "shard {}/{} (index from {}): {} of {} units, {} run now, {} already complete, in {}\n",
+          *index, *count, source, todo.size() + done_before, p.work.units.size(), todo.size(),
+          done_before, args.out);
     }
     return worst;
   });
@@ -528,7 +580,8 @@ int merge_command(const MergeArgs& args) {
     for (const auto& part_arg : args.parts) {
       const fs::path units_dir = fs::path(part_arg) / "units";
       if (!fs::is_directory(units_dir, ec)) {
-        throw PlanError(fmt::format("{}: not a part folder (no units/; write one with t9ksim shard)", part_arg));
+        throw PlanError(fmt::format(
+            "{}: not a part folder (no units/; write one with t9ksim shard)", part_arg));
       }
       inputs.push_back(units_dir);
       for (const auto& e : fs::directory_iterator(units_dir)) {
@@ -549,16 +602,18 @@ int merge_command(const MergeArgs& args) {
           continue;
         }
         if (marker.value("plan", "") != p.id) {
-          problems.push_back(fmt::format("{}: from another plan ({}; this plan is {})", e.path().string(),
-                                         marker.value("plan", ""), p.id));
+          problems.push_back(fmt::format("{}: from another plan ({}; this plan is {})",
+                                         e.path().string(), marker.value("plan", ""), p.id));
           continue;
         }
         if (i >= n || marker.value("index", n) != i) {
-          problems.push_back(fmt::format("{}: unit {} is not in this plan of {} units", e.path().string(), name, n));
+          problems.push_back(fmt::format("{}: unit {} is not in this plan of {} units",
+                                         e.path().string(), name, n));
           continue;
         }
         if (!found[i].empty()) {
-          problems.push_back(fmt::format("unit {} is in two parts: {} and {}", i, found[i].string(), e.path().string()));
+          problems.push_back(fmt::format("unit {} is in two parts: {} and {}", i, found[i].string(),
+                                         e.path().string()));
           continue;
         }
         found[i] = e.path();
@@ -570,9 +625,10 @@ int merge_command(const MergeArgs& args) {
       if (found[i].empty()) missing.push_back(i);
     }
     if (!missing.empty()) {
-      problems.push_back(fmt::format("{} of {} units are missing: {} (run their shards, or run them again: a shard "
-                                     "skips what is complete)",
-                                     missing.size(), n, ranges(missing)));
+      problems.push_back(fmt::format(
+          "{} of {} units are missing: {} (run their shards, or run them again: a shard "
+          "skips what is complete)",
+          missing.size(), n, ranges(missing)));
     }
     if (!problems.empty()) {
       for (const auto& m : problems) fmt::print(stderr, "t9ksim merge: error: {}\n", m);
@@ -594,8 +650,8 @@ int merge_command(const MergeArgs& args) {
     if (!finished.committed) {
       for (std::size_t i = 0; i < n; ++i) {
         if (codes[i] != kExitOk) {
-          fmt::print(stderr, "t9ksim merge: unit {} ({} replication {}) failed with exit {}\n", i, p.work.units[i].label,
-                     p.work.units[i].replication, codes[i]);
+          fmt::print(stderr, "t9ksim merge: unit {} ({} replication {}) failed with exit {}\n", i,
+                     p.work.units[i].label, p.work.units[i].replication, codes[i]);
         }
       }
     }

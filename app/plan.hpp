@@ -1,8 +1,9 @@
 // Sweeps that outgrow one machine (docs/scale-out.md).
 //
-//   t9ksim plan {run|compare|sweep} ARGS... --out PLAN   the command's work (app/work.hpp) as a plan
-//   t9ksim shard PLAN --index I --count N --out PART     runs the units whose index is I mod N
-//   t9ksim merge PLAN PART... --out RESULT               the command's results folder, byte-identical
+//   t9ksim plan {run|compare|sweep} ARGS... --out PLAN   the command's work (app/work.hpp) as a
+//   plan t9ksim shard PLAN --index I --count N --out PART     runs the units whose index is I mod N
+//   t9ksim merge PLAN PART... --out RESULT               the command's results folder,
+//   byte-identical
 //
 // A plan folder holds plan.json (every unit with a stable index: its scenario text, replication
 // and folder; how the command finishes), texts/<i>.yaml (each distinct scenario text), files/ (what
@@ -23,15 +24,17 @@
 namespace t9k::app {
 
 struct PlanRequest {
-  std::string dir;                        // the plan folder (the command's --out)
-  std::vector<std::string> plugin_specs;  // --plugin KIND=COMMAND as given: each shard parses them again
+  std::string dir;  // the plan folder (the command's --out)
+  std::vector<std::string>
+      plugin_specs;  // --plugin KIND=COMMAND as given: each shard parses them again
   std::string plugin_timeout = "10s";
-  bool pilot = true;                      // run a short pilot and print the cost estimate
+  bool pilot = true;  // run a short pilot and print the cost estimate
 };
 
 // Writes the plan of `w` (units run with `unit_options`; its plugins come from the request). Prints
 // the units and, unless req.pilot is false, the cost estimate. Exit code.
-int write_plan(const Work& w, const RunOneOptions& unit_options, const PlanRequest& req, bool quiet);
+int write_plan(const Work& w, const RunOneOptions& unit_options, const PlanRequest& req,
+               bool quiet);
 
 struct ShardArgs {
   std::string plan;
@@ -57,7 +60,7 @@ int merge_command(const MergeArgs& args);
 // T9KSIM_SHARD_INDEX / T9KSIM_SHARD_COUNT for anything else (a T9k GenericJob passes $(rank) and
 // $(replicas[worker]) as --index and --count). Fills what `index`/`count` lack; returns an
 // error message, or "" with `source` naming where the values came from.
-std::string shard_from_environment(std::optional<std::uint64_t>& index, std::optional<std::uint64_t>& count,
-                                   std::string& source);
+std::string shard_from_environment(std::optional<std::uint64_t>& index,
+                                   std::optional<std::uint64_t>& count, std::string& source);
 
 }  // namespace t9k::app

@@ -42,21 +42,26 @@ std::optional<std::vector<std::string>> split_command(const std::string& line) {
   return words;
 }
 
-std::optional<std::string> parse_plugin_arg(const std::string& text, kernel::SimDuration timeout, PluginArg& out) {
+std::optional<std::string> parse_plugin_arg(const std::string& text, kernel::SimDuration timeout,
+                                            PluginArg& out) {
   const auto eq = text.find('=');
-  static const std::vector<std::string> kTargets{"GenericJob", "PyTorchTrainingJob", "DeepSpeedJob", "controllers",
-                                                 "elastic-policy"};
+  static const std::vector<std::string> kTargets{"GenericJob", "PyTorchTrainingJob", "DeepSpeedJob",
+                                                 "controllers", "elastic-policy"};
   if (eq == std::string::npos) return fmt::format("--plugin {}: expected KIND=COMMAND", text);
   out.target = text.substr(0, eq);
   if (std::find(kTargets.begin(), kTargets.end(), out.target) == kTargets.end()) {
-    return fmt::format("--plugin {}: found \"{}\"; allowed: GenericJob, PyTorchTrainingJob, DeepSpeedJob, controllers, "
-                       "elastic-policy", text, out.target);
+    return fmt::format(
+        "--plugin {}: found \"{}\"; allowed: GenericJob, PyTorchTrainingJob, DeepSpeedJob, "
+        "controllers, "
+        "elastic-policy",
+        text, out.target);
   }
   const auto words = split_command(text.substr(eq + 1));
   if (!words) return fmt::format("--plugin {}: an unterminated quote", text);
   if (words->empty()) return fmt::format("--plugin {}: no command after '='", text);
   std::string name = out.target;
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   if (name != "controllers" && name != "elastic-policy") name += "-controller";
   out.plugin.name = name;
   out.plugin.command = *words;
@@ -68,7 +73,9 @@ std::optional<std::string> parse_plugin_arg(const std::string& text, kernel::Sim
 void apply_plugins(scenarios::Scenario& sc, const std::vector<PluginArg>& plugins) {
   auto set_kind = [&](model::JobKind kind, const scenarios::PluginSpec& p) {
     auto& list = sc.controller_plugins;
-    list.erase(std::remove_if(list.begin(), list.end(), [&](const auto& c) { return c.kind == kind; }), list.end());
+    list.erase(
+        std::remove_if(list.begin(), list.end(), [&](const auto& c) { return c.kind == kind; }),
+        list.end());
     list.push_back({kind, p});
   };
   for (const auto& a : plugins) {
@@ -77,7 +84,8 @@ void apply_plugins(scenarios::Scenario& sc, const std::vector<PluginArg>& plugin
       // plugin serving several policies (t9ksim plugin serve) knows which one to run.
       sc.controllers.elastic_policy_plugin = a.plugin;
     } else if (a.target == "controllers") {
-      for (const auto k : {model::JobKind::GenericJob, model::JobKind::PyTorchTrainingJob, model::JobKind::DeepSpeedJob}) {
+      for (const auto k : {model::JobKind::GenericJob, model::JobKind::PyTorchTrainingJob,
+                           model::JobKind::DeepSpeedJob}) {
         set_kind(k, a.plugin);
       }
     } else {

@@ -21,7 +21,8 @@ struct PluginArg {
 std::optional<std::vector<std::string>> split_command(const std::string& line);
 
 // Parses "KIND=COMMAND"; returns an error message on bad input.
-std::optional<std::string> parse_plugin_arg(const std::string& text, kernel::SimDuration timeout, PluginArg& out);
+std::optional<std::string> parse_plugin_arg(const std::string& text, kernel::SimDuration timeout,
+                                            PluginArg& out);
 
 // Puts the plugins into the scenario, replacing what it names for the same kinds or policy. The
 // scenario's controllers.options.elasticPolicy is kept (initialize tells the plugin).

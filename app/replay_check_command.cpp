@@ -29,21 +29,29 @@ namespace fs = std::filesystem;
 namespace {
 
 // The replay as a scenario: the export's jobs as a k8s-export trace entry on the export's cluster.
-std::string scenario_text(const ReplayCheckArgs& a, const std::string& export_abs, const std::string& horizon, bool has_nodes) {
+std::string scenario_text(const ReplayCheckArgs& a, const std::string& export_abs,
+                          const std::string& horizon, bool has_nodes) {
   std::string s = "apiVersion: t9ksim/v1\nkind: Scenario\nmetadata:\n  name: replay-check\n";
-  s += fmt::format("  description: {}\n", scenarios::yaml_quoted("t9ksim replay-check " + fs::path(a.export_path).filename().string()));
+  s += fmt::format(
+      "  description: {}\n",
+      scenarios::yaml_quoted("t9ksim replay-check " + fs::path(a.export_path).filename().string()));
   s += fmt::format("spec:\n  horizon: {}\n  seed: 1\n", horizon);
-  if (a.zero_latency) s += "  controllers: {reconcileLatency: 0s}\n  kubelet: {podStartLatency: 0s, podStopLatency: 0s}\n";
+  if (a.zero_latency)
+    s += "  controllers: {reconcileLatency: 0s}\n  kubelet: {podStartLatency: 0s, podStopLatency: "
+         "0s}\n";
   if (has_nodes) {
     s += "  cluster: {fromTrace: export}\n";
   } else {
-    s += fmt::format("  cluster:\n    nodePools: [{{name: trace, count: {}, gpusPerNode: {}, cpu: 64, memory: 512Gi}}]\n", a.nodes,
-                     a.gpus_per_node);
+    s += fmt::format(
+        "  cluster:\n    nodePools: [{{name: trace, count: {}, gpusPerNode: {}, cpu: 64, memory: "
+        "512Gi}}]\n",
+        a.nodes, a.gpus_per_node);
   }
   s += "  scheduler:\n    name: t9k\n";
   if (a.zero_latency) s += "    options: {schedulingLatency: 0s}\n";
-  s += fmt::format("  workload:\n    traces:\n    - {{format: k8s-export, name: export, path: {}{}}}\n", scenarios::yaml_quoted(export_abs),
-                   a.skip_bad_rows ? ", skipBadRows: true" : "");
+  s += fmt::format(
+      "  workload:\n    traces:\n    - {{format: k8s-export, name: export, path: {}{}}}\n",
+      scenarios::yaml_quoted(export_abs), a.skip_bad_rows ? ", skipBadRows: true" : "");
   return s;
 }
 
@@ -85,17 +93,20 @@ int replay_check_command(const ReplayCheckArgs& a) {
     has_nodes = c && !c->pools.empty();
   }
   if (!has_nodes && a.nodes <= 0) {
-    fmt::print(stderr,
-               "t9ksim replay-check: {}: the export has no Node objects; export them too (kubectl get "
-               "genericjobs,pytorchtrainingjobs,deepspeedjobs,queues,nodes,pods -A -o yaml) or give the cluster "
-               "with --nodes N --gpus-per-node G\n",
-               a.export_path);
+    fmt::print(
+        stderr,
+        "t9ksim replay-check: {}: the export has no Node objects; export them too (kubectl get "
+        "genericjobs,pytorchtrainingjobs,deepspeedjobs,queues,nodes,pods -A -o yaml) or give the "
+        "cluster "
+        "with --nodes N --gpus-per-node G\n",
+        a.export_path);
     return kExitUsage;
   }
   scenarios::LoadOptions lo;
   lo.skip_bad_trace_rows = a.skip_bad_rows;
   // The horizon: the last recorded end plus a week, so jobs that wait longer here still finish.
-  const auto probe = scenarios::parse_scenario(scenario_text(a, export_abs, "36500d", has_nodes), "<replay-check>", lo);
+  const auto probe = scenarios::parse_scenario(scenario_text(a, export_abs, "36500d", has_nodes),
+                                               "<replay-check>", lo);
   if (!probe.ok()) {
     print_diagnostics(probe.diagnostics, a.quiet);
     return kExitUsage;
@@ -105,8 +116,11 @@ int replay_check_command(const ReplayCheckArgs& a) {
   const auto recorded = recorded_jobs(*probe.scenario);
   if (recorded.empty()) {
     print_diagnostics(probe.diagnostics, a.quiet);
-    fmt::print(stderr, "t9ksim replay-check: {}: no finished job to compare (only Succeeded or Failed jobs have a "
-                       "recorded end)\n", a.export_path);
+    fmt::print(
+        stderr,
+        "t9ksim replay-check: {}: no finished job to compare (only Succeeded or Failed jobs have a "
+        "recorded end)\n",
+        a.export_path);
     return kExitUsage;
   }
   double last_end = 0;
@@ -118,13 +132,18 @@ int replay_check_command(const ReplayCheckArgs& a) {
   opt.quiet = a.quiet;
   opt.skip_bad_rows = a.skip_bad_rows;
   std::optional<analysis::ReplayCheck> check;
-  // The trace path in the scenario is absolute, so the staging and the final folder both resolve it.
-  const int rc = run_into_folder("replay-check", a.out_dir, {export_abs}, text, opt, a.report, [&](const std::string& out) {
-    std::ifstream in(fs::path(out) / "jobs.csv", std::ios::binary);
-    const std::string csv((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    check = analysis::compare_replay(recorded, analysis::simulated_jobs(analysis::parse_csv(csv, "jobs.csv")));
-    analysis::write_file_atomic(fs::path(out) / "replay-check.csv", analysis::replay_check_csv(*check));
-  });
+  // The trace path in the scenario is absolute, so the staging and the final folder both resolve
+  // it.
+  const int rc = run_into_folder(
+      "replay-check", a.out_dir, {export_abs}, text, opt, a.report, [&](const std::string& out) {
+        std::ifstream in(fs::path(out) / "jobs.csv", std::ios::binary);
+        const std::string csv((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+        check = analysis::compare_replay(
+            recorded, analysis::simulated_jobs(analysis::parse_csv(csv, "jobs.csv")));
+        analysis::write_file_atomic(fs::path(out) / "replay-check.csv",
+                                    analysis::replay_check_csv(*check));
+      });
   if (rc == kExitOk && !a.quiet) {
     fmt::print("{}", analysis::replay_check_summary(*check));
     fmt::print("per job: {}\n", (fs::path(a.out_dir) / "replay-check.csv").string());

@@ -11,9 +11,9 @@ namespace t9k::app {
 struct ReplayCheckArgs {
   std::string export_path;
   std::string out_dir = "t9ksim-replay-check";
-  std::int32_t nodes = 0;            // an export without Nodes: one pool of this many nodes
+  std::int32_t nodes = 0;  // an export without Nodes: one pool of this many nodes
   std::int32_t gpus_per_node = 8;
-  bool zero_latency = false;         // pod start/stop, reconcile and scheduling latencies 0
+  bool zero_latency = false;  // pod start/stop, reconcile and scheduling latencies 0
   bool skip_bad_rows = false;
   bool report = true;
   bool quiet = false;

@@ -20,7 +20,8 @@ int report_command(const std::string& dir) {
     // One writer at a time; a folder whose files are not those its run listed is still reported
     // on, with a warning, since reading it is how a user finds out what is wrong.
     const analysis::FolderLock lock(analysis::listing_owner(dir));
-    if (const auto problem = analysis::folder_problem(dir, {"report.html"}, true); !problem.empty()) {
+    if (const auto problem = analysis::folder_problem(dir, {"report.html"}, true);
+        !problem.empty()) {
       fmt::print(stderr, "t9ksim: warning: {}\n", problem);
     }
     const auto out = analysis::write_report(dir);

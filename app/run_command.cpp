@@ -3,37 +3,37 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <string_view>
 #include <sstream>
+#include <string_view>
+#include <thread>
 
 #include <fmt/format.h>
 
-#include "app/command_support.hpp"
-#include "app/exit_codes.hpp"
 #include "analysis/aggregate.hpp"
 #include "analysis/outputs.hpp"
 #include "analysis/progress.hpp"
-#include "analysis/report.hpp"
 #include "analysis/recorder.hpp"
+#include "analysis/report.hpp"
 #include "analysis/result_folder.hpp"
 #include "analysis/units.hpp"
+#include "app/command_support.hpp"
+#include "app/exit_codes.hpp"
 #include "app/expectations.hpp"
 #include "app/load_checked.hpp"
-#include "app/version.hpp"
 #include "app/plan.hpp"
+#include "app/version.hpp"
 #include "app/work.hpp"
+#include "plugins/process.hpp"
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "scenarios/format/serialize.hpp"
+#include "sim/initial_state.hpp"
 #include "sim/kernel/hash.hpp"
 #include "sim/kernel/kernel.hpp"
-#include "plugins/process.hpp"
 #include "sim/policy_driver.hpp"
-#include "sim/initial_state.hpp"
 #include "sim/world.hpp"
 
 namespace t9k::app {
@@ -47,7 +47,8 @@ void print_to_stderr(const std::vector<scenarios::Diagnostic>& ds) {
 
 // The final objects as `kubectl get -o yaml` shows a list (JSON is YAML), written to a temporary
 // name and renamed.
-void write_objects(const std::filesystem::path& file, const std::vector<scenarios::Object>& objects) {
+void write_objects(const std::filesystem::path& file,
+                   const std::vector<scenarios::Object>& objects) {
   std::string text = "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": [";
   for (std::size_t i = 0; i < objects.size(); ++i) {
     text += i ? ",\n" : "\n";
@@ -55,7 +56,8 @@ void write_objects(const std::filesystem::path& file, const std::vector<scenario
     while (!doc.empty() && doc.back() == '\n') doc.pop_back();
     std::istringstream lines(doc);
     bool first = true;
-    for (std::string line; std::getline(lines, line); first = false) text += (first ? "    " : "\n    ") + line;
+    for (std::string line; std::getline(lines, line); first = false)
+      text += (first ? "    " : "\n    ") + line;
   }
   text += "\n  ]\n}\n";
   analysis::write_file_atomic(file, text);
@@ -71,7 +73,8 @@ analysis::RecorderGroups recorder_groups(const scenarios::Scenario& sc) {
   for (const auto& q : sc.scheduler.queues) {
     if (!q.spec.quota) continue;
     // Every accelerator of the cluster counts as GPUs (spec.cluster.accelerators).
-    g.queue_quota_gpu_milli[q.metadata.name] = sim::Accelerators(sc.cluster.accelerators).milli_of(*q.spec.quota);
+    g.queue_quota_gpu_milli[q.metadata.name] =
+        sim::Accelerators(sc.cluster.accelerators).milli_of(*q.spec.quota);
   }
   return g;
 }
@@ -86,17 +89,21 @@ void print_queue_lines(const std::map<std::string, double>& m) {
     const std::string p = head + q + "/";
     const auto at = [&](const char* name) { return m.at(p + name); };
     const auto quota = m.find(p + "quota_share_used");
-    fmt::print("queue {}: {} jobs ({} never started), wait p50 {}, p90 {}, p99 {}{}\n", q, analysis::format_count(value),
-               analysis::format_count(at("jobs_never_started")), analysis::format_duration_s(at("wait_p50_s")),
-               analysis::format_duration_s(at("wait_p90_s")), analysis::format_duration_s(at("wait_p99_s")),
-               quota == m.end() ? std::string() : "; " + analysis::format_percent(quota->second) + " of quota used");
+    fmt::print("queue {}: {} jobs ({} never started), wait p50 {}, p90 {}, p99 {}{}\n", q,
+               analysis::format_count(value), analysis::format_count(at("jobs_never_started")),
+               analysis::format_duration_s(at("wait_p50_s")),
+               analysis::format_duration_s(at("wait_p90_s")),
+               analysis::format_duration_s(at("wait_p99_s")),
+               quota == m.end()
+                   ? std::string()
+                   : "; " + analysis::format_percent(quota->second) + " of quota used");
   }
 }
 
 }  // namespace
 
-int run_one(const std::string& text, const std::string& file, std::uint64_t replication, const std::string& out_dir,
-            const RunOneOptions& opt) {
+int run_one(const std::string& text, const std::string& file, std::uint64_t replication,
+            const std::string& out_dir, const RunOneOptions& opt) {
   // Problems go to stderr, or to opt.messages (t9ksim test collects each case's own).
   const auto err = [&](const std::string& line) {
     if (opt.messages) {
@@ -109,7 +116,8 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
   const bool embedded = file.empty() || file.front() == '<';
   if (!embedded) lo.base_dir = std::filesystem::path(file).parent_path().string();
   lo.skip_bad_trace_rows = opt.skip_bad_rows;
-  auto loaded = scenarios::parse_scenario(text, embedded ? "<embedded default scenario>" : file, lo);
+  auto loaded =
+      scenarios::parse_scenario(text, embedded ? "<embedded default scenario>" : file, lo);
   if (!loaded.ok()) {
     for (const auto& d : loaded.diagnostics) err(scenarios::format_diagnostic(d) + "\n");
     return kExitUsage;
@@ -144,7 +152,8 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
   settings.keep_finished_jobs = opt.objects;
   std::filesystem::remove(out / "objects.yaml");  // never an earlier run's objects beside this run
 
-  analysis::Recorder rec(kernel::SimTime{sc.horizon}, analysis::Recorder::choose_bucket(sc.horizon));
+  analysis::Recorder rec(kernel::SimTime{sc.horizon},
+                         analysis::Recorder::choose_bucket(sc.horizon));
   rec.set_groups(recorder_groups(sc));
   // jobs.csv is written as jobs leave the world, so a year's rows are never all in memory.
   analysis::JobsCsvWriter jobs_csv(out / "jobs.csv", kernel::SimTime{sc.horizon});
@@ -152,7 +161,8 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
   std::unique_ptr<analysis::EventLog> log;
   if (opt.events) log = std::make_unique<analysis::EventLog>(out / "events.jsonl");
   std::unique_ptr<ExpectationChecker> checker;
-  if (opt.check && sc.expect) checker = std::make_unique<ExpectationChecker>(*sc.expect, sc.default_namespace);
+  if (opt.check && sc.expect)
+    checker = std::make_unique<ExpectationChecker>(*sc.expect, sc.default_namespace);
   // Expected fields of final objects need the finished jobs kept (the run is the same).
   if (checker && checker->needs_objects()) settings.keep_finished_jobs = true;
   settings.keep_outcomes = checker != nullptr;
@@ -204,14 +214,16 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
   info.horizon_s = static_cast<double>(sc.horizon.count()) / 1e6;
   info.invariant_violations = rec.check_invariants();
   if (sc.faults.profile != "none") {
-    const bool any_fault = std::any_of(rec.faults().begin(), rec.faults().end(), [](const analysis::FaultRecord& f) {
-      return f.down && f.cause != "drain" && f.cause != "removed";
-    });
+    const bool any_fault =
+        std::any_of(rec.faults().begin(), rec.faults().end(), [](const analysis::FaultRecord& f) {
+          return f.down && f.cause != "drain" && f.cause != "removed";
+        });
     if (!any_fault) {
-      info.warnings.push_back(fmt::format(
-          "the fault profile {} is set but no fault happened in this run: its fault costs are 0 by chance; use "
-          "more replications or a longer horizon to see them",
-          sc.faults.profile));
+      info.warnings.push_back(
+          fmt::format("the fault profile {} is set but no fault happened in this run: its fault "
+                      "costs are 0 by chance; use "
+                      "more replications or a longer horizon to see them",
+                      sc.faults.profile));
     }
   }
   for (auto& note : world->notes()) info.warnings.push_back(std::move(note));
@@ -221,8 +233,9 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
     analysis::write_outputs(out, rec, info, &jobs_csv);
     // The jobs the run started from (spec.initialState, docs/forecast.md), as the world drew them.
     if (sc.initial_state && sc.initial_state->data) {
-      analysis::write_file_atomic(out / "initial-state.csv",
-                                  sim::initial_state_csv(sc, sim::initial_submissions(sc, replication)));
+      analysis::write_file_atomic(
+          out / "initial-state.csv",
+          sim::initial_state_csv(sc, sim::initial_submissions(sc, replication)));
     }
   } catch (const std::exception& e) {
     err(fmt::format("t9ksim: error: {}\n", e.what()));
@@ -231,20 +244,24 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
 
   const auto metrics = rec.metrics();
   if (!opt.quiet) {
-    fmt::print("scenario {} (seed {}, replication {}): {} events, fingerprint {}\n", sc.name.empty() ? file : sc.name,
-               sc.seed, replication, info.events, info.fingerprint);
+    fmt::print("scenario {} (seed {}, replication {}): {} events, fingerprint {}\n",
+               sc.name.empty() ? file : sc.name, sc.seed, replication, info.events,
+               info.fingerprint);
     fmt::print("jobs: {} submitted, {} succeeded, {} failed, {} rejected, {} unfinished\n",
-               metrics.at("jobs_submitted"), metrics.at("jobs_succeeded"), metrics.at("jobs_failed"),
-               metrics.at("jobs_rejected"), metrics.at("jobs_unfinished"));
+               metrics.at("jobs_submitted"), metrics.at("jobs_succeeded"),
+               metrics.at("jobs_failed"), metrics.at("jobs_rejected"),
+               metrics.at("jobs_unfinished"));
     fmt::print("wait p50 {}, p90 {}; GPU utilisation {} allocated, {} productive\n",
-               analysis::format_duration_s(metrics.at("wait_p50_s")), analysis::format_duration_s(metrics.at("wait_p90_s")),
+               analysis::format_duration_s(metrics.at("wait_p50_s")),
+               analysis::format_duration_s(metrics.at("wait_p90_s")),
                analysis::format_percent(metrics.at("utilization_allocated")),
                analysis::format_percent(metrics.at("utilization_productive")));
     print_queue_lines(metrics);
     for (const auto& w : info.warnings) fmt::print("warning: {}\n", w);
   }
   if (!info.invariant_violations.empty()) {
-    for (const auto& v : info.invariant_violations) err(fmt::format("t9ksim: invariant violated: {}\n", v));
+    for (const auto& v : info.invariant_violations)
+      err(fmt::format("t9ksim: invariant violated: {}\n", v));
     return kExitError;
   }
   if (opt.check) {
@@ -252,10 +269,12 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
       err(fmt::format("{}: --check given but the scenario has no expect block\n", file));
       return kExitUsage;
     }
-    const auto diff = checker->check(world->outcomes(), metrics,
-                                     checker->needs_objects() ? world->objects() : std::vector<scenarios::Object>{});
+    const auto diff = checker->check(
+        world->outcomes(), metrics,
+        checker->needs_objects() ? world->objects() : std::vector<scenarios::Object>{});
     if (!diff.empty()) {
-      err(fmt::format("check failed (replication {}): {} expectation(s) not met\n", replication, diff.size()));
+      err(fmt::format("check failed (replication {}): {} expectation(s) not met\n", replication,
+                      diff.size()));
       for (const auto& d : diff) err(fmt::format("  - {}\n", d));
       return kExitError;
     }
@@ -269,7 +288,8 @@ std::vector<scenarios::SourceText> sources_of(const std::string& file, const std
   return {{file, text}};
 }
 
-std::vector<scenarios::Diagnostic> settings_problems(const scenarios::Scenario& sc, const std::string& name) {
+std::vector<scenarios::Diagnostic> settings_problems(const scenarios::Scenario& sc,
+                                                     const std::string& name) {
   try {
     (void)sim::settings_from_scenario(sc);
     return {};
@@ -299,8 +319,9 @@ scenarios::ScenarioResult load_runnable(const std::string& text, const std::stri
 
 namespace fs = std::filesystem;
 
-int run_into_folder(const std::string& command, const std::string& out_dir, const std::vector<std::string>& inputs,
-                    const std::string& text, const RunOneOptions& opt, bool report,
+int run_into_folder(const std::string& command, const std::string& out_dir,
+                    const std::vector<std::string>& inputs, const std::string& text,
+                    const RunOneOptions& opt, bool report,
                     const std::function<void(const std::string& staging)>& extra) {
   return guarded(command, [&]() -> int {
     std::vector<fs::path> input_paths(inputs.begin(), inputs.end());
@@ -308,7 +329,8 @@ int run_into_folder(const std::string& command, const std::string& out_dir, cons
     const fs::path out = folder.path();
     analysis::write_file_atomic(out / "scenario.yaml", text);
     // Messages name the scenario where it will be.
-    const int rc = run_one(text, (fs::path(out_dir) / "scenario.yaml").string(), 0, out.string(), opt);
+    const int rc =
+        run_one(text, (fs::path(out_dir) / "scenario.yaml").string(), 0, out.string(), opt);
     if (rc != kExitOk) return rc;
     if (extra) extra(out.string());
     if (report) analysis::write_report(out);
@@ -343,17 +365,20 @@ int run_command(const RunArgs& args) {
   // The changed scenario is loaded here too, so that a bad value is reported before anything runs,
   // and so are the files it names: the results folder may not replace them.
   scenarios::LoadOptions lo;
-  if (!args.scenario.empty()) lo.base_dir = std::filesystem::path(args.scenario).parent_path().string();
+  if (!args.scenario.empty())
+    lo.base_dir = std::filesystem::path(args.scenario).parent_path().string();
   lo.skip_bad_trace_rows = args.skip_bad_rows;
   lo.max_jobs = args.max_jobs;
   const auto loaded = load_runnable(text, args.sets.empty() ? file : file + " with --set", lo);
   if (!loaded.ok()) {
     print_to_stderr(args.sets.empty() ? loaded.diagnostics
-                                      : scenarios::point_at_sources(loaded.diagnostics, text, sources_of(file, original)));
+                                      : scenarios::point_at_sources(loaded.diagnostics, text,
+                                                                    sources_of(file, original)));
     return kExitUsage;
   }
   const std::uint64_t reps =
-      args.replications ? *args.replications : static_cast<std::uint64_t>(std::max(1, loaded.scenario->replications));
+      args.replications ? *args.replications
+                        : static_cast<std::uint64_t>(std::max(1, loaded.scenario->replications));
   if (reps == 0) {
     fmt::print(stderr, "t9ksim: error: --replications must be at least 1\n");
     return kExitUsage;
@@ -375,16 +400,16 @@ int run_command(const RunArgs& args) {
     w.groups.emplace_back();
     for (std::uint64_t i = 0; i < reps; ++i) {
       w.groups.front().units.push_back(w.units.size());
-      w.units.push_back({"run", 0, args.first_replication + i, fmt::format("rep-{}", args.first_replication + i)});
+      w.units.push_back({"run", 0, args.first_replication + i,
+                         fmt::format("rep-{}", args.first_replication + i)});
     }
   }
   RunOneOptions opt = run_one_options(args);
   if (args.plan) return write_plan(w, opt, *args.plan, args.quiet);
   opt.quiet = args.quiet || reps > 1;
   opt.progress = !args.quiet && reps == 1;
-  const RunOne runner = [opt](const std::string& t, const std::string& f, std::uint64_t r, const std::string& dir) {
-    return run_one(t, f, r, dir, opt);
-  };
+  const RunOne runner = [opt](const std::string& t, const std::string& f, std::uint64_t r,
+                              const std::string& dir) { return run_one(t, f, r, dir, opt); };
   const std::string shown = std::filesystem::absolute(args.out_dir).lexically_normal().string();
   const auto finished = execute_work(w, args.out_dir, runner, args.threads, args.quiet);
   if (!args.quiet) print_finished(w, finished, shown);

@@ -29,10 +29,12 @@ struct RunArgs {
   bool report = true;    // write report.html
   bool quiet = false;
   std::int64_t max_jobs = scenarios::kDefaultMaxJobs;  // --max-jobs (docs/reliability.md)
-  bool skip_bad_rows = false;  // malformed trace rows are skipped (counted) instead of refusing to start
+  bool skip_bad_rows =
+      false;  // malformed trace rows are skipped (counted) instead of refusing to start
   std::vector<PluginArg> plugins;  // --plugin, replacing the scenario's
   std::vector<std::string> sets;   // --set PATH=VALUE, in order (scenarios/format/overlay.hpp)
-  const PlanRequest* plan = nullptr;   // `t9ksim plan run`: write the plan, run nothing (app/plan.hpp)
+  const PlanRequest* plan =
+      nullptr;  // `t9ksim plan run`: write the plan, run nothing (app/plan.hpp)
 };
 
 // Returns the process exit code: 0 ok, 1 simulation error / invariant / failed check, 2 bad input.
@@ -50,7 +52,8 @@ scenarios::ScenarioResult load_runnable(const std::string& text, const std::stri
                                         const scenarios::LoadOptions& options = {});
 // The same check of a loaded scenario: its errors (each at its option's line when it has one),
 // none when the world accepts it.
-std::vector<scenarios::Diagnostic> settings_problems(const scenarios::Scenario& sc, const std::string& name);
+std::vector<scenarios::Diagnostic> settings_problems(const scenarios::Scenario& sc,
+                                                     const std::string& name);
 
 // One replication of a scenario given as text into out_dir: what `run` does per replication and
 // what `compare` runs per variant and replication. `file` names the text in messages and is the
@@ -63,11 +66,11 @@ struct RunOneOptions {
   bool progress = false;  // progress bar over simulated time (only when stderr is a terminal)
   std::optional<std::uint64_t> seed;
   bool skip_bad_rows = false;
-  std::vector<PluginArg> plugins;  // --plugin: controllers and the elastic policy out of process
+  std::vector<PluginArg> plugins;   // --plugin: controllers and the elastic policy out of process
   std::string* messages = nullptr;  // set: errors and failed checks go here instead of stderr
 };
-int run_one(const std::string& text, const std::string& file, std::uint64_t replication, const std::string& out_dir,
-            const RunOneOptions& options);
+int run_one(const std::string& text, const std::string& file, std::uint64_t replication,
+            const std::string& out_dir, const RunOneOptions& options);
 
 // The options each run of `t9ksim run ARGS` gets (events, objects, check, seed, bad rows, plugins).
 RunOneOptions run_one_options(const RunArgs& args);
@@ -76,8 +79,9 @@ RunOneOptions run_one_options(const RunArgs& args);
 // not at all (analysis/result_folder.hpp) with scenario.yaml, the run's outputs, what `extra`
 // writes into the staging folder, and report.html when `report`. `inputs` may not lie inside it.
 // Errors are printed as "t9ksim COMMAND: error: ..."; returns the exit code.
-int run_into_folder(const std::string& command, const std::string& out_dir, const std::vector<std::string>& inputs,
-                    const std::string& text, const RunOneOptions& options, bool report,
+int run_into_folder(const std::string& command, const std::string& out_dir,
+                    const std::vector<std::string>& inputs, const std::string& text,
+                    const RunOneOptions& options, bool report,
                     const std::function<void(const std::string& staging)>& extra = {});
 
 // The embedded default scenario's YAML text (scenarios/default.yaml, compiled in).

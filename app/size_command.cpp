@@ -12,15 +12,15 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "app/exit_codes.hpp"
-#include "analysis/result_folder.hpp"
 #include "analysis/aggregate.hpp"
 #include "analysis/goal.hpp"
 #include "analysis/outputs.hpp"
 #include "analysis/report.hpp"
+#include "analysis/result_folder.hpp"
 #include "analysis/sweep.hpp"
 #include "analysis/units.hpp"
 #include "app/batch.hpp"
+#include "app/exit_codes.hpp"
 #include "app/run_command.hpp"
 #include "app/sweep_command.hpp"
 #include "scenarios/format/overlay.hpp"
@@ -32,7 +32,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
 struct Evaluation {
   std::string value;
   fs::path dir;
@@ -40,7 +39,8 @@ struct Evaluation {
   analysis::ReplicationSummary summary;
   std::vector<analysis::TargetCheck> checks;
   bool met() const {
-    return std::all_of(checks.begin(), checks.end(), [](const analysis::TargetCheck& c) { return c.present && c.met; });
+    return std::all_of(checks.begin(), checks.end(),
+                       [](const analysis::TargetCheck& c) { return c.present && c.met; });
   }
 };
 
@@ -57,7 +57,8 @@ std::string show_value(const std::string& metric, double v) {
 std::string describe(const analysis::Target& t, const analysis::TargetCheck& c) {
   if (!c.present) return fmt::format("{}: no run has metric {}", t.text, t.metric);
   const std::string mean = show_value(t.metric, c.mean);
-  const std::string hw = std::isfinite(c.half_width) ? " ± " + show_value(t.metric, c.half_width) : "";
+  const std::string hw =
+      std::isfinite(c.half_width) ? " ± " + show_value(t.metric, c.half_width) : "";
   return fmt::format("{} is {}{} (n={}): {}, confidence that it is met {}", t.metric, mean, hw, c.n,
                      c.met ? "met" : "not met", analysis::format_percent(c.confidence));
 }
@@ -70,7 +71,8 @@ int size_command(const SizeArgs& args) {
   const auto& [text, file] = *input;
   const auto pv = scenarios::split_assignment(args.param);
   if (!pv || pv->second.empty()) {
-    fmt::print(stderr, "t9ksim size: --param {}: expected PATH=LO:HI or PATH=LO:HI:STEP\n", args.param);
+    fmt::print(stderr, "t9ksim size: --param {}: expected PATH=LO:HI or PATH=LO:HI:STEP\n",
+               args.param);
     return kExitUsage;
   }
   const std::string path = pv->first;
@@ -78,7 +80,9 @@ int size_command(const SizeArgs& args) {
   if (std::count(range.begin(), range.end(), ':') == 1) {
     const std::string lo = range.substr(0, range.find(':'));
     if (lo.find_first_not_of("+-0123456789.") != std::string::npos) {
-      fmt::print(stderr, "t9ksim size: --param {}: a range of durations needs a step, e.g. 1h:4h:30m\n", args.param);
+      fmt::print(stderr,
+                 "t9ksim size: --param {}: a range of durations needs a step, e.g. 1h:4h:30m\n",
+                 args.param);
       return kExitUsage;
     }
     range += ":1";
@@ -91,7 +95,9 @@ int size_command(const SizeArgs& args) {
     return kExitUsage;
   }
   if (args.targets.empty()) {
-    fmt::print(stderr, "t9ksim size: give at least one --target, e.g. --target 'queue=production wait_p90 < 1h'\n");
+    fmt::print(stderr,
+               "t9ksim size: give at least one --target, e.g. --target 'queue=production wait_p90 "
+               "< 1h'\n");
     return kExitUsage;
   }
   std::vector<analysis::Target> targets;
@@ -121,9 +127,11 @@ int size_command(const SizeArgs& args) {
       for (const auto& d : errors) fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
       return kExitUsage;
     }
-    const auto loaded = scenarios::parse_scenario(t, fmt::format("{} at {}={}", file, path, values[i]), lo);
+    const auto loaded =
+        scenarios::parse_scenario(t, fmt::format("{} at {}={}", file, path, values[i]), lo);
     if (!loaded.ok()) {
-      for (const auto& d : scenarios::point_at_sources(loaded.diagnostics, t, sources_of(file, text))) {
+      for (const auto& d :
+           scenarios::point_at_sources(loaded.diagnostics, t, sources_of(file, text))) {
         fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
       }
       return kExitUsage;
@@ -131,9 +139,13 @@ int size_command(const SizeArgs& args) {
     inputs.insert(inputs.end(), loaded.files.begin(), loaded.files.end());
     if (!seed) {
       seed = loaded.scenario->seed;
-      reps = args.replications.value_or(static_cast<std::uint64_t>(std::max(1, loaded.scenario->replications)));
+      reps = args.replications.value_or(
+          static_cast<std::uint64_t>(std::max(1, loaded.scenario->replications)));
     } else if (*seed != loaded.scenario->seed) {
-      fmt::print(stderr, "t9ksim size: {} changes spec.seed; values are compared on common random numbers\n", path);
+      fmt::print(
+          stderr,
+          "t9ksim size: {} changes spec.seed; values are compared on common random numbers\n",
+          path);
       return kExitUsage;
     }
     texts[i] = std::move(t);
@@ -177,14 +189,18 @@ int size_command(const SizeArgs& args) {
       e.rep_dirs.push_back(e.dir / fmt::format("rep-{}", r));
       runs.push_back({e.dir.filename().string(), &texts.at(i), r, e.rep_dirs.back()});
     }
-    if (const int rc = run_batch(runs, args.run_one, args.scenario, args.threads, "size", args.quiet); rc != kExitOk) {
+    if (const int rc =
+            run_batch(runs, args.run_one, args.scenario, args.threads, "size", args.quiet);
+        rc != kExitOk) {
       return rc;
     }
     e.summary = analysis::write_replication_summary(e.dir, e.rep_dirs);
     for (const auto& t : targets) e.checks.push_back(analysis::check_target(t, e.summary));
     if (!args.quiet) {
-      fmt::print("  {}={}: {}\n", path, e.value, e.met() ? "meets every target" : "does not meet every target");
-      for (std::size_t k = 0; k < targets.size(); ++k) fmt::print("    {}\n", describe(targets[k], e.checks[k]));
+      fmt::print("  {}={}: {}\n", path, e.value,
+                 e.met() ? "meets every target" : "does not meet every target");
+      for (std::size_t k = 0; k < targets.size(); ++k)
+        fmt::print("    {}\n", describe(targets[k], e.checks[k]));
       std::fflush(stdout);
     }
     done.emplace(i, std::move(e));
@@ -223,39 +239,45 @@ int size_command(const SizeArgs& args) {
     if (neighbour) goal.neighbour = values[*neighbour];
     const auto& a = done.at(*answer);
     for (std::size_t k = 0; k < targets.size(); ++k) {
-      goal.findings.push_back(fmt::format("at {}={}: {}", path, a.value, describe(targets[k], a.checks[k])));
+      goal.findings.push_back(
+          fmt::format("at {}={}: {}", path, a.value, describe(targets[k], a.checks[k])));
     }
     if (neighbour) {
       const auto& b = done.at(*neighbour);
       for (std::size_t k = 0; k < targets.size(); ++k) {
-        goal.findings.push_back(fmt::format("at {}={} (just {}): {}", path, b.value, args.largest ? "above" : "below",
+        goal.findings.push_back(fmt::format("at {}={} (just {}): {}", path, b.value,
+                                            args.largest ? "above" : "below",
                                             describe(targets[k], b.checks[k])));
         if (!b.checks[k].met) {
-          goal.findings.push_back(fmt::format("at {}={}: {}", path, b.value, analysis::binding_constraint(targets[k], b.summary)));
+          goal.findings.push_back(fmt::format("at {}={}: {}", path, b.value,
+                                              analysis::binding_constraint(targets[k], b.summary)));
         }
       }
     }
     for (const auto& [i, e] : done) {
       const bool beyond = args.largest ? i < *answer : i > *answer;
       if (beyond && !e.met()) {
-        goal.findings.push_back(fmt::format("{}={} beyond the answer does not meet every target: the targets are not "
-                                            "monotone in {} here (noise, or a real effect); use more replications",
-                                            path, e.value, path));
+        goal.findings.push_back(
+            fmt::format("{}={} beyond the answer does not meet every target: the targets are not "
+                        "monotone in {} here (noise, or a real effect); use more replications",
+                        path, e.value, path));
       }
     }
   } else {
     const auto& e = done.at(easy);
-    goal.findings.push_back(fmt::format("no value of {} in {}..{} meets every target; at {}={}:", path, values.front(),
-                                        values.back(), path, e.value));
+    goal.findings.push_back(fmt::format("no value of {} in {}..{} meets every target; at {}={}:",
+                                        path, values.front(), values.back(), path, e.value));
     for (std::size_t k = 0; k < targets.size(); ++k) {
       goal.findings.push_back(describe(targets[k], e.checks[k]));
-      if (e.checks[k].present && !e.checks[k].met) goal.findings.push_back(analysis::binding_constraint(targets[k], e.summary));
+      if (e.checks[k].present && !e.checks[k].met)
+        goal.findings.push_back(analysis::binding_constraint(targets[k], e.summary));
     }
   }
 
   try {
     std::vector<std::pair<std::vector<std::string>, std::vector<fs::path>>> points;
-    for (const auto& [i, e] : done) points.emplace_back(std::vector<std::string>{e.value}, e.rep_dirs);
+    for (const auto& [i, e] : done)
+      points.emplace_back(std::vector<std::string>{e.value}, e.rep_dirs);
     analysis::write_sweep_summary(out, {path}, points, goal);
     if (args.report) analysis::write_report(out);
     folder.commit();

@@ -2,7 +2,8 @@
 // smallest (or, with --largest, the largest) value of one scenario field that meets every target,
 // by bisection over LO..HI with replications on common random numbers at each value evaluated,
 // then states the confidence with which each target is met at the answer and at the value just
-// beyond it, and, when no value meets the targets, what bound them (docs/reports.md "Goal seeking").
+// beyond it, and, when no value meets the targets, what bound them (docs/reports.md "Goal
+// seeking").
 #pragma once
 
 #include <cstdint>

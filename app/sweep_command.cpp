@@ -12,15 +12,15 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "app/exit_codes.hpp"
-#include "analysis/result_folder.hpp"
 #include "analysis/outputs.hpp"
 #include "analysis/recorder.hpp"
 #include "analysis/report.hpp"
+#include "analysis/result_folder.hpp"
 #include "analysis/sweep.hpp"
 #include "analysis/units.hpp"
-#include "app/work.hpp"
+#include "app/exit_codes.hpp"
 #include "app/run_command.hpp"
+#include "app/work.hpp"
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "sim/kernel/time.hpp"
@@ -31,11 +31,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
 }  // namespace
 
 std::optional<std::pair<std::string, std::string>> read_scenario_arg(const std::string& scenario) {
-  if (scenario.empty()) return std::make_pair(std::string(default_scenario_text()), std::string("<embedded default scenario>"));
+  if (scenario.empty())
+    return std::make_pair(std::string(default_scenario_text()),
+                          std::string("<embedded default scenario>"));
   std::string text;
   std::vector<scenarios::Diagnostic> errors;
   if (!scenarios::read_input_file(scenario, text, errors)) {
@@ -59,7 +60,8 @@ int sweep_command(const SweepArgs& args) {
   for (const auto& v : args.varies) {
     const auto pv = scenarios::split_assignment(v);
     if (!pv || pv->second.empty()) {
-      fmt::print(stderr, "t9ksim sweep: --vary {}: expected PATH=VALUES (FROM:TO:STEP or A,B,C)\n", v);
+      fmt::print(stderr, "t9ksim sweep: --vary {}: expected PATH=VALUES (FROM:TO:STEP or A,B,C)\n",
+                 v);
       return kExitUsage;
     }
     if (std::find(params.begin(), params.end(), pv->first) != params.end()) {
@@ -74,7 +76,8 @@ int sweep_command(const SweepArgs& args) {
     }
     grid *= vals.size();
     if (grid > analysis::kMaxSweepPoints) {
-      fmt::print(stderr, "t9ksim sweep: the grid has more than {} points\n", analysis::kMaxSweepPoints);
+      fmt::print(stderr, "t9ksim sweep: the grid has more than {} points\n",
+                 analysis::kMaxSweepPoints);
       return kExitUsage;
     }
     params.push_back(pv->first);
@@ -113,9 +116,11 @@ int sweep_command(const SweepArgs& args) {
       for (const auto& d : errors) fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
       return kExitUsage;
     }
-    const auto loaded = load_runnable(p.text, fmt::format("{} at {}", file, fmt::join(shown, " ")), lo);
+    const auto loaded =
+        load_runnable(p.text, fmt::format("{} at {}", file, fmt::join(shown, " ")), lo);
     if (!loaded.ok()) {
-      for (const auto& d : scenarios::point_at_sources(loaded.diagnostics, p.text, sources_of(file, text))) {
+      for (const auto& d :
+           scenarios::point_at_sources(loaded.diagnostics, p.text, sources_of(file, text))) {
         fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
       }
       return kExitUsage;
@@ -125,13 +130,16 @@ int sweep_command(const SweepArgs& args) {
       seed = loaded.scenario->seed;
       scenario_reps = loaded.scenario->replications;
     } else if (*seed != loaded.scenario->seed) {
-      fmt::print(stderr, "t9ksim sweep: the points have different seeds; a sweep compares points on common random "
-                         "numbers, so spec.seed cannot be varied\n");
+      fmt::print(
+          stderr,
+          "t9ksim sweep: the points have different seeds; a sweep compares points on common random "
+          "numbers, so spec.seed cannot be varied\n");
       return kExitUsage;
     }
     points.push_back(std::move(p));
   }
-  const std::uint64_t reps = args.replications.value_or(static_cast<std::uint64_t>(std::max(1, scenario_reps)));
+  const std::uint64_t reps =
+      args.replications.value_or(static_cast<std::uint64_t>(std::max(1, scenario_reps)));
   if (reps == 0) {
     fmt::print(stderr, "t9ksim sweep: --replications must be at least 1\n");
     return kExitUsage;

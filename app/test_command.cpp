@@ -17,10 +17,10 @@
 
 #include <fmt/format.h>
 
-#include "app/exit_codes.hpp"
 #include "analysis/outputs.hpp"
-#include "analysis/result_folder.hpp"
 #include "analysis/report.hpp"
+#include "analysis/result_folder.hpp"
+#include "app/exit_codes.hpp"
 #include "app/run_command.hpp"
 #include "scenarios/format/scenario.hpp"
 
@@ -29,7 +29,6 @@ namespace t9k::app {
 namespace {
 
 namespace fs = std::filesystem;
-
 
 // The file's text through the loaders' reader; what went wrong is in `errors`.
 std::string read_text(const fs::path& path, std::vector<scenarios::Diagnostic>* errors = nullptr) {
@@ -43,7 +42,8 @@ std::string read_text(const fs::path& path, std::vector<scenarios::Diagnostic>* 
 bool looks_like_scenario(const std::string& text) {
   const auto trim = [](std::string_view v) {
     while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
-    while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r')) v.remove_suffix(1);
+    while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r'))
+      v.remove_suffix(1);
     return v;
   };
   std::istringstream lines(text);
@@ -52,10 +52,12 @@ bool looks_like_scenario(const std::string& text) {
     std::string_view v = std::string_view(line).substr(5);
     if (const auto hash = v.find('#'); hash != std::string_view::npos) v = v.substr(0, hash);
     v = trim(v);
-    if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
+    if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
+      v = v.substr(1, v.size() - 2);
     if (v == "Scenario") return true;
   }
-  for (std::size_t at = text.find("\"kind\""); at != std::string::npos; at = text.find("\"kind\"", at + 1)) {
+  for (std::size_t at = text.find("\"kind\""); at != std::string::npos;
+       at = text.find("\"kind\"", at + 1)) {
     std::string_view rest = trim(std::string_view(text).substr(at + 6));
     if (!rest.starts_with(':')) continue;
     if (trim(rest.substr(1)).starts_with("\"Scenario\"")) return true;
@@ -90,13 +92,16 @@ bool write_junit(const fs::path& file, const std::vector<Case>& cases, double to
     skipped += c.result == Case::Result::Skipped;
   }
   std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  x += fmt::format("<testsuites tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3f}\">\n", cases.size(),
-                   failures, skipped, total_seconds);
-  x += fmt::format("  <testsuite name=\"t9ksim\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{:.3f}\">\n",
+  x += fmt::format("<testsuites tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3f}\">\n",
                    cases.size(), failures, skipped, total_seconds);
+  x += fmt::format(
+      "  <testsuite name=\"t9ksim\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
+      "time=\"{:.3f}\">\n",
+      cases.size(), failures, skipped, total_seconds);
   for (const auto& c : cases) {
-    x += fmt::format("    <testcase classname=\"t9ksim.scenario\" name=\"{}\" file=\"{}\" time=\"{:.3f}\"",
-                     xml_escape(c.file.generic_string()), xml_escape(c.file.generic_string()), c.seconds);
+    x += fmt::format(
+        "    <testcase classname=\"t9ksim.scenario\" name=\"{}\" file=\"{}\" time=\"{:.3f}\"",
+        xml_escape(c.file.generic_string()), xml_escape(c.file.generic_string()), c.seconds);
     if (c.result == Case::Result::Passed) {
       x += "/>\n";
       continue;
@@ -106,7 +111,8 @@ bool write_junit(const fs::path& file, const std::vector<Case>& cases, double to
       x += "      <skipped message=\"no expect block\"/>\n";
     } else {
       const auto first_line = c.messages.substr(0, c.messages.find('\n'));
-      x += fmt::format("      <failure message=\"{}\">{}</failure>\n", xml_escape(first_line), xml_escape(c.messages));
+      x += fmt::format("      <failure message=\"{}\">{}</failure>\n", xml_escape(first_line),
+                       xml_escape(c.messages));
     }
     x += "    </testcase>\n";
   }
@@ -140,7 +146,8 @@ int test_command(const TestArgs& args) {
       std::vector<fs::path> found;
       for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
         const auto ext = it->path().extension();
-        if (it->is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json")) found.push_back(it->path());
+        if (it->is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json"))
+          found.push_back(it->path());
       }
       if (ec) {
         fmt::print(stderr, "t9ksim test: {}: {}\n", p, ec.message());
@@ -185,7 +192,9 @@ int test_command(const TestArgs& args) {
     for (const auto& c : cases) inputs.push_back(c.file);
     folder.emplace(args.out_dir, analysis::FolderOptions{"test", analysis::kFilesMarker, inputs});
   }
-  const fs::path out = temporary ? fs::temp_directory_path() / fmt::format("t9ksim-test-{}", ::getpid()) : folder->path();
+  const fs::path out = temporary
+                           ? fs::temp_directory_path() / fmt::format("t9ksim-test-{}", ::getpid())
+                           : folder->path();
   fs::create_directories(out);
 
   std::atomic<std::size_t> next{0};
@@ -202,7 +211,8 @@ int test_command(const TestArgs& args) {
       scenarios::LoadOptions lo;
       lo.max_jobs = scenarios::kDefaultMaxJobs;
       lo.base_dir = c.file.parent_path().string();
-      const auto loaded = read_errors.empty() ? scenarios::parse_scenario(text, c.file.string(), lo) : scenarios::ScenarioResult{};
+      const auto loaded = read_errors.empty() ? scenarios::parse_scenario(text, c.file.string(), lo)
+                                              : scenarios::ScenarioResult{};
       if (!read_errors.empty()) {
         for (const auto& d : read_errors) messages += scenarios::format_diagnostic(d) + "\n";
         result = Case::Result::Failed;
@@ -211,7 +221,8 @@ int test_command(const TestArgs& args) {
         result = Case::Result::Failed;
       } else if (!loaded.scenario->expect) {
         result = c.explicit_file ? Case::Result::Failed : Case::Result::Skipped;
-        if (c.explicit_file) messages = fmt::format("{}: the scenario has no expect block\n", c.file.string());
+        if (c.explicit_file)
+          messages = fmt::format("{}: the scenario has no expect block\n", c.file.string());
       } else {
         RunOneOptions opt;
         opt.check = true;
@@ -220,12 +231,14 @@ int test_command(const TestArgs& args) {
         const int reps = std::max(1, loaded.scenario->replications);
         for (int r = 0; r < reps; ++r) {
           const fs::path dir = reps == 1 ? out / c.name : out / c.name / fmt::format("rep-{}", r);
-          if (run_one(text, c.file.string(), static_cast<std::uint64_t>(r), dir.string(), opt) != kExitOk) {
+          if (run_one(text, c.file.string(), static_cast<std::uint64_t>(r), dir.string(), opt) !=
+              kExitOk) {
             result = Case::Result::Failed;
           }
         }
       }
-      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double secs =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       {
         std::lock_guard<std::mutex> lock(mu);
         c.messages = std::move(messages);
@@ -235,7 +248,8 @@ int test_command(const TestArgs& args) {
       done_cv.notify_all();
     }
   };
-  unsigned threads = args.threads ? args.threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads =
+      args.threads ? args.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, cases.size()));
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
@@ -253,7 +267,9 @@ int test_command(const TestArgs& args) {
       messages = cases[i].messages;
       secs = cases[i].seconds;
     }
-    const char* tag = result == Case::Result::Passed ? "PASS" : result == Case::Result::Failed ? "FAIL" : "SKIP";
+    const char* tag = result == Case::Result::Passed   ? "PASS"
+                      : result == Case::Result::Failed ? "FAIL"
+                                                       : "SKIP";
     fmt::print("{}  {} ({:.2f} s)\n", tag, cases[i].file.generic_string(), secs);
     if (result == Case::Result::Failed || (args.verbose && !messages.empty())) {
       std::istringstream lines(messages);
@@ -266,7 +282,8 @@ int test_command(const TestArgs& args) {
   }
   for (auto& t : pool) t.join();
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  fmt::print("{} passed, {} failed{}\n", passed, failed, skipped ? fmt::format(", {} skipped (no expect block)", skipped) : "");
+  fmt::print("{} passed, {} failed{}\n", passed, failed,
+             skipped ? fmt::format(", {} skipped (no expect block)", skipped) : "");
 
   int rc = failed ? kExitError : kExitOk;
   if (!args.junit.empty() && !write_junit(args.junit, cases, total)) {
@@ -281,7 +298,8 @@ int test_command(const TestArgs& args) {
     fmt::print("results in {}\n", fs::absolute(args.out_dir).lexically_normal().string());
   }
   if (passed + failed == 0) {
-    fmt::print(stderr, "t9ksim test: no scenario with an expect block under {}\n", fmt::join(args.paths, ", "));
+    fmt::print(stderr, "t9ksim test: no scenario with an expect block under {}\n",
+               fmt::join(args.paths, ", "));
     return kExitUsage;
   }
   return rc;

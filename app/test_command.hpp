@@ -12,9 +12,9 @@ namespace t9k::app {
 struct TestArgs {
   std::vector<std::string> paths;  // scenario files and folders (searched recursively)
   std::string junit;               // JUnit XML report; empty: none
-  std::string out_dir;             // each case's results in OUT/<case>; empty: a temporary folder, removed
-  unsigned threads = 0;            // 0: one per hardware thread
-  bool verbose = false;            // also the passing cases' messages (warnings)
+  std::string out_dir;   // each case's results in OUT/<case>; empty: a temporary folder, removed
+  unsigned threads = 0;  // 0: one per hardware thread
+  bool verbose = false;  // also the passing cases' messages (warnings)
 };
 
 // 0 all passed, 1 a case failed, 2 bad arguments or no case found.

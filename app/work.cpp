@@ -20,10 +20,14 @@ namespace fs = std::filesystem;
 
 const char* to_string(Finish f) {
   switch (f) {
-    case Finish::Single: return "single";
-    case Finish::Replications: return "replications";
-    case Finish::Comparison: return "comparison";
-    case Finish::Sweep: return "sweep";
+    case Finish::Single:
+      return "single";
+    case Finish::Replications:
+      return "replications";
+    case Finish::Comparison:
+      return "comparison";
+    case Finish::Sweep:
+      return "sweep";
   }
   return "single";
 }
@@ -37,7 +41,9 @@ std::optional<Finish> parse_finish(const std::string& s) {
 
 namespace {
 
-fs::path unit_dir(const fs::path& root, const WorkUnit& u) { return u.dir.empty() ? root : root / fs::path(u.dir); }
+fs::path unit_dir(const fs::path& root, const WorkUnit& u) {
+  return u.dir.empty() ? root : root / fs::path(u.dir);
+}
 
 std::vector<fs::path> group_dirs(const Work& w, const fs::path& root, const WorkGroup& g) {
   std::vector<fs::path> dirs;
@@ -64,15 +70,16 @@ Finished finish_work(const Work& w, analysis::ResultFolder& folder, const std::v
   try {
     switch (w.finish) {
       case Finish::Single:
-        // A run that stopped before its outputs (bad input, a crash) leaves the target as it was; one
-        // that ran but failed a check or an invariant is kept, so the user can see why.
+        // A run that stopped before its outputs (bad input, a crash) leaves the target as it was;
+        // one that ran but failed a check or an invariant is kept, so the user can see why.
         if (worst != kExitOk && worst != kExitError) return f;
         if (!fs::exists(out / analysis::kSummaryMarker)) return f;
         if (worst == kExitOk && w.report) analysis::write_report(out);
         break;
       case Finish::Replications:
         if (worst == kExitUsage) return f;
-        f.replications = analysis::write_replication_summary(out, group_dirs(w, out, w.groups.front()));
+        f.replications =
+            analysis::write_replication_summary(out, group_dirs(w, out, w.groups.front()));
         if (w.report) analysis::write_report(out);
         break;
       case Finish::Comparison: {
@@ -103,7 +110,8 @@ Finished finish_work(const Work& w, analysis::ResultFolder& folder, const std::v
   return f;
 }
 
-Finished execute_work(const Work& w, const std::string& out_dir, const RunOne& run_one, unsigned threads, bool quiet) {
+Finished execute_work(const Work& w, const std::string& out_dir, const RunOne& run_one,
+                      unsigned threads, bool quiet) {
   analysis::ResultFolder folder(out_dir, {w.command, analysis::kSummaryMarker, w.inputs});
   const fs::path out = folder.path();
   try {
@@ -118,10 +126,12 @@ Finished execute_work(const Work& w, const std::string& out_dir, const RunOne& r
   if (w.finish == Finish::Single) {
     // One run, on this thread: its own progress and closing lines are run_one's.
     const auto& u = w.units.front();
-    codes.push_back(run_one(w.texts[u.text], w.scenario_file, u.replication, unit_dir(out, u).string()));
+    codes.push_back(
+        run_one(w.texts[u.text], w.scenario_file, u.replication, unit_dir(out, u).string()));
   } else {
     std::vector<BatchRun> runs;
-    for (const auto& u : w.units) runs.push_back({u.label, &w.texts[u.text], u.replication, unit_dir(out, u)});
+    for (const auto& u : w.units)
+      runs.push_back({u.label, &w.texts[u.text], u.replication, unit_dir(out, u)});
     const int worst = run_batch(runs, run_one, w.scenario_file, threads, w.command.c_str(), quiet);
     // run_batch reports the worst code; every unit's own is only needed for Single.
     codes.assign(w.units.size(), kExitOk);
@@ -141,8 +151,10 @@ void print_finished(const Work& w, const Finished& f, const std::string& shown) 
     case Finish::Replications: {
       if (!f.replications) return;
       const auto& summary = *f.replications;
-      fmt::print("{} replications of {} (seed {}):\n", summary.runs.size(), summary.scenario, summary.runs.front().seed);
-      for (const char* m : {"jobs_succeeded", "wait_p90_s", "jct_p50_s", "utilization_allocated", "goodput"}) {
+      fmt::print("{} replications of {} (seed {}):\n", summary.runs.size(), summary.scenario,
+                 summary.runs.front().seed);
+      for (const char* m :
+           {"jobs_succeeded", "wait_p90_s", "jct_p50_s", "utilization_allocated", "goodput"}) {
         const auto it = summary.metrics.find(m);
         if (it == summary.metrics.end()) continue;
         const auto& iv = it->second.interval;
@@ -150,8 +162,10 @@ void print_finished(const Work& w, const Finished& f, const std::string& shown) 
       }
       // Each queue's p90 wait beside the cluster's.
       for (const auto& [m, ms] : summary.metrics) {
-        if (!m.starts_with(std::string(analysis::kGroupQueue) + "/") || !m.ends_with("/wait_p90_s")) continue;
-        fmt::print("  {:<24} {:.4g} ± {:.2g} (95 % CI)\n", m, ms.interval.mean, ms.interval.half_width);
+        if (!m.starts_with(std::string(analysis::kGroupQueue) + "/") || !m.ends_with("/wait_p90_s"))
+          continue;
+        fmt::print("  {:<24} {:.4g} ± {:.2g} (95 % CI)\n", m, ms.interval.mean,
+                   ms.interval.half_width);
       }
       fmt::print("results in {}\n", shown);
       break;
@@ -161,14 +175,17 @@ void print_finished(const Work& w, const Finished& f, const std::string& shown) 
       const auto& c = *f.comparison;
       const auto& base = c.variants.front();
       // The headline differences; the report and summary.json have every metric.
-      fmt::print("compare: {} variants x {} replications (seed {}), common random numbers\n", c.variants.size(),
-                 base.replications.runs.size(), base.replications.runs.front().seed);
+      fmt::print("compare: {} variants x {} replications (seed {}), common random numbers\n",
+                 c.variants.size(), base.replications.runs.size(),
+                 base.replications.runs.front().seed);
       for (const auto& v : c.variants) {
         if (v.vs_base.empty()) continue;
-        std::vector<std::string> names{"wait_mean_s", "jct_mean_s", "utilization_allocated", "goodput"};
+        std::vector<std::string> names{"wait_mean_s", "jct_mean_s", "utilization_allocated",
+                                       "goodput"};
         // Each queue's p90 wait: a change can help one queue and starve another.
         for (const auto& [m, _] : v.vs_base) {
-          if (m.starts_with(std::string(analysis::kGroupQueue) + "/") && m.ends_with("/wait_p90_s")) names.push_back(m);
+          if (m.starts_with(std::string(analysis::kGroupQueue) + "/") && m.ends_with("/wait_p90_s"))
+            names.push_back(m);
         }
         for (const auto& m : names) {
           const auto it = v.vs_base.find(m);
@@ -186,8 +203,8 @@ void print_finished(const Work& w, const Finished& f, const std::string& shown) 
       if (!f.sweep) return;
       const auto& s = *f.sweep;
       const auto& first = s.points.front().replications;
-      fmt::print("sweep: {} points x {} replications (seed {}), common random numbers\n", s.points.size(),
-                 first.runs.size(), first.runs.front().seed);
+      fmt::print("sweep: {} points x {} replications (seed {}), common random numbers\n",
+                 s.points.size(), first.runs.size(), first.runs.front().seed);
       // One line per point: the cluster's p90 wait and utilisation, then each queue's p90 wait.
       for (std::size_t i = 0; i < s.points.size(); ++i) {
         const auto& m = s.points[i].replications.metrics;
@@ -198,13 +215,15 @@ void print_finished(const Work& w, const Finished& f, const std::string& shown) 
           const auto fmt_value = [&](double x) {
             return duration ? analysis::format_duration_s(x) : analysis::format_percent(x);
           };
-          return iv.has_interval() ? fmt::format("{} ± {}", fmt_value(iv.mean), fmt_value(iv.half_width))
-                                   : fmt_value(iv.mean);
+          return iv.has_interval()
+                     ? fmt::format("{} ± {}", fmt_value(iv.mean), fmt_value(iv.half_width))
+                     : fmt_value(iv.mean);
         };
         std::vector<std::string> vals;
-        for (std::size_t k = 0; k < s.parameters.size(); ++k) vals.push_back(s.parameters[k] + "=" + s.points[i].values[k]);
-        fmt::print("  point-{} {}: wait p90 {}, utilisation {}", i, fmt::join(vals, " "), show("wait_p90_s", true),
-                   show("utilization_allocated", false));
+        for (std::size_t k = 0; k < s.parameters.size(); ++k)
+          vals.push_back(s.parameters[k] + "=" + s.points[i].values[k]);
+        fmt::print("  point-{} {}: wait p90 {}, utilisation {}", i, fmt::join(vals, " "),
+                   show("wait_p90_s", true), show("utilization_allocated", false));
         for (const auto& [name, _] : m) {
           const auto mn = analysis::split_metric_name(name);
           if (mn.group == analysis::kGroupQueue && mn.metric == "wait_p90_s") {

@@ -22,10 +22,10 @@ namespace t9k::app {
 
 // One simulation run: a scenario text at one replication, into one folder.
 struct WorkUnit {
-  std::string label;              // "run", "base", "point-3": for messages
-  std::size_t text = 0;           // index into Work::texts
+  std::string label;     // "run", "base", "point-3": for messages
+  std::size_t text = 0;  // index into Work::texts
   std::uint64_t replication = 0;
-  std::string dir;                // relative to the results folder, '/'-separated; "" is the folder itself
+  std::string dir;  // relative to the results folder, '/'-separated; "" is the folder itself
 };
 
 // How the runs' outputs become the folder's own files.
@@ -33,7 +33,7 @@ enum class Finish {
   Single,        // one run written into the folder itself (+ report.html)
   Replications,  // rep-<i>/ folders and their summary.json (+ report.html)
   Comparison,    // <variant>/rep-<i>/, each variant's summary, the comparison summary, report.html
-  Sweep          // point-<i>/rep-<r>/, each point's summary, sweep.csv, summary.json (+ report.html)
+  Sweep  // point-<i>/rep-<r>/, each point's summary, sweep.csv, summary.json (+ report.html)
 };
 const char* to_string(Finish f);
 std::optional<Finish> parse_finish(const std::string& s);
@@ -45,17 +45,19 @@ struct WorkGroup {
 };
 
 struct Work {
-  std::string command;        // run | compare | sweep: the results folder's command
+  std::string command;  // run | compare | sweep: the results folder's command
   // Names the texts in messages; relative paths in them resolve against its folder. "<...>" for
   // the embedded default scenario.
   std::string scenario_file;
   std::vector<std::string> texts;
   std::vector<WorkUnit> units;  // in the order the command lists them: a plan's indexes
-  std::vector<std::pair<std::string, std::string>> files;  // written before the runs: relative path, bytes
-  std::vector<std::filesystem::path> inputs;  // every file the command read: never replaced by an output
+  std::vector<std::pair<std::string, std::string>>
+      files;  // written before the runs: relative path, bytes
+  std::vector<std::filesystem::path>
+      inputs;  // every file the command read: never replaced by an output
   Finish finish = Finish::Single;
   std::vector<std::string> parameters;  // Sweep: the varied paths
-  std::vector<WorkGroup> groups;        // Comparison: variants, base first; Sweep: points; else one group
+  std::vector<WorkGroup> groups;  // Comparison: variants, base first; Sweep: points; else one group
   bool report = true;
 };
 
@@ -79,7 +81,8 @@ void write_work_files(const Work& w, const std::filesystem::path& dir);
 
 // The command's own execution: a ResultFolder at out_dir, the prepared files, every unit through
 // run_one on `threads` threads (0: one per core), then finish_work.
-Finished execute_work(const Work& w, const std::string& out_dir, const RunOne& run_one, unsigned threads, bool quiet);
+Finished execute_work(const Work& w, const std::string& out_dir, const RunOne& run_one,
+                      unsigned threads, bool quiet);
 
 // The closing lines of the command whose work this is (nothing when quiet): the headline metrics
 // and where the results are; `shown` is the results folder as the user named it.

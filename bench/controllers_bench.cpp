@@ -35,7 +35,8 @@ model::PodTemplateSpec make_template(std::int32_t gpus, std::string container) {
   c.command = {"python", "train.py"};
   c.args = {"--epochs", "30", "--batch-size", "256"};
   c.resources.requests[model::kResourceCpu] = model::Quantity::from_units(8);
-  c.resources.requests[model::kResourceMemory] = model::Quantity::from_units(std::int64_t{64} << 30);
+  c.resources.requests[model::kResourceMemory] =
+      model::Quantity::from_units(std::int64_t{64} << 30);
   c.resources.limits[model::kResourceGpu] = model::Quantity::from_units(gpus);
   t.spec.containers.push_back(std::move(c));
   return t;
@@ -63,7 +64,9 @@ struct MiniWorld {
   const Controller& controller() const {
     return *registry.find(model::kBatchApiVersion, model::to_string(model::kind_of(job)));
   }
-  ReconcileInput input() const { return {job, pods, pod_group ? &*pod_group : nullptr, std::nullopt, now, options}; }
+  ReconcileInput input() const {
+    return {job, pods, pod_group ? &*pod_group : nullptr, std::nullopt, now, options};
+  }
   void step() {
     ReconcileResult r = controller().reconcile(input());
     for (auto& a : r.actions) {

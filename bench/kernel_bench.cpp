@@ -33,7 +33,8 @@ void BM_HoldEventQueue(benchmark::State& state) {
   const auto inc = increments(kIncrements);
   EventQueue q;
   std::size_t k = 0;
-  for (std::size_t i = 0; i < n; ++i) q.push(at(SimDuration{inc[k++ % kIncrements]}), 0, 1, i, nullptr);
+  for (std::size_t i = 0; i < n; ++i)
+    q.push(at(SimDuration{inc[k++ % kIncrements]}), 0, 1, i, nullptr);
   DispatchedEvent info{};
   Callback cb;
   for (auto _ : state) {

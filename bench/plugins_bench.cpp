@@ -30,7 +30,8 @@ scenarios::Scenario default_scenario() {
   std::stringstream text;
   text << in.rdbuf();
   auto loaded = scenarios::parse_scenario(text.str(), T9KSIM_DEFAULT_SCENARIO);
-  if (!loaded.ok()) throw std::runtime_error(scenarios::format_diagnostic(loaded.diagnostics.front()));
+  if (!loaded.ok())
+    throw std::runtime_error(scenarios::format_diagnostic(loaded.diagnostics.front()));
   return *loaded.scenario;
 }
 
@@ -47,14 +48,17 @@ void BM_DefaultScenario(benchmark::State& state) {
   sim::WorldSettings settings = sim::settings_from_scenario(sc);
   if (state.range(0) >= 1) {
     const auto controllers = serve("controllers", "controller");
-    for (const auto k : {model::JobKind::GenericJob, model::JobKind::PyTorchTrainingJob, model::JobKind::DeepSpeedJob}) {
+    for (const auto k : {model::JobKind::GenericJob, model::JobKind::PyTorchTrainingJob,
+                         model::JobKind::DeepSpeedJob}) {
       settings.plugins.controllers.push_back({k, controllers});
     }
   }
-  if (state.range(0) >= 2) settings.plugins.elastic_policy = serve("elastic-policy", "elastic-policy");
+  if (state.range(0) >= 2)
+    settings.plugins.elastic_policy = serve("elastic-policy", "elastic-policy");
   std::uint64_t events = 0, calls = 0, fingerprint = 0;
   for (auto _ : state) {
-    sim::World world(sc, 0, [](const model::TimedChange&) {}, settings);
+    sim::World world(
+        sc, 0, [](const model::TimedChange&) {}, settings);
     world.run();
     events = world.events_dispatched();
     calls = world.plugin_calls();
@@ -94,8 +98,12 @@ spec:
     const auto controller = controllers::make_builtin_controller(model::JobKind::GenericJob);
     // Apply the first answer as the world would, with every pod bound and running.
     for (int step = 0; step < 2; ++step) {
-      const controllers::ReconcileInput in{job, pods, group ? &*group : nullptr, std::nullopt,
-                                           kernel::at(kernel::seconds(10 * step)), options};
+      const controllers::ReconcileInput in{job,
+                                           pods,
+                                           group ? &*group : nullptr,
+                                           std::nullopt,
+                                           kernel::at(kernel::seconds(10 * step)),
+                                           options};
       const auto res = controller->reconcile(in);
       for (const auto& a : res.actions) {
         if (const auto* c = std::get_if<controllers::CreatePod>(&a)) {
@@ -112,7 +120,9 @@ spec:
     }
   }
   controllers::ReconcileInput input(int i) const {
-    return {job, pods, group ? &*group : nullptr, std::nullopt, kernel::at(kernel::seconds(100 + i)), options};
+    return {
+        job,    pods, group ? &*group : nullptr, std::nullopt, kernel::at(kernel::seconds(100 + i)),
+        options};
   }
 };
 
@@ -132,8 +142,9 @@ void BM_ReconcileOverProtocol(benchmark::State& state) {
   // As the world runs plugins: pinned to one CPU (plugins/process.hpp); arg 1 leaves it unpinned.
   std::optional<plugins::ScopedCpuPin> pin;
   if (state.range(0) == 0) pin.emplace();
-  auto client = std::make_shared<plugins::Client>(spec, protocol::Role::Controller, std::vector<std::string>{"GenericJob"},
-                                                  "bench", f.options, protocol::PolicySettings{});
+  auto client = std::make_shared<plugins::Client>(spec, protocol::Role::Controller,
+                                                  std::vector<std::string>{"GenericJob"}, "bench",
+                                                  f.options, protocol::PolicySettings{});
   const plugins::PluginController controller(client, model::JobKind::GenericJob);
   int i = 0;
   for (auto _ : state) benchmark::DoNotOptimize(controller.reconcile(f.input(i++)));

@@ -156,7 +156,8 @@ struct WorldLike {
   std::size_t head = 0;
   std::unordered_map<std::string, int> shape_of;  // pending group -> GPUs per pod
 
-  void group(const std::string& g, const std::string& queue, int members, int gpu, const std::string& node) {
+  void group(const std::string& g, const std::string& queue, int members, int gpu,
+             const std::string& node) {
     model::PodGroup pg;
     pg.metadata.name = g;
     pg.metadata.creation_timestamp = sec(++t);
@@ -207,7 +208,8 @@ struct WorldLike {
     for (int k = 0; k < 192; ++k)
       for (int m = 0; m < 4; ++m) {
         const std::string g = "run-prod-" + std::to_string(k);
-        if (m == 0) group(g, "production", 4, 8, "node-" + std::to_string(4 * k));
+        if (m == 0)
+          group(g, "production", 4, 8, "node-" + std::to_string(4 * k));
         else {
           model::Pod p;
           p.metadata.name = g + "-" + std::to_string(m);
@@ -231,10 +233,23 @@ struct WorldLike {
     // Pending, in arrival order: research 1 and 8 GPUs, production 32 and 64 GPUs.
     for (int k = 0; k < pending_groups; ++k) {
       switch (k % 10) {
-        case 0: case 2: case 4: pending("research", 1, 1); break;
-        case 1: case 5: pending("research", 1, 8); break;
-        case 3: case 7: case 9: pending("production", 4, 8); break;
-        default: pending("production", 8, 8); break;
+        case 0:
+        case 2:
+        case 4:
+          pending("research", 1, 1);
+          break;
+        case 1:
+        case 5:
+          pending("research", 1, 8);
+          break;
+        case 3:
+        case 7:
+        case 9:
+          pending("production", 4, 8);
+          break;
+        default:
+          pending("production", 8, 8);
+          break;
       }
     }
   }
@@ -272,7 +287,8 @@ void BM_WorldLikeCycle(benchmark::State& state) {
   std::size_t bindings = 0;
   for (auto _ : state) bindings += w.step(s);
   state.counters["bindings_per_cycle"] =
-      static_cast<double>(bindings) / static_cast<double>(std::max<std::int64_t>(1, state.iterations()));
+      static_cast<double>(bindings) /
+      static_cast<double>(std::max<std::int64_t>(1, state.iterations()));
   state.counters["pending_groups"] = static_cast<double>(w.shape_of.size());
 }
 // pending groups

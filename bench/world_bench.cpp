@@ -48,7 +48,8 @@ scenarios::ScenarioResult load_scenario(std::int64_t jobs) {
   if (loaded.ok()) {
     auto& sc = *loaded.scenario;
     const double expected = scenarios::estimate_jobs(sc).total;
-    const double seconds = static_cast<double>(sc.horizon.count()) / 1e6 * static_cast<double>(jobs) / expected;
+    const double seconds =
+        static_cast<double>(sc.horizon.count()) / 1e6 * static_cast<double>(jobs) / expected;
     sc.horizon = kernel::seconds(static_cast<std::int64_t>(std::llround(seconds)));
   }
   return loaded;
@@ -66,7 +67,8 @@ std::map<std::string, double> measure(benchmark::State& state, const scenarios::
   std::uint64_t events = 0;
   std::map<std::string, double> metrics;
   for (auto _ : state) {
-    analysis::Recorder rec(kernel::SimTime{sc.horizon}, analysis::Recorder::choose_bucket(sc.horizon));
+    analysis::Recorder rec(kernel::SimTime{sc.horizon},
+                           analysis::Recorder::choose_bucket(sc.horizon));
     rec.stream_rows({});  // as `t9ksim run` does, minus the writing of jobs.csv
     sim::World world(sc, 0, [&](const model::TimedChange& c) { rec.on_change(c); });
     world.run();
@@ -78,7 +80,8 @@ std::map<std::string, double> measure(benchmark::State& state, const scenarios::
   state.counters["events"] = static_cast<double>(events);
   state.counters["jobs"] = metrics.at("jobs_submitted");
   state.counters["peak_rss_MiB"] = static_cast<double>(peak_rss_kib()) / 1024.0;
-  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["events_per_s"] = benchmark::Counter(
+      static_cast<double>(events), benchmark::Counter::kIsIterationInvariantRate);
   return metrics;
 }
 

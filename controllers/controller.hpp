@@ -73,7 +73,8 @@ struct ControllerOptions {
   bool exit_code_ignores_backoff_limit = false;
 
   // §11 Q5: delay before a failed pod is replaced: off (immediate). When on, the n-th restart of a
-  // rank waits min(cap, base * 2^(n-1)) after the pod finished (Kubernetes: 10 s doubling to 6 min).
+  // rank waits min(cap, base * 2^(n-1)) after the pod finished (Kubernetes: 10 s doubling to 6
+  // min).
   bool restart_backoff = false;
   SimDuration restart_backoff_base = std::chrono::seconds(10);
   SimDuration restart_backoff_cap = std::chrono::seconds(360);
@@ -112,8 +113,8 @@ struct TensorBoardObservation {
 
 struct ReconcileInput {
   const model::Job& job;
-  std::span<const model::Pod> pods;             // every pod the world stores for the job
-  const model::PodGroup* pod_group = nullptr;   // the job's PodGroup, if it exists
+  std::span<const model::Pod> pods;            // every pod the world stores for the job
+  const model::PodGroup* pod_group = nullptr;  // the job's PodGroup, if it exists
   std::optional<TensorBoardObservation> tensorboard;
   SimTime now{};
   const ControllerOptions& options;
@@ -148,19 +149,20 @@ struct CreateTensorBoard {  // tensorstack.dev/v1beta1 TensorBoard named after t
 // An elastic membership change restarts the training processes of the listed (running) pods.
 struct RestartTraining {
   std::vector<std::string> pods;
-  std::int32_t replicas = 0;       // the new membership size (workers/nodes)
-  std::int32_t world_size = 0;     // processes: replicas x slotsPerWorker (DeepSpeed), else replicas
-  std::string reason;              // "ScaleUp" | "ScaleDown"
+  std::int32_t replicas = 0;    // the new membership size (workers/nodes)
+  std::int32_t world_size = 0;  // processes: replicas x slotsPerWorker (DeepSpeed), else replicas
+  std::string reason;           // "ScaleUp" | "ScaleDown"
   bool operator==(const RestartTraining&) const = default;
 };
 
-using Action =
-    std::variant<CreatePod, DeletePod, CreatePodGroup, UpdatePodGroup, CreateTensorBoard, RestartTraining>;
+using Action = std::variant<CreatePod, DeletePod, CreatePodGroup, UpdatePodGroup, CreateTensorBoard,
+                            RestartTraining>;
 
 struct ReconcileResult {
   std::vector<Action> actions;
-  model::JobStatus status;                   // the whole new status (the status patch)
-  std::optional<SimDuration> requeue_after;  // reconcile again after this long, even if nothing changes
+  model::JobStatus status;  // the whole new status (the status patch)
+  std::optional<SimDuration>
+      requeue_after;  // reconcile again after this long, even if nothing changes
   bool operator==(const ReconcileResult&) const = default;
 };
 

@@ -31,7 +31,7 @@ using model::PodPhase;
 using model::ReplicaPhase;
 using model::RestartPolicyType;
 
-constexpr std::string_view kMsgAllRunning = "All pods are running normally.";  // §1.2 snapshot
+constexpr std::string_view kMsgAllRunning = "All pods are running normally.";     // §1.2 snapshot
 constexpr std::string_view kMsgSucceeded = "The job has finished successfully.";  // §1.2 snapshot
 
 // A condition text of static storage (a literal or one of the constants above): never copied.
@@ -80,7 +80,8 @@ bool terminating(const Pod& p) { return p.deletion_timestamp.has_value(); }
 std::int32_t exit_code_of(const Pod& p) { return p.exit_code.value_or(137); }
 
 bool is_retryable(std::int32_t code, const ControllerOptions& opt) {  // §2.2
-  if (opt.retryable_exit_codes == ControllerOptions::RetryableExitCodes::KubeflowAtLeast128) return code >= 128;
+  if (opt.retryable_exit_codes == ControllerOptions::RetryableExitCodes::KubeflowAtLeast128)
+    return code >= 128;
   const auto& set = opt.t9k_retryable_exit_codes;
   return std::find(set.begin(), set.end(), code) != set.end();
 }
@@ -89,10 +90,13 @@ bool is_retryable(std::int32_t code, const ControllerOptions& opt) {  // §2.2
 bool policy_restarts(RestartPolicyType policy, const Pod& p, const ControllerOptions& opt) {
   if (p.phase == PodPhase::Succeeded) return policy == RestartPolicyType::Always;
   switch (policy) {
-    case RestartPolicyType::Never: return false;
+    case RestartPolicyType::Never:
+      return false;
     case RestartPolicyType::OnFailure:
-    case RestartPolicyType::Always: return true;
-    case RestartPolicyType::ExitCode: return is_retryable(exit_code_of(p), opt);
+    case RestartPolicyType::Always:
+      return true;
+    case RestartPolicyType::ExitCode:
+      return is_retryable(exit_code_of(p), opt);
   }
   return false;
 }
@@ -131,10 +135,12 @@ void set_condition(JobStatus& st, JobConditionType type, ConditionStatus status,
 }
 
 // One `"worker":["0","1"]` entry of a rule: string ranks, as in the UC failure message (§3.1).
-void append_rule_entry(std::string& out, std::string_view type, std::span<const std::int32_t> ranks) {
+void append_rule_entry(std::string& out, std::string_view type,
+                       std::span<const std::int32_t> ranks) {
   auto it = std::back_inserter(out);
   fmt::format_to(it, "\"{}\":[", type);
-  for (std::size_t i = 0; i < ranks.size(); ++i) fmt::format_to(it, "{}\"{}\"", i ? "," : "", ranks[i]);
+  for (std::size_t i = 0; i < ranks.size(); ++i)
+    fmt::format_to(it, "{}\"{}\"", i ? "," : "", ranks[i]);
   out += ']';
 }
 
@@ -183,30 +189,42 @@ ReplicaPhase replica_phase(const Slot& s) {  // §1.3 mapping
   if (s.create) return ReplicaPhase::Creating;
   if (!s.pod) return ReplicaPhase::Deleted;  // slot whose pod is gone and not (yet) recreated
   switch (s.pod->phase) {
-    case PodPhase::Pending: return s.pod->node_name.empty() ? ReplicaPhase::Creating : ReplicaPhase::Pending;
-    case PodPhase::Running: return ReplicaPhase::Running;
-    case PodPhase::Succeeded: return ReplicaPhase::Succeeded;
-    case PodPhase::Failed: return ReplicaPhase::Failed;
-    case PodPhase::Unknown: return ReplicaPhase::Unknown;
+    case PodPhase::Pending:
+      return s.pod->node_name.empty() ? ReplicaPhase::Creating : ReplicaPhase::Pending;
+    case PodPhase::Running:
+      return ReplicaPhase::Running;
+    case PodPhase::Succeeded:
+      return ReplicaPhase::Succeeded;
+    case PodPhase::Failed:
+      return ReplicaPhase::Failed;
+    case PodPhase::Unknown:
+      return ReplicaPhase::Unknown;
   }
   return ReplicaPhase::Unknown;
 }
 
-void fill_container_status(std::vector<model::ContainerStatus>& out, const Slot& s, const JobView& v) {
+void fill_container_status(std::vector<model::ContainerStatus>& out, const Slot& s,
+                           const JobView& v) {
   if (!s.pod || s.create) return;
   const auto* c = training_container(v.types[s.type_index].template_->spec, v.training_container);
   out.reserve(1);
   model::ContainerStatus& cs = out.emplace_back();
   if (c) cs.name = c->name;
   switch (s.pod->phase) {
-    case PodPhase::Pending: cs.state = "waiting"; break;
-    case PodPhase::Running: cs.state = "running"; break;
+    case PodPhase::Pending:
+      cs.state = "waiting";
+      break;
+    case PodPhase::Running:
+      cs.state = "running";
+      break;
     case PodPhase::Succeeded:
     case PodPhase::Failed:
       cs.state = "terminated";
       cs.exit_code = s.pod->phase == PodPhase::Succeeded ? 0 : exit_code_of(*s.pod);
       break;
-    case PodPhase::Unknown: cs.state = "waiting"; break;
+    case PodPhase::Unknown:
+      cs.state = "waiting";
+      break;
   }
 }
 
@@ -220,8 +238,8 @@ void make_pod(Pod& p, const JobView& v, const TypeView& t, bool resumed) {
   p.metadata.namespace_ = v.meta->namespace_;
   p.metadata.labels = t.template_->metadata.labels;
   p.metadata.annotations = t.template_->metadata.annotations;
-  p.metadata.owner_references.push_back(
-      model::OwnerReference{model::kBatchApiVersion, std::string(v.kind_name), job, v.meta->uid, true});
+  p.metadata.owner_references.push_back(model::OwnerReference{
+      model::kBatchApiVersion, std::string(v.kind_name), job, v.meta->uid, true});
   p.job_name = job;
   p.replica_type = t.type;
 
@@ -266,13 +284,15 @@ void make_pod(Pod& p, const JobView& v, const TypeView& t, bool resumed) {
     p.pod_group = job;
     p.role = t.type;
   } else {
-    p.scheduler_name = spec.scheduler_name.empty() ? model::kDefaultSchedulerName : spec.scheduler_name;
+    p.scheduler_name =
+        spec.scheduler_name.empty() ? model::kDefaultSchedulerName : spec.scheduler_name;
   }
   // §10 labels (and §8.1's for the T9k scheduler), set over the template's in ascending key
   // order with the end as hint: each lands at the end of the map, without a search, unless the
   // template has later keys.
   auto& labels = p.metadata.labels;
-  labels.reserve(labels.size() + 8);  // the seven below and name_pod's genericjob-replica: one allocation
+  labels.reserve(labels.size() +
+                 8);  // the seven below and name_pod's genericjob-replica: one allocation
   const auto set_label = [&labels](const char* key, std::string value) {
     labels.insert_or_assign(labels.end(), key, std::move(value));
   };
@@ -282,7 +302,8 @@ void make_pod(Pod& p, const JobView& v, const TypeView& t, bool resumed) {
                 std::string_view(model::kLabelRole) < model::kLabelComponent &&
                 std::string_view(model::kLabelComponent) < model::kLabelComponentType &&
                 std::string_view(model::kLabelComponentType) < model::kLabelOwnerName);
-  if (v.kind == model::JobKind::GenericJob) set_label("genericjob", job);  // genericjob-replica: name_pod
+  if (v.kind == model::JobKind::GenericJob)
+    set_label("genericjob", job);  // genericjob-replica: name_pod
   if (t9k) {
     set_label(model::kLabelGroupName, job);
     set_label(model::kLabelQueue, p.queue);
@@ -292,7 +313,8 @@ void make_pod(Pod& p, const JobView& v, const TypeView& t, bool resumed) {
   set_label(model::kLabelComponentType, "user");
   set_label(model::kLabelOwnerName, job);
   if (v.kind == model::JobKind::DeepSpeedJob) {
-    p.metadata.annotations["t9ksim.io/slots-per-worker"] = std::to_string(v.slots_per_worker);  // §5
+    p.metadata.annotations["t9ksim.io/slots-per-worker"] =
+        std::to_string(v.slots_per_worker);  // §5
   }
 }
 
@@ -309,7 +331,8 @@ model::PodGroupSpec desired_pod_group_spec(const JobView& v) {  // §8.1, §4.3
   for (const auto& t : v.types) total += t.replicas;
   s.min_member = v.elastic ? v.elastic_min : total;
   s.roles.reserve(v.types.size());
-  for (const auto& t : v.types) s.roles.push_back({std::string(t.type), v.elastic ? t.min_replicas : t.replicas});
+  for (const auto& t : v.types)
+    s.roles.push_back({std::string(t.type), v.elastic ? t.min_replicas : t.replicas});
   const auto& t9k = *v.scheduler->t9k_scheduler;
   s.queue = t9k.queue.empty() ? model::kDefaultQueue : t9k.queue;
   s.priority = t9k.priority;
@@ -325,12 +348,14 @@ bool pod_group_spec_is_current(const model::PodGroupSpec& have, const JobView& v
   if (have.roles.size() != v.types.size()) return false;
   for (std::size_t i = 0; i < v.types.size(); ++i) {
     const auto& t = v.types[i];
-    if (have.roles[i].name != t.type || have.roles[i].min_member != (v.elastic ? t.min_replicas : t.replicas)) {
+    if (have.roles[i].name != t.type ||
+        have.roles[i].min_member != (v.elastic ? t.min_replicas : t.replicas)) {
       return false;
     }
   }
   const auto& t9k = *v.scheduler->t9k_scheduler;
-  const std::string_view queue = t9k.queue.empty() ? std::string_view(model::kDefaultQueue) : t9k.queue;
+  const std::string_view queue =
+      t9k.queue.empty() ? std::string_view(model::kDefaultQueue) : t9k.queue;
   return have.queue == queue && have.priority == t9k.priority;
 }
 
@@ -342,41 +367,44 @@ void terminal_deletions(Slots& slots, model::CleanUpPolicy policy, bool deadline
     s.create = false;
     s.del.reset();
     if (!s.pod || terminating(*s.pod)) continue;
-    const bool unfinished = s.pod->phase == PodPhase::Pending || s.pod->phase == PodPhase::Running ||
-                            s.pod->phase == PodPhase::Unknown;
+    const bool unfinished = s.pod->phase == PodPhase::Pending ||
+                            s.pod->phase == PodPhase::Running || s.pod->phase == PodPhase::Unknown;
     if (deadline && unfinished) {
       s.del = DeletionReason::Deadline;
-    } else if (policy == model::CleanUpPolicy::All || (policy == model::CleanUpPolicy::Unfinished && unfinished)) {
+    } else if (policy == model::CleanUpPolicy::All ||
+               (policy == model::CleanUpPolicy::Unfinished && unfinished)) {
       s.del = DeletionReason::Cleanup;
     }
   }
 }
 
-void apply_terminal_conditions(JobStatus& st, const Verdict& v, SimTime now) {  // §1.2, UC snapshots
+void apply_terminal_conditions(JobStatus& st, const Verdict& v,
+                               SimTime now) {  // §1.2, UC snapshots
   if (v.phase == JobPhase::Succeeded) {
-    set_condition(st, JobConditionType::Running, ConditionStatus::False,
-                  fixed("Succeeded"), fixed(kMsgSucceeded), now);
-    set_condition(st, JobConditionType::Completed, ConditionStatus::True,
-                  fixed("Succeeded"), fixed(kMsgSucceeded), now);
-    set_condition(st, JobConditionType::Failed, ConditionStatus::False,
-                  fixed("Succeeded"), fixed(kMsgSucceeded), now);
+    set_condition(st, JobConditionType::Running, ConditionStatus::False, fixed("Succeeded"),
+                  fixed(kMsgSucceeded), now);
+    set_condition(st, JobConditionType::Completed, ConditionStatus::True, fixed("Succeeded"),
+                  fixed(kMsgSucceeded), now);
+    set_condition(st, JobConditionType::Failed, ConditionStatus::False, fixed("Succeeded"),
+                  fixed(kMsgSucceeded), now);
   } else {
-    set_condition(st, JobConditionType::Running, ConditionStatus::False,
-                  fixed("Failed"), v.message, now);
-    set_condition(st, JobConditionType::Completed, ConditionStatus::True,
-                  fixed("Failed"), v.message, now);
-    set_condition(st, JobConditionType::Failed, ConditionStatus::True,
-                  v.failed_reason, v.message, now);
+    set_condition(st, JobConditionType::Running, ConditionStatus::False, fixed("Failed"), v.message,
+                  now);
+    set_condition(st, JobConditionType::Completed, ConditionStatus::True, fixed("Failed"),
+                  v.message, now);
+    set_condition(st, JobConditionType::Failed, ConditionStatus::True, v.failed_reason, v.message,
+                  now);
   }
 }
 
-std::string master_failure_message(const JobView& v, const Pod& p) {  // UC DeepSpeedJob example (§1.2)
+std::string master_failure_message(const JobView& v,
+                                   const Pod& p) {  // UC DeepSpeedJob example (§1.2)
   if (p.deletion_reason == DeletionReason::MaxDuration) {
-    return fmt::format("{} {} has failed: {} exceeded the queue's maxDuration", v.kind_name, v.meta->name,
-                       p.metadata.name);
+    return fmt::format("{} {} has failed: {} exceeded the queue's maxDuration", v.kind_name,
+                       v.meta->name, p.metadata.name);
   }
-  return fmt::format("{} {} has failed: {} failed with exit code {}", v.kind_name, v.meta->name, p.metadata.name,
-                     exit_code_of(p));
+  return fmt::format("{} {} has failed: {} failed with exit code {}", v.kind_name, v.meta->name,
+                     p.metadata.name, exit_code_of(p));
 }
 
 // §3.1 and §11 Q2 for GenericJob; failure is evaluated before success.
@@ -409,14 +437,16 @@ std::optional<Verdict> decide_generic(const JobView& v, const Slots& slots) {
   if (spec.failure_rules.empty()) {
     if (first_failed) {  // §11 Q2: any replica failing terminally; the message names it as a rule
       std::string text = "The job is failed with rule: {";
-      append_rule_entry(text, v.types[first_failed->type_index].type, std::span(&first_failed->rank, 1));
+      append_rule_entry(text, v.types[first_failed->type_index].type,
+                        std::span(&first_failed->rank, 1));
       text += '}';
       return Verdict{JobPhase::Failed, fixed("Failed"), std::move(text)};
     }
   } else {
     for (const auto& rule : spec.failure_rules) {
       if (all_named(rule, Outcome::FailedFinal)) {
-        return Verdict{JobPhase::Failed, fixed("Failed"), "The job is failed with rule: " + rule_text(rule.replicas)};
+        return Verdict{JobPhase::Failed, fixed("Failed"),
+                       "The job is failed with rule: " + rule_text(rule.replicas)};
       }
     }
   }
@@ -434,10 +464,11 @@ std::optional<Verdict> decide_generic(const JobView& v, const Slots& slots) {
       reachable = reachable || ok;
     }
     if (!reachable) {  // with no successRules the default "all replicas" rule is unreachable too
-      return Verdict{JobPhase::Failed, fixed("Failed"),
-                     fmt::format("The job is failed because the restarts of {} are exhausted and no success "
-                                 "rule can be fulfilled",
-                                 first_failed->name)};
+      return Verdict{
+          JobPhase::Failed, fixed("Failed"),
+          fmt::format("The job is failed because the restarts of {} are exhausted and no success "
+                      "rule can be fulfilled",
+                      first_failed->name)};
     }
   }
   if (spec.success_rules.empty()) {  // §11 Q2: all replicas succeeded
@@ -459,8 +490,8 @@ std::optional<Verdict> decide_generic(const JobView& v, const Slots& slots) {
 }
 
 // §4.1, §5, §11 Q7 for PyTorchTrainingJob and DeepSpeedJob.
-std::optional<Verdict> decide_master(const JobView& v, const Slots& slots, const ControllerOptions& opt,
-                                     const Pod* backoff_limit_pod) {
+std::optional<Verdict> decide_master(const JobView& v, const Slots& slots,
+                                     const ControllerOptions& opt, const Pod* backoff_limit_pod) {
   const Slot* master = nullptr;
   for (const auto& s : slots) {
     if (s.desired && s.type_index == 0 && s.rank == 0) master = &s;
@@ -476,9 +507,10 @@ std::optional<Verdict> decide_master(const JobView& v, const Slots& slots, const
     }
   }
   if (backoff_limit_pod) {  // §11 Q4 Kubeflow option
-    return Verdict{JobPhase::Failed, fixed("BackoffLimitExceeded"),
-                   fmt::format("{} {} has failed because it has reached the specified backoff limit", v.kind_name,
-                               v.meta->name)};
+    return Verdict{
+        JobPhase::Failed, fixed("BackoffLimitExceeded"),
+        fmt::format("{} {} has failed because it has reached the specified backoff limit",
+                    v.kind_name, v.meta->name)};
   }
   if (master && master->outcome == Outcome::SucceededFinal) {
     return Verdict{JobPhase::Succeeded, {}, fixed(kMsgSucceeded)};
@@ -495,7 +527,8 @@ std::optional<Verdict> decide_master(const JobView& v, const Slots& slots, const
 
 }  // namespace
 
-std::vector<std::int32_t> split_by_weight(std::int32_t total, const std::vector<std::int32_t>& weights) {
+std::vector<std::int32_t> split_by_weight(std::int32_t total,
+                                          const std::vector<std::int32_t>& weights) {
   std::vector<std::int64_t> w(weights.begin(), weights.end());
   for (auto& x : w) x = std::max<std::int64_t>(x, 0);
   std::int64_t sum = std::accumulate(w.begin(), w.end(), std::int64_t{0});
@@ -514,7 +547,8 @@ std::vector<std::int32_t> split_by_weight(std::int32_t total, const std::vector<
   }
   std::vector<std::size_t> order(w.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rem[a] > rem[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return rem[a] > rem[b]; });
   for (std::size_t k = 0; given < total; ++k, ++given) ++out[order[k % order.size()]];
   return out;
 }
@@ -573,7 +607,8 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     by_name.push_back({p.metadata.name, &p, ti});
   }
   std::sort(by_name.begin(), by_name.end(), [](const NamedPod& a, const NamedPod& b) {
-    return a.name != b.name ? a.name < b.name : a.pod < b.pod;  // the span is contiguous: address = order
+    return a.name != b.name ? a.name < b.name
+                            : a.pod < b.pod;  // the span is contiguous: address = order
   });
   by_name.erase(std::unique(by_name.begin(), by_name.end(),
                             [](const NamedPod& a, const NamedPod& b) { return a.name == b.name; }),
@@ -612,15 +647,19 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     // Pods of ranks beyond the desired ones, by rank; of several pods with one rank the first by
     // name counts (std::map::emplace in name order).
     extra.clear();
-    std::size_t first_of_name = 0;  // pods of this type: NamedPod::type_index is the first such type
+    std::size_t first_of_name =
+        0;  // pods of this type: NamedPod::type_index is the first such type
     while (v.types[first_of_name].type != t.type) ++first_of_name;
     for (const auto& [name, p, type_index] : by_name) {
       if (type_index == first_of_name && p->rank >= t.replicas) extra.emplace_back(p->rank, p);
     }
-    std::sort(extra.begin(), extra.end(), [](const auto& a, const auto& b) {  // names are unique here
-      return a.first != b.first ? a.first < b.first : a.second->metadata.name < b.second->metadata.name;
-    });
-    extra.erase(std::unique(extra.begin(), extra.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
+    std::sort(extra.begin(), extra.end(),
+              [](const auto& a, const auto& b) {  // names are unique here
+                return a.first != b.first ? a.first < b.first
+                                          : a.second->metadata.name < b.second->metadata.name;
+              });
+    extra.erase(std::unique(extra.begin(), extra.end(),
+                            [](const auto& a, const auto& b) { return a.first == b.first; }),
                 extra.end());
     for (std::int32_t rank = 0; rank < t.replicas; ++rank) {
       Slot& s = slots.emplace_back();
@@ -649,9 +688,11 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     // consolidate its fast bins.
     std::size_t more = stray_pods.size();
     for (const auto& s : slots) more += (s.del ? 1 : 0) + (s.create ? 1 : 0);
-    if (v.tensorboard && !in.tensorboard && !model::is_terminal(*st.phase)) ++more;  // CreateTensorBoard
+    if (v.tensorboard && !in.tensorboard && !model::is_terminal(*st.phase))
+      ++more;  // CreateTensorBoard
     res.actions.reserve(res.actions.size() + more);
-    for (const auto& name : stray_pods) res.actions.emplace_back(DeletePod{std::string(name), DeletionReason::ScaleDown});
+    for (const auto& name : stray_pods)
+      res.actions.emplace_back(DeletePod{std::string(name), DeletionReason::ScaleDown});
     for (const auto& s : slots) {
       if (s.del) res.actions.emplace_back(DeletePod{s.name, *s.del});
     }
@@ -685,8 +726,8 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
       model::TaskStatus& task = st.tasks.emplace_back();
       task.type = v.types[ti].type;
       task.restart_count = commit_counters ? type_restarts[ti].now : type_restarts[ti].prev;
-      task.replicas.reserve(static_cast<std::size_t>(
-          std::count_if(slots.begin(), slots.end(), [&](const Slot& s) { return s.type_index == ti; })));
+      task.replicas.reserve(static_cast<std::size_t>(std::count_if(
+          slots.begin(), slots.end(), [&](const Slot& s) { return s.type_index == ti; })));
       for (auto& s : slots) {
         if (s.type_index != ti) continue;
         model::ReplicaStatus& r = task.replicas.emplace_back();
@@ -696,13 +737,27 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
         fill_container_status(r.containers, s, v);
         r.restart_count = commit_counters ? s.restarts : s.prev_restarts;
         switch (r.phase) {
-          case ReplicaPhase::Creating: ++st.aggregate.creating; break;
-          case ReplicaPhase::Pending: ++st.aggregate.pending; break;
-          case ReplicaPhase::Running: ++st.aggregate.running; break;
-          case ReplicaPhase::Succeeded: ++st.aggregate.succeeded; break;
-          case ReplicaPhase::Failed: ++st.aggregate.failed; break;
-          case ReplicaPhase::Unknown: ++st.aggregate.unknown; break;
-          case ReplicaPhase::Deleted: ++st.aggregate.deleted; break;
+          case ReplicaPhase::Creating:
+            ++st.aggregate.creating;
+            break;
+          case ReplicaPhase::Pending:
+            ++st.aggregate.pending;
+            break;
+          case ReplicaPhase::Running:
+            ++st.aggregate.running;
+            break;
+          case ReplicaPhase::Succeeded:
+            ++st.aggregate.succeeded;
+            break;
+          case ReplicaPhase::Failed:
+            ++st.aggregate.failed;
+            break;
+          case ReplicaPhase::Unknown:
+            ++st.aggregate.unknown;
+            break;
+          case ReplicaPhase::Deleted:
+            ++st.aggregate.deleted;
+            break;
         }
       }
     }
@@ -716,7 +771,8 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
       if (!in.tensorboard) {  // created while the job is live only
         res.actions.emplace_back(CreateTensorBoard{
             job, v.meta->namespace_, *v.tensorboard,
-            model::OwnerReference{model::kBatchApiVersion, std::string(v.kind_name), job, v.meta->uid, true}});
+            model::OwnerReference{model::kBatchApiVersion, std::string(v.kind_name), job,
+                                  v.meta->uid, true}});
         d.action = "Create";
         d.reason = "DependentCreating";
         d.note = fmt::format("TensorBoard [{}] is being created", job);
@@ -734,7 +790,8 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
   // ---- Terminal phases never change; cleanup continues until done (§1.1, §6.2). ----
   if (model::is_terminal(*st.phase)) {
     const auto* failed = find_condition(st, JobConditionType::Failed);
-    const bool deadline = failed && failed->status == ConditionStatus::True && failed->reason == "DeadlineExceeded";
+    const bool deadline =
+        failed && failed->status == ConditionStatus::True && failed->reason == "DeadlineExceeded";
     terminal_deletions(slots, v.clean_up, deadline);
     return finish(false);
   }
@@ -748,17 +805,18 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     st.active_since.reset();
     set_condition(st, JobConditionType::Paused, ConditionStatus::True, fixed("Paused"),
                   fixed("All replicas are deleted or being deleted."), now);
-    if (auto* c = find_condition(st, JobConditionType::Running); c && c->status == ConditionStatus::True) {
-      set_condition(st, JobConditionType::Running, ConditionStatus::False,
-                    fixed("Paused"), fixed("The job is paused."), now);
+    if (auto* c = find_condition(st, JobConditionType::Running);
+        c && c->status == ConditionStatus::True) {
+      set_condition(st, JobConditionType::Running, ConditionStatus::False, fixed("Paused"),
+                    fixed("The job is paused."), now);
     }
     return finish(false);
   }
   if (*st.phase == JobPhase::Paused) {  // resume: Resuming until all replicas are back (§7.2)
     st.phase = JobPhase::Resuming;
     st.active_since = now;  // §11 Q6: the clock restarts on resume (Kubeflow reset)
-    set_condition(st, JobConditionType::Paused, ConditionStatus::False,
-                  fixed("Resumed"), fixed("The job is resuming."), now);
+    set_condition(st, JobConditionType::Paused, ConditionStatus::False, fixed("Resumed"),
+                  fixed("The job is resuming."), now);
   }
 
   // ---- activeDeadlineSeconds (§6.1, §11 Q6) ----
@@ -768,9 +826,10 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
   if (v.active_deadline_seconds && st.active_since) {
     const SimTime deadline = *st.active_since + std::chrono::seconds(*v.active_deadline_seconds);
     if (now >= deadline) {
-      verdict = Verdict{JobPhase::Failed, fixed("DeadlineExceeded"),
-                        fmt::format("{} {} has failed because it was active longer than specified deadline",
-                                    v.kind_name, job)};
+      verdict = Verdict{
+          JobPhase::Failed, fixed("DeadlineExceeded"),
+          fmt::format("{} {} has failed because it was active longer than specified deadline",
+                      v.kind_name, job)};
     } else {
       requeue_in(deadline - now);
     }
@@ -780,7 +839,8 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
   std::int32_t backoff = st.backoff_count.value_or(0);
   const Pod* backoff_limit_pod = nullptr;  // §11 Q4 Kubeflow option fired
   const Pod* first_failed_pod = nullptr;
-  const bool kubeflow_rule = opt.backoff_limit_rule == ControllerOptions::BackoffLimitRule::KubeflowReachLimit;
+  const bool kubeflow_rule =
+      opt.backoff_limit_rule == ControllerOptions::BackoffLimitRule::KubeflowReachLimit;
   for (auto& s : slots) {
     const TypeView& t = v.types[s.type_index];
     if (!s.pod) {
@@ -798,7 +858,8 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
       s.del = DeletionReason::ScaleDown;
       continue;
     }
-    if (p.phase == PodPhase::Pending || p.phase == PodPhase::Running || p.phase == PodPhase::Unknown) {
+    if (p.phase == PodPhase::Pending || p.phase == PodPhase::Running ||
+        p.phase == PodPhase::Unknown) {
       s.outcome = Outcome::Active;
       continue;
     }
@@ -823,8 +884,9 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     bool budget = true;
     if (v.kind == model::JobKind::GenericJob) {
       const std::int32_t used =
-          opt.generic_limit_scope == ControllerOptions::GenericLimitScope::PerReplica ? s.restarts
-                                                                                      : type_restarts[s.type_index].now;
+          opt.generic_limit_scope == ControllerOptions::GenericLimitScope::PerReplica
+              ? s.restarts
+              : type_restarts[s.type_index].now;
       budget = used < t.limit;
     } else if (uses_backoff) {
       budget = backoff < v.backoff_limit;  // §11 Q4 boundary
@@ -849,7 +911,8 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     ++type_restarts[s.type_index].now;
     if (uses_backoff) {
       ++backoff;
-      if (failed && kubeflow_rule && backoff >= v.backoff_limit && !backoff_limit_pod) backoff_limit_pod = &p;
+      if (failed && kubeflow_rule && backoff >= v.backoff_limit && !backoff_limit_pod)
+        backoff_limit_pod = &p;
     }
   }
 
@@ -858,16 +921,17 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     // Formatted on the stack and assigned into the condition's existing message: no allocation
     // when it is unchanged, which is the case on every reconcile after the first failure.
     fmt::memory_buffer msg;
-    fmt::format_to(std::back_inserter(msg), "Pod[{}] exited with error code {}", first_failed_pod->metadata.name,
-                   exit_code_of(*first_failed_pod));
+    fmt::format_to(std::back_inserter(msg), "Pod[{}] exited with error code {}",
+                   first_failed_pod->metadata.name, exit_code_of(*first_failed_pod));
     set_condition(st, JobConditionType::ReplicaFailure, ConditionStatus::True, fixed("ErrorInPod"),
                   std::string_view(msg.data(), msg.size()), now);
   }
 
   // ---- Job-level decision: rules are not evaluated in debug mode (§7.1, §11 Q19). ----
   if (!verdict && !v.run_mode->debug.enabled) {
-    verdict = v.kind == model::JobKind::GenericJob ? decide_generic(v, slots)
-                                                   : decide_master(v, slots, opt, backoff_limit_pod);
+    verdict = v.kind == model::JobKind::GenericJob
+                  ? decide_generic(v, slots)
+                  : decide_master(v, slots, opt, backoff_limit_pod);
   }
   if (verdict) {
     // Restarts decided in this step are not carried out; only the Kubeflow limit rule keeps the
@@ -886,14 +950,15 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
 
   // ---- Non-terminal: PodGroup, creations, elastic membership, phase. ----
   if (v.scheduler->t9k_scheduler) {  // §8.1: one PodGroup named after the job, before its pods
-    if (!in.pod_group) {  // built in its action: a PodGroup is large
+    if (!in.pod_group) {             // built in its action: a PodGroup is large
       model::PodGroup& pg =
-          std::get<CreatePodGroup>(res.actions.emplace_back(std::in_place_type<CreatePodGroup>)).pod_group;
+          std::get<CreatePodGroup>(res.actions.emplace_back(std::in_place_type<CreatePodGroup>))
+              .pod_group;
       pg.metadata.name = job;
       pg.metadata.namespace_ = v.meta->namespace_;
       pg.metadata.creation_timestamp = now;
-      pg.metadata.owner_references.push_back(
-          model::OwnerReference{model::kBatchApiVersion, std::string(v.kind_name), job, v.meta->uid, true});
+      pg.metadata.owner_references.push_back(model::OwnerReference{
+          model::kBatchApiVersion, std::string(v.kind_name), job, v.meta->uid, true});
       pg.spec = desired_pod_group_spec(v);
     } else if (!pod_group_spec_is_current(in.pod_group->spec, v)) {
       model::PodGroup pg = *in.pod_group;  // metadata (creation time) unchanged, §11 Q20
@@ -924,8 +989,8 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
   set_condition(st, JobConditionType::Initialized, ConditionStatus::True, fixed(""),
                 fixed("All sub-resources are created."), now);
   if (!find_condition(st, JobConditionType::ReplicaFailure)) {
-    set_condition(st, JobConditionType::ReplicaFailure, ConditionStatus::False,
-                  fixed(""), fixed(kMsgAllRunning), now);
+    set_condition(st, JobConditionType::ReplicaFailure, ConditionStatus::False, fixed(""),
+                  fixed(kMsgAllRunning), now);
   }
   if (*st.phase == JobPhase::Pending || *st.phase == JobPhase::Resuming) {  // §11 Q1
     std::int32_t desired = 0, running = 0;
@@ -948,8 +1013,8 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     }
     if (is_running) {
       st.phase = JobPhase::Running;
-      set_condition(st, JobConditionType::Running, ConditionStatus::True,
-                    fixed("Running"), fixed(kMsgAllRunning), now);
+      set_condition(st, JobConditionType::Running, ConditionStatus::True, fixed("Running"),
+                    fixed(kMsgAllRunning), now);
     }
   }
   res.requeue_after = requeue;

@@ -16,7 +16,7 @@
 namespace t9k::controllers::detail {
 
 struct TypeView {
-  std::string_view type;  // the job spec's replica type (the spec outlives the reconcile)
+  std::string_view type;          // the job spec's replica type (the spec outlives the reconcile)
   std::int32_t replicas = 0;      // desired replicas now (elastic share applied)
   std::int32_t min_replicas = 0;  // PodGroup role minimum
   model::RestartPolicyType policy = model::RestartPolicyType::Never;
@@ -40,15 +40,16 @@ struct JobView {
   bool elastic = false;
   std::int32_t elastic_min = 0;
   std::int32_t elastic_target = 0;
-  std::int32_t slots_per_worker = 1;  // DeepSpeed processes per worker (§5)
-  const model::GenericJobSpec* generic = nullptr;          // GenericJob rules (§3.1)
-  const model::TensorBoardSpec* tensorboard = nullptr;     // PyTorch (§9)
+  std::int32_t slots_per_worker = 1;                    // DeepSpeed processes per worker (§5)
+  const model::GenericJobSpec* generic = nullptr;       // GenericJob rules (§3.1)
+  const model::TensorBoardSpec* tensorboard = nullptr;  // PyTorch (§9)
   std::string_view training_container;  // preferred container name; else the first container
 };
 
 ReconcileResult reconcile_job(const JobView& view, const ReconcileInput& input);
 
 // §11 Q8: split `total` across weights by largest remainder (ties to the earlier entry).
-std::vector<std::int32_t> split_by_weight(std::int32_t total, const std::vector<std::int32_t>& weights);
+std::vector<std::int32_t> split_by_weight(std::int32_t total,
+                                          const std::vector<std::int32_t>& weights);
 
 }  // namespace t9k::controllers::detail

@@ -9,14 +9,16 @@ namespace t9k::controllers {
 void Registry::add(std::unique_ptr<Controller> controller) {
   if (!controller) throw std::invalid_argument("Registry::add: null controller");
   if (find(controller->api_version(), controller->kind())) {
-    throw std::invalid_argument("Registry::add: a controller for " + std::string(controller->api_version()) + "/" +
+    throw std::invalid_argument("Registry::add: a controller for " +
+                                std::string(controller->api_version()) + "/" +
                                 std::string(controller->kind()) + " is already registered");
   }
   controllers_.push_back(std::move(controller));
 }
 
 const Controller* Registry::find(std::string_view api_version, std::string_view kind) const {
-  for (const auto& c : controllers_) {  // a vector, in registration order: lookups are deterministic
+  for (const auto& c :
+       controllers_) {  // a vector, in registration order: lookups are deterministic
     if (c->api_version() == api_version && c->kind() == kind) return c.get();
   }
   return nullptr;
@@ -30,7 +32,8 @@ std::vector<const Controller*> Registry::controllers() const {
 
 Registry make_default_registry() {
   Registry r;
-  for (const auto k : {model::JobKind::GenericJob, model::JobKind::PyTorchTrainingJob, model::JobKind::DeepSpeedJob}) {
+  for (const auto k : {model::JobKind::GenericJob, model::JobKind::PyTorchTrainingJob,
+                       model::JobKind::DeepSpeedJob}) {
     r.add(make_builtin_controller(k));
   }
   return r;
@@ -38,9 +41,12 @@ Registry make_default_registry() {
 
 std::unique_ptr<Controller> make_builtin_controller(model::JobKind kind) {
   switch (kind) {
-    case model::JobKind::GenericJob: return std::make_unique<GenericJobController>();
-    case model::JobKind::PyTorchTrainingJob: return std::make_unique<PyTorchTrainingJobController>();
-    case model::JobKind::DeepSpeedJob: return std::make_unique<DeepSpeedJobController>();
+    case model::JobKind::GenericJob:
+      return std::make_unique<GenericJobController>();
+    case model::JobKind::PyTorchTrainingJob:
+      return std::make_unique<PyTorchTrainingJobController>();
+    case model::JobKind::DeepSpeedJob:
+      return std::make_unique<DeepSpeedJobController>();
   }
   throw std::invalid_argument("make_builtin_controller: unknown kind");
 }
@@ -52,7 +58,8 @@ bool is_allowed_transition(std::optional<model::JobPhase> from, model::JobPhase 
   switch (*from) {
     case P::Pending:
     case P::Resuming:
-      return to == P::Running || to == P::Paused || to == P::Succeeded || to == P::Failed || to == P::Unknown;
+      return to == P::Running || to == P::Paused || to == P::Succeeded || to == P::Failed ||
+             to == P::Unknown;
     case P::Running:
       return to == P::Succeeded || to == P::Failed || to == P::Paused || to == P::Unknown;
     case P::Paused:

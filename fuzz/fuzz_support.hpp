@@ -7,6 +7,7 @@
 // outside its scratch folder.
 #pragma once
 
+#include <unistd.h>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -16,7 +17,6 @@
 #include <map>
 #include <string>
 #include <string_view>
-#include <unistd.h>
 
 namespace t9k::fuzz {
 
@@ -100,7 +100,8 @@ inline bool safe_part_name(std::string_view name) {
   return levels <= 3;
 }
 
-// Parts in input order; a repeated name keeps its last part. Unsafe names are dropped with their part.
+// Parts in input order; a repeated name keeps its last part. Unsafe names are dropped with their
+// part.
 inline std::map<std::string, std::string> split_parts(std::string_view text, std::string first) {
   std::map<std::string, std::string> parts;
   std::string name = std::move(first);
@@ -129,7 +130,8 @@ inline const std::filesystem::path& scratch_dir() {
   namespace fs = std::filesystem;
   static const fs::path dir = [] {
     const char* tmp = std::getenv("TMPDIR");
-    fs::path d = fs::path(tmp && *tmp ? tmp : "/tmp") / ("t9ksim-fuzz-" + std::to_string(::getpid()));
+    fs::path d =
+        fs::path(tmp && *tmp ? tmp : "/tmp") / ("t9ksim-fuzz-" + std::to_string(::getpid()));
     fs::create_directories(d);
     static const fs::path for_exit = d;
     std::atexit([] {

@@ -16,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   sc::LoadOptions options;
   options.allow_file_references = false;
-  for (const auto& d : sc::validate_text(text, "fuzz", options)) t9k::fuzz::show(sc::format_diagnostic(d));
+  for (const auto& d : sc::validate_text(text, "fuzz", options))
+    t9k::fuzz::show(sc::format_diagnostic(d));
   const auto set = sc::parse_manifests(text, "fuzz");
   for (const auto& loaded : set.objects) {
     (void)sc::parse_manifests(sc::to_json(loaded.object), "fuzz-json");

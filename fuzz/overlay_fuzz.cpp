@@ -16,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   namespace sc = t9k::scenarios;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   auto parts = t9k::fuzz::split_parts(text, "overlay");
-  const std::string base = parts.count("base") ? parts["base"] : std::string(t9k::fuzz::kBaseScenario);
+  const std::string base =
+      parts.count("base") ? parts["base"] : std::string(t9k::fuzz::kBaseScenario);
   const std::string overlay = parts["overlay"];
   std::vector<sc::Diagnostic> errors;
   const std::string merged = sc::merge_overlay(base, overlay, "overlay.yaml", errors);
@@ -25,7 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   sc::LoadOptions options;
   options.allow_file_references = false;
   const auto loaded = sc::parse_scenario(merged, "base.yaml + overlay.yaml", options);
-  for (const auto& d : sc::point_at_sources(loaded.diagnostics, merged, {{"overlay.yaml", overlay}, {"base.yaml", base}})) {
+  for (const auto& d : sc::point_at_sources(loaded.diagnostics, merged,
+                                            {{"overlay.yaml", overlay}, {"base.yaml", base}})) {
     t9k::fuzz::show(sc::format_diagnostic(d));
   }
   if (loaded.ok()) {

@@ -18,9 +18,11 @@
 #include "fuzz_support.hpp"
 
 #define T9KSIM_FUZZ_TARGETS(X) \
-  X(loader) X(overlay) X(set) X(trace_philly) X(trace_openb) X(trace_csv) X(trace_k8s_export) X(report)
+  X(loader)                    \
+  X(overlay) X(set) X(trace_philly) X(trace_openb) X(trace_csv) X(trace_k8s_export) X(report)
 
-#define T9KSIM_DECLARE(name) extern "C" int t9ksim_fuzz_##name(const std::uint8_t* data, std::size_t size);
+#define T9KSIM_DECLARE(name) \
+  extern "C" int t9ksim_fuzz_##name(const std::uint8_t* data, std::size_t size);
 T9KSIM_FUZZ_TARGETS(T9KSIM_DECLARE)
 #undef T9KSIM_DECLARE
 
@@ -79,7 +81,8 @@ int main(int argc, char** argv) {
   std::printf("%s: replayed %zu inputs, %zu through every stage\n", target->name, files.size(),
               t9k::fuzz::completed_inputs);
   if (t9k::fuzz::completed_inputs < min_complete) {
-    std::fprintf(stderr, "replay: %s: expected at least %zu inputs through every stage\n", target->name, min_complete);
+    std::fprintf(stderr, "replay: %s: expected at least %zu inputs through every stage\n",
+                 target->name, min_complete);
     return 1;
   }
   return files.empty() ? 1 : 0;

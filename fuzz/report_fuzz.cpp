@@ -7,8 +7,8 @@
 // of another kind (an index out of range, a bad_alloc) is a bug and aborts.
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string_view>
 

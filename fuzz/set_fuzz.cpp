@@ -17,7 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   namespace sc = t9k::scenarios;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   auto parts = t9k::fuzz::split_parts(text, "sets");
-  const std::string base = parts.count("base") ? parts["base"] : std::string(t9k::fuzz::kBaseScenario);
+  const std::string base =
+      parts.count("base") ? parts["base"] : std::string(t9k::fuzz::kBaseScenario);
   std::vector<std::string> sets;
   const std::string_view lines = parts["sets"];
   for (std::size_t pos = 0; pos < lines.size() && sets.size() < 64;) {

@@ -47,20 +47,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool k8s = kFormat == "k8s-export";
   const char* trace_name = k8s ? "export.yaml" : "trace.csv";
   t9k::fuzz::write_part(dir / trace_name, parts["trace"]);
-  const bool sibling = parts.count("sibling") && (kFormat == "philly" || kFormat == "alibaba-openb");
+  const bool sibling =
+      parts.count("sibling") && (kFormat == "philly" || kFormat == "alibaba-openb");
   if (sibling) {
-    t9k::fuzz::write_part(dir / (kFormat == "philly" ? "philly_vc.csv" : "openb_node_list_all_node.csv"),
-                          parts["sibling"]);
+    t9k::fuzz::write_part(
+        dir / (kFormat == "philly" ? "philly_vc.csv" : "openb_node_list_all_node.csv"),
+        parts["sibling"]);
   }
-  std::string options = kFormat == "csv" ? "{submitColumn: submit, durationColumn: duration, gpusColumn: gpus, "
-                                           "queueColumn: queue, priorityColumn: priority, kindColumn: kind, "
-                                           "nameColumn: name}"
-                                         : "{}";
+  std::string options = kFormat == "csv"
+                            ? "{submitColumn: submit, durationColumn: duration, gpusColumn: gpus, "
+                              "queueColumn: queue, priorityColumn: priority, kindColumn: kind, "
+                              "nameColumn: name}"
+                            : "{}";
   if (const auto o = one_line(parts, "options")) options = *o;
   std::string entry;
   if (const auto e = one_line(parts, "entry")) entry = ", " + *e;
-  const std::string cluster = sibling ? "{fromTrace: t}"
-                                      : "{nodePools: [{name: a, count: 4, gpusPerNode: 8, cpu: 64, memory: 512Gi}]}";
+  const std::string cluster =
+      sibling ? "{fromTrace: t}"
+              : "{nodePools: [{name: a, count: 4, gpusPerNode: 8, cpu: 64, memory: 512Gi}]}";
   const std::string scenario = fmt::format(R"(apiVersion: t9ksim/v1
 kind: Scenario
 metadata: {{name: trace-fuzz}}
@@ -72,7 +76,8 @@ spec:
   workload:
     traces:
     - {{name: t, format: {}, path: {}, options: {}{}}}
-)", cluster, kFormat, trace_name, options, entry);
+)",
+                                           cluster, kFormat, trace_name, options, entry);
   sc::LoadOptions lo;
   lo.base_dir = dir.string();
   const auto loaded = sc::parse_scenario(scenario, (dir / "scenario.yaml").string(), lo);

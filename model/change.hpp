@@ -24,13 +24,13 @@ using JobId = std::uint32_t;
 
 // Why progress was lost (the checkpoint rollback of an interrupted training run).
 enum class LossCause {
-  Fault,       // hardware: node, GPU or switch failure (faults-and-validation §1)
-  Software,    // the job's own code failed and was restarted (§2)
-  Preemption,  // the scheduler evicted a pod (§8.6)
-  Scale,       // elastic membership change restarted training (§4.3, §11 Q8)
-  Pause,       // runMode.pause (§7.2)
-  MaxDuration, // queue maxDuration (§8.8)
-  Other,       // drains, deadlines, terminal failures, anything else
+  Fault,        // hardware: node, GPU or switch failure (faults-and-validation §1)
+  Software,     // the job's own code failed and was restarted (§2)
+  Preemption,   // the scheduler evicted a pod (§8.6)
+  Scale,        // elastic membership change restarted training (§4.3, §11 Q8)
+  Pause,        // runMode.pause (§7.2)
+  MaxDuration,  // queue maxDuration (§8.8)
+  Other,        // drains, deadlines, terminal failures, anything else
 };
 inline constexpr int kLossCauses = 7;
 std::string_view to_string(LossCause c);
@@ -53,7 +53,7 @@ struct JobSubmitted {
   JobKind kind;
   std::string queue;  // empty for the default scheduler
   std::int32_t priority = 0;
-  std::int32_t replicas = 0;  // pods at submission (elastic: expectedReplicas clamped)
+  std::int32_t replicas = 0;   // pods at submission (elastic: expectedReplicas clamped)
   std::int64_t gpu_milli = 0;  // milli-GPU requested at submission, all pods
   bool elastic = false;
   std::int64_t ideal_run_us = 0;  // run time at the submitted size with no faults or waiting
@@ -65,7 +65,7 @@ struct JobRejected {
 struct JobPhaseChanged {
   JobId job;
   JobPhase phase;
-  Text reason;   // the condition's (model/text.hpp): copied without allocating
+  Text reason;  // the condition's (model/text.hpp): copied without allocating
   Text message;
   std::int32_t restarts = 0;       // sum of tasks[].restartCount
   std::int32_t backoff_count = 0;  // status.backoffCount (0 for GenericJob)
@@ -114,11 +114,13 @@ struct TrainingChanged {
 struct ProgressLost {
   JobId job;
   LossCause cause;
-  Int128 gpu_milli_us = 0;  // productive GPU-time rolled back to the last checkpoint, milli-GPU × µs
+  Int128 gpu_milli_us =
+      0;  // productive GPU-time rolled back to the last checkpoint, milli-GPU × µs
 };
 struct ProgressCommitted {
   JobId job;
-  Int128 gpu_milli_us = 0;  // productive GPU-time made permanent (checkpoint or completion), milli-GPU × µs
+  Int128 gpu_milli_us =
+      0;  // productive GPU-time made permanent (checkpoint or completion), milli-GPU × µs
 };
 struct NodeChanged {
   std::string node;
@@ -150,7 +152,8 @@ struct JobStatusChanged {
 struct JobPending {
   JobId job;
   PendingCause cause;
-  std::string message;  // kube-scheduler style: "0/48 nodes are available: 48 insufficient nvidia.com/gpu"
+  std::string
+      message;  // kube-scheduler style: "0/48 nodes are available: 48 insufficient nvidia.com/gpu"
 };
 
 // The job left the world: it finished, its pods all terminated, and the store released it; no
@@ -161,10 +164,10 @@ struct JobLeft {
 };
 
 // New kinds go at the end: their index is part of nothing persistent, but keep the order stable.
-using Change = std::variant<JobSubmitted, JobRejected, JobPhaseChanged, PodCreated, PodBound, PodRunning,
-                            PodReleased, PodDeleted, TrainingChanged, ProgressLost,
-                            ProgressCommitted, NodeChanged, QueueChanged, PodUnknown, JobStatusChanged,
-                            JobPending, JobLeft>;
+using Change =
+    std::variant<JobSubmitted, JobRejected, JobPhaseChanged, PodCreated, PodBound, PodRunning,
+                 PodReleased, PodDeleted, TrainingChanged, ProgressLost, ProgressCommitted,
+                 NodeChanged, QueueChanged, PodUnknown, JobStatusChanged, JobPending, JobLeft>;
 
 struct TimedChange {
   SimTime time;

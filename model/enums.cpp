@@ -13,7 +13,8 @@ std::optional<E> lookup(const std::array<std::string_view, N>& names, std::strin
   return std::nullopt;
 }
 
-constexpr std::array<std::string_view, 3> kJobKind{"GenericJob", "PyTorchTrainingJob", "DeepSpeedJob"};
+constexpr std::array<std::string_view, 3> kJobKind{"GenericJob", "PyTorchTrainingJob",
+                                                   "DeepSpeedJob"};
 constexpr std::array<std::string_view, 7> kJobPhase{"Pending",   "Running", "Paused", "Resuming",
                                                     "Succeeded", "Failed",  "Unknown"};
 constexpr std::array<std::string_view, 6> kCondType{"Initialized", "Running", "ReplicaFailure",
@@ -21,8 +22,8 @@ constexpr std::array<std::string_view, 6> kCondType{"Initialized", "Running", "R
 constexpr std::array<std::string_view, 3> kCondStatus{"True", "False", "Unknown"};
 constexpr std::array<std::string_view, 4> kRestart{"Always", "OnFailure", "Never", "ExitCode"};
 constexpr std::array<std::string_view, 3> kCleanUp{"None", "Unfinished", "All"};
-constexpr std::array<std::string_view, 7> kReplicaPhase{"Creating", "Pending", "Running", "Succeeded",
-                                                        "Failed",   "Unknown", "Deleted"};
+constexpr std::array<std::string_view, 7> kReplicaPhase{
+    "Creating", "Pending", "Running", "Succeeded", "Failed", "Unknown", "Deleted"};
 constexpr std::array<std::string_view, 5> kPodPhase{"Pending", "Running", "Succeeded", "Failed",
                                                     "Unknown"};
 constexpr std::array<std::string_view, 3> kAutotune{"none", "run", "tune"};
@@ -30,15 +31,15 @@ constexpr std::array<std::string_view, 4> kSelectorOp{"In", "NotIn", "Exists", "
 constexpr std::array<std::string_view, 3> kRdzv{"c10d", "etcd", "etcd-v2"};
 }  // namespace
 
-#define T9K_ENUM_STRINGS(Type, table)                                            \
+#define T9K_ENUM_STRINGS(Type, table)                                               \
   std::string_view to_string(Type v) { return table[static_cast<std::size_t>(v)]; } \
-  template <>                                                                    \
-  std::optional<Type> parse_enum<Type>(std::string_view s) {                     \
-    return lookup<Type>(table, s);                                               \
-  }                                                                              \
-  template <>                                                                    \
-  std::span<const std::string_view> enum_names<Type>() {                         \
-    return {table.data(), table.size()};                                         \
+  template <>                                                                       \
+  std::optional<Type> parse_enum<Type>(std::string_view s) {                        \
+    return lookup<Type>(table, s);                                                  \
+  }                                                                                 \
+  template <>                                                                       \
+  std::span<const std::string_view> enum_names<Type>() {                            \
+    return {table.data(), table.size()};                                            \
   }
 
 T9K_ENUM_STRINGS(JobKind, kJobKind)

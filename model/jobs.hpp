@@ -20,8 +20,9 @@ inline constexpr const char* kBatchApiVersion = "batch.tensorstack.dev/v1beta1";
 // ---- Shared spec parts ----
 
 struct T9kScheduler {
-  std::string queue;         // seeds: required by the reference page; PodGroup default "default" (§8.3)
-  std::int32_t priority = 0;  // API T9kScheduler: "[0, 100]. Default to 0" (§8.1; the reference page's "10" is older)
+  std::string queue;  // seeds: required by the reference page; PodGroup default "default" (§8.3)
+  std::int32_t priority =
+      0;  // API T9kScheduler: "[0, 100]. Default to 0" (§8.1; the reference page's "10" is older)
   bool operator==(const T9kScheduler&) const = default;
 };
 
@@ -70,7 +71,7 @@ struct RunMode {
 // PyTorchTrainingJob and DeepSpeedJob (§2.3, §6).
 struct RunPolicy {
   std::optional<std::int64_t> active_deadline_seconds;  // positive when set (API)
-  std::int32_t backoff_limit = 3;                       // default 3 (§2.3, UM pytorchtrainingjob.md L190)
+  std::int32_t backoff_limit = 3;  // default 3 (§2.3, UM pytorchtrainingjob.md L190)
   CleanUpPolicy clean_up_policy = CleanUpPolicy::None;  // default None (§6.2, §11 Q16)
   bool operator==(const RunPolicy&) const = default;
 };
@@ -87,7 +88,7 @@ struct ElasticConfig {
 
 struct GenericRestartPolicy {
   RestartPolicyType policy = RestartPolicyType::OnFailure;  // API: default OnFailure (§2.1)
-  std::int32_t limit = 0;                                   // API: default 0 (§2.1, §11 Q3 per rank)
+  std::int32_t limit = 0;  // API: default 0 (§2.1, §11 Q3 per rank)
   bool operator==(const GenericRestartPolicy&) const = default;
 };
 
@@ -131,8 +132,8 @@ struct GenericJobSpec {
 
 struct TorchrunConfig {
   bool enabled = false;
-  std::int32_t max_restarts = 0;   // torchrun's in-pod restart budget (§4.2); torchrun's default 0
-  std::string proc_per_node = "1"; // "N" or "gpu"; torchrun's default 1
+  std::int32_t max_restarts = 0;  // torchrun's in-pod restart budget (§4.2); torchrun's default 0
+  std::string proc_per_node = "1";               // "N" or "gpu"; torchrun's default 1
   RdzvBackend rdzv_backend = RdzvBackend::c10d;  // API: defaults to c10d
   std::vector<std::string> extra_options;
   bool operator==(const TorchrunConfig&) const = default;
@@ -146,7 +147,7 @@ struct TensorBoardSpec {
 
 struct PyTorchReplicaSpec {
   std::string type;
-  std::int32_t replicas = 1;  // API: default 1
+  std::int32_t replicas = 1;                   // API: default 1
   std::optional<std::int32_t> scaling_weight;  // elastic only; unset weight counts as 1 (§11 Q8)
   // The reference page: "Defaults to Never" (shared/seeds/pytorchtrainingjob-reference.md).
   RestartPolicyType restart_policy = RestartPolicyType::Never;
@@ -155,7 +156,8 @@ struct PyTorchReplicaSpec {
 };
 
 struct PyTorchTrainingJobSpec {
-  std::vector<PyTorchReplicaSpec> replica_specs;  // required; the first type's rank 0 is master (§4.1)
+  std::vector<PyTorchReplicaSpec>
+      replica_specs;  // required; the first type's rank 0 is master (§4.1)
   std::optional<ElasticConfig> elastic;
   std::optional<TorchrunConfig> torchrun_config;
   RunMode run_mode;
@@ -178,8 +180,8 @@ struct RunType {
 struct DeepSpeedConfig {
   std::optional<std::string> custom_command;
   std::optional<std::int32_t> slots_per_worker;  // normally the GPUs per worker (API Config)
-  bool local_rank = true;                         // §5: default true
-  AutotuneType autotune = AutotuneType::none;     // §5: default none
+  bool local_rank = true;                        // §5: default true
+  AutotuneType autotune = AutotuneType::none;    // §5: default none
   RunType run;
   std::vector<std::string> other_args;
   bool operator==(const DeepSpeedConfig&) const = default;
@@ -209,7 +211,7 @@ struct JobCondition {
   JobConditionType type = JobConditionType::Initialized;
   ConditionStatus status = ConditionStatus::Unknown;
   SimTime last_transition_time{};
-  Text reason;   // copied into every status a reconcile builds: Text, not std::string (text.hpp)
+  Text reason;  // copied into every status a reconcile builds: Text, not std::string (text.hpp)
   Text message;
   bool operator==(const JobCondition&) const = default;
 };
@@ -242,7 +244,9 @@ struct TaskStatus {
 struct Aggregate {
   std::int32_t creating = 0, pending = 0, running = 0, succeeded = 0, failed = 0, unknown = 0,
                deleted = 0;
-  std::int32_t total() const { return creating + pending + running + succeeded + failed + unknown + deleted; }
+  std::int32_t total() const {
+    return creating + pending + running + succeeded + failed + unknown + deleted;
+  }
   bool operator==(const Aggregate&) const = default;
 };
 
@@ -272,13 +276,15 @@ struct JobStatus {
   std::vector<JobCondition> conditions;
   Aggregate aggregate;
   std::vector<TaskStatus> tasks;
-  std::optional<std::int32_t> backoff_count;        // PyTorch and DeepSpeed only (§1.3)
-  std::optional<DependentStatus> tensorboard;       // PyTorch only (§9)
+  std::optional<std::int32_t> backoff_count;   // PyTorch and DeepSpeed only (§1.3)
+  std::optional<DependentStatus> tensorboard;  // PyTorch only (§9)
   // Controller bookkeeping (Kubeflow keeps startTime/completionTime in status too).
   std::optional<SimTime> start_time;       // first reconcile (§11 Q6)
   std::optional<SimTime> completion_time;  // terminal transition
-  std::optional<SimTime> active_since;     // deadline clock start: unset while Paused, reset on resume (§11 Q6)
-  std::optional<std::int32_t> elastic_replicas;  // elastic scale training last (re)started with (§4.3, §11 Q8)
+  std::optional<SimTime>
+      active_since;  // deadline clock start: unset while Paused, reset on resume (§11 Q6)
+  std::optional<std::int32_t>
+      elastic_replicas;  // elastic scale training last (re)started with (§4.3, §11 Q8)
   bool operator==(const JobStatus&) const = default;
 };
 

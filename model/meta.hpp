@@ -90,7 +90,9 @@ inline std::string object_key(const ObjectMeta& m) { return object_key(m.namespa
 // object_key(namespace_, name) == key, without building the key: pods are looked up by key on
 // every binding.
 bool is_key(std::string_view key, std::string_view namespace_, std::string_view name);
-inline bool is_key_of(const ObjectMeta& m, std::string_view key) { return is_key(key, m.namespace_, m.name); }
+inline bool is_key_of(const ObjectMeta& m, std::string_view key) {
+  return is_key(key, m.namespace_, m.name);
+}
 
 // `prefix` followed by `n` in decimal, as fmt::format("{}{}", prefix, n) writes it, without the
 // formatting machinery: uids and sources are built for every job and pod.

@@ -26,7 +26,9 @@ ResourceList subtract_resources(const ResourceList& a, const ResourceList& b) {
 namespace {
 // The one comparison of fits and within_limits: a zero amount needs nothing (even of a resource
 // the other side lacks or has negative, as a book may after a release).
-bool amount_fits(const Quantity& need, const Quantity& have) { return need.is_zero() || !(need > have); }
+bool amount_fits(const Quantity& need, const Quantity& have) {
+  return need.is_zero() || !(need > have);
+}
 }  // namespace
 
 bool fits(const ResourceList& need, const ResourceList& have) {
@@ -58,8 +60,9 @@ std::string object_key(std::string_view namespace_, std::string_view name) {
 
 bool is_key(std::string_view key, std::string_view namespace_, std::string_view name) {
   if (namespace_.empty()) return key == name;
-  return key.size() == namespace_.size() + 1 + name.size() && key.substr(0, namespace_.size()) == namespace_ &&
-         key[namespace_.size()] == '/' && key.substr(namespace_.size() + 1) == name;
+  return key.size() == namespace_.size() + 1 + name.size() &&
+         key.substr(0, namespace_.size()) == namespace_ && key[namespace_.size()] == '/' &&
+         key.substr(namespace_.size() + 1) == name;
 }
 
 std::string numbered(std::string_view prefix, std::int64_t n) {
@@ -79,7 +82,8 @@ bool LabelSelector::matches(const Labels& labels) const {
   for (const auto& req : match_expressions) {
     const auto it = labels.find(req.key);
     const bool has = it != labels.end();
-    const bool in = has && std::find(req.values.begin(), req.values.end(), it->second) != req.values.end();
+    const bool in =
+        has && std::find(req.values.begin(), req.values.end(), it->second) != req.values.end();
     switch (req.op) {
       case SelectorOperator::In:
         if (!in) return false;
@@ -143,9 +147,9 @@ std::vector<std::string> default_debug_command(JobKind kind) {
 }
 
 std::string_view to_string(DeletionReason r) {
-  static constexpr std::string_view kNames[] = {"Cleanup",    "Pause",       "ScaleDown",
-                                                "Deadline",   "Restart",     "Preemption",
-                                                "MaxDuration", "NodeFailure", "Drain", "User"};
+  static constexpr std::string_view kNames[] = {
+      "Cleanup",    "Pause",       "ScaleDown",   "Deadline", "Restart",
+      "Preemption", "MaxDuration", "NodeFailure", "Drain",    "User"};
   return kNames[static_cast<std::size_t>(r)];
 }
 
@@ -154,14 +158,14 @@ std::string_view to_string(DeletionReason r) {
 namespace t9k::model {
 
 std::string_view to_string(LossCause c) {
-  static constexpr std::string_view kNames[] = {"fault", "software", "preemption", "scale",
+  static constexpr std::string_view kNames[] = {"fault", "software",    "preemption", "scale",
                                                 "pause", "maxDuration", "other"};
   return kNames[static_cast<std::size_t>(c)];
 }
 
 std::string_view to_string(PendingCause c) {
-  static constexpr std::string_view kNames[] = {"Quota", "Capacity", "Constraints", "Preempting",
-                                                "QueueOrder", "GangMembers"};
+  static constexpr std::string_view kNames[] = {"Quota",      "Capacity",   "Constraints",
+                                                "Preempting", "QueueOrder", "GangMembers"};
   return kNames[static_cast<std::size_t>(c)];
 }
 

@@ -59,8 +59,8 @@ Quantity Quantity::parse(std::string_view text) {
   if (!any_digit) fail(original, "expected a number");
   const std::string_view suffix = text.substr(i);
 
-  int binary_power = 0;   // value * 1024^binary_power
-  int decimal_exp = 0;    // value * 10^decimal_exp
+  int binary_power = 0;  // value * 1024^binary_power
+  int decimal_exp = 0;   // value * 10^decimal_exp
   if (suffix.empty()) {
   } else if (suffix.size() == 2 && suffix[1] == 'i') {
     static constexpr std::string_view kBinary = "KMGTPE";
@@ -84,16 +84,35 @@ Quantity Quantity::parse(std::string_view text) {
     decimal_exp = neg_exp ? -e : e;
   } else if (suffix.size() == 1) {
     switch (suffix[0]) {
-      case 'n': decimal_exp = -9; break;
-      case 'u': decimal_exp = -6; break;
-      case 'm': decimal_exp = -3; break;
-      case 'k': decimal_exp = 3; break;
-      case 'M': decimal_exp = 6; break;
-      case 'G': decimal_exp = 9; break;
-      case 'T': decimal_exp = 12; break;
-      case 'P': decimal_exp = 15; break;
-      case 'E': decimal_exp = 18; break;
-      default: fail(original, fmt::format("unknown suffix \"{}\"", suffix));
+      case 'n':
+        decimal_exp = -9;
+        break;
+      case 'u':
+        decimal_exp = -6;
+        break;
+      case 'm':
+        decimal_exp = -3;
+        break;
+      case 'k':
+        decimal_exp = 3;
+        break;
+      case 'M':
+        decimal_exp = 6;
+        break;
+      case 'G':
+        decimal_exp = 9;
+        break;
+      case 'T':
+        decimal_exp = 12;
+        break;
+      case 'P':
+        decimal_exp = 15;
+        break;
+      case 'E':
+        decimal_exp = 18;
+        break;
+      default:
+        fail(original, fmt::format("unknown suffix \"{}\"", suffix));
     }
   } else {
     fail(original, fmt::format("unknown suffix \"{}\"", suffix));

@@ -40,8 +40,14 @@ class Quantity {
   std::string to_string() const;
 
   constexpr auto operator<=>(const Quantity&) const = default;
-  constexpr Quantity& operator+=(Quantity o) { milli_ += o.milli_; return *this; }
-  constexpr Quantity& operator-=(Quantity o) { milli_ -= o.milli_; return *this; }
+  constexpr Quantity& operator+=(Quantity o) {
+    milli_ += o.milli_;
+    return *this;
+  }
+  constexpr Quantity& operator-=(Quantity o) {
+    milli_ -= o.milli_;
+    return *this;
+  }
   friend constexpr Quantity operator+(Quantity a, Quantity b) { return a += b; }
   friend constexpr Quantity operator-(Quantity a, Quantity b) { return a -= b; }
   friend constexpr Quantity operator*(Quantity a, std::int64_t k) { return Quantity(a.milli_ * k); }

@@ -14,13 +14,13 @@ inline constexpr const char* kSchedulerApiVersion = "scheduler.tensorstack.dev/v
 inline constexpr const char* kDefaultQueue = "default";  // §8.2, §8.3
 
 struct QueueSpec {
-  std::optional<ResourceList> quota;  // quota.requests; unset => no quota (§8.2)
-  std::int32_t priority = 0;          // [0, 100] (§8.2)
-  std::optional<bool> preemptible;    // unset => preemptible (§8.2, API)
-  bool closed = false;                // §8.8
-  std::optional<SimDuration> max_duration;  // §8.2 grammar; unset => no limit
-  std::string max_duration_text;            // as written, for round trips and messages
-  std::string resource_shape_profile;       // names a profile of shape limits (§8.2)
+  std::optional<ResourceList> quota;                // quota.requests; unset => no quota (§8.2)
+  std::int32_t priority = 0;                        // [0, 100] (§8.2)
+  std::optional<bool> preemptible;                  // unset => preemptible (§8.2, API)
+  bool closed = false;                              // §8.8
+  std::optional<SimDuration> max_duration;          // §8.2 grammar; unset => no limit
+  std::string max_duration_text;                    // as written, for round trips and messages
+  std::string resource_shape_profile;               // names a profile of shape limits (§8.2)
   std::optional<LabelSelector> node_selector;       // nil => all nodes
   std::optional<LabelSelector> namespace_selector;  // admission only
   bool is_preemptible() const { return preemptible.value_or(true); }

@@ -89,9 +89,18 @@ std::optional<std::string> Topology::switch_of(const std::string& node) const {
 
 Topology::Vertex Topology::lowest_common_ancestor(Vertex a, Vertex b) const {
   std::size_t da = depth(a), db = depth(b);
-  while (da > db) { a = *parent(a); --da; }
-  while (db > da) { b = *parent(b); --db; }
-  while (a != b) { a = *parent(a); b = *parent(b); }
+  while (da > db) {
+    a = *parent(a);
+    --da;
+  }
+  while (db > da) {
+    b = *parent(b);
+    --db;
+  }
+  while (a != b) {
+    a = *parent(a);
+    b = *parent(b);
+  }
   return a;
 }
 

@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-
 namespace t9k::plugins {
 
 namespace {
@@ -22,11 +21,14 @@ std::map<std::string, std::int32_t> replica_limits(const model::Job& job) {
           const bool elastic = j.spec.elastic && j.spec.elastic->enabled;
           // Only workers scale (§4.3); a master stays at its replicas.
           for (const auto& r : j.spec.replica_specs) {
-            out[r.type] = elastic && r.type == "worker" ? std::max(r.replicas, j.spec.elastic->max_replicas) : r.replicas;
+            out[r.type] = elastic && r.type == "worker"
+                              ? std::max(r.replicas, j.spec.elastic->max_replicas)
+                              : r.replicas;
           }
         } else {
           const bool elastic = j.spec.elastic && j.spec.elastic->enabled;
-          out["worker"] = elastic ? std::max(j.spec.worker.replicas, j.spec.elastic->max_replicas) : j.spec.worker.replicas;
+          out["worker"] = elastic ? std::max(j.spec.worker.replicas, j.spec.elastic->max_replicas)
+                                  : j.spec.worker.replicas;
         }
       },
       job);
@@ -39,17 +41,19 @@ std::string phase_name(const std::optional<model::JobPhase>& p) {
 
 }  // namespace
 
-void check_reconcile_result(const controllers::ReconcileInput& in, const controllers::ReconcileResult& res,
-                            const std::string& who) {
+void check_reconcile_result(const controllers::ReconcileInput& in,
+                            const controllers::ReconcileResult& res, const std::string& who) {
   auto fail = [&](const std::string& path, const std::string& what) {
     throw PluginError(fmt::format("{}: {}: {}", who, path, what));
   };
   const auto& meta = model::metadata_of(in.job);
   const auto before = model::status_of(in.job).phase;
-  if (before && !res.status.phase) fail("result.status.phase", fmt::format("removed (it was {})", phase_name(before)));
+  if (before && !res.status.phase)
+    fail("result.status.phase", fmt::format("removed (it was {})", phase_name(before)));
   if (res.status.phase && !controllers::is_allowed_transition(before, *res.status.phase)) {
-    fail("result.status.phase", fmt::format("{} -> {} is not a transition the job's lifecycle allows (spec §1.1)",
-                                            phase_name(before), phase_name(res.status.phase)));
+    fail("result.status.phase",
+         fmt::format("{} -> {} is not a transition the job's lifecycle allows (spec §1.1)",
+                     phase_name(before), phase_name(res.status.phase)));
   }
   std::set<std::string> own;
   for (const auto& p : in.pods) own.insert(p.metadata.name);
@@ -63,52 +67,76 @@ void check_reconcile_result(const controllers::ReconcileInput& in, const control
           if constexpr (std::is_same_v<T, controllers::CreatePod>) {
             const auto& p = a.pod;
             if (p.job_name != meta.name) {
-              fail(path + ".pod.t9ksim.job", fmt::format("the pod belongs to job \"{}\"; a controller creates pods of its own job \"{}\" only",
-                                                         p.job_name, meta.name));
+              fail(path + ".pod.t9ksim.job",
+                   fmt::format("the pod belongs to job \"{}\"; a controller creates pods of its "
+                               "own job \"{}\" only",
+                               p.job_name, meta.name));
             }
             if (!p.metadata.namespace_.empty() && p.metadata.namespace_ != meta.namespace_) {
-              fail(path + ".pod.metadata.namespace", fmt::format("found \"{}\"; allowed: the job's namespace \"{}\"",
-                                                                 p.metadata.namespace_, meta.namespace_));
+              fail(path + ".pod.metadata.namespace",
+                   fmt::format("found \"{}\"; allowed: the job's namespace \"{}\"",
+                               p.metadata.namespace_, meta.namespace_));
             }
             const auto it = limits.find(p.replica_type);
             if (it == limits.end()) {
               std::string types;
               for (const auto& [t, n] : limits) types += (types.empty() ? "" : ", ") + t;
-              fail(path + ".pod.t9ksim.replicaType", fmt::format("found \"{}\"; allowed: a replica type of the job ({})", p.replica_type, types));
+              fail(path + ".pod.t9ksim.replicaType",
+                   fmt::format("found \"{}\"; allowed: a replica type of the job ({})",
+                               p.replica_type, types));
             }
             if (p.rank < 0 || p.rank >= it->second) {
-              fail(path + ".pod.t9ksim.rank", fmt::format("found {}; allowed: a rank in [0, {}) for replica type {}", p.rank, it->second, p.replica_type));
+              fail(path + ".pod.t9ksim.rank",
+                   fmt::format("found {}; allowed: a rank in [0, {}) for replica type {}", p.rank,
+                               it->second, p.replica_type));
             }
             // Observed state is the world's to set: a pod is created Pending, unbound, alive.
             const model::Pod fresh{};
             auto observed = [&](bool same, std::string_view field) {
-              if (!same) fail(path + ".pod." + std::string(field), "is set; the world sets a pod's observed state, a controller creates pods without it");
+              if (!same)
+                fail(path + ".pod." + std::string(field),
+                     "is set; the world sets a pod's observed state, a controller creates pods "
+                     "without it");
             };
             observed(p.node_name == fresh.node_name, "spec.nodeName");
             observed(p.gpu_index == fresh.gpu_index, "t9ksim.gpuIndex");
             observed(p.phase == fresh.phase, "status.phase");
-            observed(p.exit_code == fresh.exit_code, "status.containerStatuses[0].state.terminated.exitCode");
+            observed(p.exit_code == fresh.exit_code,
+                     "status.containerStatuses[0].state.terminated.exitCode");
             observed(p.bind_time == fresh.bind_time, "t9ksim.bindTime");
             observed(p.start_time == fresh.start_time, "status.startTime");
-            observed(p.finish_time == fresh.finish_time, "status.containerStatuses[0].state.terminated.finishedAt");
-            observed(p.deletion_timestamp == fresh.deletion_timestamp, "metadata.deletionTimestamp");
+            observed(p.finish_time == fresh.finish_time,
+                     "status.containerStatuses[0].state.terminated.finishedAt");
+            observed(p.deletion_timestamp == fresh.deletion_timestamp,
+                     "metadata.deletionTimestamp");
             observed(p.deletion_reason == fresh.deletion_reason, "t9ksim.deletionReason");
             if (p.metadata.name.empty()) fail(path + ".pod.metadata.name", "is empty");
             if (own.count(p.metadata.name) || !created.insert(p.metadata.name).second) {
-              fail(path + ".pod.metadata.name", fmt::format("\"{}\" is the name of a pod the world still stores; a pod's name is reused only after it is gone", p.metadata.name));
+              fail(path + ".pod.metadata.name",
+                   fmt::format("\"{}\" is the name of a pod the world still stores; a pod's name "
+                               "is reused only after it is gone",
+                               p.metadata.name));
             }
             for (const auto& [r, q] : p.requests) {
-              if (q.milli() < 0) fail(path + ".pod.spec.containers[0].resources.requests." + r, "a negative quantity");
+              if (q.milli() < 0)
+                fail(path + ".pod.spec.containers[0].resources.requests." + r,
+                     "a negative quantity");
             }
           } else if constexpr (std::is_same_v<T, controllers::DeletePod>) {
-            if (!own.count(a.name)) fail(path + ".name", fmt::format("\"{}\" is not a pod of job {}", a.name, meta.name));
+            if (!own.count(a.name))
+              fail(path + ".name", fmt::format("\"{}\" is not a pod of job {}", a.name, meta.name));
           } else if constexpr (std::is_same_v<T, controllers::RestartTraining>) {
             for (std::size_t k = 0; k < a.pods.size(); ++k) {
-              if (!own.count(a.pods[k])) fail(fmt::format("{}.pods[{}]", path, k), fmt::format("\"{}\" is not a pod of job {}", a.pods[k], meta.name));
+              if (!own.count(a.pods[k]))
+                fail(fmt::format("{}.pods[{}]", path, k),
+                     fmt::format("\"{}\" is not a pod of job {}", a.pods[k], meta.name));
             }
-          } else if constexpr (std::is_same_v<T, controllers::CreatePodGroup> || std::is_same_v<T, controllers::UpdatePodGroup>) {
+          } else if constexpr (std::is_same_v<T, controllers::CreatePodGroup> ||
+                               std::is_same_v<T, controllers::UpdatePodGroup>) {
             if (a.pod_group.metadata.name != meta.name) {
-              fail(path + ".podGroup.metadata.name", fmt::format("found \"{}\"; allowed: the job's name \"{}\"", a.pod_group.metadata.name, meta.name));
+              fail(path + ".podGroup.metadata.name",
+                   fmt::format("found \"{}\"; allowed: the job's name \"{}\"",
+                               a.pod_group.metadata.name, meta.name));
             }
           }
         },
@@ -119,12 +147,16 @@ void check_reconcile_result(const controllers::ReconcileInput& in, const control
 PluginController::PluginController(std::shared_ptr<Client> client, model::JobKind kind)
     : client_(std::move(client)), kind_(kind), kind_name_(model::to_string(kind)) {}
 
-controllers::ReconcileResult PluginController::reconcile(const controllers::ReconcileInput& in) const {
-  if (model::kind_of(in.job) != kind_) throw std::invalid_argument("PluginController: a job of another kind");
+controllers::ReconcileResult PluginController::reconcile(
+    const controllers::ReconcileInput& in) const {
+  if (model::kind_of(in.job) != kind_)
+    throw std::invalid_argument("PluginController: a job of another kind");
   const auto& meta = model::metadata_of(in.job);
-  const std::string context = fmt::format("of job {}/{} at t={} s", meta.namespace_, meta.name, kernel::format_seconds(in.now));
+  const std::string context = fmt::format("of job {}/{} at t={} s", meta.namespace_, meta.name,
+                                          kernel::format_seconds(in.now));
   const std::string who = fmt::format("plugin {}: reconcile {}", client_->name(), context);
-  const protocol::Reply reply = client_->call("reconcile", protocol::reconcile_params(jobs_, in), context);
+  const protocol::Reply reply =
+      client_->call("reconcile", protocol::reconcile_params(jobs_, in), context);
   controllers::ReconcileResult res;
   try {
     res = protocol::decode_reconcile_result(reply);
@@ -137,8 +169,9 @@ controllers::ReconcileResult PluginController::reconcile(const controllers::Reco
 
 PluginPolicy::PluginPolicy(std::shared_ptr<Client> client)
     : client_(std::move(client)),
-      name_(client_->hello().name.empty() ? "plugin " + client_->name()
-                                          : fmt::format("plugin {} ({})", client_->name(), client_->hello().name)) {}
+      name_(client_->hello().name.empty()
+                ? "plugin " + client_->name()
+                : fmt::format("plugin {} ({})", client_->name(), client_->hello().name)) {}
 
 policies::ElasticDecisions PluginPolicy::decide(const policies::ElasticObservation& o) const {
   const std::string context = fmt::format("at t={} s", kernel::format_seconds(o.now));

@@ -43,7 +43,7 @@ class PluginPolicy : public policies::ElasticPolicy {
 
 // The checks above, on their own (tests use them directly). Throws PluginError with `who`
 // ("plugin x: reconcile of job default/a at t=3 s") before the field.
-void check_reconcile_result(const controllers::ReconcileInput& input, const controllers::ReconcileResult& result,
-                            const std::string& who);
+void check_reconcile_result(const controllers::ReconcileInput& input,
+                            const controllers::ReconcileResult& result, const std::string& who);
 
 }  // namespace t9k::plugins

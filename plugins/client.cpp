@@ -4,8 +4,10 @@
 
 namespace t9k::plugins {
 
-Client::Client(ProcessSpec spec, protocol::Role role, std::vector<std::string> kinds, std::string_view simulator_version,
-               const controllers::ControllerOptions& controller_options, const protocol::PolicySettings& policy)
+Client::Client(ProcessSpec spec, protocol::Role role, std::vector<std::string> kinds,
+               std::string_view simulator_version,
+               const controllers::ControllerOptions& controller_options,
+               const protocol::PolicySettings& policy)
     : process_(std::move(spec)) {
   const std::string params =
       protocol::initialize_params(role, kinds, simulator_version, controller_options, policy);
@@ -16,8 +18,9 @@ Client::Client(ProcessSpec spec, protocol::Role role, std::vector<std::string> k
     throw PluginError(fmt::format("plugin {}: initialize at start: {}", name(), e.what()));
   }
   if (hello_.protocol_version != protocol::kProtocolVersion) {
-    throw PluginError(fmt::format("plugin {}: initialize: it speaks protocol version \"{}\"; this simulator speaks \"{}\"",
-                                  name(), hello_.protocol_version, protocol::kProtocolVersion));
+    throw PluginError(fmt::format(
+        "plugin {}: initialize: it speaks protocol version \"{}\"; this simulator speaks \"{}\"",
+        name(), hello_.protocol_version, protocol::kProtocolVersion));
   }
 }
 
@@ -30,7 +33,8 @@ Client::~Client() {
   }
 }
 
-protocol::Reply Client::call(std::string_view method, std::string_view params_json, std::string_view context) {
+protocol::Reply Client::call(std::string_view method, std::string_view params_json,
+                             std::string_view context) {
   const std::int64_t id = next_id_++;
   ++calls_;
   std::string answer;
@@ -51,7 +55,8 @@ void Client::shutdown() {
   shut_ = true;
   call("shutdown", "{}", "at the end");
   const std::string ended = process_.close();
-  if (ended != "exited with code 0") throw PluginError(fmt::format("plugin {}: after shutdown it {}", name(), ended));
+  if (ended != "exited with code 0")
+    throw PluginError(fmt::format("plugin {}: after shutdown it {}", name(), ended));
 }
 
 }  // namespace t9k::plugins

@@ -17,15 +17,18 @@ class Client {
  public:
   // Starts the plugin and initializes it; throws PluginError (it cannot start, answers with
   // another protocol version, or misbehaves).
-  Client(ProcessSpec spec, protocol::Role role, std::vector<std::string> kinds, std::string_view simulator_version,
-         const controllers::ControllerOptions& controller_options, const protocol::PolicySettings& policy);
+  Client(ProcessSpec spec, protocol::Role role, std::vector<std::string> kinds,
+         std::string_view simulator_version,
+         const controllers::ControllerOptions& controller_options,
+         const protocol::PolicySettings& policy);
   ~Client();  // shuts the plugin down if still running (errors are ignored here)
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
   // Sends a request and returns the parsed reply. `context` says what the call is about ("job
   // default/x at t=120 s") for messages.
-  protocol::Reply call(std::string_view method, std::string_view params_json, std::string_view context);
+  protocol::Reply call(std::string_view method, std::string_view params_json,
+                       std::string_view context);
   // Sends `shutdown`, closes the plugin's input and waits for it to exit. Throws PluginError when
   // it does not answer or exits with an error.
   void shutdown();

@@ -1,17 +1,17 @@
 #include "plugins/process.hpp"
 
-#include <cerrno>
-#include <csignal>
-#include <cstdlib>
-#include <cstring>
 #include <fcntl.h>
-#include <mutex>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
 
 #include <fmt/format.h>
 
@@ -29,13 +29,16 @@ void close_fd(int& fd) {
 }
 
 int remaining_ms(std::chrono::steady_clock::time_point deadline) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
   return static_cast<int>(std::max<std::int64_t>(0, left.count()));
 }
 
 std::string how_it_ended(int status) {
   if (WIFEXITED(status)) return fmt::format("exited with code {}", WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  if (WIFSIGNALED(status))
+    return fmt::format("was killed by signal {} ({})", WTERMSIG(status),
+                       strsignal(WTERMSIG(status)));
   return "ended";
 }
 
@@ -70,7 +73,9 @@ ScopedCpuPin::ScopedCpuPin() {
     auto& pins = pin_counts();
     if (pins.size() < CPU_SETSIZE) pins.resize(CPU_SETSIZE, 0);
     for (int c = 0; c < CPU_SETSIZE; ++c) {
-      if (CPU_ISSET(c, &old) && pins[static_cast<std::size_t>(c)] < pins[static_cast<std::size_t>(cpu)]) cpu = c;
+      if (CPU_ISSET(c, &old) &&
+          pins[static_cast<std::size_t>(c)] < pins[static_cast<std::size_t>(cpu)])
+        cpu = c;
     }
     ++pins[static_cast<std::size_t>(cpu)];
   }
@@ -82,7 +87,8 @@ ScopedCpuPin::ScopedCpuPin() {
     release_pin(cpu_);
     return;
   }
-  saved_.assign(reinterpret_cast<unsigned char*>(&old), reinterpret_cast<unsigned char*>(&old) + sizeof old);
+  saved_.assign(reinterpret_cast<unsigned char*>(&old),
+                reinterpret_cast<unsigned char*>(&old) + sizeof old);
   pinned_ = true;
 }
 
@@ -100,7 +106,8 @@ PluginProcess::PluginProcess(ProcessSpec spec) : spec_(std::move(spec)) {
   if (spec_.command.empty()) throw PluginError(fmt::format("plugin {}: no command", spec_.name));
   int in[2], out[2];
   if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) {
-    throw PluginError(fmt::format("plugin {}: cannot create pipes: {}", spec_.name, std::strerror(errno)));
+    throw PluginError(
+        fmt::format("plugin {}: cannot create pipes: {}", spec_.name, std::strerror(errno)));
   }
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -109,9 +116,11 @@ PluginProcess::PluginProcess(ProcessSpec spec) : spec_(std::move(spec)) {
   if (spec_.log_path.empty()) {
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
   } else {
-    posix_spawn_file_actions_addopen(&fa, 2, spec_.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, spec_.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
   }
-  if (!spec_.working_dir.empty()) posix_spawn_file_actions_addchdir_np(&fa, spec_.working_dir.c_str());
+  if (!spec_.working_dir.empty())
+    posix_spawn_file_actions_addchdir_np(&fa, spec_.working_dir.c_str());
   std::vector<char*> argv;
   for (auto& a : spec_.command) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -129,8 +138,9 @@ PluginProcess::PluginProcess(ProcessSpec spec) : spec_(std::move(spec)) {
     pid_ = -1;
     close_fd(to_child_);
     close_fd(from_child_);
-    throw PluginError(fmt::format("plugin {}: cannot start {} (in {}): {}", spec_.name, spec_.command.front(),
-                                  spec_.working_dir.empty() ? "." : spec_.working_dir, std::strerror(rc)));
+    throw PluginError(
+        fmt::format("plugin {}: cannot start {} (in {}): {}", spec_.name, spec_.command.front(),
+                    spec_.working_dir.empty() ? "." : spec_.working_dir, std::strerror(rc)));
   }
 }
 
@@ -156,7 +166,8 @@ void PluginProcess::fail(const std::string& what) {
   throw PluginError(fmt::format("plugin {} {}", spec_.name, what));
 }
 
-void PluginProcess::write_all(const std::string& data, std::chrono::steady_clock::time_point deadline) {
+void PluginProcess::write_all(const std::string& data,
+                              std::chrono::steady_clock::time_point deadline) {
   std::size_t done = 0;
   while (done < data.size()) {
     const ssize_t n = ::write(to_child_, data.data() + done, data.size() - done);
@@ -169,12 +180,15 @@ void PluginProcess::write_all(const std::string& data, std::chrono::steady_clock
     if (errno != EAGAIN) fail(fmt::format("cannot be written to: {}", std::strerror(errno)));
     pollfd p{to_child_, POLLOUT, 0};
     const int r = ::poll(&p, 1, remaining_ms(deadline));
-    if (r == 0) fail(fmt::format("did not read its input within {} ms ({})", spec_.timeout.count(), reap(true)));
+    if (r == 0)
+      fail(fmt::format("did not read its input within {} ms ({})", spec_.timeout.count(),
+                       reap(true)));
   }
 }
 
 std::string PluginProcess::exchange(const std::string& line) {
-  if (pid_ <= 0 || to_child_ < 0) throw PluginError(fmt::format("plugin {} is not running", spec_.name));
+  if (pid_ <= 0 || to_child_ < 0)
+    throw PluginError(fmt::format("plugin {} is not running", spec_.name));
   const auto deadline = std::chrono::steady_clock::now() + spec_.timeout;
   write_all(line + "\n", deadline);
   for (;;) {
@@ -183,7 +197,8 @@ std::string PluginProcess::exchange(const std::string& line) {
       buffer_.erase(0, nl + 1);
       return out;
     }
-    if (buffer_.size() > kMaxLine) fail(fmt::format("wrote more than {} MiB without a newline", kMaxLine >> 20));
+    if (buffer_.size() > kMaxLine)
+      fail(fmt::format("wrote more than {} MiB without a newline", kMaxLine >> 20));
     char chunk[65536];
     const ssize_t n = ::read(from_child_, chunk, sizeof chunk);
     if (n > 0) {
@@ -195,7 +210,9 @@ std::string PluginProcess::exchange(const std::string& line) {
     if (errno != EAGAIN) fail(fmt::format("cannot be read from: {}", std::strerror(errno)));
     pollfd p{from_child_, POLLIN, 0};
     const int r = ::poll(&p, 1, remaining_ms(deadline));
-    if (r == 0) fail(fmt::format("did not answer within {} ms (killed: it {})", spec_.timeout.count(), reap(true)));
+    if (r == 0)
+      fail(fmt::format("did not answer within {} ms (killed: it {})", spec_.timeout.count(),
+                       reap(true)));
   }
 }
 

@@ -4,11 +4,11 @@
 // happened, never a hang.
 #pragma once
 
+#include <sys/types.h>
 #include <chrono>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <sys/types.h>
 #include <vector>
 
 namespace t9k::plugins {
@@ -20,11 +20,11 @@ class PluginError : public std::runtime_error {
 };
 
 struct ProcessSpec {
-  std::string name;                   // for messages and the log file name
-  std::vector<std::string> command;   // argv; the program is looked up on PATH
-  std::string working_dir;            // empty: the current one
+  std::string name;                  // for messages and the log file name
+  std::vector<std::string> command;  // argv; the program is looked up on PATH
+  std::string working_dir;           // empty: the current one
   std::chrono::milliseconds timeout{10000};
-  std::string log_path;               // the process's stderr; empty: discarded
+  std::string log_path;  // the process's stderr; empty: discarded
 };
 
 // Keeps the calling thread, and the processes it starts meanwhile (they inherit its mask), on

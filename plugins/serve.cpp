@@ -31,7 +31,8 @@ void write_line(std::FILE* out, const std::string& line) {
 
 }  // namespace
 
-int serve(std::FILE* in, std::FILE* out, protocol::Role role, const std::optional<std::string>& policy_name) {
+int serve(std::FILE* in, std::FILE* out, protocol::Role role,
+          const std::optional<std::string>& policy_name) {
   const controllers::Registry registry = controllers::make_default_registry();
   std::unique_ptr<policies::ElasticPolicy> policy;
   protocol::JobCache jobs;
@@ -46,8 +47,10 @@ int serve(std::FILE* in, std::FILE* out, protocol::Role role, const std::optiona
       if (method == "initialize") {
         const auto init = protocol::decode_initialize(req);
         if (init.role != role) {
-          write_line(out, protocol::error_line(id, -32602, fmt::format("this server is a {}, not a {}", protocol::to_string(role),
-                                                                     protocol::to_string(init.role))));
+          write_line(out, protocol::error_line(id, -32602,
+                                               fmt::format("this server is a {}, not a {}",
+                                                           protocol::to_string(role),
+                                                           protocol::to_string(init.role))));
           continue;
         }
         protocol::Hello hello{std::string(protocol::kProtocolVersion), "t9ksim-builtin", true};
@@ -55,7 +58,9 @@ int serve(std::FILE* in, std::FILE* out, protocol::Role role, const std::optiona
           const std::string name = policy_name.value_or(init.policy_settings.policy);
           policy = policies::make_elastic_policy(name, init.policy_settings.options);
           if (!policy) {
-            write_line(out, protocol::error_line(id, -32602, fmt::format("no built-in elastic policy named \"{}\"", name)));
+            write_line(
+                out, protocol::error_line(
+                         id, -32602, fmt::format("no built-in elastic policy named \"{}\"", name)));
             continue;
           }
           hello.name = "t9ksim-builtin-" + name;
@@ -68,8 +73,11 @@ int serve(std::FILE* in, std::FILE* out, protocol::Role role, const std::optiona
         const auto input = protocol::decode_reconcile(req, jobs);
         const auto kind = model::to_string(model::kind_of(input.job));
         const controllers::Controller* c = registry.find(model::kBatchApiVersion, kind);
-        if (!c) throw protocol::ProtocolError(fmt::format("params.job.kind: no built-in controller for {}", kind));
-        write_line(out, protocol::result_line(id, protocol::reconcile_result(c->reconcile(input.view()))));
+        if (!c)
+          throw protocol::ProtocolError(
+              fmt::format("params.job.kind: no built-in controller for {}", kind));
+        write_line(
+            out, protocol::result_line(id, protocol::reconcile_result(c->reconcile(input.view()))));
       } else if (method == "decide" && role == protocol::Role::ElasticPolicy) {
         if (!policy) throw protocol::ProtocolError("decide before initialize");
         const auto o = protocol::decode_decide(req);
@@ -78,7 +86,8 @@ int serve(std::FILE* in, std::FILE* out, protocol::Role role, const std::optiona
         write_line(out, protocol::result_line(id, "null"));
         return 0;
       } else {
-        write_line(out, protocol::error_line(id, -32601, fmt::format("method \"{}\" is not served here", method)));
+        write_line(out, protocol::error_line(
+                            id, -32601, fmt::format("method \"{}\" is not served here", method)));
       }
     } catch (const protocol::ProtocolError& e) {
       write_line(out, protocol::error_line(id, id.empty() ? -32700 : -32602, e.what()));

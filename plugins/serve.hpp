@@ -17,6 +17,7 @@ namespace t9k::plugins {
 // codes: -32700 parse error, -32601 unknown method, -32602 bad params) and serving goes on.
 // `policy`: the built-in elastic policy to serve (default: the one initialize names).
 // Returns the process exit code.
-int serve(std::FILE* in, std::FILE* out, protocol::Role role, const std::optional<std::string>& policy);
+int serve(std::FILE* in, std::FILE* out, protocol::Role role,
+          const std::optional<std::string>& policy);
 
 }  // namespace t9k::plugins

@@ -13,7 +13,8 @@ using Job = ElasticObservation::Job;
 std::map<std::string, std::int64_t> quota_room(const ElasticObservation& o) {
   std::map<std::string, std::int64_t> room;
   for (const auto& q : o.queues) {
-    if (q.quota_gpu_milli) room[q.name] = std::max<std::int64_t>(0, *q.quota_gpu_milli - q.allocated_gpu_milli);
+    if (q.quota_gpu_milli)
+      room[q.name] = std::max<std::int64_t>(0, *q.quota_gpu_milli - q.allocated_gpu_milli);
   }
   return room;
 }
@@ -31,7 +32,8 @@ bool pressure(const Job& j, const ElasticObservation& o) {
 std::int64_t per_pod(const Job& j) { return std::max<std::int64_t>(1, j.gpus_per_pod); }
 
 // How many more pods the queue's quota allows, and taking them from the room.
-std::int64_t quota_pods(std::map<std::string, std::int64_t>& room, const Job& j, std::int64_t wanted) {
+std::int64_t quota_pods(std::map<std::string, std::int64_t>& room, const Job& j,
+                        std::int64_t wanted) {
   const auto it = room.find(j.queue);
   if (it == room.end()) return wanted;
   return std::min(wanted, it->second / (per_pod(j) * model::kGpuMilliPerGpu));
@@ -70,7 +72,8 @@ ElasticDecisions CheckpointAlignedPolicy::decide(const ElasticObservation& o) co
   const ElasticDecisions wanted = GreedyPolicy::decide(o);
   ElasticDecisions out;
   for (const auto& d : wanted.decisions) {
-    const auto j = std::find_if(o.jobs.begin(), o.jobs.end(), [&](const Job& x) { return x.id == d.job; });
+    const auto j =
+        std::find_if(o.jobs.begin(), o.jobs.end(), [&](const Job& x) { return x.id == d.job; });
     // A job not training, or without checkpoints, loses nothing more by waiting: resize now.
     const bool aligned = !j->training || !j->checkpoint_interval || !j->since_checkpoint ||
                          *j->since_checkpoint <= options_.checkpoint_window;
@@ -108,10 +111,12 @@ ElasticDecisions GoodputPolicy::decide(const ElasticObservation& o) const {
     double best_gain = 0;
     for (std::size_t i = 0; i < o.jobs.size(); ++i) {
       const Job& j = o.jobs[i];
-      if (!growable[i] || want[i] >= j.max || free_gpus < per_pod(j) || quota_pods(room, j, 1) < 1) continue;
+      if (!growable[i] || want[i] >= j.max || free_gpus < per_pod(j) || quota_pods(room, j, 1) < 1)
+        continue;
       const auto n = static_cast<std::size_t>(std::max(1, want[i]));
       if (n >= j.speedup.size()) continue;
-      const double gain = j.scaling_weight * (j.speedup[n] - j.speedup[n - 1]) / static_cast<double>(per_pod(j));
+      const double gain =
+          j.scaling_weight * (j.speedup[n] - j.speedup[n - 1]) / static_cast<double>(per_pod(j));
       if (gain > best_gain) {
         best_gain = gain;
         best = i;
@@ -137,6 +142,8 @@ std::unique_ptr<ElasticPolicy> make_elastic_policy(std::string_view name, Policy
   return nullptr;
 }
 
-std::vector<std::string_view> elastic_policy_names() { return {"fixed", "greedy", "checkpoint-aligned", "goodput"}; }
+std::vector<std::string_view> elastic_policy_names() {
+  return {"fixed", "greedy", "checkpoint-aligned", "goodput"};
+}
 
 }  // namespace t9k::policies

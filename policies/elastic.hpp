@@ -55,8 +55,8 @@ struct ElasticObservation {
   // Elastic jobs the policy may resize (submitted, not finished), in job id order.
   struct Job {
     JobId id = 0;
-    std::string name;   // namespace/name
-    std::string queue;  // empty for the default scheduler
+    std::string name;           // namespace/name
+    std::string queue;          // empty for the default scheduler
     std::int32_t priority = 0;  // its queue's priority
     std::int32_t min = 0, max = 0, expected = 0;
     std::int32_t running_pods = 0;
@@ -65,9 +65,9 @@ struct ElasticObservation {
     // Relative throughput by replica count: speedup[n - 1] for n = 1..max (the job's scaling
     // model, docs/simulation-model.md).
     std::vector<double> speedup;
-    std::optional<double> progress;            // work done, in [0, 1]; unset: runs until stopped
-    bool training = false;                     // a training segment runs now
-    std::optional<SimDuration> since_checkpoint;     // while training with checkpoints
+    std::optional<double> progress;               // work done, in [0, 1]; unset: runs until stopped
+    bool training = false;                        // a training segment runs now
+    std::optional<SimDuration> since_checkpoint;  // while training with checkpoints
     std::optional<SimDuration> checkpoint_interval;  // unset: never checkpoints
     SimDuration checkpoint_cost{0};
     SimDuration rescale_overhead{0};
@@ -150,7 +150,8 @@ class GoodputPolicy : public GreedyPolicy {
 
 // The built-in policy of that name ("fixed", "greedy", "checkpoint-aligned", "goodput"), or
 // nullptr for an unknown name.
-std::unique_ptr<ElasticPolicy> make_elastic_policy(std::string_view name, PolicyOptions options = {});
+std::unique_ptr<ElasticPolicy> make_elastic_policy(std::string_view name,
+                                                   PolicyOptions options = {});
 std::vector<std::string_view> elastic_policy_names();
 
 }  // namespace t9k::policies

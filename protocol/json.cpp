@@ -48,7 +48,8 @@ void append_utf8(std::string& out, std::uint32_t cp) {
 
 class Parser {
  public:
-  Parser(Document& doc, std::string_view text, std::string_view what) : doc_(doc), s_(text), what_(what) {}
+  Parser(Document& doc, std::string_view text, std::string_view what)
+      : doc_(doc), s_(text), what_(what) {}
 
   void run() {
     skip();
@@ -87,7 +88,8 @@ class Parser {
         const char e = s_[pos_];
         if (e == 'u') {
           for (int i = 1; i <= 4; ++i) {
-            if (pos_ + static_cast<std::size_t>(i) >= s_.size() || hex(s_[pos_ + static_cast<std::size_t>(i)]) < 0) {
+            if (pos_ + static_cast<std::size_t>(i) >= s_.size() ||
+                hex(s_[pos_ + static_cast<std::size_t>(i)]) < 0) {
               fail("a bad \\u escape");
             }
           }
@@ -241,20 +243,32 @@ std::string unescape(std::string_view s) {
     }
     const char e = s[++i];
     switch (e) {
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
       case 'u': {
         auto code = [&](std::size_t at) {  // the 4 hex digits after s[at] == 'u'
           std::uint32_t cp = 0;
-          for (std::size_t k = 1; k <= 4; ++k) cp = cp * 16 + static_cast<std::uint32_t>(hex(s[at + k]));
+          for (std::size_t k = 1; k <= 4; ++k)
+            cp = cp * 16 + static_cast<std::uint32_t>(hex(s[at + k]));
           return cp;
         };
         std::uint32_t cp = code(i);
         i += 4;
-        if (cp >= 0xD800 && cp <= 0xDBFF && i + 6 < s.size() && s[i + 1] == '\\' && s[i + 2] == 'u') {
+        if (cp >= 0xD800 && cp <= 0xDBFF && i + 6 < s.size() && s[i + 1] == '\\' &&
+            s[i + 2] == 'u') {
           const std::uint32_t lo = code(i + 2);
           if (lo >= 0xDC00 && lo <= 0xDFFF) {
             cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
@@ -268,7 +282,8 @@ std::string unescape(std::string_view s) {
         append_utf8(out, cp);
         break;
       }
-      default: out += e;  // \" \\ \/
+      default:
+        out += e;  // \" \\ \/
     }
   }
   return out;
@@ -277,7 +292,9 @@ std::string unescape(std::string_view s) {
 // ---- values ----
 
 Type Value::type() const { return doc_ ? doc_->nodes_[index_].type : Type::Null; }
-bool Value::is_integer() const { return doc_ && doc_->nodes_[index_].type == Type::Number && doc_->nodes_[index_].flag; }
+bool Value::is_integer() const {
+  return doc_ && doc_->nodes_[index_].type == Type::Number && doc_->nodes_[index_].flag;
+}
 
 std::string_view Value::raw() const {
   if (!doc_) return "null";
@@ -325,7 +342,8 @@ std::vector<Value> Value::items() const {
   std::vector<Value> out;
   if (!is_array()) return out;
   out.reserve(size());
-  for (std::uint32_t c = doc_->nodes_[index_].first; c != 0; c = doc_->nodes_[c].next) out.push_back(Value(doc_, c));
+  for (std::uint32_t c = doc_->nodes_[index_].first; c != 0; c = doc_->nodes_[c].next)
+    out.push_back(Value(doc_, c));
   return out;
 }
 
@@ -409,7 +427,8 @@ void Writer::put_string(std::string_view s) {
   std::uint8_t any = 0;
   for (std::size_t i = 0; i < s.size(); ++i) any |= kStringClass[p[i]];
   if (any & 2) {
-    out_ += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out_ += nlohmann::json(std::string(s))
+                .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     return;
   }
   out_ += '"';
@@ -425,13 +444,27 @@ void Writer::put_string(std::string_view s) {
     out_.append(s.data() + run, i - run);
     run = i + 1;
     switch (c) {
-      case '"': out_ += "\\\""; break;
-      case '\\': out_ += "\\\\"; break;
-      case '\b': out_ += "\\b"; break;
-      case '\f': out_ += "\\f"; break;
-      case '\n': out_ += "\\n"; break;
-      case '\r': out_ += "\\r"; break;
-      case '\t': out_ += "\\t"; break;
+      case '"':
+        out_ += "\\\"";
+        break;
+      case '\\':
+        out_ += "\\\\";
+        break;
+      case '\b':
+        out_ += "\\b";
+        break;
+      case '\f':
+        out_ += "\\f";
+        break;
+      case '\n':
+        out_ += "\\n";
+        break;
+      case '\r':
+        out_ += "\\r";
+        break;
+      case '\t':
+        out_ += "\\t";
+        break;
       default: {
         static constexpr char kHex[] = "0123456789abcdef";
         const char u[] = {'\\', 'u', '0', '0', kHex[(c >> 4) & 0xF], kHex[c & 0xF]};

@@ -30,11 +30,11 @@ class Value {
   bool is_boolean() const { return type() == Type::Boolean; }
   bool is_integer() const;  // a number written without fraction or exponent
 
-  std::string_view raw() const;  // the value's text as written
-  std::string string() const;    // precondition: is_string(); unescaped
-  bool boolean() const;          // precondition: is_boolean()
+  std::string_view raw() const;            // the value's text as written
+  std::string string() const;              // precondition: is_string(); unescaped
+  bool boolean() const;                    // precondition: is_boolean()
   bool to_int64(std::int64_t& out) const;  // false when not an integer or out of range
-  double number() const;         // precondition: is_number()
+  double number() const;                   // precondition: is_number()
 
   // Object members in order; arrays' items in order.
   struct Member;

@@ -8,15 +8,19 @@ namespace t9k::protocol::detail {
 
 std::string describe(const Value& j) {
   switch (j.type()) {
-    case json::Type::Null: return "null";
-    case json::Type::Object: return "an object";
-    case json::Type::Array: return "a list";
+    case json::Type::Null:
+      return "null";
+    case json::Type::Object:
+      return "an object";
+    case json::Type::Array:
+      return "a list";
     case json::Type::String: {
       std::string s = j.string();
       if (s.size() > 40) s = s.substr(0, 40) + "...";
       return fmt::format("the string \"{}\"", s);
     }
-    default: return std::string(j.raw());
+    default:
+      return std::string(j.raw());
   }
 }
 
@@ -28,10 +32,13 @@ std::string Path::str() const {
 }
 
 void bad(const Path& path, std::string_view expected, const Value& found) {
-  throw ProtocolError(fmt::format("{}: expected {}, found {}", path.str(), expected, describe(found)));
+  throw ProtocolError(
+      fmt::format("{}: expected {}, found {}", path.str(), expected, describe(found)));
 }
 
-void bad(const Path& path, std::string_view message) { throw ProtocolError(fmt::format("{}: {}", path.str(), message)); }
+void bad(const Path& path, std::string_view message) {
+  throw ProtocolError(fmt::format("{}: {}", path.str(), message));
+}
 
 const Value& object(const Value& j, const Path& path) {
   if (!j.is_object()) bad(path, "an object", j);
@@ -118,7 +125,8 @@ model::Labels labels(const Value& j, const Path& path) {
 
 model::ResourceList resources(const Value& j, const Path& path) {
   model::ResourceList out;
-  for (const auto& m : object(j, path).members()) out[m.key] = quantity(m.value, child(path, m.key));
+  for (const auto& m : object(j, path).members())
+    out[m.key] = quantity(m.value, child(path, m.key));
   return out;
 }
 
@@ -133,9 +141,11 @@ model::ObjectMeta metadata(const Value& j, const Path& path) {
   m.name = opt_string(j, path, "name");
   m.namespace_ = opt_string(j, path, "namespace");
   if (const Member x = member(j, "labels")) m.labels = labels(*x, child(path, "labels"));
-  if (const Member x = member(j, "annotations")) m.annotations = labels(*x, child(path, "annotations"));
+  if (const Member x = member(j, "annotations"))
+    m.annotations = labels(*x, child(path, "annotations"));
   m.uid = opt_string(j, path, "uid");
-  if (const Member x = member(j, "creationTimestamp")) m.creation_timestamp = timestamp(*x, child(path, "creationTimestamp"));
+  if (const Member x = member(j, "creationTimestamp"))
+    m.creation_timestamp = timestamp(*x, child(path, "creationTimestamp"));
   if (const Member refs = member(j, "ownerReferences")) {
     const Path p = child(path, "ownerReferences");
     std::size_t i = 0;
@@ -147,7 +157,8 @@ model::ObjectMeta metadata(const Value& j, const Path& path) {
       o.kind = opt_string(r, rp, "kind");
       o.name = opt_string(r, rp, "name");
       o.uid = opt_string(r, rp, "uid");
-      if (const Member c = member(r, "controller")) o.controller = boolean(*c, child(rp, "controller"));
+      if (const Member c = member(r, "controller"))
+        o.controller = boolean(*c, child(rp, "controller"));
       m.owner_references.push_back(std::move(o));
     }
   }
@@ -174,7 +185,8 @@ void write_strings(Writer& w, const std::vector<std::string>& v) {
 
 void write_time(Writer& w, model::SimTime t) { w.string(scenarios::format_timestamp(t)); }
 
-void write_metadata(Writer& w, const model::ObjectMeta& meta, std::optional<model::SimTime> deletion) {
+void write_metadata(Writer& w, const model::ObjectMeta& meta,
+                    std::optional<model::SimTime> deletion) {
   w.begin_object();
   if (!meta.name.empty()) w.key("name").string(meta.name);
   if (!meta.namespace_.empty()) w.key("namespace").string(meta.namespace_);
@@ -186,11 +198,16 @@ void write_metadata(Writer& w, const model::ObjectMeta& meta, std::optional<mode
     w.key("ownerReferences").begin_array();
     for (const auto& r : meta.owner_references) {
       w.begin_object()
-          .key("apiVersion").string(r.api_version)
-          .key("kind").string(r.kind)
-          .key("name").string(r.name)
-          .key("uid").string(r.uid)
-          .key("controller").boolean(r.controller)
+          .key("apiVersion")
+          .string(r.api_version)
+          .key("kind")
+          .string(r.kind)
+          .key("name")
+          .string(r.name)
+          .key("uid")
+          .string(r.uid)
+          .key("controller")
+          .boolean(r.controller)
           .end_object();
     }
     w.end_array();

@@ -25,7 +25,8 @@ class Path {
  public:
   Path(const char* root) : key_(root) {}  // NOLINT: a root path from a literal
   Path(const Path& parent, std::string_view key) : parent_(&parent), key_(key) {}
-  Path(const Path& parent, std::size_t index) : parent_(&parent), index_(static_cast<std::int64_t>(index)) {}
+  Path(const Path& parent, std::size_t index)
+      : parent_(&parent), index_(static_cast<std::int64_t>(index)) {}
   // Not under a temporary (a literal made into a root path dies at the end of its expression, and
   // a child kept beyond it printed through a dangling parent: a crash when an error named it).
   Path(Path&& parent, std::string_view key) = delete;
@@ -71,7 +72,8 @@ std::vector<std::string> strings(const Value& j, const Path& path);
 model::Labels labels(const Value& j, const Path& path);
 model::ResourceList resources(const Value& j, const Path& path);
 model::ObjectMeta metadata(const Value& j, const Path& path);
-std::string opt_string(const Value& obj, const Path& path, std::string_view key, std::string def = "");
+std::string opt_string(const Value& obj, const Path& path, std::string_view key,
+                       std::string def = "");
 
 // An enum by its Kubernetes spelling (model::parse_enum), listing the allowed ones when wrong.
 template <class E>
@@ -79,7 +81,8 @@ E enumeration(const Value& j, const Path& path) {
   const std::string s = string(j, path);
   if (const auto e = model::parse_enum<E>(s)) return *e;
   std::string allowed;
-  for (const auto n : model::enum_names<E>()) allowed += (allowed.empty() ? "" : ", ") + std::string(n);
+  for (const auto n : model::enum_names<E>())
+    allowed += (allowed.empty() ? "" : ", ") + std::string(n);
   bad(path, "one of " + allowed, j);
 }
 
@@ -87,7 +90,8 @@ E enumeration(const Value& j, const Path& path) {
 void write_labels(Writer& w, const model::Labels& l);
 void write_resources(Writer& w, const model::ResourceList& r);
 // Metadata as an object; a pod's deletionTimestamp goes last when given.
-void write_metadata(Writer& w, const model::ObjectMeta& m, std::optional<model::SimTime> deletion = std::nullopt);
+void write_metadata(Writer& w, const model::ObjectMeta& m,
+                    std::optional<model::SimTime> deletion = std::nullopt);
 void write_strings(Writer& w, const std::vector<std::string>& v);
 void write_time(Writer& w, model::SimTime t);
 

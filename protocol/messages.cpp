@@ -13,7 +13,9 @@ namespace t9k::protocol {
 using namespace detail;
 namespace m = t9k::model;
 
-std::string_view to_string(Role r) { return r == Role::Controller ? "controller" : "elasticPolicy"; }
+std::string_view to_string(Role r) {
+  return r == Role::Controller ? "controller" : "elasticPolicy";
+}
 
 namespace {
 
@@ -30,7 +32,8 @@ m::SimDuration micros(const Value& j, const Path& path) {
 }
 
 // "requeueAfterMicros": 30000000, or "requeueAfter": "30s".
-std::optional<m::SimDuration> duration_field(const Value& obj, const Path& path, std::string_view micros_key,
+std::optional<m::SimDuration> duration_field(const Value& obj, const Path& path,
+                                             std::string_view micros_key,
                                              std::string_view text_key) {
   if (const Member x = member(obj, micros_key)) return micros(*x, child(path, micros_key));
   if (const Member x = member(obj, text_key)) {
@@ -52,24 +55,51 @@ void write_action(Writer& w, const controllers::Action& action) {
         if constexpr (std::is_same_v<T, controllers::CreatePod>) {
           write_pod(w.key("type").string("CreatePod").key("pod"), a.pod);
         } else if constexpr (std::is_same_v<T, controllers::DeletePod>) {
-          w.key("type").string("DeletePod").key("name").string(a.name).key("reason").string(m::to_string(a.reason));
+          w.key("type")
+              .string("DeletePod")
+              .key("name")
+              .string(a.name)
+              .key("reason")
+              .string(m::to_string(a.reason));
         } else if constexpr (std::is_same_v<T, controllers::CreatePodGroup>) {
           write_pod_group(w.key("type").string("CreatePodGroup").key("podGroup"), a.pod_group);
         } else if constexpr (std::is_same_v<T, controllers::UpdatePodGroup>) {
           write_pod_group(w.key("type").string("UpdatePodGroup").key("podGroup"), a.pod_group);
         } else if constexpr (std::is_same_v<T, controllers::CreateTensorBoard>) {
-          w.key("type").string("CreateTensorBoard").key("name").string(a.name).key("namespace").string(a.namespace_);
+          w.key("type")
+              .string("CreateTensorBoard")
+              .key("name")
+              .string(a.name)
+              .key("namespace")
+              .string(a.namespace_);
           w.key("spec").begin_object();
           if (!a.spec.image.empty()) w.key("image").string(a.spec.image);
-          if (!a.spec.training_log_filesets.empty()) write_strings(w.key("trainingLogFilesets"), a.spec.training_log_filesets);
+          if (!a.spec.training_log_filesets.empty())
+            write_strings(w.key("trainingLogFilesets"), a.spec.training_log_filesets);
           w.end_object();
           const auto& o = a.owner;
-          w.key("owner").begin_object().key("apiVersion").string(o.api_version).key("kind").string(o.kind);
-          w.key("name").string(o.name).key("uid").string(o.uid).key("controller").boolean(o.controller).end_object();
+          w.key("owner")
+              .begin_object()
+              .key("apiVersion")
+              .string(o.api_version)
+              .key("kind")
+              .string(o.kind);
+          w.key("name")
+              .string(o.name)
+              .key("uid")
+              .string(o.uid)
+              .key("controller")
+              .boolean(o.controller)
+              .end_object();
         } else {
           w.key("type").string("RestartTraining");
           write_strings(w.key("pods"), a.pods);
-          w.key("replicas").integer(a.replicas).key("worldSize").integer(a.world_size).key("reason").string(a.reason);
+          w.key("replicas")
+              .integer(a.replicas)
+              .key("worldSize")
+              .integer(a.world_size)
+              .key("reason")
+              .string(a.reason);
         }
         w.end_object();
       },
@@ -80,7 +110,8 @@ controllers::Action decode_action(const Value& j, const Path& path) {
   object(j, path);
   const Value type_v = need(j, path, "type");
   const std::string type = string(type_v, child(path, "type"));
-  if (type == "CreatePod") return controllers::CreatePod{detail::decode_pod(need(j, path, "pod"), child(path, "pod"))};
+  if (type == "CreatePod")
+    return controllers::CreatePod{detail::decode_pod(need(j, path, "pod"), child(path, "pod"))};
   if (type == "DeletePod") {
     controllers::DeletePod d;
     d.name = string(need(j, path, "name"), child(path, "name"));
@@ -88,10 +119,12 @@ controllers::Action decode_action(const Value& j, const Path& path) {
     return d;
   }
   if (type == "CreatePodGroup") {
-    return controllers::CreatePodGroup{detail::decode_pod_group(need(j, path, "podGroup"), child(path, "podGroup"))};
+    return controllers::CreatePodGroup{
+        detail::decode_pod_group(need(j, path, "podGroup"), child(path, "podGroup"))};
   }
   if (type == "UpdatePodGroup") {
-    return controllers::UpdatePodGroup{detail::decode_pod_group(need(j, path, "podGroup"), child(path, "podGroup"))};
+    return controllers::UpdatePodGroup{
+        detail::decode_pod_group(need(j, path, "podGroup"), child(path, "podGroup"))};
   }
   if (type == "CreateTensorBoard") {
     controllers::CreateTensorBoard t;
@@ -100,7 +133,8 @@ controllers::Action decode_action(const Value& j, const Path& path) {
     if (const Member s = member(j, "spec")) {
       const Path sp = child(path, "spec");
       t.spec.image = opt_string(object(*s, sp), sp, "image");
-      if (const Member f = member(*s, "trainingLogFilesets")) t.spec.training_log_filesets = strings(*f, child(sp, "trainingLogFilesets"));
+      if (const Member f = member(*s, "trainingLogFilesets"))
+        t.spec.training_log_filesets = strings(*f, child(sp, "trainingLogFilesets"));
     }
     if (const Member o = member(j, "owner")) {
       const Path op = child(path, "owner");
@@ -109,7 +143,8 @@ controllers::Action decode_action(const Value& j, const Path& path) {
       t.owner.kind = opt_string(*o, op, "kind");
       t.owner.name = opt_string(*o, op, "name");
       t.owner.uid = opt_string(*o, op, "uid");
-      if (const Member c = member(*o, "controller")) t.owner.controller = boolean(*c, child(op, "controller"));
+      if (const Member c = member(*o, "controller"))
+        t.owner.controller = boolean(*c, child(op, "controller"));
     }
     return t;
   }
@@ -121,11 +156,13 @@ controllers::Action decode_action(const Value& j, const Path& path) {
     r.reason = opt_string(j, path, "reason");
     return r;
   }
-  bad(child(path, "type"), "CreatePod, DeletePod, CreatePodGroup, UpdatePodGroup, CreateTensorBoard or RestartTraining",
+  bad(child(path, "type"),
+      "CreatePod, DeletePod, CreatePodGroup, UpdatePodGroup, CreateTensorBoard or RestartTraining",
       type_v);
 }
 
-void write_optional_micros(Writer& w, std::string_view key, const std::optional<m::SimDuration>& d) {
+void write_optional_micros(Writer& w, std::string_view key,
+                           const std::optional<m::SimDuration>& d) {
   if (d) {
     w.key(key).integer(d->count());
   } else {
@@ -166,7 +203,8 @@ std::string result_line(const std::string& id_json, std::string_view result_json
 std::string error_line(const std::string& id_json, int code, std::string_view message) {
   Writer w;
   w.begin_object().key("code").integer(code).key("message").string(message).end_object();
-  return fmt::format(R"({{"jsonrpc":"2.0","id":{},"error":{}}})", id_json.empty() ? "null" : id_json, w.out());
+  return fmt::format(R"({{"jsonrpc":"2.0","id":{},"error":{}}})",
+                     id_json.empty() ? "null" : id_json, w.out());
 }
 
 struct Reply::Impl {
@@ -195,8 +233,9 @@ Reply Reply::parse(std::string_view line, std::int64_t expected_id) {
   if (const Member e = member(j, "error")) {
     const Member msg = e->is_object() ? member(*e, "message") : Member{};
     const Member code = e->is_object() ? member(*e, "code") : Member{};
-    throw ProtocolError(fmt::format("the plugin answered error {}: {}", code ? std::string(code->raw()) : "?",
-                                    msg && msg->is_string() ? msg->string() : std::string(e->raw())));
+    throw ProtocolError(
+        fmt::format("the plugin answered error {}: {}", code ? std::string(code->raw()) : "?",
+                    msg && msg->is_string() ? msg->string() : std::string(e->raw())));
   }
   impl->result = j.find("result");
   if (!impl->result.present()) bad("result", "required field is missing");  // null is an answer
@@ -235,14 +274,31 @@ struct Decoders {
 
 // ---- initialize ----
 
-std::string initialize_params(Role role, const std::vector<std::string>& kinds, std::string_view simulator_version,
-                              const controllers::ControllerOptions& controller_options, const PolicySettings& policy) {
+std::string initialize_params(Role role, const std::vector<std::string>& kinds,
+                              std::string_view simulator_version,
+                              const controllers::ControllerOptions& controller_options,
+                              const PolicySettings& policy) {
   Writer w;
-  w.begin_object().key("protocolVersion").string(kProtocolVersion).key("role").string(to_string(role));
+  w.begin_object()
+      .key("protocolVersion")
+      .string(kProtocolVersion)
+      .key("role")
+      .string(to_string(role));
   write_strings(w.key("kinds"), kinds);
-  w.key("simulator").begin_object().key("name").string("t9ksim").key("version").string(simulator_version).end_object();
+  w.key("simulator")
+      .begin_object()
+      .key("name")
+      .string("t9ksim")
+      .key("version")
+      .string(simulator_version)
+      .end_object();
   write_options(w.key("controllerOptions"), controller_options);
-  w.key("policy").begin_object().key("name").string(policy.policy).key("periodMicros").integer(policy.period.count());
+  w.key("policy")
+      .begin_object()
+      .key("name")
+      .string(policy.policy)
+      .key("periodMicros")
+      .integer(policy.period.count());
   w.key("cooldownMicros").integer(policy.options.cooldown.count());
   w.key("checkpointWindowMicros").integer(policy.options.checkpoint_window.count()).end_object();
   w.end_object();
@@ -263,14 +319,18 @@ InitializeRequest decode_initialize(const Request& request) {
     bad("params.role", "controller or elasticPolicy", role_v);
   }
   if (const Member k = member(p, "kinds")) r.kinds = strings(*k, "params.kinds");
-  if (const Member o = member(p, "controllerOptions")) r.controller_options = detail::decode_options(*o, "params.controllerOptions");
+  if (const Member o = member(p, "controllerOptions"))
+    r.controller_options = detail::decode_options(*o, "params.controllerOptions");
   if (const Member pol = member(p, "policy")) {
     object(*pol, "params.policy");
     r.policy_settings.policy = opt_string(*pol, "params.policy", "name");
-    if (const Member x = member(*pol, "periodMicros")) r.policy_settings.period = micros(*x, "params.policy.periodMicros");
-    if (const Member x = member(*pol, "cooldownMicros")) r.policy_settings.options.cooldown = micros(*x, "params.policy.cooldownMicros");
+    if (const Member x = member(*pol, "periodMicros"))
+      r.policy_settings.period = micros(*x, "params.policy.periodMicros");
+    if (const Member x = member(*pol, "cooldownMicros"))
+      r.policy_settings.options.cooldown = micros(*x, "params.policy.cooldownMicros");
     if (const Member x = member(*pol, "checkpointWindowMicros")) {
-      r.policy_settings.options.checkpoint_window = micros(*x, "params.policy.checkpointWindowMicros");
+      r.policy_settings.options.checkpoint_window =
+          micros(*x, "params.policy.checkpointWindowMicros");
     }
   }
   return r;
@@ -289,14 +349,17 @@ Hello decode_hello(const Reply& reply) {
   h.protocol_version = string(need(r, "result", "protocolVersion"), "result.protocolVersion");
   h.name = opt_string(r, "result", "name");
   if (const Member c = member(r, "capabilities")) {
-    if (const Member d = member(object(*c, "result.capabilities"), "decide")) h.decides = boolean(*d, "result.capabilities.decide");
+    if (const Member d = member(object(*c, "result.capabilities"), "decide"))
+      h.decides = boolean(*d, "result.capabilities.decide");
   }
   return h;
 }
 
 // ---- reconcile ----
 
-std::string job_json(const m::Job& job) { return scenarios::to_compact_json(scenarios::to_object(job)); }
+std::string job_json(const m::Job& job) {
+  return scenarios::to_compact_json(scenarios::to_object(job));
+}
 
 struct JobEncoder::Entry {
   m::Job without_status;
@@ -348,7 +411,13 @@ std::string reconcile_params(JobEncoder& jobs, const controllers::ReconcileInput
     w.key("podGroup").null();
   }
   if (in.tensorboard) {
-    w.key("tensorBoard").begin_object().key("uid").string(in.tensorboard->uid).key("ready").boolean(in.tensorboard->ready).end_object();
+    w.key("tensorBoard")
+        .begin_object()
+        .key("uid")
+        .string(in.tensorboard->uid)
+        .key("ready")
+        .boolean(in.tensorboard->ready)
+        .end_object();
   } else {
     w.key("tensorBoard").null();
   }
@@ -389,24 +458,28 @@ OwnedReconcileInput decode_reconcile(const Request& request, JobCache& jobs) {
     m::status_of(in.job) = {};
     jobs.insert(std::move(key), in.job);
   }
-  if (const Member st = member(job, "status")) m::status_of(in.job) = detail::decode_status(*st, "params.job.status");
+  if (const Member st = member(job, "status"))
+    m::status_of(in.job) = detail::decode_status(*st, "params.job.status");
   std::size_t i = 0;
   const Path pods_path("params.pods");
   for (const auto& pod : array(need(p, "params", "pods"), pods_path).items()) {
     in.pods.push_back(detail::decode_pod(pod, item(pods_path, i++)));
   }
-  if (const Member g = member(p, "podGroup")) in.pod_group = detail::decode_pod_group(*g, "params.podGroup");
+  if (const Member g = member(p, "podGroup"))
+    in.pod_group = detail::decode_pod_group(*g, "params.podGroup");
   if (const Member t = member(p, "tensorBoard")) {
     object(*t, "params.tensorBoard");
-    in.tensorboard = controllers::TensorBoardObservation{string(need(*t, "params.tensorBoard", "uid"), "params.tensorBoard.uid"),
-                                                         boolean(need(*t, "params.tensorBoard", "ready"), "params.tensorBoard.ready")};
+    in.tensorboard = controllers::TensorBoardObservation{
+        string(need(*t, "params.tensorBoard", "uid"), "params.tensorBoard.uid"),
+        boolean(need(*t, "params.tensorBoard", "ready"), "params.tensorBoard.ready")};
   }
   if (const Member x = member(p, "nowMicros")) {
     in.now = micros_time(*x, "params.nowMicros");
   } else {
     in.now = timestamp(need(p, "params", "now"), "params.now");
   }
-  if (const Member o = member(p, "options")) in.options = detail::decode_options(*o, "params.options");
+  if (const Member o = member(p, "options"))
+    in.options = detail::decode_options(*o, "params.options");
   return in;
 }
 
@@ -427,7 +500,8 @@ controllers::ReconcileResult decode_reconcile_result(const Reply& reply) {
   if (const Member acts = member(r, "actions")) {
     std::size_t i = 0;
     const Path actions_path("result.actions");
-    for (const auto& a : array(*acts, actions_path).items()) out.actions.push_back(decode_action(a, item(actions_path, i++)));
+    for (const auto& a : array(*acts, actions_path).items())
+      out.actions.push_back(decode_action(a, item(actions_path, i++)));
   }
   out.status = detail::decode_status(need(r, "result", "status"), "result.status");
   out.requeue_after = duration_field(r, "result", "requeueAfterMicros", "requeueAfter");
@@ -451,16 +525,30 @@ std::string decide_params(const policies::ElasticObservation& o) {
     }
     w.key("allocatedGpuMilli").integer(q.allocated_gpu_milli).key("pending").begin_array();
     for (const auto& d : q.pending) {
-      w.begin_object().key("priority").integer(d.priority).key("gpuMilli").integer(d.gpu_milli).key("jobs").integer(d.jobs).end_object();
+      w.begin_object()
+          .key("priority")
+          .integer(d.priority)
+          .key("gpuMilli")
+          .integer(d.gpu_milli)
+          .key("jobs")
+          .integer(d.jobs)
+          .end_object();
     }
     w.end_array().end_object();
   }
   w.end_array().key("waiting").begin_array();
-  for (const auto& x : o.waiting) w.begin_object().key("jobId").integer(x.job).key("priority").integer(x.priority).end_object();
+  for (const auto& x : o.waiting)
+    w.begin_object().key("jobId").integer(x.job).key("priority").integer(x.priority).end_object();
   w.end_array().key("jobs").begin_array();
   for (const auto& j : o.jobs) {
-    w.begin_object().key("job").string(j.name).key("jobId").integer(j.id).key("queue").string(j.queue);
-    w.key("priority").integer(j.priority).key("minReplicas").integer(j.min).key("maxReplicas").integer(j.max);
+    w.begin_object().key("job").string(j.name).key("jobId").integer(j.id).key("queue").string(
+        j.queue);
+    w.key("priority")
+        .integer(j.priority)
+        .key("minReplicas")
+        .integer(j.min)
+        .key("maxReplicas")
+        .integer(j.max);
     w.key("expectedReplicas").integer(j.expected).key("runningPods").integer(j.running_pods);
     w.key("gpusPerPod").integer(j.gpus_per_pod).key("scalingWeight").number(j.scaling_weight);
     w.key("speedup").begin_array();
@@ -504,15 +592,18 @@ policies::ElasticObservation decode_decide(const Request& request) {
     policies::ElasticObservation::Queue v;
     v.name = string(need(q, qp, "name"), child(qp, "name"));
     if (const Member x = member(q, "priority")) v.priority = int32(*x, child(qp, "priority"));
-    if (const Member x = member(q, "quotaGpuMilli")) v.quota_gpu_milli = int64(*x, child(qp, "quotaGpuMilli"));
-    if (const Member x = member(q, "allocatedGpuMilli")) v.allocated_gpu_milli = int64(*x, child(qp, "allocatedGpuMilli"));
+    if (const Member x = member(q, "quotaGpuMilli"))
+      v.quota_gpu_milli = int64(*x, child(qp, "quotaGpuMilli"));
+    if (const Member x = member(q, "allocatedGpuMilli"))
+      v.allocated_gpu_milli = int64(*x, child(qp, "allocatedGpuMilli"));
     if (const Member pend = member(q, "pending")) {
       std::size_t k = 0;
       const Path pp = child(qp, "pending");
       for (const auto& d : array(*pend, pp).items()) {
         const Path dp = item(pp, k++);
         object(d, dp);
-        v.pending.push_back({int32(need(d, dp, "priority"), child(dp, "priority")), int64(need(d, dp, "gpuMilli"), child(dp, "gpuMilli")),
+        v.pending.push_back({int32(need(d, dp, "priority"), child(dp, "priority")),
+                             int64(need(d, dp, "gpuMilli"), child(dp, "gpuMilli")),
                              int32(need(d, dp, "jobs"), child(dp, "jobs"))});
       }
     }
@@ -539,9 +630,12 @@ policies::ElasticObservation decode_decide(const Request& request) {
     v.min = int32(need(j, jp, "minReplicas"), child(jp, "minReplicas"));
     v.max = int32(need(j, jp, "maxReplicas"), child(jp, "maxReplicas"));
     v.expected = int32(need(j, jp, "expectedReplicas"), child(jp, "expectedReplicas"));
-    if (const Member x = member(j, "runningPods")) v.running_pods = int32(*x, child(jp, "runningPods"));
-    if (const Member x = member(j, "gpusPerPod")) v.gpus_per_pod = int64(*x, child(jp, "gpusPerPod"));
-    if (const Member x = member(j, "scalingWeight")) v.scaling_weight = number(*x, child(jp, "scalingWeight"));
+    if (const Member x = member(j, "runningPods"))
+      v.running_pods = int32(*x, child(jp, "runningPods"));
+    if (const Member x = member(j, "gpusPerPod"))
+      v.gpus_per_pod = int64(*x, child(jp, "gpusPerPod"));
+    if (const Member x = member(j, "scalingWeight"))
+      v.scaling_weight = number(*x, child(jp, "scalingWeight"));
     if (const Member x = member(j, "speedup")) {
       std::size_t k = 0;
       const Path sp = child(jp, "speedup");
@@ -549,21 +643,31 @@ policies::ElasticObservation decode_decide(const Request& request) {
     }
     if (const Member x = member(j, "progress")) v.progress = number(*x, child(jp, "progress"));
     if (const Member x = member(j, "training")) v.training = boolean(*x, child(jp, "training"));
-    if (const Member x = member(j, "sinceCheckpointMicros")) v.since_checkpoint = micros(*x, child(jp, "sinceCheckpointMicros"));
-    if (const Member x = member(j, "checkpointIntervalMicros")) v.checkpoint_interval = micros(*x, child(jp, "checkpointIntervalMicros"));
-    if (const Member x = member(j, "checkpointCostMicros")) v.checkpoint_cost = micros(*x, child(jp, "checkpointCostMicros"));
-    if (const Member x = member(j, "rescaleOverheadMicros")) v.rescale_overhead = micros(*x, child(jp, "rescaleOverheadMicros"));
-    if (const Member x = member(j, "lastResizeMicros")) v.last_resize = micros_time(*x, child(jp, "lastResizeMicros"));
+    if (const Member x = member(j, "sinceCheckpointMicros"))
+      v.since_checkpoint = micros(*x, child(jp, "sinceCheckpointMicros"));
+    if (const Member x = member(j, "checkpointIntervalMicros"))
+      v.checkpoint_interval = micros(*x, child(jp, "checkpointIntervalMicros"));
+    if (const Member x = member(j, "checkpointCostMicros"))
+      v.checkpoint_cost = micros(*x, child(jp, "checkpointCostMicros"));
+    if (const Member x = member(j, "rescaleOverheadMicros"))
+      v.rescale_overhead = micros(*x, child(jp, "rescaleOverheadMicros"));
+    if (const Member x = member(j, "lastResizeMicros"))
+      v.last_resize = micros_time(*x, child(jp, "lastResizeMicros"));
     o.jobs.push_back(std::move(v));
   }
   return o;
 }
 
-std::string decide_result(const policies::ElasticDecisions& d, const policies::ElasticObservation& o) {
+std::string decide_result(const policies::ElasticDecisions& d,
+                          const policies::ElasticObservation& o) {
   Writer w;
   w.begin_object().key("decisions").begin_array();
   for (const auto& x : d.decisions) {
-    w.begin_object().key("jobId").integer(x.job).key("expectedReplicas").integer(x.expected_replicas);
+    w.begin_object()
+        .key("jobId")
+        .integer(x.job)
+        .key("expectedReplicas")
+        .integer(x.expected_replicas);
     for (const auto& j : o.jobs) {
       if (j.id == x.job) w.key("job").string(j.name);
     }
@@ -579,7 +683,8 @@ std::string decide_result(const policies::ElasticDecisions& d, const policies::E
   return w.take();
 }
 
-policies::ElasticDecisions decode_decide_result(const Reply& reply, const policies::ElasticObservation& o) {
+policies::ElasticDecisions decode_decide_result(const Reply& reply,
+                                                const policies::ElasticObservation& o) {
   const Value& r = object(reply.impl_->result, "result");
   policies::ElasticDecisions out;
   std::size_t i = 0;
@@ -593,13 +698,16 @@ policies::ElasticDecisions decode_decide_result(const Reply& reply, const polici
       // Both given: they must name one job.
       if (const Member name_v = member(d, "job")) {
         const std::string name = string(*name_v, child(dp, "job"));
-        const auto it = std::find_if(o.jobs.begin(), o.jobs.end(), [&](const auto& j) { return j.id == x.job; });
-        if (it == o.jobs.end() || it->name != name) bad(child(dp, "job"), "the name of the job jobId names", *name_v);
+        const auto it = std::find_if(o.jobs.begin(), o.jobs.end(),
+                                     [&](const auto& j) { return j.id == x.job; });
+        if (it == o.jobs.end() || it->name != name)
+          bad(child(dp, "job"), "the name of the job jobId names", *name_v);
       }
     } else {
       const Value name_v = need(d, dp, "job");
       const std::string name = string(name_v, child(dp, "job"));
-      const auto it = std::find_if(o.jobs.begin(), o.jobs.end(), [&](const auto& j) { return j.name == name; });
+      const auto it =
+          std::find_if(o.jobs.begin(), o.jobs.end(), [&](const auto& j) { return j.name == name; });
       if (it == o.jobs.end()) bad(child(dp, "job"), "an elastic job of the request's jobs", name_v);
       x.job = it->id;
     }
@@ -635,13 +743,17 @@ std::string pod_group_json(const m::PodGroup& g) {
   write_pod_group(w, g);
   return w.take();
 }
-m::PodGroup decode_pod_group(std::string_view json) { return decode_text(json, "podGroup", detail::decode_pod_group); }
+m::PodGroup decode_pod_group(std::string_view json) {
+  return decode_text(json, "podGroup", detail::decode_pod_group);
+}
 std::string status_json(const m::JobStatus& s) {
   Writer w;
   write_status(w, s);
   return w.take();
 }
-m::JobStatus decode_status(std::string_view json) { return decode_text(json, "status", detail::decode_status); }
+m::JobStatus decode_status(std::string_view json) {
+  return decode_text(json, "status", detail::decode_status);
+}
 std::string options_json(const controllers::ControllerOptions& o) {
   Writer w;
   write_options(w, o);

@@ -27,7 +27,8 @@ m::DeletionReason deletion_reason(const Value& j, const Path& path) {
     if (m::to_string(r) == s) return r;
   }
   std::string allowed;
-  for (const auto r : kReasons) allowed += (allowed.empty() ? "" : ", ") + std::string(m::to_string(r));
+  for (const auto r : kReasons)
+    allowed += (allowed.empty() ? "" : ", ") + std::string(m::to_string(r));
   bad(path, "one of " + allowed, j);
 }
 
@@ -62,7 +63,12 @@ void write_pod(Writer& w, const m::Pod& p) {
   }
   w.end_object();
   w.key("t9ksim").begin_object();
-  w.key("job").string(p.job_name).key("replicaType").string(p.replica_type).key("rank").integer(p.rank);
+  w.key("job")
+      .string(p.job_name)
+      .key("replicaType")
+      .string(p.replica_type)
+      .key("rank")
+      .integer(p.rank);
   w.key("generation").integer(p.generation);
   if (!p.queue.empty()) w.key("queue").string(p.queue);
   if (!p.pod_group.empty()) w.key("podGroup").string(p.pod_group);
@@ -80,7 +86,8 @@ m::Pod decode_pod(const Value& j, const Path& path) {
   const Path mp = child(path, "metadata");
   const Value meta = need(j, path, "metadata");
   p.metadata = metadata(meta, mp);
-  if (const Member x = member(meta, "deletionTimestamp")) p.deletion_timestamp = timestamp(*x, child(mp, "deletionTimestamp"));
+  if (const Member x = member(meta, "deletionTimestamp"))
+    p.deletion_timestamp = timestamp(*x, child(mp, "deletionTimestamp"));
   if (p.metadata.name.empty()) bad(child(mp, "name"), "required field is missing");
   const Path sp = child(path, "spec");
   const Value spec = need(j, path, "spec");
@@ -88,10 +95,12 @@ m::Pod decode_pod(const Value& j, const Path& path) {
   p.node_name = opt_string(spec, sp, "nodeName");
   p.scheduler_name = opt_string(spec, sp, "schedulerName", m::kDefaultSchedulerName);
   if (const Member x = member(spec, "priority")) p.priority = int32(*x, child(sp, "priority"));
-  if (const Member x = member(spec, "nodeSelector")) p.node_selector = labels(*x, child(sp, "nodeSelector"));
+  if (const Member x = member(spec, "nodeSelector"))
+    p.node_selector = labels(*x, child(sp, "nodeSelector"));
   if (const Member x = member(spec, "terminationGracePeriodSeconds")) {
     p.termination_grace_period_seconds = int64(*x, child(sp, "terminationGracePeriodSeconds"));
-    if (p.termination_grace_period_seconds < 0) bad(child(sp, "terminationGracePeriodSeconds"), "a number >= 0", *x);
+    if (p.termination_grace_period_seconds < 0)
+      bad(child(sp, "terminationGracePeriodSeconds"), "a number >= 0", *x);
   }
   // Requests are the containers' (summed), as pod_requests() gives them; command and args are
   // the first container's (the training container).
@@ -106,15 +115,18 @@ m::Pod decode_pod(const Value& j, const Path& path) {
     }
     if (const Member res = member(c, "resources")) {
       const Path rp = child(ip, "resources");
-      if (const Member req = member(object(*res, rp), "requests")) m::add_resources(p.requests, resources(*req, child(rp, "requests")));
+      if (const Member req = member(object(*res, rp), "requests"))
+        m::add_resources(p.requests, resources(*req, child(rp, "requests")));
     }
     ++i;
   }
   if (const Member st = member(j, "status")) {
     const Path stp = child(path, "status");
     object(*st, stp);
-    if (const Member x = member(*st, "phase")) p.phase = enumeration<m::PodPhase>(*x, child(stp, "phase"));
-    if (const Member x = member(*st, "startTime")) p.start_time = timestamp(*x, child(stp, "startTime"));
+    if (const Member x = member(*st, "phase"))
+      p.phase = enumeration<m::PodPhase>(*x, child(stp, "phase"));
+    if (const Member x = member(*st, "startTime"))
+      p.start_time = timestamp(*x, child(stp, "startTime"));
     if (const Member cs = member(*st, "containerStatuses")) {
       const Path csp = child(stp, "containerStatuses");
       std::size_t k = 0;
@@ -126,8 +138,10 @@ m::Pod decode_pod(const Value& j, const Path& path) {
         if (!term || p.exit_code) continue;  // the first terminated container's
         const Path tp = child(sp2, "terminated");
         object(*term, tp);
-        if (const Member x = member(*term, "exitCode")) p.exit_code = int32(*x, child(tp, "exitCode"));
-        if (const Member x = member(*term, "finishedAt")) p.finish_time = timestamp(*x, child(tp, "finishedAt"));
+        if (const Member x = member(*term, "exitCode"))
+          p.exit_code = int32(*x, child(tp, "exitCode"));
+        if (const Member x = member(*term, "finishedAt"))
+          p.finish_time = timestamp(*x, child(tp, "finishedAt"));
       }
     }
   }
@@ -146,7 +160,8 @@ m::Pod decode_pod(const Value& j, const Path& path) {
   if (const Member x = member(ext, "debug")) p.debug = boolean(*x, child(ep, "debug"));
   if (const Member x = member(ext, "gpuIndex")) p.gpu_index = int32(*x, child(ep, "gpuIndex"));
   if (const Member x = member(ext, "bindTime")) p.bind_time = timestamp(*x, child(ep, "bindTime"));
-  if (const Member x = member(ext, "deletionReason")) p.deletion_reason = deletion_reason(*x, child(ep, "deletionReason"));
+  if (const Member x = member(ext, "deletionReason"))
+    p.deletion_reason = deletion_reason(*x, child(ep, "deletionReason"));
   return p;
 }
 
@@ -159,22 +174,41 @@ void write_pod_group(Writer& w, const m::PodGroup& g) {
   w.key("spec").begin_object().key("minMember").integer(s.min_member);
   if (!s.roles.empty()) {
     w.key("roles").begin_array();
-    for (const auto& r : s.roles) w.begin_object().key("name").string(r.name).key("minMember").integer(r.min_member).end_object();
+    for (const auto& r : s.roles)
+      w.begin_object()
+          .key("name")
+          .string(r.name)
+          .key("minMember")
+          .integer(r.min_member)
+          .end_object();
     w.end_array();
   }
   w.key("queue").string(s.queue).key("priority").integer(s.priority);
   if (!s.topology_policy.empty()) w.key("topologyPolicy").string(s.topology_policy);
-  if (s.finished) w.key("finished").boolean(true);  // §8.3: the world sets it once the job is terminal
+  if (s.finished)
+    w.key("finished").boolean(true);  // §8.3: the world sets it once the job is terminal
   w.end_object();
   if (!(g.status == m::PodGroupStatus{})) {
     const auto& st = g.status;
-    auto cond = [&](const char* type, bool v) { w.begin_object().key("type").string(type).key("status").string(v ? "True" : "False").end_object(); };
+    auto cond = [&](const char* type, bool v) {
+      w.begin_object()
+          .key("type")
+          .string(type)
+          .key("status")
+          .string(v ? "True" : "False")
+          .end_object();
+    };
     w.key("status").begin_object().key("conditions").begin_array();
     cond("GroupScheduled", st.group_scheduled);
     cond("SufficientGroupMember", st.sufficient_group_member);
     w.end_array();
     write_resources(w.key("allocated"), st.allocated);
-    w.key("pending").integer(st.pending).key("running").integer(st.running).key("succeeded").integer(st.succeeded);
+    w.key("pending")
+        .integer(st.pending)
+        .key("running")
+        .integer(st.running)
+        .key("succeeded")
+        .integer(st.succeeded);
     w.key("failed").integer(st.failed).key("unknown").integer(st.unknown);
     w.end_object();
   }
@@ -195,13 +229,15 @@ m::PodGroup decode_pod_group(const Value& j, const Path& path) {
     for (const auto& r : array(*roles, rsp).items()) {
       const Path rp = item(rsp, i++);
       object(r, rp);
-      g.spec.roles.push_back({string(need(r, rp, "name"), child(rp, "name")), int32(need(r, rp, "minMember"), child(rp, "minMember"))});
+      g.spec.roles.push_back({string(need(r, rp, "name"), child(rp, "name")),
+                              int32(need(r, rp, "minMember"), child(rp, "minMember"))});
     }
   }
   g.spec.queue = opt_string(spec, sp, "queue", m::kDefaultQueue);
   if (const Member x = member(spec, "priority")) g.spec.priority = int32(*x, child(sp, "priority"));
   g.spec.topology_policy = opt_string(spec, sp, "topologyPolicy");
-  if (const Member x = member(spec, "finished")) g.spec.finished = boolean(*x, child(sp, "finished"));
+  if (const Member x = member(spec, "finished"))
+    g.spec.finished = boolean(*x, child(sp, "finished"));
   if (const Member st = member(j, "status")) {
     const Path stp = child(path, "status");
     object(*st, stp);
@@ -213,7 +249,9 @@ m::PodGroup decode_pod_group(const Value& j, const Path& path) {
         object(c, cp);
         const Value type_v = need(c, cp, "type");
         const std::string type = string(type_v, child(cp, "type"));
-        const bool value = enumeration<m::ConditionStatus>(need(c, cp, "status"), child(cp, "status")) == m::ConditionStatus::True;
+        const bool value =
+            enumeration<m::ConditionStatus>(need(c, cp, "status"), child(cp, "status")) ==
+            m::ConditionStatus::True;
         if (type == "GroupScheduled") {
           g.status.group_scheduled = value;
         } else if (type == "SufficientGroupMember") {
@@ -223,8 +261,10 @@ m::PodGroup decode_pod_group(const Value& j, const Path& path) {
         }
       }
     }
-    if (const Member x = member(*st, "allocated")) g.status.allocated = resources(*x, child(stp, "allocated"));
-    std::int32_t* counts[] = {&g.status.pending, &g.status.running, &g.status.succeeded, &g.status.failed, &g.status.unknown};
+    if (const Member x = member(*st, "allocated"))
+      g.status.allocated = resources(*x, child(stp, "allocated"));
+    std::int32_t* counts[] = {&g.status.pending, &g.status.running, &g.status.succeeded,
+                              &g.status.failed, &g.status.unknown};
     const char* names[] = {"pending", "running", "succeeded", "failed", "unknown"};
     for (std::size_t k = 0; k < 5; ++k) {
       if (const Member x = member(*st, names[k])) *counts[k] = int32(*x, child(stp, names[k]));
@@ -241,7 +281,11 @@ void write_status(Writer& w, const m::JobStatus& st) {
   if (!st.conditions.empty()) {
     w.key("conditions").begin_array();
     for (const auto& c : st.conditions) {
-      w.begin_object().key("type").string(m::to_string(c.type)).key("status").string(m::to_string(c.status));
+      w.begin_object()
+          .key("type")
+          .string(m::to_string(c.type))
+          .key("status")
+          .string(m::to_string(c.status));
       write_time(w.key("lastTransitionTime"), c.last_transition_time);
       if (!c.reason.empty()) w.key("reason").string(c.reason);
       if (!c.message.empty()) w.key("message").string(c.message);
@@ -250,8 +294,18 @@ void write_status(Writer& w, const m::JobStatus& st) {
     w.end_array();
   }
   const m::Aggregate& ag = st.aggregate;
-  w.key("aggregate").begin_object().key("creating").integer(ag.creating).key("pending").integer(ag.pending);
-  w.key("running").integer(ag.running).key("succeeded").integer(ag.succeeded).key("failed").integer(ag.failed);
+  w.key("aggregate")
+      .begin_object()
+      .key("creating")
+      .integer(ag.creating)
+      .key("pending")
+      .integer(ag.pending);
+  w.key("running")
+      .integer(ag.running)
+      .key("succeeded")
+      .integer(ag.succeeded)
+      .key("failed")
+      .integer(ag.failed);
   w.key("unknown").integer(ag.unknown).key("deleted").integer(ag.deleted).end_object();
   if (!st.tasks.empty()) {
     w.key("tasks").begin_array();
@@ -310,7 +364,8 @@ void write_status(Writer& w, const m::JobStatus& st) {
 m::JobStatus decode_status(const Value& j, const Path& path) {
   object(j, path);
   m::JobStatus st;
-  if (const Member x = member(j, "phase")) st.phase = enumeration<m::JobPhase>(*x, child(path, "phase"));
+  if (const Member x = member(j, "phase"))
+    st.phase = enumeration<m::JobPhase>(*x, child(path, "phase"));
   if (const Member conds = member(j, "conditions")) {
     const Path cp = child(path, "conditions");
     std::size_t i = 0;
@@ -320,7 +375,8 @@ m::JobStatus decode_status(const Value& j, const Path& path) {
       m::JobCondition cond;
       cond.type = enumeration<m::JobConditionType>(need(c, ip, "type"), child(ip, "type"));
       cond.status = enumeration<m::ConditionStatus>(need(c, ip, "status"), child(ip, "status"));
-      if (const Member x = member(c, "lastTransitionTime")) cond.last_transition_time = timestamp(*x, child(ip, "lastTransitionTime"));
+      if (const Member x = member(c, "lastTransitionTime"))
+        cond.last_transition_time = timestamp(*x, child(ip, "lastTransitionTime"));
       cond.reason = opt_string(c, ip, "reason");
       cond.message = opt_string(c, ip, "message");
       st.conditions.push_back(std::move(cond));
@@ -330,8 +386,10 @@ m::JobStatus decode_status(const Value& j, const Path& path) {
     const Path ap = child(path, "aggregate");
     object(*ag, ap);
     m::Aggregate& a = st.aggregate;
-    std::int32_t* slots[] = {&a.creating, &a.pending, &a.running, &a.succeeded, &a.failed, &a.unknown, &a.deleted};
-    const char* names[] = {"creating", "pending", "running", "succeeded", "failed", "unknown", "deleted"};
+    std::int32_t* slots[] = {&a.creating, &a.pending, &a.running, &a.succeeded,
+                             &a.failed,   &a.unknown, &a.deleted};
+    const char* names[] = {"creating", "pending", "running", "succeeded",
+                           "failed",   "unknown", "deleted"};
     for (std::size_t k = 0; k < 7; ++k) {
       if (const Member x = member(*ag, names[k])) *slots[k] = int32(*x, child(ap, names[k]));
     }
@@ -344,7 +402,8 @@ m::JobStatus decode_status(const Value& j, const Path& path) {
       object(t, ip);
       m::TaskStatus task;
       task.type = string(need(t, ip, "type"), child(ip, "type"));
-      if (const Member x = member(t, "restartCount")) task.restart_count = int32(*x, child(ip, "restartCount"));
+      if (const Member x = member(t, "restartCount"))
+        task.restart_count = int32(*x, child(ip, "restartCount"));
       if (const Member reps = member(t, "replicas")) {
         std::size_t k = 0;
         const Path rsp = child(ip, "replicas");
@@ -354,8 +413,10 @@ m::JobStatus decode_status(const Value& j, const Path& path) {
           m::ReplicaStatus rs;
           rs.name = string(need(r, rp, "name"), child(rp, "name"));
           rs.uid = opt_string(r, rp, "uid");
-          if (const Member x = member(r, "phase")) rs.phase = enumeration<m::ReplicaPhase>(*x, child(rp, "phase"));
-          if (const Member x = member(r, "restartCount")) rs.restart_count = int32(*x, child(rp, "restartCount"));
+          if (const Member x = member(r, "phase"))
+            rs.phase = enumeration<m::ReplicaPhase>(*x, child(rp, "phase"));
+          if (const Member x = member(r, "restartCount"))
+            rs.restart_count = int32(*x, child(rp, "restartCount"));
           if (const Member cs = member(r, "containers")) {
             std::size_t q = 0;
             const Path csp = child(rp, "containers");
@@ -365,7 +426,8 @@ m::JobStatus decode_status(const Value& j, const Path& path) {
               m::ContainerStatus s;
               s.name = opt_string(c, cp, "name");
               s.state = opt_string(c, cp, "state");
-              if (const Member x = member(c, "exitCode")) s.exit_code = int32(*x, child(cp, "exitCode"));
+              if (const Member x = member(c, "exitCode"))
+                s.exit_code = int32(*x, child(cp, "exitCode"));
               rs.containers.push_back(std::move(s));
             }
           }
@@ -375,7 +437,8 @@ m::JobStatus decode_status(const Value& j, const Path& path) {
       st.tasks.push_back(std::move(task));
     }
   }
-  if (const Member x = member(j, "backoffCount")) st.backoff_count = int32(*x, child(path, "backoffCount"));
+  if (const Member x = member(j, "backoffCount"))
+    st.backoff_count = int32(*x, child(path, "backoffCount"));
   if (const Member tb = member(j, "tensorboard")) {
     const Path tp = child(path, "tensorboard");
     object(*tb, tp);
@@ -397,10 +460,14 @@ m::JobStatus decode_status(const Value& j, const Path& path) {
     d.type = opt_string(*tb, tp, "type");
     st.tensorboard = std::move(d);
   }
-  if (const Member x = member(j, "startTime")) st.start_time = timestamp(*x, child(path, "startTime"));
-  if (const Member x = member(j, "completionTime")) st.completion_time = timestamp(*x, child(path, "completionTime"));
-  if (const Member x = member(j, "activeSince")) st.active_since = timestamp(*x, child(path, "activeSince"));
-  if (const Member x = member(j, "elasticReplicas")) st.elastic_replicas = int32(*x, child(path, "elasticReplicas"));
+  if (const Member x = member(j, "startTime"))
+    st.start_time = timestamp(*x, child(path, "startTime"));
+  if (const Member x = member(j, "completionTime"))
+    st.completion_time = timestamp(*x, child(path, "completionTime"));
+  if (const Member x = member(j, "activeSince"))
+    st.active_since = timestamp(*x, child(path, "activeSince"));
+  if (const Member x = member(j, "elasticReplicas"))
+    st.elastic_replicas = int32(*x, child(path, "elasticReplicas"));
   return st;
 }
 
@@ -430,20 +497,24 @@ struct Names {
   }
 };
 
-const Names<CO::RetryableExitCodes> kRetryable{{{CO::RetryableExitCodes::T9kList, "t9k"},
-                                                {CO::RetryableExitCodes::KubeflowAtLeast128, "kubeflow"}}};
-const Names<CO::BackoffLimitRule> kBackoff{{{CO::BackoffLimitRule::MasterFailsAgain, "master-fails-again"},
-                                            {CO::BackoffLimitRule::KubeflowReachLimit, "kubeflow-reach-limit"}}};
-const Names<CO::PermanentFailureScope> kScope{{{CO::PermanentFailureScope::AnyReplica, "any-replica"},
-                                               {CO::PermanentFailureScope::MasterOnly, "master-only"}}};
-const Names<CO::MaxDurationHandling> kMaxDuration{{{CO::MaxDurationHandling::FailReplica, "fail-replica"},
-                                                   {CO::MaxDurationHandling::Recreate, "recreate"}}};
+const Names<CO::RetryableExitCodes> kRetryable{
+    {{CO::RetryableExitCodes::T9kList, "t9k"},
+     {CO::RetryableExitCodes::KubeflowAtLeast128, "kubeflow"}}};
+const Names<CO::BackoffLimitRule> kBackoff{
+    {{CO::BackoffLimitRule::MasterFailsAgain, "master-fails-again"},
+     {CO::BackoffLimitRule::KubeflowReachLimit, "kubeflow-reach-limit"}}};
+const Names<CO::PermanentFailureScope> kScope{
+    {{CO::PermanentFailureScope::AnyReplica, "any-replica"},
+     {CO::PermanentFailureScope::MasterOnly, "master-only"}}};
+const Names<CO::MaxDurationHandling> kMaxDuration{
+    {{CO::MaxDurationHandling::FailReplica, "fail-replica"},
+     {CO::MaxDurationHandling::Recreate, "recreate"}}};
 const Names<CO::RunningWhen> kRunning{{{CO::RunningWhen::AllPodsRunning, "all-pods-running"},
                                        {CO::RunningWhen::MasterRunning, "master-running"}}};
 const Names<CO::GenericLimitScope> kLimit{{{CO::GenericLimitScope::PerReplica, "per-replica"},
                                            {CO::GenericLimitScope::PerType, "per-type"}}};
-const Names<CO::ElasticSuccess> kSuccess{{{CO::ElasticSuccess::Master, "master"},
-                                          {CO::ElasticSuccess::AnyReplica, "any-replica"}}};
+const Names<CO::ElasticSuccess> kSuccess{
+    {{CO::ElasticSuccess::Master, "master"}, {CO::ElasticSuccess::AnyReplica, "any-replica"}}};
 
 }  // namespace
 
@@ -469,23 +540,35 @@ CO decode_options(const Value& j, const Path& path) {
   object(j, path);
   CO o;
   auto field = [&](std::string_view key) { return child(path, key); };
-  if (const Member x = member(j, "retryableExitCodes")) o.retryable_exit_codes = kRetryable.value(*x, field("retryableExitCodes"));
+  if (const Member x = member(j, "retryableExitCodes"))
+    o.retryable_exit_codes = kRetryable.value(*x, field("retryableExitCodes"));
   if (const Member x = member(j, "t9kRetryableExitCodes")) {
     o.t9k_retryable_exit_codes.clear();
     std::size_t i = 0;
     const Path codes = field("t9kRetryableExitCodes");
-    for (const auto& c : array(*x, codes).items()) o.t9k_retryable_exit_codes.push_back(int32(c, item(codes, i++)));
+    for (const auto& c : array(*x, codes).items())
+      o.t9k_retryable_exit_codes.push_back(int32(c, item(codes, i++)));
   }
-  if (const Member x = member(j, "backoffLimitRule")) o.backoff_limit_rule = kBackoff.value(*x, field("backoffLimitRule"));
-  if (const Member x = member(j, "exitCodeIgnoresBackoffLimit")) o.exit_code_ignores_backoff_limit = boolean(*x, field("exitCodeIgnoresBackoffLimit"));
-  if (const Member x = member(j, "restartBackoff")) o.restart_backoff = boolean(*x, field("restartBackoff"));
-  if (const Member x = member(j, "restartBackoffBaseMicros")) o.restart_backoff_base = kernel::SimDuration{int64(*x, field("restartBackoffBaseMicros"))};
-  if (const Member x = member(j, "restartBackoffCapMicros")) o.restart_backoff_cap = kernel::SimDuration{int64(*x, field("restartBackoffCapMicros"))};
-  if (const Member x = member(j, "permanentFailureScope")) o.permanent_failure_scope = kScope.value(*x, field("permanentFailureScope"));
-  if (const Member x = member(j, "maxDurationHandling")) o.max_duration = kMaxDuration.value(*x, field("maxDurationHandling"));
-  if (const Member x = member(j, "runningWhen")) o.running_when = kRunning.value(*x, field("runningWhen"));
-  if (const Member x = member(j, "genericLimitScope")) o.generic_limit_scope = kLimit.value(*x, field("genericLimitScope"));
-  if (const Member x = member(j, "elasticSuccess")) o.elastic_success = kSuccess.value(*x, field("elasticSuccess"));
+  if (const Member x = member(j, "backoffLimitRule"))
+    o.backoff_limit_rule = kBackoff.value(*x, field("backoffLimitRule"));
+  if (const Member x = member(j, "exitCodeIgnoresBackoffLimit"))
+    o.exit_code_ignores_backoff_limit = boolean(*x, field("exitCodeIgnoresBackoffLimit"));
+  if (const Member x = member(j, "restartBackoff"))
+    o.restart_backoff = boolean(*x, field("restartBackoff"));
+  if (const Member x = member(j, "restartBackoffBaseMicros"))
+    o.restart_backoff_base = kernel::SimDuration{int64(*x, field("restartBackoffBaseMicros"))};
+  if (const Member x = member(j, "restartBackoffCapMicros"))
+    o.restart_backoff_cap = kernel::SimDuration{int64(*x, field("restartBackoffCapMicros"))};
+  if (const Member x = member(j, "permanentFailureScope"))
+    o.permanent_failure_scope = kScope.value(*x, field("permanentFailureScope"));
+  if (const Member x = member(j, "maxDurationHandling"))
+    o.max_duration = kMaxDuration.value(*x, field("maxDurationHandling"));
+  if (const Member x = member(j, "runningWhen"))
+    o.running_when = kRunning.value(*x, field("runningWhen"));
+  if (const Member x = member(j, "genericLimitScope"))
+    o.generic_limit_scope = kLimit.value(*x, field("genericLimitScope"));
+  if (const Member x = member(j, "elasticSuccess"))
+    o.elastic_success = kSuccess.value(*x, field("elasticSuccess"));
   return o;
 }
 

@@ -34,8 +34,8 @@ std::string_view to_string(Role r);  // "controller" | "elasticPolicy"
 // What a plugin answered to `initialize`.
 struct Hello {
   std::string protocol_version;
-  std::string name;        // the plugin's own name (for messages); may be empty
-  bool decides = true;     // elastic policies: false = never call `decide` (fixed)
+  std::string name;     // the plugin's own name (for messages); may be empty
+  bool decides = true;  // elastic policies: false = never call `decide` (fixed)
 };
 
 // The policy's settings as initialize passes them (controllers.options spellings).
@@ -48,7 +48,8 @@ struct PolicySettings {
 // ---- messages the simulator sends ----
 
 std::string request_line(std::int64_t id, std::string_view method, std::string_view params_json);
-std::string initialize_params(Role role, const std::vector<std::string>& kinds, std::string_view simulator_version,
+std::string initialize_params(Role role, const std::vector<std::string>& kinds,
+                              std::string_view simulator_version,
                               const controllers::ControllerOptions& controller_options,
                               const PolicySettings& policy_settings);
 std::string reconcile_params(const controllers::ReconcileInput& input);
@@ -81,7 +82,8 @@ class Reply {
  private:
   friend Hello decode_hello(const Reply&);
   friend controllers::ReconcileResult decode_reconcile_result(const Reply&);
-  friend policies::ElasticDecisions decode_decide_result(const Reply&, const policies::ElasticObservation&);
+  friend policies::ElasticDecisions decode_decide_result(const Reply&,
+                                                         const policies::ElasticObservation&);
   struct Impl;
   explicit Reply(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
@@ -91,7 +93,8 @@ Hello decode_hello(const Reply& reply);
 controllers::ReconcileResult decode_reconcile_result(const Reply& reply);
 // Decisions name jobs by "job" (namespace/name) or "jobId"; names are resolved with the
 // observation the request carried.
-policies::ElasticDecisions decode_decide_result(const Reply& reply, const policies::ElasticObservation& observation);
+policies::ElasticDecisions decode_decide_result(const Reply& reply,
+                                                const policies::ElasticObservation& observation);
 
 // ---- the other side: what a plugin receives and answers (t9ksim plugin serve) ----
 
@@ -153,7 +156,8 @@ std::string result_line(const std::string& id_json, std::string_view result_json
 std::string error_line(const std::string& id_json, int code, std::string_view message);
 std::string hello_result(const Hello& hello);
 std::string reconcile_result(const controllers::ReconcileResult& result);
-std::string decide_result(const policies::ElasticDecisions& decisions, const policies::ElasticObservation& observation);
+std::string decide_result(const policies::ElasticDecisions& decisions,
+                          const policies::ElasticObservation& observation);
 
 // ---- pieces, for tests and tools ----
 

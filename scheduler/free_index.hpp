@@ -88,7 +88,9 @@ class FreeGpuIndex {
     bool valid() const { return level_ >= 0; }
     Key operator*() const { return {idx_->levels_[static_cast<std::size_t>(level_)].key, node_}; }
     void next() {
-      node_ = node_ == 0 ? -1 : idx_->levels_[static_cast<std::size_t>(level_)].prev_at_or_before(node_ - 1);
+      node_ = node_ == 0
+                  ? -1
+                  : idx_->levels_[static_cast<std::size_t>(level_)].prev_at_or_before(node_ - 1);
       settle();
     }
 
@@ -100,7 +102,8 @@ class FreeGpuIndex {
       settle();
     }
     Id top() const {
-      return idx_->levels_[static_cast<std::size_t>(level_)].prev_at_or_before(static_cast<Id>(idx_->words_ * 64) - 1);
+      return idx_->levels_[static_cast<std::size_t>(level_)].prev_at_or_before(
+          static_cast<Id>(idx_->words_ * 64) - 1);
     }
     void settle() {
       while (node_ < 0) {
@@ -123,7 +126,8 @@ class FreeGpuIndex {
       if (b == kCpuBuckets) continue;
       // Bucket b holds [b, b + 1) CPUs (the last: everything above); in the request's own bucket
       // only the request itself is certain.
-      least = std::min(least, b == first ? std::max<std::int64_t>(need, 0) : static_cast<std::int64_t>(b) * kCpuWidth);
+      least = std::min(least, b == first ? std::max<std::int64_t>(need, 0)
+                                         : static_cast<std::int64_t>(b) * kCpuWidth);
       if (b == first) break;  // nothing can be lower
     }
     return least;
@@ -158,7 +162,9 @@ class FreeGpuIndex {
       ++*this;
       return t;
     }
-    bool operator==(const const_iterator& o) const { return end_ == o.end_ && (end_ || cur_ == o.cur_); }
+    bool operator==(const const_iterator& o) const {
+      return end_ == o.end_ && (end_ || cur_ == o.cur_);
+    }
 
    private:
     void load() {
@@ -183,14 +189,16 @@ class FreeGpuIndex {
   struct Level {
     std::int64_t key = 0;
     std::size_t count = 0;
-    std::array<std::int32_t, kCpuBuckets> cpu_count{};         // nodes by free-CPU bucket
-    std::array<std::uint64_t, kCpuBuckets / 64> cpu_mask{};    // bit b: cpu_count[b] > 0
+    std::array<std::int32_t, kCpuBuckets> cpu_count{};       // nodes by free-CPU bucket
+    std::array<std::uint64_t, kCpuBuckets / 64> cpu_mask{};  // bit b: cpu_count[b] > 0
 
     void add_cpu(std::size_t b, std::int32_t delta) {
       const std::int32_t c = cpu_count[b] += delta;
       const std::uint64_t bit = std::uint64_t{1} << (b & 63);
-      if (c > 0) cpu_mask[b >> 6] |= bit;
-      else cpu_mask[b >> 6] &= ~bit;
+      if (c > 0)
+        cpu_mask[b >> 6] |= bit;
+      else
+        cpu_mask[b >> 6] &= ~bit;
     }
     // The first non-empty bucket >= b, or kCpuBuckets.
     std::size_t first_cpu_bucket(std::size_t b) const {
@@ -249,12 +257,15 @@ class FreeGpuIndex {
         w = words.size() - 1;
         bit = 63;
       }
-      const std::uint64_t here = words[w] & (bit == 63 ? ~std::uint64_t{0} : ((std::uint64_t{1} << (bit + 1)) - 1));
-      if (here) return static_cast<Id>(w * 64 + 63 - static_cast<std::size_t>(std::countl_zero(here)));
+      const std::uint64_t here =
+          words[w] & (bit == 63 ? ~std::uint64_t{0} : ((std::uint64_t{1} << (bit + 1)) - 1));
+      if (here)
+        return static_cast<Id>(w * 64 + 63 - static_cast<std::size_t>(std::countl_zero(here)));
       if (w == 0) return -1;
       std::size_t s = (w - 1) >> 6;
       const unsigned upto = static_cast<unsigned>((w - 1) & 63);
-      std::uint64_t m = summary[s] & (upto == 63 ? ~std::uint64_t{0} : ((std::uint64_t{1} << (upto + 1)) - 1));
+      std::uint64_t m =
+          summary[s] & (upto == 63 ? ~std::uint64_t{0} : ((std::uint64_t{1} << (upto + 1)) - 1));
       while (m == 0) {
         if (s == 0) return -1;
         m = summary[--s];

@@ -39,7 +39,8 @@ class MaxTree {
   void clear() {
     if (size_ == 0) return;
     for (std::size_t lo = cap_, hi = cap_ + size_ - 1; lo >= 1; lo >>= 1, hi >>= 1) {
-      std::fill(t_.begin() + static_cast<std::ptrdiff_t>(lo), t_.begin() + static_cast<std::ptrdiff_t>(hi) + 1, kLowest);
+      std::fill(t_.begin() + static_cast<std::ptrdiff_t>(lo),
+                t_.begin() + static_cast<std::ptrdiff_t>(hi) + 1, kLowest);
       if (lo == 1) break;
     }
     size_ = 0;

@@ -62,7 +62,11 @@ void check_list(const std::string& field, const std::string& what,
   std::set<std::string> seen;
   for (std::size_t i = 0; i < list.size(); ++i) {
     if (std::find(names.begin(), names.end(), list[i]) == names.end())
-      out.push_back({field, "unknown " + what + " plugin '" + list[i] + "' (allowed: " + allowed(names) + ")", i, {}});
+      out.push_back(
+          {field,
+           "unknown " + what + " plugin '" + list[i] + "' (allowed: " + allowed(names) + ")",
+           i,
+           {}});
     else if (!seen.insert(list[i]).second)
       out.push_back({field, what + " plugin '" + list[i] + "' listed twice", i, {}});
   }
@@ -88,16 +92,24 @@ std::vector<OptionsProblem> SchedulerOptions::problems() const {
   check_list("queueSort", "queue sort", queue_sort, queue_sort_plugin_names(), out);
   check_list("filters", "filter", filters, filter_plugin_names(), out);
   if (std::find(filters.begin(), filters.end(), "node-resources-fit") == filters.end())
-    out.push_back({"filters", "must include 'node-resources-fit' (without it nodes would be over-allocated)", {}, {}});
+    out.push_back({"filters",
+                   "must include 'node-resources-fit' (without it nodes would be over-allocated)",
+                   {},
+                   {}});
   std::vector<std::string> score_names;
   for (const auto& s : scores) score_names.push_back(s.name);
   check_list("scores", "score", score_names, score_plugin_names(), out);
   for (std::size_t i = 0; i < scores.size(); ++i)
     if (scores[i].weight < 1 || scores[i].weight > 100)
-      out.push_back({"scores", std::to_string(scores[i].weight) + " is outside [1, 100]", i, "weight"});
+      out.push_back(
+          {"scores", std::to_string(scores[i].weight) + " is outside [1, 100]", i, "weight"});
   check_list("permit", "permit", permit, permit_plugin_names(), out);
   if (max_feasible_nodes < 0)
-    out.push_back({"maxFeasibleNodes", std::to_string(max_feasible_nodes) + " is negative (0 means score every feasible node)", {}, {}});
+    out.push_back(
+        {"maxFeasibleNodes",
+         std::to_string(max_feasible_nodes) + " is negative (0 means score every feasible node)",
+         {},
+         {}});
   if (intra_queue_preemption && !preemption)
     out.push_back({"intraQueuePreemption", "requires scheduler.preemption: true", {}, {}});
   return out;

@@ -18,9 +18,9 @@ enum class DrfDenominator { Quota, ClusterCapacity };
 // §11 Q11: what a PodGroup that cannot be placed does to the ones behind it in its queue.
 enum class BackfillPolicy { SkipAndContinue, StrictFifo };
 
-std::string_view to_string(QuotaMode v);      // "gate-at-scheduling" | "reject-at-admission"
-std::string_view to_string(DrfDenominator v); // "quota" | "cluster-capacity"
-std::string_view to_string(BackfillPolicy v); // "skip-and-continue" | "strict-fifo"
+std::string_view to_string(QuotaMode v);       // "gate-at-scheduling" | "reject-at-admission"
+std::string_view to_string(DrfDenominator v);  // "quota" | "cluster-capacity"
+std::string_view to_string(BackfillPolicy v);  // "skip-and-continue" | "strict-fifo"
 std::optional<QuotaMode> parse_quota_mode(std::string_view s);
 std::optional<DrfDenominator> parse_drf_denominator(std::string_view s);
 std::optional<BackfillPolicy> parse_backfill_policy(std::string_view s);
@@ -62,18 +62,19 @@ struct SchedulerOptions {
   // places every pod individually (the what-if "no gang scheduling").
   std::vector<std::string> permit{"gang"};
 
-  QuotaMode quota_mode = QuotaMode::GateAtScheduling;       // §11 Q14
-  DrfDenominator drf_denominator = DrfDenominator::Quota;   // §11 Q18
+  QuotaMode quota_mode = QuotaMode::GateAtScheduling;         // §11 Q14
+  DrfDenominator drf_denominator = DrfDenominator::Quota;     // §11 Q18
   BackfillPolicy backfill = BackfillPolicy::SkipAndContinue;  // §11 Q11
-  bool preemption = false;               // §8.6: a feature that must be enabled
-  bool intra_queue_preemption = false;   // §11 Q9: off by default
+  bool preemption = false;              // §8.6: a feature that must be enabled
+  bool intra_queue_preemption = false;  // §11 Q9: off by default
   // Stop scoring after this many feasible nodes (kube-scheduler's percentageOfNodesToScore
   // idea); 0 scores every feasible node. The walk is in bin-pack order, so the first feasible
   // node is already the best bin-pack choice.
   int max_feasible_nodes = 64;
 
   // Empty when valid; otherwise one message per problem, e.g.
-  // "scheduler.scores[1].name: unknown score plugin 'binpack' (allowed: bin-pack, spread, topology)".
+  // "scheduler.scores[1].name: unknown score plugin 'binpack' (allowed: bin-pack, spread,
+  // topology)".
   std::vector<std::string> validate() const;
   std::vector<OptionsProblem> problems() const;  // the same, by option
   bool operator==(const SchedulerOptions&) const = default;

@@ -75,7 +75,8 @@ void CycleState::reset(const ClusterSnapshot& snap) {
   bonus_total_.assign(dims_, 0);
   bonus_active_ = false;
   queue_alloc_.resize(snap.queues().size());
-  for (std::size_t q = 0; q < snap.queues().size(); ++q) queue_alloc_[q] = snap.queues()[q].allocated;
+  for (std::size_t q = 0; q < snap.queues().size(); ++q)
+    queue_alloc_[q] = snap.queues()[q].allocated;
   for (const auto& r : reservations_) group_active_[static_cast<std::size_t>(r.group)] = 0;
   group_active_.resize(snap.groups().size(), 0);
   reservations_.clear();
@@ -94,8 +95,8 @@ void CycleState::reset(const ClusterSnapshot& snap) {
     if (!qi.present) continue;  // the group waits for its queue and cannot use anything
     for (const auto& [n, amount] : gi.nominated) {
       if (!node_infos[static_cast<std::size_t>(n)].present) continue;
-      reservations_.push_back(CycleReservation{g, gi.queue, qi.priority, gi.order_key(g), n,
-                                               amount, true});
+      reservations_.push_back(
+          CycleReservation{g, gi.queue, qi.priority, gi.order_key(g), n, amount, true});
       note_active(reservations_.back());
     }
   }
@@ -137,7 +138,8 @@ void CycleState::refresh_view() {
       if (reservations_[i].active) view_added_.push_back(static_cast<std::int32_t>(i));
     view_upto_ = reservations_.size();
     add_to_view();
-    view_.insert(view_.end(), view_added_.begin(), view_added_.end());  // indices above the old ones
+    view_.insert(view_.end(), view_added_.begin(),
+                 view_added_.end());  // indices above the old ones
     return;
   }
   view_is_all_ = all;
@@ -149,7 +151,8 @@ void CycleState::refresh_view() {
   // Both lists are sorted. A view that keeps every reservation of the previous one only adds
   // (the usual case: groups come in rank order and each new preemptor adds one); otherwise the
   // overlay is rebuilt and a new epoch starts.
-  const bool grows = std::includes(view_scratch_.begin(), view_scratch_.end(), view_.begin(), view_.end());
+  const bool grows =
+      std::includes(view_scratch_.begin(), view_scratch_.end(), view_.begin(), view_.end());
   view_added_.clear();
   if (grows) {
     std::set_difference(view_scratch_.begin(), view_scratch_.end(), view_.begin(), view_.end(),
@@ -325,7 +328,8 @@ CycleState::ShareRow& CycleState::share_row(NodeId n) {
   if (r < 0) {
     const auto& node = snap_->nodes()[static_cast<std::size_t>(n)];
     r = static_cast<std::int32_t>(share_rows_.size());
-    share_rows_.push_back(ShareRow{node.share_used, std::vector<std::int32_t>(node.share_used.size(), 0),
+    share_rows_.push_back(ShareRow{node.share_used,
+                                   std::vector<std::int32_t>(node.share_used.size(), 0),
                                    node.shared_slots, node.shared_slots});
     share_nodes_.push_back(n);
   }
@@ -338,9 +342,9 @@ std::pair<std::int32_t, std::int32_t> CycleState::share_slot(NodeId n, std::int3
   const std::int32_t r = share_row_[static_cast<std::size_t>(n)];
   static const std::vector<std::int32_t> kNoBack;
   const ShareRow* row = r >= 0 ? &share_rows_[static_cast<std::size_t>(r)] : nullptr;
-  const SlotFit fit = best_fit_slot(row ? row->used : snap_->nodes()[static_cast<std::size_t>(n)].share_used,
-                                    bonus_active_ && row ? row->back : kNoBack, g, !reserved,
-                                    free(n, kDimGpu) >= 1000);
+  const SlotFit fit = best_fit_slot(
+      row ? row->used : snap_->nodes()[static_cast<std::size_t>(n)].share_used,
+      bonus_active_ && row ? row->back : kNoBack, g, !reserved, free(n, kDimGpu) >= 1000);
   return {fit.slot, fit.room_after};
 }
 
@@ -355,16 +359,20 @@ void CycleState::take_pod(NodeId n, PodId id, const PodInfo& p, std::int64_t sig
     take(n, p.request, sign);
     return;
   }
-  const std::int32_t s = sign > 0 ? share_slot(n, p.gpu_share).first : pod_slot_[static_cast<std::size_t>(id)];
-  if (s == kNone) throw std::logic_error("CycleState::take_pod: no GPU slot holds the share of " + p.key);
+  const std::int32_t s =
+      sign > 0 ? share_slot(n, p.gpu_share).first : pod_slot_[static_cast<std::size_t>(id)];
+  if (s == kNone)
+    throw std::logic_error("CycleState::take_pod: no GPU slot holds the share of " + p.key);
   auto& row = share_row(n);
   auto& used = row.used[static_cast<std::size_t>(s)];
   const std::int32_t back = row.back[static_cast<std::size_t>(s)];
   const bool was_used = used > 0, was_eff = used - back > 0;
   used += static_cast<std::int32_t>(sign) * p.gpu_share;
-  const std::int32_t d_used = static_cast<std::int32_t>(used > 0) - static_cast<std::int32_t>(was_used);
+  const std::int32_t d_used =
+      static_cast<std::int32_t>(used > 0) - static_cast<std::int32_t>(was_used);
   row.touched += d_used;
-  row.touched_eff += static_cast<std::int32_t>(used - back > 0) - static_cast<std::int32_t>(was_eff);
+  row.touched_eff +=
+      static_cast<std::int32_t>(used - back > 0) - static_cast<std::int32_t>(was_eff);
   // The node-side footprint: the other resources, and a whole GPU when the slot became used.
   SparseRes r;
   for (const auto& [d, q] : p.request)
@@ -381,7 +389,8 @@ void CycleState::add_share_back(NodeId n, std::int32_t slot_index, std::int32_t 
   if (i >= row.used.size()) return;
   const bool was_eff = row.used[i] - row.back[i] > 0;
   row.back[i] += g;
-  row.touched_eff += static_cast<std::int32_t>(row.used[i] - row.back[i] > 0) - static_cast<std::int32_t>(was_eff);
+  row.touched_eff +=
+      static_cast<std::int32_t>(row.used[i] - row.back[i] > 0) - static_cast<std::int32_t>(was_eff);
   bonus_touch(n);
 }
 
@@ -394,14 +403,16 @@ void CycleState::add_bonus_pod(const PodInfo& p, std::int64_t sign) {
   for (const auto& [d, q] : p.request)
     if (d != kDimGpu) r.emplace_back(d, q);
   add_bonus(p.node, r, sign);  // marks the node as a bonus node even when r is empty
-  if (p.gpu_slot != kNone) add_share_back(p.node, p.gpu_slot, static_cast<std::int32_t>(sign) * p.gpu_share);
+  if (p.gpu_slot != kNone)
+    add_share_back(p.node, p.gpu_slot, static_cast<std::int32_t>(sign) * p.gpu_share);
 }
 
 void CycleState::add_terminating_bonus(NodeId n) {
   const auto& node = snap_->nodes()[static_cast<std::size_t>(n)];
   add_bonus_dense(n, node.terminating);
   for (std::size_t i = 0; i < node.share_terminating.size(); ++i)
-    if (node.share_terminating[i] != 0) add_share_back(n, static_cast<std::int32_t>(i), node.share_terminating[i]);
+    if (node.share_terminating[i] != 0)
+      add_share_back(n, static_cast<std::int32_t>(i), node.share_terminating[i]);
 }
 
 // ---- shares -----------------------------------------------------------------------------------
@@ -530,17 +541,20 @@ class BinPack final : public ScorePlugin {
   std::int64_t max_score(const CycleState& st, const PodInfo& pod, const Reach& reach,
                          const PlacementContext&) const override {
     const auto& snap = st.snapshot();
-    const std::int64_t gpu_term = max_util(reach.free_gpu, at(pod.request, kDimGpu), snap.max_gpu_allocatable());
-    const std::int64_t cpu_term = snap.some_node_without_cpu()
-                                      ? 1000
-                                      : max_util(reach.free_cpu, at(pod.request, kDimCpu), snap.max_cpu_allocatable());
+    const std::int64_t gpu_term =
+        max_util(reach.free_gpu, at(pod.request, kDimGpu), snap.max_gpu_allocatable());
+    const std::int64_t cpu_term =
+        snap.some_node_without_cpu()
+            ? 1000
+            : max_util(reach.free_cpu, at(pod.request, kDimCpu), snap.max_cpu_allocatable());
     return (7 * gpu_term + 3 * cpu_term) / 10;
   }
 
  private:
   static std::int64_t max_util(std::int64_t free, std::int64_t request, std::int64_t largest) {
     if (largest <= 0) return 1000;
-    return 1000 - std::min<std::int64_t>(1000, per_mille(std::max<std::int64_t>(0, free - request), largest));
+    return 1000 - std::min<std::int64_t>(
+                      1000, per_mille(std::max<std::int64_t>(0, free - request), largest));
   }
 };
 
@@ -565,8 +579,8 @@ class TopologyScore final : public ScorePlugin {
     std::int64_t best = 3;
     for (const NodeId m : ctx.gang_nodes) {
       const auto& b = nodes[static_cast<std::size_t>(m)];
-      const std::int64_t d = a.vertex == b.vertex           ? 0
-                             : a.rack_vertex == b.rack_vertex ? 1
+      const std::int64_t d = a.vertex == b.vertex                 ? 0
+                             : a.rack_vertex == b.rack_vertex     ? 1
                              : a.switch_vertex == b.switch_vertex ? 2
                                                                   : 3;
       best = std::min(best, d);
@@ -634,9 +648,11 @@ class Gang final : public PermitPlugin {
 
 }  // namespace
 
-std::unique_ptr<QueueSortPlugin> make_queue_sort_plugin(std::string_view name, const SchedulerOptions& o) {
+std::unique_ptr<QueueSortPlugin> make_queue_sort_plugin(std::string_view name,
+                                                        const SchedulerOptions& o) {
   if (name == "queue-priority") return std::make_unique<QueuePriority>();
-  if (name == "dominant-resource-share") return std::make_unique<DominantResourceShare>(o.drf_denominator);
+  if (name == "dominant-resource-share")
+    return std::make_unique<DominantResourceShare>(o.drf_denominator);
   return nullptr;
 }
 std::unique_ptr<FilterPlugin> make_filter_plugin(std::string_view name) {

@@ -82,7 +82,8 @@ class CycleState {
   // GPUs no one uses", the only GPU capacity a whole-GPU pod can have.
   // A pod fits: its other resources, and for a share a slot (share_slot).
   bool fits_pod(NodeId n, const PodInfo& p) const {
-    return p.gpu_share == 0 ? fits(n, p.request) : fits_share(n, p);  // inline: the filter's hot path
+    return p.gpu_share == 0 ? fits(n, p.request)
+                            : fits_share(n, p);  // inline: the filter's hot path
   }
   // Best fit of a share of g milli on node n in the current view: the used slot with the least
   // room left that holds it, else an unused slot if a whole GPU is free; {slot, room left after
@@ -107,13 +108,19 @@ class CycleState {
   // reservation withholds from (every other node's free CPU is the snapshot's); INT64_MAX for
   // none, and 0 (no bound) when there are too many such nodes to look at each time.
   std::int64_t least_changed_free_cpu(std::int64_t need) const;
-  template <class F> void walk_up(std::int64_t gpu, F&& f) const;
-  template <class F> void walk_down(std::int64_t gpu, F&& f) const;
-  const DenseRes& queue_allocated(QueueId q) const { return queue_alloc_[static_cast<std::size_t>(q)]; }
+  template <class F>
+  void walk_up(std::int64_t gpu, F&& f) const;
+  template <class F>
+  void walk_down(std::int64_t gpu, F&& f) const;
+  const DenseRes& queue_allocated(QueueId q) const {
+    return queue_alloc_[static_cast<std::size_t>(q)];
+  }
   void add_queue_allocated(QueueId q, const SparseRes& r, std::int64_t sign = 1) {
     add(queue_alloc_[static_cast<std::size_t>(q)], r, sign);
   }
-  std::int64_t total_free(Dim d) const { return at(total_free_, d) + (bonus_active_ ? at(bonus_total_, d) : 0); }
+  std::int64_t total_free(Dim d) const {
+    return at(total_free_, d) + (bonus_active_ ? at(bonus_total_, d) : 0);
+  }
 
   // Preemption trials.
   void add_bonus(NodeId n, const SparseRes& r, std::int64_t sign = 1);
@@ -126,7 +133,8 @@ class CycleState {
   // The bonus nodes (in the order they joined) that have at least `gpu` free GPU milli with the
   // bonus on, each O(log bonus nodes): the others fail node-resources-fit for such a pod, so a
   // trial need not try them one by one. `f(node)` returns true to stop; returns whether it did.
-  template <class F> bool walk_bonus(std::int64_t gpu, F&& f) const {
+  template <class F>
+  bool walk_bonus(std::int64_t gpu, F&& f) const {
     bool stopped = false;
     bonus_gpu_.each_at_least(gpu, [&](std::size_t i) { return stopped = f(bonus_nodes_[i]); });
     return stopped;
@@ -172,7 +180,8 @@ class CycleState {
   void add_share_back(NodeId n, std::int32_t slot_index, std::int32_t g);
   std::int64_t free_with_bonus(NodeId n, Dim d) const {
     const std::size_t i = static_cast<std::size_t>(n) * dims_ + static_cast<std::size_t>(d);
-    return snap_->nodes()[static_cast<std::size_t>(n)].free(d) - taken_[i] + bonus_[i] - held_[i] + share_bonus(n, d);
+    return snap_->nodes()[static_cast<std::size_t>(n)].free(d) - taken_[i] + bonus_[i] - held_[i] +
+           share_bonus(n, d);
   }
   void mark_bonus(NodeId n);   // n joins bonus_nodes_ (once)
   void bonus_touch(NodeId n);  // n's bonus_free_gpu may have changed: keep bonus_gpu_
@@ -188,7 +197,7 @@ class CycleState {
   std::vector<std::int64_t> taken_;  // this cycle's placements (trial or committed)
   std::vector<char> taken_mark_;     // by node: in taken_nodes_
   std::vector<NodeId> taken_nodes_;
-  std::vector<char> overlaid_;       // by node: its index key is in local_index_, not the snapshot's
+  std::vector<char> overlaid_;  // by node: its index key is in local_index_, not the snapshot's
   std::vector<GpuKey> local_index_;  // sorted: nodes whose free GPUs this cycle changed
   std::vector<std::int64_t> bonus_;
   std::vector<std::int32_t> bonus_pos_;  // by node: its position in bonus_nodes_, -1 for none
@@ -202,15 +211,16 @@ class CycleState {
   Viewer viewer_;
   std::vector<std::int32_t> view_, view_scratch_, view_added_;  // indices of reservations held
   std::int32_t view_epoch_ = 0;
-  bool view_is_all_ = true;     // view_ is every active reservation below view_upto_
+  bool view_is_all_ = true;  // view_ is every active reservation below view_upto_
   std::size_t view_upto_ = 0;
-  std::vector<std::int32_t> group_active_;  // by GroupId: active reservations (zero outside reservations_)
+  std::vector<std::int32_t>
+      group_active_;  // by GroupId: active reservations (zero outside reservations_)
   std::int32_t n_active_ = 0;
-  std::int32_t min_qp_ = 0;                 // over active reservations
+  std::int32_t min_qp_ = 0;                    // over active reservations
   std::map<QueueId, GroupOrderKey> max_rank_;  // per queue, over active reservations
   std::vector<std::int64_t> held_;  // by node × dim: reservations held against the viewer
   std::vector<std::int64_t> hold_;  // max(0, held - terminating)
-  std::vector<char> held_mark_;  // by node: in held_nodes_
+  std::vector<char> held_mark_;     // by node: in held_nodes_
   std::vector<NodeId> held_nodes_;
   std::vector<std::int32_t> share_row_;  // by node: index into share_rows_, -1 for none
   std::vector<ShareRow> share_rows_;
@@ -225,7 +235,8 @@ inline std::optional<std::int64_t> CycleState::max_free_gpu() const {
       best = (*a).first;
       break;
     }
-  if (!local_index_.empty() && (!best || local_index_.back().first > *best)) best = local_index_.back().first;
+  if (!local_index_.empty() && (!best || local_index_.back().first > *best))
+    best = local_index_.back().first;
   return best;
 }
 
@@ -337,7 +348,8 @@ struct Share {
 Share dominant_share(const CycleState& st, QueueId q, DrfDenominator denominator);
 int compare_shares(Share a, Share b);  // <0 when a < b
 
-std::unique_ptr<QueueSortPlugin> make_queue_sort_plugin(std::string_view name, const SchedulerOptions& o);
+std::unique_ptr<QueueSortPlugin> make_queue_sort_plugin(std::string_view name,
+                                                        const SchedulerOptions& o);
 std::unique_ptr<FilterPlugin> make_filter_plugin(std::string_view name);
 std::unique_ptr<ScorePlugin> make_score_plugin(std::string_view name);
 std::unique_ptr<PermitPlugin> make_permit_plugin(std::string_view name);

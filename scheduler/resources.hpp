@@ -55,7 +55,8 @@ inline void add(DenseRes& v, const DenseRes& r, std::int64_t sign = 1) {
   for (std::size_t d = 0; d < r.size(); ++d) slot(v, static_cast<Dim>(d)) += sign * r[d];
 }
 inline std::int64_t at(const SparseRes& r, Dim d) {
-  for (const auto& [k, q] : r) if (k == d) return q;
+  for (const auto& [k, q] : r)
+    if (k == d) return q;
   return 0;
 }
 // need <= have in every dimension.

@@ -11,16 +11,20 @@ namespace t9k::scheduler {
 
 std::string_view to_string(RejectReason r) {
   switch (r) {
-    case RejectReason::QueueNotFound: return "QueueNotFound";
-    case RejectReason::QueueClosed: return "QueueClosed";
-    case RejectReason::QuotaExceeded: return "QuotaExceeded";
+    case RejectReason::QueueNotFound:
+      return "QueueNotFound";
+    case RejectReason::QueueClosed:
+      return "QueueClosed";
+    case RejectReason::QuotaExceeded:
+      return "QuotaExceeded";
   }
   return "?";
 }
 
 namespace {
 
-std::string nodes_message(const NodeTally& t, const ClusterSnapshot& snap, const std::string& queue) {
+std::string nodes_message(const NodeTally& t, const ClusterSnapshot& snap,
+                          const std::string& queue) {
   std::string m = "0/" + std::to_string(t.nodes) + " nodes are available";
   std::string sep = ": ";
   auto part = [&](std::int32_t n, const std::string& what) {
@@ -32,8 +36,9 @@ std::string nodes_message(const NodeTally& t, const ClusterSnapshot& snap, const
   part(t.cpu, "insufficient cpu");
   part(t.memory, "insufficient memory");
   // Named as kube-scheduler names them ("Insufficient amd.com/gpu"), not lumped together.
-  part(t.extended, "insufficient " + (t.extended_dim != kNone ? snap.resources().name(t.extended_dim)
-                                                              : std::string("extended resources")));
+  part(t.extended,
+       "insufficient " + (t.extended_dim != kNone ? snap.resources().name(t.extended_dim)
+                                                  : std::string("extended resources")));
   part(t.other, "turned away by other filters");
   part(t.not_ready, "not ready or cordoned");
   part(t.selector, "not matching the pod's node selector");
@@ -46,7 +51,8 @@ std::string nodes_message(const NodeTally& t, const ClusterSnapshot& snap, const
 std::string describe(const PendingReason& r, const ClusterSnapshot& snap) {
   const auto& groups = snap.groups();
   const GroupInfo* g = r.group >= 0 && static_cast<std::size_t>(r.group) < groups.size()
-                           ? &groups[static_cast<std::size_t>(r.group)] : nullptr;
+                           ? &groups[static_cast<std::size_t>(r.group)]
+                           : nullptr;
   std::string queue;
   if (g && g->queue >= 0 && static_cast<std::size_t>(g->queue) < snap.queues().size())
     queue = snap.queues()[static_cast<std::size_t>(g->queue)].name;
@@ -73,8 +79,8 @@ std::string describe(const PendingReason& r, const ClusterSnapshot& snap) {
       return "strict FIFO: queue " + queue + " waits for " + ahead + ", which cannot be placed";
     }
     case PendingCause::GangMembers:
-      return "gang not ready: " + std::to_string(r.pods) + " of minMember " + std::to_string(r.placed) +
-             " pods exist";
+      return "gang not ready: " + std::to_string(r.pods) + " of minMember " +
+             std::to_string(r.placed) + " pods exist";
   }
   return "?";
 }
@@ -106,9 +112,9 @@ std::uint64_t hash_of(PendingCause c, V... values) {
 }
 std::uint64_t reason_hash(const PendingReason& r) {
   const NodeTally& t = r.nodes;
-  return hash_of(r.cause, t.nodes, t.not_ready, t.selector, t.queue_selector, t.gpu, t.cpu, t.memory, t.extended,
-                 t.extended_dim, t.other, r.pods,
-                 r.placed, r.quota_dim, r.quota_used, r.quota_asked, r.quota_limit, r.ahead, 0x5eed);
+  return hash_of(r.cause, t.nodes, t.not_ready, t.selector, t.queue_selector, t.gpu, t.cpu,
+                 t.memory, t.extended, t.extended_dim, t.other, r.pods, r.placed, r.quota_dim,
+                 r.quota_used, r.quota_asked, r.quota_limit, r.ahead, 0x5eed);
 }
 
 // Does the failed request f fit inside r (so that r fails too)?
@@ -129,7 +135,7 @@ struct Scheduler::Impl {
   std::vector<std::unique_ptr<PermitPlugin>> permits;
   bool spread_walk = false;
   std::size_t trial_size = 0;  // pods in the trial in progress (bonus_only_extra)
-  bool trial_failed = false;  // the last fits_with_bonus ran its trial and it failed
+  bool trial_failed = false;   // the last fits_with_bonus ran its trial and it failed
   std::vector<NodeId> hint;    // a one-pod preemption trial looks only here (fits_with_bonus_after)
 
   // ---- per-cycle scratch ----
@@ -140,7 +146,8 @@ struct Scheduler::Impl {
   // cycle clears only what it set (the lists beside them), never O(nodes) or O(pods).
   std::vector<std::uint32_t> seen;  // by NodeId: == stamp once considered by this find_node
   std::uint32_t stamp = 0;
-  std::vector<char> evicted;  // by PodId: deleted by a decision of this cycle (kPreempted: preemption)
+  std::vector<char>
+      evicted;  // by PodId: deleted by a decision of this cycle (kPreempted: preemption)
   std::vector<PodId> evicted_list;
   static constexpr char kPreempted = 2;
   // Requests that found no node this cycle, per (view epoch, queue selector, pod selector):
@@ -149,7 +156,9 @@ struct Scheduler::Impl {
   // growing views it was recorded in (CycleState::view_epoch).
   // Each failure keeps its node tally: a request it covers reports that tally (the pending
   // reason of a request that fails without a look is the one of the request that did look).
-  std::map<std::tuple<std::int32_t, SelectorId, SelectorId>, std::vector<std::pair<DenseRes, NodeTally>>> fail_memo;
+  std::map<std::tuple<std::int32_t, SelectorId, SelectorId>,
+           std::vector<std::pair<DenseRes, NodeTally>>>
+      fail_memo;
   // Gang cores that failed, by signature, with the failure (pods tried, placed, node tally).
   std::map<std::vector<std::int32_t>, PendingReason> gang_fail_memo;
   // One-pod preemptions that found no victim set this cycle, per (view epoch, queue selector,
@@ -157,7 +166,9 @@ struct Scheduler::Impl {
   // and a queue of lower or equal priority has a subset of the victims, so a request covering a
   // failed one fails too (try_preempt would change nothing). Not used with intra-queue
   // preemption, whose victims depend on the group's own priority.
-  std::map<std::tuple<std::int32_t, SelectorId, SelectorId>, std::vector<std::pair<std::int32_t, DenseRes>>> preempt_fail_memo;  // (view epoch, queue selector, sorted core shapes)
+  std::map<std::tuple<std::int32_t, SelectorId, SelectorId>,
+           std::vector<std::pair<std::int32_t, DenseRes>>>
+      preempt_fail_memo;  // (view epoch, queue selector, sorted core shapes)
   // Nomination (§8.6) bookkeeping of the group being attempted and of this cycle's preemptors.
   bool keep_reservation = false;
   std::vector<char> nominated_now;  // by GroupId: its reservations were replaced this cycle
@@ -185,7 +196,7 @@ struct Scheduler::Impl {
   // Pending reasons. `tally` is the node tally of the find_node in progress (outside preemption
   // trials only); `why` is the failure of the attempt in progress.
   NodeTally tally;
-  std::int32_t visited = 0;  // present nodes the find_node in progress looked at
+  std::int32_t visited = 0;      // present nodes the find_node in progress looked at
   std::vector<NodeId> deferred;  // find_node_whole: extras tallied only if the search fails
   PendingReason why;
   bool gang_members_why = false;  // the attempt in progress stopped at §8.3 permit (GangMembers)
@@ -199,7 +210,7 @@ struct Scheduler::Impl {
   // The queue-level part of a skipped group's reason hash, kept while its numbers stay the same
   // (one multiply per skipped group instead of four).
   std::tuple<std::int64_t, std::int64_t, std::uint64_t> quota_hash{-1, -1, 0};  // used, limit, hash
-  std::pair<std::int64_t, std::uint64_t> capacity_hash{-1, 0};                   // nodes, hash
+  std::pair<std::int64_t, std::uint64_t> capacity_hash{-1, 0};                  // nodes, hash
 
   explicit Impl(SchedulerOptions o) : opt(std::move(o)) {
     if (auto problems = opt.validate(); !problems.empty()) throw OptionsError(problems);
@@ -255,11 +266,20 @@ struct Scheduler::Impl {
       }
     }
     switch (filter_kinds[filter]) {
-      case FilterKind::Ready: ++tally.not_ready; return;
-      case FilterKind::Selector: ++tally.selector; return;
-      case FilterKind::QueueSelector: ++tally.queue_selector; return;
-      case FilterKind::Other: ++tally.other; return;
-      case FilterKind::Fit: break;
+      case FilterKind::Ready:
+        ++tally.not_ready;
+        return;
+      case FilterKind::Selector:
+        ++tally.selector;
+        return;
+      case FilterKind::QueueSelector:
+        ++tally.queue_selector;
+        return;
+      case FilterKind::Other:
+        ++tally.other;
+        return;
+      case FilterKind::Fit:
+        break;
     }
     bool any = false;
     Dim extended = kNone;  // the node's first short extended resource; several count once
@@ -267,11 +287,16 @@ struct Scheduler::Impl {
     for (const auto& [d, amount] : p.request) {
       if (st.free(n, d) >= amount) continue;
       any = true;
-      if (d == kDimGpu) ++tally.gpu;
-      else if (d == kDimCpu) ++tally.cpu;
-      else if (d == kDimMemory) ++tally.memory;
-      else if (extended == kNone) extended = d;
-      else several = true;
+      if (d == kDimGpu)
+        ++tally.gpu;
+      else if (d == kDimCpu)
+        ++tally.cpu;
+      else if (d == kDimMemory)
+        ++tally.memory;
+      else if (extended == kNone)
+        extended = d;
+      else
+        several = true;
     }
     if (!any) ++tally.gpu;  // a share: no GPU slot with room for it
     if (extended != kNone) {
@@ -320,8 +345,8 @@ struct Scheduler::Impl {
   // reported; the hash of a skipped group's reason comes from its few numbers. A reason that
   // moves between the skip and an attempt is reported once more, which costs only a line.
   template <class Make>
-  void report(std::uint64_t& reported, std::uint64_t hash, GroupId gid, PodId pod, std::uint64_t sequence,
-              Make&& make) {
+  void report(std::uint64_t& reported, std::uint64_t hash, GroupId gid, PodId pod,
+              std::uint64_t sequence, Make&& make) {
     hash |= 1;  // never 0, which means "nothing reported in this wait"
     const bool continued = reported != 0;
     if (reported == hash) return;
@@ -341,7 +366,8 @@ struct Scheduler::Impl {
   }
   // Default-scheduler pods: by PodId, with the pod's creation sequence (ids are reused).
   void report_pod(PodId id, std::uint64_t sequence, const PendingReason& r) {
-    if (last_by_pod.size() <= static_cast<std::size_t>(id)) last_by_pod.resize(static_cast<std::size_t>(id) + 1);
+    if (last_by_pod.size() <= static_cast<std::size_t>(id))
+      last_by_pod.resize(static_cast<std::size_t>(id) + 1);
     LastReason& last = last_by_pod[static_cast<std::size_t>(id)];
     if (last.sequence != sequence) last = LastReason{0, sequence};
     report(last.hash, reason_hash(r), kNone, id, sequence, [&] { return r; });
@@ -380,10 +406,12 @@ struct Scheduler::Impl {
   void collect_extra(const PodInfo& p, const PlacementContext& ctx, bool with_bonus = true) {
     extra.clear();
     for (const auto& [plugin, weight] : scores) plugin->extra_candidates(st, p, ctx, extra);
-    if (with_bonus && st.bonus_active()) extra.insert(extra.end(), st.bonus_nodes().begin(), st.bonus_nodes().end());
+    if (with_bonus && st.bonus_active())
+      extra.insert(extra.end(), st.bonus_nodes().begin(), st.bonus_nodes().end());
   }
 
-  // find_node_whole or find_node_shared, keeping the node tally of a failure for the pending reason.
+  // find_node_whole or find_node_shared, keeping the node tally of a failure for the pending
+  // reason.
   std::optional<NodeId> find_node(const PodInfo& p, const QueueInfo* q) {
     tally = NodeTally{};
     visited = 0;
@@ -451,7 +479,7 @@ struct Scheduler::Impl {
     }
     for (const NodeId n : extra) {
       if (gpu > 0 && st.free(n, kDimGpu) < gpu) {  // fails node-resources-fit
-        if (!st.bonus_active()) defer_reject(n);    // in a trial a rejection counts nowhere
+        if (!st.bonus_active()) defer_reject(n);   // in a trial a rejection counts nowhere
         continue;
       }
       if (consider(n)) return best;
@@ -468,10 +496,10 @@ struct Scheduler::Impl {
     }
     // The walk goes up in free GPUs, so once even the best score a node with this many free
     // GPUs could get does not beat the best so far, no later node can win (ties go to the
-    // earlier one): stop, with the decision the full walk would make. A node whose GPUs a reservation
-    // withholds has fewer free than its key, so the bound starts from the least of those.
-    // Free CPU likewise: the snapshot's index bounds it per free-GPU level, and the nodes this
-    // cycle changed are looked at one by one (computed once, when first needed).
+    // earlier one): stop, with the decision the full walk would make. A node whose GPUs a
+    // reservation withholds has fewer free than its key, so the bound starts from the least of
+    // those. Free CPU likewise: the snapshot's index bounds it per free-GPU level, and the nodes
+    // this cycle changed are looked at one by one (computed once, when first needed).
     const std::int64_t withheld = st.min_withheld_free_gpu();
     const std::int64_t cpu = at(p.request, kDimCpu);
     std::optional<std::int64_t> changed_cpu;
@@ -483,7 +511,8 @@ struct Scheduler::Impl {
         if (at_least != bound_at) {
           bound_at = at_least;
           if (!changed_cpu) changed_cpu = st.least_changed_free_cpu(cpu);
-          const Reach reach{at_least, std::min(*changed_cpu, snap->nodes_by_free_gpu().least_cpu(at_least, cpu))};
+          const Reach reach{
+              at_least, std::min(*changed_cpu, snap->nodes_by_free_gpu().least_cpu(at_least, cpu))};
           bound = max_weighted_score(p, reach, ctx);
         }
         if (bound <= best_score) return true;
@@ -492,9 +521,11 @@ struct Scheduler::Impl {
     });
     return best;
   }
-  std::int64_t max_weighted_score(const PodInfo& p, const Reach& reach, const PlacementContext& ctx) const {
+  std::int64_t max_weighted_score(const PodInfo& p, const Reach& reach,
+                                  const PlacementContext& ctx) const {
     std::int64_t bound = 0;
-    for (const auto& [plugin, weight] : scores) bound += weight * plugin->max_score(st, p, reach, ctx);
+    for (const auto& [plugin, weight] : scores)
+      bound += weight * plugin->max_score(st, p, reach, ctx);
     return bound;
   }
 
@@ -532,7 +563,8 @@ struct Scheduler::Impl {
     if (bonus_only_extra()) return best;
     for (const NodeId n : st.share_nodes()) consider(n);
     const auto& rooms = snap->share_rooms();
-    for (auto it = rooms.lower_bound({g, std::numeric_limits<NodeId>::min(), std::numeric_limits<std::int32_t>::min()});
+    for (auto it = rooms.lower_bound(
+             {g, std::numeric_limits<NodeId>::min(), std::numeric_limits<std::int32_t>::min()});
          it != rooms.end(); ++it) {
       const auto& [room, n, slot_index] = *it;
       if (best && room - g > best_room) break;
@@ -546,8 +578,10 @@ struct Scheduler::Impl {
       consider(n);
       return limit > 0 && feasible >= limit;
     };
-    if (!spread_walk) st.walk_up(kWhole, consider_whole);
-    else st.walk_down(kWhole, consider_whole);
+    if (!spread_walk)
+      st.walk_up(kWhole, consider_whole);
+    else
+      st.walk_down(kWhole, consider_whole);
     return best;
   }
 
@@ -600,7 +634,8 @@ struct Scheduler::Impl {
     for (const auto& [id, n] : placed) {
       const auto& p = pod(id);
       if (p.queue != kNone) st.add_queue_allocated(p.queue, p.request);
-      out.bindings.push_back(Binding{p.key, node(n).name, p.gpu_share > 0 ? st.slot_of(id) : kNone, id, n});
+      out.bindings.push_back(
+          Binding{p.key, node(n).name, p.gpu_share > 0 ? st.slot_of(id) : kNone, id, n});
     }
     gang_nodes.clear();
   }
@@ -625,10 +660,14 @@ struct Scheduler::Impl {
       for (const auto& [created, sequence, id] : q.live_pods) {
         if (t - created < limit) break;  // §8.8: age measured from pod creation
         mark_evicted(id, 1);
-        out.evictions.push_back(Eviction{pod(id).key, model::DeletionReason::MaxDuration,
+        out.evictions.push_back(Eviction{pod(id).key,
+                                         model::DeletionReason::MaxDuration,
                                          "pod age reached maxDuration " +
-                                             std::to_string(limit / 1000000) + "s of queue " + q.name,
-                                         {}, {}, {}});
+                                             std::to_string(limit / 1000000) + "s of queue " +
+                                             q.name,
+                                         {},
+                                         {},
+                                         {}});
       }
     }
   }
@@ -647,7 +686,8 @@ struct Scheduler::Impl {
     for (QueueId v = 0; v < static_cast<QueueId>(snap->queues().size()); ++v) {
       const auto& vi = queue(v);
       if (!vi.present || vi.running_groups.empty()) continue;
-      if (v == q ? opt.intra_queue_preemption : (vi.priority < qi.priority && vi.preemptible)) return true;
+      if (v == q ? opt.intra_queue_preemption : (vi.priority < qi.priority && vi.preemptible))
+        return true;
     }
     return false;
   }
@@ -684,12 +724,14 @@ struct Scheduler::Impl {
     if (limit != std::numeric_limits<std::int64_t>::max()) {
       // A lower bound of the GPUs whose quota would be checked: the whole core for a gang not
       // yet running (at least `need` pods, each >= min_gpu); one pod otherwise.
-      const std::int64_t lb = gang && !e.running ? static_cast<std::int64_t>(e.need) * e.min_gpu : e.min_gpu;
+      const std::int64_t lb =
+          gang && !e.running ? static_cast<std::int64_t>(e.need) * e.min_gpu : e.min_gpu;
       const std::int64_t used = at(st.queue_allocated(q), kDimGpu);
       if (used + lb > limit) {
         if (short_of_pods()) return true;
         auto& [hu, hl, hq] = quota_hash;
-        if (hu != used || hl != limit) quota_hash = {used, limit, hash_of(PendingCause::Quota, used, limit)};
+        if (hu != used || hl != limit)
+          quota_hash = {used, limit, hash_of(PendingCause::Quota, used, limit)};
         report_group(e, mix(std::get<2>(quota_hash), static_cast<std::uint64_t>(lb)), [&] {
           PendingReason r;
           r.cause = PendingCause::Quota;
@@ -706,7 +748,8 @@ struct Scheduler::Impl {
       if (short_of_pods()) return true;
       const auto nodes = static_cast<std::int32_t>(snap->nodes_by_free_gpu().size());
       const std::int32_t pods = gang && !e.running ? e.need : 1;
-      if (capacity_hash.first != nodes) capacity_hash = {nodes, hash_of(PendingCause::Capacity, nodes)};
+      if (capacity_hash.first != nodes)
+        capacity_hash = {nodes, hash_of(PendingCause::Capacity, nodes)};
       report_group(e, mix(capacity_hash.second, static_cast<std::uint64_t>(pods)), [&] {
         PendingReason r;
         r.cause = PendingCause::Capacity;
@@ -731,7 +774,8 @@ struct Scheduler::Impl {
       const auto& info = queue(q);
       if (info.pending_index.empty()) continue;
       may_preempt[static_cast<std::size_t>(q)] = queue_may_preempt(q);
-      if (info.has_quota && std::find(info.quota_dims.begin(), info.quota_dims.end(), kDimGpu) != info.quota_dims.end())
+      if (info.has_quota && std::find(info.quota_dims.begin(), info.quota_dims.end(), kDimGpu) !=
+                                info.quota_dims.end())
         gpu_quota[static_cast<std::size_t>(q)] = at(info.quota, kDimGpu);
       heap.push_back(q);
       std::push_heap(heap.begin(), heap.end(), after);
@@ -769,12 +813,13 @@ struct Scheduler::Impl {
       const Outcome o = attempt_group(q, entry);
       if (o == Outcome::Blocked && strict) {  // §11 Q11 option: the queue waits
         for (std::size_t rest = it; rest < index.size(); ++rest) {
-          report_group(index[rest], hash_of(PendingCause::QueueOrder, g, std::get<2>(entry.key)), [&] {
-            PendingReason r;
-            r.cause = PendingCause::QueueOrder;
-            r.ahead = g;
-            return r;
-          });
+          report_group(index[rest], hash_of(PendingCause::QueueOrder, g, std::get<2>(entry.key)),
+                       [&] {
+                         PendingReason r;
+                         r.cause = PendingCause::QueueOrder;
+                         r.ahead = g;
+                         return r;
+                       });
         }
         continue;
       }
@@ -794,15 +839,15 @@ struct Scheduler::Impl {
   void collect_pending(const GroupInfo& g) {
     pending.clear();
     for (const PodId p : g.pods)
-      if (pod(p).state == PodState::Pending && !evicted[static_cast<std::size_t>(p)]) pending.push_back(p);
+      if (pod(p).state == PodState::Pending && !evicted[static_cast<std::size_t>(p)])
+        pending.push_back(p);
   }
 
   // §8.4: the minMember core, honouring each role's minimum first; the rest is surplus.
   void split_core(const GroupInfo& g) {
     core.clear();
     surplus.clear();
-    const std::int32_t need =
-        std::max<std::int32_t>(0, g.min_member - g.n_bound - g.n_succeeded);
+    const std::int32_t need = std::max<std::int32_t>(0, g.min_member - g.n_bound - g.n_succeeded);
     auto& taken = taken_buf;
     taken.assign(pending.size(), 0);
     for (const auto& role : g.roles) {
@@ -820,7 +865,8 @@ struct Scheduler::Impl {
         taken[i] = 1;
         ++count;
       }
-    for (std::size_t i = 0; i < pending.size(); ++i) (taken[i] ? core : surplus).push_back(pending[i]);
+    for (std::size_t i = 0; i < pending.size(); ++i)
+      (taken[i] ? core : surplus).push_back(pending[i]);
   }
 
   bool place_individually(QueueId q, PodId id) {
@@ -849,7 +895,8 @@ struct Scheduler::Impl {
     if (gang_members_why) report_group(entry, why);
     if (o == Outcome::Blocked) {
       // A group that preempts (or waits for its victims) says so, unless its quota blocked it.
-      if (keep_reservation && why.cause != PendingCause::Quota) why.cause = PendingCause::Preempting;
+      if (keep_reservation && why.cause != PendingCause::Quota)
+        why.cause = PendingCause::Preempting;
       report_group(entry, why);
     }
     if (!keep_reservation && st.has_reservation(gid)) st.release_reservations(gid);
@@ -952,7 +999,9 @@ struct Scheduler::Impl {
     // of used slots: with shares anywhere, GPUs are left to the trial.
     const bool shares = snap->shared_pod_count() > 0;
     for (std::size_t d = 0; d < need.size(); ++d)
-      if (!(shares && d == static_cast<std::size_t>(kDimGpu)) && need[d] > st.total_free(static_cast<Dim>(d))) return false;
+      if (!(shares && d == static_cast<std::size_t>(kDimGpu)) &&
+          need[d] > st.total_free(static_cast<Dim>(d)))
+        return false;
     return true;
   }
 
@@ -1007,8 +1056,8 @@ struct Scheduler::Impl {
     const QueueInfo& qi = queue(q);
     const GroupInfo& g = group(gid);
     const bool memo = pods.size() == 1 && !opt.intra_queue_preemption;
-    const std::tuple<std::int32_t, SelectorId, SelectorId> memo_key{st.view_epoch(), qi.selector,
-                                                                   memo ? pod(pods[0]).selector : kNone};
+    const std::tuple<std::int32_t, SelectorId, SelectorId> memo_key{
+        st.view_epoch(), qi.selector, memo ? pod(pods[0]).selector : kNone};
     if (memo) {
       const auto it = preempt_fail_memo.find(memo_key);
       if (it != preempt_fail_memo.end())
@@ -1072,12 +1121,14 @@ struct Scheduler::Impl {
         if (vg == gid) continue;
         if (v == q && vgi.priority >= g.priority) continue;  // intra-queue: strictly lower only
         std::sort(bound.begin(), bound.end(), [&](PodId a, PodId b) {
-          return std::tuple(pod(a).creation, pod(a).sequence, a) > std::tuple(pod(b).creation, pod(b).sequence, b);
+          return std::tuple(pod(a).creation, pod(a).sequence, a) >
+                 std::tuple(pod(b).creation, pod(b).sequence, b);
         });
         // Elastic surplus first, pod by pod, newest first; never below minMember without
         // evicting the whole group (§11 Q9, §8.4 Volcano gang rule).
-        const std::size_t surplus_n =
-            bound.size() > static_cast<std::size_t>(vgi.min_member) ? bound.size() - static_cast<std::size_t>(vgi.min_member) : 0;
+        const std::size_t surplus_n = bound.size() > static_cast<std::size_t>(vgi.min_member)
+                                          ? bound.size() - static_cast<std::size_t>(vgi.min_member)
+                                          : 0;
         for (std::size_t i = 0; i < surplus_n && !fits; ++i) {
           units.push_back(Unit{vg, {bound[i]}, false});
           bonus_unit(units.back(), 1);
@@ -1115,19 +1166,23 @@ struct Scheduler::Impl {
     // not needed; covers_total is still asked, as fits_with_bonus would.
     const PodInfo& first = pod(pods.front());
     bool identical = first.gpu_share == 0 && at(first.request, kDimGpu) > 0;
-    for (const PodId p : pods) identical = identical && pod(p).shape == first.shape && pod(p).gpu_share == 0;
+    for (const PodId p : pods)
+      identical = identical && pod(p).shape == first.shape && pod(p).gpu_share == 0;
     std::vector<std::pair<NodeId, std::int64_t>> before;
     for (std::size_t i = units.size(); i-- > 0;) {
       if (!units[i].active) continue;
       before.clear();
       if (identical)
-        for (const PodId v : units[i].pods) before.emplace_back(pod(v).node, copies(pod(v).node, first));
+        for (const PodId v : units[i].pods)
+          before.emplace_back(pod(v).node, copies(pod(v).node, first));
       bonus_unit(units[i], -1);
       const bool same = identical && std::all_of(before.begin(), before.end(), [&](const auto& b) {
-        return copies(b.first, first) == b.second;
-      });
-      if (same ? covers_total(pods) : fits_with_bonus(pods, &qi)) units[i].active = false;
-      else bonus_unit(units[i], 1);
+                          return copies(b.first, first) == b.second;
+                        });
+      if (same ? covers_total(pods) : fits_with_bonus(pods, &qi))
+        units[i].active = false;
+      else
+        bonus_unit(units[i], 1);
     }
     // §8.6 nomination: the placement the gang will take once its victims are gone is reserved
     // (in this cycle at once; in the snapshot when the world applies the evictions). The first
@@ -1150,7 +1205,8 @@ struct Scheduler::Impl {
       SparseRes r;
       for (std::size_t d = 0; d < amount.size(); ++d)
         if (amount[d] != 0) r.emplace_back(static_cast<Dim>(d), amount[d]);
-      st.add_reservation(CycleReservation{gid, q, qi.priority, g.order_key(gid), n, std::move(r), true});
+      st.add_reservation(
+          CycleReservation{gid, q, qi.priority, g.order_key(gid), n, std::move(r), true});
     }
     keep_reservation = true;
     const std::string msg = "preempted by " + g.key + " of queue " + qi.name + " (priority " +
@@ -1160,8 +1216,8 @@ struct Scheduler::Impl {
       for (const PodId p : u.pods) {
         mark_evicted(p, kPreempted);
         preemptions.emplace_back(out.evictions.size(), gid);
-        out.evictions.push_back(Eviction{pod(p).key, model::DeletionReason::Preemption, msg, g.key,
-                                         node(pod(p).node).name, {}});
+        out.evictions.push_back(Eviction{
+            pod(p).key, model::DeletionReason::Preemption, msg, g.key, node(pod(p).node).name, {}});
       }
     }
   }
@@ -1209,7 +1265,8 @@ struct Scheduler::Impl {
         continue;
       }
       st.take_pod(*n, id, p);
-      out.bindings.push_back(Binding{p.key, node(*n).name, p.gpu_share > 0 ? st.slot_of(id) : kNone, id, *n});
+      out.bindings.push_back(
+          Binding{p.key, node(*n).name, p.gpu_share > 0 ? st.slot_of(id) : kNone, id, *n});
     }
   }
 
@@ -1243,7 +1300,8 @@ struct Scheduler::Impl {
   }
 };
 
-Scheduler::Scheduler(SchedulerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Scheduler::Scheduler(SchedulerOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {}
 Scheduler::~Scheduler() = default;
 Scheduler::Scheduler(Scheduler&&) noexcept = default;
 Scheduler& Scheduler::operator=(Scheduler&&) noexcept = default;
@@ -1259,7 +1317,8 @@ std::optional<Rejection> Scheduler::admit(const ClusterSnapshot& snapshot,
   const std::string qname = request.queue.empty() ? model::kDefaultQueue : request.queue;
   const auto q = snapshot.find_queue(qname);
   if (!q)
-    return Rejection{request.pod_group, RejectReason::QueueNotFound, "queue " + qname + " does not exist"};
+    return Rejection{request.pod_group, RejectReason::QueueNotFound,
+                     "queue " + qname + " does not exist"};
   const auto& info = snapshot.queues()[static_cast<std::size_t>(*q)];
   if (info.closed)  // §8.8, §11 Q15: new workloads are refused; admitted ones continue
     return Rejection{request.pod_group, RejectReason::QueueClosed, "queue " + qname + " is closed"};
@@ -1268,7 +1327,8 @@ std::optional<Rejection> Scheduler::admit(const ClusterSnapshot& snapshot,
       const auto& name = snapshot.resources().name(d);
       std::int64_t want = model::get_resource(request.requests, name).milli();
       // Shares of GPUs count as fractions of nvidia.com/gpu, as in the queue's `requested`.
-      if (d == kDimGpu) want += model::get_resource(request.requests, model::kResourceGpuMilli).units_ceil();
+      if (d == kDimGpu)
+        want += model::get_resource(request.requests, model::kResourceGpuMilli).units_ceil();
       const std::int64_t used = at(info.requested, d);
       // As Kubernetes ResourceQuota: only the resources the new workload asks for are checked.
       if (want > 0 && used + want > at(info.quota, d))

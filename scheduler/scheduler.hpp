@@ -52,7 +52,9 @@ struct Binding {
   // Not part of the decision: equality is by names and slot.
   PodId pod_id = kNone;
   NodeId node_id = kNone;
-  bool operator==(const Binding& o) const { return pod == o.pod && node == o.node && gpu_slot == o.gpu_slot; }
+  bool operator==(const Binding& o) const {
+    return pod == o.pod && node == o.node && gpu_slot == o.gpu_slot;
+  }
 };
 
 struct Eviction {
@@ -92,27 +94,28 @@ struct NodeTally {
   std::int32_t not_ready = 0;       // not Ready, or cordoned (node-ready)
   std::int32_t selector = 0;        // the pod's nodeSelector / affinity does not match
   std::int32_t queue_selector = 0;  // the queue's nodeSelector does not match (§8.2)
-  std::int32_t gpu = 0;             // insufficient GPUs (whole GPUs, or no GPU with room for a share)
+  std::int32_t gpu = 0;  // insufficient GPUs (whole GPUs, or no GPU with room for a share)
   std::int32_t cpu = 0;
   std::int32_t memory = 0;
-  std::int32_t extended = 0;        // short of another resource (amd.com/gpu, rdma/hca, ...)
-  Dim extended_dim = kNone;         // that resource, when every such node lacks the same one
-  std::int32_t other = 0;           // turned away by other filters (plugged-in ones)
+  std::int32_t extended = 0;  // short of another resource (amd.com/gpu, rdma/hca, ...)
+  Dim extended_dim = kNone;   // that resource, when every such node lacks the same one
+  std::int32_t other = 0;     // turned away by other filters (plugged-in ones)
   bool operator==(const NodeTally&) const = default;
 };
 
 struct PendingReason {
-  GroupId group = kNone;  // the T9k PodGroup (snapshot id); kNone for a default-scheduler pod
-  PodId pod = kNone;      // the default-scheduler pod; kNone for a T9k group
+  GroupId group = kNone;       // the T9k PodGroup (snapshot id); kNone for a default-scheduler pod
+  PodId pod = kNone;           // the default-scheduler pod; kNone for a T9k group
   std::uint64_t sequence = 0;  // the workload's creation sequence (ids are reused, sequences not)
   bool continued = false;      // the same workload was pending in the previous cycle
   PendingCause cause = PendingCause::Capacity;
-  NodeTally nodes;               // Capacity, Constraints, Preempting
-  std::int32_t pods = 0;         // pods tried together (a gang core), or pods existing (GangMembers)
-  std::int32_t placed = 0;       // pods of the core placed before one found no node; minMember (GangMembers)
-  Dim quota_dim = kDimGpu;       // Quota: the first resource over quota
+  NodeTally nodes;        // Capacity, Constraints, Preempting
+  std::int32_t pods = 0;  // pods tried together (a gang core), or pods existing (GangMembers)
+  std::int32_t placed =
+      0;  // pods of the core placed before one found no node; minMember (GangMembers)
+  Dim quota_dim = kDimGpu;  // Quota: the first resource over quota
   std::int64_t quota_used = 0, quota_asked = 0, quota_limit = 0;  // milli-units
-  GroupId ahead = kNone;         // QueueOrder: the blocked group ahead of it
+  GroupId ahead = kNone;  // QueueOrder: the blocked group ahead of it
   bool operator==(const PendingReason&) const = default;
 };
 
@@ -133,8 +136,8 @@ std::string describe(const PendingReason& reason, const ClusterSnapshot& snapsho
 
 // A new workload (PodGroup, or a bare T9k pod) asking to enter a queue.
 struct AdmissionRequest {
-  std::string pod_group;  // key, for messages
-  std::string queue;      // empty means "default"
+  std::string pod_group;         // key, for messages
+  std::string queue;             // empty means "default"
   model::ResourceList requests;  // summed requests of all its pods
 };
 
@@ -151,7 +154,8 @@ class Scheduler {
   // Admission (the world calls it when a PodGroup or a bare T9k pod is created): rejects when the
   // queue does not exist, is closed (§8.8, §11 Q15), or, with QuotaMode::RejectAtAdmission,
   // when the requests of the queue's live pods plus the new ones exceed its quota (§11 Q14).
-  std::optional<Rejection> admit(const ClusterSnapshot& snapshot, const AdmissionRequest& request) const;
+  std::optional<Rejection> admit(const ClusterSnapshot& snapshot,
+                                 const AdmissionRequest& request) const;
 
   const SchedulerOptions& options() const;
 

@@ -15,7 +15,8 @@ std::int64_t micros(const std::optional<model::SimTime>& t) {
 std::string selector_key(const model::LabelSelector& s) {
   std::string k;
   // Appends only: GCC 12 reports a false -Wrestrict on "literal" + std::string (PR 105329).
-  for (const auto& [a, b] : s.match_labels) k.append("L").append(a).append("\x1f").append(b).append("\x1e");
+  for (const auto& [a, b] : s.match_labels)
+    k.append("L").append(a).append("\x1f").append(b).append("\x1e");
   for (const auto& e : s.match_expressions) {
     k.append("E").append(e.key).append("\x1f").append(model::to_string(e.op));
     for (const auto& v : e.values) k.append("\x1f").append(v);
@@ -69,8 +70,10 @@ QueueId ClusterSnapshot::queue_id(const std::string& name) {
   return id;
 }
 
-GroupId ClusterSnapshot::group_of_key(std::string_view namespace_, std::string_view name, GroupId hint) {
-  if (const GroupInfo* g = hinted_group(hint); g && model::is_key(g->key, namespace_, name)) return hint;
+GroupId ClusterSnapshot::group_of_key(std::string_view namespace_, std::string_view name,
+                                      GroupId hint) {
+  if (const GroupInfo* g = hinted_group(hint); g && model::is_key(g->key, namespace_, name))
+    return hint;
   return group_id(object_key(namespace_, name));
 }
 
@@ -99,7 +102,8 @@ SelectorId ClusterSnapshot::intern_selector(const model::LabelSelector& sel) {
   if (it != selector_ids_.end()) return it->second;
   const SelectorId id = static_cast<SelectorId>(selectors_.size());
   Selector s{sel, std::vector<char>(nodes_.size(), 0)};
-  for (std::size_t n = 0; n < nodes_.size(); ++n) s.matches[n] = sel.matches(nodes_[n].labels) ? 1 : 0;
+  for (std::size_t n = 0; n < nodes_.size(); ++n)
+    s.matches[n] = sel.matches(nodes_[n].labels) ? 1 : 0;
   selectors_.push_back(std::move(s));
   selector_ids_.emplace(k, id);
   return id;
@@ -118,34 +122,40 @@ ShapeId ClusterSnapshot::intern_shape(const SparseRes& request, SelectorId sel) 
 
 void ClusterSnapshot::refresh_selectors_for(NodeId n) {
   const auto& labels = nodes_[static_cast<std::size_t>(n)].labels;
-  for (auto& s : selectors_) s.matches[static_cast<std::size_t>(n)] = s.selector.matches(labels) ? 1 : 0;
+  for (auto& s : selectors_)
+    s.matches[static_cast<std::size_t>(n)] = s.selector.matches(labels) ? 1 : 0;
 }
 
 void ClusterSnapshot::set_free_index(NodeId n, bool add_it) {
   const auto& node = nodes_[static_cast<std::size_t>(n)];
   if (!node.present) return;
-  if (add_it) by_free_gpu_.insert(node.free(kDimGpu), n, node.free(kDimCpu));
-  else by_free_gpu_.erase(node.free(kDimGpu), n, node.free(kDimCpu));
+  if (add_it)
+    by_free_gpu_.insert(node.free(kDimGpu), n, node.free(kDimCpu));
+  else
+    by_free_gpu_.erase(node.free(kDimGpu), n, node.free(kDimCpu));
   // Called in pairs around every change of a node's used, allocatable or schedulability.
   if (node.schedulable()) {
     const std::size_t dims = std::max(node.allocatable.size(), node.used.size());
     for (std::size_t d = 0; d < dims; ++d)
-      slot(schedulable_free_, static_cast<Dim>(d)) += (add_it ? 1 : -1) * node.free(static_cast<Dim>(d));
+      slot(schedulable_free_, static_cast<Dim>(d)) +=
+          (add_it ? 1 : -1) * node.free(static_cast<Dim>(d));
   }
 }
 
 void ClusterSnapshot::pending_insert(QueueId q, const GroupOrderKey& key) {
   auto& idx = queues_[static_cast<std::size_t>(q)].pending_index;
-  const auto it = std::lower_bound(idx.begin(), idx.end(), key,
-                                   [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
+  const auto it =
+      std::lower_bound(idx.begin(), idx.end(), key,
+                       [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
   idx.insert(it, PendingEntry{key, 0, 0, 0, false});
   dirty_groups_.push_back(group_of(key));
 }
 
 void ClusterSnapshot::pending_erase(QueueId q, const GroupOrderKey& key) {
   auto& idx = queues_[static_cast<std::size_t>(q)].pending_index;
-  const auto it = std::lower_bound(idx.begin(), idx.end(), key,
-                                   [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
+  const auto it =
+      std::lower_bound(idx.begin(), idx.end(), key,
+                       [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
   if (it != idx.end() && it->key == key) idx.erase(it);
 }
 
@@ -156,8 +166,9 @@ void ClusterSnapshot::flush_pending_entries() {
     if (info.queue == kNone || info.n_pending == 0) continue;
     auto& idx = queues_[static_cast<std::size_t>(info.queue)].pending_index;
     const GroupOrderKey key = info.order_key(g);
-    const auto it = std::lower_bound(idx.begin(), idx.end(), key,
-                                     [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
+    const auto it =
+        std::lower_bound(idx.begin(), idx.end(), key,
+                         [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
     if (it == idx.end() || it->key != key) continue;
     std::int64_t min_gpu = std::numeric_limits<std::int64_t>::max();
     for (const PodId p : info.pods) {
@@ -176,17 +187,20 @@ void ClusterSnapshot::flush_pending_entries() {
 
 std::optional<NodeId> ClusterSnapshot::find_node(const std::string& name) const {
   const auto it = node_ids_.find(name);
-  if (it == node_ids_.end() || !nodes_[static_cast<std::size_t>(it->second)].present) return std::nullopt;
+  if (it == node_ids_.end() || !nodes_[static_cast<std::size_t>(it->second)].present)
+    return std::nullopt;
   return it->second;
 }
 std::optional<QueueId> ClusterSnapshot::find_queue(const std::string& name) const {
   const auto it = queue_ids_.find(name);
-  if (it == queue_ids_.end() || !queues_[static_cast<std::size_t>(it->second)].present) return std::nullopt;
+  if (it == queue_ids_.end() || !queues_[static_cast<std::size_t>(it->second)].present)
+    return std::nullopt;
   return it->second;
 }
 std::optional<GroupId> ClusterSnapshot::find_group(const std::string& key) const {
   const auto it = group_ids_.find(key);
-  if (it == group_ids_.end() || !groups_[static_cast<std::size_t>(it->second)].present) return std::nullopt;
+  if (it == group_ids_.end() || !groups_[static_cast<std::size_t>(it->second)].present)
+    return std::nullopt;
   return it->second;
 }
 std::optional<PodId> ClusterSnapshot::find_pod(const std::string& key) const {
@@ -198,7 +212,8 @@ std::optional<PodId> ClusterSnapshot::find_pod(const std::string& key) const {
 PodId ClusterSnapshot::pod_ref(const std::string& key, PodId hint) const {
   if (const PodInfo* info = hinted_pod(hint); info && info->key == key) return hint;
   const auto it = pod_ids_.find(key);
-  if (it == pod_ids_.end()) throw std::out_of_range(std::string("snapshot: unknown pod '").append(key).append("'"));
+  if (it == pod_ids_.end())
+    throw std::out_of_range(std::string("snapshot: unknown pod '").append(key).append("'"));
   return it->second;
 }
 
@@ -217,7 +232,8 @@ void ClusterSnapshot::upsert_node(const model::Node& node) {
   info.allocatable = resources_.dense(node.allocatable.empty() ? node.capacity : node.allocatable);
   // Slots only grow: a GPU lost to a fault lowers allocatable, and shares already on a slot
   // above the new count stay where they are until they end.
-  const auto gpus = static_cast<std::size_t>(std::max<std::int64_t>(0, at(info.allocatable, kDimGpu) / model::kGpuMilliPerGpu));
+  const auto gpus = static_cast<std::size_t>(
+      std::max<std::int64_t>(0, at(info.allocatable, kDimGpu) / model::kGpuMilliPerGpu));
   if (info.share_used.size() < gpus) {
     info.share_used.resize(gpus, 0);
     info.share_terminating.resize(gpus, 0);
@@ -257,7 +273,8 @@ void ClusterSnapshot::remove_node(const std::string& name) {
   // Reservations on a node that is gone can never be used.
   for (auto it = nominated_.begin(); it != nominated_.end();) {
     auto& res = groups_[static_cast<std::size_t>(*it)].nominated;
-    res.erase(std::remove_if(res.begin(), res.end(), [n](const auto& r) { return r.first == n; }), res.end());
+    res.erase(std::remove_if(res.begin(), res.end(), [n](const auto& r) { return r.first == n; }),
+              res.end());
     it = res.empty() ? nominated_.erase(it) : std::next(it);
   }
   flush_pending_entries();
@@ -298,8 +315,10 @@ void ClusterSnapshot::upsert_queue(const model::Queue& queue) {
   }
   info.selector = queue.spec.node_selector ? intern_selector(*queue.spec.node_selector) : kNone;
   queues_by_priority_.insert({-info.priority, q});
-  if (info.max_duration) queues_with_max_duration_.insert(q);
-  else queues_with_max_duration_.erase(q);
+  if (info.max_duration)
+    queues_with_max_duration_.insert(q);
+  else
+    queues_with_max_duration_.erase(q);
   flush_pending_entries();
 }
 
@@ -416,7 +435,8 @@ void ClusterSnapshot::detach_pod(PodId p) {
     if (term) {
       add_on_node(node.terminating, pod, -1);
       if (all_zero(node.terminating) &&
-          std::all_of(node.share_terminating.begin(), node.share_terminating.end(), [](auto v) { return v == 0; }))
+          std::all_of(node.share_terminating.begin(), node.share_terminating.end(),
+                      [](auto v) { return v == 0; }))
         terminating_nodes_.erase(pod.node);
     }
   }
@@ -442,9 +462,15 @@ void ClusterSnapshot::detach_pod(PodId p) {
     case PodState::Bound:
       if (--g.n_bound == 0 && q) q->running_groups.erase(g.victim_key(pod.group));
       break;
-    case PodState::Terminating: --g.n_terminating; break;
-    case PodState::Succeeded: --g.n_succeeded; break;
-    case PodState::Failed: --g.n_failed; break;
+    case PodState::Terminating:
+      --g.n_terminating;
+      break;
+    case PodState::Succeeded:
+      --g.n_succeeded;
+      break;
+    case PodState::Failed:
+      --g.n_failed;
+      break;
   }
 }
 
@@ -501,9 +527,15 @@ void ClusterSnapshot::attach_pod(PodId p) {
     case PodState::Bound:
       if (g.n_bound++ == 0 && q) q->running_groups.insert(g.victim_key(pod.group));
       break;
-    case PodState::Terminating: ++g.n_terminating; break;
-    case PodState::Succeeded: ++g.n_succeeded; break;
-    case PodState::Failed: ++g.n_failed; break;
+    case PodState::Terminating:
+      ++g.n_terminating;
+      break;
+    case PodState::Succeeded:
+      ++g.n_succeeded;
+      break;
+    case PodState::Failed:
+      ++g.n_failed;
+      break;
   }
 }
 
@@ -541,7 +573,8 @@ PodId ClusterSnapshot::upsert_pod(const model::Pod& pod, GroupId group_hint) {
     // fraction of a GPU); the node side counts it by slot.
     model::ResourceList rest = pod.requests;
     rest.erase(kGpuMilliName);
-    info.gpu_share = static_cast<std::int32_t>(std::clamp<std::int64_t>(share->second.units_ceil(), 0, model::kGpuMilliPerGpu));
+    info.gpu_share = static_cast<std::int32_t>(
+        std::clamp<std::int64_t>(share->second.units_ceil(), 0, model::kGpuMilliPerGpu));
     info.request = resources_.sparse(rest);
     if (info.gpu_share > 0) {
       DenseRes d = to_dense(info.request);
@@ -561,13 +594,20 @@ PodId ClusterSnapshot::upsert_pod(const model::Pod& pod, GroupId group_hint) {
   info.node = pod.node_name.empty() ? kNone : node_id(pod.node_name);
   // The slot the pod holds: as recorded on the pod, else kept while it stays on the same node
   // (an update that does not carry it must not move the share), else chosen at attach.
-  if (info.gpu_share == 0 || info.node == kNone) info.gpu_slot = kNone;
-  else if (pod.gpu_index >= 0) info.gpu_slot = pod.gpu_index;
-  else if (info.node != old_node) info.gpu_slot = kNone;
-  if (pod.phase == model::PodPhase::Succeeded) info.state = PodState::Succeeded;
-  else if (pod.phase == model::PodPhase::Failed) info.state = PodState::Failed;
-  else if (pod.deletion_timestamp) info.state = info.node != kNone ? PodState::Terminating : PodState::Failed;
-  else info.state = info.node != kNone ? PodState::Bound : PodState::Pending;
+  if (info.gpu_share == 0 || info.node == kNone)
+    info.gpu_slot = kNone;
+  else if (pod.gpu_index >= 0)
+    info.gpu_slot = pod.gpu_index;
+  else if (info.node != old_node)
+    info.gpu_slot = kNone;
+  if (pod.phase == model::PodPhase::Succeeded)
+    info.state = PodState::Succeeded;
+  else if (pod.phase == model::PodPhase::Failed)
+    info.state = PodState::Failed;
+  else if (pod.deletion_timestamp)
+    info.state = info.node != kNone ? PodState::Terminating : PodState::Failed;
+  else
+    info.state = info.node != kNone ? PodState::Bound : PodState::Pending;
 
   GroupId g = kNone;
   if (info.t9k) {
@@ -623,18 +663,22 @@ void ClusterSnapshot::remove_pod(const std::string& key) {
   flush_pending_entries();
 }
 
-void ClusterSnapshot::bind(const std::string& pod_key, const std::string& node, std::int32_t gpu_slot) {
+void ClusterSnapshot::bind(const std::string& pod_key, const std::string& node,
+                           std::int32_t gpu_slot) {
   bind_ids(pod_ref(pod_key), node_id(node), gpu_slot);
 }
 
-void ClusterSnapshot::bind(PodId pod, NodeId node, const std::string& pod_key, const std::string& node_name,
-                           std::int32_t gpu_slot) {
+void ClusterSnapshot::bind(PodId pod, NodeId node, const std::string& pod_key,
+                           const std::string& node_name, std::int32_t gpu_slot) {
   const bool same = pod >= 0 && static_cast<std::size_t>(pod) < pods_.size() &&
-                    pods_[static_cast<std::size_t>(pod)].present && pods_[static_cast<std::size_t>(pod)].key == pod_key &&
-                    node >= 0 && static_cast<std::size_t>(node) < nodes_.size() &&
+                    pods_[static_cast<std::size_t>(pod)].present &&
+                    pods_[static_cast<std::size_t>(pod)].key == pod_key && node >= 0 &&
+                    static_cast<std::size_t>(node) < nodes_.size() &&
                     nodes_[static_cast<std::size_t>(node)].name == node_name;
-  if (same) bind_ids(pod, node, gpu_slot);
-  else bind(pod_key, node_name, gpu_slot);
+  if (same)
+    bind_ids(pod, node, gpu_slot);
+  else
+    bind(pod_key, node_name, gpu_slot);
 }
 
 void ClusterSnapshot::bind_ids(PodId p, NodeId n, std::int32_t gpu_slot) {
@@ -669,7 +713,8 @@ void ClusterSnapshot::release(const std::string& pod_key, bool succeeded, PodId 
 
 // ---- shared GPUs ------------------------------------------------------------------------------
 
-void ClusterSnapshot::share_add(NodeId n, std::int32_t slot_index, std::int32_t g, bool terminating) {
+void ClusterSnapshot::share_add(NodeId n, std::int32_t slot_index, std::int32_t g,
+                                bool terminating) {
   auto& node = nodes_[static_cast<std::size_t>(n)];
   auto& used = node.share_used[static_cast<std::size_t>(slot_index)];
   const std::int32_t before = used;
@@ -687,8 +732,8 @@ void ClusterSnapshot::share_add(NodeId n, std::int32_t slot_index, std::int32_t 
   if (terminating) node.share_terminating[static_cast<std::size_t>(slot_index)] += g;
 }
 
-SlotFit best_fit_slot(const std::vector<std::int32_t>& used, const std::vector<std::int32_t>& back, std::int32_t g,
-                      bool rooms, bool whole_free) {
+SlotFit best_fit_slot(const std::vector<std::int32_t>& used, const std::vector<std::int32_t>& back,
+                      std::int32_t g, bool rooms, bool whole_free) {
   const auto full = static_cast<std::int32_t>(model::kGpuMilliPerGpu);
   std::int32_t best = kNone, best_room = full + 1, first_unused = kNone;
   for (std::size_t i = 0; i < used.size(); ++i) {
@@ -707,12 +752,14 @@ SlotFit best_fit_slot(const std::vector<std::int32_t>& used, const std::vector<s
 
 std::int32_t ClusterSnapshot::best_slot(NodeId n, std::int32_t g) const {
   const auto& node = nodes_[static_cast<std::size_t>(n)];
-  return best_fit_slot(node.share_used, {}, g, true, node.free(kDimGpu) >= model::kGpuMilliPerGpu).slot;
+  return best_fit_slot(node.share_used, {}, g, true, node.free(kDimGpu) >= model::kGpuMilliPerGpu)
+      .slot;
 }
 
 // ---- nomination (§8.6) ------------------------------------------------------------------------
 
-void ClusterSnapshot::nominate(const std::string& group_key, const std::vector<NodeReservation>& plan) {
+void ClusterSnapshot::nominate(const std::string& group_key,
+                               const std::vector<NodeReservation>& plan) {
   const auto it = group_ids_.find(group_key);
   if (it == group_ids_.end()) return;
   const GroupId g = it->second;
@@ -724,7 +771,8 @@ void ClusterSnapshot::nominate(const std::string& group_key, const std::vector<N
     SparseRes amount = resources_.sparse(r.resources);
     if (amount.empty()) continue;
     // One entry per node, in plan order: a plan naming a node twice adds up.
-    const auto same = std::find_if(res.begin(), res.end(), [&](const auto& e) { return e.first == *n; });
+    const auto same =
+        std::find_if(res.begin(), res.end(), [&](const auto& e) { return e.first == *n; });
     if (same == res.end()) {
       res.emplace_back(*n, std::move(amount));
     } else {
@@ -735,8 +783,10 @@ void ClusterSnapshot::nominate(const std::string& group_key, const std::vector<N
         if (sum[d] != 0) same->second.emplace_back(static_cast<Dim>(d), sum[d]);
     }
   }
-  if (res.empty()) nominated_.erase(g);
-  else nominated_.insert(g);
+  if (res.empty())
+    nominated_.erase(g);
+  else
+    nominated_.insert(g);
   settle_nomination(g);
   flush_pending_entries();
 }
@@ -757,7 +807,8 @@ std::optional<model::SimTime> ClusterSnapshot::next_max_duration_expiry() const 
   for (const QueueId q : queues_with_max_duration_) {
     const auto& info = queues_[static_cast<std::size_t>(q)];
     if (info.live_pods.empty()) continue;
-    const model::SimTime t{model::SimDuration{std::get<0>(*info.live_pods.begin())} + *info.max_duration};
+    const model::SimTime t{model::SimDuration{std::get<0>(*info.live_pods.begin())} +
+                           *info.max_duration};
     if (!best || t < *best) best = t;
   }
   return best;

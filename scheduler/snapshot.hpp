@@ -91,7 +91,7 @@ struct NodeInfo {
   std::vector<std::int32_t> share_used;
   std::vector<std::int32_t> share_terminating;
   std::int32_t shared_slots = 0;  // slots with share_used > 0
-  std::int32_t rack = kNone;  // index into ClusterSnapshot::racks()
+  std::int32_t rack = kNone;      // index into ClusterSnapshot::racks()
   model::Topology::Vertex vertex{};
   // Its rack and switch in the topology (a node is always at depth 3: spine, switch, rack), so
   // that the distance between two nodes is three compares (the topology score's hot path).
@@ -124,8 +124,9 @@ struct PendingEntry {
   GroupOrderKey key;
   std::int64_t min_gpu = 0;  // smallest GPU request (milli) among the group's pending pods
   std::int32_t need = 0;     // max(0, minMember - bound - succeeded): the gang core's size floor
-  std::int32_t pending_pods = 0;  // its pending pods (a gang not running is short of pods below `need`)
-  bool running = false;      // a pod bound or succeeded (§11 Q10: placed one by one)
+  std::int32_t pending_pods =
+      0;                 // its pending pods (a gang not running is short of pods below `need`)
+  bool running = false;  // a pod bound or succeeded (§11 Q10: placed one by one)
   // The scheduler's pending-reason scratch (docs/scheduler.md "Why is this job pending?"): a
   // non-zero hash of the reason it last reported for the group (0: none yet in this wait; the
   // entry lives exactly as long as the group is pending); beside the entry so that a cycle
@@ -169,7 +170,7 @@ struct GroupInfo {
   std::int32_t priority = 0;
   std::int32_t min_member = 1;
   std::vector<RoleMin> roles;
-  std::int64_t creation = 0;  // µs; §11 Q20: a resumed job keeps it
+  std::int64_t creation = 0;   // µs; §11 Q20: a resumed job keeps it
   std::uint64_t sequence = 0;  // metadata.creation_sequence
   // spec.finished (§8.3): the job is terminal; its pending pods are not queued for allocation.
   bool finished = false;
@@ -179,7 +180,7 @@ struct GroupInfo {
   VictimOrderKey victim_key(GroupId g) const {
     return {priority, -creation, -static_cast<std::int64_t>(sequence), g};
   }
-  std::vector<PodId> pods;    // in order of arrival
+  std::vector<PodId> pods;  // in order of arrival
   // §8.6 nomination: resources reserved per node for this group (ClusterSnapshot::nominate).
   std::vector<std::pair<NodeId, SparseRes>> nominated;
   std::int32_t n_pending = 0, n_bound = 0, n_terminating = 0, n_succeeded = 0, n_failed = 0;
@@ -194,7 +195,7 @@ struct PodInfo {
   GroupId group = kNone;
   QueueId queue = kNone;
   std::int32_t priority = 0;
-  std::int64_t creation = 0;  // µs
+  std::int64_t creation = 0;   // µs
   std::uint64_t sequence = 0;  // metadata.creation_sequence
   PodOrderKey order_key(PodId p) const { return {-priority, creation, sequence, p}; }
   SparseRes request;
@@ -236,8 +237,8 @@ struct SlotFit {
   std::int32_t slot = kNone;
   std::int32_t room_after = 0;
 };
-SlotFit best_fit_slot(const std::vector<std::int32_t>& used, const std::vector<std::int32_t>& back, std::int32_t g,
-                      bool rooms, bool whole_free);
+SlotFit best_fit_slot(const std::vector<std::int32_t>& used, const std::vector<std::int32_t>& back,
+                      std::int32_t g, bool rooms, bool whole_free);
 
 class ClusterSnapshot {
  public:
@@ -286,7 +287,9 @@ class ClusterSnapshot {
   // Shared GPUs: every slot holding a share with room left, by (room in milli, node, slot), so
   // best-fit for a share of g walks up from lower_bound({g, ...}); present pods requesting
   // t9ksim.io/gpu-milli.
-  const std::set<std::tuple<std::int32_t, NodeId, std::int32_t>>& share_rooms() const { return share_rooms_; }
+  const std::set<std::tuple<std::int32_t, NodeId, std::int32_t>>& share_rooms() const {
+    return share_rooms_;
+  }
   std::int64_t shared_pod_count() const { return shared_pods_; }
   // Best-fit slot for a share of g milli on node n in the snapshot's own state: the used slot
   // with the least room left that fits, else the first unused slot if a whole GPU is free;
@@ -296,7 +299,9 @@ class ClusterSnapshot {
   // Groups holding reservations (GroupInfo::nominated non-empty), by id.
   const std::set<GroupId>& nominated_groups() const { return nominated_; }
   const std::set<PodOrderKey>& default_pending() const { return default_pending_; }
-  const std::set<std::pair<std::int32_t, QueueId>>& queues_by_priority() const { return queues_by_priority_; }
+  const std::set<std::pair<std::int32_t, QueueId>>& queues_by_priority() const {
+    return queues_by_priority_;
+  }
   const DenseRes& cluster_capacity() const { return capacity_; }  // all present nodes
   // The largest GPU allocatable (milli) any node has had: an upper bound of every node's, for the
   // score bounds that end a candidate walk early (Scheduler, find_node_whole).
@@ -310,15 +315,20 @@ class ClusterSnapshot {
   // while the version it was computed at is current.
   std::uint64_t version() const { return version_; }
   std::size_t shape_count() const { return shapes_.size(); }
-  const SparseRes& shape_request(ShapeId s) const { return shape_keys_[static_cast<std::size_t>(s)].first; }
-  SelectorId shape_selector(ShapeId s) const { return shape_keys_[static_cast<std::size_t>(s)].second; }
+  const SparseRes& shape_request(ShapeId s) const {
+    return shape_keys_[static_cast<std::size_t>(s)].first;
+  }
+  SelectorId shape_selector(ShapeId s) const {
+    return shape_keys_[static_cast<std::size_t>(s)].second;
+  }
 
   std::optional<NodeId> find_node(const std::string& name) const;
   std::optional<QueueId> find_queue(const std::string& name) const;
   std::optional<GroupId> find_group(const std::string& key) const;
   std::optional<PodId> find_pod(const std::string& key) const;
   bool selector_matches(SelectorId s, NodeId n) const {
-    return s == kNone || selectors_[static_cast<std::size_t>(s)].matches[static_cast<std::size_t>(n)] != 0;
+    return s == kNone ||
+           selectors_[static_cast<std::size_t>(s)].matches[static_cast<std::size_t>(n)] != 0;
   }
   // The earliest instant at which some live pod reaches its queue's maxDuration (§8.8), so the
   // world can schedule a cycle then; nullopt when no queue has a limit or no pod is live.

@@ -10,9 +10,9 @@
 
 namespace t9k::sim {
 
-Cluster::Cluster(const scenarios::Scenario& scenario, const WorldSettings& settings, kernel::Kernel& kernel,
-                 const kernel::RngStreams& streams, Store& store, PodLifecycle& pods, ReconcileQueue& reconciles,
-                 CycleTrigger& cycles)
+Cluster::Cluster(const scenarios::Scenario& scenario, const WorldSettings& settings,
+                 kernel::Kernel& kernel, const kernel::RngStreams& streams, Store& store,
+                 PodLifecycle& pods, ReconcileQueue& reconciles, CycleTrigger& cycles)
     : sc_(scenario),
       st_(settings),
       k_(kernel),
@@ -24,10 +24,17 @@ Cluster::Cluster(const scenarios::Scenario& scenario, const WorldSettings& setti
 
 void Cluster::handle(const kernel::DispatchedEvent& e) {
   switch (e.kind) {
-    case kNodeFailure: node_fault(processes_.at(e.arg)); break;
-    case kSwitchFailure: switch_fault(processes_.at(e.arg)); break;
-    case kRepair: repaired(repairs_.take(e.arg)); break;
-    default: break;
+    case kNodeFailure:
+      node_fault(processes_.at(e.arg));
+      break;
+    case kSwitchFailure:
+      switch_fault(processes_.at(e.arg));
+      break;
+    case kRepair:
+      repaired(repairs_.take(e.arg));
+      break;
+    default:
+      break;
   }
 }
 
@@ -41,7 +48,8 @@ void Cluster::add_node(const scenarios::NodePool& pool, std::int32_t index) {
     n.metadata.name = fmt::format("{}-{}", pool.name, index);
   } else {
     n.metadata.name = pool.node_names.at(static_cast<std::size_t>(index));
-    n.unschedulable = std::find(pool.cordoned.begin(), pool.cordoned.end(), n.metadata.name) != pool.cordoned.end();
+    n.unschedulable = std::find(pool.cordoned.begin(), pool.cordoned.end(), n.metadata.name) !=
+                      pool.cordoned.end();
   }
   n.metadata.labels = pool.labels;
   n.capacity = pool.capacity();
@@ -68,7 +76,8 @@ void Cluster::build() {
   // Switch-level faults (§1.7): one process per switch.
   if (st_.faults.switch_failures_per_switch_day > 0) {
     std::set<std::string> switches;
-    for (const auto& [name, n] : store_.nodes()) switches.insert(n.metadata.labels.at(model::kLabelSwitch));
+    for (const auto& [name, n] : store_.nodes())
+      switches.insert(n.metadata.labels.at(model::kLabelSwitch));
     for (const auto& s : switches) schedule_switch_failure(s);
   }
 }
@@ -130,7 +139,8 @@ SimDuration Cluster::draw_repair(kernel::Rng& rng, double mean_hours) const {
 
 kernel::Rng& Cluster::fault_rng(const std::string& name) {
   auto it = fault_rngs_.find(name);
-  if (it == fault_rngs_.end()) it = fault_rngs_.emplace(name, streams_.stream("faults/" + name)).first;
+  if (it == fault_rngs_.end())
+    it = fault_rngs_.emplace(name, streams_.stream("faults/" + name)).first;
   return it->second;
 }
 
@@ -195,7 +205,8 @@ bool Cluster::gpu_fault(const std::string& node, const std::string& cause, kerne
   }
   const std::int64_t used = store_.gpus_in_use(node);
   const bool all_busy = used >= gpus;
-  if (!users.empty() && (all_busy || rng.below(static_cast<std::uint64_t>(gpus)) < static_cast<std::uint64_t>(used))) {
+  if (!users.empty() && (all_busy || rng.below(static_cast<std::uint64_t>(gpus)) <
+                                         static_cast<std::uint64_t>(used))) {
     for (const auto& victim : users[kernel::Categorical(weights)(rng)]) {
       const JobId job = *store_.owner_of(victim);
       pods_.terminate(job, victim, model::PodPhase::Failed, 137, model::LossCause::Fault);
@@ -227,14 +238,18 @@ void Cluster::take_down(const std::vector<std::string>& nodes, const std::string
     store_.set_node_ready(name, false, cause);
   }
   pods_.nodes_lost(nodes, cause);
-  if (repair) k_.post_in(*repair, kPhaseFault, kRepair, kernel::hash_string(cause) + 1, repairs_.park(std::move(then)));
+  if (repair)
+    k_.post_in(*repair, kPhaseFault, kRepair, kernel::hash_string(cause) + 1,
+               repairs_.park(std::move(then)));
 }
 
 void Cluster::fail_node(const std::string& node, std::optional<SimDuration> repair_after) {
   take_down({node}, "failNode", repair_after, Repair{{node}, Repair::Then::None, node, false});
 }
 
-void Cluster::repair_node(const std::string& node) { repaired(Repair{{node}, Repair::Then::None, node, false}); }
+void Cluster::repair_node(const std::string& node) {
+  repaired(Repair{{node}, Repair::Then::None, node, false});
+}
 
 void Cluster::fail_gpu(const std::string& node, std::optional<SimDuration> repair_after) {
   // Which pod's GPU fails is drawn as for a random GPU fault, from the node's own stream.
@@ -251,7 +266,8 @@ bool Cluster::fail_switch(const std::string& sw, std::optional<SimDuration> repa
   for (const auto& name : topo_.subtree_nodes(model::Topology::Level::Switch, sw)) {
     if (store_.node(name)) down.push_back(name);
   }
-  if (!down.empty()) take_down(down, "failSwitch", repair_after, Repair{down, Repair::Then::None, sw, false});
+  if (!down.empty())
+    take_down(down, "failSwitch", repair_after, Repair{down, Repair::Then::None, sw, false});
   return true;
 }
 

@@ -36,9 +36,9 @@ class Store;
 
 class Cluster final : public kernel::EventHandler {
  public:
-  Cluster(const scenarios::Scenario& scenario, const WorldSettings& settings, kernel::Kernel& kernel,
-          const kernel::RngStreams& streams, Store& store, PodLifecycle& pods, ReconcileQueue& reconciles,
-          CycleTrigger& cycles);
+  Cluster(const scenarios::Scenario& scenario, const WorldSettings& settings,
+          kernel::Kernel& kernel, const kernel::RngStreams& streams, Store& store,
+          PodLifecycle& pods, ReconcileQueue& reconciles, CycleTrigger& cycles);
 
   static constexpr EventKind kKinds[] = {kNodeFailure, kSwitchFailure, kRepair};
   void handle(const kernel::DispatchedEvent& event) override;
@@ -73,8 +73,8 @@ class Cluster final : public kernel::EventHandler {
     std::vector<std::string> nodes;
     // Which failure process draws its next failure after the repair (None: a scripted fault).
     enum class Then { NodeProcess, SwitchProcess, None } then = Then::NodeProcess;
-    std::string process;  // the node or switch whose next failure is drawn
-    bool gpu = false;     // one GPU of nodes[0] comes back (the node stayed up)
+    std::string process;   // the node or switch whose next failure is drawn
+    bool gpu = false;      // one GPU of nodes[0] comes back (the node stayed up)
     bool nothing = false;  // the fault found no GPU left to fail: nothing comes back
   };
 
@@ -83,10 +83,11 @@ class Cluster final : public kernel::EventHandler {
   void schedule_switch_failure(const std::string& sw);
   void node_fault(const std::string& node);
   void switch_fault(const std::string& sw);
-  bool gpu_fault(const std::string& node, const std::string& cause, kernel::Rng& rng);  // false: no GPU left
+  bool gpu_fault(const std::string& node, const std::string& cause,
+                 kernel::Rng& rng);  // false: no GPU left
   // `repair` unset: the nodes stay down until repair_node.
-  void take_down(const std::vector<std::string>& nodes, const std::string& cause, std::optional<SimDuration> repair,
-                 Repair then);
+  void take_down(const std::vector<std::string>& nodes, const std::string& cause,
+                 std::optional<SimDuration> repair, Repair then);
   void repaired(Repair r);
   SimDuration draw_interfailure(kernel::Rng& rng, double per_day) const;
   SimDuration draw_repair(kernel::Rng& rng, double mean_hours) const;
@@ -109,7 +110,7 @@ class Cluster final : public kernel::EventHandler {
   std::map<std::string, std::vector<std::string>> pool_nodes_;
   std::map<std::string, kernel::Rng> fault_rngs_;
   std::map<std::string, std::int32_t> down_domains_;  // node -> number of open faults on it
-  std::vector<std::string> processes_;  // failure processes' targets, by event arg
+  std::vector<std::string> processes_;                // failure processes' targets, by event arg
   std::map<std::string, kernel::EventArg> process_index_;
   Parked<Repair> repairs_;
 };

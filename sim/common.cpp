@@ -14,8 +14,8 @@ model::ResourceList queue_view(const model::ResourceList& r) {
   if (share == r.end()) return r;
   model::ResourceList out = r;
   out.erase(kGpuMilliName);
-  out[model::kResourceGpu] = model::Quantity::from_milli(model::get_resource(r, model::kResourceGpu).milli() +
-                                                         share->second.units_ceil());
+  out[model::kResourceGpu] = model::Quantity::from_milli(
+      model::get_resource(r, model::kResourceGpu).milli() + share->second.units_ceil());
   return out;
 }
 

@@ -15,9 +15,9 @@
 #include "model/cluster.hpp"
 #include "model/quantity.hpp"
 #include "scenarios/format/scenario.hpp"
+#include "sim/events.hpp"
 #include "sim/kernel/kernel.hpp"
 #include "sim/kernel/random.hpp"
-#include "sim/events.hpp"
 
 namespace t9k::sim {
 
@@ -100,7 +100,9 @@ inline bool terminated(const model::Pod& p) {
 }
 inline bool live(const model::Pod& p) { return !terminated(p) && !p.deletion_timestamp; }
 // A live pod whose containers run: what training counts.
-inline bool live_and_running(const model::Pod& p) { return live(p) && p.phase == model::PodPhase::Running; }
+inline bool live_and_running(const model::Pod& p) {
+  return live(p) && p.phase == model::PodPhase::Running;
+}
 
 // (sum of tasks[].restartCount, backoffCount): published whenever they change.
 std::pair<std::int32_t, std::int32_t> status_counters(const model::JobStatus& s);

@@ -9,8 +9,9 @@ namespace t9k::sim {
 
 using model::JobPhase;
 
-ControllerDriver::ControllerDriver(const scenarios::Scenario& scenario, const WorldSettings& settings,
-                                   kernel::Kernel& kernel, const kernel::RngStreams& streams, Store& store,
+ControllerDriver::ControllerDriver(const scenarios::Scenario& scenario,
+                                   const WorldSettings& settings, kernel::Kernel& kernel,
+                                   const kernel::RngStreams& streams, Store& store,
                                    controllers::Registry registry)
     : sc_(scenario),
       st_(settings),
@@ -22,14 +23,20 @@ ControllerDriver::ControllerDriver(const scenarios::Scenario& scenario, const Wo
 void ControllerDriver::handle(const kernel::DispatchedEvent& e) {
   const auto id = static_cast<JobId>(e.key);
   switch (e.kind) {
-    case kReconcile: reconcile(id); break;
-    case kRequeue: enqueue(id); break;
-    default: break;
+    case kReconcile:
+      reconcile(id);
+      break;
+    case kRequeue:
+      enqueue(id);
+      break;
+    default:
+      break;
   }
 }
 
 const controllers::Controller& ControllerDriver::controller_for(model::JobKind kind) const {
-  static constexpr std::string_view kKindNames[] = {"GenericJob", "PyTorchTrainingJob", "DeepSpeedJob"};
+  static constexpr std::string_view kKindNames[] = {"GenericJob", "PyTorchTrainingJob",
+                                                    "DeepSpeedJob"};
   const auto name = kKindNames[static_cast<int>(kind)];
   const controllers::Controller* c = registry_.find(model::kBatchApiVersion, name);
   if (!c) throw ScenarioError(fmt::format("no controller for {}", name));
@@ -37,7 +44,8 @@ const controllers::Controller& ControllerDriver::controller_for(model::JobKind k
 }
 
 void ControllerDriver::add_job(JobId id, const controllers::Controller& controller) {
-  if (jobs_.size() != id) throw std::logic_error("controller driver: jobs must be added in id order");
+  if (jobs_.size() != id)
+    throw std::logic_error("controller driver: jobs must be added in id order");
   jobs_.push_back(JobControl{&controller, false, {}});
 }
 
@@ -46,7 +54,8 @@ void ControllerDriver::enqueue(JobId id) {
   const StoredJob& j = store_.job(id);
   if (c.pending || j.rejected || !j.submitted || j.compacted) return;
   c.pending = true;
-  k_.post_in(draw_duration(sc_.controllers.reconcile_latency, rng_reconcile_), kPhaseController, kReconcile, id);
+  k_.post_in(draw_duration(sc_.controllers.reconcile_latency, rng_reconcile_), kPhaseController,
+             kReconcile, id);
 }
 
 void ControllerDriver::reconcile(JobId id) {
@@ -54,9 +63,12 @@ void ControllerDriver::reconcile(JobId id) {
   c.pending = false;
   const StoredJob& j = store_.job(id);
   if (j.compacted) return;
-  const controllers::ReconcileInput in{j.job, std::span<const model::Pod>(j.pods),
-                                       j.pod_group ? &*j.pod_group : nullptr, j.tensorboard,
-                                       k_.now(), st_.controller_options};
+  const controllers::ReconcileInput in{j.job,
+                                       std::span<const model::Pod>(j.pods),
+                                       j.pod_group ? &*j.pod_group : nullptr,
+                                       j.tensorboard,
+                                       k_.now(),
+                                       st_.controller_options};
   controllers::ReconcileResult res = c.controller->reconcile(in);
   const auto before = model::status_of(j.job).phase;
   const auto counters_before = status_counters(model::status_of(j.job));
@@ -64,7 +76,8 @@ void ControllerDriver::reconcile(JobId id) {
   const bool status_changed = st_.publish_job_status && !(res.status == model::status_of(j.job));
   store_.set_status(id, std::move(res.status));
   if (status_changed) {
-    store_.publish(model::JobStatusChanged{id, scenarios::to_compact_json(model::status_of(j.job))});
+    store_.publish(
+        model::JobStatusChanged{id, scenarios::to_compact_json(model::status_of(j.job))});
   }
   for (auto& a : res.actions) apply(id, a);
   const auto& status = model::status_of(j.job);
@@ -88,8 +101,8 @@ void ControllerDriver::phase_changed(JobId id, std::optional<JobPhase> before) {
   const auto& status = model::status_of(j.job);
   const JobPhase ph = *status.phase;
   if (before && model::is_terminal(*before) && ph != *before) {
-    violation(k_, fmt::format("job {} left terminal phase {} for {}", j.key, model::to_string(*before),
-                              model::to_string(ph)));
+    violation(k_, fmt::format("job {} left terminal phase {} for {}", j.key,
+                              model::to_string(*before), model::to_string(ph)));
   }
   model::Text reason, message;
   for (const auto& cond : status.conditions) {
@@ -102,18 +115,21 @@ void ControllerDriver::phase_changed(JobId id, std::optional<JobPhase> before) {
   }
   if (model::is_terminal(ph)) {
     for (const auto& cond : status.conditions) {
-      if (cond.type == model::JobConditionType::Failed && cond.status == model::ConditionStatus::True) {
+      if (cond.type == model::JobConditionType::Failed &&
+          cond.status == model::ConditionStatus::True) {
         message = cond.message;
       }
     }
   }
   const auto [restarts, backoff] = status_counters(status);
-  store_.publish(model::JobPhaseChanged{id, ph, std::move(reason), std::move(message), restarts, backoff});
+  store_.publish(
+      model::JobPhaseChanged{id, ph, std::move(reason), std::move(message), restarts, backoff});
   if (model::is_terminal(ph) && before != ph) {
     store_.finish_pod_group(id);
     training_->job_finished(id);
   }
-  if (policies_ && j.shape.elastic && before != ph && (ph == JobPhase::Running || model::is_terminal(ph))) {
+  if (policies_ && j.shape.elastic && before != ph &&
+      (ph == JobPhase::Running || model::is_terminal(ph))) {
     policies_->elastic_job_changed(id);
   }
 }

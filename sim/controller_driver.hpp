@@ -13,8 +13,8 @@
 //        PolicyTrigger (an elastic job started running or ended).
 #pragma once
 
-#include <vector>
 #include <optional>
+#include <vector>
 
 #include "controllers/controller.hpp"
 #include "sim/common.hpp"
@@ -28,8 +28,8 @@ class Store;
 class ControllerDriver final : public kernel::EventHandler, public ReconcileQueue {
  public:
   // `registry`: the controllers by kind (built in, or plugins, sim/plugin_set.hpp).
-  ControllerDriver(const scenarios::Scenario& scenario, const WorldSettings& settings, kernel::Kernel& kernel,
-                   const kernel::RngStreams& streams, Store& store,
+  ControllerDriver(const scenarios::Scenario& scenario, const WorldSettings& settings,
+                   kernel::Kernel& kernel, const kernel::RngStreams& streams, Store& store,
                    controllers::Registry registry = controllers::make_default_registry());
   // The kubelet, training and the policy driver are built after the driver (they enqueue
   // reconciles): connected before the run. Without a policy trigger, no one hears of elastic jobs

@@ -4,9 +4,12 @@ namespace t9k::sim {
 
 std::string_view to_string(BlastRadius b) {
   switch (b) {
-    case BlastRadius::Gpu: return "gpu";
-    case BlastRadius::Node: return "node";
-    case BlastRadius::Switch: return "switch";
+    case BlastRadius::Gpu:
+      return "gpu";
+    case BlastRadius::Node:
+      return "node";
+    case BlastRadius::Switch:
+      return "switch";
   }
   return "node";
 }
@@ -52,8 +55,8 @@ std::optional<FaultProfile> named_fault_profile(std::string_view name) {
   // typical job: 4.2e-3 per job-hour [D]. These failures exit with the job's own exit-code
   // mix (behaviour.failure.exitCodes; 1 when it has none).
   if (name == "h100-frontier") {
-    return FaultProfile{"h100-frontier", 2.98e-3, 5.06e-3, 4.2e-3, llama3_causes(), 1.0,
-                        std::nullopt};
+    return FaultProfile{"h100-frontier", 2.98e-3, 5.06e-3,     4.2e-3,
+                        llama3_causes(), 1.0,     std::nullopt};
   }
   // RSC-1: r_f = 6.5e-3 per node-day (§1.6), Llama mix. The measured 7.9 h MTTF of a
   // 1,024-GPU job (§1.3) leaves 1/7.9 h - 128 x 6.5e-3/24 = 9.2e-2 per hour to causes that do

@@ -18,14 +18,14 @@ std::string_view to_string(BlastRadius b);
 
 struct FaultCause {
   std::string name;
-  double weight = 0;          // share of hardware faults (counts from §1.2 Table)
+  double weight = 0;  // share of hardware faults (counts from §1.2 Table)
   BlastRadius radius = BlastRadius::Node;
   double mean_repair_hours = 0;  // lognormal mean; [D] assumption, no published shape (§1.7)
 };
 
 struct FaultProfile {
   std::string name;
-  double node_failures_per_node_day = 0;   // hardware, per node (Poisson, §1.2)
+  double node_failures_per_node_day = 0;      // hardware, per node (Poisson, §1.2)
   double switch_failures_per_switch_day = 0;  // correlated domain failures (§1.7)
   double software_failures_per_job_hour = 0;  // per-job hazard independent of size (§1.3)
   std::vector<FaultCause> causes;             // hardware cause mix for node-process faults

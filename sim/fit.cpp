@@ -24,10 +24,13 @@ constexpr std::int64_t kUsPerWeek = 7 * kUsPerDay;
 std::int64_t floor_mod(std::int64_t a, std::int64_t b) { return ((a % b) + b) % b; }
 
 // Unix time 0 was a Thursday: time since Monday 00:00 UTC of the same week.
-std::int64_t time_of_week(std::int64_t unix_us) { return floor_mod(unix_us + 3 * kUsPerDay, kUsPerWeek); }
+std::int64_t time_of_week(std::int64_t unix_us) {
+  return floor_mod(unix_us + 3 * kUsPerDay, kUsPerWeek);
+}
 
 // How much of [from, to) falls in each hour of the day (UTC), in µs, and in each day of the week.
-void exposure(std::int64_t from, std::int64_t to, std::vector<double>& hours, std::vector<double>& days) {
+void exposure(std::int64_t from, std::int64_t to, std::vector<double>& hours,
+              std::vector<double>& days) {
   std::int64_t t = from;
   while (t < to) {
     const std::int64_t next = std::min(to, t - floor_mod(t, kUsPerHour) + kUsPerHour);
@@ -54,9 +57,12 @@ struct Job {
 
 std::string short_kind(m::JobKind k) {
   switch (k) {
-    case m::JobKind::GenericJob: return "gj";
-    case m::JobKind::PyTorchTrainingJob: return "ptj";
-    case m::JobKind::DeepSpeedJob: return "dsj";
+    case m::JobKind::GenericJob:
+      return "gj";
+    case m::JobKind::PyTorchTrainingJob:
+      return "ptj";
+    case m::JobKind::DeepSpeedJob:
+      return "dsj";
   }
   return "job";
 }
@@ -64,8 +70,10 @@ std::string short_kind(m::JobKind k) {
 // A lognormal over the run times' natural logs in seconds; one run time: that constant.
 std::string run_time(const std::vector<std::int64_t>& runs) {
   std::vector<double> logs;
-  for (auto us : runs) logs.push_back(std::log(std::max<double>(1.0, static_cast<double>(us) / 1e6)));
-  if (logs.size() == 1 || std::all_of(logs.begin(), logs.end(), [&](double x) { return x == logs.front(); })) {
+  for (auto us : runs)
+    logs.push_back(std::log(std::max<double>(1.0, static_cast<double>(us) / 1e6)));
+  if (logs.size() == 1 ||
+      std::all_of(logs.begin(), logs.end(), [&](double x) { return x == logs.front(); })) {
     return fmt::format("{}s", std::max<std::int64_t>(1, (runs.front() + 500000) / 1000000));
   }
   double mean = 0;
@@ -79,40 +87,50 @@ std::string run_time(const std::vector<std::int64_t>& runs) {
 
 }  // namespace
 
-FitResult fit_generator(const scenarios::TraceData& d, std::int64_t at_us, const std::string& name, int indent) {
+FitResult fit_generator(const scenarios::TraceData& d, std::int64_t at_us, const std::string& name,
+                        int indent) {
   std::vector<Job> jobs;
-  for (const auto& r : d.records) jobs.push_back({&d.objects[static_cast<std::size_t>(r.object)], r.submit_us, r.duration_us});
+  for (const auto& r : d.records)
+    jobs.push_back({&d.objects[static_cast<std::size_t>(r.object)], r.submit_us, r.duration_us});
   for (const auto& u : d.unfinished) {
-    if (u.error.empty() && u.created_us <= at_us) jobs.push_back({&u.job, u.created_us, std::nullopt});
+    if (u.error.empty() && u.created_us <= at_us)
+      jobs.push_back({&u.job, u.created_us, std::nullopt});
   }
   std::erase_if(jobs, [&](const Job& j) { return j.created_us > at_us; });
   if (jobs.size() < 2) {
-    throw std::runtime_error(fmt::format("found {} job{} created before time zero; a fit needs at least 2 (the export's "
-                                         "history: kubectl get genericjobs,pytorchtrainingjobs,deepspeedjobs -A -o yaml)",
-                                         jobs.size(), jobs.size() == 1 ? "" : "s"));
+    throw std::runtime_error(fmt::format(
+        "found {} job{} created before time zero; a fit needs at least 2 (the export's "
+        "history: kubectl get genericjobs,pytorchtrainingjobs,deepspeedjobs -A -o yaml)",
+        jobs.size(), jobs.size() == 1 ? "" : "s"));
   }
   std::vector<std::int64_t> all_runs;
   for (const auto& j : jobs) {
     if (j.run_us) all_runs.push_back(*j.run_us);
   }
   if (all_runs.empty()) {
-    throw std::runtime_error("found no finished job (Succeeded or Failed with a recorded end): run times cannot be fitted");
+    throw std::runtime_error(
+        "found no finished job (Succeeded or Failed with a recorded end): run times cannot be "
+        "fitted");
   }
   std::int64_t first = jobs.front().created_us;
   for (const auto& j : jobs) first = std::min(first, j.created_us);
   const std::int64_t span = at_us - first;
-  if (span <= 0) throw std::runtime_error("found every job created at the same instant: an arrival rate cannot be fitted");
+  if (span <= 0)
+    throw std::runtime_error(
+        "found every job created at the same instant: an arrival rate cannot be fitted");
 
   FitResult out;
   out.jobs = static_cast<std::int64_t>(jobs.size());
-  const double rate = static_cast<double>(jobs.size()) / (static_cast<double>(span) / static_cast<double>(kUsPerHour));
+  const double rate = static_cast<double>(jobs.size()) /
+                      (static_cast<double>(span) / static_cast<double>(kUsPerHour));
   std::vector<double> hour_exposure(24, 0), day_exposure(7, 0), hour_count(24, 0), day_count(7, 0);
   exposure(first, at_us, hour_exposure, day_exposure);
   for (const auto& j : jobs) {
     hour_count[static_cast<std::size_t>(floor_mod(j.created_us, kUsPerDay) / kUsPerHour)] += 1;
     day_count[static_cast<std::size_t>(time_of_week(j.created_us) / kUsPerDay)] += 1;
   }
-  // A multiplier is the hour's own rate over the mean rate; an hour the history never covers gets 1.
+  // A multiplier is the hour's own rate over the mean rate; an hour the history never covers
+  // gets 1.
   std::vector<double> hours(24, 1), days(7, 1);
   int unseen = 0;
   for (std::size_t h = 0; h < 24; ++h) {
@@ -124,13 +142,18 @@ FitResult fit_generator(const scenarios::TraceData& d, std::int64_t at_us, const
   }
   const bool weekly = span >= 2 * kUsPerWeek;
   if (weekly) {
-    for (std::size_t w = 0; w < 7; ++w) days[w] = day_count[w] / (day_exposure[w] / static_cast<double>(kUsPerHour)) / rate;
+    for (std::size_t w = 0; w < 7; ++w)
+      days[w] = day_count[w] / (day_exposure[w] / static_cast<double>(kUsPerHour)) / rate;
   }
-  out.notes.push_back(fmt::format("arrivals: {} jobs over {:.1f} h of history: {} jobs per hour on average, by UTC hour of "
-                                  "day{}", jobs.size(), static_cast<double>(span) / static_cast<double>(kUsPerHour),
-                                  number(rate), weekly ? " and day of week" : " (no day-of-week profile: under two weeks of history)"));
-  if (unseen > 0) out.notes.push_back(fmt::format("{} hour{} of the day the history does not cover arrive at the mean rate",
-                                                  unseen, unseen == 1 ? "" : "s"));
+  out.notes.push_back(fmt::format(
+      "arrivals: {} jobs over {:.1f} h of history: {} jobs per hour on average, by UTC hour of "
+      "day{}",
+      jobs.size(), static_cast<double>(span) / static_cast<double>(kUsPerHour), number(rate),
+      weekly ? " and day of week" : " (no day-of-week profile: under two weeks of history)"));
+  if (unseen > 0)
+    out.notes.push_back(
+        fmt::format("{} hour{} of the day the history does not cover arrive at the mean rate",
+                    unseen, unseen == 1 ? "" : "s"));
 
   // The mix: (kind, queue, pods, GPUs per pod), in that order.
   using Key = std::tuple<int, std::string, std::int32_t, std::int64_t>;
@@ -144,13 +167,15 @@ FitResult fit_generator(const scenarios::TraceData& d, std::int64_t at_us, const
     const Shape s = shape_of(*j.job, acc);
     const std::int32_t pods = s.elastic ? s.expected : s.replicas;
     const auto& sched = m::scheduler_of(*j.job).t9k_scheduler;
-    Class& c = classes[Key{static_cast<int>(m::kind_of(*j.job)), sched ? sched->queue : "", pods, s.gpus_per_first_pod}];
+    Class& c = classes[Key{static_cast<int>(m::kind_of(*j.job)), sched ? sched->queue : "", pods,
+                           s.gpus_per_first_pod}];
     c.jobs.push_back(&j);
     if (j.run_us) c.runs.push_back(*j.run_us);
   }
   const std::string pad(static_cast<std::size_t>(indent), ' ');
   std::string y = fmt::format("{}- name: {}\n", pad, name);
-  y += fmt::format("{}  profile:\n{}    rate: {}\n{}    hourOfDay: {}\n", pad, pad, number(rate), pad, multipliers(hours));
+  y += fmt::format("{}  profile:\n{}    rate: {}\n{}    hourOfDay: {}\n", pad, pad, number(rate),
+                   pad, multipliers(hours));
   if (weekly) y += fmt::format("{}    dayOfWeek: {}\n", pad, multipliers(days));
   y += fmt::format("{}    weekOffset: {}s\n", pad, time_of_week(at_us) / 1000000);
   y += fmt::format("{}  classes:\n", pad);
@@ -159,27 +184,35 @@ FitResult fit_generator(const scenarios::TraceData& d, std::int64_t at_us, const
   for (auto& [key, c] : classes) {
     const auto& [kind, queue, pods, gpus] = key;
     // The latest job of the class is its template (its name is replaced by the class prefix).
-    const Job* latest = *std::max_element(c.jobs.begin(), c.jobs.end(), [](const Job* a, const Job* b) {
-      return a->created_us < b->created_us;
-    });
+    const Job* latest =
+        *std::max_element(c.jobs.begin(), c.jobs.end(),
+                          [](const Job* a, const Job* b) { return a->created_us < b->created_us; });
     m::Job tpl = *latest->job;
     std::visit([](auto& x) { x.status = {}; }, tpl);
-    const std::string cname = fmt::format("{}{}-{}x{}", short_kind(static_cast<m::JobKind>(kind)), ++index, pods, gpus);
+    const std::string cname =
+        fmt::format("{}{}-{}x{}", short_kind(static_cast<m::JobKind>(kind)), ++index, pods, gpus);
     y += fmt::format("{}  # {} {}{} of {} pod{} x {} GPU{}, {}: {} finished\n", pad, c.jobs.size(),
-                     m::to_string(static_cast<m::JobKind>(kind)), c.jobs.size() == 1 ? "" : "s", pods, pods == 1 ? "" : "s",
-                     gpus, gpus == 1 ? "" : "s", queue.empty() ? "no queue" : "queue " + queue, c.runs.size());
+                     m::to_string(static_cast<m::JobKind>(kind)), c.jobs.size() == 1 ? "" : "s",
+                     pods, pods == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s",
+                     queue.empty() ? "no queue" : "queue " + queue, c.runs.size());
     y += fmt::format("{}  - name: {}\n{}    weight: {}\n", pad, cname, pad, c.jobs.size());
-    y += fmt::format("{}    manifest: {}", pad, scenarios::to_compact_json(std::visit([](auto& x) -> scenarios::Object { return x; }, tpl)));
+    y += fmt::format("{}    manifest: {}", pad,
+                     scenarios::to_compact_json(
+                         std::visit([](auto& x) -> scenarios::Object { return x; }, tpl)));
     if (y.back() != '\n') y += '\n';
     if (c.runs.empty()) ++pooled;
-    y += fmt::format("{}    behaviour: {{runTime: {}}}\n", pad, run_time(c.runs.empty() ? all_runs : c.runs));
+    y += fmt::format("{}    behaviour: {{runTime: {}}}\n", pad,
+                     run_time(c.runs.empty() ? all_runs : c.runs));
   }
   out.classes = index;
-  out.notes.push_back(fmt::format("mix: {} class{} by kind, queue, pods and GPUs per pod, weighted by their jobs; run times "
-                                  "lognormal over the finished jobs' recorded run times", index, index == 1 ? "" : "es"));
+  out.notes.push_back(fmt::format(
+      "mix: {} class{} by kind, queue, pods and GPUs per pod, weighted by their jobs; run times "
+      "lognormal over the finished jobs' recorded run times",
+      index, index == 1 ? "" : "es"));
   if (pooled > 0) {
-    out.notes.push_back(fmt::format("{} class{} without a finished job take the run times of all {} finished jobs", pooled,
-                                    pooled == 1 ? "" : "es", all_runs.size()));
+    out.notes.push_back(
+        fmt::format("{} class{} without a finished job take the run times of all {} finished jobs",
+                    pooled, pooled == 1 ? "" : "es", all_runs.size()));
   }
   out.yaml = std::move(y);
   return out;

@@ -15,7 +15,7 @@
 namespace t9k::sim {
 
 struct FitResult {
-  std::string yaml;                // "- name: ...": one entry of spec.workload.generators, at `indent`
+  std::string yaml;  // "- name: ...": one entry of spec.workload.generators, at `indent`
   std::vector<std::string> notes;  // what the fit assumed, for the command to print
   std::int64_t jobs = 0;           // jobs it was fitted to
   std::int64_t classes = 0;
@@ -23,6 +23,7 @@ struct FitResult {
 
 // `data` is a k8s-export trace (scenarios::load_trace). `at_us`: time zero (the export's time).
 // Throws std::runtime_error saying why when the export has too little to fit.
-FitResult fit_generator(const scenarios::TraceData& data, std::int64_t at_us, const std::string& name, int indent);
+FitResult fit_generator(const scenarios::TraceData& data, std::int64_t at_us,
+                        const std::string& name, int indent);
 
 }  // namespace t9k::sim

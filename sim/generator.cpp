@@ -38,7 +38,8 @@ SimDuration to_duration(double seconds) {
 }
 
 // Rounded to nearest (halves away from zero) and clamped to [lo, hi]; NaN gives lo.
-std::int64_t draw_int(const scenarios::IntDistribution& d, kernel::Rng& r, std::int64_t lo, std::int64_t hi) {
+std::int64_t draw_int(const scenarios::IntDistribution& d, kernel::Rng& r, std::int64_t lo,
+                      std::int64_t hi) {
   if (d.real) {
     const double x = std::round((*d.real)(r));
     if (!(x >= static_cast<double>(lo))) return lo;
@@ -62,7 +63,9 @@ const std::string& draw_name(const scenarios::ChoiceDistribution& d, kernel::Rng
   return d.choices.at(kernel::Categorical(w)(r)).first;
 }
 
-std::int32_t to_int32(std::int64_t v) { return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, INT32_MIN, INT32_MAX)); }
+std::int32_t to_int32(std::int64_t v) {
+  return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, INT32_MIN, INT32_MAX));
+}
 
 // Every pod template of a job, with the replica type it belongs to.
 template <class F>
@@ -122,7 +125,8 @@ void set_gpus(m::Job& job, const std::string& type, std::int64_t n) {
     if (slots && *slots == before && n > 0) slots = to_int32(n);
   }
   if (auto* p = std::get_if<m::PyTorchTrainingJob>(&job)) {
-    if (p->spec.torchrun_config && p->spec.torchrun_config->proc_per_node == std::to_string(before) && n > 0) {
+    if (p->spec.torchrun_config &&
+        p->spec.torchrun_config->proc_per_node == std::to_string(before) && n > 0) {
       p->spec.torchrun_config->proc_per_node = std::to_string(n);
     }
   }
@@ -133,20 +137,27 @@ void set_gpus(m::Job& job, const std::string& type, std::int64_t n) {
 // The streams of one class and how many jobs it has made.
 struct GeneratorCursor::ClassState {
   std::int64_t index = 0;
-  kernel::Rng work, replicas, elastic_min, elastic_max, elastic_expected, gpus, checkpoint, restart_policy,
-      restart_limit, backoff_limit, clean_up, deadline, hazard;
+  kernel::Rng work, replicas, elastic_min, elastic_max, elastic_expected, gpus, checkpoint,
+      restart_policy, restart_limit, backoff_limit, clean_up, deadline, hazard;
   ClassState(const kernel::RngStreams& s, const std::string& base)
-      : work(s.stream(base + "work")), replicas(s.stream(base + "replicas")),
-        elastic_min(s.stream(base + "elastic-min")), elastic_max(s.stream(base + "elastic-max")),
-        elastic_expected(s.stream(base + "elastic-expected")), gpus(s.stream(base + "gpus")),
-        checkpoint(s.stream(base + "checkpoint-interval")), restart_policy(s.stream(base + "restart-policy")),
-        restart_limit(s.stream(base + "restart-limit")), backoff_limit(s.stream(base + "backoff-limit")),
-        clean_up(s.stream(base + "clean-up-policy")), deadline(s.stream(base + "active-deadline")),
+      : work(s.stream(base + "work")),
+        replicas(s.stream(base + "replicas")),
+        elastic_min(s.stream(base + "elastic-min")),
+        elastic_max(s.stream(base + "elastic-max")),
+        elastic_expected(s.stream(base + "elastic-expected")),
+        gpus(s.stream(base + "gpus")),
+        checkpoint(s.stream(base + "checkpoint-interval")),
+        restart_policy(s.stream(base + "restart-policy")),
+        restart_limit(s.stream(base + "restart-limit")),
+        backoff_limit(s.stream(base + "backoff-limit")),
+        clean_up(s.stream(base + "clean-up-policy")),
+        deadline(s.stream(base + "active-deadline")),
         hazard(s.stream(base + "hazard")) {}
 };
 
-GeneratorCursor::GeneratorCursor(const scenarios::GeneratorEntry& g, const kernel::RngStreams& streams,
-                                 SimTime horizon, std::string default_namespace)
+GeneratorCursor::GeneratorCursor(const scenarios::GeneratorEntry& g,
+                                 const kernel::RngStreams& streams, SimTime horizon,
+                                 std::string default_namespace)
     : g_(&g),
       arrivals_(streams.stream("generators/" + g.name + "/arrivals")),
       thinning_(streams.stream("generators/" + g.name + "/thinning")),
@@ -163,8 +174,10 @@ GeneratorCursor::GeneratorCursor(const scenarios::GeneratorEntry& g, const kerne
   if (g.classes.size() > 1) mix_.emplace(weights);
   if (g.arrivals.kind == scenarios::ArrivalKind::Profile) {
     const auto& a = g.arrivals;
-    const double h = a.hour_of_day.empty() ? 1 : *std::max_element(a.hour_of_day.begin(), a.hour_of_day.end());
-    const double d = a.day_of_week.empty() ? 1 : *std::max_element(a.day_of_week.begin(), a.day_of_week.end());
+    const double h =
+        a.hour_of_day.empty() ? 1 : *std::max_element(a.hour_of_day.begin(), a.hour_of_day.end());
+    const double d =
+        a.day_of_week.empty() ? 1 : *std::max_element(a.day_of_week.begin(), a.day_of_week.end());
     max_rate_per_hour_ = a.rate_per_hour * h * d;
   }
   if (g.classes.empty()) done_ = true;
@@ -175,14 +188,17 @@ GeneratorCursor::GeneratorCursor(GeneratorCursor&&) noexcept = default;
 
 double GeneratorCursor::rate_per_hour(SimTime t) const {
   const auto& a = g_->arrivals;
-  const std::int64_t us = std::max<std::int64_t>(0, t.time_since_epoch().count()) + a.week_offset.count();
+  const std::int64_t us =
+      std::max<std::int64_t>(0, t.time_since_epoch().count()) + a.week_offset.count();
   double r = a.rate_per_hour;
   if (!a.hour_of_day.empty()) r *= a.hour_of_day[static_cast<std::size_t>((us / kUsPerHour) % 24)];
   if (!a.day_of_week.empty()) r *= a.day_of_week[static_cast<std::size_t>((us / kUsPerDay) % 7)];
   return r;
 }
 
-bool GeneratorCursor::past_end(SimTime t) const { return t > horizon_ || (g_->stop && t > *g_->stop); }
+bool GeneratorCursor::past_end(SimTime t) const {
+  return t > horizon_ || (g_->stop && t > *g_->stop);
+}
 
 std::optional<SimTime> GeneratorCursor::next_arrival() {
   const auto& a = g_->arrivals;
@@ -228,12 +244,15 @@ scenarios::JobSubmission GeneratorCursor::make_job(std::size_t cls, SimTime at) 
   if (meta.namespace_.empty()) meta.namespace_ = default_namespace_;
   // The amount of work is drawn here and fixed, so the expanded workload shows it exactly.
   if (s.behaviour.run_time) {
-    s.behaviour.run_time = scenarios::DurationDistribution::constant(to_duration(s.behaviour.run_time->seconds(st.work)));
+    s.behaviour.run_time = scenarios::DurationDistribution::constant(
+        to_duration(s.behaviour.run_time->seconds(st.work)));
   } else if (s.behaviour.work) {
-    s.behaviour.work = scenarios::DurationDistribution::constant(to_duration(s.behaviour.work->seconds(st.work)));
+    s.behaviour.work =
+        scenarios::DurationDistribution::constant(to_duration(s.behaviour.work->seconds(st.work)));
   }
   if (c.replicas) {
-    if (auto* r = replicas_of(s.job, c.replica_type)) *r = to_int32(draw_int(*c.replicas, st.replicas, 1, kMaxReplicas));
+    if (auto* r = replicas_of(s.job, c.replica_type))
+      *r = to_int32(draw_int(*c.replicas, st.replicas, 1, kMaxReplicas));
   }
   if (c.elastic) {
     std::optional<m::ElasticConfig>* e = nullptr;
@@ -241,15 +260,21 @@ scenarios::JobSubmission GeneratorCursor::make_job(std::size_t cls, SimTime at) 
     if (auto* d = std::get_if<m::DeepSpeedJob>(&s.job)) e = &d->spec.elastic;
     if (e) {
       if (!*e || !(*e)->enabled) {
-        const std::int32_t n = std::max(1, replicas_of(s.job, c.replica_type) ? *replicas_of(s.job, c.replica_type) : 1);
+        const std::int32_t n = std::max(
+            1, replicas_of(s.job, c.replica_type) ? *replicas_of(s.job, c.replica_type) : 1);
         *e = m::ElasticConfig{true, 1, n, n};
       }
       auto& ec = **e;
       // Drawn in this order from separate streams; then max >= min and min <= expected <= max.
-      if (c.elastic->min_replicas) ec.min_replicas = to_int32(draw_int(*c.elastic->min_replicas, st.elastic_min, 1, kMaxReplicas));
-      if (c.elastic->max_replicas) ec.max_replicas = to_int32(draw_int(*c.elastic->max_replicas, st.elastic_max, 1, kMaxReplicas));
+      if (c.elastic->min_replicas)
+        ec.min_replicas =
+            to_int32(draw_int(*c.elastic->min_replicas, st.elastic_min, 1, kMaxReplicas));
+      if (c.elastic->max_replicas)
+        ec.max_replicas =
+            to_int32(draw_int(*c.elastic->max_replicas, st.elastic_max, 1, kMaxReplicas));
       if (c.elastic->expected_replicas) {
-        ec.expected_replicas = to_int32(draw_int(*c.elastic->expected_replicas, st.elastic_expected, 1, kMaxReplicas));
+        ec.expected_replicas =
+            to_int32(draw_int(*c.elastic->expected_replicas, st.elastic_expected, 1, kMaxReplicas));
       }
       ec.min_replicas = std::max(1, ec.min_replicas);
       ec.max_replicas = std::max(ec.max_replicas, ec.min_replicas);
@@ -258,10 +283,13 @@ scenarios::JobSubmission GeneratorCursor::make_job(std::size_t cls, SimTime at) 
   }
   if (c.gpus) set_gpus(s.job, c.replica_type, draw_int(*c.gpus, st.gpus, 0, kMaxGpus));
   if (c.checkpoint_interval) {
-    s.behaviour.checkpoint_interval = std::max<SimDuration>(kernel::seconds(1), to_duration(c.checkpoint_interval->seconds(st.checkpoint)));
+    s.behaviour.checkpoint_interval = std::max<SimDuration>(
+        kernel::seconds(1), to_duration(c.checkpoint_interval->seconds(st.checkpoint)));
   }
   if (c.restart_policy) {
-    const auto p = m::parse_enum<m::RestartPolicyType>(draw_name(*c.restart_policy, st.restart_policy)).value();
+    const auto p =
+        m::parse_enum<m::RestartPolicyType>(draw_name(*c.restart_policy, st.restart_policy))
+            .value();
     if (auto* g = std::get_if<m::GenericJob>(&s.job)) {
       for (auto& r : g->spec.replica_specs) r.restart_policy.policy = p;
     } else if (auto* pt = std::get_if<m::PyTorchTrainingJob>(&s.job)) {
@@ -279,9 +307,12 @@ scenarios::JobSubmission GeneratorCursor::make_job(std::size_t cls, SimTime at) 
   m::RunPolicy* run_policy = nullptr;
   if (auto* p = std::get_if<m::PyTorchTrainingJob>(&s.job)) run_policy = &p->spec.run_policy;
   if (auto* d = std::get_if<m::DeepSpeedJob>(&s.job)) run_policy = &d->spec.run_policy;
-  if (c.backoff_limit && run_policy) run_policy->backoff_limit = to_int32(draw_int(*c.backoff_limit, st.backoff_limit, 0, kMaxLimit));
+  if (c.backoff_limit && run_policy)
+    run_policy->backoff_limit =
+        to_int32(draw_int(*c.backoff_limit, st.backoff_limit, 0, kMaxLimit));
   if (c.clean_up_policy) {
-    const auto p = m::parse_enum<m::CleanUpPolicy>(draw_name(*c.clean_up_policy, st.clean_up)).value();
+    const auto p =
+        m::parse_enum<m::CleanUpPolicy>(draw_name(*c.clean_up_policy, st.clean_up)).value();
     if (run_policy) {
       run_policy->clean_up_policy = p;
     } else {

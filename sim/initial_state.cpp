@@ -14,7 +14,8 @@ namespace t9k::sim {
 
 namespace m = t9k::model;
 
-std::vector<InitialSubmission> initial_submissions(const scenarios::Scenario& sc, std::uint64_t replication) {
+std::vector<InitialSubmission> initial_submissions(const scenarios::Scenario& sc,
+                                                   std::uint64_t replication) {
   std::vector<InitialSubmission> out;
   if (!sc.initial_state || !sc.initial_state->data) return out;
   const auto& st = *sc.initial_state;
@@ -30,14 +31,19 @@ std::vector<InitialSubmission> initial_submissions(const scenarios::Scenario& sc
     s.submission.source = fmt::format("{}:{}", file, j.line);
     s.elapsed = SimDuration{j.elapsed_us};
     m::RunPolicy* run_policy = nullptr;
-    if (auto* p = std::get_if<m::PyTorchTrainingJob>(&s.submission.job)) run_policy = &p->spec.run_policy;
+    if (auto* p = std::get_if<m::PyTorchTrainingJob>(&s.submission.job))
+      run_policy = &p->spec.run_policy;
     if (auto* d = std::get_if<m::DeepSpeedJob>(&s.submission.job)) run_policy = &d->spec.run_policy;
     if (j.running) {
       s.pins = j.pins;
-      const std::optional<std::int64_t> deadline_s = run_policy ? run_policy->active_deadline_seconds : std::nullopt;
+      const std::optional<std::int64_t> deadline_s =
+          run_policy ? run_policy->active_deadline_seconds : std::nullopt;
       // The deadline counts from the job's start (§5 runPolicy): what is left of it at time zero.
-      const std::int64_t left_us = deadline_s ? std::max<std::int64_t>(0, *deadline_s * 1000000 - j.elapsed_us) : 0;
-      if (deadline_s) run_policy->active_deadline_seconds = std::max<std::int64_t>(1, (left_us + 999'999) / 1'000'000);
+      const std::int64_t left_us =
+          deadline_s ? std::max<std::int64_t>(0, *deadline_s * 1000000 - j.elapsed_us) : 0;
+      if (deadline_s)
+        run_policy->active_deadline_seconds =
+            std::max<std::int64_t>(1, (left_us + 999'999) / 1'000'000);
       if (st.remaining.active_deadline && deadline_s) {
         s.remaining = SimDuration{left_us};
       } else if (st.remaining.distribution) {
@@ -55,7 +61,8 @@ std::vector<InitialSubmission> initial_submissions(const scenarios::Scenario& sc
   return out;
 }
 
-std::string initial_state_csv(const scenarios::Scenario& sc, const std::vector<InitialSubmission>& jobs) {
+std::string initial_state_csv(const scenarios::Scenario& sc,
+                              const std::vector<InitialSubmission>& jobs) {
   const Accelerators acc(sc.cluster.accelerators);
   std::string out = "job,kind,queue,state,gpus,elapsed_s,remaining_s,nodes\n";
   for (const auto& s : jobs) {
@@ -67,11 +74,13 @@ std::string initial_state_csv(const scenarios::Scenario& sc, const std::vector<I
     for (const auto& [pod, node] : s.pins) {
       if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) nodes.push_back(node);
     }
-    const double gpus = static_cast<double>(acc.gpu_milli_of(shape_of(job, acc).requests)) / m::kGpuMilliPerGpu;
-    out += fmt::format("{},{},{},{},{},{:.6f},{:.6f},{}\n", model::object_key(meta), m::to_string(m::kind_of(job)),
-                       sched && sc.scheduler.kind == scenarios::SchedulerKind::T9k ? sched->queue : "",
-                       s.running ? "Running" : "Waiting", gpus, static_cast<double>(s.elapsed.count()) / 1e6,
-                       static_cast<double>(s.remaining.count()) / 1e6, fmt::join(nodes, " "));
+    const double gpus =
+        static_cast<double>(acc.gpu_milli_of(shape_of(job, acc).requests)) / m::kGpuMilliPerGpu;
+    out += fmt::format(
+        "{},{},{},{},{},{:.6f},{:.6f},{}\n", model::object_key(meta), m::to_string(m::kind_of(job)),
+        sched && sc.scheduler.kind == scenarios::SchedulerKind::T9k ? sched->queue : "",
+        s.running ? "Running" : "Waiting", gpus, static_cast<double>(s.elapsed.count()) / 1e6,
+        static_cast<double>(s.remaining.count()) / 1e6, fmt::join(nodes, " "));
   }
   return out;
 }

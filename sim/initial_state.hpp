@@ -25,11 +25,13 @@ struct InitialSubmission {
 // The scenario's initial jobs in submission order (none without spec.initialState). Draws of the
 // remaining and queued-run-time models come from streams initialState/remaining and
 // initialState/queuedRunTime of the replication.
-std::vector<InitialSubmission> initial_submissions(const scenarios::Scenario& scenario, std::uint64_t replication);
+std::vector<InitialSubmission> initial_submissions(const scenarios::Scenario& scenario,
+                                                   std::uint64_t replication);
 
 // initial-state.csv (docs/outputs.md): one row per initial job in submission order: job, kind,
 // queue, state (Running or Waiting), gpus, elapsed_s, remaining_s, nodes (the recorded nodes,
 // space-separated).
-std::string initial_state_csv(const scenarios::Scenario& scenario, const std::vector<InitialSubmission>& jobs);
+std::string initial_state_csv(const scenarios::Scenario& scenario,
+                              const std::vector<InitialSubmission>& jobs);
 
 }  // namespace t9k::sim

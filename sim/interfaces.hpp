@@ -33,12 +33,14 @@ class PodLifecycle {
   virtual void pod_bound(JobId job, const std::string& pod_key, std::int32_t generation) = 0;
   // A pod of the initial state (docs/forecast.md), already running at time zero: its containers
   // run now, without a start latency.
-  virtual void pod_running_at_start(JobId job, const std::string& pod_key, std::int32_t generation) {
+  virtual void pod_running_at_start(JobId job, const std::string& pod_key,
+                                    std::int32_t generation) {
     pod_bound(job, pod_key, generation);
   }
   // The pod's containers stop with this phase and exit code. `cause`, when given, is what the
   // job's training loses its progress to (a fault, a preemption...); otherwise the exit code says.
-  virtual void terminate(JobId job, const std::string& pod_key, model::PodPhase phase, std::int32_t exit_code,
+  virtual void terminate(JobId job, const std::string& pod_key, model::PodPhase phase,
+                         std::int32_t exit_code,
                          std::optional<model::LossCause> cause = std::nullopt) = 0;
   // Graceful deletion (controllers/controller.hpp contract 3): a pod that runs nothing goes at
   // once, a live one after its grace period, holding its resources meanwhile.

@@ -16,19 +16,26 @@ namespace {
 // What a job's training loses to when one of its running pods is deleted for this reason.
 LossCause cause_of(model::DeletionReason r) {
   switch (r) {
-    case model::DeletionReason::Preemption: return LossCause::Preemption;
-    case model::DeletionReason::Pause: return LossCause::Pause;
-    case model::DeletionReason::ScaleDown: return LossCause::Scale;
-    case model::DeletionReason::MaxDuration: return LossCause::MaxDuration;
-    case model::DeletionReason::NodeFailure: return LossCause::Fault;
-    default: return LossCause::Other;
+    case model::DeletionReason::Preemption:
+      return LossCause::Preemption;
+    case model::DeletionReason::Pause:
+      return LossCause::Pause;
+    case model::DeletionReason::ScaleDown:
+      return LossCause::Scale;
+    case model::DeletionReason::MaxDuration:
+      return LossCause::MaxDuration;
+    case model::DeletionReason::NodeFailure:
+      return LossCause::Fault;
+    default:
+      return LossCause::Other;
   }
 }
 
 }  // namespace
 
-Kubelet::Kubelet(const scenarios::Scenario& scenario, const WorldSettings& settings, kernel::Kernel& kernel,
-                 const kernel::RngStreams& streams, Store& store, ReconcileQueue& reconciles)
+Kubelet::Kubelet(const scenarios::Scenario& scenario, const WorldSettings& settings,
+                 kernel::Kernel& kernel, const kernel::RngStreams& streams, Store& store,
+                 ReconcileQueue& reconciles)
     : sc_(scenario),
       st_(settings),
       k_(kernel),
@@ -40,16 +47,23 @@ Kubelet::Kubelet(const scenarios::Scenario& scenario, const WorldSettings& setti
 
 void Kubelet::handle(const kernel::DispatchedEvent& e) {
   switch (e.kind) {
-    case kPodStarted: started(pod_events_.take(e.arg)); break;
-    case kPodGone: gone(pod_events_.take(e.arg)); break;
-    case kFailureDetected: detected(detections_.take(e.arg)); break;
+    case kPodStarted:
+      started(pod_events_.take(e.arg));
+      break;
+    case kPodGone:
+      gone(pod_events_.take(e.arg));
+      break;
+    case kFailureDetected:
+      detected(detections_.take(e.arg));
+      break;
     case kTensorBoardReady: {
       const auto id = static_cast<JobId>(e.key);
       store_.set_tensorboard_ready(id);
       reconciles_.enqueue(id);
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -59,13 +73,15 @@ void Kubelet::pod_bound(JobId job, const std::string& key, std::int32_t gen) {
 }
 
 void Kubelet::pod_running_at_start(JobId job, const std::string& key, std::int32_t gen) {
-  k_.post_in(SimDuration{0}, kPhaseKubelet, kPodStarted, kernel::hash_string(key), pod_events_.park(PodEvent{job, key, gen}));
+  k_.post_in(SimDuration{0}, kPhaseKubelet, kPodStarted, kernel::hash_string(key),
+             pod_events_.park(PodEvent{job, key, gen}));
 }
 
 void Kubelet::started(const PodEvent& e) {
   const model::Pod* p = store_.pod(e.pod);
   // A pod deleted, failed or recreated under the same name meanwhile does not start.
-  if (!p || p->generation != e.generation || p->phase != PodPhase::Pending || p->deletion_timestamp) return;
+  if (!p || p->generation != e.generation || p->phase != PodPhase::Pending || p->deletion_timestamp)
+    return;
   store_.set_pod_running(e.job, e.pod);
   reconciles_.enqueue(e.job);
   training_->pod_started(e.job, e.pod);
@@ -100,7 +116,8 @@ void Kubelet::delete_pod(JobId job, const std::string& name, model::DeletionReas
   training_->evaluate(job);
   SimDuration stop = draw_duration(sc_.kubelet.pod_stop_latency, rng_stop_);
   stop = std::min(stop, kernel::seconds(p->termination_grace_period_seconds));
-  k_.post_in(stop, kPhaseKubelet, kPodGone, kernel::hash_string(key), pod_events_.park(PodEvent{job, key, p->generation}));
+  k_.post_in(stop, kPhaseKubelet, kPodGone, kernel::hash_string(key),
+             pod_events_.park(PodEvent{job, key, p->generation}));
 }
 
 void Kubelet::gone(const PodEvent& e) {
@@ -127,9 +144,11 @@ void Kubelet::nodes_lost(const std::vector<std::string>& nodes, const std::strin
     reconciles_.enqueue(id);
   }
   // One delay per failure: the pods of all nodes it took down are detected together.
-  const SimDuration delay = sc_.faults.detection_delay ? draw_duration(*sc_.faults.detection_delay, rng_detect_)
-                                                       : st_.detection_delay;
-  k_.post_in(delay, kPhaseFault, kFailureDetected, kernel::hash_string(cause), detections_.park(nodes));
+  const SimDuration delay = sc_.faults.detection_delay
+                                ? draw_duration(*sc_.faults.detection_delay, rng_detect_)
+                                : st_.detection_delay;
+  k_.post_in(delay, kPhaseFault, kFailureDetected, kernel::hash_string(cause),
+             detections_.park(nodes));
 }
 
 void Kubelet::detected(const std::vector<std::string>& nodes) {
@@ -147,7 +166,8 @@ void Kubelet::detected(const std::vector<std::string>& nodes) {
 void Kubelet::create_tensorboard(JobId job) {
   if (!store_.create_tensorboard(job)) return;
   // [INFERRED] a TensorBoard is ready after its pod starts (§9): one pod start latency.
-  k_.post_in(draw_duration(sc_.kubelet.pod_start_latency, rng_start_), kPhaseKubelet, kTensorBoardReady, job);
+  k_.post_in(draw_duration(sc_.kubelet.pod_start_latency, rng_start_), kPhaseKubelet,
+             kTensorBoardReady, job);
 }
 
 }  // namespace t9k::sim

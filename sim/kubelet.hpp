@@ -25,18 +25,22 @@ class Store;
 
 class Kubelet final : public kernel::EventHandler, public PodLifecycle {
  public:
-  Kubelet(const scenarios::Scenario& scenario, const WorldSettings& settings, kernel::Kernel& kernel,
-          const kernel::RngStreams& streams, Store& store, ReconcileQueue& reconciles);
+  Kubelet(const scenarios::Scenario& scenario, const WorldSettings& settings,
+          kernel::Kernel& kernel, const kernel::RngStreams& streams, Store& store,
+          ReconcileQueue& reconciles);
   // Training is built after the kubelet (it calls the kubelet too): connected before the run.
   void connect(TrainingControl& training) { training_ = &training; }
 
-  static constexpr EventKind kKinds[] = {kPodStarted, kPodGone, kFailureDetected, kTensorBoardReady};
+  static constexpr EventKind kKinds[] = {kPodStarted, kPodGone, kFailureDetected,
+                                         kTensorBoardReady};
   void handle(const kernel::DispatchedEvent& event) override;
 
   // PodLifecycle
   void pod_bound(JobId job, const std::string& pod_key, std::int32_t generation) override;
-  void pod_running_at_start(JobId job, const std::string& pod_key, std::int32_t generation) override;
-  void terminate(JobId job, const std::string& pod_key, model::PodPhase phase, std::int32_t exit_code,
+  void pod_running_at_start(JobId job, const std::string& pod_key,
+                            std::int32_t generation) override;
+  void terminate(JobId job, const std::string& pod_key, model::PodPhase phase,
+                 std::int32_t exit_code,
                  std::optional<model::LossCause> cause = std::nullopt) override;
   void delete_pod(JobId job, const std::string& pod_name, model::DeletionReason reason) override;
   void nodes_lost(const std::vector<std::string>& nodes, const std::string& cause) override;

@@ -9,9 +9,9 @@
 
 namespace t9k::sim {
 
-Operations::Operations(const scenarios::Scenario& scenario, kernel::Kernel& kernel, Store& store, Cluster& cluster,
-                       PodLifecycle& pods, TrainingControl& training, ReconcileQueue& reconciles,
-                       CycleTrigger& cycles)
+Operations::Operations(const scenarios::Scenario& scenario, kernel::Kernel& kernel, Store& store,
+                       Cluster& cluster, PodLifecycle& pods, TrainingControl& training,
+                       ReconcileQueue& reconciles, CycleTrigger& cycles)
     : sc_(scenario),
       k_(kernel),
       store_(store),
@@ -22,7 +22,8 @@ Operations::Operations(const scenarios::Scenario& scenario, kernel::Kernel& kern
       cycles_(cycles) {}
 
 void Operations::start() {
-  for (std::size_t i = 0; i < sc_.operations.size(); ++i) k_.post_at(sc_.operations[i].at, kPhaseOps, kOperation, i);
+  for (std::size_t i = 0; i < sc_.operations.size(); ++i)
+    k_.post_at(sc_.operations[i].at, kPhaseOps, kOperation, i);
 }
 
 void Operations::handle(const kernel::DispatchedEvent& e) {
@@ -32,29 +33,34 @@ void Operations::handle(const kernel::DispatchedEvent& e) {
 JobId Operations::need_job(const scenarios::Operation& op) const {
   const auto id = store_.find_job_id(op.target);  // a finished job too: its edits change nothing
   if (!id) {
-    throw ScenarioError(fmt::format("operation {} at {}: no job named '{}'", scenarios::to_string(op.type),
-                                    kernel::format_seconds(op.at), op.target));
+    throw ScenarioError(fmt::format("operation {} at {}: no job named '{}'",
+                                    scenarios::to_string(op.type), kernel::format_seconds(op.at),
+                                    op.target));
   }
   return *id;
 }
 
 void Operations::need_node(const scenarios::Operation& op) const {
   if (!store_.node(op.target)) {
-    throw ScenarioError(fmt::format("operation {}: no node named '{}'", scenarios::to_string(op.type), op.target));
+    throw ScenarioError(
+        fmt::format("operation {}: no node named '{}'", scenarios::to_string(op.type), op.target));
   }
 }
 
-const model::Pod& Operations::need_pod(const scenarios::Operation& op, JobId job, bool running) const {
+const model::Pod& Operations::need_pod(const scenarios::Operation& op, JobId job,
+                                       bool running) const {
   const model::Pod* found = nullptr;
   for (const auto& p : store_.job(job).pods) {
     if (p.replica_type == op.replica_type && p.rank == op.rank && live(p)) found = &p;
   }
   const auto where = fmt::format("operation {} at {}: job {}", scenarios::to_string(op.type),
                                  kernel::format_seconds(op.at), op.target);
-  if (!found) throw ScenarioError(fmt::format("{} has no live pod of {} rank {}", where, op.replica_type, op.rank));
+  if (!found)
+    throw ScenarioError(
+        fmt::format("{} has no live pod of {} rank {}", where, op.replica_type, op.rank));
   if (running && found->phase != model::PodPhase::Running) {
-    throw ScenarioError(fmt::format("{}: pod {} is {}, not Running; allowed: a time when it runs", where,
-                                    found->metadata.name, model::to_string(found->phase)));
+    throw ScenarioError(fmt::format("{}: pod {} is {}, not Running; allowed: a time when it runs",
+                                    where, found->metadata.name, model::to_string(found->phase)));
   }
   return *found;
 }
@@ -123,8 +129,10 @@ void Operations::apply(const scenarios::Operation& op) {
       break;
     case T::FailSwitch:
       if (!cluster_.fail_switch(op.target, op.repair_after)) {
-        throw ScenarioError(fmt::format("operation failSwitch: no switch named '{}' (switches are switch-<n>, "
-                                        "from cluster.topology)", op.target));
+        throw ScenarioError(
+            fmt::format("operation failSwitch: no switch named '{}' (switches are switch-<n>, "
+                        "from cluster.topology)",
+                        op.target));
       }
       break;
     case T::SetQueue: {
@@ -150,8 +158,12 @@ void Operations::apply(const scenarios::Operation& op) {
       reconciles_.enqueue(id);  // its controller updates the PodGroup (§8.3)
       break;
     }
-    case T::AddNodePool: cluster_.add_pool(*op.node_pool); break;
-    case T::RemoveNodePool: cluster_.remove_pool(op.target); break;
+    case T::AddNodePool:
+      cluster_.add_pool(*op.node_pool);
+      break;
+    case T::RemoveNodePool:
+      cluster_.remove_pool(op.target);
+      break;
   }
 }
 

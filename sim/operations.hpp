@@ -21,8 +21,9 @@ class Cluster;
 
 class Operations final : public kernel::EventHandler {
  public:
-  Operations(const scenarios::Scenario& scenario, kernel::Kernel& kernel, Store& store, Cluster& cluster,
-             PodLifecycle& pods, TrainingControl& training, ReconcileQueue& reconciles, CycleTrigger& cycles);
+  Operations(const scenarios::Scenario& scenario, kernel::Kernel& kernel, Store& store,
+             Cluster& cluster, PodLifecycle& pods, TrainingControl& training,
+             ReconcileQueue& reconciles, CycleTrigger& cycles);
 
   static constexpr EventKind kKinds[] = {kOperation};
   void handle(const kernel::DispatchedEvent& event) override;

@@ -32,14 +32,16 @@ PluginSet::PluginSet(const WorldSettings& st) {
   auto claim = [&](const scenarios::PluginSpec& p) {
     const auto [it, fresh] = by_name.emplace(p.name, &p);
     if (!fresh && !(*it->second == p)) {
-      throw ScenarioError(fmt::format("two different plugins are named \"{}\"; give each its own name", p.name));
+      throw ScenarioError(
+          fmt::format("two different plugins are named \"{}\"; give each its own name", p.name));
     }
   };
   // One process per distinct plugin: kinds with the same spec share it.
   std::vector<std::pair<const scenarios::PluginSpec*, std::vector<model::JobKind>>> groups;
   for (const auto& c : ps.controllers) {
     claim(c.plugin);
-    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return *x.first == c.plugin; });
+    auto g = std::find_if(groups.begin(), groups.end(),
+                          [&](const auto& x) { return *x.first == c.plugin; });
     if (g == groups.end()) {
       groups.push_back({&c.plugin, {c.kind}});
     } else {
@@ -51,24 +53,27 @@ PluginSet::PluginSet(const WorldSettings& st) {
   for (const auto& [spec, kinds] : groups) {
     std::vector<std::string> names;
     for (const auto k : kinds) names.emplace_back(model::to_string(k));
-    auto client = std::make_shared<plugins::Client>(process_spec(*spec, ps.log_dir), protocol::Role::Controller, names,
-                                                    ps.simulator_version, st.controller_options, policy);
+    auto client = std::make_shared<plugins::Client>(
+        process_spec(*spec, ps.log_dir), protocol::Role::Controller, names, ps.simulator_version,
+        st.controller_options, policy);
     clients_.push_back(client);
     for (const auto k : kinds) controllers_.push_back({k, client});
   }
   if (ps.elastic_policy) {
     claim(*ps.elastic_policy);
-    policy_ = std::make_shared<plugins::Client>(process_spec(*ps.elastic_policy, ps.log_dir), protocol::Role::ElasticPolicy,
-                                                std::vector<std::string>{}, ps.simulator_version, st.controller_options,
-                                                policy);
+    policy_ = std::make_shared<plugins::Client>(
+        process_spec(*ps.elastic_policy, ps.log_dir), protocol::Role::ElasticPolicy,
+        std::vector<std::string>{}, ps.simulator_version, st.controller_options, policy);
     clients_.push_back(policy_);
   }
 }
 
 controllers::Registry PluginSet::registry() const {
   controllers::Registry out;
-  for (const auto kind : {model::JobKind::GenericJob, model::JobKind::PyTorchTrainingJob, model::JobKind::DeepSpeedJob}) {
-    const auto served = std::find_if(controllers_.begin(), controllers_.end(), [&](const Served& s) { return s.kind == kind; });
+  for (const auto kind : {model::JobKind::GenericJob, model::JobKind::PyTorchTrainingJob,
+                          model::JobKind::DeepSpeedJob}) {
+    const auto served = std::find_if(controllers_.begin(), controllers_.end(),
+                                     [&](const Served& s) { return s.kind == kind; });
     if (served != controllers_.end()) {
       out.add(std::make_unique<plugins::PluginController>(served->client, kind));
     } else {

@@ -13,8 +13,9 @@ constexpr kernel::EventKey kPeriodic = 0;
 constexpr kernel::EventKey kAsked = 1;
 }  // namespace
 
-PolicyDriver::PolicyDriver(const scenarios::Scenario& scenario, const WorldSettings& settings, kernel::Kernel& kernel,
-                           Store& store, const TrainingControl& training, ReconcileQueue& reconciles,
+PolicyDriver::PolicyDriver(const scenarios::Scenario& scenario, const WorldSettings& settings,
+                           kernel::Kernel& kernel, Store& store, const TrainingControl& training,
+                           ReconcileQueue& reconciles,
                            std::unique_ptr<policies::ElasticPolicy> policy)
     : sc_(scenario),
       st_(settings),
@@ -22,9 +23,12 @@ PolicyDriver::PolicyDriver(const scenarios::Scenario& scenario, const WorldSetti
       store_(store),
       training_(training),
       reconciles_(reconciles),
-      policy_(policy ? std::move(policy) : policies::make_elastic_policy(settings.elastic_policy, settings.policy_options)) {
+      policy_(policy ? std::move(policy)
+                     : policies::make_elastic_policy(settings.elastic_policy,
+                                                     settings.policy_options)) {
   if (!policy_)
-    throw ScenarioError("spec.controllers.options.elasticPolicy", fmt::format("unknown policy '{}'", settings.elastic_policy));
+    throw ScenarioError("spec.controllers.options.elasticPolicy",
+                        fmt::format("unknown policy '{}'", settings.elastic_policy));
 }
 
 void PolicyDriver::start() {
@@ -62,17 +66,22 @@ void PolicyDriver::decide() {
   for (std::size_t i = 0; i < answer.decisions.size(); ++i) {
     const auto& d = answer.decisions[i];
     const auto it = allowed.find(d.job);
-    const std::string where = fmt::format("elastic policy {}: decide at t={} s: result.decisions[{}]", policy_->name(),
-                                          kernel::format_seconds(k_.now()), i);
+    const std::string where =
+        fmt::format("elastic policy {}: decide at t={} s: result.decisions[{}]", policy_->name(),
+                    kernel::format_seconds(k_.now()), i);
     if (it == allowed.end()) {
-      throw PolicyError(fmt::format("{}.jobId: job id {} is not an elastic job it may resize now", where, d.job));
+      throw PolicyError(
+          fmt::format("{}.jobId: job id {} is not an elastic job it may resize now", where, d.job));
     }
     const auto& j = *it->second;
     if (d.expected_replicas < j.min || d.expected_replicas > j.max) {
-      throw PolicyError(fmt::format("{}.expectedReplicas: job {}: expectedReplicas {} is outside [minReplicas {}, maxReplicas {}]",
-                                    where, j.name, d.expected_replicas, j.min, j.max));
+      throw PolicyError(
+          fmt::format("{}.expectedReplicas: job {}: expectedReplicas {} is outside [minReplicas "
+                      "{}, maxReplicas {}]",
+                      where, j.name, d.expected_replicas, j.min, j.max));
     }
-    if (!seen.insert(d.job).second) throw PolicyError(fmt::format("{}.job: job {} decided twice", where, j.name));
+    if (!seen.insert(d.job).second)
+      throw PolicyError(fmt::format("{}.job: job {} decided twice", where, j.name));
     if (d.expected_replicas == j.expected) continue;
     store_.set_expected_replicas(d.job, d.expected_replicas);
     reconciles_.enqueue(d.job);
@@ -80,9 +89,9 @@ void PolicyDriver::decide() {
   }
   if (answer.next) {
     if (*answer.next <= k_.now()) {
-      throw PolicyError(fmt::format("elastic policy {}: decide at t={} s: result.nextDecision: t={} s is not in the future",
-                                    policy_->name(), kernel::format_seconds(k_.now()),
-                                    kernel::format_seconds(*answer.next)));
+      throw PolicyError(fmt::format(
+          "elastic policy {}: decide at t={} s: result.nextDecision: t={} s is not in the future",
+          policy_->name(), kernel::format_seconds(k_.now()), kernel::format_seconds(*answer.next)));
     }
     ask_at(*answer.next);
   }
@@ -93,14 +102,17 @@ policies::ElasticObservation PolicyDriver::observe() const {
   o.now = k_.now();
   for (const auto& [name, n] : store_.nodes()) {
     if (!n.ready || n.unschedulable) continue;
-    o.free_gpus += std::max<std::int64_t>(0, store_.accelerators().gpus_of(n.allocatable) - store_.gpus_in_use(name));
+    o.free_gpus += std::max<std::int64_t>(
+        0, store_.accelerators().gpus_of(n.allocatable) - store_.gpus_in_use(name));
   }
   auto priority = [&](const std::string& queue) {
     const model::Queue* q = store_.queue(queue);
     return q ? q->spec.priority : 0;
   };
   // Queues: quota, allocation, and the demand of waiting pods by job priority.
-  std::map<std::string, std::map<std::int32_t, policies::ElasticObservation::Demand, std::greater<>>> demand;
+  std::map<std::string,
+           std::map<std::int32_t, policies::ElasticObservation::Demand, std::greater<>>>
+      demand;
   for (JobId id = 0; id < store_.job_count(); ++id) {
     const StoredJob& j = store_.job(id);
     if (!j.submitted) continue;

@@ -33,8 +33,9 @@ class PolicyError : public std::runtime_error {
 class PolicyDriver final : public kernel::EventHandler, public PolicyTrigger {
  public:
   // `policy` null: the built-in policy the settings name.
-  PolicyDriver(const scenarios::Scenario& scenario, const WorldSettings& settings, kernel::Kernel& kernel,
-               Store& store, const TrainingControl& training, ReconcileQueue& reconciles,
+  PolicyDriver(const scenarios::Scenario& scenario, const WorldSettings& settings,
+               kernel::Kernel& kernel, Store& store, const TrainingControl& training,
+               ReconcileQueue& reconciles,
                std::unique_ptr<policies::ElasticPolicy> policy = nullptr);
 
   static constexpr EventKind kKinds[] = {kElasticPolicy};

@@ -4,12 +4,11 @@
 
 #include <fmt/format.h>
 
-
 namespace t9k::sim {
 
-SchedulingDriver::SchedulingDriver(const scenarios::Scenario& scenario, const WorldSettings& settings,
-                                   kernel::Kernel& kernel, Store& store, PodLifecycle& pods,
-                                   ReconcileQueue& reconciles)
+SchedulingDriver::SchedulingDriver(const scenarios::Scenario& scenario,
+                                   const WorldSettings& settings, kernel::Kernel& kernel,
+                                   Store& store, PodLifecycle& pods, ReconcileQueue& reconciles)
     : sc_(scenario),
       st_(settings),
       k_(kernel),
@@ -80,10 +79,11 @@ void SchedulingDriver::bind_pinned() {
       continue;
     }
     std::string why;
-    std::map<std::string, model::ResourceList> added;  // per node, this job's pods so far
+    std::map<std::string, model::ResourceList> added;        // per node, this job's pods so far
     std::vector<std::pair<std::string, std::string>> binds;  // (pod key, node)
     for (const model::Pod* p : pods) {
-      const auto pin = std::find_if(it->second.begin(), it->second.end(), [&](const auto& x) { return x.first == p->metadata.name; });
+      const auto pin = std::find_if(it->second.begin(), it->second.end(),
+                                    [&](const auto& x) { return x.first == p->metadata.name; });
       const std::string key = model::object_key(p->metadata);
       if (pin == it->second.end()) {
         why = fmt::format("pod {} has no recorded node", p->metadata.name);
@@ -95,7 +95,8 @@ void SchedulingDriver::bind_pinned() {
         break;
       }
       if (!n->ready || n->unschedulable) {
-        why = fmt::format("node {} of pod {} is {}", pin->second, p->metadata.name, n->ready ? "cordoned" : "not ready");
+        why = fmt::format("node {} of pod {} is {}", pin->second, p->metadata.name,
+                          n->ready ? "cordoned" : "not ready");
         break;
       }
       if (share_of(p->requests) > 0) {
@@ -107,13 +108,15 @@ void SchedulingDriver::bind_pinned() {
       model::ResourceList need = store_.node_used(pin->second);
       model::add_resources(need, mine);
       if (!model::fits(need, n->allocatable)) {
-        why = fmt::format("pod {} does not fit on node {} beside the pods already there", p->metadata.name, pin->second);
+        why = fmt::format("pod {} does not fit on node {} beside the pods already there",
+                          p->metadata.name, pin->second);
         break;
       }
       binds.emplace_back(key, pin->second);
     }
     if (!why.empty()) {
-      notes_.push_back(fmt::format("{} was not placed as recorded ({}): the scheduler placed it", j.key, why));
+      notes_.push_back(
+          fmt::format("{} was not placed as recorded ({}): the scheduler placed it", j.key, why));
     } else {
       if (!binds.empty()) placed(id);
       for (const auto& [key, node] : binds) {
@@ -202,7 +205,8 @@ void SchedulingDriver::note_pending(const std::vector<scheduler::PendingReason>&
     const auto owner = store_.owner_of(snap_.pods()[static_cast<std::size_t>(pod)].key);
     if (!owner || store_.bound_members(*owner) > 0) continue;
     Waiting& w = waiting(*owner);
-    if (w.cycle == cycles_) continue;  // one reason per job and cycle (default-scheduler jobs: its first pod's)
+    if (w.cycle == cycles_)
+      continue;  // one reason per job and cycle (default-scheduler jobs: its first pod's)
     w.cycle = cycles_;
     const bool new_cause = !w.active || !r.continued || w.last.cause != r.cause;
     w.active = true;
@@ -210,8 +214,10 @@ void SchedulingDriver::note_pending(const std::vector<scheduler::PendingReason>&
     w.message.clear();
     // A strict-FIFO reason names the group ahead, whose id may be reused once it is gone.
     if (r.cause == model::PendingCause::QueueOrder) w.message = scheduler::describe(r, snap_);
-    if (new_cause) publish_pending(*owner, w);
-    else w.dirty = true;
+    if (new_cause)
+      publish_pending(*owner, w);
+    else
+      w.dirty = true;
   }
 }
 
@@ -230,7 +236,8 @@ void SchedulingDriver::finish() {
     Waiting& w = waiting_[waiting_slot_[id]];
     if (!w.active || !w.dirty) continue;
     const StoredJob& j = store_.job(id);
-    const auto& phase = j.compacted ? std::optional<model::JobPhase>{} : model::status_of(j.job).phase;
+    const auto& phase =
+        j.compacted ? std::optional<model::JobPhase>{} : model::status_of(j.job).phase;
     if (!j.compacted && !(phase && model::is_terminal(*phase))) publish_pending(id, w);
   }
 }
@@ -244,13 +251,15 @@ void SchedulingDriver::arm_max_duration() {
   max_duration_ev_ = k_.post_at(max_duration_at_, kPhaseScheduler, kCycle, 1);
 }
 
-void SchedulingDriver::check_after_bindings(const scheduler::Decisions& d, const std::set<JobId>& admitted) {
+void SchedulingDriver::check_after_bindings(const scheduler::Decisions& d,
+                                            const std::set<JobId>& admitted) {
   // No gang partially bound: a PodGroup admitted in this cycle has at least minMember pods bound.
   // In job-key order, so the first violation reported does not depend on ids.
   std::vector<const StoredJob*> jobs;  // the admitted jobs' records, without copying their keys
   jobs.reserve(admitted.size());
   for (JobId id : admitted) jobs.push_back(&store_.job(id));
-  std::sort(jobs.begin(), jobs.end(), [](const StoredJob* a, const StoredJob* b) { return a->key < b->key; });
+  std::sort(jobs.begin(), jobs.end(),
+            [](const StoredJob* a, const StoredJob* b) { return a->key < b->key; });
   for (const StoredJob* job : jobs) {
     const StoredJob& j = *job;
     const std::string& key = j.key;
@@ -271,7 +280,8 @@ void SchedulingDriver::check_after_bindings(const scheduler::Decisions& d, const
   const auto by_name = [](const std::string* a, const std::string* b) { return *a < *b; };
   std::sort(queues_touched.begin(), queues_touched.end(), by_name);
   const auto same = [](const std::string* a, const std::string* b) { return *a == *b; };
-  queues_touched.erase(std::unique(queues_touched.begin(), queues_touched.end(), same), queues_touched.end());
+  queues_touched.erase(std::unique(queues_touched.begin(), queues_touched.end(), same),
+                       queues_touched.end());
   for (const std::string* qname : queues_touched) {
     const model::Queue* q = store_.queue(*qname);
     if (!q || !q->spec.quota) continue;

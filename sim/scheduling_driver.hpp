@@ -17,10 +17,10 @@
 
 #include <map>
 #include <optional>
-#include <utility>
-#include <vector>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "scheduler/scheduler.hpp"
 #include "scheduler/snapshot.hpp"
@@ -31,10 +31,13 @@
 
 namespace t9k::sim {
 
-class SchedulingDriver final : public kernel::EventHandler, public StoreWatcher, public CycleTrigger {
+class SchedulingDriver final : public kernel::EventHandler,
+                               public StoreWatcher,
+                               public CycleTrigger {
  public:
-  SchedulingDriver(const scenarios::Scenario& scenario, const WorldSettings& settings, kernel::Kernel& kernel,
-                   Store& store, PodLifecycle& pods, ReconcileQueue& reconciles);
+  SchedulingDriver(const scenarios::Scenario& scenario, const WorldSettings& settings,
+                   kernel::Kernel& kernel, Store& store, PodLifecycle& pods,
+                   ReconcileQueue& reconciles);
 
   static constexpr EventKind kKinds[] = {kCycle};
   void handle(const kernel::DispatchedEvent& event) override;
@@ -59,14 +62,21 @@ class SchedulingDriver final : public kernel::EventHandler, public StoreWatcher,
   void node_removed(const std::string& name) override { snap_.remove_node(name); }
   void queue_changed(const model::Queue& queue) override { snap_.upsert_queue(queue); }
   std::int32_t pod_group_changed(const model::PodGroup& group, std::int32_t hint) override;
-  void pod_group_removed(const std::string& key, std::int32_t hint) override { snap_.remove_pod_group(key, hint); }
-  std::int32_t pod_created(const model::Pod& pod, std::int32_t group_hint) override;
-  void pod_bound(const std::string& key, const std::string& node, std::int32_t gpu_slot, SnapshotIds ids) override {
-    // A binding of this scheduler's cycle names its snapshot ids (checked by the snapshot).
-    if (ids.pod != scheduler::kNone) snap_.bind(ids.pod, ids.node, key, node, gpu_slot);
-    else snap_.bind(key, node, gpu_slot);
+  void pod_group_removed(const std::string& key, std::int32_t hint) override {
+    snap_.remove_pod_group(key, hint);
   }
-  void pod_terminating(const std::string& key, std::int32_t hint) override { snap_.evict(key, hint); }
+  std::int32_t pod_created(const model::Pod& pod, std::int32_t group_hint) override;
+  void pod_bound(const std::string& key, const std::string& node, std::int32_t gpu_slot,
+                 SnapshotIds ids) override {
+    // A binding of this scheduler's cycle names its snapshot ids (checked by the snapshot).
+    if (ids.pod != scheduler::kNone)
+      snap_.bind(ids.pod, ids.node, key, node, gpu_slot);
+    else
+      snap_.bind(key, node, gpu_slot);
+  }
+  void pod_terminating(const std::string& key, std::int32_t hint) override {
+    snap_.evict(key, hint);
+  }
   void pod_released(const std::string& key) override;
   void pod_terminated(const std::string& key, bool succeeded, std::int32_t hint) override {
     snap_.release(key, succeeded, hint);
@@ -85,8 +95,8 @@ class SchedulingDriver final : public kernel::EventHandler, public StoreWatcher,
   struct Waiting {
     bool active = false;
     scheduler::PendingReason last;
-    std::string message;  // describe(last), formatted only when published or pinned
-    bool dirty = false;   // `last` differs from what was published (same cause)
+    std::string message;      // describe(last), formatted only when published or pinned
+    bool dirty = false;       // `last` differs from what was published (same cause)
     std::uint64_t cycle = 0;  // the last cycle that gave the job a reason
   };
   Waiting& waiting(JobId id);
@@ -110,7 +120,8 @@ class SchedulingDriver final : public kernel::EventHandler, public StoreWatcher,
   std::vector<Waiting> waiting_;
   std::vector<std::uint32_t> waiting_free_;
   std::uint64_t cycles_ = 0;
-  std::map<JobId, std::vector<std::pair<std::string, std::string>>> pins_;  // until their first cycle
+  std::map<JobId, std::vector<std::pair<std::string, std::string>>>
+      pins_;  // until their first cycle
   std::vector<std::string> notes_;
 };
 

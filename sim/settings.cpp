@@ -21,20 +21,26 @@ const std::string kNoText;
 
 ScenarioError::ScenarioError(std::vector<Problem> problems)
     : std::invalid_argument(joined(problems)), problems_(std::move(problems)) {}
-const std::string& ScenarioError::path() const { return problems_.empty() ? kNoText : problems_.front().path; }
-const std::string& ScenarioError::message() const { return problems_.empty() ? kNoText : problems_.front().message; }
+const std::string& ScenarioError::path() const {
+  return problems_.empty() ? kNoText : problems_.front().path;
+}
+const std::string& ScenarioError::message() const {
+  return problems_.empty() ? kNoText : problems_.front().message;
+}
 
 using kernel::SimDuration;
 
 namespace {
 
 template <class E>
-E choose(const std::string& where, const std::string& value, const std::map<std::string, E>& allowed) {
+E choose(const std::string& where, const std::string& value,
+         const std::map<std::string, E>& allowed) {
   const auto it = allowed.find(value);
   if (it != allowed.end()) return it->second;
   std::vector<std::string> names;
   for (const auto& [n, e] : allowed) names.push_back(n);
-  throw ScenarioError(where, fmt::format("'{}' is not allowed (allowed: {})", value, fmt::join(names, ", ")));
+  throw ScenarioError(
+      where, fmt::format("'{}' is not allowed (allowed: {})", value, fmt::join(names, ", ")));
 }
 
 bool boolean(const std::string& where, const std::string& v) {
@@ -92,51 +98,74 @@ WorldSettings settings_from_scenario(const scenarios::Scenario& sc) {
   using CO = controllers::ControllerOptions;
   auto& co = s.controller_options;
   const std::map<std::string, Setter> controller_opts{
-      {"retryableExitCodes", [&](auto& w, auto& v) {
+      {"retryableExitCodes",
+       [&](auto& w, auto& v) {
          co.retryable_exit_codes = choose<CO::RetryableExitCodes>(
-             w, v, {{"t9k", CO::RetryableExitCodes::T9kList}, {"kubeflow", CO::RetryableExitCodes::KubeflowAtLeast128}});
+             w, v,
+             {{"t9k", CO::RetryableExitCodes::T9kList},
+              {"kubeflow", CO::RetryableExitCodes::KubeflowAtLeast128}});
        }},
-      {"backoffLimitRule", [&](auto& w, auto& v) {
+      {"backoffLimitRule",
+       [&](auto& w, auto& v) {
          co.backoff_limit_rule = choose<CO::BackoffLimitRule>(
-             w, v, {{"master-fails-again", CO::BackoffLimitRule::MasterFailsAgain},
-                    {"kubeflow-reach-limit", CO::BackoffLimitRule::KubeflowReachLimit}});
+             w, v,
+             {{"master-fails-again", CO::BackoffLimitRule::MasterFailsAgain},
+              {"kubeflow-reach-limit", CO::BackoffLimitRule::KubeflowReachLimit}});
        }},
-      {"exitCodeIgnoresBackoffLimit", [&](auto& w, auto& v) { co.exit_code_ignores_backoff_limit = boolean(w, v); }},
+      {"exitCodeIgnoresBackoffLimit",
+       [&](auto& w, auto& v) { co.exit_code_ignores_backoff_limit = boolean(w, v); }},
       {"restartBackoff", [&](auto& w, auto& v) { co.restart_backoff = boolean(w, v); }},
       {"restartBackoffBase", [&](auto& w, auto& v) { co.restart_backoff_base = duration(w, v); }},
       {"restartBackoffCap", [&](auto& w, auto& v) { co.restart_backoff_cap = duration(w, v); }},
-      {"permanentFailureScope", [&](auto& w, auto& v) {
+      {"permanentFailureScope",
+       [&](auto& w, auto& v) {
          co.permanent_failure_scope = choose<CO::PermanentFailureScope>(
-             w, v, {{"any-replica", CO::PermanentFailureScope::AnyReplica},
-                    {"master-only", CO::PermanentFailureScope::MasterOnly}});
+             w, v,
+             {{"any-replica", CO::PermanentFailureScope::AnyReplica},
+              {"master-only", CO::PermanentFailureScope::MasterOnly}});
        }},
-      {"maxDurationHandling", [&](auto& w, auto& v) {
+      {"maxDurationHandling",
+       [&](auto& w, auto& v) {
          co.max_duration = choose<CO::MaxDurationHandling>(
-             w, v, {{"fail-replica", CO::MaxDurationHandling::FailReplica},
-                    {"recreate", CO::MaxDurationHandling::Recreate}});
+             w, v,
+             {{"fail-replica", CO::MaxDurationHandling::FailReplica},
+              {"recreate", CO::MaxDurationHandling::Recreate}});
        }},
-      {"runningWhen", [&](auto& w, auto& v) {
-         co.running_when = choose<CO::RunningWhen>(
-             w, v, {{"all-pods-running", CO::RunningWhen::AllPodsRunning},
-                    {"master-running", CO::RunningWhen::MasterRunning}});
+      {"runningWhen",
+       [&](auto& w, auto& v) {
+         co.running_when =
+             choose<CO::RunningWhen>(w, v,
+                                     {{"all-pods-running", CO::RunningWhen::AllPodsRunning},
+                                      {"master-running", CO::RunningWhen::MasterRunning}});
        }},
-      {"genericLimitScope", [&](auto& w, auto& v) {
-         co.generic_limit_scope = choose<CO::GenericLimitScope>(
-             w, v, {{"per-replica", CO::GenericLimitScope::PerReplica}, {"per-type", CO::GenericLimitScope::PerType}});
+      {"genericLimitScope",
+       [&](auto& w, auto& v) {
+         co.generic_limit_scope =
+             choose<CO::GenericLimitScope>(w, v,
+                                           {{"per-replica", CO::GenericLimitScope::PerReplica},
+                                            {"per-type", CO::GenericLimitScope::PerType}});
        }},
-      {"elasticSuccess", [&](auto& w, auto& v) {
-         co.elastic_success = choose<CO::ElasticSuccess>(
-             w, v, {{"master", CO::ElasticSuccess::Master}, {"any-replica", CO::ElasticSuccess::AnyReplica}});
+      {"elasticSuccess",
+       [&](auto& w, auto& v) {
+         co.elastic_success =
+             choose<CO::ElasticSuccess>(w, v,
+                                        {{"master", CO::ElasticSuccess::Master},
+                                         {"any-replica", CO::ElasticSuccess::AnyReplica}});
        }},
-      {"elasticPolicy", [&](auto& w, auto& v) {
+      {"elasticPolicy",
+       [&](auto& w, auto& v) {
          std::map<std::string, std::string> names;
          for (const auto n : policies::elastic_policy_names()) names.emplace(n, n);
-         if (sc.controllers.elastic_policy_plugin) names.emplace("plugin", "plugin");  // {plugin: {...}}
+         if (sc.controllers.elastic_policy_plugin)
+           names.emplace("plugin", "plugin");  // {plugin: {...}}
          s.elastic_policy = choose<std::string>(w, v, names);
        }},
-      {"elasticPolicyPeriod", [&](auto& w, auto& v) { s.elastic_policy_period = positive(w, duration(w, v)); }},
-      {"elasticPolicyCooldown", [&](auto& w, auto& v) { s.policy_options.cooldown = duration(w, v); }},
-      {"elasticPolicyCheckpointWindow", [&](auto& w, auto& v) { s.policy_options.checkpoint_window = duration(w, v); }},
+      {"elasticPolicyPeriod",
+       [&](auto& w, auto& v) { s.elastic_policy_period = positive(w, duration(w, v)); }},
+      {"elasticPolicyCooldown",
+       [&](auto& w, auto& v) { s.policy_options.cooldown = duration(w, v); }},
+      {"elasticPolicyCheckpointWindow",
+       [&](auto& w, auto& v) { s.policy_options.checkpoint_window = duration(w, v); }},
       {"orphanTimeout", [&](auto& w, auto& v) { s.orphan_timeout = duration(w, v); }},
   };
   apply_options("spec.controllers.options", sc.controllers.options, controller_opts);
@@ -146,30 +175,43 @@ WorldSettings settings_from_scenario(const scenarios::Scenario& sc) {
   auto& so = s.scheduler_options;
   const std::map<std::string, Setter> scheduler_opts{
       {"preemption", [&](auto& w, auto& v) { so.preemption = boolean(w, v); }},
-      {"intraQueuePreemption", [&](auto& w, auto& v) { so.intra_queue_preemption = boolean(w, v); }},
-      {"quotaMode", [&](auto& w, auto& v) {
+      {"intraQueuePreemption",
+       [&](auto& w, auto& v) { so.intra_queue_preemption = boolean(w, v); }},
+      {"quotaMode",
+       [&](auto& w, auto& v) {
          const auto m = scheduler::parse_quota_mode(v);
-         if (!m) throw ScenarioError(w, fmt::format("'{}' is not allowed (allowed: gate-at-scheduling, reject-at-admission)", v));
+         if (!m)
+           throw ScenarioError(
+               w, fmt::format(
+                      "'{}' is not allowed (allowed: gate-at-scheduling, reject-at-admission)", v));
          so.quota_mode = *m;
        }},
-      {"drfDenominator", [&](auto& w, auto& v) {
+      {"drfDenominator",
+       [&](auto& w, auto& v) {
          const auto m = scheduler::parse_drf_denominator(v);
-         if (!m) throw ScenarioError(w, fmt::format("'{}' is not allowed (allowed: quota, cluster-capacity)", v));
+         if (!m)
+           throw ScenarioError(
+               w, fmt::format("'{}' is not allowed (allowed: quota, cluster-capacity)", v));
          so.drf_denominator = *m;
        }},
-      {"backfill", [&](auto& w, auto& v) {
+      {"backfill",
+       [&](auto& w, auto& v) {
          const auto m = scheduler::parse_backfill_policy(v);
-         if (!m) throw ScenarioError(w, fmt::format("'{}' is not allowed (allowed: skip-and-continue, strict-fifo)", v));
+         if (!m)
+           throw ScenarioError(
+               w, fmt::format("'{}' is not allowed (allowed: skip-and-continue, strict-fifo)", v));
          so.backfill = *m;
        }},
       {"queueSort", [&](auto&, auto& v) { so.queue_sort = list(v); }},
       {"filters", [&](auto&, auto& v) { so.filters = list(v); }},
-      {"scores", [&](auto&, auto& v) {
+      {"scores",
+       [&](auto&, auto& v) {
          so.scores.clear();
          for (const auto& name : list(v)) so.scores.push_back({name, 1});
        }},
       {"permit", [&](auto&, auto& v) { so.permit = list(v); }},
-      {"maxFeasibleNodes", [&](auto& w, auto& v) {
+      {"maxFeasibleNodes",
+       [&](auto& w, auto& v) {
          try {
            so.max_feasible_nodes = std::stoi(v);
          } catch (const std::exception&) {
@@ -185,7 +227,8 @@ WorldSettings settings_from_scenario(const scenarios::Scenario& sc) {
     for (const auto& p : problems) {
       std::string detail = p.message;
       if (p.entry) {
-        detail = fmt::format("entry {}{}{}: {}", *p.entry + 1, p.entry_field.empty() ? "" : ".", p.entry_field, p.message);
+        detail = fmt::format("entry {}{}{}: {}", *p.entry + 1, p.entry_field.empty() ? "" : ".",
+                             p.entry_field, p.message);
       }
       found.push_back({"spec.scheduler.options." + p.option, std::move(detail)});
     }
@@ -202,8 +245,9 @@ WorldSettings settings_from_scenario(const scenarios::Scenario& sc) {
   } else {
     const auto p = named_fault_profile(f.profile);
     if (!p) {
-      throw ScenarioError("spec.faults.profile", fmt::format("'{}' is not a known profile (allowed: {}, custom)",
-                                                             f.profile, fmt::join(fault_profile_names(), ", ")));
+      throw ScenarioError("spec.faults.profile",
+                          fmt::format("'{}' is not a known profile (allowed: {}, custom)",
+                                      f.profile, fmt::join(fault_profile_names(), ", ")));
     }
     s.faults = *p;
   }

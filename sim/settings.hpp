@@ -24,12 +24,15 @@ class ScenarioError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
   // About one field of the scenario (spec.scheduler.options.backfill): what() is "path: message",
   // and a command can point at the field's line (Scenario::option_marks).
-  ScenarioError(std::string path, const std::string& message) : ScenarioError(std::vector<Problem>{{std::move(path), message}}) {}
+  ScenarioError(std::string path, const std::string& message)
+      : ScenarioError(std::vector<Problem>{{std::move(path), message}}) {}
   // About several fields at once (every problem of the scheduler's options): what() joins them.
   explicit ScenarioError(std::vector<Problem> problems);
   const std::string& path() const;     // the first field's; empty when about no one field
   const std::string& message() const;  // the first field's, without the path
-  const std::vector<Problem>& problems() const { return problems_; }  // empty when about no one field
+  const std::vector<Problem>& problems() const {
+    return problems_;
+  }  // empty when about no one field
  private:
   std::vector<Problem> problems_;
 };
@@ -46,7 +49,8 @@ struct WorldSettings {
   controllers::ControllerOptions controller_options;
   // Outputs that cost time or memory, set by the command line, never by the scenario:
   bool publish_job_status = false;  // JobStatusChanged on the change feed (t9ksim run --events)
-  bool keep_finished_jobs = false;  // finished jobs keep their objects for World::objects() (--objects)
+  bool keep_finished_jobs =
+      false;                   // finished jobs keep their objects for World::objects() (--objects)
   bool keep_outcomes = false;  // finished jobs keep their outcome for World::outcomes() (--check)
   scheduler::SchedulerOptions scheduler_options;
   kernel::SimDuration scheduling_latency = kernel::seconds(1);  // change -> scheduling cycle

@@ -56,13 +56,18 @@ Shape shape_of(const model::Job& job, const Accelerators& acc) {
   return s;
 }
 
-Store::Store(const kernel::Kernel& kernel, Sink sink, std::string default_namespace, Accelerators accelerators)
-    : k_(kernel), sink_(std::move(sink)), default_namespace_(std::move(default_namespace)), acc_(std::move(accelerators)) {
+Store::Store(const kernel::Kernel& kernel, Sink sink, std::string default_namespace,
+             Accelerators accelerators)
+    : k_(kernel),
+      sink_(std::move(sink)),
+      default_namespace_(std::move(default_namespace)),
+      acc_(std::move(accelerators)) {
   released_.compacted = true;
 }
 
 StoredJob& Store::at(JobId id) {
-  if (!jobs_[id]) throw std::logic_error(fmt::format("store: job {} was compacted and released", id));
+  if (!jobs_[id])
+    throw std::logic_error(fmt::format("store: job {} was compacted and released", id));
   return *jobs_[id];
 }
 
@@ -70,7 +75,8 @@ StoredJob& Store::at(JobId id) {
 
 void Store::node_changed(const model::Node& n, const std::string& cause) {
   watcher_->node_changed(n);
-  publish(model::NodeChanged{n.metadata.name, n.ready, n.unschedulable, acc_.gpu_milli_of(n.allocatable), cause});
+  publish(model::NodeChanged{n.metadata.name, n.ready, n.unschedulable,
+                             acc_.gpu_milli_of(n.allocatable), cause});
 }
 
 model::Node& Store::node_ref(const std::string& name) { return nodes_.at(name); }
@@ -95,17 +101,20 @@ void Store::set_node_ready(const std::string& name, bool ready, const std::strin
   node_changed(n, cause);
 }
 
-void Store::set_node_unschedulable(const std::string& name, bool unschedulable, const std::string& cause) {
+void Store::set_node_unschedulable(const std::string& name, bool unschedulable,
+                                   const std::string& cause) {
   auto& n = node_ref(name);
   n.unschedulable = unschedulable;
   node_changed(n, cause);
 }
 
-void Store::add_allocatable_gpus(const std::string& name, std::int64_t delta, const std::string& cause) {
+void Store::add_allocatable_gpus(const std::string& name, std::int64_t delta,
+                                 const std::string& cause) {
   auto& n = node_ref(name);
   const std::int64_t after = acc_.gpus_of(n.allocatable) + delta;
   if (after < 0 || after > acc_.gpus_of(n.capacity)) {
-    violation(k_, fmt::format("node {} would offer {} GPUs of its {} ({})", name, after, acc_.gpus_of(n.capacity), cause));
+    violation(k_, fmt::format("node {} would offer {} GPUs of its {} ({})", name, after,
+                              acc_.gpus_of(n.capacity), cause));
   }
   n.allocatable[acc_.resource_of(n.capacity)] += model::Quantity::from_units(delta);
   node_changed(n, cause);
@@ -216,7 +225,9 @@ void Store::reject(JobId id, const std::string& reason, const std::string& messa
   publish(model::JobRejected{id, reason + ": " + message});
 }
 
-void Store::set_status(JobId id, model::JobStatus status) { model::status_of(at(id).job) = std::move(status); }
+void Store::set_status(JobId id, model::JobStatus status) {
+  model::status_of(at(id).job) = std::move(status);
+}
 
 void Store::set_paused(JobId id, bool paused) {
   if (released(id)) return;  // finished and gone: nothing to pause (operations may still name it)
@@ -257,7 +268,8 @@ void Store::set_pod_group(JobId id, model::PodGroup&& group, bool keep_creation_
     j.pod_group->metadata.creation_sequence = sequence != 0 ? sequence : ++creation_seq_;
   } else {
     j.pod_group = std::move(group);
-    if (!j.pod_group->metadata.creation_timestamp) j.pod_group->metadata.creation_timestamp = k_.now();
+    if (!j.pod_group->metadata.creation_timestamp)
+      j.pod_group->metadata.creation_timestamp = k_.now();
     j.pod_group->metadata.creation_sequence = ++creation_seq_;
   }
   // §8.3: a finished job's PodGroup stays finished, whatever the controller's copy says.
@@ -307,7 +319,8 @@ void Store::compact(JobId id) {
     watcher_->pod_removed(key);
     pod_owner_.erase(key);
   }
-  if (j.pod_group) watcher_->pod_group_removed(scheduler::object_key(j.pod_group->metadata), j.group_hint);
+  if (j.pod_group)
+    watcher_->pod_group_removed(scheduler::object_key(j.pod_group->metadata), j.group_hint);
   j.compacted = true;
   publish(model::JobLeft{id});
   // Kept for objects() (t9ksim run --objects); the job is finished for the world either way.
@@ -319,7 +332,8 @@ void Store::compact(JobId id) {
 JobOutcome Store::outcome(JobId id) const {
   if (released(id)) {
     const auto it = outcomes_.find(id);
-    if (it == outcomes_.end()) throw std::logic_error(fmt::format("store: the outcome of job {} was not kept", id));
+    if (it == outcomes_.end())
+      throw std::logic_error(fmt::format("store: the outcome of job {} was not kept", id));
     return it->second;
   }
   const StoredJob& j = job(id);
@@ -330,10 +344,12 @@ JobOutcome Store::outcome(JobId id) const {
   const auto& status = model::status_of(j.job);
   o.phase = status.phase;
   for (const auto& c : status.conditions) {
-    if (status.phase && model::is_terminal(*status.phase) && c.type == model::JobConditionType::Completed) {
+    if (status.phase && model::is_terminal(*status.phase) &&
+        c.type == model::JobConditionType::Completed) {
       o.reason = c.reason;
     }
-    if (c.type == model::JobConditionType::Failed && c.status == model::ConditionStatus::True) o.message = c.message;
+    if (c.type == model::JobConditionType::Failed && c.status == model::ConditionStatus::True)
+      o.message = c.message;
   }
   if (j.rejected) o.reason = j.reject_reason;
   const auto [restarts, backoff] = status_counters(status);
@@ -347,11 +363,21 @@ std::vector<scenarios::Object> Store::objects() const {
     std::int32_t pending = 0, running = 0, succeeded = 0, failed = 0, unknown = 0;
     void add(const Pod& p) {
       switch (p.phase) {
-        case PodPhase::Pending: ++pending; break;
-        case PodPhase::Running: ++running; break;
-        case PodPhase::Succeeded: ++succeeded; break;
-        case PodPhase::Failed: ++failed; break;
-        case PodPhase::Unknown: ++unknown; break;
+        case PodPhase::Pending:
+          ++pending;
+          break;
+        case PodPhase::Running:
+          ++running;
+          break;
+        case PodPhase::Succeeded:
+          ++succeeded;
+          break;
+        case PodPhase::Failed:
+          ++failed;
+          break;
+        case PodPhase::Unknown:
+          ++unknown;
+          break;
       }
     }
   };
@@ -378,9 +404,11 @@ std::vector<scenarios::Object> Store::objects() const {
     pg.status.succeeded = c.succeeded;
     pg.status.failed = c.failed;
     pg.status.unknown = c.unknown;
-    pg.status.group_scheduled = holding + c.succeeded >= pg.spec.min_member && holding + c.succeeded > 0;
+    pg.status.group_scheduled =
+        holding + c.succeeded >= pg.spec.min_member && holding + c.succeeded > 0;
     pg.status.sufficient_group_member = members >= pg.spec.min_member;
-    auto& qs = queue_status[pg.spec.queue.empty() ? std::string(model::kDefaultQueue) : pg.spec.queue];
+    auto& qs =
+        queue_status[pg.spec.queue.empty() ? std::string(model::kDefaultQueue) : pg.spec.queue];
     ++qs.pod_groups;
     qs.pods_pending += c.pending;
     qs.pods_running += c.running;
@@ -447,7 +475,8 @@ void Store::create_pod(JobId id, Pod&& pod) {
   pod.metadata.uid = model::numbered("pod-", static_cast<std::int64_t>(++uid_counter_));
   pod.metadata.creation_timestamp = k_.now();
   pod.metadata.creation_sequence = ++creation_seq_;
-  if (pod.metadata.namespace_.empty()) pod.metadata.namespace_ = model::metadata_of(j.job).namespace_;
+  if (pod.metadata.namespace_.empty())
+    pod.metadata.namespace_ = model::metadata_of(j.job).namespace_;
   auto [it, fresh] = j.last_generation.emplace(pod.metadata.name, 0);
   if (!fresh) ++it->second;
   pod.generation = it->second;
@@ -469,31 +498,36 @@ const model::ResourceList& Store::node_used(const std::string& node) const {
   return b ? b->used : kNone;
 }
 
-PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int32_t gpu_slot, SnapshotIds ids) {
+PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int32_t gpu_slot,
+                       SnapshotIds ids) {
   StoredJob& j = at(pod_owner_.at(key));
   Pod& p = pod_ref(j.id, key);
   NodeBook& book = books_.at(node);  // std::out_of_range for an unknown node, as nodes_.at threw
   if (!book.node) throw std::out_of_range("store: pod " + key + " bound to removed node " + node);
   const model::Node& n = *book.node;
-  if (!n.ready || n.unschedulable) violation(k_, fmt::format("pod {} bound to unavailable node {}", key, node));
+  if (!n.ready || n.unschedulable)
+    violation(k_, fmt::format("pod {} bound to unavailable node {}", key, node));
   p.node_name = node;
   p.bind_time = k_.now();
   const std::int32_t share = share_of(p.requests);
   if (share > 0) {
-    if (gpu_slot < 0) violation(k_, fmt::format("shared-GPU pod {} bound to {} without a GPU slot", key, node));
+    if (gpu_slot < 0)
+      violation(k_, fmt::format("shared-GPU pod {} bound to {} without a GPU slot", key, node));
     p.gpu_index = gpu_slot;
     auto& slots = book.shares;
     const auto slot = static_cast<std::size_t>(gpu_slot);
     if (slots.size() <= slot) slots.resize(slot + 1, 0);
     slots[slot] += share;
     if (slots[slot] > model::kGpuMilliPerGpu)
-      violation(k_, fmt::format("GPU slot {} of node {} over-committed ({} milli) by binding {}", gpu_slot, node,
-                                slots[slot], key));
+      violation(k_, fmt::format("GPU slot {} of node {} over-committed ({} milli) by binding {}",
+                                gpu_slot, node, slots[slot], key));
   }
   if (!j.queue.empty()) {
     auto& used = queue_used_[j.queue];
-    if (share > 0) model::add_resources(used, queue_view(p.requests));
-    else model::add_resources(used, p.requests);  // not through a ?: that would copy the requests
+    if (share > 0)
+      model::add_resources(used, queue_view(p.requests));
+    else
+      model::add_resources(used, p.requests);  // not through a ?: that would copy the requests
   }
   watcher_->pod_bound(key, node, share > 0 ? gpu_slot : -1, ids);
   book.pods.push_back(key);  // bound once: the scheduler binds pending pods only
@@ -508,8 +542,10 @@ PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int
   } else {
     model::ResourceList need = used;
     need.erase(kGpuMilliName);
-    // Shares sit on nvidia.com/gpu (docs/scheduler.md "Shared GPUs"): its whole GPUs and used slots.
-    need[kGpuName] = model::Quantity::from_units(model::get_resource(used, kGpuName).units_ceil() + book.used_slots());
+    // Shares sit on nvidia.com/gpu (docs/scheduler.md "Shared GPUs"): its whole GPUs and used
+    // slots.
+    need[kGpuName] = model::Quantity::from_units(model::get_resource(used, kGpuName).units_ceil() +
+                                                 book.used_slots());
     fits = model::fits(need, n.allocatable);
   }
   if (!fits) violation(k_, fmt::format("node {} over-allocated by binding {}", node, key));
@@ -524,7 +560,9 @@ void Store::set_pod_running(JobId id, const std::string& key) {
   publish(model::PodRunning{id, key});
 }
 
-void Store::set_pod_unknown(JobId id, const std::string& key) { pod_ref(id, key).phase = PodPhase::Unknown; }
+void Store::set_pod_unknown(JobId id, const std::string& key) {
+  pod_ref(id, key).phase = PodPhase::Unknown;
+}
 
 void Store::release(StoredJob& j, Pod& p, const std::string& key) {
   if (p.node_name.empty()) return;
@@ -533,22 +571,27 @@ void Store::release(StoredJob& j, Pod& p, const std::string& key) {
   NodeBook& book = it->second;
   const auto held = std::find(book.pods.begin(), book.pods.end(), key);
   if (held == book.pods.end()) return;
-  if (held + 1 != book.pods.end()) *held = std::move(book.pods.back());  // pods_on restores the order
+  if (held + 1 != book.pods.end())
+    *held = std::move(book.pods.back());  // pods_on restores the order
   book.pods.pop_back();
   const std::int32_t share = share_of(p.requests);
   if (!j.queue.empty()) {
     auto& used = queue_used_[j.queue];
-    if (share > 0) model::subtract_from(used, queue_view(p.requests));
-    else model::subtract_from(used, p.requests);
+    if (share > 0)
+      model::subtract_from(used, queue_view(p.requests));
+    else
+      model::subtract_from(used, p.requests);
   }
   if (share > 0 && p.gpu_index >= 0) book.shares[static_cast<std::size_t>(p.gpu_index)] -= share;
   model::subtract_from(book.used, p.requests);
-  publish(model::PodReleased{j.id, key, p.node_name, acc_.gpu_milli_of(p.requests), j.queue, p.phase, p.exit_code,
-                             p.deletion_reason, p.bind_time.value_or(model::SimTime{})});
+  publish(model::PodReleased{j.id, key, p.node_name, acc_.gpu_milli_of(p.requests), j.queue,
+                             p.phase, p.exit_code, p.deletion_reason,
+                             p.bind_time.value_or(model::SimTime{})});
   watcher_->pod_released(key);
 }
 
-bool Store::terminate_pod(JobId id, const std::string& key, PodPhase phase, std::int32_t exit_code) {
+bool Store::terminate_pod(JobId id, const std::string& key, PodPhase phase,
+                          std::int32_t exit_code) {
   Pod* p = find(id, key);
   if (!p || terminated(*p)) return false;
   StoredJob& j = at(id);
@@ -580,7 +623,8 @@ void Store::set_deletion_reason(JobId id, const std::string& key, model::Deletio
 
 void Store::remove_pod(JobId id, const std::string& key) {
   StoredJob& j = at(id);
-  auto it = std::find_if(j.pods.begin(), j.pods.end(), [&](const Pod& p) { return model::is_key_of(p.metadata, key); });
+  auto it = std::find_if(j.pods.begin(), j.pods.end(),
+                         [&](const Pod& p) { return model::is_key_of(p.metadata, key); });
   if (it == j.pods.end()) return;
   release(j, *it, key);
   watcher_->pod_removed(key);

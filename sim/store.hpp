@@ -8,9 +8,9 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <memory>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -70,14 +70,16 @@ class StoreWatcher {
  public:
   virtual ~StoreWatcher() = default;
   virtual void node_changed(const model::Node& node) = 0;
-  virtual void node_removed(const std::string& name) = 0;  // its pods keep their binding until removed
+  virtual void node_removed(
+      const std::string& name) = 0;  // its pods keep their binding until removed
   virtual void queue_changed(const model::Queue& queue) = 0;
   virtual std::int32_t pod_group_changed(const model::PodGroup& group, std::int32_t hint) = 0;
   virtual void pod_group_removed(const std::string& key, std::int32_t hint) = 0;
   // `group_hint`: what pod_group_changed returned for the pod's job's PodGroup (-1: none yet).
   virtual std::int32_t pod_created(const model::Pod& pod, std::int32_t group_hint) = 0;
   // `ids` are what the caller of Store::bind_pod passed, unchanged.
-  virtual void pod_bound(const std::string& key, const std::string& node, std::int32_t gpu_slot, SnapshotIds ids) = 0;
+  virtual void pod_bound(const std::string& key, const std::string& node, std::int32_t gpu_slot,
+                         SnapshotIds ids) = 0;
   // A bound, live pod is being deleted: it holds its resources until it is gone.
   virtual void pod_terminating(const std::string& key, std::int32_t hint) = 0;
   // A bound pod stopped holding its node's and queue's resources.
@@ -95,8 +97,8 @@ struct PodRef {
 // One job and everything the cluster stores for it.
 struct StoredJob {
   JobId id = 0;
-  std::string key;  // namespace/name
-  model::Job job;   // spec, and the status its controller last wrote
+  std::string key;               // namespace/name
+  model::Job job;                // spec, and the status its controller last wrote
   std::vector<model::Pod> pods;  // every pod stored for the job (what its controller observes)
   std::optional<model::PodGroup> pod_group;
   std::optional<controllers::TensorBoardObservation> tensorboard;
@@ -117,7 +119,8 @@ class Store {
  public:
   using Sink = std::function<void(const model::TimedChange&)>;
 
-  Store(const kernel::Kernel& kernel, Sink sink, std::string default_namespace, Accelerators accelerators = {});
+  Store(const kernel::Kernel& kernel, Sink sink, std::string default_namespace,
+        Accelerators accelerators = {});
   void set_watcher(StoreWatcher* watcher) { watcher_ = watcher; }
   // What counts as a GPU on this cluster (spec.cluster.accelerators).
   const Accelerators& accelerators() const { return acc_; }
@@ -132,7 +135,8 @@ class Store {
   void add_node(model::Node node);  // cause "added"
   void remove_node(const std::string& name);
   void set_node_ready(const std::string& name, bool ready, const std::string& cause);
-  void set_node_unschedulable(const std::string& name, bool unschedulable, const std::string& cause);
+  void set_node_unschedulable(const std::string& name, bool unschedulable,
+                              const std::string& cause);
   // GPUs withheld (delta < 0) or given back; allocatable stays within [0, capacity] (a violation).
   void add_allocatable_gpus(const std::string& name, std::int64_t delta, const std::string& cause);
   const model::Node* node(const std::string& name) const;
@@ -147,7 +151,7 @@ class Store {
 
   // ---- queues ----
   void add_queue(const model::Queue& queue);
-  void set_queue_closed(const std::string& name, bool closed);  // publishes QueueChanged
+  void set_queue_closed(const std::string& name, bool closed);          // publishes QueueChanged
   void set_queue_spec(const std::string& name, model::QueueSpec spec);  // setQueue (spec §8.2)
   const model::Queue* queue(const std::string& name) const;
   const std::map<std::string, model::Queue>& queues() const { return queues_; }
@@ -158,7 +162,9 @@ class Store {
   // Stores a job under the next dense id (namespace defaulted, key, queue, priority and shape
   // derived from its spec). Throws ScenarioError when a job of that key exists.
   JobId add_job(model::Job&& job, const std::string& source);
-  JobId add_job(const model::Job& job, const std::string& source) { return add_job(model::Job(job), source); }
+  JobId add_job(const model::Job& job, const std::string& source) {
+    return add_job(model::Job(job), source);
+  }
   // A compacted job's record is released (unless finished jobs are kept): it reads as a shared
   // record with `compacted` set and nothing else.
   const StoredJob& job(JobId id) const { return jobs_[id] ? *jobs_[id] : released_; }
@@ -178,10 +184,11 @@ class Store {
   std::optional<JobId> find_job_id(const std::string& name) const;
   void set_created(JobId id);  // metadata.creationTimestamp = now, uid
   void admit(JobId id);        // submitted: its controller reconciles it from now on
-  void reject(JobId id, const std::string& reason, const std::string& message);  // publishes JobRejected
+  void reject(JobId id, const std::string& reason,
+              const std::string& message);  // publishes JobRejected
   void set_status(JobId id, model::JobStatus status);
-  void set_paused(JobId id, bool paused);                         // spec.runMode.pause.enabled
-  void set_expected_replicas(JobId id, std::int32_t replicas);    // spec.elastic.expectedReplicas
+  void set_paused(JobId id, bool paused);                       // spec.runMode.pause.enabled
+  void set_expected_replicas(JobId id, std::int32_t replicas);  // spec.elastic.expectedReplicas
   // CreatePodGroup stamps creation time now; UpdatePodGroup keeps the stored one (§11 Q20).
   void set_job_priority(JobId id, std::int32_t priority);  // spec.scheduler.t9kScheduler.priority
   void set_pod_group(JobId id, model::PodGroup&& group, bool keep_creation_time);
@@ -208,14 +215,17 @@ class Store {
   void create_pod(JobId id, model::Pod&& pod);
   // Checks the binding against the store's own bookkeeping, independently of the scheduler's
   // snapshot: a ready, schedulable node, no node and no shared GPU over-committed (issue 6 §8).
-  PodRef bind_pod(const std::string& key, const std::string& node, std::int32_t gpu_slot, SnapshotIds ids = {});
+  PodRef bind_pod(const std::string& key, const std::string& node, std::int32_t gpu_slot,
+                  SnapshotIds ids = {});
   void set_pod_running(JobId id, const std::string& key);  // publishes PodRunning
   void set_pod_unknown(JobId id, const std::string& key);  // its node was lost
   // Containers stopped: the pod keeps its object. False when it had already terminated.
-  bool terminate_pod(JobId id, const std::string& key, model::PodPhase phase, std::int32_t exit_code);
+  bool terminate_pod(JobId id, const std::string& key, model::PodPhase phase,
+                     std::int32_t exit_code);
   // deletionTimestamp = now and the reason (publishes PodDeleted); the pod stays until removed.
   const model::Pod& mark_deleted(JobId id, const std::string& key, model::DeletionReason reason);
-  void set_terminating(JobId id, const std::string& key);  // a deleted pod's containers are stopping
+  void set_terminating(JobId id,
+                       const std::string& key);  // a deleted pod's containers are stopping
   void set_deletion_reason(JobId id, const std::string& key, model::DeletionReason reason);
   void remove_pod(JobId id, const std::string& key);
 
@@ -237,8 +247,8 @@ class Store {
   Accelerators acc_;
   StoreWatcher* watcher_ = nullptr;
 
-  std::vector<std::unique_ptr<StoredJob>> jobs_;  // by JobId; records never move; null: released
-  StoredJob released_;  // what job() shows for a released record
+  std::vector<std::unique_ptr<StoredJob>> jobs_;    // by JobId; records never move; null: released
+  StoredJob released_;                              // what job() shows for a released record
   std::unordered_map<JobId, JobOutcome> outcomes_;  // of released records, when kept
   // Look-up only, never iterated (absl's order is unspecified): open addressing finds a key in
   // one probe of a flat array where a node-based map chased a bucket, a node and a division per
@@ -250,7 +260,8 @@ class Store {
   bool keep_finished_ = false;
   bool keep_outcomes_ = false;
   std::uint64_t uid_counter_ = 0;
-  std::uint64_t creation_seq_ = 0;  // metadata.creation_sequence: jobs, PodGroups and pods, never reused
+  std::uint64_t creation_seq_ =
+      0;  // metadata.creation_sequence: jobs, PodGroups and pods, never reused
 
   // Bound, live pods: what they hold, per node (one hashed look-up per binding and release; the
   // ordered nodes_ is a tree of string compares over every node) and per queue.

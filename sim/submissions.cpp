@@ -9,9 +9,9 @@
 
 namespace t9k::sim {
 
-Submissions::Submissions(const scenarios::Scenario& scenario, std::uint64_t replication, kernel::Kernel& kernel,
-                         Store& store, ControllerDriver& controllers, Training& training,
-                         SchedulingDriver& scheduling)
+Submissions::Submissions(const scenarios::Scenario& scenario, std::uint64_t replication,
+                         kernel::Kernel& kernel, Store& store, ControllerDriver& controllers,
+                         Training& training, SchedulingDriver& scheduling)
     : sc_(scenario),
       replication_(replication),
       k_(kernel),
@@ -31,7 +31,8 @@ void Submissions::start() {
   initial_ = initial_submissions(sc_, replication_);
   for (std::size_t i = 0; i < initial_.size(); ++i) {
     const auto order = static_cast<std::int64_t>(i) - static_cast<std::int64_t>(initial_.size());
-    pending_.push(Pending{SimTime{}, order, key_of(initial_[i].submission), -1, 0, static_cast<std::int64_t>(i)});
+    pending_.push(Pending{SimTime{}, order, key_of(initial_[i].submission), -1, 0,
+                          static_cast<std::int64_t>(i)});
   }
   for (std::size_t i = 0; i < sc_.workload.jobs.size(); ++i) {
     const auto& sub = sc_.workload.jobs[i];
@@ -44,7 +45,8 @@ void Submissions::start() {
 }
 
 void Submissions::pull(std::size_t s) {
-  if (sources_[s]->next(next_[s])) pending_.push(Pending{next_[s]->submit_time, 0, key_of(*next_[s]), -1, s});
+  if (sources_[s]->next(next_[s]))
+    pending_.push(Pending{next_[s]->submit_time, 0, key_of(*next_[s]), -1, s});
 }
 
 void Submissions::schedule_next() {
@@ -79,7 +81,8 @@ std::optional<JobId> Submissions::submit(scenarios::JobSubmission&& sub) {
   const StoredJob& j = store_.job(id);
   store_.publish(model::JobSubmitted{id, j.key, model::kind_of(j.job), j.queue, j.priority,
                                      j.shape.elastic ? j.shape.expected : j.shape.replicas,
-                                     store_.accelerators().gpu_milli_of(j.shape.requests), j.shape.elastic, training_.ideal_run_us(id)});
+                                     store_.accelerators().gpu_milli_of(j.shape.requests),
+                                     j.shape.elastic, training_.ideal_run_us(id)});
   store_.set_created(id);
   if (const auto rejection = scheduling_.admit(id)) {
     store_.reject(id, std::string(scheduler::to_string(rejection->reason)), rejection->message);

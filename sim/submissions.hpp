@@ -32,8 +32,9 @@ class SchedulingDriver;
 
 class Submissions final : public kernel::EventHandler {
  public:
-  Submissions(const scenarios::Scenario& scenario, std::uint64_t replication, kernel::Kernel& kernel, Store& store,
-              ControllerDriver& controllers, Training& training, SchedulingDriver& scheduling);
+  Submissions(const scenarios::Scenario& scenario, std::uint64_t replication,
+              kernel::Kernel& kernel, Store& store, ControllerDriver& controllers,
+              Training& training, SchedulingDriver& scheduling);
 
   static constexpr EventKind kKinds[] = {kSubmit};
   void handle(const kernel::DispatchedEvent& event) override;
@@ -51,7 +52,9 @@ class Submissions final : public kernel::EventHandler {
     std::int64_t explicit_index = -1;  // into scenario.workload.jobs, or -1 for a source's job
     std::size_t source = 0;
     std::int64_t initial_index = -1;  // into initial_, or -1
-    bool operator>(const Pending& o) const { return std::tie(time, order, key) > std::tie(o.time, o.order, o.key); }
+    bool operator>(const Pending& o) const {
+      return std::tie(time, order, key) > std::tie(o.time, o.order, o.key);
+    }
   };
 
   std::string key_of(const scenarios::JobSubmission& sub) const;

@@ -16,8 +16,8 @@ namespace fs = std::filesystem;
 using kernel::SimDuration;
 using kernel::SimTime;
 
-TraceCursor::TraceCursor(const scenarios::TraceEntry& entry, const kernel::RngStreams& streams, SimTime horizon,
-                         bool t9k_scheduler, std::string default_namespace)
+TraceCursor::TraceCursor(const scenarios::TraceEntry& entry, const kernel::RngStreams& streams,
+                         SimTime horizon, bool t9k_scheduler, std::string default_namespace)
     : e_(&entry),
       sample_(streams.stream("traces/" + entry.name + "/sample")),
       horizon_(horizon),
@@ -36,9 +36,11 @@ bool TraceCursor::next(std::optional<scenarios::JobSubmission>& out) {
     }
     ready_ = queue_.back().submit_time == at ? queue_.size() : queue_.size() - 1;
     if (ready_ > 1) {
-      std::sort(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(ready_), [&](const auto& a, const auto& b) {
-        return submission_key(a, default_namespace_) < submission_key(b, default_namespace_);
-      });
+      std::sort(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(ready_),
+                [&](const auto& a, const auto& b) {
+                  return submission_key(a, default_namespace_) <
+                         submission_key(b, default_namespace_);
+                });
     }
   }
   out.emplace(std::move(queue_.front()));
@@ -72,7 +74,8 @@ bool TraceCursor::pull_in_file_order() {
     // Past the horizon (in double, before it is rounded to an integer that could overflow: a
     // tiny loadFactor stretches a far record beyond the clock's range).
     if (scaled > static_cast<double>((horizon_ - SimTime{e_->time_offset}).count())) break;
-    const SimTime submit = SimTime{e_->time_offset} + SimDuration{static_cast<std::int64_t>(std::llround(scaled))};
+    const SimTime submit =
+        SimTime{e_->time_offset} + SimDuration{static_cast<std::int64_t>(std::llround(scaled))};
     if (submit > horizon_) break;
     ++emitted_;
     scenarios::trace_job(*e_, d, r, submit, t9k_, queue_.emplace_back());
@@ -82,12 +85,13 @@ bool TraceCursor::pull_in_file_order() {
   return false;
 }
 
-std::vector<scenarios::JobSubmission> expand_traces(const scenarios::Scenario& sc, std::uint64_t replication) {
+std::vector<scenarios::JobSubmission> expand_traces(const scenarios::Scenario& sc,
+                                                    std::uint64_t replication) {
   std::vector<scenarios::JobSubmission> out;
   const kernel::RngStreams streams(sc.seed, replication);
   for (const auto& t : sc.workload.traces) {
-    TraceCursor c(t, streams, SimTime{sc.horizon}, sc.scheduler.kind == scenarios::SchedulerKind::T9k,
-                  sc.default_namespace);
+    TraceCursor c(t, streams, SimTime{sc.horizon},
+                  sc.scheduler.kind == scenarios::SchedulerKind::T9k, sc.default_namespace);
     while (auto s = c.next()) out.push_back(std::move(*s));
   }
   // The world's submission order: (submit time, job key); names are unique.
@@ -112,24 +116,31 @@ void write_file(const fs::path& p, const std::string& text) {
 }
 
 std::string pool_yaml(const scenarios::NodePool& p) {
-  std::string s = fmt::format("    - name: {}\n      count: {}\n      gpusPerNode: {}\n", p.name, p.count, p.gpus_per_node);
-  if (!p.gpu_model.empty()) s += fmt::format("      gpuModel: {}\n", scenarios::yaml_quoted(p.gpu_model));
-  s += fmt::format("      cpu: {}\n      memory: {}\n", scenarios::yaml_quoted(p.cpu.to_string()), scenarios::yaml_quoted(p.memory.to_string()));
+  std::string s = fmt::format("    - name: {}\n      count: {}\n      gpusPerNode: {}\n", p.name,
+                              p.count, p.gpus_per_node);
+  if (!p.gpu_model.empty())
+    s += fmt::format("      gpuModel: {}\n", scenarios::yaml_quoted(p.gpu_model));
+  s += fmt::format("      cpu: {}\n      memory: {}\n", scenarios::yaml_quoted(p.cpu.to_string()),
+                   scenarios::yaml_quoted(p.memory.to_string()));
   if (!p.extra_resources.empty()) {
     s += "      extraResources:\n";
-    for (const auto& [k, q] : p.extra_resources) s += fmt::format("        {}: {}\n", scenarios::yaml_quoted(k), scenarios::yaml_quoted(q.to_string()));
+    for (const auto& [k, q] : p.extra_resources)
+      s += fmt::format("        {}: {}\n", scenarios::yaml_quoted(k),
+                       scenarios::yaml_quoted(q.to_string()));
   }
   if (!p.labels.empty()) {
     s += "      labels:\n";
-    for (const auto& [k, v] : p.labels) s += fmt::format("        {}: {}\n", scenarios::yaml_quoted(k), scenarios::yaml_quoted(v));
+    for (const auto& [k, v] : p.labels)
+      s += fmt::format("        {}: {}\n", scenarios::yaml_quoted(k), scenarios::yaml_quoted(v));
   }
   return s;
 }
 
 }  // namespace
 
-ImportResult import_trace(const std::string& text, const std::string& dir, std::uint64_t replication,
-                          bool skip_bad_rows, std::vector<scenarios::Diagnostic>& diagnostics) {
+ImportResult import_trace(const std::string& text, const std::string& dir,
+                          std::uint64_t replication, bool skip_bad_rows,
+                          std::vector<scenarios::Diagnostic>& diagnostics) {
   const fs::path out(dir);
   fs::create_directories(out / "jobs");
   ImportResult res;
@@ -142,14 +153,16 @@ ImportResult import_trace(const std::string& text, const std::string& dir, std::
   diagnostics = loaded.diagnostics;
   if (!loaded.ok()) throw std::runtime_error(fmt::format("{} does not load", res.trace_path));
   const auto& sc = *loaded.scenario;
-  if (!sc.workload.jobs.empty() || !sc.workload.generators.empty() || !sc.operations.empty() || sc.expect) {
+  if (!sc.workload.jobs.empty() || !sc.workload.generators.empty() || !sc.operations.empty() ||
+      sc.expect) {
     throw std::runtime_error("import: the trace scenario may only hold trace entries");
   }
   const auto jobs = expand_traces(sc, replication);
 
   // The text of trace.yaml up to its cluster is shared; the rest is regenerated from the load.
   const auto cut = text.find("\n  cluster:");
-  if (cut == std::string::npos) throw std::runtime_error("import: trace scenario without a cluster section");
+  if (cut == std::string::npos)
+    throw std::runtime_error("import: trace scenario without a cluster section");
   std::string s = text.substr(0, cut + 1);
   s += "  cluster:\n";
   // Pools of an export keep their nodes' names, which a pool of the file cannot say: the
@@ -161,20 +174,24 @@ ImportResult import_trace(const std::string& text, const std::string& dir, std::
   if (!pools.empty()) s += "    nodePools:\n" + pools;
   for (const auto& e : sc.workload.traces) {
     if (e.name != sc.cluster.from_trace || !e.data) continue;
-    const bool named = std::any_of(e.data->pools.begin(), e.data->pools.end(),
-                                   [](const scenarios::NodePool& p) { return !p.node_names.empty(); });
+    const bool named =
+        std::any_of(e.data->pools.begin(), e.data->pools.end(),
+                    [](const scenarios::NodePool& p) { return !p.node_names.empty(); });
     if (named) {
-      s += fmt::format("    fromExport: {}\n", scenarios::yaml_quoted(fs::relative(fs::absolute(e.path), fs::absolute(out)).generic_string()));
+      s += fmt::format("    fromExport: {}\n",
+                       scenarios::yaml_quoted(
+                           fs::relative(fs::absolute(e.path), fs::absolute(out)).generic_string()));
     }
   }
   if (sc.cluster.topology.nodes_per_rack || sc.cluster.topology.racks_per_switch) {
-    s += fmt::format("    topology: {{nodesPerRack: {}, racksPerSwitch: {}}}\n", sc.cluster.topology.nodes_per_rack,
-                     sc.cluster.topology.racks_per_switch);
+    s += fmt::format("    topology: {{nodesPerRack: {}, racksPerSwitch: {}}}\n",
+                     sc.cluster.topology.nodes_per_rack, sc.cluster.topology.racks_per_switch);
   }
   s += fmt::format("  scheduler:\n    name: {}\n", scenarios::to_string(sc.scheduler.kind));
   if (!sc.scheduler.options.empty()) {
     s += "    options:\n";
-    for (const auto& [k, v] : sc.scheduler.options) s += fmt::format("      {}: {}\n", k, scenarios::yaml_quoted(v));
+    for (const auto& [k, v] : sc.scheduler.options)
+      s += fmt::format("      {}: {}\n", k, scenarios::yaml_quoted(v));
   }
   if (!sc.scheduler.queues.empty()) {
     std::vector<scenarios::Object> queues(sc.scheduler.queues.begin(), sc.scheduler.queues.end());
@@ -199,8 +216,8 @@ ImportResult import_trace(const std::string& text, const std::string& dir, std::
     if (in_chunk > 0) chunk += "---\n";
     chunk += scenarios::to_compact_json(scenarios::to_object(j.job));
     chunk += '\n';
-    s += fmt::format("    - {{path: jobs/{}, name: {}, submitAt: {}, behaviour: {{runTime: {}", chunk_name, name,
-                     kernel::format_duration(j.submit_time.time_since_epoch()),
+    s += fmt::format("    - {{path: jobs/{}, name: {}, submitAt: {}, behaviour: {{runTime: {}",
+                     chunk_name, name, kernel::format_duration(j.submit_time.time_since_epoch()),
                      kernel::format_duration(j.behaviour.run_time->mean()));
     if (j.behaviour.failure.final_exit_code != 0) {
       s += fmt::format(", failure: {{finalExitCode: {}}}", j.behaviour.failure.final_exit_code);

@@ -23,8 +23,8 @@ class TraceCursor : public SubmissionSource {
   // yields nothing.
   // Jobs of one instant go out sorted by job key (`default_namespace` for jobs without one), the
   // order the world submits explicit and generated jobs in, so a trace and its import agree.
-  TraceCursor(const scenarios::TraceEntry& entry, const kernel::RngStreams& streams, kernel::SimTime horizon,
-              bool t9k_scheduler, std::string default_namespace);
+  TraceCursor(const scenarios::TraceEntry& entry, const kernel::RngStreams& streams,
+              kernel::SimTime horizon, bool t9k_scheduler, std::string default_namespace);
   bool next(std::optional<scenarios::JobSubmission>& out) override;
   using SubmissionSource::next;
 
@@ -46,7 +46,8 @@ class TraceCursor : public SubmissionSource {
 };
 
 // Every job the scenario's trace entries submit in a replication, in submission order.
-std::vector<scenarios::JobSubmission> expand_traces(const scenarios::Scenario& scenario, std::uint64_t replication);
+std::vector<scenarios::JobSubmission> expand_traces(const scenarios::Scenario& scenario,
+                                                    std::uint64_t replication);
 
 struct ImportResult {
   std::int64_t jobs = 0;
@@ -58,7 +59,8 @@ struct ImportResult {
 // DIR/jobs/<name>.yaml (one manifest per job), DIR/queues.yaml and DIR/scenario.yaml, whose
 // run equals trace.yaml's for `replication` (same fingerprint). Throws std::runtime_error with
 // the loader's findings when trace.yaml does not load.
-ImportResult import_trace(const std::string& trace_scenario_text, const std::string& dir, std::uint64_t replication,
-                          bool skip_bad_rows, std::vector<scenarios::Diagnostic>& diagnostics);
+ImportResult import_trace(const std::string& trace_scenario_text, const std::string& dir,
+                          std::uint64_t replication, bool skip_bad_rows,
+                          std::vector<scenarios::Diagnostic>& diagnostics);
 
 }  // namespace t9k::sim

@@ -15,8 +15,9 @@ namespace t9k::sim {
 using model::LossCause;
 using model::PodPhase;
 
-Training::Training(const scenarios::Scenario& scenario, const WorldSettings& settings, kernel::Kernel& kernel,
-                   const kernel::RngStreams& streams, Store& store, PodLifecycle& pods, ReconcileQueue& reconciles)
+Training::Training(const scenarios::Scenario& scenario, const WorldSettings& settings,
+                   kernel::Kernel& kernel, const kernel::RngStreams& streams, Store& store,
+                   PodLifecycle& pods, ReconcileQueue& reconciles)
     : sc_(scenario),
       st_(settings),
       k_(kernel),
@@ -28,26 +29,41 @@ Training::Training(const scenarios::Scenario& scenario, const WorldSettings& set
 void Training::handle(const kernel::DispatchedEvent& e) {
   const auto id = static_cast<JobId>(e.key);
   switch (e.kind) {
-    case kTrainingDone: done(id); break;
-    case kSoftwareFailure: software_failure(id); break;
-    case kOrphan: orphans(id); break;
-    case kPodRunEnd: run_end(run_ends_.take(e.arg)); break;
-    case kStranded: check_stranded(id); break;
-    default: break;
+    case kTrainingDone:
+      done(id);
+      break;
+    case kSoftwareFailure:
+      software_failure(id);
+      break;
+    case kOrphan:
+      orphans(id);
+      break;
+    case kPodRunEnd:
+      run_end(run_ends_.take(e.arg));
+      break;
+    case kStranded:
+      check_stranded(id);
+      break;
+    default:
+      break;
   }
 }
 
 Training::JobTraining& Training::at(JobId id) {
-  if (slot_[id] == kForgotten) throw std::logic_error(fmt::format("training: job {} was forgotten", id));
+  if (slot_[id] == kForgotten)
+    throw std::logic_error(fmt::format("training: job {} was forgotten", id));
   return pool_[slot_[id]];
 }
 
 const Training::JobTraining& Training::at(JobId id) const {
-  if (slot_[id] == kForgotten) throw std::logic_error(fmt::format("training: job {} was forgotten", id));
+  if (slot_[id] == kForgotten)
+    throw std::logic_error(fmt::format("training: job {} was forgotten", id));
   return pool_[slot_[id]];
 }
 
-Training::JobTraining* Training::find(JobId id) { return slot_[id] == kForgotten ? nullptr : &pool_[slot_[id]]; }
+Training::JobTraining* Training::find(JobId id) {
+  return slot_[id] == kForgotten ? nullptr : &pool_[slot_[id]];
+}
 
 kernel::Rng& Training::job_rng(JobId id) {
   auto& t = at(id);
@@ -77,7 +93,8 @@ void Training::add_job(JobId id, scenarios::JobBehaviour behaviour) {
   // Work in units of "1 replica for 1 µs"; run_time is wall time at the initial scale.
   auto& rng = job_rng(id);
   if (t.behaviour.run_time) {
-    t.work_total = static_cast<double>(draw_duration(*t.behaviour.run_time, rng).count()) * speedup(id, t.ref_n);
+    t.work_total = static_cast<double>(draw_duration(*t.behaviour.run_time, rng).count()) *
+                   speedup(id, t.ref_n);
   } else if (t.behaviour.work) {
     t.work_total = static_cast<double>(draw_duration(*t.behaviour.work, rng).count());
   } else {
@@ -96,12 +113,14 @@ double Training::speedup(JobId id, std::int32_t n) const {
   const auto& sc = t.behaviour.scaling;
   if (n <= 0) return 0;
   switch (sc.model) {
-    case scenarios::ScalingModel::Linear: return static_cast<double>(n);
+    case scenarios::ScalingModel::Linear:
+      return static_cast<double>(n);
     case scenarios::ScalingModel::Amdahl: {
       const double s = sc.serial_fraction;
       return 1.0 / (s + (1 - s) / static_cast<double>(n));
     }
-    case scenarios::ScalingModel::Fixed: return static_cast<double>(t.ref_n);
+    case scenarios::ScalingModel::Fixed:
+      return static_cast<double>(t.ref_n);
     case scenarios::ScalingModel::Table: {
       const auto& tab = sc.throughput;
       if (tab.empty()) return static_cast<double>(n);
@@ -110,7 +129,8 @@ double Training::speedup(JobId id, std::int32_t n) const {
       if (hi == tab.begin()) return hi->second * n / hi->first;  // below the table: proportional
       const auto lo = std::prev(hi);
       if (hi == tab.end()) return lo->second;  // beyond the table: no further gain
-      const double f = static_cast<double>(n - lo->first) / static_cast<double>(hi->first - lo->first);
+      const double f =
+          static_cast<double>(n - lo->first) / static_cast<double>(hi->first - lo->first);
       return lo->second + f * (hi->second - lo->second);
     }
   }
@@ -149,8 +169,8 @@ void Training::evaluate(JobId id) {
   }
   const bool paused = model::run_mode_of(j.job).pause.enabled;
   const std::int32_t required = j.shape.elastic ? std::max(1, j.shape.min) : j.shape.replicas;
-  const bool can_run = !terminal && !t.seg.finished && !paused && !debug && n >= required && n > 0 &&
-                       (j.shape.elastic ? true : all_running);
+  const bool can_run = !terminal && !t.seg.finished && !paused && !debug && n >= required &&
+                       n > 0 && (j.shape.elastic ? true : all_running);
   if (t.seg.active && (!can_run || n != t.seg.n)) {
     stop(id, t.pending_cause.value_or(n > t.seg.n ? LossCause::Scale : LossCause::Other));
   }
@@ -245,7 +265,8 @@ void Training::pod_started(JobId id, const std::string& key) {
              !(model::kind_of(j.job) == model::JobKind::DeepSpeedJob && p->rank != 0)) {
     // A rerun of completed work: from the last checkpoint, at the job's submitted scale.
     const double wall = std::max(0.0, t.work_total - t.rerun_from) / speedup(id, t.ref_n);
-    in = draw_duration(b.restart_overhead, job_rng(id)) + SimDuration{static_cast<std::int64_t>(std::ceil(std::min(wall, 9e17)))};
+    in = draw_duration(b.restart_overhead, job_rng(id)) +
+         SimDuration{static_cast<std::int64_t>(std::ceil(std::min(wall, 9e17)))};
     if (run) code = run->exit_code;
   } else {
     return;
@@ -258,9 +279,10 @@ void Training::pod_started(JobId id, const std::string& key) {
 
 void Training::run_end(const RunEnd& e) {
   const model::Pod* p = store_.pod(e.pod);
-  if (!p || p->generation != e.generation || p->phase != PodPhase::Running || p->deletion_timestamp) return;
-  pods_.terminate(e.job, e.pod, e.exit_code == 0 ? PodPhase::Succeeded : PodPhase::Failed, e.exit_code,
-                  e.exit_code == 0 ? LossCause::Other : LossCause::Software);
+  if (!p || p->generation != e.generation || p->phase != PodPhase::Running || p->deletion_timestamp)
+    return;
+  pods_.terminate(e.job, e.pod, e.exit_code == 0 ? PodPhase::Succeeded : PodPhase::Failed,
+                  e.exit_code, e.exit_code == 0 ? LossCause::Other : LossCause::Software);
   reconciles_.enqueue(e.job);
 }
 
@@ -290,16 +312,20 @@ void Training::start(JobId id, std::int32_t n, std::int64_t gpu_milli) {
     const double iv = static_cast<double>(b.checkpoint_interval->count());
     checkpoints = std::max<std::int64_t>(0, static_cast<std::int64_t>(std::ceil(prod / iv)) - 1);
   }
-  const double total = static_cast<double>(seg.overhead.count()) + prod +
-                       static_cast<double>(checkpoints) * static_cast<double>(b.checkpoint_cost.count());
-  const SimTime done = k_.now() + SimDuration{static_cast<std::int64_t>(std::ceil(std::min(total, 9e17)))};
-  if (done <= SimTime{sc_.horizon}) seg.done_ev = k_.post_at(done, kPhaseWorkload, kTrainingDone, id);
+  const double total =
+      static_cast<double>(seg.overhead.count()) + prod +
+      static_cast<double>(checkpoints) * static_cast<double>(b.checkpoint_cost.count());
+  const SimTime done =
+      k_.now() + SimDuration{static_cast<std::int64_t>(std::ceil(std::min(total, 9e17)))};
+  if (done <= SimTime{sc_.horizon})
+    seg.done_ev = k_.post_at(done, kPhaseWorkload, kTrainingDone, id);
   schedule_software_failure(id);
 }
 
 void Training::schedule_software_failure(JobId id) {
   auto& t = at(id);
-  const double per_hour = t.behaviour.failure.hazard_per_hour + st_.faults.software_failures_per_job_hour;
+  const double per_hour =
+      t.behaviour.failure.hazard_per_hour + st_.faults.software_failures_per_job_hour;
   if (per_hour <= 0) return;
   const double x = kernel::Exponential(per_hour / 3600e6)(fail_rng(id));
   const SimTime at = k_.now() + SimDuration{std::llround(std::min(x, 9e17))};
@@ -355,7 +381,8 @@ void Training::stop(JobId id, LossCause cause) {
   t.last_stop_cause = cause;
   const Progress pr = progress(t);
   seg.committed += static_cast<double>(pr.kept_us) * seg.rate;
-  if (pr.kept_us > 0) store_.publish(model::ProgressCommitted{id, gpu_time(pr.kept_us, seg.gpu_milli)});
+  if (pr.kept_us > 0)
+    store_.publish(model::ProgressCommitted{id, gpu_time(pr.kept_us, seg.gpu_milli)});
   if (pr.since_checkpoint_us > 0) {
     store_.publish(model::ProgressLost{id, cause, gpu_time(pr.since_checkpoint_us, seg.gpu_milli)});
   }
@@ -388,12 +415,15 @@ void Training::done(JobId id) {
   for (const auto& p : j.pods) {
     if (!live_and_running(p)) continue;
     if (model::kind_of(j.job) == model::JobKind::DeepSpeedJob && p.rank != 0) continue;
-    const scenarios::ScriptedRun* run = t.behaviour.scripted_run(p.replica_type, p.rank, p.generation);
+    const scenarios::ScriptedRun* run =
+        t.behaviour.scripted_run(p.replica_type, p.rank, p.generation);
     if (run && run->after) continue;
-    exits.emplace_back(scheduler::object_key(p.metadata), run ? run->exit_code : t.behaviour.failure.final_exit_code);
+    exits.emplace_back(scheduler::object_key(p.metadata),
+                       run ? run->exit_code : t.behaviour.failure.final_exit_code);
   }
   for (const auto& [key, code] : exits) {
-    pods_.terminate(id, key, code == 0 ? PodPhase::Succeeded : PodPhase::Failed, code, LossCause::Other);
+    pods_.terminate(id, key, code == 0 ? PodPhase::Succeeded : PodPhase::Failed, code,
+                    LossCause::Other);
   }
   reconciles_.enqueue(id);
 }
@@ -428,8 +458,9 @@ TrainingState Training::state(JobId id) const {
   const auto& b = t.behaviour;
   TrainingState s;
   s.training = t.seg.active;
-  s.checkpoint_interval = b.checkpoint_interval && b.checkpoint_interval->count() > 0 ? b.checkpoint_interval
-                                                                                        : std::nullopt;
+  s.checkpoint_interval = b.checkpoint_interval && b.checkpoint_interval->count() > 0
+                              ? b.checkpoint_interval
+                              : std::nullopt;
   s.checkpoint_cost = b.checkpoint_cost;
   s.rescale_overhead = b.scaling.rescale_overhead;
   double done = t.seg.committed;
@@ -442,7 +473,8 @@ TrainingState Training::state(JobId id) const {
       s.since_checkpoint = SimDuration{e % cycle};
     }
   }
-  if (std::isfinite(t.work_total) && t.work_total > 0) s.progress = std::min(1.0, done / t.work_total);
+  if (std::isfinite(t.work_total) && t.work_total > 0)
+    s.progress = std::min(1.0, done / t.work_total);
   return s;
 }
 

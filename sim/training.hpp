@@ -17,8 +17,8 @@
 // Calls: Store (reads pods, publishes progress), PodLifecycle (processes exit), ReconcileQueue.
 #pragma once
 
-#include <vector>
 #include <optional>
+#include <vector>
 
 #include "sim/common.hpp"
 #include "sim/interfaces.hpp"
@@ -30,10 +30,12 @@ class Store;
 
 class Training final : public kernel::EventHandler, public TrainingControl {
  public:
-  Training(const scenarios::Scenario& scenario, const WorldSettings& settings, kernel::Kernel& kernel,
-           const kernel::RngStreams& streams, Store& store, PodLifecycle& pods, ReconcileQueue& reconciles);
+  Training(const scenarios::Scenario& scenario, const WorldSettings& settings,
+           kernel::Kernel& kernel, const kernel::RngStreams& streams, Store& store,
+           PodLifecycle& pods, ReconcileQueue& reconciles);
 
-  static constexpr EventKind kKinds[] = {kTrainingDone, kSoftwareFailure, kOrphan, kPodRunEnd, kStranded};
+  static constexpr EventKind kKinds[] = {kTrainingDone, kSoftwareFailure, kOrphan, kPodRunEnd,
+                                         kStranded};
   void handle(const kernel::DispatchedEvent& event) override;
 
   // A stored job's behaviour; draws its work (run time at the submitted size, or work).
@@ -55,7 +57,6 @@ class Training final : public kernel::EventHandler, public TrainingControl {
   // productive (docs/outputs.md).
   void finish();
 
-
  private:
   struct Segment {
     bool active = false;
@@ -75,7 +76,7 @@ class Training final : public kernel::EventHandler, public TrainingControl {
   };
   struct JobTraining {
     scenarios::JobBehaviour behaviour;
-    double work_total = 0;  // work units; +inf: runs until stopped
+    double work_total = 0;   // work units; +inf: runs until stopped
     std::int32_t ref_n = 1;  // the submitted size
     Segment seg;
     std::optional<model::LossCause> pending_cause;    // charged at the next stop

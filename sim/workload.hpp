@@ -37,8 +37,8 @@ class SubmissionSource {
 // order. Stream names and what each draw depends on: sim/generator.cpp.
 class GeneratorCursor : public SubmissionSource {
  public:
-  GeneratorCursor(const scenarios::GeneratorEntry& g, const kernel::RngStreams& streams, kernel::SimTime horizon,
-                  std::string default_namespace = "default");
+  GeneratorCursor(const scenarios::GeneratorEntry& g, const kernel::RngStreams& streams,
+                  kernel::SimTime horizon, std::string default_namespace = "default");
   ~GeneratorCursor() override;
   GeneratorCursor(GeneratorCursor&&) noexcept;
   // The next job; none once the generator's count, stop time or the horizon is reached.
@@ -87,6 +87,7 @@ std::vector<scenarios::JobSubmission> expand_generators(const scenarios::Scenari
                                                         std::uint64_t replication);
 
 // The scenario with its generators expanded into workload.jobs (generators cleared).
-scenarios::Scenario with_expanded_workload(const scenarios::Scenario& scenario, std::uint64_t replication);
+scenarios::Scenario with_expanded_workload(const scenarios::Scenario& scenario,
+                                           std::uint64_t replication);
 
 }  // namespace t9k::sim

@@ -80,7 +80,8 @@ struct World::Impl {
 World::World(const scenarios::Scenario& scenario, std::uint64_t replication, Sink sink)
     : World(scenario, replication, std::move(sink), settings_from_scenario(scenario)) {}
 
-World::World(const scenarios::Scenario& scenario, std::uint64_t replication, Sink sink, WorldSettings settings)
+World::World(const scenarios::Scenario& scenario, std::uint64_t replication, Sink sink,
+             WorldSettings settings)
     : impl_(std::make_unique<Impl>(scenario, replication, std::move(sink), std::move(settings))) {
   impl_->start();
 }

@@ -18,30 +18,63 @@ namespace m = t9k::model;
 // ---- Kubernetes v1.24 field names ----
 namespace {
 // Kept by the model.
-constexpr std::string_view kMetaKept[] = {"name", "namespace", "labels", "annotations", "uid",
-                                          "creationTimestamp", "ownerReferences"};
+constexpr std::string_view kMetaKept[] = {
+    "name", "namespace", "labels", "annotations", "uid", "creationTimestamp", "ownerReferences"};
 constexpr std::string_view kMetaDropped[] = {
-    "generateName", "selfLink", "resourceVersion", "generation", "deletionTimestamp",
-    "deletionGracePeriodSeconds", "finalizers", "managedFields", "clusterName"};
+    "generateName", "selfLink",          "resourceVersion",
+    "generation",   "deletionTimestamp", "deletionGracePeriodSeconds",
+    "finalizers",   "managedFields",     "clusterName"};
 constexpr std::string_view kOwnerKept[] = {"apiVersion", "kind", "name", "uid", "controller"};
 constexpr std::string_view kOwnerDropped[] = {"blockOwnerDeletion"};
 constexpr std::string_view kTemplateKept[] = {"metadata", "spec"};
 constexpr std::string_view kPodSpecKept[] = {
-    "initContainers", "containers", "nodeSelector", "schedulerName", "priorityClassName",
-    "priority", "restartPolicy", "terminationGracePeriodSeconds", "activeDeadlineSeconds",
-    "tolerations"};
-constexpr std::string_view kPodSpecDropped[] = {
-    "affinity", "automountServiceAccountToken", "dnsConfig", "dnsPolicy", "enableServiceLinks",
-    "ephemeralContainers", "hostAliases", "hostIPC", "hostNetwork", "hostPID", "hostname",
-    "imagePullSecrets", "nodeName", "os", "overhead", "preemptionPolicy", "readinessGates",
-    "runtimeClassName", "securityContext", "serviceAccount", "serviceAccountName",
-    "setHostnameAsFQDN", "shareProcessNamespace", "subdomain", "topologySpreadConstraints",
-    "volumes"};
+    "initContainers",        "containers", "nodeSelector",  "schedulerName",
+    "priorityClassName",     "priority",   "restartPolicy", "terminationGracePeriodSeconds",
+    "activeDeadlineSeconds", "tolerations"};
+constexpr std::string_view kPodSpecDropped[] = {"affinity",
+                                                "automountServiceAccountToken",
+                                                "dnsConfig",
+                                                "dnsPolicy",
+                                                "enableServiceLinks",
+                                                "ephemeralContainers",
+                                                "hostAliases",
+                                                "hostIPC",
+                                                "hostNetwork",
+                                                "hostPID",
+                                                "hostname",
+                                                "imagePullSecrets",
+                                                "nodeName",
+                                                "os",
+                                                "overhead",
+                                                "preemptionPolicy",
+                                                "readinessGates",
+                                                "runtimeClassName",
+                                                "securityContext",
+                                                "serviceAccount",
+                                                "serviceAccountName",
+                                                "setHostnameAsFQDN",
+                                                "shareProcessNamespace",
+                                                "subdomain",
+                                                "topologySpreadConstraints",
+                                                "volumes"};
 constexpr std::string_view kContainerKept[] = {"name", "image", "command", "args", "resources"};
-constexpr std::string_view kContainerDropped[] = {
-    "env", "envFrom", "imagePullPolicy", "lifecycle", "livenessProbe", "ports", "readinessProbe",
-    "securityContext", "startupProbe", "stdin", "stdinOnce", "terminationMessagePath",
-    "terminationMessagePolicy", "tty", "volumeDevices", "volumeMounts", "workingDir"};
+constexpr std::string_view kContainerDropped[] = {"env",
+                                                  "envFrom",
+                                                  "imagePullPolicy",
+                                                  "lifecycle",
+                                                  "livenessProbe",
+                                                  "ports",
+                                                  "readinessProbe",
+                                                  "securityContext",
+                                                  "startupProbe",
+                                                  "stdin",
+                                                  "stdinOnce",
+                                                  "terminationMessagePath",
+                                                  "terminationMessagePolicy",
+                                                  "tty",
+                                                  "volumeDevices",
+                                                  "volumeMounts",
+                                                  "workingDir"};
 constexpr std::string_view kResourcesKept[] = {"limits", "requests"};
 constexpr std::string_view kTolerationKept[] = {"key", "operator", "value", "effect"};
 constexpr std::string_view kTolerationDropped[] = {"tolerationSeconds"};
@@ -67,8 +100,9 @@ namespace {
 constexpr std::string_view kTopFields[] = {"apiVersion", "kind", "metadata", "spec", "status"};
 constexpr std::string_view kKinds[] = {"GenericJob", "PyTorchTrainingJob", "DeepSpeedJob", "Queue",
                                        "PodGroup"};
-constexpr std::string_view kGenericSpec[] = {"successRules", "failureRules", "service", "runMode",
-                                             "cleanUpPolicy", "scheduler", "replicaSpecs"};
+constexpr std::string_view kGenericSpec[] = {"successRules", "failureRules",  "service",
+                                             "runMode",      "cleanUpPolicy", "scheduler",
+                                             "replicaSpecs"};
 // The most replicas one replica spec (or elastic bound) may ask for: each is a pod the world
 // creates, so a stray 1e9 would exhaust memory; ten times a 10,000-node cluster of 1-GPU pods.
 constexpr std::int64_t kMaxReplicaCount = 100000;
@@ -78,14 +112,15 @@ constexpr std::string_view kGenericRestart[] = {"policy", "limit"};
 constexpr std::string_view kGenericRestartTypes[] = {"Always", "OnFailure", "Never"};
 constexpr std::string_view kService[] = {"ports"};
 constexpr std::string_view kServicePort[] = {"name", "port"};
-constexpr std::string_view kPyTorchSpec[] = {"replicaSpecs", "elastic", "torchrunConfig", "runMode",
-                                             "runPolicy", "tensorboardSpec", "scheduler"};
+constexpr std::string_view kPyTorchSpec[] = {"replicaSpecs", "elastic",   "torchrunConfig",
+                                             "runMode",      "runPolicy", "tensorboardSpec",
+                                             "scheduler"};
 constexpr std::string_view kPyTorchReplica[] = {"type", "replicas", "scalingWeight", "template",
                                                 "restartPolicy"};
-constexpr std::string_view kDeepSpeedSpec[] = {"scheduler", "runPolicy", "runMode", "elastic",
-                                               "config", "disableCustomEnv", "worker"};
-constexpr std::string_view kDeepSpeedConfig[] = {"customCommand", "slotsPerWorker", "localRank",
-                                                 "autotune", "run", "otherArgs"};
+constexpr std::string_view kDeepSpeedSpec[] = {
+    "scheduler", "runPolicy", "runMode", "elastic", "config", "disableCustomEnv", "worker"};
+constexpr std::string_view kDeepSpeedConfig[] = {
+    "customCommand", "slotsPerWorker", "localRank", "autotune", "run", "otherArgs"};
 constexpr std::string_view kRunType[] = {"python", "module", "exec"};
 constexpr std::string_view kWorker[] = {"replicas", "template", "restartPolicy"};
 constexpr std::string_view kRunMode[] = {"debug", "pause"};
@@ -94,8 +129,10 @@ constexpr std::string_view kPause[] = {"enabled", "resumeSpecs"};
 constexpr std::string_view kLegacyEnable[] = {"enable"};  // UD and the older reference (§7.1)
 constexpr std::string_view kDebugSet[] = {"type", "skipInitContainer", "command"};
 constexpr std::string_view kResumeSpec[] = {"type", "skipInitContainer", "command", "args"};
-constexpr std::string_view kRunPolicy[] = {"activeDeadlineSeconds", "backoffLimit", "cleanUpPolicy"};
-constexpr std::string_view kElastic[] = {"enabled", "minReplicas", "maxReplicas", "expectedReplicas"};
+constexpr std::string_view kRunPolicy[] = {"activeDeadlineSeconds", "backoffLimit",
+                                           "cleanUpPolicy"};
+constexpr std::string_view kElastic[] = {"enabled", "minReplicas", "maxReplicas",
+                                         "expectedReplicas"};
 constexpr std::string_view kTorchrun[] = {"enabled", "maxRestarts", "procPerNode", "rdzvBackend",
                                           "extraOptions"};
 constexpr std::string_view kTorchrunLegacy[] = {"enable", "minNodes"};  // UD (§4.2)
@@ -104,28 +141,34 @@ constexpr std::string_view kSchedulePolicy[] = {"t9kScheduler"};
 constexpr std::string_view kT9kScheduler[] = {"queue", "priority"};
 // startTime, completionTime, activeSince and elasticReplicas are the controllers' bookkeeping
 // (model::JobStatus): written back so a status round-trips exactly (plugins, docs/plugins.md).
-constexpr std::string_view kJobStatus[] = {"phase", "conditions", "aggregate", "tasks",
+constexpr std::string_view kJobStatus[] = {"phase",     "conditions",     "aggregate",  "tasks",
                                            "startTime", "completionTime", "activeSince"};
-constexpr std::string_view kJobStatusRunPolicy[] = {"phase", "conditions", "aggregate", "tasks", "backoffCount",
-                                                    "startTime", "completionTime", "activeSince", "elasticReplicas"};
-constexpr std::string_view kPyTorchStatus[] = {"phase", "conditions", "aggregate", "tasks", "backoffCount", "tensorboard",
-                                               "startTime", "completionTime", "activeSince", "elasticReplicas"};
-constexpr std::string_view kCondition[] = {"type", "status", "lastTransitionTime", "reason", "message"};
+constexpr std::string_view kJobStatusRunPolicy[] = {
+    "phase",     "conditions",     "aggregate",   "tasks",          "backoffCount",
+    "startTime", "completionTime", "activeSince", "elasticReplicas"};
+constexpr std::string_view kPyTorchStatus[] = {
+    "phase",       "conditions", "aggregate",      "tasks",       "backoffCount",
+    "tensorboard", "startTime",  "completionTime", "activeSince", "elasticReplicas"};
+constexpr std::string_view kCondition[] = {"type", "status", "lastTransitionTime", "reason",
+                                           "message"};
 constexpr std::string_view kConditionDropped[] = {"lastProbeTime"};
 constexpr std::string_view kAggregate[] = {"creating", "pending", "running", "succeeded",
-                                           "failed", "unknown", "deleted"};
+                                           "failed",   "unknown", "deleted"};
 constexpr std::string_view kTask[] = {"type", "restartCount", "replicas"};
 constexpr std::string_view kTaskLegacy[] = {"replicaStatus"};  // the older reference page
-constexpr std::string_view kReplicaStatus[] = {"name", "uid", "phase", "containers", "restartCount"};
+constexpr std::string_view kReplicaStatus[] = {"name", "uid", "phase", "containers",
+                                               "restartCount"};
 constexpr std::string_view kContainerStatus[] = {"name", "state", "exitCode"};
 constexpr std::string_view kContainerStates[] = {"waiting", "running", "terminated"};
-constexpr std::string_view kDependent[] = {"name", "dependent", "ready", "reason", "action", "note",
-                                           "type"};
+constexpr std::string_view kDependent[] = {"name",   "dependent", "ready", "reason",
+                                           "action", "note",      "type"};
 constexpr std::string_view kObjectRef[] = {"apiVersion", "kind", "name", "namespace", "uid"};
 constexpr std::string_view kObjectRefDropped[] = {"resourceVersion", "fieldPath"};
 constexpr std::string_view kDependentTypes[] = {"Normal", "Warning"};
-constexpr std::string_view kQueueSpec[] = {"quota", "priority", "preemptible", "closed", "maxDuration",
-                                           "resourceShapeProfile", "nodeSelector", "namespaceSelector"};
+constexpr std::string_view kQueueSpec[] = {"quota",        "priority",
+                                           "preemptible",  "closed",
+                                           "maxDuration",  "resourceShapeProfile",
+                                           "nodeSelector", "namespaceSelector"};
 constexpr std::string_view kQueueLegacy[] = {"requests"};  // UM-old-c0e (§8.2)
 constexpr std::string_view kQuota[] = {"requests"};
 constexpr std::string_view kSelector[] = {"matchLabels", "matchExpressions"};
@@ -134,13 +177,14 @@ constexpr std::string_view kQueueStatus[] = {"allocated", "podGroups", "pods"};
 constexpr std::string_view kQueueStatusDropped[] = {"conditions"};
 constexpr std::string_view kPodGroupCount[] = {"total"};
 constexpr std::string_view kPodCounts[] = {"pending", "running", "succeeded", "failed", "unknown"};
-constexpr std::string_view kPodGroupSpec[] = {"minMember", "roles", "queue", "priority", "topologyPolicy",
-                                              "finished"};
+constexpr std::string_view kPodGroupSpec[] = {"minMember", "roles",          "queue",
+                                              "priority",  "topologyPolicy", "finished"};
 constexpr std::string_view kRole[] = {"name", "minMember"};
 constexpr std::string_view kPodGroupStatus[] = {"conditions", "allocated", "pending", "running",
-                                                "succeeded", "failed", "unknown"};
+                                                "succeeded",  "failed",    "unknown"};
 constexpr std::string_view kPodGroupCondition[] = {"type", "status"};
-constexpr std::string_view kPodGroupConditionDropped[] = {"reason", "message", "lastTransitionTime"};
+constexpr std::string_view kPodGroupConditionDropped[] = {"reason", "message",
+                                                          "lastTransitionTime"};
 constexpr std::string_view kPodGroupConditionTypes[] = {"GroupScheduled", "SufficientGroupMember"};
 constexpr std::string_view kConditionStatus[] = {"True", "False", "Unknown"};
 
@@ -167,7 +211,8 @@ class Decoder {
     if (!parse_timestamp(*s, t)) {
       r_.error(v.mark, v.path,
                fmt::format("found \"{}\"; allowed: an RFC 3339 time at or after "
-                           "1970-01-01T00:00:00Z (simulation time zero)", *s));
+                           "1970-01-01T00:00:00Z (simulation time zero)",
+                           *s));
       return;
     }
     out = t;
@@ -226,8 +271,10 @@ class Decoder {
     t.metadata = metadata(mr.get("metadata"));
     MapReader spec(r_, mr.get("spec"), kPodSpecKept, kPodSpecDropped, kK8s);
     m::PodSpec& p = t.spec;
-    for (const Val& item : read_list(r_, spec.get("initContainers"))) p.init_containers.push_back(container(item));
-    for (const Val& item : read_list(r_, spec.get("containers"))) p.containers.push_back(container(item));
+    for (const Val& item : read_list(r_, spec.get("initContainers")))
+      p.init_containers.push_back(container(item));
+    for (const Val& item : read_list(r_, spec.get("containers")))
+      p.containers.push_back(container(item));
     p.node_selector = labels(spec.get("nodeSelector"));
     if (auto s = read_string(r_, spec.get("schedulerName"))) p.scheduler_name = *s;
     if (auto s = read_string(r_, spec.get("priorityClassName"))) p.priority_class_name = *s;
@@ -236,7 +283,8 @@ class Decoder {
     if (auto i = read_int(r_, spec.get("terminationGracePeriodSeconds"), 0, INT64_MAX)) {
       p.termination_grace_period_seconds = *i;
     }
-    if (auto i = read_int(r_, spec.get("activeDeadlineSeconds"), 1, INT64_MAX)) p.active_deadline_seconds = *i;
+    if (auto i = read_int(r_, spec.get("activeDeadlineSeconds"), 1, INT64_MAX))
+      p.active_deadline_seconds = *i;
     for (const Val& item : read_list(r_, spec.get("tolerations"))) {
       MapReader tr(r_, item, kTolerationKept, kTolerationDropped, kK8s);
       m::Toleration tol;
@@ -280,10 +328,12 @@ class Decoder {
         if (modern && *modern != *old) {
           r_.error(legacy.mark, legacy.path,
                    fmt::format("found enable: {} next to enabled: {}; allowed: one of them "
-                               "(\"enable\" is the older spelling of \"enabled\")", *old, *modern));
+                               "(\"enable\" is the older spelling of \"enabled\")",
+                               *old, *modern));
         } else {
-          r_.warning(legacy.mark, legacy.path,
-                     "\"enable\" is the older spelling of \"enabled\" (spec §7.1); read as \"enabled\"");
+          r_.warning(
+              legacy.mark, legacy.path,
+              "\"enable\" is the older spelling of \"enabled\" (spec §7.1); read as \"enabled\"");
           if (!modern) return *old;
         }
       }
@@ -326,7 +376,8 @@ class Decoder {
     m::RunPolicy out;
     MapReader mr(r_, v, kRunPolicy);
     // "value must be positive integer" (API RunPolicy, §6.1).
-    if (auto x = read_int(r_, mr.get("activeDeadlineSeconds"), 1, INT64_MAX)) out.active_deadline_seconds = *x;
+    if (auto x = read_int(r_, mr.get("activeDeadlineSeconds"), 1, INT64_MAX))
+      out.active_deadline_seconds = *x;
     // backoffLimit >= 0 (mpi-operator validation, faults-and-validation §3.3).
     if (auto x = read_int32(r_, mr.get("backoffLimit"), 0)) out.backoff_limit = *x;
     if (auto x = read_enum<m::CleanUpPolicy>(r_, mr.get("cleanUpPolicy"))) out.clean_up_policy = *x;
@@ -341,7 +392,8 @@ class Decoder {
     e.enabled = enabled_flag(mr, false);
     if (auto x = read_int32(r_, mr.get("minReplicas"), 0, kMaxReplicaCount)) e.min_replicas = *x;
     if (auto x = read_int32(r_, mr.get("maxReplicas"), 0, kMaxReplicaCount)) e.max_replicas = *x;
-    if (auto x = read_int32(r_, mr.get("expectedReplicas"), 0, kMaxReplicaCount)) e.expected_replicas = *x;
+    if (auto x = read_int32(r_, mr.get("expectedReplicas"), 0, kMaxReplicaCount))
+      e.expected_replicas = *x;
     return e;
   }
 
@@ -380,7 +432,7 @@ class Decoder {
       MapReader a(r_, mr.get("aggregate"), kAggregate);
       m::Aggregate& ag = st.aggregate;
       std::int32_t* slots[] = {&ag.creating, &ag.pending, &ag.running, &ag.succeeded,
-                               &ag.failed, &ag.unknown, &ag.deleted};
+                               &ag.failed,   &ag.unknown, &ag.deleted};
       for (std::size_t i = 0; i < std::size(kAggregate); ++i) {
         if (auto x = read_int32(r_, a.get(kAggregate[i]), 0)) *slots[i] = *x;
       }
@@ -395,10 +447,12 @@ class Decoder {
         const Val legacy = t.get("replicaStatus");
         if (replicas.present()) {
           r_.error(legacy.mark, legacy.path,
-                   "found both replicas and replicaStatus; allowed: replicas (replicaStatus is its older name)");
+                   "found both replicas and replicaStatus; allowed: replicas (replicaStatus is its "
+                   "older name)");
         } else {
           r_.warning(legacy.mark, legacy.path,
-                     "\"replicaStatus\" is the older name of \"replicas\" (spec §1.3); read as \"replicas\"");
+                     "\"replicaStatus\" is the older name of \"replicas\" (spec §1.3); read as "
+                     "\"replicas\"");
           replicas = legacy;
         }
       }
@@ -462,7 +516,8 @@ class Decoder {
     if (!v.present() || !v.node.IsMap()) {
       r_.error(v.mark, v.path,
                fmt::format("found {}; allowed: a mapping from replica type to ranks, e.g. "
-                           "{{\"worker\": [0, 1]}}", describe(v.node)));
+                           "{{\"worker\": [0, 1]}}",
+                           describe(v.node)));
       return rule;
     }
     for (auto it = v.node.begin(); it != v.node.end(); ++it) {
@@ -480,7 +535,8 @@ class Decoder {
       auto& out = rule.replicas[type];
       if (!ranks.present() || !ranks.node.IsSequence()) {
         r_.error(ranks.mark, ranks.path,
-                 fmt::format("found {}; allowed: a sequence of ranks (integers >= 0)", describe(ranks.node)));
+                 fmt::format("found {}; allowed: a sequence of ranks (integers >= 0)",
+                             describe(ranks.node)));
         continue;
       }
       for (const Val& rank : read_list(r_, ranks)) {
@@ -497,8 +553,10 @@ class Decoder {
   m::GenericJobSpec generic_spec(const Val& v) {
     m::GenericJobSpec s;
     MapReader mr(r_, v, kGenericSpec);
-    for (const Val& item : read_list(r_, mr.get("successRules"))) s.success_rules.push_back(finish_rule(item));
-    for (const Val& item : read_list(r_, mr.get("failureRules"))) s.failure_rules.push_back(finish_rule(item));
+    for (const Val& item : read_list(r_, mr.get("successRules")))
+      s.success_rules.push_back(finish_rule(item));
+    for (const Val& item : read_list(r_, mr.get("failureRules")))
+      s.failure_rules.push_back(finish_rule(item));
     if (mr.has("service")) {
       MapReader sv(r_, mr.get("service"), kService);
       m::ServiceOption opt;
@@ -528,10 +586,11 @@ class Decoder {
         if (auto x = read_int32(r_, rr.get("replicas"), 0, kMaxReplicaCount)) rs.replicas = *x;
         const Val rp = rr.get("restartPolicy");
         if (rp.present() && rp.node.IsScalar()) {
-          r_.error(rp.mark, rp.path,
-                   fmt::format("found {}; allowed: a mapping {{policy: Always|OnFailure|Never, "
-                               "limit: <int>}} (GenericJob's restartPolicy is an object, spec §2.1)",
-                               describe(rp.node)));
+          r_.error(
+              rp.mark, rp.path,
+              fmt::format("found {}; allowed: a mapping {{policy: Always|OnFailure|Never, "
+                          "limit: <int>}} (GenericJob's restartPolicy is an object, spec §2.1)",
+                          describe(rp.node)));
         } else {
           MapReader p(r_, rp, kGenericRestart);
           if (auto x = read_choice(r_, p.get("policy"), kGenericRestartTypes)) {
@@ -558,7 +617,8 @@ class Decoder {
         }
         if (auto x = read_int32(r_, rr.get("replicas"), 0, kMaxReplicaCount)) rs.replicas = *x;
         if (auto x = read_int32(r_, rr.get("scalingWeight"), 0)) rs.scaling_weight = *x;
-        if (auto x = read_enum<m::RestartPolicyType>(r_, rr.get("restartPolicy"))) rs.restart_policy = *x;
+        if (auto x = read_enum<m::RestartPolicyType>(r_, rr.get("restartPolicy")))
+          rs.restart_policy = *x;
         if (require(r_, rr.get("template"))) rs.template_ = pod_template(rr.get("template"));
         s.replica_specs.push_back(std::move(rs));
       }
@@ -592,7 +652,8 @@ class Decoder {
       MapReader t(r_, tb, kTensorBoard);
       m::TensorBoardSpec spec;
       if (auto x = read_string(r_, t.get("image"))) spec.image = *x;
-      if (auto x = read_string_list(r_, t.get("trainingLogFilesets"))) spec.training_log_filesets = *x;
+      if (auto x = read_string_list(r_, t.get("trainingLogFilesets")))
+        spec.training_log_filesets = *x;
       s.tensorboard_spec = std::move(spec);
     }
     s.scheduler = scheduler(mr.get("scheduler"));
@@ -629,7 +690,8 @@ class Decoder {
     if (require(r_, mr.get("worker"))) {
       MapReader w(r_, mr.get("worker"), kWorker);
       if (auto x = read_int32(r_, w.get("replicas"), 0, kMaxReplicaCount)) s.worker.replicas = *x;
-      if (auto x = read_enum<m::RestartPolicyType>(r_, w.get("restartPolicy"))) s.worker.restart_policy = *x;
+      if (auto x = read_enum<m::RestartPolicyType>(r_, w.get("restartPolicy")))
+        s.worker.restart_policy = *x;
       if (require(r_, w.get("template"))) s.worker.template_ = pod_template(w.get("template"));
     }
     return s;
@@ -668,10 +730,12 @@ class Decoder {
     if (legacy.present()) {
       if (quota.present()) {
         r_.error(legacy.mark, legacy.path,
-                 "found both quota and requests; allowed: quota.requests (spec.requests is its older name)");
+                 "found both quota and requests; allowed: quota.requests (spec.requests is its "
+                 "older name)");
       } else {
         r_.warning(legacy.mark, legacy.path,
-                   "\"spec.requests\" is the older name of \"spec.quota.requests\" (spec §8.2); read as quota");
+                   "\"spec.requests\" is the older name of \"spec.quota.requests\" (spec §8.2); "
+                   "read as quota");
         s.quota = resources(legacy);
       }
     }
@@ -734,10 +798,12 @@ class Decoder {
     for (const Val& item : read_list(r_, mr.get("conditions"))) {
       MapReader c(r_, item, kPodGroupCondition, kPodGroupConditionDropped);
       std::optional<std::string> type, status;
-      if (require(r_, c.get("type"))) type = read_choice(r_, c.get("type"), kPodGroupConditionTypes);
+      if (require(r_, c.get("type")))
+        type = read_choice(r_, c.get("type"), kPodGroupConditionTypes);
       if (require(r_, c.get("status"))) status = read_choice(r_, c.get("status"), kConditionStatus);
       if (type && status) {
-        (*type == "GroupScheduled" ? st.group_scheduled : st.sufficient_group_member) = *status == "True";
+        (*type == "GroupScheduled" ? st.group_scheduled : st.sufficient_group_member) =
+            *status == "True";
       }
     }
     st.allocated = resources(mr.get("allocated"));
@@ -752,7 +818,8 @@ class Decoder {
     MapReader mr(r_, v, kTopFields);
     if (!mr.ok()) return std::nullopt;
     if (!v.present()) {
-      r_.error(v.mark, v.path, "found an empty document; allowed: a T9k object (apiVersion, kind, metadata, spec)");
+      r_.error(v.mark, v.path,
+               "found an empty document; allowed: a T9k object (apiVersion, kind, metadata, spec)");
       return std::nullopt;
     }
     const Val kind_v = mr.get("kind");
@@ -777,11 +844,13 @@ class Decoder {
       return Object{std::move(j)};
     }
     if (*kind == "PyTorchTrainingJob") {
-      m::PyTorchTrainingJob j{std::move(meta), pytorch_spec(spec), job_status(status, kPyTorchStatus)};
+      m::PyTorchTrainingJob j{std::move(meta), pytorch_spec(spec),
+                              job_status(status, kPyTorchStatus)};
       return Object{std::move(j)};
     }
     if (*kind == "DeepSpeedJob") {
-      m::DeepSpeedJob j{std::move(meta), deepspeed_spec(spec), job_status(status, kJobStatusRunPolicy)};
+      m::DeepSpeedJob j{std::move(meta), deepspeed_spec(spec),
+                        job_status(status, kJobStatusRunPolicy)};
       return Object{std::move(j)};
     }
     if (*kind == "Queue") {

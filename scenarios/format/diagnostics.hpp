@@ -12,10 +12,10 @@ enum class Severity { Error, Warning };
 struct Diagnostic {
   Severity severity = Severity::Error;
   std::string file;
-  int line = 0;       // 1-based; 0 when unknown (objects built in code)
-  int column = 0;     // 1-based; 0 when unknown
-  int document = 0;   // 0-based index of the YAML document inside the file
-  std::string path;   // field path from the document root; empty for the whole document
+  int line = 0;      // 1-based; 0 when unknown (objects built in code)
+  int column = 0;    // 1-based; 0 when unknown
+  int document = 0;  // 0-based index of the YAML document inside the file
+  std::string path;  // field path from the document root; empty for the whole document
   std::string message;
   bool operator==(const Diagnostic&) const = default;
 };

@@ -7,8 +7,8 @@
 #include <variant>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
 
 namespace t9k::scenarios {
 
@@ -20,7 +20,8 @@ using nlohmann::ordered_json;
 // that is exact, else the number of seconds.
 ordered_json seconds_json(double s) {
   const double us = std::round(s * 1e6);
-  if (std::isfinite(us) && us >= 0 && us < 9e18 && static_cast<double>(static_cast<std::int64_t>(us)) / 1e6 == s) {
+  if (std::isfinite(us) && us >= 0 && us < 9e18 &&
+      static_cast<double>(static_cast<std::int64_t>(us)) / 1e6 == s) {
     return kernel::format_duration(SimDuration{static_cast<std::int64_t>(us)});
   }
   return s;
@@ -69,14 +70,17 @@ ordered_json behaviour_json(const JobBehaviour& b) {
   ordered_json out = ordered_json::object();
   if (b.run_time) out["runTime"] = duration_json(*b.run_time);
   if (b.work) out["work"] = duration_json(*b.work);
-  if (b.checkpoint_interval) out["checkpointInterval"] = kernel::format_duration(*b.checkpoint_interval);
-  if (b.checkpoint_cost.count() != 0) out["checkpointCost"] = kernel::format_duration(b.checkpoint_cost);
+  if (b.checkpoint_interval)
+    out["checkpointInterval"] = kernel::format_duration(*b.checkpoint_interval);
+  if (b.checkpoint_cost.count() != 0)
+    out["checkpointCost"] = kernel::format_duration(b.checkpoint_cost);
   out["restartOverhead"] = duration_json(b.restart_overhead);
   ordered_json f = ordered_json::object();
   f["hazardPerHour"] = b.failure.hazard_per_hour;
   if (!b.failure.exit_codes.empty()) {
     ordered_json codes = ordered_json::array();
-    for (const auto& e : b.failure.exit_codes) codes.push_back({{"code", e.exit_code}, {"weight", e.weight}});
+    for (const auto& e : b.failure.exit_codes)
+      codes.push_back({{"code", e.exit_code}, {"weight", e.weight}});
     f["exitCodes"] = codes;
   }
   f["finalExitCode"] = b.failure.final_exit_code;
@@ -84,7 +88,8 @@ ordered_json behaviour_json(const JobBehaviour& b) {
   ordered_json s = ordered_json::object();
   s["model"] = std::string(to_string(b.scaling.model));
   if (b.scaling.model == ScalingModel::Amdahl) s["serialFraction"] = b.scaling.serial_fraction;
-  if (b.scaling.rescale_overhead.count() != 0) s["rescaleOverhead"] = kernel::format_duration(b.scaling.rescale_overhead);
+  if (b.scaling.rescale_overhead.count() != 0)
+    s["rescaleOverhead"] = kernel::format_duration(b.scaling.rescale_overhead);
   if (b.scaling.model == ScalingModel::Table) {
     ordered_json t = ordered_json::object();
     for (const auto& [n, x] : b.scaling.throughput) t[std::to_string(n)] = x;
@@ -113,7 +118,8 @@ ordered_json behaviour_json(const JobBehaviour& b) {
 }
 
 // Emits a tree keeping each scalar's quoting (the reader treats a quoted "8" as a string and a
-// plain 8 as a number; scenarios/overlay.cpp does the same). `flow` writes a collection on one line.
+// plain 8 as a number; scenarios/overlay.cpp does the same). `flow` writes a collection on one
+// line.
 void emit(YAML::Emitter& out, const YAML::Node& n, bool flow) {
   switch (n.Type()) {
     case YAML::NodeType::Undefined:
@@ -159,7 +165,8 @@ YAML::Node child(const YAML::Node& n, const char* key) {
 }
 
 // `path` entries of a list, relative to the old folder, made relative to the new one.
-void reanchor(const YAML::Node& list, const std::filesystem::path& from, const std::filesystem::path& to) {
+void reanchor(const YAML::Node& list, const std::filesystem::path& from,
+              const std::filesystem::path& to) {
   if (!list.IsDefined() || !list.IsSequence()) return;
   for (auto item : list) {
     YAML::Node p = child(item, "path");
@@ -171,7 +178,8 @@ void reanchor(const YAML::Node& list, const std::filesystem::path& from, const s
 }
 
 // A file field (`fromExport`) of a mapping, re-anchored as reanchor() does.
-void reanchor_field(const YAML::Node& map, const char* key, const std::filesystem::path& from, const std::filesystem::path& to) {
+void reanchor_field(const YAML::Node& map, const char* key, const std::filesystem::path& from,
+                    const std::filesystem::path& to) {
   YAML::Node p = child(map, key);
   if (!p.IsDefined() || !p.IsScalar()) return;
   const std::filesystem::path old = p.Scalar();
@@ -184,15 +192,17 @@ void reanchor_field(const YAML::Node& map, const char* key, const std::filesyste
 std::string to_scenario_json(const DurationDistribution& d) { return duration_json(d).dump(); }
 std::string to_scenario_json(const JobBehaviour& b) { return behaviour_json(b).dump(); }
 
-std::string scenario_with_explicit_jobs(std::string_view scenario_yaml, const std::string& scenario_dir,
-                                        const std::string& out_dir, const std::vector<ExplicitJob>& jobs,
+std::string scenario_with_explicit_jobs(std::string_view scenario_yaml,
+                                        const std::string& scenario_dir, const std::string& out_dir,
+                                        const std::vector<ExplicitJob>& jobs,
                                         std::vector<Diagnostic>& errors) {
   try {
     YAML::Node root = YAML::Load(std::string(scenario_yaml));
     YAML::Node spec = child(root, "spec");
     YAML::Node workload = child(spec, "workload");
     if (!spec.IsMap() || !workload.IsMap()) {
-      errors.push_back(Diagnostic{Severity::Error, "", 0, 0, 0, "spec.workload", "found no workload mapping"});
+      errors.push_back(
+          Diagnostic{Severity::Error, "", 0, 0, 0, "spec.workload", "found no workload mapping"});
       return {};
     }
     const auto from = std::filesystem::absolute(scenario_dir.empty() ? "." : scenario_dir);
@@ -259,7 +269,8 @@ std::string scenario_with_explicit_jobs(std::string_view scenario_yaml, const st
     }
     out << YAML::EndMap;
     if (!out.good()) {
-      errors.push_back(Diagnostic{Severity::Error, "", 0, 0, 0, "", "cannot write the scenario: " + out.GetLastError()});
+      errors.push_back(Diagnostic{Severity::Error, "", 0, 0, 0, "",
+                                  "cannot write the scenario: " + out.GetLastError()});
       return {};
     }
     return std::string(out.c_str()) + "\n";

@@ -30,8 +30,9 @@ struct ExplicitJob {
 // `scenario_yaml` (whose relative paths resolve against `scenario_dir`) with
 // spec.workload.generators removed, `jobs` appended to spec.workload.jobs, spec.replications 1,
 // and relative paths re-anchored to `out_dir`. Problems go to `errors`; the result is then empty.
-std::string scenario_with_explicit_jobs(std::string_view scenario_yaml, const std::string& scenario_dir,
-                                        const std::string& out_dir, const std::vector<ExplicitJob>& jobs,
+std::string scenario_with_explicit_jobs(std::string_view scenario_yaml,
+                                        const std::string& scenario_dir, const std::string& out_dir,
+                                        const std::vector<ExplicitJob>& jobs,
                                         std::vector<Diagnostic>& errors);
 
 }  // namespace t9k::scenarios

@@ -13,8 +13,6 @@
 #include <yaml-cpp/anchor.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/parser.h>
 
 #include "scenarios/format/detail/decode.hpp"
 #include "scenarios/format/detail/files.hpp"
@@ -35,9 +33,12 @@ bool is_job(const Object& object) { return object.index() <= 2; }
 
 model::Job to_job(const Object& object) {
   switch (object.index()) {
-    case 0: return std::get<model::GenericJob>(object);
-    case 1: return std::get<model::PyTorchTrainingJob>(object);
-    default: return std::get<model::DeepSpeedJob>(object);
+    case 0:
+      return std::get<model::GenericJob>(object);
+    case 1:
+      return std::get<model::PyTorchTrainingJob>(object);
+    default:
+      return std::get<model::DeepSpeedJob>(object);
   }
 }
 
@@ -61,7 +62,8 @@ class CountingHandler : public YAML::EventHandler {
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
   void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
   void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
                        YAML::EmitterStyle::value) override {}
   void OnSequenceEnd() override {}
@@ -100,8 +102,9 @@ std::optional<std::vector<YamlDocument>> parse_yaml(std::string_view text, const
         d.line = stuck.line + 1;
         d.column = stuck.column + 1;
       }
-      d.message = "found invalid YAML: a ',' where no value can start (outside [] and {}); "
-                  "allowed: a YAML or JSON document";
+      d.message =
+          "found invalid YAML: a ',' where no value can start (outside [] and {}); "
+          "allowed: a YAML or JSON document";
       out.push_back(std::move(d));
       return std::nullopt;
     }
@@ -110,7 +113,8 @@ std::optional<std::vector<YamlDocument>> parse_yaml(std::string_view text, const
     for (YAML::Node& n : YAML::LoadAll(copy)) {
       const YAML::Mark mark = n.Mark();
       docs.push_back(YamlDocument{n, mark.is_null() ? 1 : mark.line + 1, 0});
-      starts.push_back(mark.is_null() ? (starts.empty() ? 0 : starts.back()) : static_cast<std::size_t>(mark.pos));
+      starts.push_back(mark.is_null() ? (starts.empty() ? 0 : starts.back())
+                                      : static_cast<std::size_t>(mark.pos));
     }
     // A document runs from its root's position to the next document's (the last one to the end).
     for (std::size_t i = 0; i < docs.size(); ++i) {
@@ -141,7 +145,8 @@ bool read_text_file(const std::string& path, std::string& text, std::vector<Diag
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (ec) return refuse(fmt::format("cannot read the file: {}", ec.message()));
-  if (status.type() == std::filesystem::file_type::directory) return refuse("found a folder; allowed: a file");
+  if (status.type() == std::filesystem::file_type::directory)
+    return refuse("found a folder; allowed: a file");
   if (status.type() != std::filesystem::file_type::regular) {
     return refuse("found a special file (a pipe, device or socket); allowed: a regular file");
   }
@@ -155,7 +160,8 @@ bool read_text_file(const std::string& path, std::string& text, std::vector<Diag
   }
   if (in.bad()) return refuse(fmt::format("cannot read the file: {}", std::strerror(errno)));
   if (text.size() > kMaxFileBytes) {
-    return refuse(fmt::format("found more than {} bytes; allowed: at most {} bytes", kMaxFileBytes, kMaxFileBytes));
+    return refuse(fmt::format("found more than {} bytes; allowed: at most {} bytes", kMaxFileBytes,
+                              kMaxFileBytes));
   }
   return true;
 }
@@ -167,8 +173,8 @@ bool is_kube_list(const YAML::Node& node) {
 }
 
 bool is_t9k_kind(std::string_view kind) {
-  return kind == "GenericJob" || kind == "PyTorchTrainingJob" || kind == "DeepSpeedJob" || kind == "Queue" ||
-         kind == "PodGroup";
+  return kind == "GenericJob" || kind == "PyTorchTrainingJob" || kind == "DeepSpeedJob" ||
+         kind == "Queue" || kind == "PodGroup";
 }
 
 void decode_manifest_documents(const std::vector<YamlDocument>& docs, const std::string& file,
@@ -201,7 +207,8 @@ void decode_manifest_documents(const std::vector<YamlDocument>& docs, const std:
         const std::string items_path = child_path(base_path, "items");
         if (!items.IsDefined() || items.IsNull()) continue;  // an empty List
         if (!items.IsSequence()) {
-          r.error(items.Mark(), items_path, "found " + describe(items) + "; allowed: a list of objects");
+          r.error(items.Mark(), items_path,
+                  "found " + describe(items) + "; allowed: a list of objects");
           continue;
         }
         std::map<std::string, int> skipped;
@@ -212,7 +219,8 @@ void decode_manifest_documents(const std::vector<YamlDocument>& docs, const std:
             ++skipped[kind.Scalar()];
             continue;
           }
-          decode(Val{item, item.Mark(), fmt::format("{}[{}]", items_path, i)}, item.Mark().line + 1);
+          decode(Val{item, item.Mark(), fmt::format("{}[{}]", items_path, i)},
+                 item.Mark().line + 1);
         }
         if (!skipped.empty()) {
           std::string kinds;
@@ -221,11 +229,15 @@ void decode_manifest_documents(const std::vector<YamlDocument>& docs, const std:
             kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", n, k);
             total += n;
           }
-          r.warning(doc.node.Mark(), items_path,
-                    fmt::format("found {} object{} that {} not T9k object{} ({}); not read as manifests (those are "
-                                "GenericJob, PyTorchTrainingJob, DeepSpeedJob, Queue and PodGroup; an export's Nodes and "
-                                "Pods serve spec.cluster.fromExport, replays and spec.initialState)",
-                                total, total == 1 ? "" : "s", total == 1 ? "is" : "are", total == 1 ? "" : "s", kinds));
+          r.warning(
+              doc.node.Mark(), items_path,
+              fmt::format("found {} object{} that {} not T9k object{} ({}); not read as manifests "
+                          "(those are "
+                          "GenericJob, PyTorchTrainingJob, DeepSpeedJob, Queue and PodGroup; an "
+                          "export's Nodes and "
+                          "Pods serve spec.cluster.fromExport, replays and spec.initialState)",
+                          total, total == 1 ? "" : "s", total == 1 ? "is" : "are",
+                          total == 1 ? "" : "s", kinds));
         }
         continue;
       }

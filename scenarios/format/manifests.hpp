@@ -42,8 +42,8 @@ struct LoadedObject {
 std::vector<Diagnostic> lint_objects(const std::vector<LoadedObject>& objects);
 
 struct ManifestSet {
-  std::vector<LoadedObject> objects;     // valid objects only, in file order
-  std::vector<Diagnostic> diagnostics;   // errors and warnings of every document
+  std::vector<LoadedObject> objects;    // valid objects only, in file order
+  std::vector<Diagnostic> diagnostics;  // errors and warnings of every document
   bool ok() const { return !has_errors(diagnostics); }
 };
 

@@ -150,7 +150,8 @@ class Merger {
       const YAML::Node& item = over_by_name.at(name);
       if (seen.count(name)) continue;
       if (is_delete_marker(item)) {
-        error(item, path, fmt::format("{}: no element named \"{}\" in the base scenario", kDeleteKey, name));
+        error(item, path,
+              fmt::format("{}: no element named \"{}\" in the base scenario", kDeleteKey, name));
         continue;
       }
       out.push_back(YAML::Clone(item));
@@ -231,7 +232,8 @@ void emit(YAML::Emitter& out, const YAML::Node& n) {
   }
 }
 
-std::optional<YAML::Node> load_one(std::string_view text, const std::string& file, std::vector<Diagnostic>& errors) {
+std::optional<YAML::Node> load_one(std::string_view text, const std::string& file,
+                                   std::vector<Diagnostic>& errors) {
   try {
     // The loader's reader: its guard against yaml-cpp never finishing on a stray ','.
     const auto parsed = detail::parse_yaml(text, file, errors);
@@ -249,9 +251,10 @@ std::optional<YAML::Node> load_one(std::string_view text, const std::string& fil
     if (!within_budget(docs[0], text.size())) {
       Diagnostic d;
       d.file = file;
-      d.message = fmt::format("the document expands to more than {} values or nests deeper than {} levels "
-                              "(aliases?); refused",
-                              200000 + 2 * text.size(), kMaxDepth);
+      d.message = fmt::format(
+          "the document expands to more than {} values or nests deeper than {} levels "
+          "(aliases?); refused",
+          200000 + 2 * text.size(), kMaxDepth);
       errors.push_back(std::move(d));
       return std::nullopt;
     }
@@ -271,10 +274,10 @@ std::optional<YAML::Node> load_one(std::string_view text, const std::string& fil
 
 // One `--set` path: keys split at unescaped dots, each with optional selectors.
 struct PathStep {
-  std::string key;                      // empty for a step that is only a selector
-  std::optional<std::string> name;      // [name=X]
-  std::optional<std::size_t> index;     // [N]
-  std::string shown;                    // as the user wrote it, for messages
+  std::string key;                   // empty for a step that is only a selector
+  std::optional<std::string> name;   // [name=X]
+  std::optional<std::size_t> index;  // [N]
+  std::string shown;                 // as the user wrote it, for messages
 };
 
 std::optional<std::vector<PathStep>> parse_path(std::string_view path, std::string& error) {
@@ -292,7 +295,8 @@ std::optional<std::vector<PathStep>> parse_path(std::string_view path, std::stri
   };
   while (i < path.size()) {
     const char c = path[i];
-    if (c == '\\' && i + 1 < path.size() && (path[i + 1] == '.' || path[i + 1] == '[' || path[i + 1] == '\\')) {
+    if (c == '\\' && i + 1 < path.size() &&
+        (path[i + 1] == '.' || path[i + 1] == '[' || path[i + 1] == '\\')) {
       cur.key += path[i + 1];
       cur.shown += path.substr(i, 2);
       i += 2;
@@ -315,7 +319,8 @@ std::optional<std::vector<PathStep>> parse_path(std::string_view path, std::stri
       cur.shown += path.substr(i, close - i + 1);
       if (sel.starts_with("name=") && sel.size() > 5) {
         cur.name = std::string(sel.substr(5));
-      } else if (!sel.empty() && std::all_of(sel.begin(), sel.end(), [](char d) { return d >= '0' && d <= '9'; }) &&
+      } else if (!sel.empty() &&
+                 std::all_of(sel.begin(), sel.end(), [](char d) { return d >= '0' && d <= '9'; }) &&
                  sel.size() < 10) {
         cur.index = static_cast<std::size_t>(std::stoul(std::string(sel)));
       } else {
@@ -344,8 +349,10 @@ bool has_key(const YAML::Node& map, const std::string& key) {
   return false;
 }
 
-// A `--set` value: one small YAML node, without anchors or aliases (they could expand without bound).
-std::optional<YAML::Node> load_value(const std::string& text, const std::string& file, std::vector<Diagnostic>& errors) {
+// A `--set` value: one small YAML node, without anchors or aliases (they could expand without
+// bound).
+std::optional<YAML::Node> load_value(const std::string& text, const std::string& file,
+                                     std::vector<Diagnostic>& errors) {
   auto error = [&](std::string message) {
     Diagnostic d;
     d.file = file;
@@ -355,17 +362,23 @@ std::optional<YAML::Node> load_value(const std::string& text, const std::string&
   };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    const bool token_start = i == 0 || std::string_view(" \t[{,:").find(text[i - 1]) != std::string_view::npos;
-    if ((c == '&' || c == '*') && token_start) return error("anchors and aliases are not accepted in a --set value");
-    if (static_cast<unsigned char>(c) < 0x20 && c != '\t') return error("control characters are not accepted in a --set value");
+    const bool token_start =
+        i == 0 || std::string_view(" \t[{,:").find(text[i - 1]) != std::string_view::npos;
+    if ((c == '&' || c == '*') && token_start)
+      return error("anchors and aliases are not accepted in a --set value");
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\t')
+      return error("control characters are not accepted in a --set value");
   }
   try {
     std::vector<Diagnostic> parse_errors;
     const auto parsed = detail::parse_yaml(text, file, parse_errors);
-    if (!parsed) return error("the value is not YAML: " + (parse_errors.empty() ? std::string() : parse_errors.front().message));
+    if (!parsed)
+      return error("the value is not YAML: " +
+                   (parse_errors.empty() ? std::string() : parse_errors.front().message));
     std::vector<YAML::Node> docs;
     for (const auto& d : *parsed) docs.push_back(d.node);
-    if (docs.size() != 1) return error(fmt::format("the value is {} YAML documents; expected one", docs.size()));
+    if (docs.size() != 1)
+      return error(fmt::format("the value is {} YAML documents; expected one", docs.size()));
     if (!within_budget(docs[0], text.size())) return error("the value expands too far (aliases?)");
     return docs[0];
   } catch (const YAML::Exception& e) {
@@ -414,7 +427,8 @@ std::vector<PathToken> path_tokens(const std::string& path) {
       if (!cur.empty()) out.push_back({std::move(cur), std::nullopt});
       cur.clear();
       try {
-        out.push_back({"", static_cast<std::size_t>(std::stoull(path.substr(i + 1, close - i - 1)))});
+        out.push_back(
+            {"", static_cast<std::size_t>(std::stoull(path.substr(i + 1, close - i - 1)))});
       } catch (const std::exception&) {
         return {};
       }
@@ -432,10 +446,12 @@ YAML::Node child_of(const YAML::Node& n, const std::string& key) { return n[key]
 YAML::Node child_of(const YAML::Node& n, std::size_t index) { return n[index]; }
 
 // The node of `source` at the position `path` reaches in `merged`, walking both together.
-std::optional<YAML::Mark> locate(YAML::Node merged, YAML::Node source, const std::vector<PathToken>& path) {
+std::optional<YAML::Mark> locate(YAML::Node merged, YAML::Node source,
+                                 const std::vector<PathToken>& path) {
   for (std::size_t i = 0; i < path.size();) {
     if (path[i].index) {
-      if (!merged.IsSequence() || !source.IsSequence() || *path[i].index >= merged.size()) return std::nullopt;
+      if (!merged.IsSequence() || !source.IsSequence() || *path[i].index >= merged.size())
+        return std::nullopt;
       const YAML::Node m = child_of(merged, *path[i].index);
       YAML::Node found;
       if (const auto name = item_name(m)) {
@@ -470,7 +486,8 @@ std::optional<YAML::Mark> locate(YAML::Node merged, YAML::Node source, const std
     }
     if (!moved) return std::nullopt;
   }
-  if (merged.IsScalar() && (!source.IsScalar() || source.Scalar() != merged.Scalar())) return std::nullopt;
+  if (merged.IsScalar() && (!source.IsScalar() || source.Scalar() != merged.Scalar()))
+    return std::nullopt;
   return source.Mark();
 }
 
@@ -514,7 +531,8 @@ std::optional<std::pair<std::string, std::string>> split_assignment(std::string_
       depth = std::max(0, depth - 1);
     } else if (c == '=' && depth == 0) {
       if (i == 0) return std::nullopt;
-      return std::make_pair(std::string(assignment.substr(0, i)), std::string(assignment.substr(i + 1)));
+      return std::make_pair(std::string(assignment.substr(0, i)),
+                            std::string(assignment.substr(i + 1)));
     }
   }
   return std::nullopt;
@@ -540,7 +558,9 @@ std::string apply_sets(std::string_view base_yaml, const std::vector<std::string
     }
     const auto& [path_text, value_text] = *pv;
     if (value_text.size() > kMaxSetValueBytes) {
-      fail(assignment, path_text, fmt::format("the value is {} bytes; at most {} are accepted", value_text.size(), kMaxSetValueBytes));
+      fail(assignment, path_text,
+           fmt::format("the value is {} bytes; at most {} are accepted", value_text.size(),
+                       kMaxSetValueBytes));
       continue;
     }
     std::string perr;
@@ -628,9 +648,11 @@ std::string apply_sets(std::string_view base_yaml, const std::vector<std::string
           }
         }
         if (!found) {
-          fail(assignment, at,
-               st.index ? fmt::format("has {} elements; index {} is out of range", node.size(), *st.index)
-                        : fmt::format("has no element named \"{}\" ({})", *st.name, names_in(node)));
+          fail(
+              assignment, at,
+              st.index
+                  ? fmt::format("has {} elements; index {} is out of range", node.size(), *st.index)
+                  : fmt::format("has no element named \"{}\" ({})", *st.name, names_in(node)));
           break;
         }
         at += fmt::format("[{}]", *found);
@@ -654,8 +676,8 @@ std::string apply_sets(std::string_view base_yaml, const std::vector<std::string
   return std::string(out.c_str()) + "\n";
 }
 
-std::string merge_overlay(std::string_view base_yaml, std::string_view overlay_yaml, const std::string& overlay_file,
-                          std::vector<Diagnostic>& errors) {
+std::string merge_overlay(std::string_view base_yaml, std::string_view overlay_yaml,
+                          const std::string& overlay_file, std::vector<Diagnostic>& errors) {
   const std::size_t before = errors.size();
   const auto base = load_one(base_yaml, kBaseFile, errors);
   const auto over = load_one(overlay_yaml, overlay_file, errors);

@@ -15,8 +15,8 @@
 
 #include <optional>
 #include <string>
-#include <utility>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "scenarios/format/diagnostics.hpp"

@@ -43,7 +43,8 @@ const ScriptedRun* JobBehaviour::scripted_run(std::string_view type, std::int32_
     if (!pick || (r.rank && !pick->rank)) pick = &r;  // a rank's own entry wins over its type's
   }
   if (!pick || pick->runs.empty()) return nullptr;
-  const auto n = std::min<std::size_t>(static_cast<std::size_t>(std::max(generation, 0)), pick->runs.size() - 1);
+  const auto n = std::min<std::size_t>(static_cast<std::size_t>(std::max(generation, 0)),
+                                       pick->runs.size() - 1);
   return &pick->runs[n];
 }
 
@@ -69,9 +70,12 @@ std::int32_t Cluster::node_count() const {
 
 namespace {
 constexpr std::string_view kOperationNames[] = {
-    "pauseJob", "resumeJob", "setExpectedReplicas", "closeQueue", "openQueue",
-    "drainNode", "cordonNode", "uncordonNode", "addNodePool", "removeNodePool",
-    "failPod", "deletePod", "failNode", "repairNode", "failGpu", "failSwitch", "setQueue", "setJobPriority"};
+    "pauseJob",       "resumeJob",    "setExpectedReplicas",
+    "closeQueue",     "openQueue",    "drainNode",
+    "cordonNode",     "uncordonNode", "addNodePool",
+    "removeNodePool", "failPod",      "deletePod",
+    "failNode",       "repairNode",   "failGpu",
+    "failSwitch",     "setQueue",     "setJobPriority"};
 constexpr std::string_view kSchedulerNames[] = {"t9k", "default"};
 constexpr std::string_view kTraceFormats[] = {"philly", "alibaba-openb", "csv", "k8s-export"};
 constexpr std::string_view kScalingModels[] = {"linear", "amdahl", "fixed", "table"};
@@ -93,47 +97,54 @@ namespace {
 
 constexpr std::string_view kTop[] = {"apiVersion", "kind", "metadata", "spec"};
 constexpr std::string_view kMeta[] = {"name", "description"};
-constexpr std::string_view kSpec[] = {"namespace", "cluster", "scheduler", "controllers", "kubelet",
-                                      "faults", "workload", "operations", "horizon", "seed",
-                                      "replications", "expect", "plugins", "initialState"};
+constexpr std::string_view kSpec[] = {
+    "namespace",  "cluster", "scheduler", "controllers",  "kubelet", "faults",  "workload",
+    "operations", "horizon", "seed",      "replications", "expect",  "plugins", "initialState"};
 constexpr std::string_view kInitialState[] = {"fromExport", "at", "remaining", "queuedRunTime"};
 constexpr std::string_view kRemaining[] = {"fractionOfElapsed", "distribution", "activeDeadline"};
 constexpr std::string_view kPlugins[] = {"controllers"};
 constexpr std::string_view kControllerPlugin[] = {"kind", "command", "timeout", "name"};
 constexpr std::string_view kPlugin[] = {"command", "timeout", "name"};
 constexpr std::string_view kPolicyPlugin[] = {"plugin"};
-constexpr std::string_view kCluster[] = {"nodePools", "topology", "fromTrace", "fromExport", "accelerators"};
-constexpr std::string_view kPool[] = {"name", "count", "gpusPerNode", "gpuResource", "gpuModel", "cpu", "memory",
-                                      "extraResources", "labels"};
+constexpr std::string_view kCluster[] = {"nodePools", "topology", "fromTrace", "fromExport",
+                                         "accelerators"};
+constexpr std::string_view kPool[] = {"name", "count",  "gpusPerNode",    "gpuResource", "gpuModel",
+                                      "cpu",  "memory", "extraResources", "labels"};
 constexpr std::string_view kTopology[] = {"nodesPerRack", "racksPerSwitch"};
 constexpr std::string_view kScheduler[] = {"name", "queues", "options"};
 constexpr std::string_view kSource[] = {"manifest", "path"};
 constexpr std::string_view kControllers[] = {"reconcileLatency", "options"};
 constexpr std::string_view kKubelet[] = {"podStartLatency", "podStopLatency"};
-constexpr std::string_view kFaults[] = {"profile", "rates", "detectionDelay", "repairTime", "weibullShape"};
+constexpr std::string_view kFaults[] = {"profile", "rates", "detectionDelay", "repairTime",
+                                        "weibullShape"};
 constexpr std::string_view kRates[] = {"nodeFailuresPerNodeDay", "switchFailuresPerSwitchDay",
                                        "softwareFailuresPerJobHour"};
 constexpr std::string_view kWorkload[] = {"jobs", "generators", "traces"};
 constexpr std::string_view kJobEntry[] = {"manifest", "path", "name", "submitAt", "behaviour"};
-constexpr std::string_view kBehaviour[] = {"runTime", "work", "checkpointInterval", "checkpointCost",
-                                           "restartOverhead", "failure", "scaling", "replicas"};
+constexpr std::string_view kBehaviour[] = {
+    "runTime", "work",    "checkpointInterval", "checkpointCost", "restartOverhead", "failure",
+    "scaling", "replicas"};
 constexpr std::string_view kReplicaScript[] = {"type", "rank", "runs"};
 constexpr std::string_view kScriptedRun[] = {"exitCode", "after"};
 constexpr std::string_view kFailure[] = {"hazardPerHour", "exitCodes", "finalExitCode"};
 constexpr std::string_view kExitCode[] = {"code", "weight"};
-constexpr std::string_view kScaling[] = {"model", "serialFraction", "rescaleOverhead", "throughput"};
-constexpr std::string_view kGenerator[] = {"name", "manifest", "path", "interarrival", "rate", "profile",
-                                           "bursts", "times", "classes", "count", "start", "stop", "behaviour"};
+constexpr std::string_view kScaling[] = {"model", "serialFraction", "rescaleOverhead",
+                                         "throughput"};
+constexpr std::string_view kGenerator[] = {
+    "name",  "manifest", "path",  "interarrival", "rate", "profile",  "bursts",
+    "times", "classes",  "count", "start",        "stop", "behaviour"};
 constexpr std::string_view kProfile[] = {"rate", "hourOfDay", "dayOfWeek", "weekOffset"};
 constexpr std::string_view kBursts[] = {"size", "interarrival", "rate", "profile", "times"};
-constexpr std::string_view kClass[] = {"name", "weight", "manifest", "path", "behaviour", "replicaType",
-                                       "replicas", "elastic", "gpus", "checkpointInterval", "restartPolicy",
-                                       "restartLimit", "backoffLimit", "cleanUpPolicy", "activeDeadline",
-                                       "hazardPerHour"};
+constexpr std::string_view kClass[] = {
+    "name",          "weight",       "manifest",     "path",          "behaviour",
+    "replicaType",   "replicas",     "elastic",      "gpus",          "checkpointInterval",
+    "restartPolicy", "restartLimit", "backoffLimit", "cleanUpPolicy", "activeDeadline",
+    "hazardPerHour"};
 constexpr std::string_view kElasticDraw[] = {"minReplicas", "maxReplicas", "expectedReplicas"};
 constexpr std::string_view kChoice[] = {"values", "weights"};
 constexpr std::string_view kRestart[] = {"Always", "OnFailure", "Never", "ExitCode"};
-constexpr std::string_view kGenericRestart[] = {"Always", "OnFailure", "Never"};  // no ExitCode (spec §2.1)
+constexpr std::string_view kGenericRestart[] = {"Always", "OnFailure",
+                                                "Never"};  // no ExitCode (spec §2.1)
 constexpr std::string_view kCleanUp[] = {"None", "Unfinished", "All"};
 // Ranges generated integers are clamped to (docs/scenario-format.md "generators").
 constexpr std::int64_t kMaxReplicas = 10000;
@@ -144,7 +155,8 @@ constexpr double kMaxDurationSeconds = 1e12;
 bool pod_asks_for_gpus(const m::PodTemplateSpec& t) {
   for (const auto& c : t.spec.containers) {
     for (const auto* rl : {&c.resources.requests, &c.resources.limits}) {
-      if (!m::get_resource(*rl, m::kResourceGpu).is_zero() || !m::get_resource(*rl, m::kResourceGpuMilli).is_zero()) {
+      if (!m::get_resource(*rl, m::kResourceGpu).is_zero() ||
+          !m::get_resource(*rl, m::kResourceGpuMilli).is_zero()) {
         return true;
       }
     }
@@ -167,31 +179,37 @@ constexpr std::int64_t kMaxGpus = m::kMaxGpusPerObject;
 constexpr std::int64_t kMaxLimit = 1000000;
 constexpr std::int64_t kMaxBurst = 100000;
 constexpr std::size_t kMaxPrefix = 52;
-constexpr std::string_view kTrace[] = {"name", "format", "path", "limit", "timeOffset", "queue", "from", "to",
-                                        "loadFactor", "sample", "skipBadRows", "options", "epoch"};
-constexpr std::string_view kOperation[] = {"at", "action", "job", "queue", "node", "pool", "replicas", "nodePool",
-                                           "replicaType", "rank", "exitCode", "repairAfter", "switch",
-                                           "quota", "priority", "preemptible", "closed", "maxDuration"};
+constexpr std::string_view kTrace[] = {"name",        "format",  "path", "limit",      "timeOffset",
+                                       "queue",       "from",    "to",   "loadFactor", "sample",
+                                       "skipBadRows", "options", "epoch"};
+constexpr std::string_view kOperation[] = {
+    "at",       "action",   "job",         "queue",       "node",     "pool",
+    "replicas", "nodePool", "replicaType", "rank",        "exitCode", "repairAfter",
+    "switch",   "quota",    "priority",    "preemptible", "closed",   "maxDuration"};
 constexpr std::string_view kExpect[] = {"jobs", "metrics", "events"};
-constexpr std::string_view kJobExpect[] = {"name", "phase", "reason", "restartCount", "backoffCount", "phaseAt", "pods",
-                                           "fields"};
-constexpr std::string_view kPodExpect[] = {"replicaType", "rank", "generation", "phase", "exitCode", "deletionReason",
-                                           "pods"};
-constexpr std::string_view kEventExpect[] = {"type", "job", "pod", "phase", "reason", "node", "exitCode", "at"};
-constexpr std::string_view kExpectPhases[] = {"Pending", "Running", "Paused", "Resuming", "Succeeded", "Failed",
-                                              "Rejected"};
-constexpr std::string_view kExpectPodPhases[] = {"Pending", "Running", "Succeeded", "Failed", "Unknown", "Deleted"};
-constexpr std::string_view kChangeTypes[] = {"JobSubmitted", "JobRejected", "JobPhaseChanged", "PodCreated", "PodBound",
-                                             "PodRunning", "PodReleased", "PodDeleted", "TrainingChanged",
-                                             "ProgressLost", "ProgressCommitted", "NodeChanged", "QueueChanged",
-                                             "PodUnknown", "JobStatusChanged", "JobPending"};
+constexpr std::string_view kJobExpect[] = {"name",         "phase",   "reason", "restartCount",
+                                           "backoffCount", "phaseAt", "pods",   "fields"};
+constexpr std::string_view kPodExpect[] = {"replicaType", "rank",           "generation", "phase",
+                                           "exitCode",    "deletionReason", "pods"};
+constexpr std::string_view kEventExpect[] = {"type",   "job",  "pod",      "phase",
+                                             "reason", "node", "exitCode", "at"};
+constexpr std::string_view kExpectPhases[] = {"Pending",   "Running", "Paused",  "Resuming",
+                                              "Succeeded", "Failed",  "Rejected"};
+constexpr std::string_view kExpectPodPhases[] = {"Pending", "Running", "Succeeded",
+                                                 "Failed",  "Unknown", "Deleted"};
+constexpr std::string_view kChangeTypes[] = {
+    "JobSubmitted",    "JobRejected",  "JobPhaseChanged",   "PodCreated",
+    "PodBound",        "PodRunning",   "PodReleased",       "PodDeleted",
+    "TrainingChanged", "ProgressLost", "ProgressCommitted", "NodeChanged",
+    "QueueChanged",    "PodUnknown",   "JobStatusChanged",  "JobPending"};
 constexpr std::string_view kTimeBounds[] = {"min", "max"};
-constexpr std::string_view kDeletionReasons[] = {"Cleanup",    "Pause",       "ScaleDown", "Deadline", "Restart",
-                                                 "Preemption", "MaxDuration", "NodeFailure", "Drain", "User"};
+constexpr std::string_view kDeletionReasons[] = {
+    "Cleanup",    "Pause",       "ScaleDown",   "Deadline", "Restart",
+    "Preemption", "MaxDuration", "NodeFailure", "Drain",    "User"};
 constexpr std::string_view kBounds[] = {"min", "max"};
-constexpr std::string_view kDistributions[] = {"constant", "uniform", "exponential", "normal",
-                                               "lognormal", "weibull", "gamma", "boundedPareto",
-                                               "empirical"};
+constexpr std::string_view kDistributions[] = {"constant", "uniform",       "exponential",
+                                               "normal",   "lognormal",     "weibull",
+                                               "gamma",    "boundedPareto", "empirical"};
 
 constexpr double kMaxDouble = std::numeric_limits<double>::max();
 
@@ -203,15 +221,16 @@ class ScenarioDecoder {
   // A number of seconds or a duration string ("90s"), for time-valued parameters.
   std::optional<double> seconds(const Val& v) {
     if (!require(r_, v)) return std::nullopt;
-    if (v.node.IsScalar() && v.node.Tag() != "?" ) {
+    if (v.node.IsScalar() && v.node.Tag() != "?") {
       // Quoted text: a duration.
       if (auto d = read_duration(r_, v)) return static_cast<double>(d->count()) / 1e6;
       return std::nullopt;
     }
     if (v.node.IsScalar()) {
       const std::string& s = v.node.Scalar();
-      const bool numeric = !s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-' ||
-                                          s[0] == '+' || s[0] == '.') &&
+      const bool numeric = !s.empty() &&
+                           (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-' ||
+                            s[0] == '+' || s[0] == '.') &&
                            std::all_of(s.begin(), s.end(), [](char c) {
                              return std::isdigit(static_cast<unsigned char>(c)) || c == '.' ||
                                     c == 'e' || c == 'E' || c == '-' || c == '+';
@@ -238,8 +257,10 @@ class ScenarioDecoder {
     if (v.node.IsScalar()) {
       if (auto d = read_duration(r_, v)) {
         if (duration && static_cast<double>(d->count()) / 1e6 > kMaxDurationSeconds) {
-          r_.error(v.mark, v.path, "found more than 1e12 s; allowed: at most 1e12 s (about 31,700 years), the longest "
-                                   "duration the simulator keeps");
+          r_.error(
+              v.mark, v.path,
+              "found more than 1e12 s; allowed: at most 1e12 s (about 31,700 years), the longest "
+              "duration the simulator keeps");
           return std::nullopt;
         }
         return DurationDistribution::constant(*d);
@@ -324,7 +345,8 @@ class ScenarioDecoder {
         for (const Val& item : read_list(r_, pts)) {
           if (!item.node.IsSequence() || item.node.size() != 2) {
             r_.error(item.mark, item.path,
-                     fmt::format("found {}; allowed: a pair [value, cumulative probability]", describe(item.node)));
+                     fmt::format("found {}; allowed: a pair [value, cumulative probability]",
+                                 describe(item.node)));
             return std::nullopt;
           }
           const auto pair = read_list(r_, item);
@@ -338,8 +360,10 @@ class ScenarioDecoder {
       if (duration && !(out.seconds.mean() <= kMaxDurationSeconds)) {
         // The simulator cuts every draw at 1e12 s; a mean beyond it would be cut silently.
         r_.error(v.mark, v.path,
-                 fmt::format("found a mean of {:.3g} s; allowed: at most 1e12 s (about 31,700 years), the longest "
-                             "duration the simulator keeps", out.seconds.mean()));
+                 fmt::format("found a mean of {:.3g} s; allowed: at most 1e12 s (about 31,700 "
+                             "years), the longest "
+                             "duration the simulator keeps",
+                             out.seconds.mean()));
         return std::nullopt;
       }
       return out;
@@ -372,21 +396,25 @@ class ScenarioDecoder {
         if (!is_dns1123_label(p.name)) {
           r_.error(mr.get("name").mark, mr.get("name").path,
                    fmt::format("found \"{}\"; allowed: a DNS-1123 label (node names are "
-                               "<pool>-<index>)", p.name));
+                               "<pool>-<index>)",
+                               p.name));
         }
       }
     }
     if (require(r_, mr.get("count"))) {
       if (auto x = read_int32(r_, mr.get("count"), 0, 1'000'000)) p.count = *x;
     }
-    if (auto x = read_int32(r_, mr.get("gpusPerNode"), 0, static_cast<std::int32_t>(m::kMaxGpusPerObject))) p.gpus_per_node = *x;
+    if (auto x = read_int32(r_, mr.get("gpusPerNode"), 0,
+                            static_cast<std::int32_t>(m::kMaxGpusPerObject)))
+      p.gpus_per_node = *x;
     p.gpu_resource = accelerators_.front();
     if (auto x = read_string(r_, mr.get("gpuResource"))) {
       if (std::find(accelerators_.begin(), accelerators_.end(), *x) == accelerators_.end()) {
         std::string names;
         for (const auto& a : accelerators_) names += (names.empty() ? "" : ", ") + a;
-        r_.error(mr.get("gpuResource").mark, mr.get("gpuResource").path,
-                 fmt::format("found \"{}\"; allowed: one of spec.cluster.accelerators ({})", *x, names));
+        r_.error(
+            mr.get("gpuResource").mark, mr.get("gpuResource").path,
+            fmt::format("found \"{}\"; allowed: one of spec.cluster.accelerators ({})", *x, names));
       }
       p.gpu_resource = *x;
     }
@@ -396,7 +424,8 @@ class ScenarioDecoder {
       if (!require(r_, q)) continue;
       if (auto x = read_quantity(r_, q)) {
         if (x->is_zero()) {
-          r_.error(q.mark, q.path, fmt::format("found {}; allowed: a quantity > 0", describe(q.node)));
+          r_.error(q.mark, q.path,
+                   fmt::format("found {}; allowed: a quantity > 0", describe(q.node)));
         }
         (std::string_view(key) == "cpu" ? p.cpu : p.memory) = *x;
       }
@@ -411,7 +440,8 @@ class ScenarioDecoder {
     for (const auto& [k, val] : FreeMap(r_, mr.get("labels")).entries()) {
       p.labels[k] = val.present() ? val.node.Scalar() : "";
       if (!is_qualified_name(k)) {
-        r_.error(val.mark, val.path, fmt::format("found key \"{}\"; allowed: a qualified label key", k));
+        r_.error(val.mark, val.path,
+                 fmt::format("found key \"{}\"; allowed: a qualified label key", k));
       }
     }
     if (r_.error_count() != before) return std::nullopt;
@@ -426,10 +456,11 @@ class ScenarioDecoder {
     const Val inline_v = mr.get("manifest");
     const Val path_v = mr.get("path");
     if (inline_v.present() == path_v.present()) {
-      r_.error(entry.mark, entry.path,
-               fmt::format("found {}; allowed: exactly one of manifest (an inline object) or path "
-                           "(a manifest file)", inline_v.present() ? "both manifest and path"
-                                                                    : "neither manifest nor path"));
+      r_.error(
+          entry.mark, entry.path,
+          fmt::format("found {}; allowed: exactly one of manifest (an inline object) or path "
+                      "(a manifest file)",
+                      inline_v.present() ? "both manifest and path" : "neither manifest nor path"));
       remember_broken(inline_v.node);
       return out;
     }
@@ -446,7 +477,8 @@ class ScenarioDecoder {
     if (!options_.allow_file_references) {
       r_.error(path_v.mark, path_v.path,
                fmt::format("found path \"{}\"; allowed: inline manifests only (file references are "
-                           "off for this input)", *rel));
+                           "off for this input)",
+                           *rel));
       return out;
     }
     const std::filesystem::path p = std::filesystem::path(options_.base_dir) / *rel;
@@ -454,7 +486,8 @@ class ScenarioDecoder {
     // A file named by many entries (t9ksim generate writes one per generator) is read once.
     if (const auto cached = file_cache_.find(p.string()); cached != file_cache_.end()) {
       if (!cached->second) {
-        r_.error(path_v.mark, path_v.path, fmt::format("found errors in \"{}\" (reported above)", *rel));
+        r_.error(path_v.mark, path_v.path,
+                 fmt::format("found errors in \"{}\" (reported above)", *rel));
         return out;
       }
       for (const auto& o : *cached->second) {
@@ -468,7 +501,8 @@ class ScenarioDecoder {
     if (!read_text_file(p.string(), text, diags)) {
       r_.error(path_v.mark, path_v.path,
                fmt::format("found \"{}\", which cannot be read ({}); allowed: a manifest file, "
-                           "relative to the scenario's folder", *rel, diags.front().message));
+                           "relative to the scenario's folder",
+                           *rel, diags.front().message));
       return out;
     }
     const auto docs = parse_yaml(text, p.string(), diags);
@@ -477,19 +511,23 @@ class ScenarioDecoder {
     const bool bad = has_errors(diags);
     for (auto& d : diags) out_.push_back(std::move(d));
     if (bad) {
-      r_.error(path_v.mark, path_v.path, fmt::format("found errors in \"{}\" (reported above)", *rel));
+      r_.error(path_v.mark, path_v.path,
+               fmt::format("found errors in \"{}\" (reported above)", *rel));
       if (docs) {
         for (const auto& d : *docs) remember_broken(d.node);
       }
       return {};
     }
     if (objects.empty()) {
-      r_.error(path_v.mark, path_v.path, fmt::format("found no objects in \"{}\"; allowed: a manifest file "
-                                                     "with at least one object", *rel));
+      r_.error(path_v.mark, path_v.path,
+               fmt::format("found no objects in \"{}\"; allowed: a manifest file "
+                           "with at least one object",
+                           *rel));
     }
     cache.emplace();
     for (auto& o : objects) {
-      cache->emplace_back(std::move(o.object), objects.size() > 1 ? fmt::format("{}#{}", *rel, o.document) : *rel);
+      cache->emplace_back(std::move(o.object),
+                          objects.size() > 1 ? fmt::format("{}#{}", *rel, o.document) : *rel);
     }
     for (const auto& o : *cache) {
       if (!only || metadata_of(o.first).name == *only) out.push_back(o);
@@ -518,15 +556,17 @@ class ScenarioDecoder {
     b.run_time = duration_dist(mr.get("runTime"));
     b.work = duration_dist(mr.get("work"));
     if (mr.has("runTime") == mr.has("work")) {
-      r_.error(v.mark, v.path,
-               fmt::format("found {}; allowed: exactly one of runTime (wall-clock at the initial "
-                           "scale) or work (replica-time)",
-                           mr.has("runTime") ? "both runTime and work" : "neither runTime nor work"));
+      r_.error(
+          v.mark, v.path,
+          fmt::format("found {}; allowed: exactly one of runTime (wall-clock at the initial "
+                      "scale) or work (replica-time)",
+                      mr.has("runTime") ? "both runTime and work" : "neither runTime nor work"));
     }
     const Val ci = mr.get("checkpointInterval");
     if (auto x = read_duration(r_, ci)) {
       if (x->count() == 0) {
-        r_.error(ci.mark, ci.path, "found 0; allowed: a duration > 0 (omit the field for no checkpoints)");
+        r_.error(ci.mark, ci.path,
+                 "found 0; allowed: a duration > 0 (omit the field for no checkpoints)");
       } else {
         b.checkpoint_interval = *x;
       }
@@ -535,7 +575,8 @@ class ScenarioDecoder {
     if (auto x = duration_dist(mr.get("restartOverhead"))) b.restart_overhead = *x;
     {
       MapReader f(r_, mr.get("failure"), kFailure);
-      if (auto x = read_double(r_, f.get("hazardPerHour"), 0, kMaxDouble)) b.failure.hazard_per_hour = *x;
+      if (auto x = read_double(r_, f.get("hazardPerHour"), 0, kMaxDouble))
+        b.failure.hazard_per_hour = *x;
       for (const Val& item : read_list(r_, f.get("exitCodes"))) {
         MapReader e(r_, item, kExitCode);
         ExitCodeWeight w;
@@ -552,14 +593,16 @@ class ScenarioDecoder {
       MapReader s(r_, mr.get("scaling"), kScaling);
       if (auto x = read_choice(r_, s.get("model"), kScalingModels)) {
         b.scaling.model = static_cast<ScalingModel>(
-            std::find(std::begin(kScalingModels), std::end(kScalingModels), *x) - std::begin(kScalingModels));
+            std::find(std::begin(kScalingModels), std::end(kScalingModels), *x) -
+            std::begin(kScalingModels));
       }
       const Val sf = s.get("serialFraction");
       if (auto x = read_double(r_, sf, 0, 0.999999)) {
         if (b.scaling.model != ScalingModel::Amdahl) {
           r_.error(sf.mark, sf.path,
                    fmt::format("found serialFraction with model {}; allowed: serialFraction only "
-                               "with model amdahl", to_string(b.scaling.model)));
+                               "with model amdahl",
+                               to_string(b.scaling.model)));
         }
         b.scaling.serial_fraction = *x;
       }
@@ -568,23 +611,28 @@ class ScenarioDecoder {
       const Val tp = s.get("throughput");
       for (const auto& [key, val] : FreeMap(r_, tp).entries()) {
         std::int32_t n = 0;
-        const bool int_key = !key.empty() && key.size() < 7 &&
-                             std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+        const bool int_key =
+            !key.empty() && key.size() < 7 &&
+            std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
         if (int_key) n = std::stoi(key);
         if (!int_key || n < 1) {
-          r_.error(val.mark, val.path, fmt::format("found key \"{}\"; allowed: a replica count >= 1", key));
+          r_.error(val.mark, val.path,
+                   fmt::format("found key \"{}\"; allowed: a replica count >= 1", key));
           continue;
         }
         if (auto x = read_double(r_, val, 1e-9, kMaxDouble)) b.scaling.throughput[n] = *x;
       }
-      if (b.scaling.model == ScalingModel::Table && b.scaling.throughput.empty() && !r_.has_error_under(tp.path)) {
+      if (b.scaling.model == ScalingModel::Table && b.scaling.throughput.empty() &&
+          !r_.has_error_under(tp.path)) {
         r_.error(s.get("model").mark, s.get("model").path,
-                 "found model table without throughput; allowed: throughput: {<replicas>: <relative throughput>, ...}");
+                 "found model table without throughput; allowed: throughput: {<replicas>: "
+                 "<relative throughput>, ...}");
       }
       if (b.scaling.model != ScalingModel::Table && tp.present()) {
-        r_.error(tp.mark, tp.path,
-                 fmt::format("found throughput with model {}; allowed: throughput only with model table",
-                             to_string(b.scaling.model)));
+        r_.error(
+            tp.mark, tp.path,
+            fmt::format("found throughput with model {}; allowed: throughput only with model table",
+                        to_string(b.scaling.model)));
       }
     }
     for (const Val& item : read_list(r_, mr.get("replicas"))) {
@@ -604,7 +652,8 @@ class ScenarioDecoder {
           const Val after = ru.get("after");
           if (auto x = read_duration(r_, after)) {
             if (x->count() <= 0) {
-              r_.error(after.mark, after.path, "found 0; allowed: a duration > 0 (omit it to end with the work)");
+              r_.error(after.mark, after.path,
+                       "found 0; allowed: a duration > 0 (omit it to end with the work)");
             } else {
               sr.after = *x;
             }
@@ -612,14 +661,17 @@ class ScenarioDecoder {
           script.runs.push_back(sr);
         }
         if (script.runs.empty() && !r_.has_error_under(runs.path)) {
-          r_.error(runs.mark, runs.path, "found an empty list; allowed: at least one run ({exitCode, after})");
+          r_.error(runs.mark, runs.path,
+                   "found an empty list; allowed: at least one run ({exitCode, after})");
         }
       }
       for (const auto& other : b.replicas) {
         if (other.type == script.type && other.rank == script.rank) {
-          r_.error(item.mark, item.path,
-                   fmt::format("found type {}{} a second time; allowed: one entry per type and rank", script.type,
-                               script.rank ? fmt::format(" rank {}", *script.rank) : std::string()));
+          r_.error(
+              item.mark, item.path,
+              fmt::format("found type {}{} a second time; allowed: one entry per type and rank",
+                          script.type,
+                          script.rank ? fmt::format(" rank {}", *script.rank) : std::string()));
           break;
         }
       }
@@ -636,14 +688,17 @@ class ScenarioDecoder {
           using T = std::decay_t<decltype(j)>;
           if constexpr (std::is_same_v<T, m::DeepSpeedJob>) {
             const bool elastic = j.spec.elastic && j.spec.elastic->enabled;
-            out.emplace_back("worker", elastic ? std::max(j.spec.elastic->max_replicas, j.spec.worker.replicas)
-                                               : j.spec.worker.replicas);
+            out.emplace_back(
+                "worker", elastic ? std::max(j.spec.elastic->max_replicas, j.spec.worker.replicas)
+                                  : j.spec.worker.replicas);
           } else {
             std::int32_t elastic_max = 0;
             if constexpr (std::is_same_v<T, m::PyTorchTrainingJob>) {
-              if (j.spec.elastic && j.spec.elastic->enabled) elastic_max = j.spec.elastic->max_replicas;
+              if (j.spec.elastic && j.spec.elastic->enabled)
+                elastic_max = j.spec.elastic->max_replicas;
             }
-            for (const auto& r : j.spec.replica_specs) out.emplace_back(r.type, std::max(r.replicas, elastic_max));
+            for (const auto& r : j.spec.replica_specs)
+              out.emplace_back(r.type, std::max(r.replicas, elastic_max));
           }
         },
         job);
@@ -651,22 +706,27 @@ class ScenarioDecoder {
   }
 
   // Scripted runs name replica types (and ranks) of the job they belong to.
-  void check_scripts(const JobBehaviour& b, const m::Job& job, const std::string& behaviour_path, bool ranks) {
+  void check_scripts(const JobBehaviour& b, const m::Job& job, const std::string& behaviour_path,
+                     bool ranks) {
     if (b.replicas.empty()) return;
     const auto types = replica_ranks(job);
     for (std::size_t i = 0; i < b.replicas.size(); ++i) {
       const auto& script = b.replicas[i];
       const std::string path = fmt::format("{}.replicas[{}]", behaviour_path, i);
       if (r_.has_error_under(path)) continue;
-      const auto it = std::find_if(types.begin(), types.end(), [&](const auto& t) { return t.first == script.type; });
+      const auto it = std::find_if(types.begin(), types.end(),
+                                   [&](const auto& t) { return t.first == script.type; });
       if (it == types.end()) {
         std::vector<std::string> names;
         for (const auto& t : types) names.push_back(t.first);
-        r_.error(path + ".type", fmt::format("found \"{}\", which is not a replica type of job {}; allowed: {}",
-                                             script.type, m::metadata_of(job).name, fmt::join(names, ", ")));
+        r_.error(path + ".type",
+                 fmt::format("found \"{}\", which is not a replica type of job {}; allowed: {}",
+                             script.type, m::metadata_of(job).name, fmt::join(names, ", ")));
       } else if (ranks && script.rank && *script.rank >= it->second) {
-        r_.error(path + ".rank", fmt::format("found {}; allowed: a rank of {} below {} (its replicas{})", *script.rank,
-                                             script.type, it->second, it->second > 0 ? "" : ": none"));
+        r_.error(
+            path + ".rank",
+            fmt::format("found {}; allowed: a rank of {} below {} (its replicas{})", *script.rank,
+                        script.type, it->second, it->second > 0 ? "" : ": none"));
       }
     }
   }
@@ -684,9 +744,11 @@ class ScenarioDecoder {
     }
     if (!v.node.IsMap() || v.node.size() != 1) {
       r_.error(v.mark, v.path,
-               fmt::format("found {}; allowed: an integer, {{choice: {{values: [...], weights: [...]}}}} "
-                           "or one distribution such as {{uniform: {{min: 1, max: 4}}}}",
-                           v.node.IsMap() ? fmt::format("a mapping with {} keys", v.node.size()) : describe(v.node)));
+               fmt::format(
+                   "found {}; allowed: an integer, {{choice: {{values: [...], weights: [...]}}}} "
+                   "or one distribution such as {{uniform: {{min: 1, max: 4}}}}",
+                   v.node.IsMap() ? fmt::format("a mapping with {} keys", v.node.size())
+                                  : describe(v.node)));
       return std::nullopt;
     }
     const YAML::Node key = v.node.begin()->first;
@@ -715,9 +777,13 @@ class ScenarioDecoder {
     const double top = std::visit(
         [&bounded](const auto& x) -> double {
           using T = std::decay_t<decltype(x)>;
-          if constexpr (std::is_same_v<T, kernel::Constant>) return x.value;
-          else if constexpr (std::is_same_v<T, kernel::Uniform> || std::is_same_v<T, kernel::BoundedPareto>) return x.hi;
-          else if constexpr (std::is_same_v<T, kernel::EmpiricalCdf>) return x.points.empty() ? 0 : x.points.back().first;
+          if constexpr (std::is_same_v<T, kernel::Constant>)
+            return x.value;
+          else if constexpr (std::is_same_v<T, kernel::Uniform> ||
+                             std::is_same_v<T, kernel::BoundedPareto>)
+            return x.hi;
+          else if constexpr (std::is_same_v<T, kernel::EmpiricalCdf>)
+            return x.points.empty() ? 0 : x.points.back().first;
           else {
             bounded = false;
             return x.mean();
@@ -727,17 +793,20 @@ class ScenarioDecoder {
     if (top > static_cast<double>(hi)) {
       r_.warning(v.mark, v.path,
                  fmt::format("{} {:g}, above {}; every draw above {} is taken as {}",
-                             bounded ? "the distribution reaches" : "the distribution's mean is", top, hi, hi, hi));
+                             bounded ? "the distribution reaches" : "the distribution's mean is",
+                             top, hi, hi, hi));
     }
     return out;
   }
 
   // Weights for `choices` (default 1 each): as many as values, >= 0, summing to > 0.
   template <class T>
-  bool choice_weights(const MapReader& p, const Val& c, std::vector<std::pair<T, double>>& choices) {
+  bool choice_weights(const MapReader& p, const Val& c,
+                      std::vector<std::pair<T, double>>& choices) {
     if (choices.empty()) {
       if (!r_.has_error_under(c.path)) {
-        r_.error(p.get("values").mark, p.get("values").path, "found an empty list; allowed: at least one value");
+        r_.error(p.get("values").mark, p.get("values").path,
+                 "found an empty list; allowed: at least one value");
       }
       return false;
     }
@@ -745,8 +814,9 @@ class ScenarioDecoder {
     if (wv.present()) {
       const auto ws = read_list(r_, wv);
       if (ws.size() != choices.size()) {
-        r_.error(wv.mark, wv.path, fmt::format("found {} weights for {} values; allowed: one weight per value",
-                                               ws.size(), choices.size()));
+        r_.error(wv.mark, wv.path,
+                 fmt::format("found {} weights for {} values; allowed: one weight per value",
+                             ws.size(), choices.size()));
         return false;
       }
       for (std::size_t i = 0; i < ws.size(); ++i) {
@@ -758,14 +828,16 @@ class ScenarioDecoder {
     double total = 0;
     for (const auto& [value, w] : choices) total += w;
     if (!(total > 0) || !std::isfinite(total)) {
-      r_.error(wv.mark, wv.path, "found weights summing to 0; allowed: weights >= 0 with a positive, finite sum");
+      r_.error(wv.mark, wv.path,
+               "found weights summing to 0; allowed: weights >= 0 with a positive, finite sum");
       return false;
     }
     return true;
   }
 
   // A name, or {choice: {values: [names], weights: [...]}}, each one of `allowed`.
-  std::optional<ChoiceDistribution> name_choice(const Val& v, std::span<const std::string_view> allowed) {
+  std::optional<ChoiceDistribution> name_choice(const Val& v,
+                                                std::span<const std::string_view> allowed) {
     r_.tick();
     if (!v.present()) return std::nullopt;
     ChoiceDistribution out;
@@ -795,7 +867,8 @@ class ScenarioDecoder {
   std::optional<kernel::Distribution> real_dist(const Val& v) {
     if (!v.present()) return std::nullopt;
     if (v.node.IsScalar()) {
-      if (auto x = read_double(r_, v, -kMaxDouble, kMaxDouble)) return kernel::Distribution{kernel::Constant{*x}};
+      if (auto x = read_double(r_, v, -kMaxDouble, kMaxDouble))
+        return kernel::Distribution{kernel::Constant{*x}};
       return std::nullopt;
     }
     if (auto d = duration_dist(v, false)) return d->seconds;
@@ -807,7 +880,8 @@ class ScenarioDecoder {
     const auto x = read_double(r_, v, -kMaxDouble, kMaxDouble);
     if (!x) return std::nullopt;
     if (!(*x > 0) || *x > 1e9) {
-      r_.error(v.mark, v.path, fmt::format("found {}; allowed: a rate > 0 and <= 1e9 (jobs per hour)", *x));
+      r_.error(v.mark, v.path,
+               fmt::format("found {}; allowed: a rate > 0 and <= 1e9 (jobs per hour)", *x));
       return std::nullopt;
     }
     return x;
@@ -817,10 +891,11 @@ class ScenarioDecoder {
     std::vector<double> out;
     if (!v.present()) return out;
     if (!v.node.IsSequence() || v.node.size() != n) {
-      r_.error(v.mark, v.path, fmt::format("found {}; allowed: a list of exactly {} multipliers >= 0 ({})",
-                                           v.node.IsSequence() ? fmt::format("{} values", v.node.size())
-                                                               : describe(v.node),
-                                           n, what));
+      r_.error(v.mark, v.path,
+               fmt::format(
+                   "found {}; allowed: a list of exactly {} multipliers >= 0 ({})",
+                   v.node.IsSequence() ? fmt::format("{} values", v.node.size()) : describe(v.node),
+                   n, what));
       return {};
     }
     bool ok = true;
@@ -849,7 +924,8 @@ class ScenarioDecoder {
       r_.error(owner.mark, owner.path,
                fmt::format("found {}; allowed: exactly one of {}",
                            found.empty() && !extra ? std::string("no arrival process")
-                                                   : "arrival processes " + join_names(found) + (extra ? ", bursts" : ""),
+                                                   : "arrival processes " + join_names(found) +
+                                                         (extra ? ", bursts" : ""),
                            allowed));
       return std::nullopt;
     }
@@ -861,7 +937,8 @@ class ScenarioDecoder {
       auto d = duration_dist(v);
       if (!d) return std::nullopt;
       if (!(d->seconds.mean() > 0)) {
-        r_.error(v.mark, v.path, "found a distribution with mean <= 0; allowed: gaps with a positive mean");
+        r_.error(v.mark, v.path,
+                 "found a distribution with mean <= 0; allowed: gaps with a positive mean");
         return std::nullopt;
       }
       a.interarrival = *d;
@@ -878,12 +955,15 @@ class ScenarioDecoder {
       if (require(r_, p.get("rate"))) {
         if (auto x = positive_rate(p.get("rate"))) a.rate_per_hour = *x;
       }
-      a.hour_of_day = multipliers(p.get("hourOfDay"), 24, "hours 0..23 of the day, time zero is Monday 00:00");
+      a.hour_of_day =
+          multipliers(p.get("hourOfDay"), 24, "hours 0..23 of the day, time zero is Monday 00:00");
       a.day_of_week = multipliers(p.get("dayOfWeek"), 7, "Monday first");
       if (const Val w = p.get("weekOffset"); w.present()) {
         if (auto d = read_duration(r_, w)) {
           if (*d < SimDuration{0} || *d >= std::chrono::hours(24 * 7)) {
-            r_.error(w.mark, w.path, "found a duration outside [0, 7d); allowed: how long after Monday 00:00 time zero is");
+            r_.error(w.mark, w.path,
+                     "found a duration outside [0, 7d); allowed: how long after Monday 00:00 time "
+                     "zero is");
           } else {
             a.week_offset = *d;
           }
@@ -898,7 +978,8 @@ class ScenarioDecoder {
       }
       if (r_.error_count() != before) return std::nullopt;
       if (a.times.empty()) {
-        r_.error(v.mark, v.path, "found no times; allowed: a list of at least one duration since time zero");
+        r_.error(v.mark, v.path,
+                 "found no times; allowed: a list of at least one duration since time zero");
         return std::nullopt;
       }
       std::stable_sort(a.times.begin(), a.times.end());
@@ -950,10 +1031,12 @@ class ScenarioDecoder {
   }
 
   // The smallest and largest value an integer distribution can give after clamping to [lo, hi].
-  static std::pair<std::int64_t, std::int64_t> support(const IntDistribution& d, std::int64_t lo, std::int64_t hi) {
+  static std::pair<std::int64_t, std::int64_t> support(const IntDistribution& d, std::int64_t lo,
+                                                       std::int64_t hi) {
     if (d.real) {
       if (const auto* c = std::get_if<kernel::Constant>(&d.real->variant())) {
-        const auto x = std::clamp<double>(std::round(c->value), static_cast<double>(lo), static_cast<double>(hi));
+        const auto x = std::clamp<double>(std::round(c->value), static_cast<double>(lo),
+                                          static_cast<double>(hi));
         return {static_cast<std::int64_t>(x), static_cast<std::int64_t>(x)};
       }
       return {lo, hi};
@@ -968,7 +1051,8 @@ class ScenarioDecoder {
   }
 
   // One class: a template, its behaviour and what varies. `prefix` names its jobs.
-  std::optional<JobClass> job_class(const MapReader& c, const Val& item, const Scenario& sc, bool legacy) {
+  std::optional<JobClass> job_class(const MapReader& c, const Val& item, const Scenario& sc,
+                                    bool legacy) {
     JobClass jc;
     const std::size_t before = r_.error_count();
     const Val bv = c.get("behaviour");
@@ -981,17 +1065,22 @@ class ScenarioDecoder {
     }
     if (objs.empty()) return std::nullopt;
     if (!is_job(objs.front().first)) {
-      r_.error(item.path, fmt::format("found {}; allowed: a job template (GenericJob, PyTorchTrainingJob or "
-                                      "DeepSpeedJob)", kind_name(objs.front().first)));
+      r_.error(item.path,
+               fmt::format("found {}; allowed: a job template (GenericJob, PyTorchTrainingJob or "
+                           "DeepSpeedJob)",
+                           kind_name(objs.front().first)));
       return std::nullopt;
     }
     jc.template_job = to_job(objs.front().first);
-    const std::string sched_path = c.has("manifest") ? child_path(item.path, "manifest.spec.scheduler.t9kScheduler.queue")
-                                                     : child_path(item.path, "path");
-    queue_ref(sched_path, m::metadata_of(jc.template_job).name, m::scheduler_of(jc.template_job), sc);
+    const std::string sched_path =
+        c.has("manifest") ? child_path(item.path, "manifest.spec.scheduler.t9kScheduler.queue")
+                          : child_path(item.path, "path");
+    queue_ref(sched_path, m::metadata_of(jc.template_job).name, m::scheduler_of(jc.template_job),
+              sc);
     // Types only: the generator may vary the replica count.
     check_scripts(jc.behaviour, jc.template_job, bv.path, false);
-    if (legacy) return r_.error_count() == before ? std::optional<JobClass>(std::move(jc)) : std::nullopt;
+    if (legacy)
+      return r_.error_count() == before ? std::optional<JobClass>(std::move(jc)) : std::nullopt;
 
     const auto kind = m::kind_of(jc.template_job);
     const bool generic = kind == m::JobKind::GenericJob;
@@ -1002,7 +1091,8 @@ class ScenarioDecoder {
       if (std::find(types.begin(), types.end(), *x) == types.end()) {
         std::vector<std::string_view> names(types.begin(), types.end());
         r_.error(c.get("replicaType").mark, c.get("replicaType").path,
-                 fmt::format("found \"{}\"; allowed: a replica type of the template ({})", *x, join_names(names)));
+                 fmt::format("found \"{}\"; allowed: a replica type of the template ({})", *x,
+                             join_names(names)));
       } else {
         jc.replica_type = *x;
       }
@@ -1012,14 +1102,16 @@ class ScenarioDecoder {
     const Val rv = c.get("replicas");
     jc.replicas = int_dist(rv, replicas_needed(jc.template_job, jc.replica_type), kMaxReplicas);
     if (rv.present() && (elastic_template || c.has("elastic"))) {
-      r_.error(rv.mark, rv.path, "found replicas for an elastic job; allowed: elastic: {minReplicas, maxReplicas, "
-                                 "expectedReplicas} (the scale of an elastic job is its expectedReplicas)");
+      r_.error(rv.mark, rv.path,
+               "found replicas for an elastic job; allowed: elastic: {minReplicas, maxReplicas, "
+               "expectedReplicas} (the scale of an elastic job is its expectedReplicas)");
     }
     const Val ev = c.get("elastic");
     if (ev.present()) {
       if (generic) {
-        r_.error(ev.mark, ev.path, "found elastic with a GenericJob template; allowed: elastic only for "
-                                   "PyTorchTrainingJob and DeepSpeedJob (spec §4.3)");
+        r_.error(ev.mark, ev.path,
+                 "found elastic with a GenericJob template; allowed: elastic only for "
+                 "PyTorchTrainingJob and DeepSpeedJob (spec §4.3)");
       }
       MapReader e(r_, ev, kElasticDraw);
       ElasticDraw ed;
@@ -1030,16 +1122,19 @@ class ScenarioDecoder {
         const auto lo = support(*ed.min_replicas, 1, kMaxReplicas);
         const auto hi = support(*ed.max_replicas, 1, kMaxReplicas);
         if (lo.first > hi.second) {
-          r_.error(ev.mark, ev.path, fmt::format("found minReplicas >= {} > maxReplicas <= {}; allowed: "
-                                                 "minReplicas <= maxReplicas", lo.first, hi.second));
+          r_.error(ev.mark, ev.path,
+                   fmt::format("found minReplicas >= {} > maxReplicas <= {}; allowed: "
+                               "minReplicas <= maxReplicas",
+                               lo.first, hi.second));
         }
       }
       jc.elastic = std::move(ed);
     }
     jc.gpus = int_dist(c.get("gpus"), 0, kMaxGpus);
     if (c.has("checkpointInterval") && jc.behaviour.checkpoint_interval) {
-      r_.error(c.get("checkpointInterval").mark, c.get("checkpointInterval").path,
-               "found checkpointInterval in both the class and its behaviour; allowed: one of them");
+      r_.error(
+          c.get("checkpointInterval").mark, c.get("checkpointInterval").path,
+          "found checkpointInterval in both the class and its behaviour; allowed: one of them");
     }
     jc.checkpoint_interval = duration_dist(c.get("checkpointInterval"));
     jc.restart_policy = name_choice(c.get("restartPolicy"),
@@ -1050,24 +1145,28 @@ class ScenarioDecoder {
       if (c.has(key) && wrong) {
         r_.error(c.get(key).mark, c.get(key).path,
                  fmt::format("found {} with a {} template; allowed: {}", key, m::to_string(kind),
-                             std::string_view(key) == "restartLimit" ? "restartLimit only for GenericJob (restartPolicy.limit)"
-                                                                     : "only for PyTorchTrainingJob and DeepSpeedJob (runPolicy)"));
+                             std::string_view(key) == "restartLimit"
+                                 ? "restartLimit only for GenericJob (restartPolicy.limit)"
+                                 : "only for PyTorchTrainingJob and DeepSpeedJob (runPolicy)"));
       }
     }
     jc.restart_limit = int_dist(c.get("restartLimit"), 0, kMaxLimit);
     jc.backoff_limit = int_dist(c.get("backoffLimit"), 0, kMaxLimit);
     jc.clean_up_policy = name_choice(c.get("cleanUpPolicy"), kCleanUp);
     jc.active_deadline = duration_dist(c.get("activeDeadline"));
-    if (c.has("hazardPerHour") && has_key(has_key(bv.node, "failure"), "hazardPerHour").IsDefined()) {
-      r_.error(c.get("hazardPerHour").mark, c.get("hazardPerHour").path,
-               "found hazardPerHour in both the class and its behaviour.failure; allowed: one of them");
+    if (c.has("hazardPerHour") &&
+        has_key(has_key(bv.node, "failure"), "hazardPerHour").IsDefined()) {
+      r_.error(
+          c.get("hazardPerHour").mark, c.get("hazardPerHour").path,
+          "found hazardPerHour in both the class and its behaviour.failure; allowed: one of them");
     }
     jc.hazard_per_hour = real_dist(c.get("hazardPerHour"));
     if (r_.error_count() != before) return std::nullopt;
     return jc;
   }
 
-  void generator(const Val& item, Scenario& sc, std::set<std::string>& names, std::map<std::string, std::string>& prefixes) {
+  void generator(const Val& item, Scenario& sc, std::set<std::string>& names,
+                 std::map<std::string, std::string>& prefixes) {
     MapReader g(r_, item, kGenerator);
     if (!g.ok()) return;
     GeneratorEntry gen;
@@ -1077,7 +1176,9 @@ class ScenarioDecoder {
         gen.name = *x;
         if (!is_dns1123_label(gen.name)) {
           r_.error(g.get("name").mark, g.get("name").path,
-                   fmt::format("found \"{}\"; allowed: a DNS-1123 label (it prefixes job names and stream names)", *x));
+                   fmt::format("found \"{}\"; allowed: a DNS-1123 label (it prefixes job names and "
+                               "stream names)",
+                               *x));
         } else if (!names.insert(gen.name).second) {
           r_.error(g.get("name").mark, g.get("name").path,
                    fmt::format("found \"{}\" again; allowed: generator names unique", gen.name));
@@ -1086,12 +1187,14 @@ class ScenarioDecoder {
     }
     const Val bursts = g.get("bursts");
     constexpr std::string_view kArrivalNames = "interarrival, rate, profile, bursts, times";
-    if (auto a = arrival_process(g, item, bursts.present(), kArrivalNames)) gen.arrivals = std::move(*a);
+    if (auto a = arrival_process(g, item, bursts.present(), kArrivalNames))
+      gen.arrivals = std::move(*a);
     if (bursts.present()) {
       MapReader b(r_, bursts, kBursts);
       if (b.ok()) {
         if (require(r_, b.get("size"))) gen.burst_size = int_dist(b.get("size"), 1, kMaxBurst);
-        if (auto a = arrival_process(b, bursts, false, "interarrival, rate, profile, times")) gen.arrivals = std::move(*a);
+        if (auto a = arrival_process(b, bursts, false, "interarrival, rate, profile, times"))
+          gen.arrivals = std::move(*a);
       }
     }
     if (auto x = read_int(r_, g.get("count"), 1, INT64_MAX)) gen.count = *x;
@@ -1099,15 +1202,19 @@ class ScenarioDecoder {
     if (auto x = time_point(g.get("stop"))) {
       gen.stop = *x;
       if (*x <= gen.start) {
-        r_.error(g.get("stop").mark, g.get("stop").path, "found a stop time not after start; allowed: stop > start");
+        r_.error(g.get("stop").mark, g.get("stop").path,
+                 "found a stop time not after start; allowed: stop > start");
       }
     }
     const bool single = g.has("manifest") || g.has("path");
     const Val classes = g.get("classes");
     if (single == classes.present()) {
-      r_.error(item.mark, item.path,
-               fmt::format("found {}; allowed: exactly one of manifest or path (one job template) or classes "
-                           "(a weighted mix)", single ? "both a template and classes" : "neither a template nor classes"));
+      r_.error(
+          item.mark, item.path,
+          fmt::format(
+              "found {}; allowed: exactly one of manifest or path (one job template) or classes "
+              "(a weighted mix)",
+              single ? "both a template and classes" : "neither a template nor classes"));
     } else if (single) {
       if (auto jc = job_class(g, item, sc, true)) {
         // One template: jobs keep the historical names "<template name>-<i>".
@@ -1136,10 +1243,13 @@ class ScenarioDecoder {
             cname = *x;
             if (!is_dns1123_label(cname)) {
               r_.error(c.get("name").mark, c.get("name").path,
-                       fmt::format("found \"{}\"; allowed: a DNS-1123 label (job names are <generator>-<class>-<i>)", cname));
+                       fmt::format("found \"{}\"; allowed: a DNS-1123 label (job names are "
+                                   "<generator>-<class>-<i>)",
+                                   cname));
             } else if (!class_names.insert(cname).second) {
               r_.error(c.get("name").mark, c.get("name").path,
-                       fmt::format("found \"{}\" again; allowed: class names unique in a generator", cname));
+                       fmt::format("found \"{}\" again; allowed: class names unique in a generator",
+                                   cname));
             }
           }
         }
@@ -1154,32 +1264,43 @@ class ScenarioDecoder {
         gen.classes.push_back(std::move(*jc));
       }
       if (!items.empty() && !(total > 0) && !r_.has_error_under(classes.path)) {
-        r_.error(classes.mark, classes.path, "found class weights summing to 0; allowed: weights >= 0 with a positive sum");
+        r_.error(classes.mark, classes.path,
+                 "found class weights summing to 0; allowed: weights >= 0 with a positive sum");
       }
     }
     // Names are "<prefix>-<i>": distinct prefixes keep them unique, and a 52-character prefix
     // leaves room for 10 digits within a 63-character DNS-1123 label.
     for (const auto& jc : gen.classes) {
       if (jc.prefix.size() > kMaxPrefix) {
-        r_.error(item.mark, item.path,
-                 fmt::format("found job name prefix \"{}\" ({} characters); allowed: at most {} so that "
-                             "<prefix>-<index> is a DNS-1123 label", jc.prefix, jc.prefix.size(), kMaxPrefix));
+        r_.error(
+            item.mark, item.path,
+            fmt::format("found job name prefix \"{}\" ({} characters); allowed: at most {} so that "
+                        "<prefix>-<index> is a DNS-1123 label",
+                        jc.prefix, jc.prefix.size(), kMaxPrefix));
       }
       const auto [it, fresh] = prefixes.emplace(jc.prefix, gen.name);
       if (!fresh) {
-        r_.error(item.mark, item.path,
-                 fmt::format("found job name prefix \"{}\", also used by generator \"{}\"; allowed: distinct "
-                             "prefixes (job names are <prefix>-<index>)", jc.prefix, it->second));
+        r_.error(
+            item.mark, item.path,
+            fmt::format(
+                "found job name prefix \"{}\", also used by generator \"{}\"; allowed: distinct "
+                "prefixes (job names are <prefix>-<index>)",
+                jc.prefix, it->second));
       }
       for (const auto& j : sc.workload.jobs) {
         const auto& name = m::metadata_of(j.job).name;
         const auto dash = name.rfind('-');
-        if (dash == std::string::npos || name.compare(0, dash, jc.prefix) != 0 || dash + 1 == name.size()) continue;
+        if (dash == std::string::npos || name.compare(0, dash, jc.prefix) != 0 ||
+            dash + 1 == name.size())
+          continue;
         if (std::all_of(name.begin() + static_cast<std::ptrdiff_t>(dash) + 1, name.end(),
                         [](char ch) { return ch >= '0' && ch <= '9'; })) {
-          r_.error(item.mark, item.path,
-                   fmt::format("found explicit job \"{}\", a name this generator may produce; allowed: explicit "
-                               "job names outside <prefix>-<index> for prefix \"{}\"", name, jc.prefix));
+          r_.error(
+              item.mark, item.path,
+              fmt::format(
+                  "found explicit job \"{}\", a name this generator may produce; allowed: explicit "
+                  "job names outside <prefix>-<index> for prefix \"{}\"",
+                  name, jc.prefix));
         }
       }
     }
@@ -1195,8 +1316,10 @@ class ScenarioDecoder {
                  const Scenario& sc) {
     if (sc.scheduler.kind == SchedulerKind::Default) {
       if (s.t9k_scheduler) {
-        r_.error(path, fmt::format("job \"{}\" asks for the T9k scheduler (spec.scheduler.t9kScheduler); "
-                                   "allowed: no spec.scheduler, since spec.scheduler.name is default", job));
+        r_.error(path,
+                 fmt::format("job \"{}\" asks for the T9k scheduler (spec.scheduler.t9kScheduler); "
+                             "allowed: no spec.scheduler, since spec.scheduler.name is default",
+                             job));
       }
       return;
     }
@@ -1211,8 +1334,10 @@ class ScenarioDecoder {
                        std::any_of(sc.scheduler.queues.begin(), sc.scheduler.queues.end(),
                                    [&](const m::Queue& x) { return x.metadata.name == q; });
     if (!found) {
-      r_.error(path, fmt::format("job \"{}\" uses queue \"{}\"; allowed: a queue of spec.scheduler.queues ({})",
-                                 job, q, queue_names(sc)));
+      r_.error(path,
+               fmt::format(
+                   "job \"{}\" uses queue \"{}\"; allowed: a queue of spec.scheduler.queues ({})",
+                   job, q, queue_names(sc)));
     }
   }
 
@@ -1231,8 +1356,9 @@ class ScenarioDecoder {
   void warn_gpu_jobs_without_gpus(MapReader& spec, const Scenario& sc) {
     std::int64_t gpus = 0;
     for (const auto& p : sc.cluster.node_pools) gpus += std::int64_t{p.count} * p.gpus_per_node;
-    const bool adds_nodes = std::any_of(sc.operations.begin(), sc.operations.end(),
-                                        [](const Operation& o) { return o.type == OperationType::AddNodePool; });
+    const bool adds_nodes =
+        std::any_of(sc.operations.begin(), sc.operations.end(),
+                    [](const Operation& o) { return o.type == OperationType::AddNodePool; });
     if (gpus > 0 || adds_nodes) return;
     std::string first;
     for (std::size_t i = 0; i < sc.workload.jobs.size() && first.empty(); ++i) {
@@ -1240,19 +1366,22 @@ class ScenarioDecoder {
     }
     for (std::size_t i = 0; i < sc.workload.generators.size() && first.empty(); ++i) {
       for (const auto& c : sc.workload.generators[i].classes) {
-        if (asks_for_gpus(c.template_job) || c.gpus) first = fmt::format("spec.workload.generators[{}]", i);
+        if (asks_for_gpus(c.template_job) || c.gpus)
+          first = fmt::format("spec.workload.generators[{}]", i);
       }
     }
     for (std::size_t i = 0; i < sc.workload.traces.size() && first.empty(); ++i) {
       const auto& d = sc.workload.traces[i].data;
-      if (d && std::any_of(d->records.begin(), d->records.end(), [](const TraceRecord& r) { return r.gpus > 0 || r.gpu_milli > 0; })) {
+      if (d && std::any_of(d->records.begin(), d->records.end(),
+                           [](const TraceRecord& r) { return r.gpus > 0 || r.gpu_milli > 0; })) {
         first = fmt::format("spec.workload.traces[{}]", i);
       }
     }
     if (first.empty()) return;
     const Val cluster = spec.get("cluster");
     r_.warning(cluster.mark, cluster.present() ? cluster.path : "spec.cluster",
-               fmt::format("found no GPUs in the cluster, but {} asks for GPUs: those jobs will wait until the horizon",
+               fmt::format("found no GPUs in the cluster, but {} asks for GPUs: those jobs will "
+                           "wait until the horizon",
                            first));
   }
 
@@ -1284,16 +1413,18 @@ class ScenarioDecoder {
     const Val horizon = spec.get("horizon");
     if (require(r_, horizon)) {
       if (auto x = read_duration(r_, horizon)) {
-        if (x->count() == 0) r_.error(horizon.mark, horizon.path, "found 0; allowed: a duration > 0");
+        if (x->count() == 0)
+          r_.error(horizon.mark, horizon.path, "found 0; allowed: a duration > 0");
         if (*x > kernel::days(kMaxHorizonDays)) {
           r_.error(horizon.mark, horizon.path,
-                   fmt::format("found {} days; allowed: at most {} days (1,000 years)", x->count() / kernel::days(1).count(),
-                               kMaxHorizonDays));
+                   fmt::format("found {} days; allowed: at most {} days (1,000 years)",
+                               x->count() / kernel::days(1).count(), kMaxHorizonDays));
         }
         sc.horizon = *x;
       }
     }
-    if (auto x = read_int(r_, spec.get("seed"), 0, INT64_MAX)) sc.seed = static_cast<std::uint64_t>(*x);
+    if (auto x = read_int(r_, spec.get("seed"), 0, INT64_MAX))
+      sc.seed = static_cast<std::uint64_t>(*x);
     if (auto x = read_int32(r_, spec.get("replications"), 1, 100000)) sc.replications = *x;
 
     cluster(spec.get("cluster"), sc);
@@ -1309,7 +1440,8 @@ class ScenarioDecoder {
     }
     faults(spec.get("faults"), sc);
     // A forecast may have no new jobs: the initial state is its workload then.
-    if (spec.get("workload").present() || !spec.get("initialState").present()) workload(spec.get("workload"), sc);
+    if (spec.get("workload").present() || !spec.get("initialState").present())
+      workload(spec.get("workload"), sc);
     operations(spec.get("operations"), sc);
     check_node_names(sc);
     initial_state(spec.get("initialState"), sc);
@@ -1326,7 +1458,8 @@ class ScenarioDecoder {
       if (k == "elasticPolicy" && val.present() && val.node.IsMap()) {
         MapReader p(r_, val, kPolicyPlugin);
         if (!require(r_, p.get("plugin"))) continue;
-        if (auto spec = plugin(p.get("plugin"), "elastic-policy")) sc.controllers.elastic_policy_plugin = std::move(*spec);
+        if (auto spec = plugin(p.get("plugin"), "elastic-policy"))
+          sc.controllers.elastic_policy_plugin = std::move(*spec);
         sc.controllers.options[k] = "plugin";
         mark_option(sc, val);
         continue;
@@ -1346,8 +1479,10 @@ class ScenarioDecoder {
     const std::size_t before = r_.error_count();
     if (auto x = read_string(r_, mr.get("name"))) {
       if (!is_dns1123_label(*x)) {
-        r_.error(mr.get("name").mark, mr.get("name").path,
-                 fmt::format("found \"{}\"; allowed: a DNS-1123 label (its log is OUT/plugins/<name>.log)", *x));
+        r_.error(
+            mr.get("name").mark, mr.get("name").path,
+            fmt::format(
+                "found \"{}\"; allowed: a DNS-1123 label (its log is OUT/plugins/<name>.log)", *x));
       }
       p.name = *x;
     }
@@ -1359,19 +1494,23 @@ class ScenarioDecoder {
       if (cmd.node.IsSequence() && cmd.node.size() == 0) {
         r_.error(cmd.mark, cmd.path, "found an empty list; allowed: the program and its arguments");
       }
-      if (!p.command.empty() && p.command.front().find('/') != std::string::npos && options_.allow_file_references) {
+      if (!p.command.empty() && p.command.front().find('/') != std::string::npos &&
+          options_.allow_file_references) {
         const auto path = std::filesystem::path(options_.base_dir) / p.command.front();
         files_.insert(path.string());
         if (!std::filesystem::is_regular_file(path)) {
           r_.error(cmd.mark, cmd.path + "[0]",
-                   fmt::format("found \"{}\", which is not a file; allowed: a program, on PATH or relative to the "
-                               "scenario's folder", p.command.front()));
+                   fmt::format("found \"{}\", which is not a file; allowed: a program, on PATH or "
+                               "relative to the "
+                               "scenario's folder",
+                               p.command.front()));
         }
       }
     }
     if (auto x = read_duration(r_, mr.get("timeout"))) {
       if (x->count() <= 0) {
-        r_.error(mr.get("timeout").mark, mr.get("timeout").path, "found 0; allowed: a duration > 0");
+        r_.error(mr.get("timeout").mark, mr.get("timeout").path,
+                 "found 0; allowed: a duration > 0");
       } else {
         p.timeout = *x;
       }
@@ -1391,12 +1530,16 @@ class ScenarioDecoder {
       const auto kind = read_enum<model::JobKind>(r_, kv);
       if (!kind) continue;
       if (!kinds.insert(*kind).second) {
-        r_.error(kv.mark, kv.path, fmt::format("found {} a second time; allowed: one plugin per kind", model::to_string(*kind)));
+        r_.error(kv.mark, kv.path,
+                 fmt::format("found {} a second time; allowed: one plugin per kind",
+                             model::to_string(*kind)));
         continue;
       }
       std::string name(model::to_string(*kind));
-      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-      if (auto spec = plugin(item, name + "-controller", kControllerPlugin)) sc.controller_plugins.push_back({*kind, std::move(*spec)});
+      std::transform(name.begin(), name.end(), name.begin(),
+                     [](unsigned char c) { return std::tolower(c); });
+      if (auto spec = plugin(item, name + "-controller", kControllerPlugin))
+        sc.controller_plugins.push_back({*kind, std::move(*spec)});
     }
   }
 
@@ -1406,7 +1549,8 @@ class ScenarioDecoder {
     const auto names = read_string_list(r_, v);
     if (!names) return;
     if (names->empty()) {
-      r_.error(v.mark, v.path, "found an empty list; allowed: at least one resource name, such as nvidia.com/gpu");
+      r_.error(v.mark, v.path,
+               "found an empty list; allowed: at least one resource name, such as nvidia.com/gpu");
       return;
     }
     std::set<std::string> seen;
@@ -1414,8 +1558,12 @@ class ScenarioDecoder {
       const std::string& n = (*names)[i];
       const std::string at = index_path(v.path, i);
       if (n.find('/') == std::string::npos || !is_qualified_name(n) || n == m::kResourceGpuMilli) {
-        r_.error(at, fmt::format("found \"{}\"; allowed: an extended resource name with its vendor domain, such as "
-                                 "nvidia.com/gpu, amd.com/gpu, hygon.com/dcu, huawei.com/Ascend910", n));
+        r_.error(
+            at,
+            fmt::format(
+                "found \"{}\"; allowed: an extended resource name with its vendor domain, such as "
+                "nvidia.com/gpu, amd.com/gpu, hygon.com/dcu, huawei.com/Ascend910",
+                n));
       } else if (!seen.insert(n).second) {
         r_.error(at, fmt::format("found \"{}\" again; allowed: each resource once", n));
       }
@@ -1426,16 +1574,21 @@ class ScenarioDecoder {
 
   // A file the scenario names, relative to its folder: the resolved path, kept as an input of the
   // run; nullopt, with the error at the field, when file references are off or it is not a file.
-  std::optional<std::string> input_file(const Val& v, const std::string& rel, std::string_view allowed) {
+  std::optional<std::string> input_file(const Val& v, const std::string& rel,
+                                        std::string_view allowed) {
     if (!options_.allow_file_references) {
-      r_.error(v.mark, v.path, fmt::format("found path \"{}\"; allowed: no file references for this input", rel));
+      r_.error(v.mark, v.path,
+               fmt::format("found path \"{}\"; allowed: no file references for this input", rel));
       return std::nullopt;
     }
     const auto p = std::filesystem::path(options_.base_dir) / rel;
     std::error_code ec;
     if (!std::filesystem::is_regular_file(p, ec)) {
-      r_.error(v.mark, v.path,
-               fmt::format("found \"{}\", which is not a file; allowed: {}, relative to the scenario's folder", rel, allowed));
+      r_.error(
+          v.mark, v.path,
+          fmt::format(
+              "found \"{}\", which is not a file; allowed: {}, relative to the scenario's folder",
+              rel, allowed));
       return std::nullopt;
     }
     files_.insert(p.string());
@@ -1452,8 +1605,10 @@ class ScenarioDecoder {
       return;
     }
     if (c->pools.empty()) {
-      r_.error(v.mark, v.path, fmt::format("found no Node objects in \"{}\"; allowed: an export with its nodes "
-                                           "(kubectl get nodes,queues -o yaml)", rel));
+      r_.error(v.mark, v.path,
+               fmt::format("found no Node objects in \"{}\"; allowed: an export with its nodes "
+                           "(kubectl get nodes,queues -o yaml)",
+                           rel));
       return;
     }
     for (const auto& note : c->notes) r_.warning(v.mark, v.path, note);
@@ -1473,12 +1628,16 @@ class ScenarioDecoder {
     const auto rel = read_string(r_, from);
     if (!rel) return;
     if (const Val at = m.get("at"); at.present()) {
-      const auto text = at.node.IsScalar() ? std::optional<std::string>(at.node.Scalar()) : std::nullopt;
+      const auto text =
+          at.node.IsScalar() ? std::optional<std::string>(at.node.Scalar()) : std::nullopt;
       if (const auto us = text ? parse_trace_time(*text) : std::nullopt) {
         st.at_us = *us;
       } else {
-        r_.error(at.mark, at.path, fmt::format("found {}; allowed: the export's time, RFC 3339 (2024-05-02T09:00:00Z), "
-                                               "\"YYYY-MM-DD HH:MM:SS\" (UTC) or Unix seconds", describe(at.node)));
+        r_.error(
+            at.mark, at.path,
+            fmt::format("found {}; allowed: the export's time, RFC 3339 (2024-05-02T09:00:00Z), "
+                        "\"YYYY-MM-DD HH:MM:SS\" (UTC) or Unix seconds",
+                        describe(at.node)));
       }
     }
     if (const Val rem = m.get("remaining"); rem.present()) {
@@ -1486,7 +1645,8 @@ class ScenarioDecoder {
       if (rm.ok()) {
         const Val f = rm.get("fractionOfElapsed"), d = rm.get("distribution");
         if (f.present() && d.present()) {
-          r_.error(d.mark, d.path, "found both fractionOfElapsed and distribution; allowed: one of them");
+          r_.error(d.mark, d.path,
+                   "found both fractionOfElapsed and distribution; allowed: one of them");
         }
         if (auto x = read_double(r_, f, 0, 1e6)) st.remaining.fraction_of_elapsed = *x;
         st.remaining.distribution = duration_dist(d);
@@ -1495,7 +1655,8 @@ class ScenarioDecoder {
     }
     st.queued_run_time = duration_dist(m.get("queuedRunTime"));
     if (r_.has_error_under(v.path)) return;
-    const auto path = input_file(from, *rel, "a kubectl export of the cluster's jobs and pods (docs/forecast.md)");
+    const auto path = input_file(
+        from, *rel, "a kubectl export of the cluster's jobs and pods (docs/forecast.md)");
     if (!path) return;
     st.from_export = *path;
     st.data = load_initial_state(st.from_export, st.at_us, out_);
@@ -1503,10 +1664,12 @@ class ScenarioDecoder {
       r_.error(from.mark, from.path, "found errors in the export (reported above)");
       return;
     }
-    const bool queued = std::any_of(st.data->jobs.begin(), st.data->jobs.end(), [](const InitialJob& j) { return !j.running; });
+    const bool queued = std::any_of(st.data->jobs.begin(), st.data->jobs.end(),
+                                    [](const InitialJob& j) { return !j.running; });
     if (queued && !st.queued_run_time && st.data->finished_run_us.empty()) {
       r_.error(v.mark, v.path + ".queuedRunTime",
-               "missing queuedRunTime: the export has waiting jobs and no finished job whose median run time they could "
+               "missing queuedRunTime: the export has waiting jobs and no finished job whose "
+               "median run time they could "
                "take; allowed: a duration or distribution, e.g. 2h");
       return;
     }
@@ -1516,19 +1679,27 @@ class ScenarioDecoder {
       std::sort(runs.begin(), runs.end());
       // The median (the lower middle of an even count: a run time the export recorded).
       const std::int64_t median = runs[(runs.size() - 1) / 2];
-      r_.warning(from.mark, from.path,
-                 fmt::format("waiting jobs run {} s each, the median run time of the export's {} finished job{} "
-                             "(set queuedRunTime to choose)", median / 1000000, runs.size(), runs.size() == 1 ? "" : "s"));
+      r_.warning(
+          from.mark, from.path,
+          fmt::format(
+              "waiting jobs run {} s each, the median run time of the export's {} finished job{} "
+              "(set queuedRunTime to choose)",
+              median / 1000000, runs.size(), runs.size() == 1 ? "" : "s"));
       st.queued_run_time = DurationDistribution::constant(SimDuration{median});
     }
-    const bool running = std::any_of(st.data->jobs.begin(), st.data->jobs.end(), [](const InitialJob& j) { return j.running; });
+    const bool running = std::any_of(st.data->jobs.begin(), st.data->jobs.end(),
+                                     [](const InitialJob& j) { return j.running; });
     if (running) {
       const auto& rm = st.remaining;
-      std::string how = rm.distribution ? "for a draw of remaining.distribution"
-                                        : fmt::format("for {} x the time they have run (remaining.fractionOfElapsed)",
-                                                      rm.fraction_of_elapsed);
+      std::string how =
+          rm.distribution
+              ? "for a draw of remaining.distribution"
+              : fmt::format("for {} x the time they have run (remaining.fractionOfElapsed)",
+                            rm.fraction_of_elapsed);
       if (rm.active_deadline) how = "until their activeDeadlineSeconds where set, otherwise " + how;
-      r_.warning(from.mark, from.path, "running jobs run on " + how + "; a deadline counts from the job's recorded start");
+      r_.warning(
+          from.mark, from.path,
+          "running jobs run on " + how + "; a deadline counts from the job's recorded start");
     }
     sc.initial_state = std::move(st);
   }
@@ -1537,14 +1708,16 @@ class ScenarioDecoder {
   void add_export_queues(Scenario& sc) {
     if (export_queues_.empty()) return;
     if (sc.scheduler.kind != SchedulerKind::T9k) {
-      r_.warning(from_export_.mark, from_export_.path,
-                 fmt::format("the export's {} queue{} are not used: the default scheduler has no queues", export_queues_.size(),
-                             export_queues_.size() == 1 ? "" : "s"));
+      r_.warning(
+          from_export_.mark, from_export_.path,
+          fmt::format("the export's {} queue{} are not used: the default scheduler has no queues",
+                      export_queues_.size(), export_queues_.size() == 1 ? "" : "s"));
       return;
     }
     for (auto& q : export_queues_) {
-      const bool defined = std::any_of(sc.scheduler.queues.begin(), sc.scheduler.queues.end(),
-                                       [&](const m::Queue& x) { return x.metadata.name == q.metadata.name; });
+      const bool defined =
+          std::any_of(sc.scheduler.queues.begin(), sc.scheduler.queues.end(),
+                      [&](const m::Queue& x) { return x.metadata.name == q.metadata.name; });
       if (!defined) sc.scheduler.queues.push_back(std::move(q));
     }
   }
@@ -1559,8 +1732,10 @@ class ScenarioDecoder {
       for (const auto& n : p.node_names) {
         const auto [it, fresh] = named.emplace(n, p.name);
         if (!fresh) {
-          r_.error(where, fmt::format("found node \"{}\" in pools {} and {}; allowed: each exported node once (fromTrace and "
-                                      "fromExport of one export add it twice)", n, it->second, p.name));
+          r_.error(where, fmt::format("found node \"{}\" in pools {} and {}; allowed: each "
+                                      "exported node once (fromTrace and "
+                                      "fromExport of one export add it twice)",
+                                      n, it->second, p.name));
           return;
         }
       }
@@ -1570,8 +1745,12 @@ class ScenarioDecoder {
       for (std::int32_t i = 0; i < p.count; ++i) {
         const auto it = named.find(fmt::format("{}-{}", p.name, i));
         if (it == named.end()) continue;
-        r_.error(where, fmt::format("found node \"{}-{}\" in pool {} and in the export's pool {}; allowed: node names "
-                                    "unique (rename the pool)", p.name, i, p.name, it->second));
+        r_.error(
+            where,
+            fmt::format(
+                "found node \"{}-{}\" in pool {} and in the export's pool {}; allowed: node names "
+                "unique (rename the pool)",
+                p.name, i, p.name, it->second));
         return true;
       }
       return false;
@@ -1617,7 +1796,8 @@ class ScenarioDecoder {
     if (auto x = read_string(r_, c.get("fromExport"))) from_export(c.get("fromExport"), *x, sc);
     MapReader t(r_, c.get("topology"), kTopology);
     if (auto x = read_int32(r_, t.get("nodesPerRack"), 0)) sc.cluster.topology.nodes_per_rack = *x;
-    if (auto x = read_int32(r_, t.get("racksPerSwitch"), 0)) sc.cluster.topology.racks_per_switch = *x;
+    if (auto x = read_int32(r_, t.get("racksPerSwitch"), 0))
+      sc.cluster.topology.racks_per_switch = *x;
   }
 
   void scheduler(const Val& v, Scenario& sc) {
@@ -1644,7 +1824,8 @@ class ScenarioDecoder {
         }
         auto& q = std::get<m::Queue>(obj);
         if (!names.insert(q.metadata.name).second) {
-          r_.error(item.path, fmt::format("found queue \"{}\" again; allowed: queue names unique", q.metadata.name));
+          r_.error(item.path, fmt::format("found queue \"{}\" again; allowed: queue names unique",
+                                          q.metadata.name));
           continue;
         }
         sc.scheduler.queues.push_back(std::move(q));
@@ -1661,15 +1842,19 @@ class ScenarioDecoder {
       if (require(r_, rates)) {
         MapReader r(r_, rates, kRates);
         FaultRates fr;
-        if (auto x = read_double(r_, r.get("nodeFailuresPerNodeDay"), 0, kMaxDouble)) fr.node_failures_per_node_day = *x;
-        if (auto x = read_double(r_, r.get("switchFailuresPerSwitchDay"), 0, kMaxDouble)) fr.switch_failures_per_switch_day = *x;
-        if (auto x = read_double(r_, r.get("softwareFailuresPerJobHour"), 0, kMaxDouble)) fr.software_failures_per_job_hour = *x;
+        if (auto x = read_double(r_, r.get("nodeFailuresPerNodeDay"), 0, kMaxDouble))
+          fr.node_failures_per_node_day = *x;
+        if (auto x = read_double(r_, r.get("switchFailuresPerSwitchDay"), 0, kMaxDouble))
+          fr.switch_failures_per_switch_day = *x;
+        if (auto x = read_double(r_, r.get("softwareFailuresPerJobHour"), 0, kMaxDouble))
+          fr.software_failures_per_job_hour = *x;
         sc.faults.rates = fr;
       }
     } else if (rates.present()) {
-      r_.error(rates.mark, rates.path,
-               fmt::format("found rates with profile \"{}\"; allowed: rates only with profile: custom",
-                           sc.faults.profile));
+      r_.error(
+          rates.mark, rates.path,
+          fmt::format("found rates with profile \"{}\"; allowed: rates only with profile: custom",
+                      sc.faults.profile));
     }
     sc.faults.detection_delay = duration_dist(f.get("detectionDelay"));
     sc.faults.repair_time = duration_dist(f.get("repairTime"));
@@ -1691,37 +1876,45 @@ class ScenarioDecoder {
                    "the job is submitted at or after the horizon and never runs");
       }
       JobBehaviour b = behaviour(e.get("behaviour"));
-      const std::string anchor = e.has("manifest") ? child_path(item.path, "manifest") : child_path(item.path, "path");
+      const std::string anchor =
+          e.has("manifest") ? child_path(item.path, "manifest") : child_path(item.path, "path");
       // `name` picks one object of a multi-object file (t9ksim generate writes those).
       std::optional<std::string> only;
       if (e.has("name")) {
         only = read_string(r_, e.get("name"));
         if (only && e.has("manifest")) {
-          r_.error(e.get("name").mark, e.get("name").path, "found name with manifest; allowed: name only with path");
+          r_.error(e.get("name").mark, e.get("name").path,
+                   "found name with manifest; allowed: name only with path");
           only.reset();
         }
       }
       auto objects = sources(e, item, only ? &*only : nullptr);
       if (only && objects.empty() && !r_.has_error_under(item.path)) {
-        r_.error(e.get("name").mark, e.get("name").path,
-                 fmt::format("found \"{}\", which is not an object of the file; allowed: the name of "
-                             "one object in path", *only));
+        r_.error(
+            e.get("name").mark, e.get("name").path,
+            fmt::format("found \"{}\", which is not an object of the file; allowed: the name of "
+                        "one object in path",
+                        *only));
       }
       for (auto& [obj, source] : objects) {
         if (!is_job(obj)) {
-          r_.error(anchor, fmt::format("found {} \"{}\"; allowed: GenericJob, PyTorchTrainingJob or "
-                                       "DeepSpeedJob objects (queues go under spec.scheduler.queues)",
-                                       kind_name(obj), metadata_of(obj).name));
+          r_.error(anchor,
+                   fmt::format("found {} \"{}\"; allowed: GenericJob, PyTorchTrainingJob or "
+                               "DeepSpeedJob objects (queues go under spec.scheduler.queues)",
+                               kind_name(obj), metadata_of(obj).name));
           continue;
         }
         m::Job job = to_job(obj);
         auto& meta = m::metadata_of(job);
         if (meta.namespace_.empty()) meta.namespace_ = sc.default_namespace;
         if (!names.insert(meta.namespace_ + "/" + meta.name).second) {
-          r_.error(anchor, fmt::format("found job \"{}\" again; allowed: job names unique per namespace", meta.name));
+          r_.error(anchor,
+                   fmt::format("found job \"{}\" again; allowed: job names unique per namespace",
+                               meta.name));
           continue;
         }
-        const std::string sched_path = e.has("manifest") ? child_path(anchor, "spec.scheduler.t9kScheduler.queue") : anchor;
+        const std::string sched_path =
+            e.has("manifest") ? child_path(anchor, "spec.scheduler.t9kScheduler.queue") : anchor;
         queue_ref(sched_path, meta.name, m::scheduler_of(job), sc);
         check_scripts(b, job, child_path(item.path, "behaviour"), true);
         sc.workload.jobs.push_back(JobSubmission{std::move(job), submit, b, source});
@@ -1729,7 +1922,8 @@ class ScenarioDecoder {
     }
     std::set<std::string> generator_names;
     std::map<std::string, std::string> prefixes;
-    for (const Val& item : read_list(r_, w.get("generators"))) generator(item, sc, generator_names, prefixes);
+    for (const Val& item : read_list(r_, w.get("generators")))
+      generator(item, sc, generator_names, prefixes);
     std::set<std::string> trace_names;
     for (const Val& item : read_list(r_, w.get("traces"))) {
       MapReader t(r_, item, kTrace);
@@ -1737,19 +1931,24 @@ class ScenarioDecoder {
       TraceEntry tr;
       if (require(r_, t.get("format"))) {
         if (auto x = read_choice(r_, t.get("format"), kTraceFormats)) {
-          tr.format = static_cast<TraceFormat>(std::find(std::begin(kTraceFormats), std::end(kTraceFormats), *x) -
-                                               std::begin(kTraceFormats));
+          tr.format = static_cast<TraceFormat>(
+              std::find(std::begin(kTraceFormats), std::end(kTraceFormats), *x) -
+              std::begin(kTraceFormats));
         }
       }
-      tr.name = tr.format == TraceFormat::AlibabaOpenB ? "openb" : std::string(to_string(tr.format));
+      tr.name =
+          tr.format == TraceFormat::AlibabaOpenB ? "openb" : std::string(to_string(tr.format));
       if (auto x = read_string(r_, t.get("name"))) {
         tr.name = *x;
         if (!is_dns1123_label(*x)) {
-          r_.error(t.get("name").mark, t.get("name").path, fmt::format("found \"{}\"; allowed: a DNS-1123 label", *x));
+          r_.error(t.get("name").mark, t.get("name").path,
+                   fmt::format("found \"{}\"; allowed: a DNS-1123 label", *x));
         }
       }
       if (!trace_names.insert(tr.name).second) {
-        r_.error(item.mark, item.path, fmt::format("found trace name \"{}\" again; allowed: names unique (set name:)", tr.name));
+        r_.error(item.mark, item.path,
+                 fmt::format("found trace name \"{}\" again; allowed: names unique (set name:)",
+                             tr.name));
       }
       const Val path = t.get("path");
       if (require(r_, path)) {
@@ -1766,11 +1965,14 @@ class ScenarioDecoder {
                                        [&](const m::Queue& q) { return q.metadata.name == *x; });
         if (!found) {
           r_.error(t.get("queue").mark, t.get("queue").path,
-                   fmt::format("found queue \"{}\"; allowed: a queue of spec.scheduler.queues ({})", *x, queue_names(sc)));
+                   fmt::format("found queue \"{}\"; allowed: a queue of spec.scheduler.queues ({})",
+                               *x, queue_names(sc)));
         }
       }
       tr.options = options(t.get("options"));
-      const auto window = [&](const char* key) -> std::optional<SimDuration> { return read_duration(r_, t.get(key)); };
+      const auto window = [&](const char* key) -> std::optional<SimDuration> {
+        return read_duration(r_, t.get(key));
+      };
       tr.from = window("from");
       tr.to = window("to");
       if (tr.from && tr.to && *tr.to <= *tr.from) {
@@ -1780,14 +1982,18 @@ class ScenarioDecoder {
       if (auto x = read_double(r_, t.get("sample"), 1e-9, 1)) tr.sample = *x;
       if (auto x = read_bool(r_, t.get("skipBadRows"))) tr.skip_bad_rows = *x;
       if (const Val ep = t.get("epoch"); ep.present()) {
-        const auto text = ep.node.IsScalar() ? std::optional<std::string>(ep.node.Scalar()) : std::nullopt;
+        const auto text =
+            ep.node.IsScalar() ? std::optional<std::string>(ep.node.Scalar()) : std::nullopt;
         if (const auto us = text ? parse_trace_time(*text) : std::nullopt) {
           tr.epoch_us = *us;
         } else {
-          r_.error(ep.mark, ep.path,
-                   fmt::format("found {}; allowed: a time on the trace's clock: seconds (Unix seconds; "
-                               "seconds since the trace's start for alibaba-openb), \"YYYY-MM-DD HH:MM:SS\" "
-                               "(UTC) or RFC 3339", describe(ep.node)));
+          r_.error(
+              ep.mark, ep.path,
+              fmt::format(
+                  "found {}; allowed: a time on the trace's clock: seconds (Unix seconds; "
+                  "seconds since the trace's start for alibaba-openb), \"YYYY-MM-DD HH:MM:SS\" "
+                  "(UTC) or RFC 3339",
+                  describe(ep.node)));
         }
       }
       // The trace is read now, so bad rows stop the load (file:line:column) and the trace's
@@ -1796,19 +2002,23 @@ class ScenarioDecoder {
         tr.data = load_trace(tr, options_.skip_bad_trace_rows, r_.file(), item.path, out_);
         // The files read beside the trace (philly_vc.csv, the openb node list) are inputs too.
         if (tr.data && !tr.data->mapping.vc_file.empty()) files_.insert(tr.data->mapping.vc_file);
-        if (tr.data && !tr.data->mapping.node_file.empty()) files_.insert(tr.data->mapping.node_file);
+        if (tr.data && !tr.data->mapping.node_file.empty())
+          files_.insert(tr.data->mapping.node_file);
         if (tr.data && tr.data->records.empty() && tr.data->objects.empty()) {
           r_.warning(path.mark, path.path,
-                     "found no jobs in the trace (a header without rows, or an empty export); this entry submits "
+                     "found no jobs in the trace (a header without rows, or an empty export); this "
+                     "entry submits "
                      "nothing");
         }
         if (!tr.data) {
           r_.error(path.mark, path.path, "found errors in the trace (reported above)");
         } else if (sc.scheduler.kind == SchedulerKind::T9k) {
           for (const auto& q : tr.data->queues) {
-            const bool defined = std::any_of(sc.scheduler.queues.begin(), sc.scheduler.queues.end(),
-                                             [&](const m::Queue& x) { return x.metadata.name == q.metadata.name; });
-            if (!defined) sc.scheduler.queues.push_back(q);  // a queue of the file overrides the trace's
+            const bool defined =
+                std::any_of(sc.scheduler.queues.begin(), sc.scheduler.queues.end(),
+                            [&](const m::Queue& x) { return x.metadata.name == q.metadata.name; });
+            if (!defined)
+              sc.scheduler.queues.push_back(q);  // a queue of the file overrides the trace's
           }
         }
       }
@@ -1824,8 +2034,9 @@ class ScenarioDecoder {
     }
     for (auto& e : sc.workload.traces) e.origin_us = e.epoch_us ? e.epoch_us : earliest;
     if (!sc.cluster.from_trace.empty()) {
-      const auto it = std::find_if(sc.workload.traces.begin(), sc.workload.traces.end(),
-                                   [&](const TraceEntry& e) { return e.name == sc.cluster.from_trace; });
+      const auto it =
+          std::find_if(sc.workload.traces.begin(), sc.workload.traces.end(),
+                       [&](const TraceEntry& e) { return e.name == sc.cluster.from_trace; });
       std::string names;
       for (const auto& e : sc.workload.traces) names += (names.empty() ? "" : ", ") + e.name;
       if (it == sc.workload.traces.end()) {
@@ -1833,18 +2044,24 @@ class ScenarioDecoder {
                  fmt::format("found \"{}\"; allowed: the name of a workload.traces entry ({})",
                              sc.cluster.from_trace, names.empty() ? "none defined" : names));
       } else if (it->data && it->data->pools.empty()) {
-        r_.error(from_trace_.mark, from_trace_.path,
-                 fmt::format("found trace \"{}\" ({}), which has no cluster; allowed: a philly trace with its "
-                             "philly_vc.csv, an alibaba-openb trace with its node list, or a k8s-export with Node objects",
-                             it->name, to_string(it->format)));
+        r_.error(
+            from_trace_.mark, from_trace_.path,
+            fmt::format(
+                "found trace \"{}\" ({}), which has no cluster; allowed: a philly trace with its "
+                "philly_vc.csv, an alibaba-openb trace with its node list, or a k8s-export with "
+                "Node objects",
+                it->name, to_string(it->format)));
       } else if (it->data) {
-        for (const auto& note : it->data->cluster_notes) r_.warning(from_trace_.mark, from_trace_.path, note);
+        for (const auto& note : it->data->cluster_notes)
+          r_.warning(from_trace_.mark, from_trace_.path, note);
         for (const auto& p : it->data->pools) {
           const bool clash = std::any_of(sc.cluster.node_pools.begin(), sc.cluster.node_pools.end(),
                                          [&](const NodePool& x) { return x.name == p.name; });
           if (clash) {
             r_.error(from_trace_.mark, from_trace_.path,
-                     fmt::format("found node pool \"{}\" in both the file and the trace; allowed: distinct names", p.name));
+                     fmt::format("found node pool \"{}\" in both the file and the trace; allowed: "
+                                 "distinct names",
+                                 p.name));
             continue;
           }
           sc.cluster.node_pools.push_back(p);
@@ -1862,7 +2079,8 @@ class ScenarioDecoder {
 
   static std::string job_names(const Scenario& sc) {
     std::string s;
-    for (const auto& j : sc.workload.jobs) s += (s.empty() ? "" : ", ") + m::metadata_of(j.job).name;
+    for (const auto& j : sc.workload.jobs)
+      s += (s.empty() ? "" : ", ") + m::metadata_of(j.job).name;
     return s.empty() ? "none defined" : s;
   }
 
@@ -1895,31 +2113,59 @@ class ScenarioDecoder {
       const auto a = read_choice(r_, action, kOperationNames);
       if (!a) continue;
       op.type = static_cast<OperationType>(
-          std::find(std::begin(kOperationNames), std::end(kOperationNames), *a) - std::begin(kOperationNames));
+          std::find(std::begin(kOperationNames), std::end(kOperationNames), *a) -
+          std::begin(kOperationNames));
       // The fields each action takes; `optional` ones may be left out.
       std::vector<std::string_view> wanted, optional;
       switch (op.type) {
         case OperationType::PauseJob:
-        case OperationType::ResumeJob: wanted = {"job"}; break;
-        case OperationType::SetExpectedReplicas: wanted = {"job", "replicas"}; break;
+        case OperationType::ResumeJob:
+          wanted = {"job"};
+          break;
+        case OperationType::SetExpectedReplicas:
+          wanted = {"job", "replicas"};
+          break;
         case OperationType::CloseQueue:
-        case OperationType::OpenQueue: wanted = {"queue"}; break;
+        case OperationType::OpenQueue:
+          wanted = {"queue"};
+          break;
         case OperationType::DrainNode:
         case OperationType::CordonNode:
-        case OperationType::UncordonNode: wanted = {"node"}; break;
-        case OperationType::AddNodePool: wanted = {"nodePool"}; break;
-        case OperationType::RemoveNodePool: wanted = {"pool"}; break;
-        case OperationType::FailPod: wanted = {"job", "replicaType", "rank"}; optional = {"exitCode"}; break;
-        case OperationType::DeletePod: wanted = {"job", "replicaType", "rank"}; break;
+        case OperationType::UncordonNode:
+          wanted = {"node"};
+          break;
+        case OperationType::AddNodePool:
+          wanted = {"nodePool"};
+          break;
+        case OperationType::RemoveNodePool:
+          wanted = {"pool"};
+          break;
+        case OperationType::FailPod:
+          wanted = {"job", "replicaType", "rank"};
+          optional = {"exitCode"};
+          break;
+        case OperationType::DeletePod:
+          wanted = {"job", "replicaType", "rank"};
+          break;
         case OperationType::FailNode:
-        case OperationType::FailGpu: wanted = {"node"}; optional = {"repairAfter"}; break;
-        case OperationType::RepairNode: wanted = {"node"}; break;
-        case OperationType::FailSwitch: wanted = {"switch"}; optional = {"repairAfter"}; break;
+        case OperationType::FailGpu:
+          wanted = {"node"};
+          optional = {"repairAfter"};
+          break;
+        case OperationType::RepairNode:
+          wanted = {"node"};
+          break;
+        case OperationType::FailSwitch:
+          wanted = {"switch"};
+          optional = {"repairAfter"};
+          break;
         case OperationType::SetQueue:
           wanted = {"queue"};
           optional = {"quota", "priority", "preemptible", "closed", "maxDuration"};
           break;
-        case OperationType::SetJobPriority: wanted = {"job", "priority"}; break;
+        case OperationType::SetJobPriority:
+          wanted = {"job", "priority"};
+          break;
       }
       for (const auto& [key, val] : o.entries()) {
         if (key == "at" || key == "action") continue;
@@ -1927,8 +2173,9 @@ class ScenarioDecoder {
             std::find(optional.begin(), optional.end(), key) == optional.end()) {
           std::vector<std::string_view> all = wanted;
           all.insert(all.end(), optional.begin(), optional.end());
-          r_.error(val.mark, val.path, fmt::format("found field \"{}\" with action {}; allowed: {}", key,
-                                                   *a, join_names(all)));
+          r_.error(val.mark, val.path,
+                   fmt::format("found field \"{}\" with action {}; allowed: {}", key, *a,
+                               join_names(all)));
         }
       }
       bool ok = true;
@@ -1945,8 +2192,10 @@ class ScenarioDecoder {
             const Val pv = o.get("priority");
             if (auto x = read_int32(r_, pv, 0, 100, "spec §8.3")) op.priority = *x;
             if (!m::scheduler_of(job->job).t9k_scheduler) {
-              r_.error(jv.mark, jv.path, fmt::format("found job \"{}\", which uses the default scheduler; allowed: "
-                                                     "a job with spec.scheduler.t9kScheduler (spec §8.1)", op.target));
+              r_.error(jv.mark, jv.path,
+                       fmt::format("found job \"{}\", which uses the default scheduler; allowed: "
+                                   "a job with spec.scheduler.t9kScheduler (spec §8.1)",
+                                   op.target));
             }
             break;
           }
@@ -1954,18 +2203,22 @@ class ScenarioDecoder {
           const Val kv = o.get("rank");
           if (auto x = read_string(r_, tv)) op.replica_type = *x;
           if (auto x = read_int32(r_, kv, 0)) op.rank = *x;
-          if (auto x = read_int32(r_, o.get("exitCode"), 1, 255, "a failure exits non-zero")) op.exit_code = *x;
+          if (auto x = read_int32(r_, o.get("exitCode"), 1, 255, "a failure exits non-zero"))
+            op.exit_code = *x;
           if (r_.has_error_under(tv.path) || r_.has_error_under(kv.path)) break;
           const auto types = replica_ranks(job->job);
-          const auto it = std::find_if(types.begin(), types.end(), [&](const auto& t) { return t.first == op.replica_type; });
+          const auto it = std::find_if(types.begin(), types.end(),
+                                       [&](const auto& t) { return t.first == op.replica_type; });
           if (it == types.end()) {
             std::vector<std::string> names;
             for (const auto& t : types) names.push_back(t.first);
-            r_.error(tv.mark, tv.path, fmt::format("found \"{}\", which is not a replica type of job {}; allowed: {}",
-                                                   op.replica_type, op.target, fmt::join(names, ", ")));
+            r_.error(tv.mark, tv.path,
+                     fmt::format("found \"{}\", which is not a replica type of job {}; allowed: {}",
+                                 op.replica_type, op.target, fmt::join(names, ", ")));
           } else if (op.rank >= it->second) {
-            r_.error(kv.mark, kv.path, fmt::format("found {}; allowed: a rank of {} below {}", op.rank, op.replica_type,
-                                                   it->second));
+            r_.error(kv.mark, kv.path,
+                     fmt::format("found {}; allowed: a rank of {} below {}", op.rank,
+                                 op.replica_type, it->second));
           }
           break;
         }
@@ -2006,9 +2259,11 @@ class ScenarioDecoder {
               r_.error(md.mark, md.path, e.what());
             }
           }
-          if (!quota.present() && !o.has("priority") && !o.has("preemptible") && !o.has("closed") && !o.has("maxDuration")) {
-            r_.error(item.mark, item.path, "found setQueue without a change; allowed: one or more of quota, "
-                                           "priority, preemptible, closed, maxDuration");
+          if (!quota.present() && !o.has("priority") && !o.has("preemptible") && !o.has("closed") &&
+              !o.has("maxDuration")) {
+            r_.error(item.mark, item.path,
+                     "found setQueue without a change; allowed: one or more of quota, "
+                     "priority, preemptible, closed, maxDuration");
           }
           op.queue_edit = std::move(edit);
           break;
@@ -2027,11 +2282,16 @@ class ScenarioDecoder {
           if (auto* p = std::get_if<m::PyTorchTrainingJob>(&job->job)) e = p->spec.elastic;
           if (auto* d = std::get_if<m::DeepSpeedJob>(&job->job)) e = d->spec.elastic;
           if (!e || !e->enabled) {
-            r_.error(rv.mark, rv.path, fmt::format("found a replica change for job \"{}\", which is not "
-                                                   "elastic; allowed: jobs with spec.elastic.enabled: true (spec §4.3)", op.target));
+            r_.error(
+                rv.mark, rv.path,
+                fmt::format("found a replica change for job \"{}\", which is not "
+                            "elastic; allowed: jobs with spec.elastic.enabled: true (spec §4.3)",
+                            op.target));
           } else if (*n < e->min_replicas || *n > e->max_replicas) {
-            r_.error(rv.mark, rv.path, fmt::format("found {}; allowed: an integer in [minReplicas {}, "
-                                                   "maxReplicas {}] (spec §4.3)", *n, e->min_replicas, e->max_replicas));
+            r_.error(rv.mark, rv.path,
+                     fmt::format("found {}; allowed: an integer in [minReplicas {}, "
+                                 "maxReplicas {}] (spec §4.3)",
+                                 *n, e->min_replicas, e->max_replicas));
           }
           break;
         }
@@ -2051,7 +2311,8 @@ class ScenarioDecoder {
             op.target = p->name;
             if (pools.count(p->name)) {
               r_.error(child_path(o.get("nodePool").path, "name"),
-                       fmt::format("found \"{}\", which already exists; allowed: a new pool name", p->name));
+                       fmt::format("found \"{}\", which already exists; allowed: a new pool name",
+                                   p->name));
             }
             pools[p->name] = p->count;
             op.node_pool = std::move(*p);
@@ -2064,7 +2325,8 @@ class ScenarioDecoder {
             op.target = *name;
             named_nodes_.erase(*name);
             if (!pools.erase(*name)) {
-              r_.error(pv.mark, pv.path, fmt::format("found pool \"{}\"; allowed: an existing node pool", *name));
+              r_.error(pv.mark, pv.path,
+                       fmt::format("found pool \"{}\"; allowed: an existing node pool", *name));
             }
           }
           break;
@@ -2075,7 +2337,8 @@ class ScenarioDecoder {
     }
     std::vector<std::size_t> order(ops.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return ops[a].first < ops[b].first; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](auto a, auto b) { return ops[a].first < ops[b].first; });
     // repairNode ends a failNode without repairAfter that came before it.
     std::map<std::string, int> down;
     for (const std::size_t i : order) {
@@ -2083,8 +2346,10 @@ class ScenarioDecoder {
       if (op.type == OperationType::FailNode && !op.repair_after) ++down[op.target];
       if (op.type == OperationType::RepairNode && down[op.target]-- <= 0) {
         r_.error(child_path(paths[i], "node"),
-                 fmt::format("found node \"{}\", which no earlier failNode without repairAfter took down; allowed: "
-                             "repairNode after failNode of the same node", op.target));
+                 fmt::format("found node \"{}\", which no earlier failNode without repairAfter "
+                             "took down; allowed: "
+                             "repairNode after failNode of the same node",
+                             op.target));
       }
     }
     for (const std::size_t i : order) sc.operations.push_back(std::move(ops[i].second));
@@ -2099,24 +2364,30 @@ class ScenarioDecoder {
     const JobSubmission* job = find_job(sc, *name);
     if (!job && !broken_.count(*name)) {
       r_.error(jv.mark, jv.path,
-               fmt::format("found job \"{}\"; allowed: a job of spec.workload.jobs ({})", *name, job_names(sc)));
+               fmt::format("found job \"{}\"; allowed: a job of spec.workload.jobs ({})", *name,
+                           job_names(sc)));
     }
     return job;
   }
 
   // The node an operation names (<pool>-<index> of a pool existing at that point), its target.
-  void operation_node(const Val& nv, Operation& op, const std::map<std::string, std::int32_t>& pools) {
+  void operation_node(const Val& nv, Operation& op,
+                      const std::map<std::string, std::int32_t>& pools) {
     const auto name = read_string(r_, nv);
     if (!name) return;
     op.target = *name;
     bool named = false;
-    for (const auto& [pool, names] : named_nodes_) named = named || std::find(names.begin(), names.end(), *name) != names.end();
+    for (const auto& [pool, names] : named_nodes_)
+      named = named || std::find(names.begin(), names.end(), *name) != names.end();
     const auto dash = name->rfind('-');
-    const bool in_named_pool = dash != std::string::npos && named_nodes_.count(name->substr(0, dash));
+    const bool in_named_pool =
+        dash != std::string::npos && named_nodes_.count(name->substr(0, dash));
     if (!named && (in_named_pool || !node_exists(pools, *name))) {
-      r_.error(nv.mark, nv.path, fmt::format("found node \"{}\"; allowed: a node <pool>-<index> of a "
-                                             "node pool, index below the pool's count, or a node of an export by its "
-                                             "name", *name));
+      r_.error(nv.mark, nv.path,
+               fmt::format("found node \"{}\"; allowed: a node <pool>-<index> of a "
+                           "node pool, index below the pool's count, or a node of an export by its "
+                           "name",
+                           *name));
     }
   }
 
@@ -2128,8 +2399,9 @@ class ScenarioDecoder {
     const bool found = std::any_of(sc.scheduler.queues.begin(), sc.scheduler.queues.end(),
                                    [&](const m::Queue& q) { return q.metadata.name == *name; });
     if (!found) {
-      r_.error(qv.mark, qv.path, fmt::format("found queue \"{}\"; allowed: a queue of spec.scheduler.queues ({})",
-                                             *name, queue_names(sc)));
+      r_.error(qv.mark, qv.path,
+               fmt::format("found queue \"{}\"; allowed: a queue of spec.scheduler.queues ({})",
+                           *name, queue_names(sc)));
     }
   }
 
@@ -2137,19 +2409,23 @@ class ScenarioDecoder {
     const Val ra = o.get("repairAfter");
     if (auto x = read_duration(r_, ra)) {
       if (x->count() <= 0) {
-        r_.error(ra.mark, ra.path, "found 0; allowed: a duration > 0 (omit it to stay down until repairNode)");
+        r_.error(ra.mark, ra.path,
+                 "found 0; allowed: a duration > 0 (omit it to stay down until repairNode)");
       } else {
         op.repair_after = *x;
       }
     }
   }
 
-  static bool node_exists(const std::map<std::string, std::int32_t>& pools, const std::string& node) {
+  static bool node_exists(const std::map<std::string, std::int32_t>& pools,
+                          const std::string& node) {
     const auto dash = node.rfind('-');
-    if (dash == std::string::npos || dash + 1 >= node.size() || node.size() - dash > 8) return false;
+    if (dash == std::string::npos || dash + 1 >= node.size() || node.size() - dash > 8)
+      return false;
     const std::string pool = node.substr(0, dash);
     const std::string idx = node.substr(dash + 1);
-    if (!std::all_of(idx.begin(), idx.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
+    if (!std::all_of(idx.begin(), idx.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return false;
     if (idx.size() > 1 && idx[0] == '0') return false;
     const auto it = pools.find(pool);
     return it != pools.end() && std::stol(idx) < it->second;
@@ -2169,11 +2445,13 @@ class ScenarioDecoder {
     b.min = read_int(r_, mr.get("min"), 0, INT64_MAX);
     b.max = read_int(r_, mr.get("max"), 0, INT64_MAX);
     if (!b.min && !b.max) {
-      r_.error(v.mark, v.path, "found neither min nor max; allowed: an integer, or {min, max} with at least one");
+      r_.error(v.mark, v.path,
+               "found neither min nor max; allowed: an integer, or {min, max} with at least one");
       return std::nullopt;
     }
     if (b.min && b.max && *b.min > *b.max) {
-      r_.error(v.mark, v.path, fmt::format("found min {} > max {}; allowed: min <= max", *b.min, *b.max));
+      r_.error(v.mark, v.path,
+               fmt::format("found min {} > max {}; allowed: min <= max", *b.min, *b.max));
       return std::nullopt;
     }
     return b;
@@ -2191,8 +2469,9 @@ class ScenarioDecoder {
         if (auto x = read_string(r_, nv)) {
           je.job = *x;
           if (!find_job(sc, *x) && !broken_.count(*x)) {
-            r_.error(nv.mark, nv.path, fmt::format("found job \"{}\"; allowed: a job of spec.workload.jobs ({})",
-                                                   *x, job_names(sc)));
+            r_.error(nv.mark, nv.path,
+                     fmt::format("found job \"{}\"; allowed: a job of spec.workload.jobs ({})", *x,
+                                 job_names(sc)));
           }
         }
       }
@@ -2201,17 +2480,23 @@ class ScenarioDecoder {
       je.restart_count = bounds(j.get("restartCount"));
       je.backoff_count = bounds(j.get("backoffCount"));
       for (const auto& [phase, val] : FreeMap(r_, j.get("phaseAt"), kExpectPhases).entries()) {
-        if (std::find(std::begin(kExpectPhases), std::end(kExpectPhases), phase) == std::end(kExpectPhases)) {
-          r_.error(val.mark, val.path, fmt::format("found phase \"{}\"; allowed: {}", phase, join_names(kExpectPhases)));
+        if (std::find(std::begin(kExpectPhases), std::end(kExpectPhases), phase) ==
+            std::end(kExpectPhases)) {
+          r_.error(
+              val.mark, val.path,
+              fmt::format("found phase \"{}\"; allowed: {}", phase, join_names(kExpectPhases)));
           continue;
         }
         if (auto tb = time_bounds(val)) je.phase_at.emplace_back(phase, *tb);
       }
       for (const auto& [path, val] : FreeMap(r_, j.get("fields")).entries()) {
         if (!valid_field_path(path)) {
-          r_.error(val.mark, val.path,
-                   fmt::format("found path \"{}\"; allowed: keys separated by '.', each optionally followed by "
-                               "[<index>] or [<key>=<value>] (e.g. status.conditions[type=Failed].reason)", path));
+          r_.error(
+              val.mark, val.path,
+              fmt::format(
+                  "found path \"{}\"; allowed: keys separated by '.', each optionally followed by "
+                  "[<index>] or [<key>=<value>] (e.g. status.conditions[type=Failed].reason)",
+                  path));
           continue;
         }
         if (auto x = read_string(r_, val)) je.fields.emplace_back(path, *x);
@@ -2230,20 +2515,23 @@ class ScenarioDecoder {
         if (auto x = read_int32(r_, pr.get("generation"), 0)) pe.generation = *x;
         if (pr.has("phase")) pe.phase = read_choice(r_, pr.get("phase"), kExpectPodPhases);
         if (auto x = read_int32(r_, pr.get("exitCode"), 0, 255)) pe.exit_code = *x;
-        if (pr.has("deletionReason")) pe.deletion_reason = read_choice(r_, pr.get("deletionReason"), kDeletionReasons);
+        if (pr.has("deletionReason"))
+          pe.deletion_reason = read_choice(r_, pr.get("deletionReason"), kDeletionReasons);
         pe.pods = bounds(pr.get("pods"));
         if (job && !r_.has_error_under(pv.path)) {
           const auto types = replica_ranks(job->job);
-          const auto it = std::find_if(types.begin(), types.end(), [&](const auto& t) { return t.first == pe.replica_type; });
+          const auto it = std::find_if(types.begin(), types.end(),
+                                       [&](const auto& t) { return t.first == pe.replica_type; });
           if (it == types.end()) {
             std::vector<std::string> names;
             for (const auto& t : types) names.push_back(t.first);
             r_.error(child_path(pv.path, "replicaType"),
-                     fmt::format("found \"{}\", which is not a replica type of job {}; allowed: {}", pe.replica_type,
-                                 je.job, fmt::join(names, ", ")));
+                     fmt::format("found \"{}\", which is not a replica type of job {}; allowed: {}",
+                                 pe.replica_type, je.job, fmt::join(names, ", ")));
           } else if (pe.rank >= it->second) {
             r_.error(child_path(pv.path, "rank"),
-                     fmt::format("found {}; allowed: a rank of {} below {}", pe.rank, pe.replica_type, it->second));
+                     fmt::format("found {}; allowed: a rank of {} below {}", pe.rank,
+                                 pe.replica_type, it->second));
           }
         }
         je.pods.push_back(std::move(pe));
@@ -2261,7 +2549,8 @@ class ScenarioDecoder {
       if (!mb.has("min") && !mb.has("max")) {
         r_.error(item.mark, item.path, "found neither min nor max; allowed: at least one bound");
       } else if (b.min && b.max && *b.min > *b.max) {
-        r_.error(item.mark, item.path, fmt::format("found min {} > max {}; allowed: min <= max", *b.min, *b.max));
+        r_.error(item.mark, item.path,
+                 fmt::format("found min {} > max {}; allowed: min <= max", *b.min, *b.max));
       }
       ex.metrics.push_back(std::move(b));
     }
@@ -2275,7 +2564,8 @@ class ScenarioDecoder {
       ee.job = read_string(r_, er.get("job"));
       if (ee.job && !find_job(sc, *ee.job) && !broken_.count(*ee.job)) {
         r_.error(er.get("job").mark, er.get("job").path,
-                 fmt::format("found job \"{}\"; allowed: a job of spec.workload.jobs ({})", *ee.job, job_names(sc)));
+                 fmt::format("found job \"{}\"; allowed: a job of spec.workload.jobs ({})", *ee.job,
+                             job_names(sc)));
       }
       ee.pod = read_string(r_, er.get("pod"));
       ee.phase = read_string(r_, er.get("phase"));
@@ -2317,7 +2607,8 @@ class ScenarioDecoder {
     tb.min = read_duration(r_, mr.get("min"));
     tb.max = read_duration(r_, mr.get("max"));
     if (!mr.has("min") && !mr.has("max")) {
-      r_.error(v.mark, v.path, "found neither min nor max; allowed: at least one bound (durations since time 0)");
+      r_.error(v.mark, v.path,
+               "found neither min nor max; allowed: at least one bound (durations since time 0)");
       return std::nullopt;
     }
     if (tb.min && tb.max && *tb.min > *tb.max) {
@@ -2333,9 +2624,10 @@ class ScenarioDecoder {
   const LoadOptions& options_;
   std::set<std::string> broken_;
   bool queues_broken_ = false;
-  Val from_trace_;  // spec.cluster.fromTrace, for messages
+  Val from_trace_;   // spec.cluster.fromTrace, for messages
   Val from_export_;  // spec.cluster.fromExport, for messages
-  std::map<std::string, std::vector<std::string>> named_nodes_;  // pool -> its nodes' own names (operations)
+  std::map<std::string, std::vector<std::string>>
+      named_nodes_;  // pool -> its nodes' own names (operations)
   std::vector<std::string> accelerators_{m::kResourceGpu};  // spec.cluster.accelerators, for pools
   std::vector<m::Queue> export_queues_;
   // Manifest files by resolved path: their objects, or nullopt when the file had errors.
@@ -2351,7 +2643,8 @@ bool first_document_is_scenario(const std::vector<YamlDocument>& docs) {
     if (!d.node.IsDefined() || d.node.IsNull()) continue;
     if (!d.node.IsMap()) return false;
     const YAML::Node kind = d.node["kind"];
-    return kind.IsDefined() && kind.IsScalar() && kind.Scalar() == kScenarioKind;  // IsDefined first: see remember_broken
+    return kind.IsDefined() && kind.IsScalar() &&
+           kind.Scalar() == kScenarioKind;  // IsDefined first: see remember_broken
   }
   return false;
 }
@@ -2373,7 +2666,8 @@ ScenarioResult decode_scenario_docs(const std::vector<YamlDocument>& docs, const
     root = &d;
   }
   if (!root) {
-    diags.push_back(Diagnostic{Severity::Error, file, 0, 0, 0, "", "found no documents; allowed: a Scenario"});
+    diags.push_back(
+        Diagnostic{Severity::Error, file, 0, 0, 0, "", "found no documents; allowed: a Scenario"});
     result.diagnostics = std::move(diags);
     return result;
   }
@@ -2391,20 +2685,22 @@ ScenarioResult decode_scenario_docs(const std::vector<YamlDocument>& docs, const
     // otherwise fill memory or run for days (docs/reliability.md "Scenario budgets").
     const JobEstimate est = estimate_jobs(*sc);
     if (est.total > static_cast<double>(options.max_jobs)) {
-      const auto biggest = std::max_element(est.sources.begin(), est.sources.end(),
-                                            [](const JobSource& a, const JobSource& b) { return a.jobs < b.jobs; });
-      diags.push_back(Diagnostic{
-          Severity::Error, file, 0, 0, 0, biggest->path,
-          fmt::format("found about {:.3g} jobs per replication from here ({}), {:.3g} in all; allowed: at most {} "
-                      "(--max-jobs): shorten spec.horizon, lower the rate, set count or limit, or raise --max-jobs",
-                      biggest->jobs, biggest->how, est.total, options.max_jobs)});
+      const auto biggest =
+          std::max_element(est.sources.begin(), est.sources.end(),
+                           [](const JobSource& a, const JobSource& b) { return a.jobs < b.jobs; });
+      diags.push_back(
+          Diagnostic{Severity::Error, file, 0, 0, 0, biggest->path,
+                     fmt::format("found about {:.3g} jobs per replication from here ({}), {:.3g} "
+                                 "in all; allowed: at most {} "
+                                 "(--max-jobs): shorten spec.horizon, lower the rate, set count or "
+                                 "limit, or raise --max-jobs",
+                                 biggest->jobs, biggest->how, est.total, options.max_jobs)});
     }
   }
   if (!has_errors(diags)) result.scenario = std::move(sc);
   result.diagnostics = std::move(diags);
   return result;
 }
-
 
 std::string folder_of(const std::string& path) {
   const auto parent = std::filesystem::path(path).parent_path();
@@ -2455,20 +2751,23 @@ JobEstimate estimate_jobs(const Scenario& sc) {
     switch (a.kind) {
       case ArrivalKind::Interarrival: {
         const double gap_h = static_cast<double>(a.interarrival.mean().count()) / 3.6e9;
-        arrivals = hours <= 0 ? 0 : gap_h > 0 ? hours / gap_h : std::numeric_limits<double>::infinity();
+        arrivals = hours <= 0  ? 0
+                   : gap_h > 0 ? hours / gap_h
+                               : std::numeric_limits<double>::infinity();
         how = fmt::format("{:.4g} h at a mean gap of {:.4g} s", hours, gap_h * 3600);
         break;
       }
       case ArrivalKind::Poisson:
       case ArrivalKind::Profile: {
-        const double rate = a.rate_per_hour * mean_or_one(a.hour_of_day) * mean_or_one(a.day_of_week);
+        const double rate =
+            a.rate_per_hour * mean_or_one(a.hour_of_day) * mean_or_one(a.day_of_week);
         arrivals = rate * hours;
         how = fmt::format("{:.4g} h at {:.4g} per hour", hours, rate);
         break;
       }
       case ArrivalKind::Times:
-        arrivals = static_cast<double>(std::count_if(a.times.begin(), a.times.end(),
-                                                     [&](SimTime t) { return t >= g.start && t < end; }));
+        arrivals = static_cast<double>(std::count_if(
+            a.times.begin(), a.times.end(), [&](SimTime t) { return t >= g.start && t < end; }));
         how = fmt::format("{:.0f} listed times", arrivals);
         break;
     }
@@ -2523,7 +2822,8 @@ ScenarioResult load_scenario(const std::string& path, LoadOptions options) {
   return parse_scenario(text, path, options);
 }
 
-std::vector<Diagnostic> validate_text(std::string_view text, const std::string& file, LoadOptions options) {
+std::vector<Diagnostic> validate_text(std::string_view text, const std::string& file,
+                                      LoadOptions options) {
   if (options.base_dir.empty()) options.base_dir = ".";
   std::vector<Diagnostic> diags;
   const auto docs = parse_yaml(text, file, diags);
@@ -2544,7 +2844,9 @@ std::vector<Diagnostic> validate_text(std::string_view text, const std::string& 
   const bool has_nodes = std::any_of(docs->begin(), docs->end(), [](const auto& doc) {
     if (!is_kube_list(doc.node) || !doc.node["items"].IsSequence()) return false;
     for (const auto& item : doc.node["items"]) {
-      if (item.IsMap() && item["kind"].IsDefined() && item["kind"].IsScalar() && item["kind"].Scalar() == "Node") return true;
+      if (item.IsMap() && item["kind"].IsDefined() && item["kind"].IsScalar() &&
+          item["kind"].Scalar() == "Node")
+        return true;
     }
     return false;
   });
@@ -2562,7 +2864,8 @@ std::vector<Diagnostic> validate_text(std::string_view text, const std::string& 
       diags.push_back(std::move(d));
     }
     if (c) {
-      for (const auto& note : c->notes) diags.push_back(Diagnostic{Severity::Warning, file, 0, 0, 0, "", note});
+      for (const auto& note : c->notes)
+        diags.push_back(Diagnostic{Severity::Warning, file, 0, 0, 0, "", note});
     }
   }
   return diags;

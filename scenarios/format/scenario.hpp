@@ -40,13 +40,14 @@ struct DurationDistribution {
 // ---- cluster ----
 
 struct NodePool {
-  std::string name;             // nodes are named "<pool>-<index>", index from 0
+  std::string name;  // nodes are named "<pool>-<index>", index from 0
   std::int32_t count = 0;
   std::int32_t gpus_per_node = 0;
-  std::string gpu_resource = model::kResourceGpu;  // what gpusPerNode counts: one of Cluster::accelerators
-  std::string gpu_model;        // becomes label nvidia.com/gpu.product
-  model::Quantity cpu;          // per node
-  model::Quantity memory;       // per node
+  std::string gpu_resource =
+      model::kResourceGpu;              // what gpusPerNode counts: one of Cluster::accelerators
+  std::string gpu_model;                // becomes label nvidia.com/gpu.product
+  model::Quantity cpu;                  // per node
+  model::Quantity memory;               // per node
   model::ResourceList extra_resources;  // e.g. rdma/rdma_shared_device_a: 1
   model::Labels labels;
   // From an export (docs/traces.md "Cluster from an export"): the nodes' own names (count of
@@ -65,8 +66,8 @@ struct Topology {
 
 struct Cluster {
   std::vector<NodePool> node_pools;  // with fromTrace: the file's pools, then the trace's
-  std::string from_trace;            // name of the trace entry whose cluster is added (docs/traces.md)
-  std::string from_export;           // a k8s export whose Nodes and Queues are added (resolved path)
+  std::string from_trace;   // name of the trace entry whose cluster is added (docs/traces.md)
+  std::string from_export;  // a k8s export whose Nodes and Queues are added (resolved path)
   // Resource names counted as GPUs (GPU-hours, utilisation, GPU faults, the greedy policy);
   // pools of other accelerators (hygon.com/dcu, amd.com/gpu) name theirs here.
   std::vector<std::string> accelerators{model::kResourceGpu};
@@ -103,7 +104,8 @@ struct ControllerPlugin {
 struct ControllerSettings {
   // Delay between an observed change and the reconcile it triggers (design.md, plugin boundary).
   // [INFERRED] controller-runtime reacts within tens of milliseconds.
-  DurationDistribution reconcile_latency = DurationDistribution::constant(kernel::milliseconds(100));
+  DurationDistribution reconcile_latency =
+      DurationDistribution::constant(kernel::milliseconds(100));
   std::map<std::string, std::string> options;
   // Set when options.elasticPolicy is {plugin: {...}} (options["elasticPolicy"] is then "plugin").
   std::optional<PluginSpec> elastic_policy_plugin;
@@ -143,7 +145,7 @@ struct ExitCodeWeight {
 
 // How the job's own code fails (faults-and-validation §1.3-1.4).
 struct FailureBehaviour {
-  double hazard_per_hour = 0;  // Poisson rate of failures while running
+  double hazard_per_hour = 0;              // Poisson rate of failures while running
   std::vector<ExitCodeWeight> exit_codes;  // mix of exit codes of those failures; empty => {1: 1}
   std::int32_t final_exit_code = 0;        // exit code when the work completes
 };
@@ -153,11 +155,11 @@ enum class ScalingModel { Linear, Amdahl, Fixed, Table };
 // How progress rate depends on the number of running replicas (elastic jobs, spec §4.3).
 struct ElasticScaling {
   ScalingModel model = ScalingModel::Linear;
-  double serial_fraction = 0;        // Amdahl only, in [0, 1)
+  double serial_fraction = 0;  // Amdahl only, in [0, 1)
   // Table only: throughput at a replica count relative to one replica; linear in between, flat
   // beyond the largest count, proportional below the smallest.
   std::map<std::int32_t, double> throughput;
-  SimDuration rescale_overhead{0};   // every membership change restarts the processes (§11 Q8)
+  SimDuration rescale_overhead{0};  // every membership change restarts the processes (§11 Q8)
 };
 
 // One pod's run in a script (docs/scenario-format.md "scripted runs"): the pod exits with
@@ -188,7 +190,8 @@ struct JobBehaviour {
   // Scripted outcomes per replica; a rank's own entry wins over its type's.
   std::vector<ReplicaScript> replicas;
   // The script entry of a pod, or nullptr.
-  const ScriptedRun* scripted_run(std::string_view type, std::int32_t rank, std::int32_t generation) const;
+  const ScriptedRun* scripted_run(std::string_view type, std::int32_t rank,
+                                  std::int32_t generation) const;
 };
 
 struct JobSubmission {
@@ -218,12 +221,12 @@ enum class ArrivalKind { Interarrival, Poisson, Profile, Times };
 // When jobs (or bursts of jobs) arrive. Simulation time zero is Monday 00:00.
 struct ArrivalProcess {
   ArrivalKind kind = ArrivalKind::Interarrival;
-  DurationDistribution interarrival;          // Interarrival: gaps between arrivals
-  double rate_per_hour = 0;                   // Poisson and Profile: the (base) rate
-  std::vector<double> hour_of_day;            // Profile: 24 multipliers (empty: all 1)
-  std::vector<double> day_of_week;            // Profile: 7 multipliers, Monday first (empty: all 1)
-  SimDuration week_offset{0};                 // Profile: time zero is this long after Monday 00:00
-  std::vector<SimTime> times;                 // Times: sorted, absolute
+  DurationDistribution interarrival;  // Interarrival: gaps between arrivals
+  double rate_per_hour = 0;           // Poisson and Profile: the (base) rate
+  std::vector<double> hour_of_day;    // Profile: 24 multipliers (empty: all 1)
+  std::vector<double> day_of_week;    // Profile: 7 multipliers, Monday first (empty: all 1)
+  SimDuration week_offset{0};         // Profile: time zero is this long after Monday 00:00
+  std::vector<SimTime> times;         // Times: sorted, absolute
 };
 
 // Elastic bounds drawn per job; unset fields keep the template's value.
@@ -236,22 +239,22 @@ struct ElasticDraw {
 // One kind of job a generator produces: a template plus what varies per job. Unset draws keep
 // the template's (or the behaviour's) value.
 struct JobClass {
-  std::string name;            // job names are "<prefix>-<i>", i counting this class's jobs
-  std::string prefix;          // "<generator>-<class>" (the template's name for single-template generators)
+  std::string name;    // job names are "<prefix>-<i>", i counting this class's jobs
+  std::string prefix;  // "<generator>-<class>" (the template's name for single-template generators)
   double weight = 1;
   model::Job template_job;
-  JobBehaviour behaviour;      // runTime / work are drawn by the generator and fixed per job
-  std::string replica_type;    // the replica spec `replicas` varies (resolved at load)
+  JobBehaviour behaviour;    // runTime / work are drawn by the generator and fixed per job
+  std::string replica_type;  // the replica spec `replicas` varies (resolved at load)
   std::optional<IntDistribution> replicas;
   std::optional<ElasticDraw> elastic;
-  std::optional<IntDistribution> gpus;                    // per pod: nvidia.com/gpu
+  std::optional<IntDistribution> gpus;  // per pod: nvidia.com/gpu
   std::optional<DurationDistribution> checkpoint_interval;
   std::optional<ChoiceDistribution> restart_policy;
-  std::optional<IntDistribution> restart_limit;           // GenericJob restartPolicy.limit
-  std::optional<IntDistribution> backoff_limit;           // PyTorch / DeepSpeed runPolicy
+  std::optional<IntDistribution> restart_limit;  // GenericJob restartPolicy.limit
+  std::optional<IntDistribution> backoff_limit;  // PyTorch / DeepSpeed runPolicy
   std::optional<ChoiceDistribution> clean_up_policy;
-  std::optional<DurationDistribution> active_deadline;    // whole seconds, >= 1
-  std::optional<kernel::Distribution> hazard_per_hour;    // user-error hazard, >= 0
+  std::optional<DurationDistribution> active_deadline;  // whole seconds, >= 1
+  std::optional<kernel::Distribution> hazard_per_hour;  // user-error hazard, >= 0
 };
 
 // A stream of jobs: an arrival process (optionally in bursts) and a weighted mix of classes.
@@ -260,7 +263,7 @@ struct GeneratorEntry {
   ArrivalProcess arrivals;
   std::optional<IntDistribution> burst_size;  // set => each arrival is a burst of this many jobs
   std::vector<JobClass> classes;              // at least one
-  std::optional<std::int64_t> count;  // jobs; unset => until `stop` or the horizon
+  std::optional<std::int64_t> count;          // jobs; unset => until `stop` or the horizon
   SimTime start{};
   std::optional<SimTime> stop;
 };
@@ -271,7 +274,7 @@ struct TraceData;  // scenarios/traces.hpp
 
 // Jobs replayed from a cluster trace (docs/traces.md).
 struct TraceEntry {
-  std::string name;                   // default: the format; names the sampling stream
+  std::string name;  // default: the format; names the sampling stream
   TraceFormat format = TraceFormat::Philly;
   std::string path;                   // resolved against the scenario file's folder
   std::optional<std::int64_t> limit;  // first N jobs (after window and sampling)
@@ -283,8 +286,8 @@ struct TraceEntry {
   // all the scenario's trace entries, so several files of one cluster keep their spacing.
   std::optional<std::int64_t> epoch_us;
   std::optional<std::int64_t> origin_us;  // resolved by the loader
-  double load_factor = 1;             // inter-arrival gaps divided by this
-  double sample = 1;                  // fraction of jobs kept (stream traces/<name>/sample)
+  double load_factor = 1;                 // inter-arrival gaps divided by this
+  double sample = 1;                      // fraction of jobs kept (stream traces/<name>/sample)
   bool skip_bad_rows = false;
   std::map<std::string, std::string> options;
   // The loaded trace, shared by copies of the scenario (set when file references are allowed).
@@ -314,7 +317,7 @@ struct InitialStateData;  // scenarios/traces.hpp
 // spec.initialState: the simulation starts at the export's time with its running jobs placed on
 // their recorded nodes and its waiting jobs queued in their creation order.
 struct InitialState {
-  std::string from_export;          // resolved path
+  std::string from_export;            // resolved path
   std::optional<std::int64_t> at_us;  // the export's time (Unix µs); unset: its latest timestamp
   RemainingModel remaining;
   // The run time of a job still waiting at the export; unset: the median run time of the
@@ -326,9 +329,24 @@ struct InitialState {
 // ---- operations ----
 
 enum class OperationType {
-  PauseJob, ResumeJob, SetExpectedReplicas, CloseQueue, OpenQueue,
-  DrainNode, CordonNode, UncordonNode, AddNodePool, RemoveNodePool,
-  FailPod, DeletePod, FailNode, RepairNode, FailGpu, FailSwitch, SetQueue, SetJobPriority
+  PauseJob,
+  ResumeJob,
+  SetExpectedReplicas,
+  CloseQueue,
+  OpenQueue,
+  DrainNode,
+  CordonNode,
+  UncordonNode,
+  AddNodePool,
+  RemoveNodePool,
+  FailPod,
+  DeletePod,
+  FailNode,
+  RepairNode,
+  FailGpu,
+  FailSwitch,
+  SetQueue,
+  SetJobPriority
 };
 
 // setQueue: the fields given replace the queue's (spec §8.2).
@@ -350,9 +368,10 @@ struct Operation {
   std::string replica_type;                       // FailPod, DeletePod
   std::int32_t rank = 0;                          // FailPod, DeletePod
   std::int32_t exit_code = 137;                   // FailPod
-  std::optional<SimDuration> repair_after;        // FailNode, FailGpu, FailSwitch: unset => until repairNode
-  std::int32_t priority = 0;                      // SetJobPriority
-  std::optional<QueueEdit> queue_edit;            // SetQueue
+  std::optional<SimDuration>
+      repair_after;                     // FailNode, FailGpu, FailSwitch: unset => until repairNode
+  std::int32_t priority = 0;            // SetJobPriority
+  std::optional<QueueEdit> queue_edit;  // SetQueue
 };
 
 // ---- expectations ----
@@ -374,7 +393,7 @@ struct PodExpectation {
   std::string replica_type;
   std::int32_t rank = 0;
   std::optional<std::int32_t> generation;
-  std::optional<std::string> phase;            // Pending | Running | Succeeded | Failed | Unknown | Deleted
+  std::optional<std::string> phase;  // Pending | Running | Succeeded | Failed | Unknown | Deleted
   std::optional<std::int32_t> exit_code;
   std::optional<std::string> deletion_reason;  // model::DeletionReason spelling
   std::optional<IntBounds> pods;               // how many pods that rank had in all
@@ -390,8 +409,8 @@ struct EventExpectation {
 
 struct JobExpectation {
   std::string job;
-  std::optional<std::string> phase;  // a JobPhase, or Rejected
-  std::optional<std::string> reason;  // of the terminal condition (Completed / Failed)
+  std::optional<std::string> phase;        // a JobPhase, or Rejected
+  std::optional<std::string> reason;       // of the terminal condition (Completed / Failed)
   std::optional<IntBounds> restart_count;  // sum of tasks[].restartCount
   std::optional<IntBounds> backoff_count;
   std::vector<std::pair<std::string, TimeBounds>> phase_at;  // first time the job reached the phase
@@ -434,7 +453,8 @@ struct Scenario {
   std::uint64_t seed = 1;
   std::int32_t replications = 1;
   std::optional<Expectations> expect;
-  std::vector<ControllerPlugin> controller_plugins;  // spec.plugins.controllers: at most one per kind
+  std::vector<ControllerPlugin>
+      controller_plugins;                     // spec.plugins.controllers: at most one per kind
   std::optional<InitialState> initial_state;  // spec.initialState
 };
 
@@ -461,8 +481,8 @@ inline constexpr std::int64_t kDefaultMaxJobs = 5000000;
 inline constexpr std::int64_t kMaxHorizonDays = 365000;
 
 struct ScenarioResult {
-  std::optional<Scenario> scenario;      // set exactly when there are no errors
-  std::vector<Diagnostic> diagnostics;   // errors and warnings, every one found
+  std::optional<Scenario> scenario;     // set exactly when there are no errors
+  std::vector<Diagnostic> diagnostics;  // errors and warnings, every one found
   // Every file the scenario names (manifests, traces, plugin programs), resolved against base_dir:
   // a command's outputs may not replace them (analysis/result_folder.hpp).
   std::vector<std::string> files;

@@ -3,8 +3,8 @@
 // same object back.
 #include "scenarios/format/serialize.hpp"
 
-#include <nlohmann/json.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace t9k::scenarios {
 
@@ -66,7 +66,8 @@ std::string format_timestamp(m::SimTime t) {
   unsigned mo = 0, d = 0;
   civil_from_days(days, y, mo, d);
   if (y < 0 || y > 9999) {  // outside four digits: the general (slower) path
-    std::string s = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", y, mo, d, rem / 3600, (rem / 60) % 60, rem % 60);
+    std::string s = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", y, mo, d, rem / 3600,
+                                (rem / 60) % 60, rem % 60);
     if (frac != 0) s += fmt::format(".{:06}", frac);
     return s + "Z";
   }
@@ -129,8 +130,8 @@ bool parse_timestamp(std::string_view s, m::SimTime& out) {
     ++i;
   } else if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
     int oh = 0, om = 0;
-    if (!digits(s, i + 1, 2, oh) || i + 3 >= s.size() || s[i + 3] != ':' || !digits(s, i + 4, 2, om) ||
-        oh > 23 || om > 59) {
+    if (!digits(s, i + 1, 2, oh) || i + 3 >= s.size() || s[i + 3] != ':' ||
+        !digits(s, i + 4, 2, om) || oh > 23 || om > 59) {
       return false;
     }
     offset = (oh * 3600 + om * 60) * (s[i] == '+' ? 1 : -1);
@@ -139,8 +140,9 @@ bool parse_timestamp(std::string_view s, m::SimTime& out) {
     return false;
   }
   if (i != s.size()) return false;
-  const std::int64_t secs = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 +
-                            h * 3600 + mi * 60 + se - offset;
+  const std::int64_t secs =
+      days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 + h * 3600 +
+      mi * 60 + se - offset;
   if (secs < 0) return false;
   out = m::SimTime{m::SimDuration{secs * 1000000 + frac}};
   return true;
@@ -179,8 +181,11 @@ Json metadata(const m::ObjectMeta& meta) {
   if (!meta.owner_references.empty()) {
     Json refs = Json::array();
     for (const auto& r : meta.owner_references) {
-      refs.push_back(Json{{"apiVersion", r.api_version}, {"kind", r.kind}, {"name", r.name},
-                          {"uid", r.uid}, {"controller", r.controller}});
+      refs.push_back(Json{{"apiVersion", r.api_version},
+                          {"kind", r.kind},
+                          {"name", r.name},
+                          {"uid", r.uid},
+                          {"controller", r.controller}});
     }
     j["ownerReferences"] = std::move(refs);
   }
@@ -218,7 +223,8 @@ Json pod_template(const m::PodTemplateSpec& t) {
   if (!p.priority_class_name.empty()) s["priorityClassName"] = p.priority_class_name;
   if (p.priority) s["priority"] = *p.priority;
   if (!p.restart_policy.empty()) s["restartPolicy"] = p.restart_policy;
-  if (p.termination_grace_period_seconds) s["terminationGracePeriodSeconds"] = *p.termination_grace_period_seconds;
+  if (p.termination_grace_period_seconds)
+    s["terminationGracePeriodSeconds"] = *p.termination_grace_period_seconds;
   if (p.active_deadline_seconds) s["activeDeadlineSeconds"] = *p.active_deadline_seconds;
   if (!p.tolerations.empty()) {
     Json ts = Json::array();
@@ -285,8 +291,10 @@ Json run_policy(const m::RunPolicy& p) {
 
 void elastic(Json& spec, const std::optional<m::ElasticConfig>& e) {
   if (!e) return;
-  spec["elastic"] = Json{{"enabled", e->enabled}, {"minReplicas", e->min_replicas},
-                         {"maxReplicas", e->max_replicas}, {"expectedReplicas", e->expected_replicas}};
+  spec["elastic"] = Json{{"enabled", e->enabled},
+                         {"minReplicas", e->min_replicas},
+                         {"maxReplicas", e->max_replicas},
+                         {"expectedReplicas", e->expected_replicas}};
 }
 
 Json finish_rules(const std::vector<m::FinishRule>& rules) {
@@ -309,7 +317,8 @@ Json job_status(const m::JobStatus& st) {
   if (!st.conditions.empty()) {
     Json a = Json::array();
     for (const auto& c : st.conditions) {
-      Json x{{"type", m::to_string(c.type)}, {"status", m::to_string(c.status)},
+      Json x{{"type", m::to_string(c.type)},
+             {"status", m::to_string(c.status)},
              {"lastTransitionTime", format_timestamp(c.last_transition_time)}};
       if (!c.reason.empty()) x["reason"] = c.reason;
       if (!c.message.empty()) x["message"] = c.message;
@@ -318,9 +327,10 @@ Json job_status(const m::JobStatus& st) {
     j["conditions"] = std::move(a);
   }
   const m::Aggregate& ag = st.aggregate;
-  j["aggregate"] = Json{{"creating", ag.creating}, {"pending", ag.pending}, {"running", ag.running},
-                        {"succeeded", ag.succeeded}, {"failed", ag.failed}, {"unknown", ag.unknown},
-                        {"deleted", ag.deleted}};
+  j["aggregate"] =
+      Json{{"creating", ag.creating},   {"pending", ag.pending}, {"running", ag.running},
+           {"succeeded", ag.succeeded}, {"failed", ag.failed},   {"unknown", ag.unknown},
+           {"deleted", ag.deleted}};
   if (!st.tasks.empty()) {
     Json a = Json::array();
     for (const auto& t : st.tasks) {
@@ -384,7 +394,8 @@ Json generic(const m::GenericJob& job) {
   if (!s.failure_rules.empty()) spec["failureRules"] = finish_rules(s.failure_rules);
   if (s.service) {
     Json ports = Json::array();
-    for (const auto& p : s.service->ports) ports.push_back(Json{{"name", p.name}, {"port", p.port}});
+    for (const auto& p : s.service->ports)
+      ports.push_back(Json{{"name", p.name}, {"port", p.port}});
     spec["service"] = Json{{"ports", std::move(ports)}};
   }
   run_mode(spec, s.run_mode);
@@ -420,7 +431,9 @@ Json pytorch(const m::PyTorchTrainingJob& job) {
   elastic(spec, s.elastic);
   if (s.torchrun_config) {
     const auto& t = *s.torchrun_config;
-    Json x{{"enabled", t.enabled}, {"maxRestarts", t.max_restarts}, {"procPerNode", t.proc_per_node},
+    Json x{{"enabled", t.enabled},
+           {"maxRestarts", t.max_restarts},
+           {"procPerNode", t.proc_per_node},
            {"rdzvBackend", m::to_string(t.rdzv_backend)}};
     if (!t.extra_options.empty()) x["extraOptions"] = strings(t.extra_options);
     spec["torchrunConfig"] = std::move(x);
@@ -507,8 +520,10 @@ Json queue(const m::Queue& q) {
     const auto& st = q.status;
     j["status"] = Json{{"allocated", resources(st.allocated)},
                        {"podGroups", Json{{"total", st.pod_groups}}},
-                       {"pods", Json{{"pending", st.pods_pending}, {"running", st.pods_running},
-                                     {"succeeded", st.pods_succeeded}, {"failed", st.pods_failed},
+                       {"pods", Json{{"pending", st.pods_pending},
+                                     {"running", st.pods_running},
+                                     {"succeeded", st.pods_succeeded},
+                                     {"failed", st.pods_failed},
                                      {"unknown", st.pods_unknown}}}};
   }
   return j;
@@ -530,12 +545,18 @@ Json pod_group(const m::PodGroup& g) {
   j["spec"] = std::move(spec);
   if (!(g.status == m::PodGroupStatus{})) {
     const auto& st = g.status;
-    auto cond = [](const char* type, bool v) { return Json{{"type", type}, {"status", v ? "True" : "False"}}; };
-    j["status"] = Json{{"conditions", Json::array({cond("GroupScheduled", st.group_scheduled),
-                                                   cond("SufficientGroupMember", st.sufficient_group_member)})},
-                       {"allocated", resources(st.allocated)},
-                       {"pending", st.pending}, {"running", st.running}, {"succeeded", st.succeeded},
-                       {"failed", st.failed}, {"unknown", st.unknown}};
+    auto cond = [](const char* type, bool v) {
+      return Json{{"type", type}, {"status", v ? "True" : "False"}};
+    };
+    j["status"] = Json{
+        {"conditions", Json::array({cond("GroupScheduled", st.group_scheduled),
+                                    cond("SufficientGroupMember", st.sufficient_group_member)})},
+        {"allocated", resources(st.allocated)},
+        {"pending", st.pending},
+        {"running", st.running},
+        {"succeeded", st.succeeded},
+        {"failed", st.failed},
+        {"unknown", st.unknown}};
   }
   return j;
 }

@@ -36,7 +36,8 @@ struct CsvField {
 
 // Splits one line (RFC 4180 quoting within the line; no line breaks inside quotes). Quoted
 // fields are unescaped into `scratch`, which must outlive the fields.
-void split_csv(std::string_view line, std::vector<CsvField>& out, std::vector<std::string>& scratch) {
+void split_csv(std::string_view line, std::vector<CsvField>& out,
+               std::vector<std::string>& scratch) {
   out.clear();
   scratch.clear();
   scratch.reserve(line.size());
@@ -77,7 +78,8 @@ constexpr std::int64_t kMaxMemoryMib = std::int64_t{1} << 33;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -93,7 +95,8 @@ std::optional<double> parse_real(std::string_view s) {
   s = trim(s);
   double v = 0;
   const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || s.empty() || !std::isfinite(v)) return std::nullopt;
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty() || !std::isfinite(v))
+    return std::nullopt;
   return v;
 }
 
@@ -118,13 +121,14 @@ std::optional<std::int64_t> parse_datetime(std::string_view s) {
 
 class RowErrors {
  public:
-  RowErrors(std::string file, bool skip, std::vector<Diagnostic>& out) : file_(std::move(file)), skip_(skip), out_(out) {}
+  RowErrors(std::string file, bool skip, std::vector<Diagnostic>& out)
+      : file_(std::move(file)), skip_(skip), out_(out) {}
   // One bad row: reported once, at its first problem.
   void bad(int line, int column, std::string_view field, std::string message) {
     ++count_;
     if (count_ > kMaxRowFindings) return;
-    out_.push_back(Diagnostic{skip_ ? Severity::Warning : Severity::Error, file_, line, column, 0, std::string(field),
-                              std::move(message)});
+    out_.push_back(Diagnostic{skip_ ? Severity::Warning : Severity::Error, file_, line, column, 0,
+                              std::string(field), std::move(message)});
   }
   // A problem with the whole file (missing header column, unreadable): always an error.
   void fatal(int line, int column, std::string message) {
@@ -133,17 +137,20 @@ class RowErrors {
   }
   void finish() {
     if (count_ > kMaxRowFindings) {
-      out_.push_back(Diagnostic{skip_ ? Severity::Warning : Severity::Error, file_, 0, 0, 0, "",
-                                fmt::format("{} more bad rows not shown", count_ - kMaxRowFindings)});
+      out_.push_back(
+          Diagnostic{skip_ ? Severity::Warning : Severity::Error, file_, 0, 0, 0, "",
+                     fmt::format("{} more bad rows not shown", count_ - kMaxRowFindings)});
     }
     if (count_ > 0 && skip_) {
-      out_.push_back(Diagnostic{Severity::Warning, file_, 0, 0, 0, "",
-                                fmt::format("skipped {} bad row{} (skipBadRows)", count_, count_ == 1 ? "" : "s")});
+      out_.push_back(Diagnostic{
+          Severity::Warning, file_, 0, 0, 0, "",
+          fmt::format("skipped {} bad row{} (skipBadRows)", count_, count_ == 1 ? "" : "s")});
     } else if (count_ > 0) {
-      out_.push_back(Diagnostic{Severity::Error, file_, 0, 0, 0, "",
-                                fmt::format("found {} bad row{}; the replay does not start (t9ksim run "
-                                            "--skip-bad-rows, or skipBadRows: true on the entry, skips them)",
-                                            count_, count_ == 1 ? "" : "s")});
+      out_.push_back(
+          Diagnostic{Severity::Error, file_, 0, 0, 0, "",
+                     fmt::format("found {} bad row{}; the replay does not start (t9ksim run "
+                                 "--skip-bad-rows, or skipBadRows: true on the entry, skips them)",
+                                 count_, count_ == 1 ? "" : "s")});
     }
   }
   std::int64_t count() const { return count_; }
@@ -170,7 +177,8 @@ class CsvReader {
       return;
     }
     line_no_ = 1;
-    if (line_.size() >= 3 && line_.compare(0, 3, "\xEF\xBB\xBF") == 0) line_.erase(0, 3);  // UTF-8 BOM
+    if (line_.size() >= 3 && line_.compare(0, 3, "\xEF\xBB\xBF") == 0)
+      line_.erase(0, 3);  // UTF-8 BOM
     split_csv(line_, fields_, scratch_);
     for (std::size_t i = 0; i < fields_.size(); ++i) header_.emplace_back(trim(fields_[i].text));
     ok_ = true;
@@ -184,7 +192,8 @@ class CsvReader {
     if (required) {
       std::string found;
       for (const auto& h : header_) found += (found.empty() ? "" : ", ") + h;
-      errors_.fatal(1, 1, fmt::format("header: found no column \"{}\"; the header has: {}", name, found));
+      errors_.fatal(1, 1,
+                    fmt::format("header: found no column \"{}\"; the header has: {}", name, found));
     }
     return std::nullopt;
   }
@@ -202,8 +211,8 @@ class CsvReader {
   std::optional<CsvField> field(std::size_t index) {
     if (index < fields_.size()) return fields_[index];
     errors_.bad(line_no_, static_cast<int>(line_.size()) + 1, header_[index],
-                fmt::format("missing column {} (\"{}\"): the row has {} field{}", index + 1, header_[index],
-                            fields_.size(), fields_.size() == 1 ? "" : "s"));
+                fmt::format("missing column {} (\"{}\"): the row has {} field{}", index + 1,
+                            header_[index], fields_.size(), fields_.size() == 1 ? "" : "s"));
     return std::nullopt;
   }
   const std::string& header(std::size_t index) const { return header_[index]; }
@@ -248,7 +257,8 @@ struct Row {
     if (!f) return std::nullopt;
     const auto v = parse_int(f->text);
     if (!v || *v < min || *v > max) {
-      fail(*f, col, fmt::format("found \"{}\"; allowed: an integer in [{}, {}]", f->text, min, max));
+      fail(*f, col,
+           fmt::format("found \"{}\"; allowed: an integer in [{}, {}]", f->text, min, max));
       return std::nullopt;
     }
     return v;
@@ -267,7 +277,8 @@ struct Row {
       return std::nullopt;
     }
     const auto us = to_us(*v, unit_us);
-    if (!us) fail(*f, col, fmt::format("found {}; allowed: a duration below 290,000 years", f->text));
+    if (!us)
+      fail(*f, col, fmt::format("found {}; allowed: a duration below 290,000 years", f->text));
     return us;
   }
   std::optional<std::int64_t> time(std::size_t col, const std::string& format) {
@@ -280,18 +291,19 @@ struct Row {
       us = to_us(*v, format == "unix-ms" ? 1e3 : 1e6);
     }
     if (!us) {
-      fail(*f, col, fmt::format("found \"{}\"; allowed: a time ({})", f->text,
-                                format == "datetime" ? "YYYY-MM-DD HH:MM:SS, UTC"
-                                : format == "rfc3339" ? "RFC 3339"
-                                : format == "unix-ms" ? "milliseconds"
-                                                      : "seconds"));
+      fail(*f, col,
+           fmt::format("found \"{}\"; allowed: a time ({})", f->text,
+                       format == "datetime"  ? "YYYY-MM-DD HH:MM:SS, UTC"
+                       : format == "rfc3339" ? "RFC 3339"
+                       : format == "unix-ms" ? "milliseconds"
+                                             : "seconds"));
     }
     return us;
   }
 };
 
-std::int32_t intern(std::vector<std::string>& table, std::map<std::string, std::int32_t, std::less<>>& index,
-                    std::string_view s) {
+std::int32_t intern(std::vector<std::string>& table,
+                    std::map<std::string, std::int32_t, std::less<>>& index, std::string_view s) {
   if (auto it = index.find(s); it != index.end()) return it->second;
   const auto i = static_cast<std::int32_t>(table.size());
   table.emplace_back(s);
@@ -317,7 +329,8 @@ struct OptionReader {
   }
   void error(const std::string& key, std::string message) {
     ok = false;
-    out.push_back(Diagnostic{Severity::Error, file, 0, 0, 0, where + ".options." + key, std::move(message)});
+    out.push_back(
+        Diagnostic{Severity::Error, file, 0, 0, 0, where + ".options." + key, std::move(message)});
   }
   std::string choice(const std::string& key, std::initializer_list<std::string_view> allowed) {
     const auto v = get(key);
@@ -330,7 +343,8 @@ struct OptionReader {
     }
     return *v;
   }
-  std::int32_t integer(const std::string& key, std::int32_t def, std::int32_t min, std::int32_t max) {
+  std::int32_t integer(const std::string& key, std::int32_t def, std::int32_t min,
+                       std::int32_t max) {
     const auto v = get(key);
     if (!v) return def;
     const auto x = parse_int(*v);
@@ -358,7 +372,8 @@ struct OptionReader {
       if (!used.count(k)) {
         std::string names;
         for (const auto& u : used) names += (names.empty() ? "" : ", ") + u;
-        error(k, fmt::format("unknown option \"{}\" for format {}; allowed: {}", k, to_string(e.format), names));
+        error(k, fmt::format("unknown option \"{}\" for format {}; allowed: {}", k,
+                             to_string(e.format), names));
       }
     }
   }
@@ -366,7 +381,8 @@ struct OptionReader {
 
 // A file an option names, relative to the trace file's folder; `fallback` next to the trace when
 // the option is not given and the file exists.
-std::string sibling(const std::string& trace, const std::optional<std::string>& given, const char* fallback) {
+std::string sibling(const std::string& trace, const std::optional<std::string>& given,
+                    const char* fallback) {
   const fs::path dir = fs::path(trace).parent_path();
   if (given) return (dir / *given).string();
   std::error_code ec;
@@ -406,9 +422,12 @@ std::string group_queue(const TraceData& d, std::int32_t group) {
   if (group < 0) return m::kDefaultQueue;
   const std::string& g = d.groups[static_cast<std::size_t>(group)];
   switch (d.format) {
-    case TraceFormat::Philly: return sanitize_job_name("vc-" + g, "vc");
-    case TraceFormat::AlibabaOpenB: return qos_class(g).queue;
-    default: return g == m::kDefaultQueue ? g : sanitize_job_name(g, "queue");
+    case TraceFormat::Philly:
+      return sanitize_job_name("vc-" + g, "vc");
+    case TraceFormat::AlibabaOpenB:
+      return qos_class(g).queue;
+    default:
+      return g == m::kDefaultQueue ? g : sanitize_job_name(g, "queue");
   }
 }
 
@@ -421,7 +440,8 @@ void read_philly(TraceData& d, RowErrors& errors) {
              c_gpus = csv.column("num_gpus", true), c_vc = csv.column("cluster", true);
   if (!c_time || !c_dur || !c_gpus || !c_vc) return;
   std::map<std::string, std::int32_t, std::less<>> groups;  // the VC file's first, in its order
-  for (std::size_t i = 0; i < d.groups.size(); ++i) groups.emplace(d.groups[i], static_cast<std::int32_t>(i));
+  for (std::size_t i = 0; i < d.groups.size(); ++i)
+    groups.emplace(d.groups[i], static_cast<std::int32_t>(i));
   while (csv.next()) {
     Row row{csv, errors};
     TraceRecord r;
@@ -463,10 +483,11 @@ void read_openb(TraceData& d, RowErrors& errors) {
              c_mem = csv.column("memory_mib", true), c_gpu = csv.column("num_gpu", true),
              c_milli = csv.column("gpu_milli", true), c_spec = csv.column("gpu_spec", true),
              c_qos = csv.column("qos", true), c_phase = csv.column("pod_phase", true),
-             c_create = csv.column("creation_time", true), c_delete = csv.column("deletion_time", true),
+             c_create = csv.column("creation_time", true),
+             c_delete = csv.column("deletion_time", true),
              c_sched = csv.column("scheduled_time", true);
-  if (!c_name || !c_cpu || !c_mem || !c_gpu || !c_milli || !c_spec || !c_qos || !c_phase || !c_create ||
-      !c_delete || !c_sched) {
+  if (!c_name || !c_cpu || !c_mem || !c_gpu || !c_milli || !c_spec || !c_qos || !c_phase ||
+      !c_create || !c_delete || !c_sched) {
     return;
   }
   std::map<std::string, std::int32_t, std::less<>> groups, specs;
@@ -492,14 +513,16 @@ void read_openb(TraceData& d, RowErrors& errors) {
       if (row.bad) continue;
     }
     if (*gpus == 0 && *milli != 0) {
-      row.fail(*csv.field(*c_milli), *c_milli, fmt::format("found gpu_milli {} with num_gpu 0; allowed: 0", *milli));
+      row.fail(*csv.field(*c_milli), *c_milli,
+               fmt::format("found gpu_milli {} with num_gpu 0; allowed: 0", *milli));
       continue;
     }
     const std::int64_t from = start ? *start : *created;
     if (*deleted < from) {
       row.fail(*csv.field(*c_delete), *c_delete,
-               fmt::format("found deletion_time {} before {} {}: a negative duration", *deleted / 1'000'000,
-                           start ? "scheduled_time" : "creation_time", from / 1'000'000));
+               fmt::format("found deletion_time {} before {} {}: a negative duration",
+                           *deleted / 1'000'000, start ? "scheduled_time" : "creation_time",
+                           from / 1'000'000));
       continue;
     }
     if (!start && !d.mapping.replay_unscheduled) {
@@ -508,9 +531,11 @@ void read_openb(TraceData& d, RowErrors& errors) {
     }
     r.submit_us = *created;
     r.duration_us = *deleted - from;
-    r.gpus = static_cast<std::int32_t>(*gpus);  // a fractional gpu_milli is rounded up to the whole GPU...
+    r.gpus = static_cast<std::int32_t>(
+        *gpus);  // a fractional gpu_milli is rounded up to the whole GPU...
     // ...unless GPUs are shared: a one-GPU pod then asks for its share (docs/traces.md).
-    if (d.mapping.shared_gpus && *gpus == 1 && *milli > 0 && *milli < 1000) r.gpu_milli = static_cast<std::int16_t>(*milli);
+    if (d.mapping.shared_gpus && *gpus == 1 && *milli > 0 && *milli < 1000)
+      r.gpu_milli = static_cast<std::int16_t>(*milli);
     r.cpu_milli = *cpu;
     r.memory_mib = *mem;
     r.group = intern(d.groups, groups, trim(qos->text));
@@ -539,7 +564,8 @@ void read_openb_nodes(TraceData& d, std::vector<Diagnostic>& out) {
     if (row.bad) continue;
     const std::string mdl(trim(model->text));
     if (*gpus > 0 && mdl.empty()) {
-      row.fail(*model, *c_model, fmt::format("found no model for a node with {} GPUs; allowed: a GPU model", *gpus));
+      row.fail(*model, *c_model,
+               fmt::format("found no model for a node with {} GPUs; allowed: a GPU model", *gpus));
       continue;
     }
     const auto key = std::make_tuple(*cpu, *mem, *gpus, mdl);
@@ -547,8 +573,8 @@ void read_openb_nodes(TraceData& d, std::vector<Diagnostic>& out) {
     if (added) {
       NodePool p;
       // One pool per node shape, named after it (nodes become <pool>-<i>; sn is not kept).
-      p.name = sanitize_job_name(fmt::format("{}-{}gpu-{}c-{}gi", mdl.empty() ? "cpu" : lower(mdl), *gpus,
-                                             *cpu / 1000, *mem / 1024),
+      p.name = sanitize_job_name(fmt::format("{}-{}gpu-{}c-{}gi", mdl.empty() ? "cpu" : lower(mdl),
+                                             *gpus, *cpu / 1000, *mem / 1024),
                                  "pool");
       p.gpus_per_node = static_cast<std::int32_t>(*gpus);
       p.gpu_model = mdl;
@@ -569,16 +595,19 @@ void read_csv(TraceData& d, RowErrors& errors) {
     if (it == d.mapping.columns.end()) return std::nullopt;
     return csv.column(it->second, required);
   };
-  const auto c_submit = col("submit", true), c_dur = col("duration", true), c_gpus = col("gpus", true),
-             c_queue = col("queue", true), c_prio = col("priority", true), c_kind = col("kind", true),
-             c_name = col("name", true);
+  const auto c_submit = col("submit", true), c_dur = col("duration", true),
+             c_gpus = col("gpus", true), c_queue = col("queue", true),
+             c_prio = col("priority", true), c_kind = col("kind", true), c_name = col("name", true);
   if (!c_submit || !c_dur) return;
-  if ((d.mapping.columns.count("gpus") && !c_gpus) || (d.mapping.columns.count("queue") && !c_queue) ||
-      (d.mapping.columns.count("priority") && !c_prio) || (d.mapping.columns.count("kind") && !c_kind) ||
+  if ((d.mapping.columns.count("gpus") && !c_gpus) ||
+      (d.mapping.columns.count("queue") && !c_queue) ||
+      (d.mapping.columns.count("priority") && !c_prio) ||
+      (d.mapping.columns.count("kind") && !c_kind) ||
       (d.mapping.columns.count("name") && !c_name)) {
     return;
   }
-  static const std::map<std::string, double> kUnits = {{"us", 1}, {"ms", 1e3}, {"s", 1e6}, {"m", 6e7}, {"h", 3.6e9}};
+  static const std::map<std::string, double> kUnits = {
+      {"us", 1}, {"ms", 1e3}, {"s", 1e6}, {"m", 6e7}, {"h", 3.6e9}};
   const double unit = kUnits.at(d.mapping.duration_unit);
   std::map<std::string, std::int32_t, std::less<>> groups;
   while (csv.next()) {
@@ -599,7 +628,9 @@ void read_csv(TraceData& d, RowErrors& errors) {
       bool ok = false;
       r.kind = static_cast<std::int32_t>(parse_kind(trim(kind->text), ok));
       if (!ok) {
-        row.fail(*kind, *c_kind, fmt::format("found \"{}\"; allowed: GenericJob, PyTorchTrainingJob, DeepSpeedJob", kind->text));
+        row.fail(*kind, *c_kind,
+                 fmt::format("found \"{}\"; allowed: GenericJob, PyTorchTrainingJob, DeepSpeedJob",
+                             kind->text));
         continue;
       }
     }
@@ -618,8 +649,8 @@ void read_csv(TraceData& d, RowErrors& errors) {
 
 // The objects of a `kubectl get -o yaml` file: a List's items (several Lists or plain objects,
 // one per document, work too), each with its path ("items[3]", "[1].items[0]").
-bool export_items(const std::string& file, RowErrors& errors, std::vector<Diagnostic>& out, std::vector<Val>& items,
-                  const std::string* given_text = nullptr) {
+bool export_items(const std::string& file, RowErrors& errors, std::vector<Diagnostic>& out,
+                  std::vector<Val>& items, const std::string* given_text = nullptr) {
   std::string read;
   if (!given_text && !read_text_file(file, read, out)) {
     errors.fatal(0, 0, "cannot read the file");
@@ -642,11 +673,13 @@ bool export_items(const std::string& file, RowErrors& errors, std::vector<Diagno
         doc.node["kind"].Scalar() == "List") {
       const YAML::Node list = doc.node["items"];
       if (!list.IsDefined() || !list.IsSequence()) {
-        errors.fatal(doc.line, 1, "found a List without items; allowed: kind: List with items: [...]");
+        errors.fatal(doc.line, 1,
+                     "found a List without items; allowed: kind: List with items: [...]");
         continue;
       }
       for (std::size_t i = 0; i < list.size(); ++i) {
-        items.push_back(Val{list[i], list[i].Mark(), fmt::format("{}items[{}]", base.empty() ? "" : base + ".", i)});
+        items.push_back(Val{list[i], list[i].Mark(),
+                            fmt::format("{}items[{}]", base.empty() ? "" : base + ".", i)});
       }
     } else {
       items.push_back(Val{doc.node, doc.node.Mark(), base});
@@ -655,7 +688,9 @@ bool export_items(const std::string& file, RowErrors& errors, std::vector<Diagno
   return true;
 }
 
-YAML::Node map_at(const YAML::Node& n, const char* key) { return n.IsDefined() && n.IsMap() ? n[key] : YAML::Node(); }
+YAML::Node map_at(const YAML::Node& n, const char* key) {
+  return n.IsDefined() && n.IsMap() ? n[key] : YAML::Node();
+}
 
 std::string kind_of(const YAML::Node& item) {
   const YAML::Node k = map_at(item, "kind");
@@ -667,7 +702,8 @@ YAML::Node without_server_fields(const YAML::Node& item) {
   YAML::Node copy = YAML::Clone(item);
   copy.remove("status");
   if (copy["metadata"].IsDefined() && copy["metadata"].IsMap()) {
-    for (const char* k : {"creationTimestamp", "uid", "resourceVersion", "generation", "managedFields", "selfLink"}) {
+    for (const char* k : {"creationTimestamp", "uid", "resourceVersion", "generation",
+                          "managedFields", "selfLink"}) {
       copy["metadata"].remove(k);
     }
   }
@@ -693,7 +729,8 @@ bool node_only_resource(std::string_view name) {
 // Nodes of one shape (allocatable resources, labels, GPU model) share a pool, which keeps their
 // names in export order; pools are named after the GPU model.
 void read_export_cluster(const std::string& file, const std::vector<Val>& items, RowErrors& errors,
-                         std::vector<NodePool>& pools, std::vector<m::Queue>& queues, std::vector<std::string>& notes) {
+                         std::vector<NodePool>& pools, std::vector<m::Queue>& queues,
+                         std::vector<std::string>& notes) {
   std::map<std::string, std::size_t> pool_of_shape;
   std::set<std::string> node_names, pool_names, queue_names;
   std::vector<std::string> tainted, not_ready, cordoned;
@@ -713,13 +750,15 @@ void read_export_cluster(const std::string& file, const std::vector<Val>& items,
         obj.reset();
       }
       if (!obj || has_errors(diags) || !std::holds_alternative<m::Queue>(*obj)) {
-        errors.bad(line, column, item.path, "found an invalid Queue: " + first_error(diags, "not a Queue"));
+        errors.bad(line, column, item.path,
+                   "found an invalid Queue: " + first_error(diags, "not a Queue"));
         continue;
       }
       m::Queue q = std::get<m::Queue>(*obj);
       if (!queue_names.insert(q.metadata.name).second) {
-        errors.bad(line, column, prefix + "metadata.name",
-                   fmt::format("found queue \"{}\" twice; allowed: one Queue per name", q.metadata.name));
+        errors.bad(
+            line, column, prefix + "metadata.name",
+            fmt::format("found queue \"{}\" twice; allowed: one Queue per name", q.metadata.name));
         continue;
       }
       queues.push_back(std::move(q));
@@ -728,26 +767,31 @@ void read_export_cluster(const std::string& file, const std::vector<Val>& items,
     const YAML::Node meta = map_at(item.node, "metadata");
     const YAML::Node spec = map_at(item.node, "spec");
     const YAML::Node status = map_at(item.node, "status");
-    const auto name = read_string(r, Val{map_at(meta, "name"), map_at(meta, "name").Mark(), prefix + "metadata.name"});
+    const auto name = read_string(
+        r, Val{map_at(meta, "name"), map_at(meta, "name").Mark(), prefix + "metadata.name"});
     if (!name || !is_dns1123_subdomain(*name)) {
       errors.bad(line, column, prefix + "metadata.name",
-                 name ? fmt::format("found \"{}\"; allowed: a node name (DNS-1123 subdomain)", *name)
-                      : first_error(diags, "missing metadata.name; allowed: the node's name"));
+                 name
+                     ? fmt::format("found \"{}\"; allowed: a node name (DNS-1123 subdomain)", *name)
+                     : first_error(diags, "missing metadata.name; allowed: the node's name"));
       continue;
     }
     if (!node_names.insert(*name).second) {
-      errors.bad(line, column, prefix + "metadata.name", fmt::format("found node \"{}\" twice; allowed: one Node per name", *name));
+      errors.bad(line, column, prefix + "metadata.name",
+                 fmt::format("found node \"{}\" twice; allowed: one Node per name", *name));
       continue;
     }
     // What pods can get: allocatable (capacity less what the system reserves), else capacity.
     const bool has_alloc = map_at(status, "allocatable").IsDefined();
     const char* res_key = has_alloc ? "allocatable" : "capacity";
-    const Val res{map_at(status, res_key), map_at(status, res_key).Mark(), prefix + "status." + res_key};
+    const Val res{map_at(status, res_key), map_at(status, res_key).Mark(),
+                  prefix + "status." + res_key};
     NodePool shape;
     bool bad = false;
     if (!res.node.IsDefined() || !res.node.IsMap()) {
       errors.bad(line, column, prefix + "status.allocatable",
-                 "missing status.allocatable and status.capacity; allowed: a node as the API server returns it");
+                 "missing status.allocatable and status.capacity; allowed: a node as the API "
+                 "server returns it");
       continue;
     }
     for (const auto& [key, v] : FreeMap(r, res).entries()) {
@@ -767,7 +811,8 @@ void read_export_cluster(const std::string& file, const std::vector<Val>& items,
       } else if (key == m::kResourceGpu) {
         if (q->milli() % 1000 != 0 || q->units_ceil() > m::kMaxGpusPerObject) {
           errors.bad(v.mark.line + 1, v.mark.column + 1, v.path,
-                     fmt::format("found {}; allowed: a whole number of GPUs, at most {}", describe(v.node), m::kMaxGpusPerObject));
+                     fmt::format("found {}; allowed: a whole number of GPUs, at most {}",
+                                 describe(v.node), m::kMaxGpusPerObject));
           bad = true;
           break;
         }
@@ -778,16 +823,20 @@ void read_export_cluster(const std::string& file, const std::vector<Val>& items,
     }
     if (bad) {
       // The quantity's own finding, where it is.
-      const auto it = std::find_if(diags.begin(), diags.end(), [](const Diagnostic& x) { return x.severity == Severity::Error; });
+      const auto it = std::find_if(diags.begin(), diags.end(), [](const Diagnostic& x) {
+        return x.severity == Severity::Error;
+      });
       if (it != diags.end()) errors.bad(it->line, it->column, it->path, it->message);
       continue;
     }
     if (shape.cpu.milli() <= 0 || shape.memory.milli() <= 0) {
       errors.bad(res.mark.line + 1, res.mark.column + 1, res.path,
-                 fmt::format("found no {}; allowed: a node with cpu and memory", shape.cpu.milli() <= 0 ? "cpu" : "memory"));
+                 fmt::format("found no {}; allowed: a node with cpu and memory",
+                             shape.cpu.milli() <= 0 ? "cpu" : "memory"));
       continue;
     }
-    const Val labels{map_at(meta, "labels"), map_at(meta, "labels").Mark(), prefix + "metadata.labels"};
+    const Val labels{map_at(meta, "labels"), map_at(meta, "labels").Mark(),
+                     prefix + "metadata.labels"};
     if (labels.present()) {
       for (const auto& [key, v] : FreeMap(r, labels).entries()) {
         // The world sets the hostname and topology labels of every node itself.
@@ -804,12 +853,14 @@ void read_export_cluster(const std::string& file, const std::vector<Val>& items,
       continue;
     }
     const YAML::Node unsched = map_at(spec, "unschedulable");
-    const bool is_cordoned = unsched.IsDefined() && unsched.IsScalar() && unsched.Scalar() == "true";
+    const bool is_cordoned =
+        unsched.IsDefined() && unsched.IsScalar() && unsched.Scalar() == "true";
     const YAML::Node taints = map_at(spec, "taints");
     if (taints.IsDefined() && taints.IsSequence()) {
       for (const auto& t : taints) {
         const YAML::Node effect = map_at(t, "effect");
-        if (effect.IsDefined() && effect.IsScalar() && (effect.Scalar() == "NoSchedule" || effect.Scalar() == "NoExecute")) {
+        if (effect.IsDefined() && effect.IsScalar() &&
+            (effect.Scalar() == "NoSchedule" || effect.Scalar() == "NoExecute")) {
           tainted.push_back(*name);
           break;
         }
@@ -819,13 +870,15 @@ void read_export_cluster(const std::string& file, const std::vector<Val>& items,
     if (conds.IsDefined() && conds.IsSequence()) {
       for (const auto& c : conds) {
         const YAML::Node t = map_at(c, "type"), st = map_at(c, "status");
-        if (t.IsDefined() && t.IsScalar() && t.Scalar() == "Ready" && !(st.IsDefined() && st.IsScalar() && st.Scalar() == "True")) {
+        if (t.IsDefined() && t.IsScalar() && t.Scalar() == "Ready" &&
+            !(st.IsDefined() && st.IsScalar() && st.Scalar() == "True")) {
           not_ready.push_back(*name);
         }
       }
     }
     // One pool per shape; the key holds everything the pool carries.
-    std::string key = fmt::format("{}|{}|{}|{}", shape.cpu.milli(), shape.memory.milli(), shape.gpus_per_node, shape.gpu_model);
+    std::string key = fmt::format("{}|{}|{}|{}", shape.cpu.milli(), shape.memory.milli(),
+                                  shape.gpus_per_node, shape.gpu_model);
     for (const auto& [k, q] : shape.extra_resources) key += fmt::format("|r:{}={}", k, q.milli());
     for (const auto& [k, v] : shape.labels) key += fmt::format("|l:{}={}", k, v);
     auto [it, fresh] = pool_of_shape.emplace(key, pools.size());
@@ -840,7 +893,8 @@ void read_export_cluster(const std::string& file, const std::vector<Val>& items,
       while (!base.empty() && base.back() == '-') base.pop_back();
       if (base.empty()) base = shape.gpus_per_node > 0 ? "gpu" : "cpu";
       std::string pool_name = base;
-      for (int n = 2; !pool_names.insert(pool_name).second; ++n) pool_name = fmt::format("{}-{}", base, n);
+      for (int n = 2; !pool_names.insert(pool_name).second; ++n)
+        pool_name = fmt::format("{}-{}", base, n);
       shape.name = pool_name;
       pools.push_back(std::move(shape));
     }
@@ -861,26 +915,33 @@ void read_export_cluster(const std::string& file, const std::vector<Val>& items,
   if (!pools.empty()) {
     std::string what;
     for (const auto& p : pools) {
-      what += fmt::format("{}{} ({} node{}{})", what.empty() ? "" : ", ", p.name, p.count, p.count == 1 ? "" : "s",
+      what += fmt::format("{}{} ({} node{}{})", what.empty() ? "" : ", ", p.name, p.count,
+                          p.count == 1 ? "" : "s",
                           p.gpus_per_node > 0 ? fmt::format(" x {} GPUs", p.gpus_per_node) : "");
     }
     std::string skipped;
     for (const auto& d : dropped) skipped += (skipped.empty() ? "" : ", ") + d;
-    notes.push_back(fmt::format("cluster from the export: {} node{} in {} pool{}: {}; allocatable resources{}", node_names.size(),
-                                node_names.size() == 1 ? "" : "s", pools.size(), pools.size() == 1 ? "" : "s", what,
-                                skipped.empty() ? "" : " (not simulated: " + skipped + ")"));
+    notes.push_back(
+        fmt::format("cluster from the export: {} node{} in {} pool{}: {}; allocatable resources{}",
+                    node_names.size(), node_names.size() == 1 ? "" : "s", pools.size(),
+                    pools.size() == 1 ? "" : "s", what,
+                    skipped.empty() ? "" : " (not simulated: " + skipped + ")"));
   }
   if (!cordoned.empty()) {
-    notes.push_back(fmt::format("{} node{} cordoned at the export (spec.unschedulable) start cordoned: {}", cordoned.size(),
-                                cordoned.size() == 1 ? "" : "s", list(cordoned)));
+    notes.push_back(
+        fmt::format("{} node{} cordoned at the export (spec.unschedulable) start cordoned: {}",
+                    cordoned.size(), cordoned.size() == 1 ? "" : "s", list(cordoned)));
   }
   if (!not_ready.empty()) {
-    notes.push_back(fmt::format("{} node{} not Ready at the export start Ready (the fault model decides their future): {}",
-                                not_ready.size(), not_ready.size() == 1 ? "" : "s", list(not_ready)));
+    notes.push_back(fmt::format(
+        "{} node{} not Ready at the export start Ready (the fault model decides their future): {}",
+        not_ready.size(), not_ready.size() == 1 ? "" : "s", list(not_ready)));
   }
   if (!tainted.empty()) {
-    notes.push_back(fmt::format("{} node{} with NoSchedule or NoExecute taints: taints are not simulated, any pod may be "
-                                "placed there: {}", tainted.size(), tainted.size() == 1 ? "" : "s", list(tainted)));
+    notes.push_back(fmt::format(
+        "{} node{} with NoSchedule or NoExecute taints: taints are not simulated, any pod may be "
+        "placed there: {}",
+        tainted.size(), tainted.size() == 1 ? "" : "s", list(tainted)));
   }
 }
 
@@ -897,8 +958,9 @@ void latest_time(const YAML::Node& n, std::int64_t& latest, int depth = 0) {
   for (const auto& kv : n) {
     const YAML::Node& v = kv.second;
     if (v.IsScalar() && kv.first.IsScalar()) {
-      static const std::set<std::string> keys = {"creationTimestamp", "lastTransitionTime", "lastHeartbeatTime",
-                                                 "startTime", "startedAt", "finishedAt", "completionTime", "time"};
+      static const std::set<std::string> keys = {
+          "creationTimestamp", "lastTransitionTime", "lastHeartbeatTime", "startTime",
+          "startedAt",         "finishedAt",         "completionTime",    "time"};
       if (keys.count(kv.first.Scalar())) {
         m::SimTime t{};
         if (parse_timestamp(v.Scalar(), t)) latest = std::max(latest, t.time_since_epoch().count());
@@ -924,7 +986,8 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
     std::optional<std::int64_t> first_start;
     std::optional<std::int64_t> last_finish;
     bool unfinished = false;  // a container without a terminated state
-    std::vector<std::pair<std::string, std::string>> placed;  // live pods on a node: (name, nodeName)
+    std::vector<std::pair<std::string, std::string>>
+        placed;  // live pods on a node: (name, nodeName)
   };
   std::map<std::string, PodTimes> pods;  // "namespace/Kind/name"
   const auto scalar_time = [](const YAML::Node& n) -> std::optional<std::int64_t> {
@@ -935,7 +998,8 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
   };
   const auto namespace_of = [&](const YAML::Node& item) {
     const YAML::Node ns = map_at(map_at(item, "metadata"), "namespace");
-    return ns.IsDefined() && ns.IsScalar() && !ns.Scalar().empty() ? ns.Scalar() : std::string("default");
+    return ns.IsDefined() && ns.IsScalar() && !ns.Scalar().empty() ? ns.Scalar()
+                                                                   : std::string("default");
   };
   const auto is_job_kind = [](const std::string& k) {
     return k == "GenericJob" || k == "PyTorchTrainingJob" || k == "DeepSpeedJob";
@@ -953,11 +1017,13 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
       PodTimes& t = pods[namespace_of(item.node) + "/" + okind + "/" + oname.Scalar()];
       const YAML::Node status = map_at(item.node, "status");
       // Where it runs (spec.initialState): a pod bound to a node and not finished.
-      const YAML::Node pod_phase = map_at(status, "phase"), node_name = map_at(map_at(item.node, "spec"), "nodeName");
+      const YAML::Node pod_phase = map_at(status, "phase"),
+                       node_name = map_at(map_at(item.node, "spec"), "nodeName");
       const YAML::Node pod_name = map_at(map_at(item.node, "metadata"), "name");
-      if (pod_phase.IsDefined() && pod_phase.IsScalar() && (pod_phase.Scalar() == "Running" || pod_phase.Scalar() == "Pending") &&
-          node_name.IsDefined() && node_name.IsScalar() && !node_name.Scalar().empty() && pod_name.IsDefined() &&
-          pod_name.IsScalar()) {
+      if (pod_phase.IsDefined() && pod_phase.IsScalar() &&
+          (pod_phase.Scalar() == "Running" || pod_phase.Scalar() == "Pending") &&
+          node_name.IsDefined() && node_name.IsScalar() && !node_name.Scalar().empty() &&
+          pod_name.IsDefined() && pod_name.IsScalar()) {
         t.placed.emplace_back(pod_name.Scalar(), node_name.Scalar());
       }
       if (const auto st = scalar_time(map_at(status, "startTime"))) {
@@ -966,7 +1032,8 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
       const YAML::Node containers = map_at(status, "containerStatuses");
       if (containers.IsDefined() && containers.IsSequence()) {
         for (const auto& c : containers) {
-          const auto finished = scalar_time(map_at(map_at(map_at(c, "state"), "terminated"), "finishedAt"));
+          const auto finished =
+              scalar_time(map_at(map_at(map_at(c, "state"), "terminated"), "finishedAt"));
           if (finished) {
             t.last_finish = t.last_finish ? std::max(*t.last_finish, *finished) : *finished;
           } else {
@@ -981,11 +1048,12 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
 
   std::set<std::string> queues;
   std::map<std::string, std::vector<std::string>> unfinished;  // phase -> job names
-  std::map<std::string, std::int64_t> sources;                // how run times were derived -> jobs
+  std::map<std::string, std::int64_t> sources;                 // how run times were derived -> jobs
   for (const auto& item : items) {
     const int line = item.mark.line + 1, column = item.mark.column + 1;
     if (!item.node.IsMap()) {
-      errors.bad(line, column, item.path, "found " + describe(item.node) + "; allowed: a job object");
+      errors.bad(line, column, item.path,
+                 "found " + describe(item.node) + "; allowed: a job object");
       continue;
     }
     const std::string kind = kind_of(item.node);
@@ -1003,21 +1071,30 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
     const auto created = scalar_time(created_node);
     if (!created) {
       const bool at_meta = meta.IsDefined() && meta.IsMap();
-      errors.bad(created_node.IsDefined() ? created_node.Mark().line + 1 : at_meta ? meta.Mark().line + 1 : line,
-                 created_node.IsDefined() ? created_node.Mark().column + 1 : at_meta ? meta.Mark().column + 1 : column,
+      errors.bad(created_node.IsDefined() ? created_node.Mark().line + 1
+                 : at_meta                ? meta.Mark().line + 1
+                                          : line,
+                 created_node.IsDefined() ? created_node.Mark().column + 1
+                 : at_meta                ? meta.Mark().column + 1
+                                          : column,
                  prefix + "metadata.creationTimestamp",
-                 created_node.IsDefined() ? fmt::format("found \"{}\"; allowed: an RFC 3339 time",
-                                                        created_node.IsScalar() ? created_node.Scalar() : describe(created_node))
-                                          : "missing metadata.creationTimestamp; allowed: an RFC 3339 time (when the job was submitted)");
+                 created_node.IsDefined()
+                     ? fmt::format(
+                           "found \"{}\"; allowed: an RFC 3339 time",
+                           created_node.IsScalar() ? created_node.Scalar() : describe(created_node))
+                     : "missing metadata.creationTimestamp; allowed: an RFC 3339 time (when the "
+                       "job was submitted)");
       continue;
     }
     // A field that is present must be a time; an absent one falls through to the next source.
     bool bad_time = false;
-    const auto time_field = [&](const YAML::Node& n, const std::string& path) -> std::optional<std::int64_t> {
+    const auto time_field = [&](const YAML::Node& n,
+                                const std::string& path) -> std::optional<std::int64_t> {
       if (!n.IsDefined() || n.IsNull()) return std::nullopt;
       if (auto t = scalar_time(n)) return t;
       errors.bad(n.Mark().line + 1, n.Mark().column + 1, path,
-                 fmt::format("found \"{}\"; allowed: an RFC 3339 time", n.IsScalar() ? n.Scalar() : describe(n)));
+                 fmt::format("found \"{}\"; allowed: an RFC 3339 time",
+                             n.IsScalar() ? n.Scalar() : describe(n)));
       bad_time = true;
       return std::nullopt;
     };
@@ -1028,7 +1105,8 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
       for (std::size_t i = 0; i < conds.size(); ++i) {
         const YAML::Node c = conds[i];
         const YAML::Node t = map_at(c, "type"), st = map_at(c, "status");
-        if (t.IsDefined() && t.IsScalar() && t.Scalar() == type && st.IsDefined() && st.IsScalar() && st.Scalar() == "True") {
+        if (t.IsDefined() && t.IsScalar() && t.Scalar() == type && st.IsDefined() &&
+            st.IsScalar() && st.Scalar() == "True") {
           return time_field(map_at(c, "lastTransitionTime"),
                             fmt::format("{}status.conditions[{}].lastTransitionTime", prefix, i));
         }
@@ -1036,15 +1114,20 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
       return std::nullopt;
     };
     const YAML::Node phase_node = map_at(status, "phase");
-    const std::string phase = phase_node.IsDefined() && phase_node.IsScalar() ? phase_node.Scalar() : "";
+    const std::string phase =
+        phase_node.IsDefined() && phase_node.IsScalar() ? phase_node.Scalar() : "";
     const YAML::Node name_node = map_at(meta, "name");
-    const std::string job_name = name_node.IsDefined() && name_node.IsScalar() ? name_node.Scalar() : item.path;
+    const std::string job_name =
+        name_node.IsDefined() && name_node.IsScalar() ? name_node.Scalar() : item.path;
     const PodTimes* pt = nullptr;
-    if (const auto it = pods.find(namespace_of(item.node) + "/" + kind + "/" + job_name); it != pods.end()) pt = &it->second;
+    if (const auto it = pods.find(namespace_of(item.node) + "/" + kind + "/" + job_name);
+        it != pods.end())
+      pt = &it->second;
 
     // The end (docs/traces.md "k8s-export"): status.completionTime, else the Completed or Failed
     // condition's lastTransitionTime, else the last container of its pods to finish.
-    std::optional<std::int64_t> end = time_field(map_at(status, "completionTime"), prefix + "status.completionTime");
+    std::optional<std::int64_t> end =
+        time_field(map_at(status, "completionTime"), prefix + "status.completionTime");
     std::string end_from = "status.completionTime";
     if (!end && !bad_time) {
       const auto completed = condition("Completed");
@@ -1060,7 +1143,8 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
     // The start: status.startTime, else its pods' first startTime, else the Initialized
     // condition (pods created: includes the wait for nodes), else the creation time (the whole
     // time in the cluster counts as run time).
-    std::optional<std::int64_t> start = time_field(map_at(status, "startTime"), prefix + "status.startTime");
+    std::optional<std::int64_t> start =
+        time_field(map_at(status, "startTime"), prefix + "status.startTime");
     std::string start_from = "status.startTime";
     if (!start && !bad_time) {
       if (pt && pt->first_start) {
@@ -1077,10 +1161,13 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
     if (bad_time) continue;
     if (!end) {
       if (phase == "Succeeded" || phase == "Failed") {
-        errors.bad(status.IsDefined() ? status.Mark().line + 1 : line, status.IsDefined() ? status.Mark().column + 1 : column,
-                   prefix + "status",
-                   fmt::format("found a {} job with no end time: no status.completionTime, no Completed or Failed "
-                               "condition with status True, and no pod of it whose containers all terminated", phase));
+        errors.bad(
+            status.IsDefined() ? status.Mark().line + 1 : line,
+            status.IsDefined() ? status.Mark().column + 1 : column, prefix + "status",
+            fmt::format(
+                "found a {} job with no end time: no status.completionTime, no Completed or Failed "
+                "condition with status True, and no pod of it whose containers all terminated",
+                phase));
       } else {
         // Still running (or pending, paused) when the export was taken: its run time is unknown.
         unfinished[phase.empty() ? "without a phase" : phase].push_back(job_name);
@@ -1095,7 +1182,8 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
           u.start_us = start;
           u.start_from = start_from;
           if (const auto running = condition("Running");
-              running && (start_from.starts_with("creationTimestamp") || start_from.starts_with("Initialized"))) {
+              running && (start_from.starts_with("creationTimestamp") ||
+                          start_from.starts_with("Initialized"))) {
             u.start_us = running;
             u.start_from = "Running condition";
           }
@@ -1119,7 +1207,8 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
     }
     if (*end < *start) {
       errors.bad(line, column, prefix + "status",
-                 fmt::format("found an end ({}) before the start ({}): a negative run time", end_from, start_from));
+                 fmt::format("found an end ({}) before the start ({}): a negative run time",
+                             end_from, start_from));
       continue;
     }
     const YAML::Node copy = without_server_fields(item.node);
@@ -1132,8 +1221,10 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
       obj.reset();
     }
     if (!obj || has_errors(item_diags) || !is_job(*obj)) {
-      errors.bad(line, column, item.path,
-                 "found an invalid job: " + first_error(item_diags, "not a GenericJob, PyTorchTrainingJob or DeepSpeedJob"));
+      errors.bad(
+          line, column, item.path,
+          "found an invalid job: " +
+              first_error(item_diags, "not a GenericJob, PyTorchTrainingJob or DeepSpeedJob"));
       continue;
     }
     ++sources[start_from == end_from ? "start and end from " + start_from
@@ -1149,33 +1240,41 @@ void read_k8s_export(TraceData& d, RowErrors& errors, std::vector<Diagnostic>& o
     rec.object = static_cast<std::int32_t>(d.objects.size());
     rec.name = static_cast<std::int32_t>(d.raw_names.size());
     d.raw_names.push_back(m::metadata_of(job).name);
-    if (const auto& s = m::scheduler_of(job).t9k_scheduler; s && !s->queue.empty() && s->queue != m::kDefaultQueue) {
+    if (const auto& s = m::scheduler_of(job).t9k_scheduler;
+        s && !s->queue.empty() && s->queue != m::kDefaultQueue) {
       if (queues.insert(s->queue).second) d.groups.push_back(s->queue);
     }
     d.objects.push_back(std::move(job));
     d.records.push_back(rec);
   }
   // Every assumption said: where run times came from, what was not replayed and why.
-  if (!sources.empty() && !(sources.size() == 1 && sources.begin()->first == "start and end from status.startTime")) {
+  if (!sources.empty() &&
+      !(sources.size() == 1 && sources.begin()->first == "start and end from status.startTime")) {
     std::string how;
-    for (const auto& [what, n] : sources) how += fmt::format("{}{} job{}: {}", how.empty() ? "" : "; ", n, n == 1 ? "" : "s", what);
-    out.push_back(Diagnostic{Severity::Warning, d.file, 0, 0, 0, "", "run times derived (docs/traces.md): " + how});
+    for (const auto& [what, n] : sources)
+      how += fmt::format("{}{} job{}: {}", how.empty() ? "" : "; ", n, n == 1 ? "" : "s", what);
+    out.push_back(Diagnostic{Severity::Warning, d.file, 0, 0, 0, "",
+                             "run times derived (docs/traces.md): " + how});
   }
   for (const auto& [phase, names] : unfinished) {
     std::string list;
     for (std::size_t i = 0; i < names.size() && i < 5; ++i) list += (i ? ", " : "") + names[i];
     if (names.size() > 5) list += fmt::format(", and {} more", names.size() - 5);
-    out.push_back(Diagnostic{Severity::Warning, d.file, 0, 0, 0, "",
-                             fmt::format("{} job{} {} at the export ({}): not replayed, a replay needs the run time "
-                                         "of a finished job",
-                                         names.size(), names.size() == 1 ? "" : "s",
-                                         phase == "without a phase" ? "without a phase" : "still " + phase, list)});
+    out.push_back(Diagnostic{
+        Severity::Warning, d.file, 0, 0, 0, "",
+        fmt::format("{} job{} {} at the export ({}): not replayed, a replay needs the run time "
+                    "of a finished job",
+                    names.size(), names.size() == 1 ? "" : "s",
+                    phase == "without a phase" ? "without a phase" : "still " + phase, list)});
   }
   if (!other_kinds.empty()) {
     std::string kinds;
-    for (const auto& [k, n] : other_kinds) kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", n, k);
-    out.push_back(Diagnostic{Severity::Warning, d.file, 0, 0, 0, "",
-                             fmt::format("not replayed: {} (the cluster's objects; pods give their jobs' run times)", kinds)});
+    for (const auto& [k, n] : other_kinds)
+      kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", n, k);
+    out.push_back(Diagnostic{
+        Severity::Warning, d.file, 0, 0, 0, "",
+        fmt::format("not replayed: {} (the cluster's objects; pods give their jobs' run times)",
+                    kinds)});
   }
 }
 
@@ -1235,7 +1334,8 @@ void derive_queues(TraceData& d, const std::vector<bool>& used_groups) {
     const std::string& raw = d.groups[static_cast<std::size_t>(g)];
     if (d.format == TraceFormat::Philly) {
       if (auto it = d.group_nodes.find(raw); it != d.group_nodes.end()) {
-        q.spec.quota = m::ResourceList{{m::kResourceGpu, m::Quantity::from_units(it->second * d.mapping.gpus_per_node)}};
+        q.spec.quota = m::ResourceList{
+            {m::kResourceGpu, m::Quantity::from_units(it->second * d.mapping.gpus_per_node)}};
         if (d.mapping.pools_per_group) {
           q.spec.node_selector = m::LabelSelector{};
           q.spec.node_selector->match_labels[kLabelVirtualCluster] = raw;
@@ -1273,7 +1373,8 @@ void label_gpu_specs(TraceData& d) {
       i = j + 1;
     }
     for (auto& p : d.pools) {
-      if (models.count(p.gpu_model)) p.labels[kLabelGpuSpecPrefix + sanitize_job_name(spec, "spec")] = "true";
+      if (models.count(p.gpu_model))
+        p.labels[kLabelGpuSpecPrefix + sanitize_job_name(spec, "spec")] = "true";
     }
   }
 }
@@ -1298,8 +1399,10 @@ std::string sanitize_job_name(std::string_view raw, std::string_view fallback_pr
   return s + suffix;
 }
 
-std::shared_ptr<const TraceData> load_trace(const TraceEntry& e, bool skip_bad_rows, const std::string& scenario_file,
-                                            const std::string& where, std::vector<Diagnostic>& out) {
+std::shared_ptr<const TraceData> load_trace(const TraceEntry& e, bool skip_bad_rows,
+                                            const std::string& scenario_file,
+                                            const std::string& where,
+                                            std::vector<Diagnostic>& out) {
   auto d = std::make_shared<TraceData>();
   d->file = e.path;
   d->file_name = fs::path(e.path).filename().string();
@@ -1321,7 +1424,8 @@ std::shared_ptr<const TraceData> load_trace(const TraceEntry& e, bool skip_bad_r
       mp.gpus_per_pod = opt.integer("gpusPerPod", 8, 1, model::kMaxGpusPerObject);
       break;
     }
-    default: break;
+    default:
+      break;
   }
   if (e.format == TraceFormat::Philly) {
     mp.pools_per_group = opt.choice("pools", {"shared", "per-vc"}) == "per-vc";
@@ -1340,8 +1444,10 @@ std::shared_ptr<const TraceData> load_trace(const TraceEntry& e, bool skip_bad_r
     }
     for (const char* role : {"submit", "duration"}) {
       if (!mp.columns.count(role)) {
-        opt.error(std::string(role) + "Column", fmt::format("required option {}Column is missing (the header name "
-                                                            "of the {} column)", role, role));
+        opt.error(std::string(role) + "Column",
+                  fmt::format("required option {}Column is missing (the header name "
+                              "of the {} column)",
+                              role, role));
       }
     }
     mp.time_format = opt.choice("timeFormat", {"unix", "unix-ms", "datetime", "rfc3339"});
@@ -1356,16 +1462,23 @@ std::shared_ptr<const TraceData> load_trace(const TraceEntry& e, bool skip_bad_r
       if (!mp.vc_file.empty()) read_philly_vcs(*d, out);
       read_philly(*d, errors);
       break;
-    case TraceFormat::AlibabaOpenB: read_openb(*d, errors); break;
-    case TraceFormat::Csv: read_csv(*d, errors); break;
-    case TraceFormat::K8sExport: read_k8s_export(*d, errors, out); break;
+    case TraceFormat::AlibabaOpenB:
+      read_openb(*d, errors);
+      break;
+    case TraceFormat::Csv:
+      read_csv(*d, errors);
+      break;
+    case TraceFormat::K8sExport:
+      read_k8s_export(*d, errors, out);
+      break;
   }
   errors.finish();
   if (errors.failed() || has_errors(out)) return nullptr;
   d->bad_rows = errors.count();
-  std::stable_sort(d->records.begin(), d->records.end(), [](const TraceRecord& a, const TraceRecord& b) {
-    return std::tie(a.submit_us, a.line) < std::tie(b.submit_us, b.line);
-  });
+  std::stable_sort(d->records.begin(), d->records.end(),
+                   [](const TraceRecord& a, const TraceRecord& b) {
+                     return std::tie(a.submit_us, a.line) < std::tie(b.submit_us, b.line);
+                   });
   d->records.shrink_to_fit();
   assign_names(*d, mp.name_prefix);
   if (e.format == TraceFormat::Philly && !mp.vc_file.empty()) philly_cluster(*d);
@@ -1383,19 +1496,23 @@ std::shared_ptr<const TraceData> load_trace(const TraceEntry& e, bool skip_bad_r
     derive_queues(*d, used);
   }
   if (d->unscheduled > 0) {
-    out.push_back(Diagnostic{Severity::Warning, e.path, 0, 0, 0, "",
-                             fmt::format("{} pods the trace never scheduled are not replayed (options.unscheduled: "
-                                         "run replays them from creation to deletion)", d->unscheduled)});
+    out.push_back(Diagnostic{
+        Severity::Warning, e.path, 0, 0, 0, "",
+        fmt::format("{} pods the trace never scheduled are not replayed (options.unscheduled: "
+                    "run replays them from creation to deletion)",
+                    d->unscheduled)});
   }
   return d;
 }
 
 namespace {
-std::optional<ExportCluster> export_cluster(const std::string& path, const std::string* text, std::vector<Diagnostic>& out) {
+std::optional<ExportCluster> export_cluster(const std::string& path, const std::string* text,
+                                            std::vector<Diagnostic>& out) {
   RowErrors errors(path, false, out);
   std::vector<Val> items;
   ExportCluster c;
-  if (export_items(path, errors, out, items, text)) read_export_cluster(path, items, errors, c.pools, c.queues, c.notes);
+  if (export_items(path, errors, out, items, text))
+    read_export_cluster(path, items, errors, c.pools, c.queues, c.notes);
   // No errors.finish(): its closing line speaks of a replay; each bad Node or Queue is reported.
   if (errors.failed() || has_errors(out)) return std::nullopt;
   return c;
@@ -1416,10 +1533,12 @@ std::string format_trace_time(std::int64_t us) {
   const std::int64_t day = doy - (153 * mp + 2) / 5 + 1;
   const std::int64_t month = mp < 10 ? mp + 3 : mp - 9;
   const std::int64_t year = yoe + era * 400 + (month <= 2);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", year, month, day, sod / 3600, sod / 60 % 60, sod % 60);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", year, month, day, sod / 3600,
+                     sod / 60 % 60, sod % 60);
 }
 
-std::shared_ptr<const InitialStateData> load_initial_state(const std::string& path, std::optional<std::int64_t> at_us,
+std::shared_ptr<const InitialStateData> load_initial_state(const std::string& path,
+                                                           std::optional<std::int64_t> at_us,
                                                            std::vector<Diagnostic>& out) {
   // The replay's reader finds every job, its times and its pods; its warnings are about replaying
   // finished jobs, so only its errors are kept.
@@ -1474,7 +1593,8 @@ std::shared_ptr<const InitialStateData> load_initial_state(const std::string& pa
   }
   if (failed) return nullptr;
   std::stable_sort(st->jobs.begin(), st->jobs.end(), [](const InitialJob& a, const InitialJob& b) {
-    return std::tuple(!a.running, a.created_us, a.line) < std::tuple(!b.running, b.created_us, b.line);
+    return std::tuple(!a.running, a.created_us, a.line) <
+           std::tuple(!b.running, b.created_us, b.line);
   });
   const auto list = [](const std::vector<std::string>& names) {
     std::string s;
@@ -1486,44 +1606,51 @@ std::shared_ptr<const InitialStateData> load_initial_state(const std::string& pa
   std::int64_t running = 0;
   for (const auto& j : st->jobs) running += j.running;
   const std::int64_t queued = static_cast<std::int64_t>(st->jobs.size()) - running;
-  st->notes.push_back(fmt::format("time zero is {}{}: {} running job{} placed on their recorded nodes, {} waiting job{} "
-                                  "queued in creation order",
-                                  format_trace_time(st->at_us), at_us ? "" : " (the latest time the export records)",
-                                  running, plural(static_cast<std::size_t>(running)), queued,
-                                  plural(static_cast<std::size_t>(queued))));
+  st->notes.push_back(fmt::format(
+      "time zero is {}{}: {} running job{} placed on their recorded nodes, {} waiting job{} "
+      "queued in creation order",
+      format_trace_time(st->at_us), at_us ? "" : " (the latest time the export records)", running,
+      plural(static_cast<std::size_t>(running)), queued, plural(static_cast<std::size_t>(queued))));
   if (!later.empty()) {
-    st->notes.push_back(fmt::format("{} job{} created after time zero left out: {}", later.size(), plural(later.size()), list(later)));
+    st->notes.push_back(fmt::format("{} job{} created after time zero left out: {}", later.size(),
+                                    plural(later.size()), list(later)));
   }
   if (!unknown_nodes.empty()) {
-    st->notes.push_back(fmt::format("{} pod{} on nodes the export has no Node object for (placed by the scheduler "
-                                    "if the cluster has no such node): {}", unknown_nodes.size(), plural(unknown_nodes.size()),
-                                    list(unknown_nodes)));
+    st->notes.push_back(
+        fmt::format("{} pod{} on nodes the export has no Node object for (placed by the scheduler "
+                    "if the cluster has no such node): {}",
+                    unknown_nodes.size(), plural(unknown_nodes.size()), list(unknown_nodes)));
   }
   if (!paused.empty()) {
-    st->notes.push_back(fmt::format("{} paused job{} start paused (resume them with a resumeJob operation): {}",
-                                    paused.size(), plural(paused.size()), list(paused)));
+    st->notes.push_back(
+        fmt::format("{} paused job{} start paused (resume them with a resumeJob operation): {}",
+                    paused.size(), plural(paused.size()), list(paused)));
   }
   return st;
 }
 
-std::optional<ExportCluster> load_export_cluster(const std::string& path, std::vector<Diagnostic>& out) {
+std::optional<ExportCluster> load_export_cluster(const std::string& path,
+                                                 std::vector<Diagnostic>& out) {
   return export_cluster(path, nullptr, out);
 }
 
-std::optional<ExportCluster> parse_export_cluster(const std::string& text, const std::string& file, std::vector<Diagnostic>& out) {
+std::optional<ExportCluster> parse_export_cluster(const std::string& text, const std::string& file,
+                                                  std::vector<Diagnostic>& out) {
   return export_cluster(file, &text, out);
 }
 
-void trace_job(const TraceEntry& e, const TraceData& d, const TraceRecord& r, SimTime submit, bool t9k_scheduler,
-               JobSubmission& out) {
+void trace_job(const TraceEntry& e, const TraceData& d, const TraceRecord& r, SimTime submit,
+               bool t9k_scheduler, JobSubmission& out) {
   const auto& mp = d.mapping;
   out.submit_time = submit;
   out.source = m::numbered(d.file_name + ':', r.line);
   out.behaviour.run_time = DurationDistribution::constant(SimDuration{r.duration_us});
   if (r.failed) out.behaviour.failure.final_exit_code = 1;
 
-  std::string name = r.name >= 0 ? d.names[static_cast<std::size_t>(r.name)] : m::numbered(mp.name_prefix + '-', r.line);
-  std::string raw = r.name >= 0 ? d.raw_names[static_cast<std::size_t>(r.name)] : std::to_string(r.line);
+  std::string name = r.name >= 0 ? d.names[static_cast<std::size_t>(r.name)]
+                                 : m::numbered(mp.name_prefix + '-', r.line);
+  std::string raw =
+      r.name >= 0 ? d.raw_names[static_cast<std::size_t>(r.name)] : std::to_string(r.line);
 
   std::optional<m::T9kScheduler> sched;
   if (t9k_scheduler) {
@@ -1537,18 +1664,21 @@ void trace_job(const TraceEntry& e, const TraceData& d, const TraceRecord& r, Si
 
   if (d.format == TraceFormat::K8sExport) {
     out.job = d.objects[static_cast<std::size_t>(r.object)];
-    std::visit([&](auto& j) {
-      if (!t9k_scheduler) {
-        j.spec.scheduler.t9k_scheduler.reset();
-      } else if (!e.queue.empty() && j.spec.scheduler.t9k_scheduler) {
-        j.spec.scheduler.t9k_scheduler->queue = e.queue;
-      }
-    }, out.job);
+    std::visit(
+        [&](auto& j) {
+          if (!t9k_scheduler) {
+            j.spec.scheduler.t9k_scheduler.reset();
+          } else if (!e.queue.empty() && j.spec.scheduler.t9k_scheduler) {
+            j.spec.scheduler.t9k_scheduler->queue = e.queue;
+          }
+        },
+        out.job);
   } else {
     const m::JobKind kind = d.format == TraceFormat::AlibabaOpenB ? m::JobKind::GenericJob
-                            : r.kind >= 0                          ? static_cast<m::JobKind>(r.kind)
-                                                                   : mp.kind;
-    const std::int32_t per = d.format == TraceFormat::AlibabaOpenB ? std::max(1, r.gpus) : mp.gpus_per_pod;
+                            : r.kind >= 0                         ? static_cast<m::JobKind>(r.kind)
+                                                                  : mp.kind;
+    const std::int32_t per =
+        d.format == TraceFormat::AlibabaOpenB ? std::max(1, r.gpus) : mp.gpus_per_pod;
     const std::int32_t pods = r.gpus > 0 ? (r.gpus + per - 1) / per : 1;
     const std::int32_t pod_gpus = std::min(r.gpus, per);
     m::SchedulePolicy policy;
@@ -1596,13 +1726,15 @@ void trace_job(const TraceEntry& e, const TraceData& d, const TraceRecord& r, Si
       c.resources.requests[m::kResourceGpu] = m::Quantity::from_units(pod_gpus);
       c.resources.limits[m::kResourceGpu] = m::Quantity::from_units(pod_gpus);
     }
-    if (r.cpu_milli > 0) c.resources.requests[m::kResourceCpu] = m::Quantity::from_milli(r.cpu_milli);
+    if (r.cpu_milli > 0)
+      c.resources.requests[m::kResourceCpu] = m::Quantity::from_milli(r.cpu_milli);
     if (r.memory_mib > 0) {
       // r.memory_mib Mi, as Quantity::parse("<n>Mi") reads it (and rejects it when it overflows).
       constexpr std::int64_t kMi = 1024 * 1024;
-      c.resources.requests[m::kResourceMemory] = r.memory_mib <= INT64_MAX / 1000 / kMi
-                                                     ? m::Quantity::from_units(r.memory_mib * kMi)
-                                                     : m::Quantity::parse(m::numbered("", r.memory_mib) + "Mi");
+      c.resources.requests[m::kResourceMemory] =
+          r.memory_mib <= INT64_MAX / 1000 / kMi
+              ? m::Quantity::from_units(r.memory_mib * kMi)
+              : m::Quantity::parse(m::numbered("", r.memory_mib) + "Mi");
     }
     if (r.gpu_spec >= 0) {
       const std::string& spec = d.gpu_specs[static_cast<std::size_t>(r.gpu_spec)];

@@ -3,8 +3,8 @@
 // upstream source states it. The loader runs these after decoding; validate_object() runs them
 // on objects built in code.
 #include <algorithm>
-#include <variant>
 #include <set>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -55,11 +55,13 @@ class Checker {
       const std::string p = child_path(path, k);
       if (!is_qualified_name(k)) {
         r_.error(p, fmt::format("found key \"{}\"; allowed: a qualified name ([prefix/]name; the "
-                                "name at most 63 characters of letters, digits, '-', '_', '.')", k));
+                                "name at most 63 characters of letters, digits, '-', '_', '.')",
+                                k));
       } else if (check_values && !is_label_value(v)) {
         r_.error(p, fmt::format("found \"{}\"; allowed: a label value (at most 63 characters of "
                                 "letters, digits, '-', '_', '.', starting and ending with a "
-                                "letter or digit)", v));
+                                "letter or digit)",
+                                v));
       }
     }
   }
@@ -91,14 +93,16 @@ class Checker {
       if (is_extended_resource(name) && limit.milli() % 1000 != 0) {
         r_.error(at(base, "limits." + name),
                  fmt::format("found {}; allowed: a whole number (extended resources cannot be "
-                             "fractional)", limit.to_string()));
+                             "fractional)",
+                             limit.to_string()));
       }
     }
     for (const auto& [name, request] : res.requests) {
       const std::string p = at(base, "requests." + name);
       if (is_extended_resource(name) && request.milli() % 1000 != 0) {
         r_.error(p, fmt::format("found {}; allowed: a whole number (extended resources cannot be "
-                                "fractional)", request.to_string()));
+                                "fractional)",
+                                request.to_string()));
         continue;
       }
       const auto it = res.limits.find(name);
@@ -121,8 +125,7 @@ class Checker {
     labels(at(base, "metadata.labels"), t.metadata.labels, true);
     labels(at(base, "spec.nodeSelector"), t.spec.node_selector, true);
     if (t.spec.containers.empty()) {
-      r_.error(at(base, "spec.containers"),
-               "found no containers; allowed: at least one container");
+      r_.error(at(base, "spec.containers"), "found no containers; allowed: at least one container");
     }
     std::set<std::string> names;
     auto check = [&](const std::string& list, std::size_t i, const m::Container& c) {
@@ -130,13 +133,16 @@ class Checker {
       name_label(child_path(p, "name"), c.name, true);
       if (!c.name.empty() && !names.insert(c.name).second) {
         r_.error(child_path(p, "name"),
-                 fmt::format("found \"{}\" again; allowed: container names unique within the pod", c.name));
+                 fmt::format("found \"{}\" again; allowed: container names unique within the pod",
+                             c.name));
       }
       if (c.image.empty()) r_.error(child_path(p, "image"), "required field is missing");
       resources(child_path(p, "resources"), c.resources);
     };
-    for (std::size_t i = 0; i < t.spec.init_containers.size(); ++i) check("spec.initContainers", i, t.spec.init_containers[i]);
-    for (std::size_t i = 0; i < t.spec.containers.size(); ++i) check("spec.containers", i, t.spec.containers[i]);
+    for (std::size_t i = 0; i < t.spec.init_containers.size(); ++i)
+      check("spec.initContainers", i, t.spec.init_containers[i]);
+    for (std::size_t i = 0; i < t.spec.containers.size(); ++i)
+      check("spec.containers", i, t.spec.containers[i]);
     gpu_share(base, t);
   }
 
@@ -148,15 +154,18 @@ class Checker {
     bool whole = false;
     for (std::size_t i = 0; i < t.spec.containers.size(); ++i) {
       const auto& res = t.spec.containers[i].resources;
-      const auto q = m::get_resource(res.requests.count(m::kResourceGpuMilli) ? res.requests : res.limits,
-                                     m::kResourceGpuMilli);
+      const auto q =
+          m::get_resource(res.requests.count(m::kResourceGpuMilli) ? res.requests : res.limits,
+                          m::kResourceGpuMilli);
       whole = whole || !m::get_resource(res.requests, m::kResourceGpu).is_zero() ||
               !m::get_resource(res.limits, m::kResourceGpu).is_zero();
       if (q.milli() % 1000 != 0) continue;  // reported as fractional
       const std::int64_t g = q.milli() / 1000;
       if (g < 0 || g > m::kGpuMilliPerGpu) {
-        r_.error(at(index_path(at(base, "spec.containers"), i), std::string("resources.requests.") + m::kResourceGpuMilli),
-                 fmt::format("found {}; allowed: an integer in [0, 1000] (thousandths of one GPU)", g));
+        r_.error(
+            at(index_path(at(base, "spec.containers"), i),
+               std::string("resources.requests.") + m::kResourceGpuMilli),
+            fmt::format("found {}; allowed: an integer in [0, 1000] (thousandths of one GPU)", g));
         return;
       }
       share += g;
@@ -164,11 +173,15 @@ class Checker {
     if (share == 0) return;
     const std::string p = at(base, "spec.containers");
     if (whole) {
-      r_.error(p, fmt::format("found requests of both {} and {}; allowed: whole GPUs or a share of one GPU, "
-                              "not both", m::kResourceGpu, m::kResourceGpuMilli));
+      r_.error(p,
+               fmt::format(
+                   "found requests of both {} and {}; allowed: whole GPUs or a share of one GPU, "
+                   "not both",
+                   m::kResourceGpu, m::kResourceGpuMilli));
     } else if (share > m::kGpuMilliPerGpu) {
-      r_.error(p, fmt::format("found {} {} over the pod's containers; allowed: at most 1000 (one GPU)", share,
-                              m::kResourceGpuMilli));
+      r_.error(p,
+               fmt::format("found {} {} over the pod's containers; allowed: at most 1000 (one GPU)",
+                           share, m::kResourceGpuMilli));
     }
   }
 
@@ -180,7 +193,8 @@ class Checker {
       const std::string p = child_path(index_path(at(base, "spec.replicaSpecs"), i), "type");
       name_label(p, types[i], true);
       if (!types[i].empty() && !seen.insert(types[i]).second) {
-        r_.error(p, fmt::format("found \"{}\" again; allowed: replica types unique within the job", types[i]));
+        r_.error(p, fmt::format("found \"{}\" again; allowed: replica types unique within the job",
+                                types[i]));
       }
     }
   }
@@ -202,7 +216,8 @@ class Checker {
     const std::string allowed = type_list(types);
     for (std::size_t i = 0; i < mode.debug.replica_specs.size(); ++i) {
       const auto& t = mode.debug.replica_specs[i].type;
-      const std::string p = child_path(index_path(at(base, "spec.runMode.debug.replicaSpecs"), i), "type");
+      const std::string p =
+          child_path(index_path(at(base, "spec.runMode.debug.replicaSpecs"), i), "type");
       if (t.empty()) {
         r_.error(p, "required field is missing");
       } else if (!known(t)) {
@@ -211,7 +226,8 @@ class Checker {
     }
     for (std::size_t i = 0; i < mode.pause.resume_specs.size(); ++i) {
       const auto& t = mode.pause.resume_specs[i].type;
-      const std::string p = child_path(index_path(at(base, "spec.runMode.pause.resumeSpecs"), i), "type");
+      const std::string p =
+          child_path(index_path(at(base, "spec.runMode.pause.resumeSpecs"), i), "type");
       if (t.empty()) {
         r_.error(p, "required field is missing");
       } else if (!known(t)) {
@@ -241,9 +257,11 @@ class Checker {
         const std::string& type = entry.first;
         const auto& ranks = entry.second;
         const std::string tp = child_path(p, type);
-        const auto it = std::find_if(types.begin(), types.end(), [&](const auto& x) { return x.first == type; });
+        const auto it = std::find_if(types.begin(), types.end(),
+                                     [&](const auto& x) { return x.first == type; });
         if (it == types.end()) {
-          r_.error(tp, fmt::format("found replica type \"{}\"; allowed: {}", type, type_list(types)));
+          r_.error(tp,
+                   fmt::format("found replica type \"{}\"; allowed: {}", type, type_list(types)));
           continue;
         }
         if (ranks.empty()) {
@@ -253,7 +271,8 @@ class Checker {
           if (ranks[k] >= it->second) {
             r_.error(index_path(tp, k),
                      it->second == 0
-                         ? fmt::format("found rank {}; allowed: no ranks ({} has replicas: 0)", ranks[k], type)
+                         ? fmt::format("found rank {}; allowed: no ranks ({} has replicas: 0)",
+                                       ranks[k], type)
                          : fmt::format("found rank {}; allowed: ranks 0..{} ({} has replicas: {})",
                                        ranks[k], it->second - 1, type, it->second));
           }
@@ -268,13 +287,15 @@ class Checker {
     // None of these three is enforced upstream (faults-and-validation §3.3): simulator policy.
     if (e->min_replicas < 1) {
       r_.error(child_path(p, "minReplicas"),
-               fmt::format("found {}; allowed: an integer > 0 when elastic is enabled ({})", e->min_replicas, kPolicy));
+               fmt::format("found {}; allowed: an integer > 0 when elastic is enabled ({})",
+                           e->min_replicas, kPolicy));
       return;
     }
     if (e->max_replicas < e->min_replicas) {
       r_.error(child_path(p, "maxReplicas"),
-               fmt::format("found {}, less than minReplicas {}; allowed: maxReplicas >= minReplicas ({})",
-                           e->max_replicas, e->min_replicas, kPolicy));
+               fmt::format(
+                   "found {}, less than minReplicas {}; allowed: maxReplicas >= minReplicas ({})",
+                   e->max_replicas, e->min_replicas, kPolicy));
       return;
     }
     if (e->expected_replicas < e->min_replicas || e->expected_replicas > e->max_replicas) {
@@ -287,7 +308,8 @@ class Checker {
   void job_status(const std::string& base, const m::JobStatus& st) {
     for (std::size_t i = 0; i < st.tasks.size(); ++i) {
       if (st.tasks[i].type.empty()) {
-        r_.error(child_path(index_path(at(base, "status.tasks"), i), "type"), "required field is missing");
+        r_.error(child_path(index_path(at(base, "status.tasks"), i), "type"),
+                 "required field is missing");
       }
     }
   }
@@ -306,7 +328,8 @@ class Checker {
     replica_types(base, types);
     for (std::size_t i = 0; i < specs.size(); ++i) {
       const std::string p = index_path(at(base, "spec.replicaSpecs"), i);
-      // Decoding already refuses "ExitCode" for GenericJob; objects built in code get the same rule.
+      // Decoding already refuses "ExitCode" for GenericJob; objects built in code get the same
+      // rule.
       if (specs[i].restart_policy.policy == m::RestartPolicyType::ExitCode) {
         r_.error(child_path(p, "restartPolicy.policy"),
                  "found \"ExitCode\"; allowed: Always, OnFailure, Never");
@@ -322,7 +345,8 @@ class Checker {
         const std::string p = index_path(at(base, "spec.service.ports"), i);
         if (!port.name.empty() && !names.insert(port.name).second) {
           r_.error(child_path(p, "name"),
-                   fmt::format("found \"{}\" again; allowed: port names unique within the service", port.name));
+                   fmt::format("found \"{}\" again; allowed: port names unique within the service",
+                               port.name));
         }
       }
     }
@@ -343,7 +367,8 @@ class Checker {
     }
     replica_types(base, types);
     for (std::size_t i = 0; i < specs.size(); ++i) {
-      pod_template(child_path(index_path(at(base, "spec.replicaSpecs"), i), "template"), specs[i].template_);
+      pod_template(child_path(index_path(at(base, "spec.replicaSpecs"), i), "template"),
+                   specs[i].template_);
     }
     elastic(base, j.spec.elastic);
     if (j.spec.elastic && j.spec.elastic->enabled &&
@@ -354,13 +379,16 @@ class Checker {
     }
     if (j.spec.torchrun_config) {
       const std::string& ppn = j.spec.torchrun_config->proc_per_node;
-      const bool number = !ppn.empty() && ppn.size() <= 6 &&
-                          std::all_of(ppn.begin(), ppn.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-                          std::stoi(ppn) > 0;
+      const bool number =
+          !ppn.empty() && ppn.size() <= 6 &&
+          std::all_of(ppn.begin(), ppn.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+          std::stoi(ppn) > 0;
       if (!number && ppn != "gpu" && ppn != "cpu" && ppn != "auto") {
-        r_.error(at(base, "spec.torchrunConfig.procPerNode"),
-                 fmt::format("found \"{}\"; allowed: a positive integer, \"gpu\", \"cpu\" or \"auto\" "
-                             "(torchrun --nproc-per-node)", ppn));
+        r_.error(
+            at(base, "spec.torchrunConfig.procPerNode"),
+            fmt::format("found \"{}\"; allowed: a positive integer, \"gpu\", \"cpu\" or \"auto\" "
+                        "(torchrun --nproc-per-node)",
+                        ppn));
       }
     }
     run_mode(base, j.spec.run_mode, counts);
@@ -385,8 +413,9 @@ class Checker {
       if (run.exec) set.emplace_back("exec");
       const std::string p = at(base, "spec.config.run");
       if (set.empty()) {
-        r_.error(p, "found none of python, module, exec; allowed: exactly one of them, or "
-                    "spec.config.customCommand");
+        r_.error(p,
+                 "found none of python, module, exec; allowed: exactly one of them, or "
+                 "spec.config.customCommand");
       } else if (set.size() > 1) {
         std::string found;
         for (std::size_t i = 0; i < set.size(); ++i) found += (i ? " and " : "") + set[i];
@@ -405,15 +434,19 @@ class Checker {
       const auto& e = s.match_expressions[i];
       const std::string p = index_path(child_path(path, "matchExpressions"), i);
       if (!is_qualified_name(e.key)) {
-        r_.error(child_path(p, "key"), fmt::format("found \"{}\"; allowed: a qualified label key", e.key));
+        r_.error(child_path(p, "key"),
+                 fmt::format("found \"{}\"; allowed: a qualified label key", e.key));
       }
-      const bool needs_values = e.op == m::SelectorOperator::In || e.op == m::SelectorOperator::NotIn;
+      const bool needs_values =
+          e.op == m::SelectorOperator::In || e.op == m::SelectorOperator::NotIn;
       if (needs_values && e.values.empty()) {
         r_.error(child_path(p, "values"),
-                 fmt::format("found an empty list; allowed: at least one value for operator {}", m::to_string(e.op)));
+                 fmt::format("found an empty list; allowed: at least one value for operator {}",
+                             m::to_string(e.op)));
       } else if (!needs_values && !e.values.empty()) {
         r_.error(child_path(p, "values"),
-                 fmt::format("found {} values; allowed: no values for operator {}", e.values.size(), m::to_string(e.op)));
+                 fmt::format("found {} values; allowed: no values for operator {}", e.values.size(),
+                             m::to_string(e.op)));
       }
     }
   }
@@ -422,7 +455,8 @@ class Checker {
     metadata(base, q.metadata);
     priority(at(base, "spec.priority"), q.spec.priority);
     if (q.spec.node_selector) selector(at(base, "spec.nodeSelector"), *q.spec.node_selector);
-    if (q.spec.namespace_selector) selector(at(base, "spec.namespaceSelector"), *q.spec.namespace_selector);
+    if (q.spec.namespace_selector)
+      selector(at(base, "spec.namespaceSelector"), *q.spec.namespace_selector);
   }
 
   void pod_group(const std::string& base, const m::PodGroup& g) {
@@ -433,8 +467,9 @@ class Checker {
     for (std::size_t i = 0; i < g.spec.roles.size(); ++i) {
       const std::string p = child_path(index_path(at(base, "spec.roles"), i), "name");
       if (!g.spec.roles[i].name.empty() && !names.insert(g.spec.roles[i].name).second) {
-        r_.error(p, fmt::format("found \"{}\" again; allowed: role names unique within the PodGroup",
-                                g.spec.roles[i].name));
+        r_.error(p,
+                 fmt::format("found \"{}\" again; allowed: role names unique within the PodGroup",
+                             g.spec.roles[i].name));
       }
     }
   }
@@ -494,7 +529,8 @@ std::vector<TemplateAt> templates_of(const model::Job& job) {
           out.push_back({&j.spec.worker.template_, "spec.worker.template"});
         } else {
           for (std::size_t i = 0; i < j.spec.replica_specs.size(); ++i) {
-            out.push_back({&j.spec.replica_specs[i].template_, fmt::format("spec.replicaSpecs[{}].template", i)});
+            out.push_back({&j.spec.replica_specs[i].template_,
+                           fmt::format("spec.replicaSpecs[{}].template", i)});
           }
         }
       },
@@ -511,16 +547,20 @@ std::vector<Diagnostic> lint_objects(const std::vector<LoadedObject>& objects) {
     const model::Job job = to_job(lo.object);
     const std::string base = lo.path.empty() ? "" : lo.path + ".";
     const auto warn = [&](const std::string& path, std::string message) {
-      out.push_back(Diagnostic{Severity::Warning, lo.file, lo.line, 0, lo.document, base + path, std::move(message)});
+      out.push_back(Diagnostic{Severity::Warning, lo.file, lo.line, 0, lo.document, base + path,
+                               std::move(message)});
     };
     // §5: a DeepSpeedJob's workers other than the launcher run sshd; when the launcher ends they
     // keep their accelerators until cleanUpPolicy removes them (222 of 543 GPU-hours idle in one
     // shipped example).
     if (const auto* ds = std::get_if<model::DeepSpeedJob>(&job)) {
-      if (ds->spec.worker.replicas > 1 && ds->spec.run_policy.clean_up_policy == model::CleanUpPolicy::None) {
+      if (ds->spec.worker.replicas > 1 &&
+          ds->spec.run_policy.clean_up_policy == model::CleanUpPolicy::None) {
         warn("spec.runPolicy.cleanUpPolicy",
-             fmt::format("a DeepSpeedJob with {} workers and cleanUpPolicy None (the default): when the launcher "
-                         "ends, the other workers' sshd pods keep their resources until the job is deleted; set "
+             fmt::format("a DeepSpeedJob with {} workers and cleanUpPolicy None (the default): "
+                         "when the launcher "
+                         "ends, the other workers' sshd pods keep their resources until the job is "
+                         "deleted; set "
                          "cleanUpPolicy: All (or Unfinished)",
                          ds->spec.worker.replicas));
       }
@@ -534,8 +574,10 @@ std::vector<Diagnostic> lint_objects(const std::vector<LoadedObject>& objects) {
           const auto& res = t.tpl->spec.containers[c].resources;
           if (res.requests.empty() && res.limits.empty()) {
             warn(fmt::format("{}.spec.containers[{}].resources", t.path, c),
-                 "no resource requests or limits under the T9k scheduler: the pod takes no capacity from its "
-                 "node or quota from its queue, so nodes can be overcommitted; request what it uses");
+                 "no resource requests or limits under the T9k scheduler: the pod takes no "
+                 "capacity from its "
+                 "node or quota from its queue, so nodes can be overcommitted; request what it "
+                 "uses");
           }
         }
       }

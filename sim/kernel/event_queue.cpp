@@ -49,7 +49,8 @@ void EventQueue::place(const Entry& e) {
   }
 }
 
-EventHandle EventQueue::push(SimTime time, Phase phase, EventKind kind, EventKey key, Callback cb, EventArg arg) {
+EventHandle EventQueue::push(SimTime time, Phase phase, EventKind kind, EventKey key, Callback cb,
+                             EventArg arg) {
   const std::int64_t t = time.time_since_epoch().count();
   if (t < floor_) throw std::logic_error("event pushed earlier than the last popped event");
   if (next_seq_ > kSeqMask) throw std::length_error("event sequence space (2^36) exhausted");
@@ -69,8 +70,8 @@ EventHandle EventQueue::push(SimTime time, Phase phase, EventKind kind, EventKey
   s.key = key;
   s.arg = arg;
   s.live = true;
-  const std::uint64_t order = (static_cast<std::uint64_t>(phase) << kPhaseShift) |
-                              (next_seq_++ << kSlotBits) | slot;
+  const std::uint64_t order =
+      (static_cast<std::uint64_t>(phase) << kPhaseShift) | (next_seq_++ << kSlotBits) | slot;
   // A peek (next_time) may have moved the origin past `t` without popping; re-origin then.
   if (t < last_) rebase(t);
   place(Entry{t, order});
@@ -138,9 +139,7 @@ bool EventQueue::refill() {
   }
 }
 
-SimTime EventQueue::next_time() {
-  return refill() ? SimTime{SimDuration{last_}} : kTimeMax;
-}
+SimTime EventQueue::next_time() { return refill() ? SimTime{SimDuration{last_}} : kTimeMax; }
 
 void EventQueue::pop(DispatchedEvent& info, Callback& cb) {
   const bool any = refill();

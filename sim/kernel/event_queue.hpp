@@ -54,7 +54,8 @@ struct DispatchedEvent {
 
 class EventQueue {
  public:
-  EventHandle push(SimTime time, Phase phase, EventKind kind, EventKey key, Callback cb, EventArg arg = 0);
+  EventHandle push(SimTime time, Phase phase, EventKind kind, EventKey key, Callback cb,
+                   EventArg arg = 0);
   // Returns true if the event was pending and is now cancelled.
   bool cancel(EventHandle h);
   bool pending(EventHandle h) const;
@@ -102,9 +103,9 @@ class EventQueue {
   void pop_current();
 
   std::vector<Entry> buckets_[kBuckets];
-  std::vector<Entry> current_;          // binary min-heap on order, all at time last_
-  std::int64_t last_ = INT64_MIN;       // the current minimum time (bucket origin)
-  std::int64_t floor_ = INT64_MIN;      // time of the last popped event: pushes may not go below
+  std::vector<Entry> current_;      // binary min-heap on order, all at time last_
+  std::int64_t last_ = INT64_MIN;   // the current minimum time (bucket origin)
+  std::int64_t floor_ = INT64_MIN;  // time of the last popped event: pushes may not go below
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_slots_;
   std::uint64_t next_seq_ = 0;

@@ -40,8 +40,10 @@ void Kernel::route(EventKind kind, EventHandler* handler) {
 void Kernel::dispatch_top() {
   queue_.pop(info_, cb_);
   now_ = info_.time;
-  fingerprint_ = hash_combine(fingerprint_, static_cast<std::uint64_t>(info_.time.time_since_epoch().count()));
-  fingerprint_ = hash_combine(fingerprint_, (static_cast<std::uint64_t>(info_.phase) << 32) | info_.kind);
+  fingerprint_ =
+      hash_combine(fingerprint_, static_cast<std::uint64_t>(info_.time.time_since_epoch().count()));
+  fingerprint_ =
+      hash_combine(fingerprint_, (static_cast<std::uint64_t>(info_.phase) << 32) | info_.kind);
   fingerprint_ = hash_combine(fingerprint_, info_.key);
   ++dispatched_;
   for (const auto& obs : observers_) obs(info_);

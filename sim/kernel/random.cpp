@@ -42,9 +42,7 @@ std::uint64_t Rng::next_u64() {
 
 double Rng::uniform01() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
 
-double Rng::uniform01_open() {
-  return (static_cast<double>(next_u64() >> 11) + 0.5) * 0x1.0p-53;
-}
+double Rng::uniform01_open() { return (static_cast<double>(next_u64() >> 11) + 0.5) * 0x1.0p-53; }
 
 std::uint64_t Rng::below(std::uint64_t n) {
   // Lemire, "Fast random integer generation in an interval" (2019).
@@ -92,7 +90,8 @@ double Normal::operator()(Rng& r) const {
 }
 
 LogNormal::LogNormal(double mu_, double sigma_) : mu(mu_), sigma(sigma_) {
-  if (!finite(mu) || !finite(sigma) || sigma < 0) bad("lognormal", "needs finite mu and sigma >= 0");
+  if (!finite(mu) || !finite(sigma) || sigma < 0)
+    bad("lognormal", "needs finite mu and sigma >= 0");
 }
 double LogNormal::operator()(Rng& r) const { return std::exp(Normal(mu, sigma)(r)); }
 double LogNormal::mean() const { return std::exp(mu + sigma * sigma / 2); }
@@ -143,9 +142,11 @@ double Gamma::operator()(Rng& r) const {
   return x * scale;
 }
 
-BoundedPareto::BoundedPareto(double alpha_, double lo_, double hi_) : alpha(alpha_), lo(lo_), hi(hi_) {
+BoundedPareto::BoundedPareto(double alpha_, double lo_, double hi_)
+    : alpha(alpha_), lo(lo_), hi(hi_) {
   if (!finite(alpha) || alpha <= 0) bad("boundedPareto", "alpha must be > 0");
-  if (!finite(lo) || !finite(hi) || lo <= 0 || hi <= lo) bad("boundedPareto", "needs 0 < min < max");
+  if (!finite(lo) || !finite(hi) || lo <= 0 || hi <= lo)
+    bad("boundedPareto", "needs 0 < min < max");
 }
 double BoundedPareto::operator()(Rng& r) const {
   const double u = r.uniform01();
@@ -192,7 +193,8 @@ EmpiricalCdf::EmpiricalCdf(std::vector<std::pair<double, double>> pts) : points(
   if (points.size() < 2) bad("empirical", "needs at least two (value, probability) points");
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto [v, p] = points[i];
-    if (!finite(v) || !finite(p) || p < 0 || p > 1) bad("empirical", "probabilities must lie in [0, 1]");
+    if (!finite(v) || !finite(p) || p < 0 || p > 1)
+      bad("empirical", "probabilities must lie in [0, 1]");
     if (i > 0 && (v < points[i - 1].first || p < points[i - 1].second)) {
       bad("empirical", "values and probabilities must be non-decreasing");
     }
@@ -221,8 +223,8 @@ double EmpiricalCdf::mean() const {
 }
 
 std::string_view Distribution::name() const {
-  static constexpr std::string_view kNames[] = {"constant", "uniform",   "exponential",
-                                                "normal",   "lognormal", "weibull",
+  static constexpr std::string_view kNames[] = {"constant", "uniform",       "exponential",
+                                                "normal",   "lognormal",     "weibull",
                                                 "gamma",    "boundedPareto", "empirical"};
   return kNames[v_.index()];
 }

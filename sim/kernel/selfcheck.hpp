@@ -10,8 +10,8 @@ namespace t9k::kernel {
 struct SelfCheckResult {
   std::uint64_t customers = 0;
   std::uint64_t events = 0;
-  double mean_wait_s = 0;        // simulated mean time in queue
-  double analytic_wait_s = 0;    // Wq = rho / (mu - lambda)
+  double mean_wait_s = 0;          // simulated mean time in queue
+  double analytic_wait_s = 0;      // Wq = rho / (mu - lambda)
   bool littles_law_exact = false;  // integral of N(t) == sum of sojourn times, in microseconds
   std::uint64_t fingerprint = 0;
   bool ok = false;

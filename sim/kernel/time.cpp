@@ -36,10 +36,10 @@ constexpr std::array<Unit, 9> kUnits{{{"ms", kMs},
                                       {"s", kS}}};
 
 [[noreturn]] void fail(std::string_view text, std::string_view why) {
-  throw DurationError(fmt::format(
-      "invalid duration \"{}\": {}; expected terms like 90s, 2h45m, 1.5h, 500ms, 1d "
-      "(units y, w, d, h, m, s, ms, us)",
-      text, why));
+  throw DurationError(
+      fmt::format("invalid duration \"{}\": {}; expected terms like 90s, 2h45m, 1.5h, 500ms, 1d "
+                  "(units y, w, d, h, m, s, ms, us)",
+                  text, why));
 }
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -186,7 +186,8 @@ std::string format_duration(SimDuration d) {
 std::string format_seconds(SimDuration d) {
   const std::int64_t us = d.count();
   const bool neg = us < 0;
-  const std::uint64_t mag = neg ? static_cast<std::uint64_t>(-(us + 1)) + 1u : static_cast<std::uint64_t>(us);
+  const std::uint64_t mag =
+      neg ? static_cast<std::uint64_t>(-(us + 1)) + 1u : static_cast<std::uint64_t>(us);
   return fmt::format("{}{}.{:06}", neg ? "-" : "", mag / 1000000u, mag % 1000000u);
 }
 

@@ -17,7 +17,8 @@ using namespace t9k::analysis;
 namespace {
 
 fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("t9ksim-analysis-" + name + "-" + std::to_string(::getpid()));
+  const fs::path d =
+      fs::temp_directory_path() / ("t9ksim-analysis-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -30,25 +31,28 @@ nlohmann::json read_json(const fs::path& p) {
   return nlohmann::json::parse(ss.str());
 }
 
-void write_summary(const fs::path& dir, std::uint64_t seed, std::uint64_t rep, double wait, double util) {
+void write_summary(const fs::path& dir, std::uint64_t seed, std::uint64_t rep, double wait,
+                   double util) {
   fs::create_directories(dir);
-  write_file_atomic(dir / "summary.json",
-                    nlohmann::json{{"version", "0.1.0"},
-                                   {"scenario", "s"},
-                                   {"scenario_hash", "0123456789abcdef"},
-                                   {"seed", seed},
-                                   {"replication", rep},
-                                   {"fingerprint", "f"},
-                                   {"horizon_s", 100.0},
-                                   {"invariants", {{"ok", true}, {"violations", nlohmann::json::array()}}},
-                                   {"metrics", {{"wait_mean_s", wait}, {"utilization_allocated", util}}}}
-                        .dump());
+  write_file_atomic(
+      dir / "summary.json",
+      nlohmann::json{{"version", "0.1.0"},
+                     {"scenario", "s"},
+                     {"scenario_hash", "0123456789abcdef"},
+                     {"seed", seed},
+                     {"replication", rep},
+                     {"fingerprint", "f"},
+                     {"horizon_s", 100.0},
+                     {"invariants", {{"ok", true}, {"violations", nlohmann::json::array()}}},
+                     {"metrics", {{"wait_mean_s", wait}, {"utilization_allocated", util}}}}
+          .dump());
 }
 
 }  // namespace
 
 TEST_CASE("csv: quoted fields, doubled quotes, CRLF and errors", "[aggregate]") {
-  const CsvTable t = parse_csv("a,b,c\r\n1,\"x,y\",\"say \"\"hi\"\"\"\n2,,\"multi\nline\"", "t.csv");
+  const CsvTable t =
+      parse_csv("a,b,c\r\n1,\"x,y\",\"say \"\"hi\"\"\"\n2,,\"multi\nline\"", "t.csv");
   REQUIRE(t.rows.size() == 2);
   CHECK(t.field(0, "b") == "x,y");
   CHECK(t.field(0, "c") == "say \"hi\"");
@@ -63,7 +67,8 @@ TEST_CASE("csv: quoted fields, doubled quotes, CRLF and errors", "[aggregate]") 
 
 TEST_CASE("replications: mean, stddev, ci95, values, seeds", "[aggregate]") {
   const fs::path dir = fresh_dir("reps");
-  // Waits 10, 20, 30 (written out of order): mean 20, s 10, ci95 = t(0.975,2)·10/√3 = 4.3026527·5.7735027.
+  // Waits 10, 20, 30 (written out of order): mean 20, s 10, ci95 = t(0.975,2)·10/√3
+  // = 4.3026527·5.7735027.
   write_summary(dir / "rep-2", 7, 2, 30, 0.5);
   write_summary(dir / "rep-0", 7, 0, 10, 0.5);
   write_summary(dir / "rep-1", 7, 1, 20, 0.5);
@@ -111,7 +116,8 @@ TEST_CASE("comparison: paired differences against the base", "[aggregate]") {
   // ci95 = 4.3026527/√3 = 2.4841377 → [−4.48, 0.48]: not significant.
   // Variant "fast" waits 5, 15, 25: z = −5 every time: significant with zero width.
   const double base[] = {10, 20, 30}, slow[] = {8, 17, 29}, fast[] = {5, 15, 25};
-  std::vector<std::pair<std::string, std::vector<fs::path>>> variants{{"base", {}}, {"tweak", {}}, {"fast", {}}};
+  std::vector<std::pair<std::string, std::vector<fs::path>>> variants{
+      {"base", {}}, {"tweak", {}}, {"fast", {}}};
   for (std::uint64_t i = 0; i < 3; ++i) {
     for (auto& [name, dirs] : variants) {
       const double w = name == "base" ? base[i] : name == "tweak" ? slow[i] : fast[i];
@@ -135,7 +141,8 @@ TEST_CASE("comparison: paired differences against the base", "[aggregate]") {
   CHECK(j["seeds"] == nlohmann::json::array({99}));
   CHECK(j["variants"]["tweak"]["metrics"]["wait_mean_s"]["mean"].get<double>() == Approx(18));
   CHECK(j["variants"]["tweak"]["runs"][0]["dir"] == "tweak/rep-0");
-  CHECK(j["differences"]["tweak"]["wait_mean_s"]["values"] == nlohmann::json::array({-2.0, -3.0, -1.0}));
+  CHECK(j["differences"]["tweak"]["wait_mean_s"]["values"] ==
+        nlohmann::json::array({-2.0, -3.0, -1.0}));
   CHECK(j["differences"]["tweak"]["wait_mean_s"]["significant"] == false);
   CHECK(j["differences"]["fast"]["wait_mean_s"]["significant"] == true);
   CHECK_FALSE(j["differences"].contains("base"));
@@ -151,19 +158,24 @@ TEST_CASE("comparison refuses runs that are not on common random numbers", "[agg
   write_summary(dir / "b0", 2, 0, 1, 0.5);  // another seed
   write_summary(dir / "b1", 2, 1, 2, 0.5);
   write_summary(dir / "c0", 1, 0, 1, 0.5);  // one replication only
-  CHECK_THROWS_WITH(write_comparison_summary(dir, {{"base", {dir / "a0", dir / "a1"}}, {"v", {dir / "b0", dir / "b1"}}}),
+  CHECK_THROWS_WITH(write_comparison_summary(
+                        dir, {{"base", {dir / "a0", dir / "a1"}}, {"v", {dir / "b0", dir / "b1"}}}),
                     Catch::Contains("common random numbers"));
-  CHECK_THROWS(write_comparison_summary(dir, {{"base", {dir / "a0", dir / "a1"}}, {"v", {dir / "c0"}}}));
+  CHECK_THROWS(
+      write_comparison_summary(dir, {{"base", {dir / "a0", dir / "a1"}}, {"v", {dir / "c0"}}}));
   fs::remove_all(dir);
 }
 
-TEST_CASE("steady state: MSER-5 warm-up, utilisation and Jain's index from timeseries.csv", "[aggregate]") {
+TEST_CASE("steady state: MSER-5 warm-up, utilisation and Jain's index from timeseries.csv",
+          "[aggregate]") {
   // Cluster capacity 10; allocated 0 for the first 10 buckets (warm-up), then 8. Two queues:
   // after the warm-up q1 holds 6 and q2 2: Jain = 64 / (2·40) = 0.8.
-  std::string ts = "time_s,scope,allocated_gpus,productive_gpus,capacity_gpus,pending_jobs,running_jobs\n";
+  std::string ts =
+      "time_s,scope,allocated_gpus,productive_gpus,capacity_gpus,pending_jobs,running_jobs\n";
   for (int b = 0; b < 40; ++b) {
     const bool warm = b >= 10;
-    ts += fmt::format("{},cluster,{},{},10,{},0\n", b * 60, warm ? 8 : 0, warm ? 4 : 0, warm ? 1 : 5);
+    ts +=
+        fmt::format("{},cluster,{},{},10,{},0\n", b * 60, warm ? 8 : 0, warm ? 4 : 0, warm ? 1 : 5);
     ts += fmt::format("{},queue:q1,{},0,0,{},0\n", b * 60, warm ? 6 : 0, warm ? 0 : 3);
     ts += fmt::format("{},\"queue:q,2\",{},0,0,{},0\n", b * 60, warm ? 2 : 0, warm ? 1 : 2);
   }

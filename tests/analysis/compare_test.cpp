@@ -19,7 +19,8 @@ using t9k::app::CompareArgs;
 namespace {
 
 fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("t9ksim-compare-" + name + "-" + std::to_string(::getpid()));
+  const fs::path d =
+      fs::temp_directory_path() / ("t9ksim-compare-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -35,14 +36,16 @@ const std::string kExamples = std::string(T9KSIM_SOURCE_DIR) + "/scenarios/examp
 }  // namespace
 
 TEST_CASE("parse_variant splits NAME=OVERLAY", "[compare]") {
-  CHECK(t9k::app::parse_variant("big=overlays/big.yaml") == std::make_pair(std::string("big"), std::string("overlays/big.yaml")));
+  CHECK(t9k::app::parse_variant("big=overlays/big.yaml") ==
+        std::make_pair(std::string("big"), std::string("overlays/big.yaml")));
   CHECK(t9k::app::parse_variant("a=b=c")->second == "b=c");
   CHECK_FALSE(t9k::app::parse_variant("noequals"));
   CHECK_FALSE(t9k::app::parse_variant("=x"));
   CHECK_FALSE(t9k::app::parse_variant("x="));
 }
 
-TEST_CASE("compare runs every variant on the same replications and writes the comparison", "[compare]") {
+TEST_CASE("compare runs every variant on the same replications and writes the comparison",
+          "[compare]") {
   const fs::path dir = fresh_dir("run");
   write(dir / "bigger.yaml", "spec:\n  cluster:\n    nodePools:\n    - {name: a100, count: 8}\n");
   std::mutex mu;
@@ -55,7 +58,8 @@ TEST_CASE("compare runs every variant on the same replications and writes the co
   a.threads = 2;
   a.quiet = true;
   // A stand-in for the simulator: the variant's waits are 20 s shorter, visible in its text.
-  a.run_one = [&](const std::string& text, const std::string& file, std::uint64_t rep, const std::string& out) {
+  a.run_one = [&](const std::string& text, const std::string& file, std::uint64_t rep,
+                  const std::string& out) {
     const bool bigger = text.find("count: 8") != std::string::npos;
     {
       std::lock_guard lock(mu);
@@ -98,14 +102,16 @@ TEST_CASE("compare rejects bad variants before running anything", "[compare]") {
   a.base = kExamples + "/small-cluster.yaml";
   a.out_dir = (dir / "out").string();
   a.quiet = true;
-  a.run_one = [&](const std::string&, const std::string&, std::uint64_t, const std::string&) { return ++runs, 0; };
+  a.run_one = [&](const std::string&, const std::string&, std::uint64_t, const std::string&) {
+    return ++runs, 0;
+  };
   for (const auto& v : std::vector<std::pair<std::string, std::string>>{
            {"seed", (dir / "seed.yaml").string()},        // breaks common random numbers
            {"broken", (dir / "broken.yaml").string()},    // not YAML
            {"invalid", (dir / "invalid.yaml").string()},  // merged scenario does not validate
            {"missing", (dir / "missing.yaml").string()},
-           {"base", (dir / "seed.yaml").string()},        // name taken by the base
-           {"a/b", (dir / "seed.yaml").string()}}) {      // not a folder name
+           {"base", (dir / "seed.yaml").string()},    // name taken by the base
+           {"a/b", (dir / "seed.yaml").string()}}) {  // not a folder name
     INFO(v.first);
     a.variants = {v};
     CHECK(t9k::app::compare_command(a) == 2);
@@ -117,7 +123,8 @@ TEST_CASE("compare rejects bad variants before running anything", "[compare]") {
   write(dir / "ok.yaml", "spec:\n  horizon: 24h\n");
   a.variants = {{"ok", (dir / "ok.yaml").string()}};
   a.replications = 2;
-  a.run_one = [&](const std::string&, const std::string&, std::uint64_t rep, const std::string& out) {
+  a.run_one = [&](const std::string&, const std::string&, std::uint64_t rep,
+                  const std::string& out) {
     t9k::testing::write_fixture_run(out, 42, rep, 0);
     return rep == 1 ? 1 : 0;
   };

@@ -21,20 +21,25 @@ inline constexpr const char* kHostileQueue = "</script><script>alert(2)</script>
 
 // One run. `shift` moves the waits (a variant is "slower" by shift seconds), `rep` varies the
 // metrics per replication so intervals are not degenerate.
-inline void write_fixture_run(const std::filesystem::path& dir, std::uint64_t seed, std::uint64_t rep, double shift) {
+inline void write_fixture_run(const std::filesystem::path& dir, std::uint64_t seed,
+                              std::uint64_t rep, double shift) {
   namespace fs = std::filesystem;
   fs::create_directories(dir);
   const double r = static_cast<double>(rep);
   // Quoted fields as RFC 4180 wants: the hostile queue has no comma, but the reason does.
   std::string jobs =
-      "job,kind,queue,priority,replicas,gpus,elastic,submit_s,first_running_s,end_s,wait_s,jct_s,phase,reason,"
-      "restarts,backoff_count,preemptions,pods_failed,ideal_run_s,slowdown,ettr,gpu_hours_allocated,"
+      "job,kind,queue,priority,replicas,gpus,elastic,submit_s,first_running_s,end_s,wait_s,jct_s,"
+      "phase,reason,"
+      "restarts,backoff_count,preemptions,pods_failed,ideal_run_s,slowdown,ettr,gpu_hours_"
+      "allocated,"
       "gpu_hours_productive,gpu_hours_lost_fault,gpu_hours_lost_software,gpu_hours_lost_preemption,"
-      "gpu_hours_lost_scale,gpu_hours_lost_pause,gpu_hours_lost_max_duration,gpu_hours_lost_other,gpu_hours_idle\n";
+      "gpu_hours_lost_scale,gpu_hours_lost_pause,gpu_hours_lost_max_duration,gpu_hours_lost_other,"
+      "gpu_hours_idle\n";
   const char* queues[] = {"research", kHostileQueue, ""};
   const char* kinds[] = {"GenericJob", "PyTorchTrainingJob", "DeepSpeedJob"};
   for (int i = 0; i < 12; ++i) {
-    const std::string name = i == 0 ? std::string("default/") + kHostileJob : fmt::format("default/job-{}", i);
+    const std::string name =
+        i == 0 ? std::string("default/") + kHostileJob : fmt::format("default/job-{}", i);
     const double submit = 600.0 * i;
     // Offset so the variant's shift (-20 s) never makes a wait negative.
     const double wait = 30.0 * (i % 5) + 20 + shift + 7 * r;
@@ -42,28 +47,31 @@ inline void write_fixture_run(const std::filesystem::path& dir, std::uint64_t se
     const bool finished = i < 10;
     const std::string queue = queues[i % 3];
     jobs += fmt::format(
-        "\"{}\",{},{},{},1,{},false,{:.6f},{:.6f},{},{:.6f},{},{},\"{}\",{},{},0,{},{:.6f},{},{},{:.6f},{:.6f},"
+        "\"{}\",{},{},{},1,{},false,{:.6f},{:.6f},{},{:.6f},{},{},\"{}\",{},{},0,{},{:.6f},{},{},{:"
+        ".6f},{:.6f},"
         "{:.6f},{:.6f},0.000000,0.000000,0.000000,0.000000,0.000000,{:.6f}\n",
-        name, kinds[i % 3], queue.empty() ? "" : "\"" + queue + "\"", i % 3, 1 + i % 4, submit, submit + wait,
-        finished ? fmt::format("{:.6f}", submit + wait + run) : "", wait,
+        name, kinds[i % 3], queue.empty() ? "" : "\"" + queue + "\"", i % 3, 1 + i % 4, submit,
+        submit + wait, finished ? fmt::format("{:.6f}", submit + wait + run) : "", wait,
         finished ? fmt::format("{:.6f}", wait + run) : "", finished ? "Succeeded" : "Running",
-        finished ? "Succeeded: done, really" : "", i % 3, i % 2, i % 3, run, finished ? "1.2" : "", "0.9",
-        (1 + i % 4) * run / 3600 + 0.1, (1 + i % 4) * run / 3600 * 0.8, (1 + i % 4) * run / 3600 * 0.1,
-        0.01 * i, (1 + i % 4) * run / 3600 * 0.1 + 0.1 - 0.01 * i);
+        finished ? "Succeeded: done, really" : "", i % 3, i % 2, i % 3, run, finished ? "1.2" : "",
+        "0.9", (1 + i % 4) * run / 3600 + 0.1, (1 + i % 4) * run / 3600 * 0.8,
+        (1 + i % 4) * run / 3600 * 0.1, 0.01 * i, (1 + i % 4) * run / 3600 * 0.1 + 0.1 - 0.01 * i);
   }
   analysis::write_file_atomic(dir / "jobs.csv", jobs);
 
-  std::string ts = "time_s,scope,allocated_gpus,productive_gpus,capacity_gpus,pending_jobs,running_jobs\n";
+  std::string ts =
+      "time_s,scope,allocated_gpus,productive_gpus,capacity_gpus,pending_jobs,running_jobs\n";
   for (int b = 0; b < 60; ++b) {
     const double t = 300.0 * b;
     // A warm-up ramp over the first 10 buckets, then a plateau with a little wobble.
     const double alloc = b < 10 ? 1.6 * b : 16 + (b % 3) - 1 + 0.1 * r;
-    ts += fmt::format("{:.6f},cluster,{:.4f},{:.4f},32.0000,{:.4f},{:.4f}\n", t, alloc, alloc * 0.8, 3.0 - (b % 2), 4.0);
+    ts += fmt::format("{:.6f},cluster,{:.4f},{:.4f},32.0000,{:.4f},{:.4f}\n", t, alloc, alloc * 0.8,
+                      3.0 - (b % 2), 4.0);
     ts += fmt::format("{:.6f},default-scheduler,1.0000,1.0000,0.0000,0.0000,1.0000\n", t);
-    ts += fmt::format("{:.6f},\"queue:{}\",{:.4f},{:.4f},0.0000,{:.4f},2.0000\n", t, kHostileQueue, alloc / 4,
-                      alloc / 5, 1.0 + (b % 4));
-    ts += fmt::format("{:.6f},queue:research,{:.4f},{:.4f},0.0000,{:.4f},1.0000\n", t, alloc * 3 / 4, alloc / 2,
-                      2.0 - (b % 2));
+    ts += fmt::format("{:.6f},\"queue:{}\",{:.4f},{:.4f},0.0000,{:.4f},2.0000\n", t, kHostileQueue,
+                      alloc / 4, alloc / 5, 1.0 + (b % 4));
+    ts += fmt::format("{:.6f},queue:research,{:.4f},{:.4f},0.0000,{:.4f},1.0000\n", t,
+                      alloc * 3 / 4, alloc / 2, 2.0 - (b % 2));
   }
   analysis::write_file_atomic(dir / "timeseries.csv", ts);
 
@@ -108,8 +116,9 @@ inline void write_fixture_run(const std::filesystem::path& dir, std::uint64_t se
   "version": "0.1.0"
 }}
 )",
-                                    seed * 1000 + rep, 0.8 - 0.01 * r, 80 + r, 3 + 0.5 * r, 64 - r, 2100 + shift + 10 * r,
-                                    (80 + r) / 160, (64 - r) / 160, wait_mean, rep, kHostileJob, seed);
+                                    seed * 1000 + rep, 0.8 - 0.01 * r, 80 + r, 3 + 0.5 * r, 64 - r,
+                                    2100 + shift + 10 * r, (80 + r) / 160, (64 - r) / 160,
+                                    wait_mean, rep, kHostileJob, seed);
   analysis::write_file_atomic(dir / "summary.json", summary);
 }
 

@@ -32,13 +32,14 @@ TEST_CASE("goal: targets parse with groups, unit-less names, durations and perce
     TargetOp op;
     double threshold;
   };
-  for (const Row r : {Row{"queue=production wait_p90 < 1h", "queue/production/wait_p90_s", TargetOp::Less, 3600},
-                      Row{"utilisation_allocated > 0.7", "utilization_allocated", TargetOp::Greater, 0.7},
-                      Row{"utilization_allocated>=70%", "utilization_allocated", TargetOp::GreaterEqual, 0.7},
-                      Row{"kind=DeepSpeedJob jobs_never_started <= 0", "kind/DeepSpeedJob/jobs_never_started",
-                          TargetOp::LessEqual, 0},
-                      Row{"wait_mean_s < 90", "wait_mean_s", TargetOp::Less, 90},
-                      Row{"class=gen-a jct_p90 < 2d", "class/gen-a/jct_p90_s", TargetOp::Less, 172800}}) {
+  for (const Row r :
+       {Row{"queue=production wait_p90 < 1h", "queue/production/wait_p90_s", TargetOp::Less, 3600},
+        Row{"utilisation_allocated > 0.7", "utilization_allocated", TargetOp::Greater, 0.7},
+        Row{"utilization_allocated>=70%", "utilization_allocated", TargetOp::GreaterEqual, 0.7},
+        Row{"kind=DeepSpeedJob jobs_never_started <= 0", "kind/DeepSpeedJob/jobs_never_started",
+            TargetOp::LessEqual, 0},
+        Row{"wait_mean_s < 90", "wait_mean_s", TargetOp::Less, 90},
+        Row{"class=gen-a jct_p90 < 2d", "class/gen-a/jct_p90_s", TargetOp::Less, 172800}}) {
     INFO(r.text);
     std::string error;
     const auto t = parse_target(r.text, error);
@@ -80,49 +81,59 @@ TEST_CASE("goal: a target is met by the mean, with a one-sided Student-t confide
   CHECK_FALSE(check_target(t, with({{"goodput", {1}}})).present);
 }
 
-TEST_CASE("goal: the binding constraint comes from what the runs saw while the queue waited", "[goal]") {
+TEST_CASE("goal: the binding constraint comes from what the runs saw while the queue waited",
+          "[goal]") {
   std::string error;
   const auto t = *parse_target("queue=production wait_p90 < 30m", error);
-  const std::string quota = binding_constraint(
-      t, with({{"queue/production/quota_share_while_waiting", {1, 1}}, {"queue/production/utilization_while_waiting", {0.25, 0.25}}}));
+  const std::string quota =
+      binding_constraint(t, with({{"queue/production/quota_share_while_waiting", {1, 1}},
+                                  {"queue/production/utilization_while_waiting", {0.25, 0.25}}}));
   CHECK(quota.find("the quota binds: queue production held 100.0 % of its GPU quota") == 0);
-  const std::string capacity = binding_constraint(
-      t, with({{"queue/production/quota_share_while_waiting", {0.75, 0.75}}, {"queue/production/utilization_while_waiting", {1, 1}}}));
-  CHECK(capacity.find("capacity binds: the cluster was 100.0 % allocated while queue production had jobs waiting") == 0);
-  const std::string max_duration = binding_constraint(
-      t, with({{"queue/production/utilization_while_waiting", {0.5, 0.5}}, {"queue/production/gpu_hours_lost_maxDuration", {12, 14}}}));
+  const std::string capacity =
+      binding_constraint(t, with({{"queue/production/quota_share_while_waiting", {0.75, 0.75}},
+                                  {"queue/production/utilization_while_waiting", {1, 1}}}));
+  CHECK(capacity.find("capacity binds: the cluster was 100.0 % allocated while queue production "
+                      "had jobs waiting") == 0);
+  const std::string max_duration =
+      binding_constraint(t, with({{"queue/production/utilization_while_waiting", {0.5, 0.5}},
+                                  {"queue/production/gpu_hours_lost_maxDuration", {12, 14}}}));
   CHECK(max_duration.find("maxDuration binds: 13 GPU-hours") == 0);
   const std::string never = binding_constraint(t, with({}));
   CHECK(never.find("never had jobs waiting") != std::string::npos);
 }
 
-TEST_CASE("goal: the scheduler's pending reasons decide what binds when the runs have them", "[goal][pending]") {
+TEST_CASE("goal: the scheduler's pending reasons decide what binds when the runs have them",
+          "[goal][pending]") {
   std::string error;
   const auto t = *parse_target("queue=production wait_p90 < 30m", error);
   // Most of the waiting on the quota, although the allocation figures point at the cluster.
-  const std::string quota = binding_constraint(
-      t, with({{"queue/production/job_hours_pending_quota", {30, 30}},
-               {"queue/production/job_hours_pending_capacity", {10, 10}},
-               {"queue/production/quota_share_while_waiting", {0.8, 0.8}},
-               {"queue/production/utilization_while_waiting", {1, 1}}}));
-  CHECK(quota.find("the quota binds: 75.0 % of the job-hours queue production's jobs waited were on its quota "
+  const std::string quota =
+      binding_constraint(t, with({{"queue/production/job_hours_pending_quota", {30, 30}},
+                                  {"queue/production/job_hours_pending_capacity", {10, 10}},
+                                  {"queue/production/quota_share_while_waiting", {0.8, 0.8}},
+                                  {"queue/production/utilization_while_waiting", {1, 1}}}));
+  CHECK(quota.find("the quota binds: 75.0 % of the job-hours queue production's jobs waited were "
+                   "on its quota "
                    "(the scheduler's reasons), with 80.0 % of it held") == 0);
-  const std::string nodes = binding_constraint(
-      t, with({{"queue/production/job_hours_pending_quota", {1, 1}},
-               {"queue/production/job_hours_pending_capacity", {6, 6}},
-               {"queue/production/job_hours_pending_preempting", {3, 3}},
-               {"queue/production/utilization_while_waiting", {0.95, 0.95}}}));
-  CHECK(nodes.find("capacity binds: 90.0 % of the job-hours queue production's jobs waited found no node with room") == 0);
+  const std::string nodes =
+      binding_constraint(t, with({{"queue/production/job_hours_pending_quota", {1, 1}},
+                                  {"queue/production/job_hours_pending_capacity", {6, 6}},
+                                  {"queue/production/job_hours_pending_preempting", {3, 3}},
+                                  {"queue/production/utilization_while_waiting", {0.95, 0.95}}}));
+  CHECK(nodes.find("capacity binds: 90.0 % of the job-hours queue production's jobs waited found "
+                   "no node with room") == 0);
   // Neither cause is most of it: the allocation figures decide, as without reasons.
-  const std::string mixed = binding_constraint(
-      t, with({{"queue/production/job_hours_pending_quota", {4, 4}},
-               {"queue/production/job_hours_pending_capacity", {3, 3}},
-               {"queue/production/job_hours_pending_queue_order", {3, 3}},
-               {"queue/production/quota_share_while_waiting", {1, 1}}}));
+  const std::string mixed =
+      binding_constraint(t, with({{"queue/production/job_hours_pending_quota", {4, 4}},
+                                  {"queue/production/job_hours_pending_capacity", {3, 3}},
+                                  {"queue/production/job_hours_pending_queue_order", {3, 3}},
+                                  {"queue/production/quota_share_while_waiting", {1, 1}}}));
   CHECK(mixed.find("the quota binds: queue production held 100.0 % of its GPU quota") == 0);
 }
 
-TEST_CASE("goal: metrics that exist only for the cluster or only for queues are checked at parse time", "[goal]") {
+TEST_CASE(
+    "goal: metrics that exist only for the cluster or only for queues are checked at parse time",
+    "[goal]") {
   std::string error;
   CHECK_FALSE(parse_target("queue=a utilization_allocated > 0.5", error));
   CHECK(error.find("cluster-wide metric") != std::string::npos);

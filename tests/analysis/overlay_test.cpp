@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <yaml-cpp/yaml.h>
+#include <catch2/catch.hpp>
 
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
@@ -44,8 +44,9 @@ TEST_CASE("overlay: maps merge key by key, scalars replace, null removes", "[ove
 }
 
 TEST_CASE("overlay: sequences replace unless every element is named", "[overlay]") {
-  const YAML::Node m = YAML::Load(merge_ok("list: [1, 2, 3]\nmixed: [{name: a, v: 1}, {path: x.yaml}]\n",
-                                           "list: [9]\nmixed: [{name: a, v: 2}]\n"));
+  const YAML::Node m =
+      YAML::Load(merge_ok("list: [1, 2, 3]\nmixed: [{name: a, v: 1}, {path: x.yaml}]\n",
+                          "list: [9]\nmixed: [{name: a, v: 2}]\n"));
   REQUIRE(m["list"].size() == 1);
   CHECK(m["list"][0].as<int>() == 9);
   // The base has an unnamed element, so the overlay's list replaces it whole.
@@ -55,8 +56,11 @@ TEST_CASE("overlay: sequences replace unless every element is named", "[overlay]
 
 TEST_CASE("overlay: named sequences merge by name, append and delete", "[overlay]") {
   const std::string base =
-      "pools:\n- {name: a100, count: 4, gpus: 8}\n- {name: cpu, count: 2}\n- {name: old, count: 1}\n";
-  const std::string over = "pools:\n- {name: h100, count: 64, gpus: 8}\n- {name: a100, count: 8}\n- {name: old, $delete: true}\n";
+      "pools:\n- {name: a100, count: 4, gpus: 8}\n- {name: cpu, count: 2}\n- {name: old, count: "
+      "1}\n";
+  const std::string over =
+      "pools:\n- {name: h100, count: 64, gpus: 8}\n- {name: a100, count: 8}\n- {name: old, "
+      "$delete: true}\n";
   const YAML::Node m = YAML::Load(merge_ok(base, over));
   const YAML::Node p = m["pools"];
   REQUIRE(p.size() == 3);
@@ -89,13 +93,16 @@ TEST_CASE("overlay: errors name the file, line and path", "[overlay]") {
   CHECK(errors[0].message.find("one mapping document") != std::string::npos);
 
   errors.clear();
-  CHECK(merge_overlay("q: [{name: a}]\n", "q: [{name: b, $delete: true}]\n", "del.yaml", errors).empty());
+  CHECK(merge_overlay("q: [{name: a}]\n", "q: [{name: b, $delete: true}]\n", "del.yaml", errors)
+            .empty());
   REQUIRE(errors.size() == 1);
   CHECK(errors[0].path == "q");
   CHECK(errors[0].message.find("no element named \"b\"") != std::string::npos);
 
   errors.clear();
-  CHECK(merge_overlay("q: [{name: a}]\n", "q: [{name: a, x: 1}, {name: a, x: 2}]\n", "dup.yaml", errors).empty());
+  CHECK(merge_overlay("q: [{name: a}]\n", "q: [{name: a, x: 1}, {name: a, x: 2}]\n", "dup.yaml",
+                      errors)
+            .empty());
   REQUIRE(errors.size() == 1);
   CHECK(errors[0].path == "q[1]");
   CHECK(errors[0].line == 1);
@@ -109,7 +116,8 @@ TEST_CASE("overlay: a what-if on a shipped scenario still loads", "[overlay]") {
   // What if the a100 pool had 8 nodes and we added an L40S pool, with a longer horizon?
   const std::string over =
       "spec:\n  horizon: 72h\n  cluster:\n    nodePools:\n    - {name: a100, count: 8}\n"
-      "    - {name: l40s, count: 2, gpusPerNode: 8, gpuModel: NVIDIA-L40S, cpu: 192, memory: 2Ti}\n";
+      "    - {name: l40s, count: 2, gpusPerNode: 8, gpuModel: NVIDIA-L40S, cpu: 192, memory: "
+      "2Ti}\n";
   const std::string merged = merge_ok(ss.str(), over);
   t9k::scenarios::LoadOptions lo;
   lo.base_dir = dir;
@@ -168,35 +176,44 @@ std::string set_error(const std::vector<std::string>& sets) {
 
 }  // namespace
 
-TEST_CASE("overlay set: paths relative to spec, selectors by name and index, escaped dots", "[overlay][set]") {
+TEST_CASE("overlay set: paths relative to spec, selectors by name and index, escaped dots",
+          "[overlay][set]") {
   const YAML::Node a = YAML::Load(set_ok({"cluster.nodePools[name=h100].count=56"}));
   CHECK(a["spec"]["cluster"]["nodePools"][1]["count"].as<int>() == 56);
   CHECK(a["spec"]["cluster"]["nodePools"][0]["count"].as<int>() == 4);
   // The selector reaches into a queue entry's manifest by metadata.name; spec.. resolves in it.
-  const YAML::Node b = YAML::Load(set_ok({"scheduler.queues[name=production].spec.quota.requests.nvidia\\.com/gpu=256"}));
-  CHECK(b["spec"]["scheduler"]["queues"][0]["manifest"]["spec"]["quota"]["requests"]["nvidia.com/gpu"].as<int>() == 256);
+  const YAML::Node b = YAML::Load(
+      set_ok({"scheduler.queues[name=production].spec.quota.requests.nvidia\\.com/gpu=256"}));
+  CHECK(
+      b["spec"]["scheduler"]["queues"][0]["manifest"]["spec"]["quota"]["requests"]["nvidia.com/gpu"]
+          .as<int>() == 256);
   const YAML::Node c = YAML::Load(set_ok({"spec.cluster.nodePools[0].count=2", "horizon=7d"}));
   CHECK(c["spec"]["cluster"]["nodePools"][0]["count"].as<int>() == 2);
   CHECK(c["spec"]["horizon"].as<std::string>() == "7d");
   // Missing keys are created; YAML values keep their type; an empty value removes the field.
-  const YAML::Node d = YAML::Load(set_ok({"faults.profile=h100-frontier", "cluster.nodePools[name=a100].gpuModel=\"8\"",
-                                          "scheduler.queues[name=production].spec.priority="}));
+  const YAML::Node d = YAML::Load(
+      set_ok({"faults.profile=h100-frontier", "cluster.nodePools[name=a100].gpuModel=\"8\"",
+              "scheduler.queues[name=production].spec.priority="}));
   CHECK(d["spec"]["faults"]["profile"].as<std::string>() == "h100-frontier");
   CHECK(d["spec"]["cluster"]["nodePools"][0]["gpuModel"].Tag() == "!");
   CHECK_FALSE(d["spec"]["scheduler"]["queues"][0]["manifest"]["spec"]["priority"]);
   // Later assignments win.
-  const YAML::Node e = YAML::Load(set_ok({"cluster.nodePools[name=h100].count=1", "cluster.nodePools[name=h100].count=3"}));
+  const YAML::Node e = YAML::Load(
+      set_ok({"cluster.nodePools[name=h100].count=1", "cluster.nodePools[name=h100].count=3"}));
   CHECK(e["spec"]["cluster"]["nodePools"][1]["count"].as<int>() == 3);
 }
 
-TEST_CASE("overlay set: errors name the assignment, the path reached and what was expected", "[overlay][set]") {
+TEST_CASE("overlay set: errors name the assignment, the path reached and what was expected",
+          "[overlay][set]") {
   struct Row {
     std::string set;
     std::string expected;  // a substring of "file | path | message"
   };
   const std::vector<Row> rows = {
-      {"cluster.nodePools[name=h200].count=1", "spec.cluster.nodePools | has no element named \"h200\" (names: a100, h100)"},
-      {"cluster.nodePools[7].count=1", "spec.cluster.nodePools | has 2 elements; index 7 is out of range"},
+      {"cluster.nodePools[name=h200].count=1",
+       "spec.cluster.nodePools | has no element named \"h200\" (names: a100, h100)"},
+      {"cluster.nodePools[7].count=1",
+       "spec.cluster.nodePools | has 2 elements; index 7 is out of range"},
       {"horizon.x=1", "spec.horizon | is not a mapping"},
       {"cluster.racks[name=a].x=1", "spec.cluster.racks | no such list"},
       {"cluster.nodePools[name=h100]count=1", "expected '.' or '['"},
@@ -215,21 +232,25 @@ TEST_CASE("overlay set: errors name the assignment, the path reached and what wa
   }
 }
 
-TEST_CASE("overlay set: a value the loader refuses is reported with its field path", "[overlay][set]") {
+TEST_CASE("overlay set: a value the loader refuses is reported with its field path",
+          "[overlay][set]") {
   std::vector<Diagnostic> errors;
-  const std::string text = t9k::scenarios::apply_sets(kSetBase, {"cluster.nodePools[name=h100].count=many"}, errors);
+  const std::string text =
+      t9k::scenarios::apply_sets(kSetBase, {"cluster.nodePools[name=h100].count=many"}, errors);
   REQUIRE(errors.empty());
   const auto loaded = t9k::scenarios::parse_scenario(text, "s.yaml with --set");
   REQUIRE_FALSE(loaded.ok());
   bool named = false;
-  for (const auto& d : loaded.diagnostics) named = named || d.path == "spec.cluster.nodePools[1].count";
+  for (const auto& d : loaded.diagnostics)
+    named = named || d.path == "spec.cluster.nodePools[1].count";
   CHECK(named);
 }
 
 TEST_CASE("overlay: queue entries merge by their manifest's metadata.name", "[overlay]") {
   // A partial queue overlay used to replace the whole list and fail with "manifest.kind: required".
-  const std::string over = "spec:\n  scheduler:\n    queues:\n    - manifest:\n        metadata: {name: production}\n"
-                           "        spec: {quota: {requests: {nvidia.com/gpu: 256}}}\n";
+  const std::string over =
+      "spec:\n  scheduler:\n    queues:\n    - manifest:\n        metadata: {name: production}\n"
+      "        spec: {quota: {requests: {nvidia.com/gpu: 256}}}\n";
   const YAML::Node m = YAML::Load(merge_ok(kSetBase, over));
   const YAML::Node q = m["spec"]["scheduler"]["queues"][0]["manifest"];
   CHECK(m["spec"]["scheduler"]["queues"].size() == 1);
@@ -239,9 +260,11 @@ TEST_CASE("overlay: queue entries merge by their manifest's metadata.name", "[ov
 }
 
 TEST_CASE("overlay set: removals of missing fields and alias bombs are refused", "[overlay][set]") {
-  CHECK(set_error({"faults.profile="}).find("no such field, so nothing under it to remove") != std::string::npos);
+  CHECK(set_error({"faults.profile="}).find("no such field, so nothing under it to remove") !=
+        std::string::npos);
   CHECK(set_error({"horizon.x="}).find("is not a mapping") != std::string::npos);
-  CHECK(set_error({"cluster.nodePools[name=h100].gpuModel="}).find("no such field to remove") != std::string::npos);
+  CHECK(set_error({"cluster.nodePools[name=h100].gpuModel="}).find("no such field to remove") !=
+        std::string::npos);
   // A tab before the anchor is still a token start.
   CHECK(set_error({"x=[\t&a [\t*a]]"}).find("anchors and aliases") != std::string::npos);
   // A base with a cyclic alias is refused, not expanded.

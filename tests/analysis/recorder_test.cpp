@@ -22,7 +22,9 @@ namespace {
 
 constexpr std::int64_t kHourUs = 3600LL * 1000000;
 
-model::TimedChange at(SimDuration t, model::Change c) { return model::TimedChange{SimTime{t}, std::move(c)}; }
+model::TimedChange at(SimDuration t, model::Change c) {
+  return model::TimedChange{SimTime{t}, std::move(c)};
+}
 
 model::JobSubmitted submitted(model::JobId id, std::string name, std::int64_t gpu_milli) {
   model::JobSubmitted s{};
@@ -54,7 +56,8 @@ model::PodBound bound(model::JobId id, std::string pod, std::int64_t gpu_milli) 
 }
 
 // `bound_at`: when its PodBound was (the store's PodReleased carries it).
-model::PodReleased released(model::JobId id, std::string pod, std::int64_t gpu_milli, SimDuration bound_at) {
+model::PodReleased released(model::JobId id, std::string pod, std::int64_t gpu_milli,
+                            SimDuration bound_at) {
   model::PodReleased r{};
   r.bound_at = SimTime{bound_at};
   r.job = id;
@@ -104,7 +107,8 @@ Recorder shared_and_whole() {
   rec.on_change(at(h(0), model::TrainingChanged{0, 500}));
   rec.on_change(at(h(0), model::TrainingChanged{1, 1000}));
   // b loses its first 30 min to a fault (and keeps training).
-  rec.on_change(at(kernel::minutes(30), model::ProgressLost{1, model::LossCause::Fault, Int128{1000} * kHourUs / 2}));
+  rec.on_change(at(kernel::minutes(30),
+                   model::ProgressLost{1, model::LossCause::Fault, Int128{1000} * kHourUs / 2}));
   // a trains for its hour and succeeds.
   rec.on_change(at(h(1), model::ProgressCommitted{0, Int128{500} * kHourUs}));
   rec.on_change(at(h(1), model::TrainingChanged{0, 0}));
@@ -169,7 +173,8 @@ TEST_CASE("a shared half GPU and a whole GPU: GPU-hours, series and conservation
   CHECK(rec.series().at("queue:q")[0].allocated_gpus == 1.5);
 }
 
-TEST_CASE("jobs.csv and events.jsonl print a shared GPU as a fraction and whole GPUs as before", "[recorder][outputs]") {
+TEST_CASE("jobs.csv and events.jsonl print a shared GPU as a fraction and whole GPUs as before",
+          "[recorder][outputs]") {
   Recorder rec(SimTime{kernel::hours(2)}, kernel::hours(1));
   rec.on_change(at(kernel::hours(0), node(16000)));
   rec.on_change(at(kernel::hours(0), submitted(0, "ns/half", 500)));
@@ -186,7 +191,9 @@ TEST_CASE("jobs.csv and events.jsonl print a shared GPU as a fraction and whole 
   CHECK(jobs_csv_cell(csv, "ns/half", 21) == "1.000000");
   CHECK(jobs_csv_cell(csv, "ns/eight", 21) == "16.000000");
 
-  const auto ev = [](model::Change c) { return analysis::change_json(at(kernel::seconds(1), std::move(c))); };
+  const auto ev = [](model::Change c) {
+    return analysis::change_json(at(kernel::seconds(1), std::move(c)));
+  };
   CHECK(ev(bound(0, "ns/half-0", 500)) ==
         R"({"gpus":0.5,"jobId":0,"node":"n0","pod":"ns/half-0","t":1.0,"type":"PodBound"})");
   CHECK(ev(bound(1, "ns/eight-0", 8000)) ==
@@ -225,7 +232,9 @@ TEST_CASE("cluster-wide milli-GPU areas beyond int64 stay exact", "[recorder]") 
 
 // docs/outputs.md "Metrics by group": every headline metric per queue, kind and generator class,
 // and waits of jobs that never started counted as censored at the horizon.
-TEST_CASE("grouped metrics: per queue, kind and class; never-started jobs censored in wait percentiles", "[recorder]") {
+TEST_CASE(
+    "grouped metrics: per queue, kind and class; never-started jobs censored in wait percentiles",
+    "[recorder]") {
   const auto h = kernel::hours;
   Recorder rec(SimTime{h(10)}, h(1));
   analysis::RecorderGroups groups;
@@ -239,7 +248,7 @@ TEST_CASE("grouped metrics: per queue, kind and class; never-started jobs censor
     s.kind = kind;
     rec.on_change(at(h(0), s));
   };
-  job(0, "ns/gen-small-0", "prod", model::JobKind::GenericJob);          // waits 1 h, runs 1 h
+  job(0, "ns/gen-small-0", "prod", model::JobKind::GenericJob);              // waits 1 h, runs 1 h
   job(1, "ns/gen-small-1", "research", model::JobKind::PyTorchTrainingJob);  // never starts
   job(2, "ns/other-7", "research", model::JobKind::PyTorchTrainingJob);      // waits 0 h, runs 2 h
   auto bound_in = [&](SimDuration t, model::JobId id, std::string pod, std::string queue) {
@@ -247,7 +256,8 @@ TEST_CASE("grouped metrics: per queue, kind and class; never-started jobs censor
     b.queue = std::move(queue);
     rec.on_change(at(t, b));
   };
-  auto released_in = [&](SimDuration t, model::JobId id, std::string pod, std::string queue, SimDuration since) {
+  auto released_in = [&](SimDuration t, model::JobId id, std::string pod, std::string queue,
+                         SimDuration since) {
     auto r = released(id, std::move(pod), 1000, since);
     r.queue = std::move(queue);
     rec.on_change(at(t, r));
@@ -289,7 +299,8 @@ TEST_CASE("grouped metrics: per queue, kind and class; never-started jobs censor
 TEST_CASE("capacity down by cause: node faults, GPU faults, repairs and removals", "[recorder]") {
   const auto h = kernel::hours;
   Recorder rec(SimTime{h(4)}, h(1));
-  auto change = [&](SimDuration t, std::string node_name, bool ready, std::int64_t gpu_milli, std::string cause) {
+  auto change = [&](SimDuration t, std::string node_name, bool ready, std::int64_t gpu_milli,
+                    std::string cause) {
     model::NodeChanged n{};
     n.node = std::move(node_name);
     n.ready = ready;
@@ -300,11 +311,11 @@ TEST_CASE("capacity down by cause: node faults, GPU faults, repairs and removals
   // In time order, as the feed is.
   change(h(0), "a", true, 8000, "added");
   change(h(0), "b", true, 8000, "added");
-  change(h(1), "a", false, 8000, "xid-79");      // whole node down 1 h .. 2 h
-  change(h(1), "b", true, 7000, "faulty-gpu");   // one GPU down 1 h .. 3 h
+  change(h(1), "a", false, 8000, "xid-79");     // whole node down 1 h .. 2 h
+  change(h(1), "b", true, 7000, "faulty-gpu");  // one GPU down 1 h .. 3 h
   change(h(2), "a", true, 8000, "repair");
   change(h(3), "b", true, 8000, "repair");
-  change(h(3), "a", false, 0, "removed");        // a plan, not a loss
+  change(h(3), "a", false, 0, "removed");  // a plan, not a loss
   rec.finish();
   const auto m = rec.metrics();
   CHECK(m.at("gpu_hours_down_xid-79") == Approx(8));
@@ -317,7 +328,8 @@ TEST_CASE("capacity down by cause: node faults, GPU faults, repairs and removals
   CHECK(m.count("gpu_hours_down_removed") == 0);
 }
 
-TEST_CASE("why jobs waited: time by cause, the last reason, the series and the events", "[recorder][pending]") {
+TEST_CASE("why jobs waited: time by cause, the last reason, the series and the events",
+          "[recorder][pending]") {
   const auto h = kernel::hours;
   const auto pending = [](model::JobId id, model::PendingCause c, std::string m) {
     return model::JobPending{id, c, std::move(m)};
@@ -330,19 +342,23 @@ TEST_CASE("why jobs waited: time by cause, the last reason, the series and the e
   rec.on_change(at(h(0), pending(1, model::PendingCause::Capacity, "0/1 nodes are available")));
   // a: 30 min on the quota, 30 min on capacity, then placed (the driver's last message first).
   rec.on_change(at(h(0), pending(0, model::PendingCause::Quota, "queue q at quota")));
-  rec.on_change(at(kernel::minutes(30), pending(0, model::PendingCause::Capacity, "0/1 nodes are available: 1 x")));
-  rec.on_change(at(h(1), pending(0, model::PendingCause::Capacity, "0/1 nodes are available: 1 insufficient nvidia.com/gpu")));
+  rec.on_change(at(kernel::minutes(30),
+                   pending(0, model::PendingCause::Capacity, "0/1 nodes are available: 1 x")));
+  rec.on_change(at(h(1), pending(0, model::PendingCause::Capacity,
+                                 "0/1 nodes are available: 1 insufficient nvidia.com/gpu")));
   rec.on_change(at(h(1), bound(0, "ns/a-0", 8000)));
   rec.finish();
   CHECK(rec.check_invariants().empty());
 
   const auto& a = rec.jobs().at(0);
   CHECK(a.pending_us[static_cast<int>(model::PendingCause::Quota)] == kernel::minutes(30).count());
-  CHECK(a.pending_us[static_cast<int>(model::PendingCause::Capacity)] == kernel::minutes(30).count());
+  CHECK(a.pending_us[static_cast<int>(model::PendingCause::Capacity)] ==
+        kernel::minutes(30).count());
   REQUIRE(a.pending_cause);
   CHECK(*a.pending_cause == model::PendingCause::Capacity);
   CHECK(a.pending_reason == "0/1 nodes are available: 1 insufficient nvidia.com/gpu");
-  CHECK(rec.jobs().at(1).pending_us[static_cast<int>(model::PendingCause::Capacity)] == h(2).count());
+  CHECK(rec.jobs().at(1).pending_us[static_cast<int>(model::PendingCause::Capacity)] ==
+        h(2).count());
 
   const auto m = rec.metrics();
   CHECK(m.at("job_hours_pending_quota") == Approx(0.5));
@@ -357,22 +373,27 @@ TEST_CASE("why jobs waited: time by cause, the last reason, the series and the e
   CHECK(series[0].pending_by_cause[static_cast<int>(model::PendingCause::Capacity)] == Approx(1.5));
   CHECK(series[1].pending_by_cause[static_cast<int>(model::PendingCause::Capacity)] == Approx(1.0));
   const std::string ts = analysis::timeseries_csv(rec);
-  CHECK(ts.rfind("time_s,scope,allocated_gpus,productive_gpus,capacity_gpus,pending_jobs,running_jobs,pending_quota,"
-                 "pending_capacity,pending_constraints,pending_preempting,pending_queue_order,pending_gang_members\n",
+  CHECK(ts.rfind("time_s,scope,allocated_gpus,productive_gpus,capacity_gpus,pending_jobs,running_"
+                 "jobs,pending_quota,"
+                 "pending_capacity,pending_constraints,pending_preempting,pending_queue_order,"
+                 "pending_gang_members\n",
                  0) == 0);
 
   // jobs.csv: the cause and the message (quoted: it holds commas or colons as written).
   const std::string csv = analysis::jobs_csv(rec);
   CHECK(csv.find(",pending_cause,pending_reason\n") != std::string::npos);
-  CHECK(csv.find(",Capacity,0/1 nodes are available: 1 insufficient nvidia.com/gpu\n") != std::string::npos);
+  CHECK(csv.find(",Capacity,0/1 nodes are available: 1 insufficient nvidia.com/gpu\n") !=
+        std::string::npos);
 
-  CHECK(analysis::change_json(at(kernel::seconds(1), pending(0, model::PendingCause::Quota, "queue q at quota"))) ==
+  CHECK(analysis::change_json(
+            at(kernel::seconds(1), pending(0, model::PendingCause::Quota, "queue q at quota"))) ==
         R"({"cause":"Quota","jobId":0,"message":"queue q at quota","t":1.0,"type":"JobPending"})");
 }
 
 // Issue 20: rows leave as jobs do. A row goes to the sink once its job left the world (or was
 // rejected) and every row before it has gone, in JobId order; the rest at finish().
-TEST_CASE("recorder: streamed rows go out in JobId order once final, with the figures of kept rows", "[analysis][recorder]") {
+TEST_CASE("recorder: streamed rows go out in JobId order once final, with the figures of kept rows",
+          "[analysis][recorder]") {
   const auto h = [](std::int64_t hours) { return SimDuration{hours * kHourUs}; };
   std::vector<model::TimedChange> feed;
   feed.push_back(at(h(0), node(8000)));
@@ -396,7 +417,9 @@ TEST_CASE("recorder: streamed rows go out in JobId order once final, with the fi
   Recorder streamed(SimTime{h(6)}, h(1));
   std::vector<std::string> out;  // (name @ time it went out)
   SimTime now{};
-  streamed.stream_rows([&](const analysis::JobRow& r) { out.push_back(r.name + "@" + std::to_string(now.time_since_epoch().count() / kHourUs)); });
+  streamed.stream_rows([&](const analysis::JobRow& r) {
+    out.push_back(r.name + "@" + std::to_string(now.time_since_epoch().count() / kHourUs));
+  });
   for (const auto& c : feed) {
     now = c.time;
     kept.on_change(c);

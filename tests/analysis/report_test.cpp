@@ -62,8 +62,10 @@ fs::path fixture_tree() {
 TEST_CASE("html_escape and script_safe_json", "[report]") {
   CHECK(html_escape("<img src=x onerror=\"a('b')\">&") ==
         "&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt;&amp;");
-  CHECK(script_safe_json(R"({"a":"</script><b>&"})") == R"({"a":"\u003c/script\u003e\u003cb\u003e\u0026"})");
-  CHECK(script_safe_json("\"x\xE2\x80\xA8y\xE2\x80\xA9z\xE2\x80\xA6\"") == "\"x\\u2028y\\u2029z\xE2\x80\xA6\"");
+  CHECK(script_safe_json(R"({"a":"</script><b>&"})") ==
+        R"({"a":"\u003c/script\u003e\u003cb\u003e\u0026"})");
+  CHECK(script_safe_json("\"x\xE2\x80\xA8y\xE2\x80\xA9z\xE2\x80\xA6\"") ==
+        "\"x\\u2028y\\u2029z\xE2\x80\xA6\"");
 }
 
 TEST_CASE("the JavaScript bundles are compiled in", "[report]") {
@@ -102,10 +104,11 @@ TEST_CASE("report.html has every chart for its kind", "[report]") {
   CHECK(count(run, "data-chart=") == 9);
   CHECK(count(reps, "data-chart=") == 9);
   CHECK(count(cmp, "data-chart=") == 11);
-  for (const char* title : {"Allocated and productive GPUs over time", "Pending jobs per queue over time",
-                            "Why jobs waited, per queue over time",
-                            "Wait time CDF by queue and by job kind", "JCT CDF by queue and by job kind",
-                            "GPU-hours: productive, lost by cause, idle", "Restarts and backoff per job", "Fault timeline"}) {
+  for (const char* title :
+       {"Allocated and productive GPUs over time", "Pending jobs per queue over time",
+        "Why jobs waited, per queue over time", "Wait time CDF by queue and by job kind",
+        "JCT CDF by queue and by job kind", "GPU-hours: productive, lost by cause, idle",
+        "Restarts and backoff per job", "Fault timeline"}) {
     CHECK(run.find(title) != std::string::npos);
   }
   CHECK(cmp.find("Paired differences against the base") != std::string::npos);
@@ -118,7 +121,8 @@ TEST_CASE("report.html has every chart for its kind", "[report]") {
   // The variant's waits are 20 s shorter in every replication: significant (after Holm's
   // correction too), with the change in % of the base's mean; durations carry their unit.
   CHECK(cmp.find("−20 s ± 0 s") == std::string::npos);
-  CHECK(cmp.find("-20 s ± 0 s (-29.9 %) <span class=\"flag\">significant</span>") != std::string::npos);
+  CHECK(cmp.find("-20 s ± 0 s (-29.9 %) <span class=\"flag\">significant</span>") !=
+        std::string::npos);
   CHECK(cmp.find("after Holm's correction") != std::string::npos);
 }
 
@@ -129,15 +133,18 @@ TEST_CASE("report rendering is deterministic and reloads from a comparison direc
   CHECK(in.variants[1].name == "bigger");
   CHECK(in.variants[1].vs_base.at("wait_mean_s").difference.mean == Approx(-20));
   CHECK(render_report(in) == read(fixture_tree() / "compare" / "report.html"));
-  CHECK_THROWS_WITH(load_report_input(fixture_tree() / "missing"), Catch::Contains("no summary.json"));
+  CHECK_THROWS_WITH(load_report_input(fixture_tree() / "missing"),
+                    Catch::Contains("no summary.json"));
 }
 
-TEST_CASE("run progress: simulated time, events per second and an ETA, only after the delay", "[progress]") {
+TEST_CASE("run progress: simulated time, events per second and an ETA, only after the delay",
+          "[progress]") {
   CHECK(render_run_progress({0.5, 7 * 86400.0, 6000000, 5.0}, 10) ==
         "simulating [#####     ]  50% 3.5 d of 7 d, 1.2M events/s, ETA 5 s");
   CHECK(render_run_progress({0.25, 3600.0, 9000, 3.0}, 4) ==
         "simulating [#   ]  25% 15 min of 1 h, 3k events/s, ETA 9 s");
-  CHECK(render_run_progress({1.0, 60.0, 10, 2.0}, 2) == "simulating [##] 100% 1 min of 1 min, 5 events/s");
+  CHECK(render_run_progress({1.0, 60.0, 10, 2.0}, 2) ==
+        "simulating [##] 100% 1 min of 1 min, 5 events/s");
   std::FILE* late = std::tmpfile();
   std::FILE* soon = std::tmpfile();
   std::FILE* off = std::tmpfile();

@@ -35,8 +35,9 @@ TEST_CASE("Student-t quantiles match the tables", "[statistics]") {
   struct Row {
     double dof, t;
   };
-  const Row rows[] = {{1, 12.706}, {2, 4.303}, {3, 3.182}, {4, 2.776}, {5, 2.571}, {9, 2.262},
-                      {10, 2.228}, {19, 2.093}, {29, 2.045}, {30, 2.042}, {60, 2.000}, {120, 1.980}};
+  const Row rows[] = {{1, 12.706}, {2, 4.303},  {3, 3.182},  {4, 2.776},
+                      {5, 2.571},  {9, 2.262},  {10, 2.228}, {19, 2.093},
+                      {29, 2.045}, {30, 2.042}, {60, 2.000}, {120, 1.980}};
   for (const auto& r : rows) {
     INFO("dof " << r.dof);
     CHECK(student_t_quantile(0.975, r.dof) == Approx(r.t).margin(0.0005));
@@ -93,11 +94,13 @@ TEST_CASE("paired differences: interval and significance", "[statistics]") {
   CHECK(d.difference.half_width == Approx(1.5234802).epsilon(1e-6));
   CHECK(d.significant);
   // z = {1, −1, 2, −2}: mean 0, the interval contains 0.
-  const PairedDifference n = paired_difference(std::vector<double>{2, 1, 4, 0}, std::vector<double>{1, 2, 2, 2});
+  const PairedDifference n =
+      paired_difference(std::vector<double>{2, 1, 4, 0}, std::vector<double>{1, 2, 2, 2});
   CHECK(n.difference.mean == Approx(0.0));
   CHECK_FALSE(n.significant);
   // Pairing matters: the unpaired means differ by the same amount but the pairs are noisy.
-  const PairedDifference noisy = paired_difference(std::vector<double>{10, 0, 10, 0}, std::vector<double>{0, 10, 0, 9});
+  const PairedDifference noisy =
+      paired_difference(std::vector<double>{10, 0, 10, 0}, std::vector<double>{0, 10, 0, 9});
   CHECK_FALSE(noisy.significant);
   // Identical differences: zero variance, nonzero mean: significant.
   CHECK(paired_difference(std::vector<double>{3, 4, 5}, std::vector<double>{1, 2, 3}).significant);
@@ -172,13 +175,15 @@ double sorted_percentile(std::vector<double> v, double p) {
 }
 }  // namespace
 
-TEST_CASE("percentiles by selection are exactly the sorted definition's, for ranks in any order", "[statistics]") {
+TEST_CASE("percentiles by selection are exactly the sorted definition's, for ranks in any order",
+          "[statistics]") {
   // The recorder's wait and JCT percentiles come from percentiles(): summary.json must not move
   // by one bit against the definition, which sorts. Samples with ties, one value, two values.
   std::mt19937_64 rng(20261127);
   std::uniform_int_distribution<int> small(0, 9);
   std::uniform_real_distribution<double> wide(-1e6, 1e6);
-  const std::vector<double> ps{0.99, 0.5, 0.9, 0.0, 1.0, 0.5, 0.25, 0.7500001, 0.75, 1.5, -0.5, 0.999};
+  const std::vector<double> ps{0.99, 0.5,       0.9,  0.0, 1.0,  0.5,
+                               0.25, 0.7500001, 0.75, 1.5, -0.5, 0.999};
   for (std::size_t n : {1, 2, 3, 7, 100, 1001}) {
     for (int trial = 0; trial < 20; ++trial) {
       std::vector<double> x(n);

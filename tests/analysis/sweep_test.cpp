@@ -58,7 +58,8 @@ TEST_CASE("sweep: metric names split into group, value and metric", "[sweep]") {
   CHECK((c.group == "class" && c.value == "gen-a" && c.metric == "jobs_submitted"));
 }
 
-TEST_CASE("sweep: sweep.csv has one row per point, group and metric, intervals clipped at 0", "[sweep]") {
+TEST_CASE("sweep: sweep.csv has one row per point, group and metric, intervals clipped at 0",
+          "[sweep]") {
   analysis::SweepSummary s;
   s.parameters = {"cluster.nodePools[name=h100].count"};
   for (const char* v : {"8", "16"}) {
@@ -75,7 +76,9 @@ TEST_CASE("sweep: sweep.csv has one row per point, group and metric, intervals c
     s.points.push_back(p);
   }
   const std::string csv = analysis::sweep_csv(s);
-  const std::string header = "point,cluster.nodePools[name=h100].count,group,group_value,metric,n,mean,sd,half_width,low,high\n";
+  const std::string header =
+      "point,cluster.nodePools[name=h100].count,group,group_value,metric,n,mean,sd,half_width,low,"
+      "high\n";
   REQUIRE(csv.starts_with(header));
   // 2 points x 2 metrics.
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 5);

@@ -9,14 +9,16 @@
 
 using namespace t9k::analysis;
 
-TEST_CASE("units: durations in the unit that fits, counts with separators, percentages", "[units]") {
+TEST_CASE("units: durations in the unit that fits, counts with separators, percentages",
+          "[units]") {
   struct Row {
     double seconds;
     const char* text;
   };
-  for (const Row r : {Row{0, "0 s"}, Row{42, "42 s"}, Row{59.4, "59.4 s"}, Row{90, "1.5 min"}, Row{3599, "60 min"},
-                      Row{3600, "1 h"}, Row{5400, "1.5 h"}, Row{100000, "27.8 h"}, Row{172800, "2 d"},
-                      Row{604800, "7 d"}, Row{-90, "-1.5 min"}}) {
+  for (const Row r :
+       {Row{0, "0 s"}, Row{42, "42 s"}, Row{59.4, "59.4 s"}, Row{90, "1.5 min"},
+        Row{3599, "60 min"}, Row{3600, "1 h"}, Row{5400, "1.5 h"}, Row{100000, "27.8 h"},
+        Row{172800, "2 d"}, Row{604800, "7 d"}, Row{-90, "-1.5 min"}}) {
     INFO(r.seconds);
     CHECK(format_duration_s(r.seconds) == r.text);
   }

@@ -30,7 +30,8 @@ TEST_CASE("§5 §1.2 worker-0 failing for good => Failed with the UC message") {
   REQUIRE(failed != nullptr);
   CHECK(failed->message == "DeepSpeedJob job has failed: job-worker-0 failed with exit code 137");
   CHECK(w.cond(JobConditionType::Completed).status == ConditionStatus::True);
-  CHECK(w.cond(JobConditionType::ReplicaFailure).message == "Pod[job-worker-0] exited with error code 137");
+  CHECK(w.cond(JobConditionType::ReplicaFailure).message ==
+        "Pod[job-worker-0] exited with error code 137");
 }
 
 TEST_CASE("§5 default restart policy OnFailure restarts worker-0 within backoffLimit") {

@@ -26,9 +26,12 @@ const Controller& reference_for(const model::Job& job) {
   static const reference::PyTorchTrainingJobController pytorch;
   static const reference::DeepSpeedJobController deepspeed;
   switch (model::kind_of(job)) {
-    case model::JobKind::GenericJob: return generic;
-    case model::JobKind::PyTorchTrainingJob: return pytorch;
-    case model::JobKind::DeepSpeedJob: break;
+    case model::JobKind::GenericJob:
+      return generic;
+    case model::JobKind::PyTorchTrainingJob:
+      return pytorch;
+    case model::JobKind::DeepSpeedJob:
+      break;
   }
   return deepspeed;
 }
@@ -53,8 +56,8 @@ TEST_CASE("Equivalence: the controllers return what the frozen reference impleme
         if (rng() % 15 == 0) resize_or_requeue(w.job, rng);
         w.now += seconds(static_cast<std::int64_t>(rng() % 40));
 
-        const ReconcileInput in{w.job, w.pods, w.pod_group ? &*w.pod_group : nullptr, w.tensorboard, w.now,
-                                w.options};
+        const ReconcileInput in{w.job,         w.pods, w.pod_group ? &*w.pod_group : nullptr,
+                                w.tensorboard, w.now,  w.options};
         const ReconcileResult want = reference_for(w.job).reconcile(in);
         const ReconcileResult& got = w.step();
         INFO("kind " << kind << " seed " << seed << " step " << i);

@@ -7,7 +7,9 @@ namespace model = t9k::model;
 
 namespace {
 
-model::FinishRule rule(std::map<std::string, std::vector<std::int32_t>> r) { return model::FinishRule{std::move(r)}; }
+model::FinishRule rule(std::map<std::string, std::vector<std::int32_t>> r) {
+  return model::FinishRule{std::move(r)};
+}
 
 // Fail a running pod, let the controller replace it, and run the replacement.
 void fail_and_replace(World& w, const std::string& name, std::int32_t code = 1) {
@@ -55,12 +57,14 @@ TEST_CASE("§11 Q2 default failure rule: any replica failing terminally fails th
   w.step();
   CHECK(w.phase() == JobPhase::Failed);
   REQUIRE(w.condition(JobConditionType::Failed) != nullptr);
-  CHECK(w.cond(JobConditionType::Failed).message == R"(The job is failed with rule: {"worker":["1"]})");
+  CHECK(w.cond(JobConditionType::Failed).message ==
+        R"(The job is failed with rule: {"worker":["1"]})");
 }
 
 TEST_CASE("§3.1 success rules: any one fulfilled rule suffices") {
   auto job = make_generic({{"master", 3}, {"worker", 3}});
-  job.spec.success_rules = {rule({{"master", {0}}}), rule({{"worker", {0, 1, 2}}}), rule({{"master", {2}}, {"worker", {0, 1}}})};
+  job.spec.success_rules = {rule({{"master", {0}}}), rule({{"worker", {0, 1, 2}}}),
+                            rule({{"master", {2}}, {"worker", {0, 1}}})};
   World w(job);
   w.start();
   w.succeed("job-master-2");
@@ -106,7 +110,8 @@ TEST_CASE("§3.1 failure rule fulfilled: Failed with the rule text (§1.2 UC sna
   CHECK(running->message == msg);
   CHECK(failed->status == ConditionStatus::True);
   CHECK(failed->reason == "Failed");
-  CHECK(completed->status == ConditionStatus::True);  // newest manual: Completed on any terminal phase
+  CHECK(completed->status ==
+        ConditionStatus::True);  // newest manual: Completed on any terminal phase
   CHECK(completed->reason == "Failed");
   CHECK(rf->status == ConditionStatus::True);
   CHECK(rf->reason == "ErrorInPod");
@@ -126,7 +131,8 @@ TEST_CASE("§3.1 a failure rule needs all the replicas it names") {
   w.fail("job-worker-2");
   w.step();
   CHECK(w.phase() == JobPhase::Failed);
-  CHECK(w.cond(JobConditionType::Failed).message == R"(The job is failed with rule: {"worker":["1","2"]})");
+  CHECK(w.cond(JobConditionType::Failed).message ==
+        R"(The job is failed with rule: {"worker":["1","2"]})");
 }
 
 TEST_CASE("§3.1 §11 Q2 failure is evaluated before success in the same step") {
@@ -152,7 +158,8 @@ TEST_CASE("§3.1 UC-1500: restarts exhausted and no success rule reachable fails
   w.fail("job-worker-1");
   w.step();
   CHECK(w.phase() == JobPhase::Failed);
-  CHECK(w.cond(JobConditionType::Failed).message.view().find("no success rule can be fulfilled") != std::string_view::npos);
+  CHECK(w.cond(JobConditionType::Failed).message.view().find("no success rule can be fulfilled") !=
+        std::string_view::npos);
 }
 
 TEST_CASE("§3.1 UC-1500: a still reachable success rule keeps the job running") {
@@ -414,7 +421,8 @@ TEST_CASE("§7.1 debug replicaSpecs: command and skipInitContainer per type") {
   const auto worker = w.pod("job-worker-0");
   const auto ps = w.pod("job-ps-0");
   CHECK(worker.command == std::vector<std::string>{"bash", "-c", "sleep 1d"});
-  CHECK(model::get_resource(worker.requests, model::kResourceCpu) == model::Quantity::from_units(2));
+  CHECK(model::get_resource(worker.requests, model::kResourceCpu) ==
+        model::Quantity::from_units(2));
   CHECK(ps.command == std::vector<std::string>{"sleep", "inf"});
   CHECK(model::get_resource(ps.requests, model::kResourceCpu) == model::Quantity::from_units(8));
 }

@@ -42,14 +42,17 @@ std::vector<Expect> targets(const model::Job& job) {
   } else {
     const auto& d = std::get<model::DeepSpeedJob>(job);
     const auto& e = *d.spec.elastic;
-    out.push_back({"worker", std::max(std::clamp(e.expected_replicas, e.min_replicas, e.max_replicas), 1)});
+    out.push_back(
+        {"worker", std::max(std::clamp(e.expected_replicas, e.min_replicas, e.max_replicas), 1)});
   }
   return out;
 }
 
 }  // namespace
 
-TEST_CASE("Property §1.1 §1.3: aggregate partitions the slots, phases follow the graph, terminal is final") {
+TEST_CASE(
+    "Property §1.1 §1.3: aggregate partitions the slots, phases follow the graph, terminal is "
+    "final") {
   std::set<JobPhase> seen;
   int steps = 0;
   for (int kind = 0; kind < 3; ++kind) {
@@ -57,7 +60,8 @@ TEST_CASE("Property §1.1 §1.3: aggregate partitions the slots, phases follow t
       std::mt19937_64 rng(seed * 1000 + static_cast<std::uint64_t>(kind));
       World w(make_random_job(kind, rng));
       if (rng() % 2) use_t9k_scheduler(w.job);
-      if (rng() % 3 == 0) w.options.permanent_failure_scope = ControllerOptions::PermanentFailureScope::MasterOnly;
+      if (rng() % 3 == 0)
+        w.options.permanent_failure_scope = ControllerOptions::PermanentFailureScope::MasterOnly;
       if (rng() % 3 == 0) w.options.max_duration = ControllerOptions::MaxDurationHandling::Recreate;
       std::optional<JobPhase> prev;
       std::optional<std::int32_t> prev_backoff;
@@ -81,13 +85,27 @@ TEST_CASE("Property §1.1 §1.3: aggregate partitions the slots, phases follow t
         for (const auto& t : st.tasks) {
           for (const auto& r : t.replicas) {
             switch (r.phase) {
-              case model::ReplicaPhase::Creating: ++recount.creating; break;
-              case model::ReplicaPhase::Pending: ++recount.pending; break;
-              case model::ReplicaPhase::Running: ++recount.running; break;
-              case model::ReplicaPhase::Succeeded: ++recount.succeeded; break;
-              case model::ReplicaPhase::Failed: ++recount.failed; break;
-              case model::ReplicaPhase::Unknown: ++recount.unknown; break;
-              case model::ReplicaPhase::Deleted: ++recount.deleted; break;
+              case model::ReplicaPhase::Creating:
+                ++recount.creating;
+                break;
+              case model::ReplicaPhase::Pending:
+                ++recount.pending;
+                break;
+              case model::ReplicaPhase::Running:
+                ++recount.running;
+                break;
+              case model::ReplicaPhase::Succeeded:
+                ++recount.succeeded;
+                break;
+              case model::ReplicaPhase::Failed:
+                ++recount.failed;
+                break;
+              case model::ReplicaPhase::Unknown:
+                ++recount.unknown;
+                break;
+              case model::ReplicaPhase::Deleted:
+                ++recount.deleted;
+                break;
             }
           }
         }
@@ -102,7 +120,8 @@ TEST_CASE("Property §1.1 §1.3: aggregate partitions the slots, phases follow t
           prev_backoff = st.backoff_count;
         } else {
           REQUIRE_FALSE(st.backoff_count.has_value());
-          for (const auto& r : st.tasks.at(0).replicas) REQUIRE(r.restart_count <= w.generic().spec.replica_specs[0].restart_policy.limit);
+          for (const auto& r : st.tasks.at(0).replicas)
+            REQUIRE(r.restart_count <= w.generic().spec.replica_specs[0].restart_policy.limit);
         }
         // A terminal job creates nothing.
         if (model::is_terminal(phase)) REQUIRE(w.creates().empty());
@@ -112,8 +131,8 @@ TEST_CASE("Property §1.1 §1.3: aggregate partitions the slots, phases follow t
   }
   CHECK(steps == 3 * 60 * 120);
   // The sequences reach every phase the controllers set, so the checks above are exercised.
-  for (auto p : {JobPhase::Pending, JobPhase::Running, JobPhase::Paused, JobPhase::Resuming, JobPhase::Succeeded,
-                 JobPhase::Failed}) {
+  for (auto p : {JobPhase::Pending, JobPhase::Running, JobPhase::Paused, JobPhase::Resuming,
+                 JobPhase::Succeeded, JobPhase::Failed}) {
     INFO("phase " << model::to_string(p));
     CHECK(seen.count(p) == 1);
   }

@@ -64,7 +64,9 @@ TEST_CASE("§2.3 backoffLimit is shared by all replicas of the job") {
   CHECK(w.phase() == JobPhase::Failed);  // §11 Q7 default: permanent worker failure
 }
 
-TEST_CASE("§2.3 §11 Q4 boundary: restart while backoffCount < backoffLimit, then the master failing again fails the job") {
+TEST_CASE(
+    "§2.3 §11 Q4 boundary: restart while backoffCount < backoffLimit, then the master failing "
+    "again fails the job") {
   World w(make_pytorch({{"master", 1}, {"worker", 1}}, RestartPolicyType::OnFailure, 2));
   w.start();
   fail_and_replace(w, "job-master-0");
@@ -112,7 +114,9 @@ TEST_CASE("§11 Q7 option master-only: a worker's permanent failure leaves the j
   CHECK(w.phase() == JobPhase::Succeeded);
 }
 
-TEST_CASE("§11 Q7 option master-only: the master failing after the budget is spent fails the job (§2.3)") {
+TEST_CASE(
+    "§11 Q7 option master-only: the master failing after the budget is spent fails the job "
+    "(§2.3)") {
   World w(make_pytorch({{"master", 1}, {"worker", 1}}, RestartPolicyType::OnFailure, 1));
   w.options.permanent_failure_scope = ControllerOptions::PermanentFailureScope::MasterOnly;
   w.start();
@@ -227,14 +231,16 @@ TEST_CASE("§1.4 pitfall K8s 54870: backoffLimit caps restarts under OnFailure")
     w.step();
     restarts += count_reason(w.deletes(), DeletionReason::Restart);
     w.step();
-    if (w.has("job-worker-0") && w.pod("job-worker-0").phase == PodPhase::Pending) w.run("job-worker-0");
+    if (w.has("job-worker-0") && w.pod("job-worker-0").phase == PodPhase::Pending)
+      w.run("job-worker-0");
     w.step();
   }
   CHECK(restarts == 2);
   CHECK(w.phase() == JobPhase::Failed);
 }
 
-TEST_CASE("§1.4 pitfall K8s 92245: backoffLimit 6 allows exactly 6 restarts, the 7th failure fails") {
+TEST_CASE(
+    "§1.4 pitfall K8s 92245: backoffLimit 6 allows exactly 6 restarts, the 7th failure fails") {
   World w(make_pytorch({{"worker", 1}}, RestartPolicyType::OnFailure, 6));
   w.start();
   for (int i = 0; i < 6; ++i) fail_and_replace(w, "job-worker-0");
@@ -410,8 +416,9 @@ TEST_CASE("§4.3 §11 Q8 elastic split across replica types by scalingWeight") {
   World w = elastic_world(1, 10, 8, {{"master", 1}, {"worker", 1}});
   w.pytorch().spec.replica_specs[1].scaling_weight = 3;
   w.step();
-  CHECK(w.names() == std::vector<std::string>{"job-master-0", "job-master-1", "job-worker-0", "job-worker-1",
-                                              "job-worker-2", "job-worker-3", "job-worker-4", "job-worker-5"});
+  CHECK(w.names() == std::vector<std::string>{"job-master-0", "job-master-1", "job-worker-0",
+                                              "job-worker-1", "job-worker-2", "job-worker-3",
+                                              "job-worker-4", "job-worker-5"});
 }
 
 TEST_CASE("§4.3 elastic: the master rank survives a split that would leave the first type empty") {

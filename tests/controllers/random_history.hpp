@@ -12,8 +12,9 @@ namespace t9k::controllers::testing {
 
 inline model::Job make_random_job(int kind, std::mt19937_64& rng) {
   const auto pick = [&](std::uint64_t n) { return static_cast<std::int32_t>(rng() % n); };
-  static constexpr RestartPolicyType kPolicies[] = {RestartPolicyType::Never, RestartPolicyType::OnFailure,
-                                                    RestartPolicyType::Always, RestartPolicyType::ExitCode};
+  static constexpr RestartPolicyType kPolicies[] = {
+      RestartPolicyType::Never, RestartPolicyType::OnFailure, RestartPolicyType::Always,
+      RestartPolicyType::ExitCode};
   if (kind == 0) {
     auto j = make_generic({{"master", 1}, {"worker", 1 + pick(3)}}, kPolicies[pick(3)], pick(3));
     if (pick(2)) j.spec.success_rules = {model::FinishRule{{{"master", {0}}}}};
@@ -37,11 +38,14 @@ inline void random_event(World& w, std::mt19937_64& rng) {
   const auto pick = [&](std::uint64_t n) { return static_cast<std::int32_t>(rng() % n); };
   const int e = pick(14);
   if (e == 12) {  // pause or resume, now and then
-    if (pick(3) == 0) std::visit([](auto& j) { j.spec.run_mode.pause.enabled = !j.spec.run_mode.pause.enabled; }, w.job);
+    if (pick(3) == 0)
+      std::visit([](auto& j) { j.spec.run_mode.pause.enabled = !j.spec.run_mode.pause.enabled; },
+                 w.job);
     return;
   }
   if (e == 13) {
-    if (auto* d = std::get_if<model::DeepSpeedJob>(&w.job)) d->spec.elastic->expected_replicas = pick(6);
+    if (auto* d = std::get_if<model::DeepSpeedJob>(&w.job))
+      d->spec.elastic->expected_replicas = pick(6);
     return;
   }
   if (e == 11) {
@@ -67,7 +71,8 @@ inline void random_event(World& w, std::mt19937_64& rng) {
       break;
     case 6:
     case 7:
-      if (p.phase == PodPhase::Running || p.phase == PodPhase::Unknown) w.fail(p.metadata.name, kCodes[pick(7)]);
+      if (p.phase == PodPhase::Running || p.phase == PodPhase::Unknown)
+        w.fail(p.metadata.name, kCodes[pick(7)]);
       break;
     case 8:
       w.evict(p.metadata.name);
@@ -83,7 +88,8 @@ inline void random_event(World& w, std::mt19937_64& rng) {
 
 // ---- richer histories (the equivalence and protocol tests) ----
 
-constexpr int kKinds = 4;  // 0 GenericJob, 1 PyTorchTrainingJob, 2 elastic DeepSpeedJob, 3 elastic PyTorch
+constexpr int kKinds =
+    4;  // 0 GenericJob, 1 PyTorchTrainingJob, 2 elastic DeepSpeedJob, 3 elastic PyTorch
 
 // Template details make_pod copies or derives from (labels, annotations, init containers, a
 // second container, node selector, scheduler name, priority, grace period).
@@ -104,7 +110,8 @@ inline void decorate(model::PodTemplateSpec& t, std::mt19937_64& rng) {
     side.name = "sidecar";
     side.image = "busybox";
     side.command = {"sleep"};
-    t.spec.containers.insert(t.spec.containers.begin(), side);  // the training container is not first
+    t.spec.containers.insert(t.spec.containers.begin(),
+                             side);  // the training container is not first
   }
   if (rng() % 3 == 0) t.spec.node_selector["gpu"] = "a100";
   if (rng() % 3 == 0) t.spec.scheduler_name = "custom-scheduler";
@@ -118,7 +125,9 @@ void vary_run_mode(Spec& spec, const std::string& type, std::mt19937_64& rng) {
     spec.run_mode.debug.enabled = true;
     if (rng() % 2) spec.run_mode.debug.replica_specs.push_back({type, rng() % 2 == 0, {"bash"}});
   }
-  if (rng() % 2) spec.run_mode.pause.resume_specs.push_back({type, rng() % 2 == 0, {"resume.sh"}, {"--from", "ckpt"}});
+  if (rng() % 2)
+    spec.run_mode.pause.resume_specs.push_back(
+        {type, rng() % 2 == 0, {"resume.sh"}, {"--from", "ckpt"}});
 }
 
 inline model::Job make_job(int kind, std::mt19937_64& rng) {
@@ -164,7 +173,8 @@ inline void resize_or_requeue(model::Job& job, std::mt19937_64& rng) {
   const auto n = static_cast<std::int32_t>(1 + rng() % 3);
   if (rng() % 2) {
     if (auto* g = std::get_if<model::GenericJob>(&job)) g->spec.replica_specs.back().replicas = n;
-    if (auto* p = std::get_if<model::PyTorchTrainingJob>(&job)) p->spec.replica_specs.back().replicas = n;
+    if (auto* p = std::get_if<model::PyTorchTrainingJob>(&job))
+      p->spec.replica_specs.back().replicas = n;
     return;
   }
   std::visit(

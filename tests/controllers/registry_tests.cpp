@@ -41,7 +41,8 @@ TEST_CASE("Controller: a job of another kind is rejected") {
 }
 
 TEST_CASE("§1.1 transition graph: terminal phases have no outgoing edge") {
-  for (auto to : {JobPhase::Pending, JobPhase::Running, JobPhase::Paused, JobPhase::Resuming, JobPhase::Unknown}) {
+  for (auto to : {JobPhase::Pending, JobPhase::Running, JobPhase::Paused, JobPhase::Resuming,
+                  JobPhase::Unknown}) {
     CHECK_FALSE(is_allowed_transition(JobPhase::Succeeded, to));
     CHECK_FALSE(is_allowed_transition(JobPhase::Failed, to));
   }
@@ -60,7 +61,8 @@ TEST_CASE("§1.1 transition graph: documented edges") {
   CHECK_FALSE(is_allowed_transition(JobPhase::Paused, JobPhase::Running));
   CHECK_FALSE(is_allowed_transition(JobPhase::Running, JobPhase::Pending));
   CHECK_FALSE(is_allowed_transition(JobPhase::Running, JobPhase::Resuming));
-  CHECK(is_allowed_transition(JobPhase::Pending, JobPhase::Failed));  // §11 Q6 deadline while pending
+  CHECK(
+      is_allowed_transition(JobPhase::Pending, JobPhase::Failed));  // §11 Q6 deadline while pending
 }
 
 TEST_CASE("Purity: reconcile is deterministic and leaves its inputs unchanged") {
@@ -133,7 +135,8 @@ TEST_CASE("§8.1 PodGroup: minMember = total replicas, roles per type, queue and
   use_t9k_scheduler(w.job, "default", 10);
   w.step();
   REQUIRE(w.pod_group.has_value());
-  REQUIRE(std::holds_alternative<CreatePodGroup>(w.last.actions.front()));  // the gang exists before its pods
+  REQUIRE(std::holds_alternative<CreatePodGroup>(
+      w.last.actions.front()));  // the gang exists before its pods
   const auto& pg = *w.pod_group;
   CHECK(pg.metadata.name == "job");
   CHECK(pg.spec.min_member == 5);

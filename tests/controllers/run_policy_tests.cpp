@@ -8,14 +8,17 @@ using t9k::kernel::at;
 
 namespace {
 
-World deadline_world(std::int64_t seconds_, model::CleanUpPolicy policy = model::CleanUpPolicy::None) {
+World deadline_world(std::int64_t seconds_,
+                     model::CleanUpPolicy policy = model::CleanUpPolicy::None) {
   auto job = make_pytorch({{"master", 1}, {"worker", 2}});
   job.spec.run_policy.active_deadline_seconds = seconds_;
   job.spec.run_policy.clean_up_policy = policy;
   return World(job);
 }
 
-void set_pause(World& w, bool on) { std::visit([&](auto& j) { j.spec.run_mode.pause.enabled = on; }, w.job); }
+void set_pause(World& w, bool on) {
+  std::visit([&](auto& j) { j.spec.run_mode.pause.enabled = on; }, w.job);
+}
 
 }  // namespace
 
@@ -34,7 +37,8 @@ TEST_CASE("§11 Q6 the deadline clock starts at the first reconcile") {
   CHECK(w.phase() == JobPhase::Failed);
 }
 
-TEST_CASE("§6.1 deadline exceeded: Failed with Kubeflow-like message, pods stopped (reason Deadline)") {
+TEST_CASE(
+    "§6.1 deadline exceeded: Failed with Kubeflow-like message, pods stopped (reason Deadline)") {
   World w = deadline_world(100);
   w.step_at(seconds(0));
   w.run_all();
@@ -45,7 +49,8 @@ TEST_CASE("§6.1 deadline exceeded: Failed with Kubeflow-like message, pods stop
   REQUIRE(failed != nullptr);
   CHECK(failed->status == ConditionStatus::True);
   CHECK(failed->reason == "DeadlineExceeded");
-  CHECK(failed->message == "PyTorchTrainingJob job has failed because it was active longer than specified deadline");
+  CHECK(failed->message ==
+        "PyTorchTrainingJob job has failed because it was active longer than specified deadline");
   CHECK(w.cond(JobConditionType::Completed).reason == "Failed");
   CHECK(count_reason(w.deletes(), DeletionReason::Deadline) == 3);
   CHECK(w.creates().empty());
@@ -226,7 +231,8 @@ TEST_CASE("§7.2 resume: Resuming until all pods are back and running, then Runn
 
 TEST_CASE("§7.2 resumeSpecs apply to the pods created on resume") {
   auto job = make_generic({{"worker", 1}, {"ps", 1}});
-  job.spec.run_mode.pause.resume_specs = {{"worker", false, {"python", "resume.py"}, {"--from-checkpoint"}}};
+  job.spec.run_mode.pause.resume_specs = {
+      {"worker", false, {"python", "resume.py"}, {"--from-checkpoint"}}};
   World w(job);
   w.start();
   CHECK(w.pod("job-worker-0").command == std::vector<std::string>{"python", "train.py"});
@@ -237,7 +243,8 @@ TEST_CASE("§7.2 resumeSpecs apply to the pods created on resume") {
   w.step();
   CHECK(w.pod("job-worker-0").command == std::vector<std::string>{"python", "resume.py"});
   CHECK(w.pod("job-worker-0").args == std::vector<std::string>{"--from-checkpoint"});
-  CHECK(w.pod("job-ps-0").command == std::vector<std::string>{"python", "train.py"});  // template default
+  CHECK(w.pod("job-ps-0").command ==
+        std::vector<std::string>{"python", "train.py"});  // template default
 }
 
 TEST_CASE("§11 Q20 the PodGroup keeps its creation time across pause and resume") {

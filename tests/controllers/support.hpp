@@ -16,13 +16,13 @@
 
 namespace t9k::controllers::testing {
 
+using kernel::seconds;
 using model::ConditionStatus;
 using model::DeletionReason;
 using model::JobConditionType;
 using model::JobPhase;
 using model::PodPhase;
 using model::RestartPolicyType;
-using kernel::seconds;
 
 inline model::PodTemplateSpec make_template(std::int32_t gpus = 1, std::string container = "main") {
   model::PodTemplateSpec t;
@@ -50,7 +50,8 @@ struct TypeSpec {
   std::int32_t replicas = 1;
 };
 
-inline model::GenericJob make_generic(std::vector<TypeSpec> types, RestartPolicyType policy = RestartPolicyType::OnFailure,
+inline model::GenericJob make_generic(std::vector<TypeSpec> types,
+                                      RestartPolicyType policy = RestartPolicyType::OnFailure,
                                       std::int32_t limit = 0) {
   model::GenericJob j;
   j.metadata = make_meta();
@@ -65,9 +66,9 @@ inline model::GenericJob make_generic(std::vector<TypeSpec> types, RestartPolicy
   return j;
 }
 
-inline model::PyTorchTrainingJob make_pytorch(std::vector<TypeSpec> types,
-                                              RestartPolicyType policy = RestartPolicyType::OnFailure,
-                                              std::int32_t backoff_limit = 3) {
+inline model::PyTorchTrainingJob make_pytorch(
+    std::vector<TypeSpec> types, RestartPolicyType policy = RestartPolicyType::OnFailure,
+    std::int32_t backoff_limit = 3) {
   model::PyTorchTrainingJob j;
   j.metadata = make_meta();
   for (auto& t : types) {
@@ -82,7 +83,8 @@ inline model::PyTorchTrainingJob make_pytorch(std::vector<TypeSpec> types,
   return j;
 }
 
-inline model::DeepSpeedJob make_deepspeed(std::int32_t replicas, RestartPolicyType policy = RestartPolicyType::OnFailure,
+inline model::DeepSpeedJob make_deepspeed(std::int32_t replicas,
+                                          RestartPolicyType policy = RestartPolicyType::OnFailure,
                                           std::int32_t backoff_limit = 3) {
   model::DeepSpeedJob j;
   j.metadata = make_meta();
@@ -93,8 +95,13 @@ inline model::DeepSpeedJob make_deepspeed(std::int32_t replicas, RestartPolicyTy
   return j;
 }
 
-inline void use_t9k_scheduler(model::Job& job, std::string queue = "research", std::int32_t priority = 50) {
-  std::visit([&](auto& j) { j.spec.scheduler.t9k_scheduler = model::T9kScheduler{queue, priority}; }, job);
+inline void use_t9k_scheduler(model::Job& job, std::string queue = "research",
+                              std::int32_t priority = 50) {
+  std::visit(
+      [&](auto& j) {
+        j.spec.scheduler.t9k_scheduler = model::T9kScheduler{queue, priority};
+      },
+      job);
 }
 
 // The tiny world. Terminated pods vanish as soon as they are deleted; live pods stay terminating
@@ -141,7 +148,8 @@ class World {
       p.metadata.creation_timestamp = now;
       pods.push_back(std::move(p));
     } else if (const auto* dp = std::get_if<DeletePod>(&a)) {
-      auto it = std::find_if(pods.begin(), pods.end(), [&](const auto& p) { return p.metadata.name == dp->name; });
+      auto it = std::find_if(pods.begin(), pods.end(),
+                             [&](const auto& p) { return p.metadata.name == dp->name; });
       REQUIRE(it != pods.end());
       if (it->phase == PodPhase::Succeeded || it->phase == PodPhase::Failed) {
         pods.erase(it);
@@ -230,7 +238,8 @@ class World {
       settle();
       bool changed = false;
       for (const auto& a : last.actions) {
-        changed = changed || std::holds_alternative<CreatePod>(a) || std::holds_alternative<DeletePod>(a);
+        changed =
+            changed || std::holds_alternative<CreatePod>(a) || std::holds_alternative<DeletePod>(a);
       }
       if (!changed) return;
     }
@@ -295,7 +304,8 @@ class World {
 };
 
 inline std::int32_t count_reason(const std::vector<DeletePod>& ds, DeletionReason r) {
-  return static_cast<std::int32_t>(std::count_if(ds.begin(), ds.end(), [&](const DeletePod& d) { return d.reason == r; }));
+  return static_cast<std::int32_t>(
+      std::count_if(ds.begin(), ds.end(), [&](const DeletePod& d) { return d.reason == r; }));
 }
 
 }  // namespace t9k::controllers::testing

@@ -52,7 +52,8 @@ std::string scenario(const std::string& horizon, const std::string& generator) {
 kind: Scenario
 metadata: {name: g}
 spec:
-  horizon: )" + horizon + R"(
+  horizon: )" +
+         horizon + R"(
   seed: 3
   cluster:
     nodePools: [{name: gpu, count: 2, gpusPerNode: 8, cpu: 64, memory: 512Gi}]
@@ -64,17 +65,23 @@ spec:
 
 std::string generic_class(const std::string& name, double weight, const std::string& extra = "") {
   return "      - name: " + name + "\n        weight: " + std::to_string(weight) +
-         "\n        manifest: {apiVersion: batch.tensorstack.dev/v1beta1, kind: GenericJob, metadata: {name: t}, "
-         "spec: {replicaSpecs: [{type: worker, template: {spec: {containers: [{name: c, image: i, resources: {limits: "
-         "{nvidia.com/gpu: 1}}}]}}}]}}\n        behaviour: {runTime: {lognormal: {mu: 7, sigma: 1}}}\n" + extra;
+         "\n        manifest: {apiVersion: batch.tensorstack.dev/v1beta1, kind: GenericJob, "
+         "metadata: {name: t}, "
+         "spec: {replicaSpecs: [{type: worker, template: {spec: {containers: [{name: c, image: i, "
+         "resources: {limits: "
+         "{nvidia.com/gpu: 1}}}]}}}]}}\n        behaviour: {runTime: {lognormal: {mu: 7, sigma: "
+         "1}}}\n" +
+         extra;
 }
 
 const std::string kTemplate =
-    "      manifest: {apiVersion: batch.tensorstack.dev/v1beta1, kind: GenericJob, metadata: {name: t}, spec: "
+    "      manifest: {apiVersion: batch.tensorstack.dev/v1beta1, kind: GenericJob, metadata: "
+    "{name: t}, spec: "
     "{replicaSpecs: [{type: worker, template: {spec: {containers: [{name: c, image: i}]}}}]}}\n"
     "      behaviour: {runTime: 1h}\n";
 
-std::vector<scenarios::JobSubmission> jobs_of(const scenarios::Scenario& sc, std::uint64_t replication = 0) {
+std::vector<scenarios::JobSubmission> jobs_of(const scenarios::Scenario& sc,
+                                              std::uint64_t replication = 0) {
   return sim::expand_generators(sc, replication);
 }
 
@@ -85,14 +92,17 @@ std::int64_t hours_of(const scenarios::JobSubmission& s) {
 std::int32_t gpus_of(const model::Job& job) {
   const auto& g = std::get<model::GenericJob>(job);
   return static_cast<std::int32_t>(
-      model::get_resource(g.spec.replica_specs.at(0).template_.spec.containers.at(0).resources.limits, model::kResourceGpu)
+      model::get_resource(
+          g.spec.replica_specs.at(0).template_.spec.containers.at(0).resources.limits,
+          model::kResourceGpu)
           .units_ceil());
 }
 
 struct Run {
   analysis::Recorder rec;
   std::uint64_t fingerprint = 0;
-  explicit Run(const scenarios::Scenario& sc) : rec(kernel::SimTime{sc.horizon}, analysis::Recorder::choose_bucket(sc.horizon)) {}
+  explicit Run(const scenarios::Scenario& sc)
+      : rec(kernel::SimTime{sc.horizon}, analysis::Recorder::choose_bucket(sc.horizon)) {}
 };
 
 Run simulate(const scenarios::Scenario& sc, std::uint64_t replication) {
@@ -116,23 +126,27 @@ TEST_CASE("a Poisson rate gives that many arrivals", "[generators]") {
   INFO("arrivals " << jobs.size() << ", z " << z);
   CHECK(std::abs(z) < 4);
   // Inter-arrival gaps are exponential: their mean is 3 minutes within 4 standard errors.
-  const double mean_gap_s = static_cast<double>(jobs.back().submit_time.time_since_epoch().count()) / 1e6 /
-                            static_cast<double>(jobs.size());
+  const double mean_gap_s =
+      static_cast<double>(jobs.back().submit_time.time_since_epoch().count()) / 1e6 /
+      static_cast<double>(jobs.size());
   CHECK(std::abs(mean_gap_s - 180) < 4 * 180 / std::sqrt(static_cast<double>(jobs.size())));
   // The legacy spelling is the same process: interarrival {exponential: {mean: 3m}}.
-  CHECK(sim::expand_generators(load(scenario("500h", "      interarrival: {exponential: {mean: 3m}}\n" + kTemplate)), 0).size() ==
-        jobs.size());
+  CHECK(
+      sim::expand_generators(
+          load(scenario("500h", "      interarrival: {exponential: {mean: 3m}}\n" + kTemplate)), 0)
+          .size() == jobs.size());
 }
 
 TEST_CASE("a daily and weekly profile is followed hour by hour (thinning)", "[generators]") {
   // Base 10 jobs per hour, hour-of-day and day-of-week multipliers with zeros, 12 weeks.
-  const std::vector<double> hod = {0, 0, 0.1, 0.1, 0.2, 0.3, 0.5, 0.8, 1.2, 1.6, 2.0, 2.0,
+  const std::vector<double> hod = {0,   0,   0.1, 0.1, 0.2, 0.3, 0.5, 0.8, 1.2, 1.6, 2.0, 2.0,
                                    1.5, 1.7, 1.8, 1.8, 1.6, 1.3, 1.0, 0.8, 0.6, 0.5, 0.4, 0.2};
   const std::vector<double> dow = {1, 1, 1, 1, 0.8, 0.3, 0};
   std::string h = "[", d = "[";
   for (double x : hod) h += (h.size() > 1 ? ", " : "") + std::to_string(x);
   for (double x : dow) d += (d.size() > 1 ? ", " : "") + std::to_string(x);
-  const auto sc = load(scenario("12w", "      profile: {rate: 10, hourOfDay: " + h + "], dayOfWeek: " + d + "]}\n" + kTemplate));
+  const auto sc = load(scenario("12w", "      profile: {rate: 10, hourOfDay: " + h +
+                                           "], dayOfWeek: " + d + "]}\n" + kTemplate));
   const auto jobs = jobs_of(sc);
   std::vector<double> by_hour(24, 0), by_day(7, 0);
   for (const auto& s : jobs) {
@@ -181,9 +195,12 @@ TEST_CASE("bursts and fixed times are exact", "[generators]") {
     CHECK(jobs[1].submit_time == at(hours(1)));
     CHECK(jobs[2].submit_time == at(hours(1)));
     CHECK(jobs[3].submit_time == at(hours(2)));
-    CHECK(jobs_of(load(scenario("1d", "      count: 3\n      times: [2h, 30m, 1h, 1h]\n" + kTemplate))).size() == 3);
+    CHECK(jobs_of(
+              load(scenario("1d", "      count: 3\n      times: [2h, 30m, 1h, 1h]\n" + kTemplate)))
+              .size() == 3);
     // Times after stop or the horizon are dropped.
-    CHECK(jobs_of(load(scenario("90m", "      times: [2h, 30m, 1h, 1h]\n" + kTemplate))).size() == 3);
+    CHECK(jobs_of(load(scenario("90m", "      times: [2h, 30m, 1h, 1h]\n" + kTemplate))).size() ==
+          3);
   }
   SECTION("bursts at fixed times") {
     const auto sc = load(scenario("1d", "      bursts: {size: 5, times: [1h, 3h]}\n" + kTemplate));
@@ -195,7 +212,8 @@ TEST_CASE("bursts and fixed times are exact", "[generators]") {
     CHECK(names.size() == 10);
   }
   SECTION("bursts by a Poisson process, sizes drawn") {
-    const auto sc = load(scenario("10d", "      bursts: {size: {choice: {values: [3, 12]}}, rate: 0.5}\n" + kTemplate));
+    const auto sc = load(scenario(
+        "10d", "      bursts: {size: {choice: {values: [3, 12]}}, rate: 0.5}\n" + kTemplate));
     std::map<kernel::SimTime, int> sizes;
     for (const auto& s : jobs_of(sc)) ++sizes[s.submit_time];
     REQUIRE(sizes.size() > 60);  // about 120 bursts in 240 h
@@ -206,8 +224,9 @@ TEST_CASE("bursts and fixed times are exact", "[generators]") {
 }
 
 TEST_CASE("the class mix follows the weights", "[generators]") {
-  const auto sc = load(scenario("1000h", "      rate: 20\n      classes:\n" + generic_class("a", 1) + generic_class("b", 2) +
-                                             generic_class("c", 5)));
+  const auto sc =
+      load(scenario("1000h", "      rate: 20\n      classes:\n" + generic_class("a", 1) +
+                                 generic_class("b", 2) + generic_class("c", 5)));
   const auto jobs = jobs_of(sc);
   std::map<std::string, double> n;
   for (const auto& s : jobs) {
@@ -217,7 +236,8 @@ TEST_CASE("the class mix follows the weights", "[generators]") {
   const double total = static_cast<double>(jobs.size());
   REQUIRE(total > 15000);
   // Binomial per class: |z| < 4.
-  for (const auto& [cls, w] : std::vector<std::pair<std::string, double>>{{"g-a", 1}, {"g-b", 2}, {"g-c", 5}}) {
+  for (const auto& [cls, w] :
+       std::vector<std::pair<std::string, double>>{{"g-a", 1}, {"g-b", 2}, {"g-c", 5}}) {
     const double p = w / 8;
     const double z = (n[cls] - total * p) / std::sqrt(total * p * (1 - p));
     INFO(cls << ": " << n[cls] << " of " << total << ", z " << z);
@@ -225,10 +245,17 @@ TEST_CASE("the class mix follows the weights", "[generators]") {
   }
 }
 
-TEST_CASE("changing one class's weight moves neither the arrivals nor another class's draws", "[generators]") {
-  const std::string extra = "        gpus: {choice: {values: [1, 2, 4, 8]}}\n        restartLimit: {uniform: {min: 0, max: 5}}\n";
-  const auto one = load(scenario("200h", "      rate: 10\n      classes:\n" + generic_class("a", 1, extra) + generic_class("b", 1, extra)));
-  const auto two = load(scenario("200h", "      rate: 10\n      classes:\n" + generic_class("a", 4, extra) + generic_class("b", 1, extra)));
+TEST_CASE("changing one class's weight moves neither the arrivals nor another class's draws",
+          "[generators]") {
+  const std::string extra =
+      "        gpus: {choice: {values: [1, 2, 4, 8]}}\n        restartLimit: {uniform: {min: 0, "
+      "max: 5}}\n";
+  const auto one =
+      load(scenario("200h", "      rate: 10\n      classes:\n" + generic_class("a", 1, extra) +
+                                generic_class("b", 1, extra)));
+  const auto two =
+      load(scenario("200h", "      rate: 10\n      classes:\n" + generic_class("a", 4, extra) +
+                                generic_class("b", 1, extra)));
   const auto x = jobs_of(one);
   const auto y = jobs_of(two);
   REQUIRE(x.size() == y.size());
@@ -277,8 +304,11 @@ TEST_CASE("class quantities stay in range and names are unique DNS-1123 labels",
         CHECK(p->spec.run_policy.backoff_limit >= 2);
         CHECK(p->spec.run_policy.backoff_limit <= 8);
         CHECK(p->spec.run_policy.active_deadline_seconds.value_or(0) >= 1);
-        const auto gpus = model::get_resource(p->spec.replica_specs[0].template_.spec.containers[0].resources.limits,
-                                              model::kResourceGpu).units_ceil();
+        const auto gpus =
+            model::get_resource(
+                p->spec.replica_specs[0].template_.spec.containers[0].resources.limits,
+                model::kResourceGpu)
+                .units_ceil();
         CHECK((gpus == 4 || gpus == 8));
         CHECK(p->spec.torchrun_config->proc_per_node == std::to_string(gpus));  // followed the GPUs
         CHECK(*s.behaviour.checkpoint_interval >= kernel::minutes(10));
@@ -315,7 +345,8 @@ TEST_CASE("class quantities stay in range and names are unique DNS-1123 labels",
   }
 }
 
-TEST_CASE("generated jobs are the same under two policies (common random numbers)", "[generators]") {
+TEST_CASE("generated jobs are the same under two policies (common random numbers)",
+          "[generators]") {
   auto base = load_file(kMixFile);
   auto other = base;
   other.scheduler.options["preemption"] = "true";
@@ -325,7 +356,8 @@ TEST_CASE("generated jobs are the same under two policies (common random numbers
   for (std::size_t i = 0; i < a.size(); ++i) CHECK(a[i].job == b[i].job);
 }
 
-TEST_CASE("generated manifests validate and the explicit scenario simulates identically", "[generators]") {
+TEST_CASE("generated manifests validate and the explicit scenario simulates identically",
+          "[generators]") {
   const auto sc = load_file(kMixFile);
   const auto out = std::filesystem::temp_directory_path() / "t9ksim-generators-test";
   std::filesystem::remove_all(out);
@@ -336,7 +368,8 @@ TEST_CASE("generated manifests validate and the explicit scenario simulates iden
     sim::GeneratorCursor cursor(g, streams, kernel::SimTime{sc.horizon}, sc.default_namespace);
     std::vector<scenarios::Object> objects;
     while (auto s = cursor.next()) {
-      refs.push_back({g.name + ".yaml", model::metadata_of(s->job).name, s->submit_time, s->behaviour});
+      refs.push_back(
+          {g.name + ".yaml", model::metadata_of(s->job).name, s->submit_time, s->behaviour});
       objects.push_back(scenarios::to_object(s->job));
     }
     REQUIRE(!objects.empty());
@@ -347,10 +380,11 @@ TEST_CASE("generated manifests validate and the explicit scenario simulates iden
     std::ofstream(out / (g.name + ".yaml")) << text;
   }
   std::ifstream in(kMixFile);
-  const std::string original((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string original((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   std::vector<scenarios::Diagnostic> errors;
-  const auto text = scenarios::scenario_with_explicit_jobs(original, std::string(T9KSIM_SOURCE_DIR) + "/tests/generators",
-                                                           out.string(), refs, errors);
+  const auto text = scenarios::scenario_with_explicit_jobs(
+      original, std::string(T9KSIM_SOURCE_DIR) + "/tests/generators", out.string(), refs, errors);
   INFO(listing(errors));
   REQUIRE(errors.empty());
   std::ofstream(out / "scenario.yaml") << text;
@@ -384,10 +418,12 @@ TEST_CASE("behaviour and distributions serialise exactly", "[generators]") {
   b.failure.exit_codes = {{137, 2.5}};
   b.scaling.model = scenarios::ScalingModel::Table;
   b.scaling.throughput = {{1, 1.0}, {4, 3.3}};
-  const std::string yaml = scenario("1d", "      times: [1h]\n      manifest: {apiVersion: batch.tensorstack.dev/v1beta1, "
-                                          "kind: GenericJob, metadata: {name: t}, spec: {replicaSpecs: [{type: worker, "
-                                          "template: {spec: {containers: [{name: c, image: i}]}}}]}}\n      behaviour: " +
-                                          scenarios::to_scenario_json(b) + "\n");
+  const std::string yaml =
+      scenario("1d",
+               "      times: [1h]\n      manifest: {apiVersion: batch.tensorstack.dev/v1beta1, "
+               "kind: GenericJob, metadata: {name: t}, spec: {replicaSpecs: [{type: worker, "
+               "template: {spec: {containers: [{name: c, image: i}]}}}]}}\n      behaviour: " +
+                   scenarios::to_scenario_json(b) + "\n");
   const auto sc = load(yaml);
   const auto& back = sc.workload.generators.at(0).classes.at(0).behaviour;
   CHECK(scenarios::to_scenario_json(back) == scenarios::to_scenario_json(b));
@@ -406,51 +442,94 @@ TEST_CASE("malformed generators are rejected with the field path", "[generators]
   const std::vector<Row> rows = {
       {"negative rate", "      rate: -2\n" + tpl, "spec.workload.generators[0].rate",
        "found -2; allowed: a rate > 0 and <= 1e9 (jobs per hour)"},
-      {"two arrival processes", "      rate: 2\n      times: [1h]\n" + tpl, "spec.workload.generators[0]",
-       "found arrival processes rate, times; allowed: exactly one of interarrival, rate, profile, bursts, times"},
+      {"two arrival processes", "      rate: 2\n      times: [1h]\n" + tpl,
+       "spec.workload.generators[0]",
+       "found arrival processes rate, times; allowed: exactly one of interarrival, rate, profile, "
+       "bursts, times"},
       {"hourOfDay needs 24 values", "      profile: {rate: 1, hourOfDay: [1, 2]}\n" + tpl,
        "spec.workload.generators[0].profile.hourOfDay",
-       "found 2 values; allowed: a list of exactly 24 multipliers >= 0 (hours 0..23 of the day, time zero is Monday 00:00)"},
-      {"dayOfWeek not all zero", "      profile: {rate: 1, dayOfWeek: [0, 0, 0, 0, 0, 0, 0]}\n" + tpl,
-       "spec.workload.generators[0].profile.dayOfWeek", "found only zeros; allowed: at least one multiplier > 0"},
+       "found 2 values; allowed: a list of exactly 24 multipliers >= 0 (hours 0..23 of the day, "
+       "time zero is Monday 00:00)"},
+      {"dayOfWeek not all zero",
+       "      profile: {rate: 1, dayOfWeek: [0, 0, 0, 0, 0, 0, 0]}\n" + tpl,
+       "spec.workload.generators[0].profile.dayOfWeek",
+       "found only zeros; allowed: at least one multiplier > 0"},
       {"negative multiplier", "      profile: {rate: 1, dayOfWeek: [1, 1, 1, 1, 1, 1, -1]}\n" + tpl,
        "spec.workload.generators[0].profile.dayOfWeek[6]", ""},
-      {"burst size at least 1", "      bursts: {size: 0, rate: 1}\n" + tpl, "spec.workload.generators[0].bursts.size", ""},
-      {"bursts need a process", "      bursts: {size: 3}\n" + tpl, "spec.workload.generators[0].bursts",
+      {"burst size at least 1", "      bursts: {size: 0, rate: 1}\n" + tpl,
+       "spec.workload.generators[0].bursts.size", ""},
+      {"bursts need a process", "      bursts: {size: 3}\n" + tpl,
+       "spec.workload.generators[0].bursts",
        "found no arrival process; allowed: exactly one of interarrival, rate, profile, times"},
-      {"class weights sum to zero", "      rate: 1\n      classes:\n" + generic_class("a", 0) + generic_class("b", 0),
-       "spec.workload.generators[0].classes", "found class weights summing to 0; allowed: weights >= 0 with a positive sum"},
-      {"choice weights sum to zero", "      rate: 1\n      classes:\n" + generic_class("a", 1, "        gpus: {choice: {values: [1, 2], weights: [0, 0]}}\n"),
+      {"class weights sum to zero",
+       "      rate: 1\n      classes:\n" + generic_class("a", 0) + generic_class("b", 0),
+       "spec.workload.generators[0].classes",
+       "found class weights summing to 0; allowed: weights >= 0 with a positive sum"},
+      {"choice weights sum to zero",
+       "      rate: 1\n      classes:\n" +
+           generic_class("a", 1, "        gpus: {choice: {values: [1, 2], weights: [0, 0]}}\n"),
        "spec.workload.generators[0].classes[0].gpus.choice.weights",
        "found weights summing to 0; allowed: weights >= 0 with a positive, finite sum"},
-      {"one weight per value", "      rate: 1\n      classes:\n" + generic_class("a", 1, "        gpus: {choice: {values: [1, 2], weights: [1]}}\n"),
-       "spec.workload.generators[0].classes[0].gpus.choice.weights", "found 1 weights for 2 values; allowed: one weight per value"},
-      {"uniform min > max", "      rate: 1\n      classes:\n" + generic_class("a", 1, "        restartLimit: {uniform: {min: 5, max: 1}}\n"),
+      {"one weight per value",
+       "      rate: 1\n      classes:\n" +
+           generic_class("a", 1, "        gpus: {choice: {values: [1, 2], weights: [1]}}\n"),
+       "spec.workload.generators[0].classes[0].gpus.choice.weights",
+       "found 1 weights for 2 values; allowed: one weight per value"},
+      {"uniform min > max",
+       "      rate: 1\n      classes:\n" +
+           generic_class("a", 1, "        restartLimit: {uniform: {min: 5, max: 1}}\n"),
        "spec.workload.generators[0].classes[0].restartLimit.uniform", ""},
-      {"elastic min > max", "      rate: 1\n      classes:\n      - name: a\n        manifest: {apiVersion: batch.tensorstack.dev/v1beta1, kind: PyTorchTrainingJob, metadata: {name: t}, spec: {replicaSpecs: [{type: worker, template: {spec: {containers: [{name: c, image: i}]}}}]}}\n        behaviour: {runTime: 1h}\n        elastic: {minReplicas: 4, maxReplicas: {choice: {values: [2, 3]}}}\n",
+      {"elastic min > max",
+       "      rate: 1\n      classes:\n      - name: a\n        manifest: {apiVersion: "
+       "batch.tensorstack.dev/v1beta1, kind: PyTorchTrainingJob, metadata: {name: t}, spec: "
+       "{replicaSpecs: [{type: worker, template: {spec: {containers: [{name: c, image: i}]}}}]}}\n "
+       "       behaviour: {runTime: 1h}\n        elastic: {minReplicas: 4, maxReplicas: {choice: "
+       "{values: [2, 3]}}}\n",
        "spec.workload.generators[0].classes[0].elastic",
        "found minReplicas >= 4 > maxReplicas <= 3; allowed: minReplicas <= maxReplicas"},
-      {"elastic not for GenericJob", "      rate: 1\n      classes:\n" + generic_class("a", 1, "        elastic: {maxReplicas: 2}\n"),
+      {"elastic not for GenericJob",
+       "      rate: 1\n      classes:\n" +
+           generic_class("a", 1, "        elastic: {maxReplicas: 2}\n"),
        "spec.workload.generators[0].classes[0].elastic",
-       "found elastic with a GenericJob template; allowed: elastic only for PyTorchTrainingJob and DeepSpeedJob (spec §4.3)"},
-      {"GPUs are whole and in range", "      rate: 1\n      classes:\n" + generic_class("a", 1, "        gpus: {choice: {values: [1, 2000000]}}\n"),
+       "found elastic with a GenericJob template; allowed: elastic only for PyTorchTrainingJob and "
+       "DeepSpeedJob (spec §4.3)"},
+      {"GPUs are whole and in range",
+       "      rate: 1\n      classes:\n" +
+           generic_class("a", 1, "        gpus: {choice: {values: [1, 2000000]}}\n"),
        "spec.workload.generators[0].classes[0].gpus.choice.values[1]", ""},
-      {"GenericJob has no ExitCode", "      rate: 1\n      classes:\n" + generic_class("a", 1, "        restartPolicy: ExitCode\n"),
-       "spec.workload.generators[0].classes[0].restartPolicy", "found \"ExitCode\"; allowed: Always, OnFailure, Never"},
-      {"backoffLimit not for GenericJob", "      rate: 1\n      classes:\n" + generic_class("a", 1, "        backoffLimit: 3\n"),
+      {"GenericJob has no ExitCode",
+       "      rate: 1\n      classes:\n" +
+           generic_class("a", 1, "        restartPolicy: ExitCode\n"),
+       "spec.workload.generators[0].classes[0].restartPolicy",
+       "found \"ExitCode\"; allowed: Always, OnFailure, Never"},
+      {"backoffLimit not for GenericJob",
+       "      rate: 1\n      classes:\n" + generic_class("a", 1, "        backoffLimit: 3\n"),
        "spec.workload.generators[0].classes[0].backoffLimit",
-       "found backoffLimit with a GenericJob template; allowed: only for PyTorchTrainingJob and DeepSpeedJob (runPolicy)"},
-      {"cleanUpPolicy values", "      rate: 1\n      classes:\n" + generic_class("a", 1, "        cleanUpPolicy: {choice: {values: [None, Everything]}}\n"),
+       "found backoffLimit with a GenericJob template; allowed: only for PyTorchTrainingJob and "
+       "DeepSpeedJob (runPolicy)"},
+      {"cleanUpPolicy values",
+       "      rate: 1\n      classes:\n" +
+           generic_class("a", 1, "        cleanUpPolicy: {choice: {values: [None, Everything]}}\n"),
        "spec.workload.generators[0].classes[0].cleanUpPolicy.choice.values[1]", ""},
-      {"unknown template kind", "      rate: 1\n      classes:\n      - name: a\n        manifest: {apiVersion: batch.tensorstack.dev/v1beta1, kind: MPIJob, metadata: {name: t}, spec: {}}\n        behaviour: {runTime: 1h}\n",
+      {"unknown template kind",
+       "      rate: 1\n      classes:\n      - name: a\n        manifest: {apiVersion: "
+       "batch.tensorstack.dev/v1beta1, kind: MPIJob, metadata: {name: t}, spec: {}}\n        "
+       "behaviour: {runTime: 1h}\n",
        "spec.workload.generators[0].classes[0].manifest.kind", ""},
-      {"a template or classes", "      rate: 1\n      behaviour: {runTime: 1h}\n", "spec.workload.generators[0]",
-       "found neither a template nor classes; allowed: exactly one of manifest or path (one job template) or classes (a weighted mix)"},
-      {"class names are labels", "      rate: 1\n      classes:\n" + generic_class("Big_Jobs", 1), "spec.workload.generators[0].classes[0].name",
+      {"a template or classes", "      rate: 1\n      behaviour: {runTime: 1h}\n",
+       "spec.workload.generators[0]",
+       "found neither a template nor classes; allowed: exactly one of manifest or path (one job "
+       "template) or classes (a weighted mix)"},
+      {"class names are labels", "      rate: 1\n      classes:\n" + generic_class("Big_Jobs", 1),
+       "spec.workload.generators[0].classes[0].name",
        "found \"Big_Jobs\"; allowed: a DNS-1123 label (job names are <generator>-<class>-<i>)"},
-      {"replicaType exists", "      rate: 1\n      classes:\n" + generic_class("a", 1, "        replicaType: master\n        replicas: 2\n"),
-       "spec.workload.generators[0].classes[0].replicaType", "found \"master\"; allowed: a replica type of the template (worker)"},
-      {"unknown class field", "      rate: 1\n      classes:\n" + generic_class("a", 1, "        gpu: 2\n"),
+      {"replicaType exists",
+       "      rate: 1\n      classes:\n" +
+           generic_class("a", 1, "        replicaType: master\n        replicas: 2\n"),
+       "spec.workload.generators[0].classes[0].replicaType",
+       "found \"master\"; allowed: a replica type of the template (worker)"},
+      {"unknown class field",
+       "      rate: 1\n      classes:\n" + generic_class("a", 1, "        gpu: 2\n"),
        "spec.workload.generators[0].classes[0].gpu", ""},
   };
   for (const auto& row : rows) {
@@ -469,25 +548,31 @@ TEST_CASE("malformed generators are rejected with the field path", "[generators]
 }
 
 TEST_CASE("generated job names cannot collide", "[generators]") {
-  const std::string two = "      rate: 1\n      classes:\n" + generic_class("b-c", 1) + "    - name: g-b\n      rate: 1\n      classes:\n" +
+  const std::string two = "      rate: 1\n      classes:\n" + generic_class("b-c", 1) +
+                          "    - name: g-b\n      rate: 1\n      classes:\n" +
                           generic_class("c", 1);
   const auto r = scenarios::parse_scenario(scenario("1d", two), "s.yaml");
   INFO(listing(r.diagnostics));
   CHECK_FALSE(r.ok());
   bool found = false;
-  for (const auto& d : r.diagnostics) found = found || d.message.find("also used by generator \"g\"") != std::string::npos;
+  for (const auto& d : r.diagnostics)
+    found = found || d.message.find("also used by generator \"g\"") != std::string::npos;
   CHECK(found);
 }
 
-TEST_CASE("a replicas distribution reaching past 10,000 is reported, not clamped silently", "[generators]") {
+TEST_CASE("a replicas distribution reaching past 10,000 is reported, not clamped silently",
+          "[generators]") {
   auto warned = [](const std::string& replicas) {
     const auto r = scenarios::parse_scenario(
-        scenario("1d", "      rate: 1\n      classes:\n" + generic_class("a", 1, "        replicas: " + replicas + "\n")),
+        scenario("1d", "      rate: 1\n      classes:\n" +
+                           generic_class("a", 1, "        replicas: " + replicas + "\n")),
         "test.yaml");
     INFO(listing(r.diagnostics));
     REQUIRE(r.ok());
     for (const auto& d : r.diagnostics)
-      if (d.severity == scenarios::Severity::Warning && d.path.find("replicas") != std::string::npos) return d.message;
+      if (d.severity == scenarios::Severity::Warning &&
+          d.path.find("replicas") != std::string::npos)
+        return d.message;
     return std::string();
   };
   CHECK(warned("{uniform: {min: 1, max: 1e300}}") ==
@@ -498,7 +583,8 @@ TEST_CASE("a replicas distribution reaching past 10,000 is reported, not clamped
   CHECK(warned("{lognormal: {mu: 1, sigma: 1}}").empty());
 }
 
-TEST_CASE("the expected jobs of a generator match what it draws (the --max-jobs budget)", "[generators][budget]") {
+TEST_CASE("the expected jobs of a generator match what it draws (the --max-jobs budget)",
+          "[generators][budget]") {
   // docs/reliability.md "Scenario budgets": the estimate is the mean; the drawn count is within
   // 5 standard deviations of a Poisson count (exact for times, bursts of fixed size and counts).
   struct Row {
@@ -510,11 +596,14 @@ TEST_CASE("the expected jobs of a generator match what it draws (the --max-jobs 
   };
   const std::vector<Row> rows = {
       {"Poisson rate", "500h", "      rate: 20\n", 10000, false},
-      {"interarrival mean", "500h", "      interarrival: {exponential: {mean: 3m}}\n", 10000, false},
+      {"interarrival mean", "500h", "      interarrival: {exponential: {mean: 3m}}\n", 10000,
+       false},
       {"profile averages the day", "28d",
-       "      profile: {rate: 10, hourOfDay: [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0]}\n",
+       "      profile: {rate: 10, hourOfDay: [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, "
+       "2, 0, 0, 0, 0, 0, 0]}\n",
        10 * 0.75 * 28 * 24, false},
-      {"start and stop window", "100h", "      start: 10h\n      stop: 60h\n      rate: 20\n", 1000, false},
+      {"start and stop window", "100h", "      start: 10h\n      stop: 60h\n      rate: 20\n", 1000,
+       false},
       {"listed times inside the horizon", "90m", "      times: [2h, 30m, 1h, 1h]\n", 3, true},
       {"bursts at times", "1d", "      bursts: {size: 5, times: [1h, 3h]}\n", 10, true},
       {"count caps", "500h", "      count: 7\n      rate: 20\n", 7, true},
@@ -535,7 +624,8 @@ TEST_CASE("the expected jobs of a generator match what it draws (the --max-jobs 
   }
 }
 
-TEST_CASE("a scenario above --max-jobs is refused at load, naming the generator", "[generators][budget]") {
+TEST_CASE("a scenario above --max-jobs is refused at load, naming the generator",
+          "[generators][budget]") {
   const std::string text = scenario("500h", "      rate: 20\n" + kTemplate);
   scenarios::LoadOptions lo;
   lo.max_jobs = 9999;

@@ -73,10 +73,10 @@ TEST_CASE("a random workload pops in non-decreasing (time, phase, seq) order", "
     q.pop(info, cb);
     CHECK(info.key % 3 != 0);
     if (!first) {
-      const bool ordered = prev.time < info.time ||
-                           (prev.time == info.time && (prev.phase < info.phase ||
-                                                       (prev.phase == info.phase &&
-                                                        prev.sequence < info.sequence)));
+      const bool ordered =
+          prev.time < info.time ||
+          (prev.time == info.time && (prev.phase < info.phase ||
+                                      (prev.phase == info.phase && prev.sequence < info.sequence)));
       REQUIRE(ordered);
     }
     prev = info;
@@ -90,7 +90,7 @@ TEST_CASE("a peek does not stop an earlier push, pushes below the last pop are r
           "[kernel][queue]") {
   EventQueue q;
   q.push(at(seconds(20)), 0, 0, 1, nullptr);
-  CHECK(q.next_time() == at(seconds(20)));  // the origin moves to 20 s
+  CHECK(q.next_time() == at(seconds(20)));    // the origin moves to 20 s
   q.push(at(seconds(15)), 0, 0, 2, nullptr);  // still legal: nothing was popped
   q.push(at(seconds(15)), 0, 0, 3, nullptr);
   CHECK(q.next_time() == at(seconds(15)));
@@ -103,7 +103,8 @@ TEST_CASE("a peek does not stop an earlier push, pushes below the last pop are r
   CHECK(drain(q) == std::vector<EventKey>{3, 5, 1});
 }
 
-TEST_CASE("an event at a lower phase scheduled at the current instant runs next", "[kernel][queue]") {
+TEST_CASE("an event at a lower phase scheduled at the current instant runs next",
+          "[kernel][queue]") {
   EventQueue q;
   q.push(at(seconds(1)), 3, 0, 1, nullptr);
   q.push(at(seconds(1)), 3, 0, 2, nullptr);
@@ -126,10 +127,13 @@ TEST_CASE("interleaved pushes, pops and cancels match a reference model", "[kern
   for (int step = 0; step < 50000; ++step) {
     const auto op = r.below(10);
     if (op < 6 || ref.empty()) {
-      const std::int64_t t = now + static_cast<std::int64_t>(r.below(3) == 0 ? 0 : r.below(std::uint64_t{1} << r.below(40)));
+      const std::int64_t t =
+          now +
+          static_cast<std::int64_t>(r.below(3) == 0 ? 0 : r.below(std::uint64_t{1} << r.below(40)));
       const int phase = static_cast<int>(r.below(4));
       auto key = std::make_tuple(t, phase, seq);
-      handles.emplace_back(q.push(at(SimDuration{t}), static_cast<Phase>(phase), 0, seq, nullptr), key);
+      handles.emplace_back(q.push(at(SimDuration{t}), static_cast<Phase>(phase), 0, seq, nullptr),
+                           key);
       ref.push_back(key);
       ++seq;
     } else if (op < 8) {

@@ -69,8 +69,9 @@ TEST_CASE("the fingerprint is deterministic and sensitive to the event trace", "
   auto run = [](EventKey perturb) {
     Kernel k;
     for (EventKey i = 0; i < 100; ++i) {
-      k.schedule_at(at(milliseconds(static_cast<std::int64_t>(i * 7 % 13))), static_cast<Phase>(i % 3),
-                    static_cast<EventKind>(i % 5), i == 50 ? perturb : i, nullptr);
+      k.schedule_at(at(milliseconds(static_cast<std::int64_t>(i * 7 % 13))),
+                    static_cast<Phase>(i % 3), static_cast<EventKind>(i % 5), i == 50 ? perturb : i,
+                    nullptr);
     }
     k.run();
     return k.fingerprint();
@@ -114,7 +115,7 @@ TEST_CASE("posted events go to the handler routed for their kind, with their arg
   CHECK(b.seen == std::vector<Row>{{2000000, 4, 40, 7}});
   CHECK(k.dispatched() == 3);
   CHECK_THROWS_AS(k.post_in(seconds(1), 0, 9, 0), std::logic_error);  // nothing routed for kind 9
-  CHECK_THROWS_AS(k.route(3, &b), std::logic_error);                   // kind 3 is a's
+  CHECK_THROWS_AS(k.route(3, &b), std::logic_error);                  // kind 3 is a's
   CHECK_NOTHROW(k.route(3, &a));
 }
 

@@ -32,14 +32,14 @@ TEST_CASE("parse_duration accepts Kubernetes-style durations", "[kernel][time]")
 }
 
 TEST_CASE("parse_duration rejects malformed durations with a clear message", "[kernel][time]") {
-  const char* bad[] = {"", "s", "10", "10x", "-5s", "1.5", ".s", "1.0000001s", "h1",
-                       "99999999999999999999h", "1 h"};
+  const char* bad[] = {
+      "", "s", "10", "10x", "-5s", "1.5", ".s", "1.0000001s", "h1", "99999999999999999999h", "1 h"};
   for (const char* text : bad) {
     INFO(text);
     CHECK_THROWS_AS(parse_duration(text), DurationError);
   }
-  CHECK_THROWS_WITH(parse_duration("10x"), Catch::Contains("unknown unit") &&
-                                               Catch::Contains("\"10x\""));
+  CHECK_THROWS_WITH(parse_duration("10x"),
+                    Catch::Contains("unknown unit") && Catch::Contains("\"10x\""));
   CHECK_THROWS_WITH(parse_duration("1.0000001s"), Catch::Contains("microsecond"));
 }
 

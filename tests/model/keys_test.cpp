@@ -52,8 +52,9 @@ TEST_CASE("is_key_of agrees with object_key without building the key", "[model][
 }
 
 TEST_CASE("numbered writes what fmt::format(\"{}{}\") writes", "[model][keys]") {
-  for (const std::int64_t n : {std::int64_t{0}, std::int64_t{7}, std::int64_t{-3}, std::int64_t{1234567890123},
-                               std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()}) {
+  for (const std::int64_t n :
+       {std::int64_t{0}, std::int64_t{7}, std::int64_t{-3}, std::int64_t{1234567890123},
+        std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()}) {
     INFO(n);
     CHECK(numbered("pod-", n) == fmt::format("pod-{}", n));
     CHECK(numbered("", n) == fmt::format("{}", n));

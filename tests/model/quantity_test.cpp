@@ -29,7 +29,7 @@ TEST_CASE("quantity parses the Kubernetes grammar exactly", "[quantity]") {
       {"1e3", 1'000'000},
       {"1E3", 1'000'000},
       {"2e-3", 2},
-      {"100u", 1},   // 0.0001 rounds up to 1m, as MilliValue() does
+      {"100u", 1},  // 0.0001 rounds up to 1m, as MilliValue() does
       {"1n", 1},
       {"0.0001", 1},
       {"1.0005", 1001},
@@ -44,8 +44,22 @@ TEST_CASE("quantity parses the Kubernetes grammar exactly", "[quantity]") {
 }
 
 TEST_CASE("quantity rejects malformed text with a message naming it", "[quantity]") {
-  const char* bad[] = {"", "m", "4GB", "1.2.3", "Gi", "1 Gi", "1e", "1e+", "abc", "--1", "1ee3",
-                       "1Ei0", "9999999999999999999999999999999", "10Ei", "1e40", "1.5x"};
+  const char* bad[] = {"",
+                       "m",
+                       "4GB",
+                       "1.2.3",
+                       "Gi",
+                       "1 Gi",
+                       "1e",
+                       "1e+",
+                       "abc",
+                       "--1",
+                       "1ee3",
+                       "1Ei0",
+                       "9999999999999999999999999999999",
+                       "10Ei",
+                       "1e40",
+                       "1.5x"};
   for (const char* text : bad) {
     INFO(text);
     try {
@@ -62,9 +76,9 @@ TEST_CASE("quantity to_string is canonical and round-trips", "[quantity]") {
     const char* text;
     const char* canonical;
   };
-  const Row rows[] = {{"500m", "500m"}, {"1.5", "1500m"}, {"2", "2"},       {"4Gi", "4Gi"},
+  const Row rows[] = {{"500m", "500m"},     {"1.5", "1500m"},  {"2", "2"},      {"4Gi", "4Gi"},
                       {"1536Mi", "1536Mi"}, {"1024Mi", "1Gi"}, {"1Ki", "1024"}, {"0", "0"},
-                      {"2e3", "2000"},  {"1Ti", "1Ti"},    {"-1", "-1"}};
+                      {"2e3", "2000"},      {"1Ti", "1Ti"},    {"-1", "-1"}};
   for (const auto& row : rows) {
     INFO(row.text);
     const Quantity q = Quantity::parse(row.text);

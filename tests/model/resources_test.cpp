@@ -51,14 +51,18 @@ TEST_CASE("within_limits is fits over the resources the limits name only", "[res
     bool within;
   };
   const Row rows[] = {
-      {list({{"nvidia.com/gpu", "8"}}), list({{"nvidia.com/gpu", "8"}}), true},           // at the limit
-      {list({{"nvidia.com/gpu", "9"}}), list({{"nvidia.com/gpu", "8"}}), false},          // over it
-      {list({{"cpu", "100"}, {"nvidia.com/gpu", "1"}}), list({{"nvidia.com/gpu", "8"}}), true},  // cpu unlimited
-      {list({}), list({{"nvidia.com/gpu", "0"}}), true},                                  // nothing used
-      {list({{"nvidia.com/gpu", "0"}}), list({{"nvidia.com/gpu", "-1"}}), true},          // zero needs nothing
-      {list({{"nvidia.com/gpu", "-2"}}), list({{"nvidia.com/gpu", "-1"}}), true},         // below a negative limit
-      {list({{"memory", "1Ki"}}), list({{"memory", "1023"}}), false},                     // units compared exactly
-      {list({{"cpu", "1"}, {"memory", "2Gi"}}), list({{"cpu", "1"}, {"memory", "1Gi"}}), false},  // any resource
+      {list({{"nvidia.com/gpu", "8"}}), list({{"nvidia.com/gpu", "8"}}), true},   // at the limit
+      {list({{"nvidia.com/gpu", "9"}}), list({{"nvidia.com/gpu", "8"}}), false},  // over it
+      {list({{"cpu", "100"}, {"nvidia.com/gpu", "1"}}), list({{"nvidia.com/gpu", "8"}}),
+       true},                                             // cpu unlimited
+      {list({}), list({{"nvidia.com/gpu", "0"}}), true},  // nothing used
+      {list({{"nvidia.com/gpu", "0"}}), list({{"nvidia.com/gpu", "-1"}}),
+       true},  // zero needs nothing
+      {list({{"nvidia.com/gpu", "-2"}}), list({{"nvidia.com/gpu", "-1"}}),
+       true},                                                          // below a negative limit
+      {list({{"memory", "1Ki"}}), list({{"memory", "1023"}}), false},  // units compared exactly
+      {list({{"cpu", "1"}, {"memory", "2Gi"}}), list({{"cpu", "1"}, {"memory", "1Gi"}}),
+       false},  // any resource
   };
   for (const Row& r : rows) {
     ResourceList restricted;

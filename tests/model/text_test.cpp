@@ -12,7 +12,8 @@
 
 using t9k::model::Text;
 
-TEST_CASE("Text: fixed texts are views of static storage, owned ones are shared by their copies", "[model][text]") {
+TEST_CASE("Text: fixed texts are views of static storage, owned ones are shared by their copies",
+          "[model][text]") {
   static constexpr std::string_view kLiteral = "The job has finished successfully.";
   const Text fixed = Text::fixed(kLiteral);
   CHECK(fixed.view().data() == kLiteral.data());  // not copied
@@ -29,7 +30,8 @@ TEST_CASE("Text: fixed texts are views of static storage, owned ones are shared 
   CHECK(owned_copy.view().data() == owned.view().data());  // shared, not copied again
 }
 
-TEST_CASE("Text: a moved-from text is empty, and a moved text keeps its characters", "[model][text]") {
+TEST_CASE("Text: a moved-from text is empty, and a moved text keeps its characters",
+          "[model][text]") {
   Text a = std::string("Pod[job-worker-0] exited with error code 137");
   const char* chars = a.view().data();
   Text b = std::move(a);
@@ -68,8 +70,11 @@ TEST_CASE("Text: compares, converts and prints as the string it holds", "[model]
 }
 
 TEST_CASE("Text: a condition's equality is its texts', wherever they are kept", "[model][text]") {
-  t9k::model::JobCondition c1{t9k::model::JobConditionType::Running, t9k::model::ConditionStatus::True, {},
-                              Text::fixed("Running"), Text::fixed("All pods are running normally.")};
+  t9k::model::JobCondition c1{t9k::model::JobConditionType::Running,
+                              t9k::model::ConditionStatus::True,
+                              {},
+                              Text::fixed("Running"),
+                              Text::fixed("All pods are running normally.")};
   t9k::model::JobCondition c2 = c1;
   c2.reason = std::string("Running");
   c2.message = std::string("All pods are running normally.");

@@ -23,7 +23,8 @@ using plugins::ProcessSpec;
 
 namespace {
 
-ProcessSpec shell(std::string script, std::chrono::milliseconds timeout = std::chrono::milliseconds(5000)) {
+ProcessSpec shell(std::string script,
+                  std::chrono::milliseconds timeout = std::chrono::milliseconds(5000)) {
   ProcessSpec s;
   s.name = "probe";
   s.command = {"sh", "-c", std::move(script)};
@@ -59,7 +60,8 @@ TEST_CASE("plugin process: every way it can fail is named", "[plugins]") {
   SECTION("it exits instead of answering") {
     PluginProcess p(shell("read -r l; exit 4"));
     const auto e = error_of([&] { p.exchange("x"); });
-    CHECK_THAT(e, Catch::Contains("plugin probe closed its output without answering: it exited with code 4"));
+    CHECK_THAT(e, Catch::Contains(
+                      "plugin probe closed its output without answering: it exited with code 4"));
   }
   SECTION("it is killed by a signal") {
     PluginProcess p(shell("read -r l; kill -9 $$"));
@@ -75,16 +77,19 @@ TEST_CASE("plugin process: every way it can fail is named", "[plugins]") {
   SECTION("it is gone before the request is written") {
     PluginProcess p(shell("exit 0"));
     ::usleep(200000);
-    CHECK_THAT(error_of([&] { p.exchange(std::string(1 << 20, 'y')); }), Catch::Contains("plugin probe"));
+    CHECK_THAT(error_of([&] { p.exchange(std::string(1 << 20, 'y')); }),
+               Catch::Contains("plugin probe"));
   }
   SECTION("its program does not exist") {
     ProcessSpec s;
     s.name = "ghost";
     s.command = {"/nonexistent/plugin"};
-    CHECK_THAT(error_of([&] { PluginProcess p(s); }), Catch::Contains("plugin ghost: cannot start /nonexistent/plugin"));
+    CHECK_THAT(error_of([&] { PluginProcess p(s); }),
+               Catch::Contains("plugin ghost: cannot start /nonexistent/plugin"));
   }
   SECTION("it does not exit after its input closes") {
-    PluginProcess p(shell("trap '' TERM; while :; do sleep 1; done", std::chrono::milliseconds(200)));
+    PluginProcess p(
+        shell("trap '' TERM; while :; do sleep 1; done", std::chrono::milliseconds(200)));
     CHECK_THAT(p.close(), Catch::Contains("did not exit after its input closed"));
   }
 }
@@ -134,23 +139,33 @@ TEST_CASE("plugin answers: each rule refuses its violation with the field's path
   const std::vector<Row> rows = {
       {"a pod of another job", [&](ReconcileResult& r) { first_pod(r).job_name = "other"; },
        ".pod.t9ksim.job: the pod belongs to job \"other\""},
-      {"a pod in another namespace", [&](ReconcileResult& r) { first_pod(r).metadata.namespace_ = "elsewhere"; },
+      {"a pod in another namespace",
+       [&](ReconcileResult& r) { first_pod(r).metadata.namespace_ = "elsewhere"; },
        ".pod.metadata.namespace: found \"elsewhere\"; allowed: the job's namespace \"ns\""},
-      {"a replica type the job does not have", [&](ReconcileResult& r) { first_pod(r).replica_type = "ps"; },
+      {"a replica type the job does not have",
+       [&](ReconcileResult& r) { first_pod(r).replica_type = "ps"; },
        ".pod.t9ksim.replicaType: found \"ps\"; allowed: a replica type of the job (worker)"},
       {"a rank beyond the replicas", [&](ReconcileResult& r) { first_pod(r).rank = 2; },
        ".pod.t9ksim.rank: found 2; allowed: a rank in [0, 2) for replica type worker"},
       {"a pod created bound", [&](ReconcileResult& r) { first_pod(r).node_name = "gpu-0"; },
        ".pod.spec.nodeName: is set; the world sets a pod's observed state"},
-      {"a pod created Running", [&](ReconcileResult& r) { first_pod(r).phase = model::PodPhase::Running; },
+      {"a pod created Running",
+       [&](ReconcileResult& r) { first_pod(r).phase = model::PodPhase::Running; },
        ".pod.status.phase: is set"},
       {"a pod created terminated", [&](ReconcileResult& r) { first_pod(r).exit_code = 0; },
        ".pod.status.containerStatuses[0].state.terminated.exitCode: is set"},
-      {"two pods of one name", [&](ReconcileResult& r) { r.actions.push_back(CreatePod{first_pod(r)}); },
+      {"two pods of one name",
+       [&](ReconcileResult& r) { r.actions.push_back(CreatePod{first_pod(r)}); },
        ".pod.metadata.name: \"job-worker-0\" is the name of a pod the world still stores"},
-      {"a deletion of a pod it does not own", [&](ReconcileResult& r) { r.actions.push_back(DeletePod{"stranger", DeletionReason::Cleanup}); },
+      {"a deletion of a pod it does not own",
+       [&](ReconcileResult& r) {
+         r.actions.push_back(DeletePod{"stranger", DeletionReason::Cleanup});
+       },
        ".name: \"stranger\" is not a pod of job job"},
-      {"a restart of a pod it does not own", [&](ReconcileResult& r) { r.actions.push_back(RestartTraining{{"stranger"}, 1, 1, "ScaleUp"}); },
+      {"a restart of a pod it does not own",
+       [&](ReconcileResult& r) {
+         r.actions.push_back(RestartTraining{{"stranger"}, 1, 1, "ScaleUp"});
+       },
        ".pods[0]: \"stranger\" is not a pod of job job"},
       {"a PodGroup of another name",
        [&](ReconcileResult& r) {
@@ -159,20 +174,25 @@ TEST_CASE("plugin answers: each rule refuses its violation with the field's path
          }
        },
        ".podGroup.metadata.name: found \"other\"; allowed: the job's name \"job\""},
-      {"a phase the lifecycle cannot reach (none -> Running, §1.1)", [&](ReconcileResult& r) { r.status.phase = JobPhase::Running; },
-       "result.status.phase: (none) -> Running is not a transition the job's lifecycle allows (spec §1.1)"},
+      {"a phase the lifecycle cannot reach (none -> Running, §1.1)",
+       [&](ReconcileResult& r) { r.status.phase = JobPhase::Running; },
+       "result.status.phase: (none) -> Running is not a transition the job's lifecycle allows "
+       "(spec §1.1)"},
   };
   for (const auto& row : rows) {
     INFO(row.rule);
     ReconcileResult r = base;
     row.edit(r);
-    const auto e = error_of([&] { plugins::check_reconcile_result(in, r, "plugin p: reconcile of job ns/job at t=3 s"); });
+    const auto e = error_of([&] {
+      plugins::check_reconcile_result(in, r, "plugin p: reconcile of job ns/job at t=3 s");
+    });
     CHECK_THAT(e, Catch::StartsWith("plugin p: reconcile of job ns/job at t=3 s: "));
     CHECK_THAT(e, Catch::Contains(row.message));
   }
 }
 
-TEST_CASE("plugin answers: a terminal phase stays terminal and a stored pod's name is not reused", "[plugins]") {
+TEST_CASE("plugin answers: a terminal phase stays terminal and a stored pod's name is not reused",
+          "[plugins]") {
   model::Job job = make_generic({{"worker", 1}});
   model::status_of(job).phase = JobPhase::Succeeded;
   model::Pod stored;
@@ -182,21 +202,26 @@ TEST_CASE("plugin answers: a terminal phase stays terminal and a stored pod's na
   stored.replica_type = "worker";
   const std::vector<model::Pod> pods{stored};
   const ControllerOptions options;
-  const ReconcileInput in{job, pods, nullptr, std::nullopt, kernel::at(kernel::seconds(9)), options};
+  const ReconcileInput in{job,    pods, nullptr, std::nullopt, kernel::at(kernel::seconds(9)),
+                          options};
   ReconcileResult r;
   r.status = model::status_of(job);
   r.status.phase = JobPhase::Running;
-  CHECK_THAT(error_of([&] { plugins::check_reconcile_result(in, r, "w"); }), Catch::Contains("Succeeded -> Running"));
+  CHECK_THAT(error_of([&] { plugins::check_reconcile_result(in, r, "w"); }),
+             Catch::Contains("Succeeded -> Running"));
   r.status.phase = JobPhase::Succeeded;
   model::Pod again = stored;
   r.actions.push_back(CreatePod{again});
   CHECK_THAT(error_of([&] { plugins::check_reconcile_result(in, r, "w"); }),
-             Catch::Contains("result.actions[0].pod.metadata.name: \"job-worker-0\" is the name of a pod the world still stores"));
+             Catch::Contains("result.actions[0].pod.metadata.name: \"job-worker-0\" is the name of "
+                             "a pod the world still stores"));
   r.actions = {DeletePod{"job-worker-0", DeletionReason::Cleanup}};
   CHECK_NOTHROW(plugins::check_reconcile_result(in, r, "w"));
 }
 
-TEST_CASE("plugin answers: an elastic PyTorch job's workers may reach maxReplicas, its master stays one", "[plugins]") {
+TEST_CASE(
+    "plugin answers: an elastic PyTorch job's workers may reach maxReplicas, its master stays one",
+    "[plugins]") {
   auto pt = make_pytorch({{"master", 1}, {"worker", 1}});
   pt.spec.elastic = model::ElasticConfig{};
   pt.spec.elastic->enabled = true;
@@ -219,7 +244,9 @@ TEST_CASE("plugin answers: an elastic PyTorch job's workers may reach maxReplica
   r.actions = {CreatePod{pod("worker", 3)}};
   CHECK_NOTHROW(plugins::check_reconcile_result(in, r, "w"));
   r.actions = {CreatePod{pod("worker", 4)}};
-  CHECK_THAT(error_of([&] { plugins::check_reconcile_result(in, r, "w"); }), Catch::Contains("[0, 4) for replica type worker"));
+  CHECK_THAT(error_of([&] { plugins::check_reconcile_result(in, r, "w"); }),
+             Catch::Contains("[0, 4) for replica type worker"));
   r.actions = {CreatePod{pod("master", 1)}};
-  CHECK_THAT(error_of([&] { plugins::check_reconcile_result(in, r, "w"); }), Catch::Contains("[0, 1) for replica type master"));
+  CHECK_THAT(error_of([&] { plugins::check_reconcile_result(in, r, "w"); }),
+             Catch::Contains("[0, 1) for replica type master"));
 }

@@ -15,8 +15,8 @@ using Job = ElasticObservation::Job;
 using Waiting = ElasticObservation::Waiting;
 
 // An elastic job: id, queue priority, [min, max], expected, GPUs per pod; linear speed-up.
-Job job(model::JobId id, std::int32_t prio, std::int32_t min, std::int32_t max, std::int32_t expected,
-        std::int64_t gpus, std::string queue = "q") {
+Job job(model::JobId id, std::int32_t prio, std::int32_t min, std::int32_t max,
+        std::int32_t expected, std::int64_t gpus, std::string queue = "q") {
   Job j;
   j.id = id;
   j.name = "default/j" + std::to_string(id);
@@ -55,11 +55,23 @@ TEST_CASE("greedy: grow on idle GPUs, shrink under pressure", "[policies]") {
       {"growth limited by the free GPUs", 8, {}, {job(0, 1, 1, 8, 2, 4)}, {{0, 4}}},
       {"fewer free GPUs than one pod needs: no change", 4, {}, {job(0, 1, 1, 4, 2, 8)}, {}},
       {"at maxReplicas: no change", 64, {}, {job(0, 1, 1, 4, 4, 4)}, {}},
-      {"work of equal priority waits: shrink to minReplicas", 64, {{1, 5}}, {job(0, 1, 1, 4, 3, 4)}, {{0, 1}}},
+      {"work of equal priority waits: shrink to minReplicas",
+       64,
+       {{1, 5}},
+       {job(0, 1, 1, 4, 3, 4)},
+       {{0, 1}}},
       {"work of higher priority waits: shrink", 0, {{9, 5}}, {job(0, 1, 2, 4, 3, 4)}, {{0, 2}}},
       {"only lower-priority work waits: grow", 8, {{0, 5}}, {job(0, 1, 1, 4, 2, 4)}, {{0, 4}}},
-      {"the job's own pending pods are no pressure", 8, {{1, 0}}, {job(0, 1, 1, 4, 2, 4)}, {{0, 4}}},
-      {"jobs in id order take the free GPUs first", 8, {}, {job(0, 1, 1, 4, 1, 4), job(1, 1, 1, 4, 1, 4)}, {{0, 3}}},
+      {"the job's own pending pods are no pressure",
+       8,
+       {{1, 0}},
+       {job(0, 1, 1, 4, 2, 4)},
+       {{0, 4}}},
+      {"jobs in id order take the free GPUs first",
+       8,
+       {},
+       {job(0, 1, 1, 4, 1, 4), job(1, 1, 1, 4, 1, 4)},
+       {{0, 3}}},
       {"a pod without GPUs counts one", 2, {}, {job(0, 1, 1, 8, 1, 0)}, {{0, 3}}},
       {"under pressure at minReplicas: no change", 0, {{1, 5}}, {job(0, 1, 2, 4, 2, 4)}, {}},
   };
@@ -88,11 +100,14 @@ TEST_CASE("greedy: a job resized less than the cooldown ago is left alone", "[po
   o.jobs[0].last_resize = o.now - minutes(9);
   o.jobs[1].last_resize = o.now - minutes(10);
   const GreedyPolicy greedy(PolicyOptions{minutes(10), minutes(2)});
-  CHECK(greedy.decide(o).decisions == std::vector<ElasticDecision>{{1, 4}});  // j0 cools down; j1 just may
-  CHECK(GreedyPolicy().decide(o).decisions == std::vector<ElasticDecision>{{0, 4}, {1, 4}});  // no cooldown
+  CHECK(greedy.decide(o).decisions ==
+        std::vector<ElasticDecision>{{1, 4}});  // j0 cools down; j1 just may
+  CHECK(GreedyPolicy().decide(o).decisions ==
+        std::vector<ElasticDecision>{{0, 4}, {1, 4}});  // no cooldown
 }
 
-TEST_CASE("checkpoint-aligned: resize right after a checkpoint, else ask to decide at the next", "[policies]") {
+TEST_CASE("checkpoint-aligned: resize right after a checkpoint, else ask to decide at the next",
+          "[policies]") {
   Row r{"", 16, {}, {job(0, 1, 1, 4, 2, 4), job(1, 1, 1, 4, 2, 4), job(2, 1, 1, 4, 2, 4)}, {}};
   auto o = observe(r);
   for (auto& j : o.jobs) {

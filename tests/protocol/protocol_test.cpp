@@ -23,8 +23,8 @@ constexpr std::uint64_t kSeeds = 25;
 // user could write (the simulator's jobs all come from the loader).
 model::Job as_manifest(model::Job job) {
   if (auto* d = std::get_if<model::DeepSpeedJob>(&job)) {
-    if (!d->spec.config.custom_command && !d->spec.config.run.python && !d->spec.config.run.module &&
-        !d->spec.config.run.exec) {
+    if (!d->spec.config.custom_command && !d->spec.config.run.python &&
+        !d->spec.config.run.module && !d->spec.config.run.exec) {
       d->spec.config.run.python = std::vector<std::string>{"train.py"};
     }
   }
@@ -37,7 +37,9 @@ void keep_in_range(model::Job& job) {
   std::visit(
       [](auto& j) {
         if constexpr (!std::is_same_v<std::decay_t<decltype(j)>, model::GenericJob>) {
-          if (auto& e = j.spec.elastic) e->expected_replicas = std::clamp(e->expected_replicas, e->min_replicas, e->max_replicas);
+          if (auto& e = j.spec.elastic)
+            e->expected_replicas =
+                std::clamp(e->expected_replicas, e->min_replicas, e->max_replicas);
         }
       },
       job);
@@ -64,7 +66,8 @@ TEST_CASE("protocol: every reconcile's input and result cross the wire unchanged
     for (std::uint64_t seed = 1; seed <= kSeeds; ++seed) {
       std::mt19937_64 rng(seed * 104729 + static_cast<std::uint64_t>(kind));
       World w(as_manifest(make_job(kind, rng)));
-      // Queues named as a manifest must name them (an empty queue exists only in objects built in code).
+      // Queues named as a manifest must name them (an empty queue exists only in objects built in
+      // code).
       if (rng() % 2) use_t9k_scheduler(w.job, rng() % 2 ? "research" : "default");
       vary_options(w.options, rng);
       for (int i = 0; i < kEvents; ++i) {
@@ -72,11 +75,14 @@ TEST_CASE("protocol: every reconcile's input and result cross the wire unchanged
         keep_in_range(w.job);
         if (w.tensorboard && rng() % 4 == 0) w.tensorboard->ready = !w.tensorboard->ready;
         if (rng() % 15 == 0) resize_or_requeue(w.job, rng);
-        w.now += seconds(static_cast<std::int64_t>(rng() % 40)) + microseconds(static_cast<std::int64_t>(rng() % 1000));
+        w.now += seconds(static_cast<std::int64_t>(rng() % 40)) +
+                 microseconds(static_cast<std::int64_t>(rng() % 1000));
         INFO("kind " << kind << " seed " << seed << " step " << i);
 
-        const ReconcileInput in{w.job, w.pods, w.pod_group ? &*w.pod_group : nullptr, w.tensorboard, w.now, w.options};
-        const auto req = protocol::Request::parse(protocol::request_line(3, "reconcile", protocol::reconcile_params(in)));
+        const ReconcileInput in{w.job,         w.pods, w.pod_group ? &*w.pod_group : nullptr,
+                                w.tensorboard, w.now,  w.options};
+        const auto req = protocol::Request::parse(
+            protocol::request_line(3, "reconcile", protocol::reconcile_params(in)));
         REQUIRE(req.method() == "reconcile");
         REQUIRE(req.id_json() == "3");
         const auto got_in = protocol::decode_reconcile(req, cache);
@@ -89,7 +95,8 @@ TEST_CASE("protocol: every reconcile's input and result cross the wire unchanged
         REQUIRE(protocol::options_json(got_in.options) == protocol::options_json(w.options));
 
         const ReconcileResult& result = w.step();
-        REQUIRE(protocol::decode_reconcile_result(reply_of(protocol::reconcile_result(result))) == result);
+        REQUIRE(protocol::decode_reconcile_result(reply_of(protocol::reconcile_result(result))) ==
+                result);
         ++compared;
         for (const auto& a : result.actions) ++by_kind[a.index()];
       }
@@ -109,12 +116,14 @@ TEST_CASE("protocol: every field the world sets on a pod crosses the wire", "[pr
   p.metadata.creation_timestamp = at(seconds(5) + microseconds(1));
   p.metadata.labels = {{"app", "x"}};
   p.metadata.annotations = {{"note", "quote \" and ünïcode"}};
-  p.metadata.owner_references = {{"batch.tensorstack.dev/v1beta1", "PyTorchTrainingJob", "train", "job-1", true}};
+  p.metadata.owner_references = {
+      {"batch.tensorstack.dev/v1beta1", "PyTorchTrainingJob", "train", "job-1", true}};
   p.job_name = "train";
   p.replica_type = "worker";
   p.rank = 3;
   p.generation = 2;
-  p.requests = {{"cpu", model::Quantity::parse("1500m")}, {"nvidia.com/gpu", model::Quantity::from_units(8)},
+  p.requests = {{"cpu", model::Quantity::parse("1500m")},
+                {"nvidia.com/gpu", model::Quantity::from_units(8)},
                 {"memory", model::Quantity::parse("64Gi")}};
   p.node_selector = {{"gpu", "h100"}};
   p.scheduler_name = "t9k-scheduler";
@@ -147,7 +156,8 @@ TEST_CASE("protocol: an elastic policy's observation and decisions cross the wir
   policies::ElasticObservation o;
   o.now = at(seconds(600) + microseconds(3));
   o.free_gpus = 17;
-  o.queues = {{"production", 10, 192000, 184000, {{50, 16000, 2}, {0, 500, 1}}}, {"research", 1, std::nullopt, 64500, {}}};
+  o.queues = {{"production", 10, 192000, 184000, {{50, 16000, 2}, {0, 500, 1}}},
+              {"research", 1, std::nullopt, 64500, {}}};
   o.waiting = {{10, 4}, {1, 9}};
   policies::ElasticObservation::Job j;
   j.id = 9;
@@ -175,28 +185,37 @@ TEST_CASE("protocol: an elastic policy's observation and decisions cross the wir
   o.jobs[1].since_checkpoint.reset();
   o.jobs[1].checkpoint_interval.reset();
   o.jobs[1].last_resize.reset();
-  const auto req = protocol::Request::parse(protocol::request_line(1, "decide", protocol::decide_params(o)));
+  const auto req =
+      protocol::Request::parse(protocol::request_line(1, "decide", protocol::decide_params(o)));
   CHECK(protocol::decode_decide(req) == o);
 
   const policies::ElasticDecisions d{{{9, 3}, {11, 1}}, at(seconds(700))};
   CHECK(protocol::decode_decide_result(reply_of(protocol::decide_result(d, o)), o) == d);
   // A plugin may name jobs instead of giving their ids.
   const auto by_name = protocol::decode_decide_result(
-      reply_of(R"({"decisions":[{"job":"research/explore-4","expectedReplicas":2}],"nextDecision":"1970-01-01T00:20:00Z"})"), o);
+      reply_of(
+          R"({"decisions":[{"job":"research/explore-4","expectedReplicas":2}],"nextDecision":"1970-01-01T00:20:00Z"})"),
+      o);
   CHECK(by_name == policies::ElasticDecisions{{{11, 2}}, at(seconds(1200))});
   // A job the request did not offer is refused naming the decision's field: the path printed
   // once ran through a parent that had died with its statement (a crash in Release builds).
   CHECK_THROWS_WITH(
       protocol::decode_decide_result(
-          reply_of(R"({"decisions":[{"jobId":9,"expectedReplicas":1},{"job":"default/nobody","expectedReplicas":1}]})"), o),
+          reply_of(
+              R"({"decisions":[{"jobId":9,"expectedReplicas":1},{"job":"default/nobody","expectedReplicas":1}]})"),
+          o),
       Catch::Contains("result.decisions[1].job: expected an elastic job of the request's jobs"));
 }
 
 // A path may only be built under a named one: a child of a temporary would outlive its parent.
 template <class P>
-concept ItemOf = requires(P&& p) { protocol::detail::item(std::forward<P>(p), std::size_t{0}); };
+concept ItemOf = requires(P&& p) {
+  protocol::detail::item(std::forward<P>(p), std::size_t{0});
+};
 template <class P>
-concept ChildOf = requires(P&& p) { protocol::detail::child(std::forward<P>(p), "key"); };
+concept ChildOf = requires(P&& p) {
+  protocol::detail::child(std::forward<P>(p), "key");
+};
 static_assert(ItemOf<const protocol::detail::Path&> && ChildOf<const protocol::detail::Path&>);
 static_assert(!ItemOf<protocol::detail::Path> && !ChildOf<protocol::detail::Path>);
 
@@ -205,8 +224,10 @@ TEST_CASE("protocol: initialize carries the options; the hello comes back", "[pr
   opts.restart_backoff = true;
   opts.t9k_retryable_exit_codes = {137};
   const protocol::PolicySettings pol{"goodput", {minutes(7), minutes(1)}, minutes(5)};
-  const auto req = protocol::Request::parse(protocol::request_line(
-      1, "initialize", protocol::initialize_params(protocol::Role::ElasticPolicy, {"GenericJob"}, "0.1.0", opts, pol)));
+  const auto req = protocol::Request::parse(
+      protocol::request_line(1, "initialize",
+                             protocol::initialize_params(protocol::Role::ElasticPolicy,
+                                                         {"GenericJob"}, "0.1.0", opts, pol)));
   const auto init = protocol::decode_initialize(req);
   CHECK(init.protocol_version == protocol::kProtocolVersion);
   CHECK(init.role == protocol::Role::ElasticPolicy);
@@ -232,30 +253,37 @@ TEST_CASE("protocol: malformed messages are refused with the field's path", "[pr
       {"not json", "the reply: not JSON"},
       {R"({"jsonrpc":"2.0","id":8,"result":{}})", "id: expected 7 (the request's id), found 8"},
       {R"({"jsonrpc":"1.0","id":7,"result":{}})", "jsonrpc: expected \"2.0\""},
-      {R"({"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"boom"}})", "the plugin answered error -32000: boom"},
+      {R"({"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"boom"}})",
+       "the plugin answered error -32000: boom"},
       {R"({"jsonrpc":"2.0","id":7})", "result: required field is missing"},
-      {R"({"jsonrpc":"2.0","id":7,"result":{"actions":[]}})", "result.status: required field is missing"},
+      {R"({"jsonrpc":"2.0","id":7,"result":{"actions":[]}})",
+       "result.status: required field is missing"},
       {R"({"jsonrpc":"2.0","id":7,"result":{"actions":[{"type":"Explode"}],)" + status + "}}",
-       "result.actions[0].type: expected CreatePod, DeletePod, CreatePodGroup, UpdatePodGroup, CreateTensorBoard or "
+       "result.actions[0].type: expected CreatePod, DeletePod, CreatePodGroup, UpdatePodGroup, "
+       "CreateTensorBoard or "
        "RestartTraining, found the string \"Explode\""},
-      {R"({"jsonrpc":"2.0","id":7,"result":{"actions":[{"type":"DeletePod","name":"x","reason":"Bored"}],)" + status + "}}",
+      {R"({"jsonrpc":"2.0","id":7,"result":{"actions":[{"type":"DeletePod","name":"x","reason":"Bored"}],)" +
+           status + "}}",
        "result.actions[0].reason: expected one of Cleanup, Pause"},
       {R"({"jsonrpc":"2.0","id":7,"result":{"actions":[{"type":"CreatePod","pod":{"metadata":{"name":"a"},"spec":{"containers":[]},"t9ksim":{"job":"j","replicaType":"w","rank":"zero"}}}],)" +
            status + "}}",
        "result.actions[0].pod.t9ksim.rank: expected a whole number, found the string \"zero\""},
-      {R"({"jsonrpc":"2.0","id":7,"result":{"status":{"phase":"Done"}}})", "result.status.phase: expected one of Pending, Running"},
+      {R"({"jsonrpc":"2.0","id":7,"result":{"status":{"phase":"Done"}}})",
+       "result.status.phase: expected one of Pending, Running"},
       {R"({"jsonrpc":"2.0","id":7,"result":{"status":{"conditions":[{"type":"Running","status":"True","lastTransitionTime":"yesterday"}]}}})",
        "result.status.conditions[0].lastTransitionTime: expected an RFC 3339 time"},
-      {R"({"jsonrpc":"2.0","id":7,"result":{)" + status + R"(,"requeueAfter":"soon"}})", "result.requeueAfter:"},
+      {R"({"jsonrpc":"2.0","id":7,"result":{)" + status + R"(,"requeueAfter":"soon"}})",
+       "result.requeueAfter:"},
       {R"({"jsonrpc":"2.0","id":7,"result":{)" + status + R"(,"requeueAfterMicros":-5}})",
        "result.requeueAfterMicros: expected a duration >= 0 (microseconds), found -5"},
   };
   for (const auto& row : rows) {
     INFO(row.reply);
-    CHECK_THROWS_WITH(protocol::decode_reconcile_result(protocol::Reply::parse(row.reply, 7)), Catch::Contains(row.message));
+    CHECK_THROWS_WITH(protocol::decode_reconcile_result(protocol::Reply::parse(row.reply, 7)),
+                      Catch::Contains(row.message));
   }
   // A requeue may also be written as a duration.
-  const auto r = protocol::decode_reconcile_result(
-      protocol::Reply::parse(R"({"jsonrpc":"2.0","id":7,"result":{)" + status + R"(,"requeueAfter":"1m30s"}})", 7));
+  const auto r = protocol::decode_reconcile_result(protocol::Reply::parse(
+      R"({"jsonrpc":"2.0","id":7,"result":{)" + status + R"(,"requeueAfter":"1m30s"}})", 7));
   CHECK(r.requeue_after == seconds(90));
 }

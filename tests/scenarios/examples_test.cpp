@@ -46,7 +46,8 @@ TEST_CASE("real manifests keep what the simulator needs", "[examples]") {
   const fs::path dir = fs::path(T9KSIM_SHARED_DIR) / "examples" / "t9k-manifests";
   {
     // GPUs only under limits; rdma as an extended resource.
-    const auto set = load_manifests((dir / "examples--deepspeed_gpt-neox_train_multi-elastic.yaml").string());
+    const auto set =
+        load_manifests((dir / "examples--deepspeed_gpt-neox_train_multi-elastic.yaml").string());
     REQUIRE(set.ok());
     const auto& job = std::get<t9k::model::DeepSpeedJob>(set.objects.at(0).object);
     CHECK(job.spec.elastic->expected_replicas == 3);
@@ -64,8 +65,9 @@ TEST_CASE("real manifests keep what the simulator needs", "[examples]") {
     REQUIRE(set.diagnostics.size() == 1);
     CHECK(set.diagnostics[0].severity == Severity::Warning);
     CHECK(set.diagnostics[0].path == "spec.replicaSpecs[0].template.spec.containers[0].commands");
-    CHECK(set.diagnostics[0].message ==
-          "unknown field \"commands\"; did you mean \"command\"? (not a Kubernetes field; ignored)");
+    CHECK(
+        set.diagnostics[0].message ==
+        "unknown field \"commands\"; did you mean \"command\"? (not a Kubernetes field; ignored)");
     CHECK(set.diagnostics[0].line == 20);
   }
 }
@@ -89,7 +91,8 @@ TEST_CASE("a multi-document manifest file loads as several objects", "[examples]
   CHECK(kind_name(set.objects[1].object) == "PyTorchTrainingJob");
   CHECK(set.objects[1].document == 1);
   CHECK(set.objects[1].line == 15);
-  const auto queues = load_manifests(std::string(T9KSIM_SOURCE_DIR) + "/scenarios/examples/queues.yaml");
+  const auto queues =
+      load_manifests(std::string(T9KSIM_SOURCE_DIR) + "/scenarios/examples/queues.yaml");
   REQUIRE(queues.ok());
   REQUIRE(queues.objects.size() == 2);
   const auto& research = std::get<t9k::model::Queue>(queues.objects[1].object);
@@ -129,7 +132,8 @@ apiVersion: scheduler.tensorstack.dev/v1beta1
 kind: Queue
 metadata: {name: q}
 spec: {}
-)", "defaults.yaml");
+)",
+                                   "defaults.yaml");
   REQUIRE(set.ok());
   using namespace t9k::model;
   const auto& g = std::get<GenericJob>(set.objects[0].object);
@@ -148,7 +152,8 @@ spec: {}
   CHECK(d.spec.worker.restart_policy == RestartPolicyType::OnFailure);
   CHECK(d.spec.config.local_rank);
   CHECK(d.spec.config.autotune == AutotuneType::none);
-  CHECK(default_debug_command(JobKind::DeepSpeedJob) == std::vector<std::string>{"/usr/sbin/sshd", "-D"});
+  CHECK(default_debug_command(JobKind::DeepSpeedJob) ==
+        std::vector<std::string>{"/usr/sbin/sshd", "-D"});
   CHECK(default_debug_command(JobKind::GenericJob) == std::vector<std::string>{"sleep", "inf"});
   const auto& pg = std::get<PodGroup>(set.objects[3].object);
   CHECK(pg.spec.queue == "default");
@@ -176,7 +181,8 @@ apiVersion: scheduler.tensorstack.dev/v1beta1
 kind: Queue
 metadata: {name: old}
 spec: {requests: {cpu: 40}}
-)", "legacy.yaml");
+)",
+                                   "legacy.yaml");
   INFO(all(set.diagnostics));
   REQUIRE(set.ok());
   std::vector<std::string> paths;
@@ -185,9 +191,9 @@ spec: {requests: {cpu: 40}}
     paths.push_back(d.path);
   }
   CHECK(paths == std::vector<std::string>{"spec.elastic.enable", "spec.torchrunConfig.enable",
-                                          "spec.torchrunConfig.minNodes", "spec.runMode.debug.enable",
-                                          "status.conditions[0].type", "status.tasks[0].replicaStatus",
-                                          "spec.requests"});
+                                          "spec.torchrunConfig.minNodes",
+                                          "spec.runMode.debug.enable", "status.conditions[0].type",
+                                          "status.tasks[0].replicaStatus", "spec.requests"});
   const auto& p = std::get<t9k::model::PyTorchTrainingJob>(set.objects[0].object);
   CHECK(p.spec.run_mode.debug.enabled);
   CHECK(p.spec.torchrun_config->enabled);

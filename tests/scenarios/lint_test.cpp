@@ -16,7 +16,8 @@ namespace {
 
 std::vector<sc::Diagnostic> of(const std::vector<sc::Diagnostic>& ds, sc::Severity s) {
   std::vector<sc::Diagnostic> out;
-  std::copy_if(ds.begin(), ds.end(), std::back_inserter(out), [&](const sc::Diagnostic& d) { return d.severity == s; });
+  std::copy_if(ds.begin(), ds.end(), std::back_inserter(out),
+               [&](const sc::Diagnostic& d) { return d.severity == s; });
   return out;
 }
 
@@ -48,7 +49,9 @@ std::string deepspeed(const std::string& replicas, const std::string& policy) {
 
 }  // namespace
 
-TEST_CASE("lint: a multi-worker DeepSpeedJob without cleanUpPolicy keeps its sshd workers (spec section 5)") {
+TEST_CASE(
+    "lint: a multi-worker DeepSpeedJob without cleanUpPolicy keeps its sshd workers (spec section "
+    "5)") {
   struct Row {
     std::string replicas, policy;
     bool warns;
@@ -72,7 +75,9 @@ TEST_CASE("lint: a multi-worker DeepSpeedJob without cleanUpPolicy keeps its ssh
   }
 }
 
-TEST_CASE("lint: an elastic PyTorchTrainingJob without torchrun, a T9k job without requests (spec sections 4.3, 8)") {
+TEST_CASE(
+    "lint: an elastic PyTorchTrainingJob without torchrun, a T9k job without requests (spec "
+    "sections 4.3, 8)") {
   const std::string text = R"(apiVersion: batch.tensorstack.dev/v1beta1
 kind: PyTorchTrainingJob
 metadata: {name: elastic}
@@ -110,11 +115,14 @@ spec:
   CHECK(w[0].message.find("effective only in torchrun mode") != std::string::npos);
   CHECK(w[0].line == 5);
   CHECK(w[1].path == "spec.replicaSpecs[0].template.spec.containers[0].resources");
-  CHECK(w[1].message.find("no resource requests or limits under the T9k scheduler") != std::string::npos);
+  CHECK(w[1].message.find("no resource requests or limits under the T9k scheduler") !=
+        std::string::npos);
   CHECK(w[1].document == 0);
 }
 
-TEST_CASE("validate: a kubectl List of mixed kinds with server fields; items keep their paths and lines") {
+TEST_CASE(
+    "validate: a kubectl List of mixed kinds with server fields; items keep their paths and "
+    "lines") {
   const std::string text = R"(apiVersion: v1
 kind: List
 metadata: {resourceVersion: ""}
@@ -163,22 +171,30 @@ items:
   const auto w = of(ds, sc::Severity::Warning);
   REQUIRE(w.size() == 3);
   CHECK(w[0].path == "items");
-  CHECK(w[0].message.find("found 2 objects that are not T9k objects (1 Node, 1 Pod); not read as manifests") != std::string::npos);
+  CHECK(w[0].message.find(
+            "found 2 objects that are not T9k objects (1 Node, 1 Pod); not read as manifests") !=
+        std::string::npos);
   CHECK(w[1].path == "items[1].spec.runPolicy.cleanUpPolicy");
   CHECK(w[1].line == 9);
   // The Node without a status could not make a cluster (spec.cluster.fromExport).
   CHECK(w[2].path == "items[2].status.allocatable");
-  CHECK(w[2].message.find("spec.cluster.fromExport would refuse this: missing status.allocatable") != std::string::npos);
+  CHECK(
+      w[2].message.find("spec.cluster.fromExport would refuse this: missing status.allocatable") !=
+      std::string::npos);
   // An empty List is fine; a List whose items are not a list is an error at items.
-  CHECK(of(sc::validate_text("apiVersion: v1\nkind: List\nitems: []\n", "e.yaml"), sc::Severity::Error).size() == 1);
-  const auto bad = of(sc::validate_text("apiVersion: v1\nkind: List\nitems: {a: 1}\n", "b.yaml"), sc::Severity::Error);
+  CHECK(of(sc::validate_text("apiVersion: v1\nkind: List\nitems: []\n", "e.yaml"),
+           sc::Severity::Error)
+            .size() == 1);
+  const auto bad = of(sc::validate_text("apiVersion: v1\nkind: List\nitems: {a: 1}\n", "b.yaml"),
+                      sc::Severity::Error);
   REQUIRE(bad.size() == 1);
   CHECK(bad[0].path == "items");
 }
 
 TEST_CASE("validate of a cluster export checks its Nodes and says what fromExport would build") {
   // docs/traces.md "Cluster from an export"; the fixture has two A100 nodes, one tainted.
-  const std::string fixture = std::string(T9KSIM_SOURCE_DIR) + "/tests/traces/fixtures/t9k-cluster-export.yaml";
+  const std::string fixture =
+      std::string(T9KSIM_SOURCE_DIR) + "/tests/traces/fixtures/t9k-cluster-export.yaml";
   const auto ok = t9k::scenarios::validate_file(fixture);
   std::string all;
   for (const auto& d : ok) all += t9k::scenarios::format_diagnostic(d) + "\n";
@@ -196,7 +212,8 @@ TEST_CASE("validate of a cluster export checks its Nodes and says what fromExpor
   for (const auto& d : bad) msgs += t9k::scenarios::format_diagnostic(d) + "\n";
   INFO(msgs);
   CHECK_FALSE(t9k::scenarios::has_errors(bad));  // the manifests load; the cluster would not
-  CHECK_THAT(msgs, Catch::Contains("warning: items[10].status.allocatable.memory: spec.cluster.fromExport would refuse this: "
+  CHECK_THAT(msgs, Catch::Contains("warning: items[10].status.allocatable.memory: "
+                                   "spec.cluster.fromExport would refuse this: "
                                    "invalid quantity \"plenty\""));
   CHECK_THAT(msgs, !Catch::Contains("the replay does not start"));
 }

@@ -8,8 +8,8 @@
 using namespace t9k::scenarios;
 namespace m = t9k::model;
 using t9k::kernel::at;
-using t9k::kernel::seconds;
 using t9k::kernel::microseconds;
+using t9k::kernel::seconds;
 
 namespace {
 
@@ -52,8 +52,10 @@ m::PodTemplateSpec pod(const std::string& container) {
   c.image = "t9kpublic/pytorch:1.13";
   c.command = {"torchrun"};
   c.args = {"train.py", "--lr", "0.1"};
-  c.resources.requests = {{"cpu", m::Quantity::parse("1.5")}, {"memory", m::Quantity::parse("1536Mi")}};
-  c.resources.limits = {{"cpu", m::Quantity::parse("4")}, {"memory", m::Quantity::parse("8Gi")},
+  c.resources.requests = {{"cpu", m::Quantity::parse("1.5")},
+                          {"memory", m::Quantity::parse("1536Mi")}};
+  c.resources.limits = {{"cpu", m::Quantity::parse("4")},
+                        {"memory", m::Quantity::parse("8Gi")},
                         {"nvidia.com/gpu", m::Quantity::parse("2")}};
   t.spec.containers = {c};
   t.spec.node_selector = {{"nvidia.com/gpu.product", "A100"}};
@@ -63,7 +65,8 @@ m::PodTemplateSpec pod(const std::string& container) {
   t.spec.restart_policy = "Never";
   t.spec.termination_grace_period_seconds = 45;
   t.spec.active_deadline_seconds = 7200;
-  t.spec.tolerations = {{"nvidia.com/gpu", "Exists", "", "NoSchedule"}, {"dedicated", "Equal", "ml", ""}};
+  t.spec.tolerations = {{"nvidia.com/gpu", "Exists", "", "NoSchedule"},
+                        {"dedicated", "Equal", "ml", ""}};
   return t;
 }
 
@@ -81,16 +84,19 @@ m::JobStatus status(bool run_policy, bool tensorboard) {
   s.phase = m::JobPhase::Failed;
   s.conditions = {
       {m::JobConditionType::Initialized, m::ConditionStatus::True, at(seconds(10)), "", ""},
-      {m::JobConditionType::Running, m::ConditionStatus::False, at(seconds(3600) + microseconds(1)), "Failed",
-       "The job is failed with rule: {\"worker\":[\"0\"]}"},
-      {m::JobConditionType::ReplicaFailure, m::ConditionStatus::True, at(seconds(3599)), "ErrorInPod",
-       "Pod[job-worker-0] exited with error code 127"},
+      {m::JobConditionType::Running, m::ConditionStatus::False, at(seconds(3600) + microseconds(1)),
+       "Failed", "The job is failed with rule: {\"worker\":[\"0\"]}"},
+      {m::JobConditionType::ReplicaFailure, m::ConditionStatus::True, at(seconds(3599)),
+       "ErrorInPod", "Pod[job-worker-0] exited with error code 127"},
       {m::JobConditionType::Completed, m::ConditionStatus::True, at(seconds(3600)), "Failed", ""},
       {m::JobConditionType::Failed, m::ConditionStatus::True, at(seconds(3600)), "Failed", ""},
       {m::JobConditionType::Paused, m::ConditionStatus::Unknown, at(seconds(0)), "", ""}};
   s.aggregate = {1, 2, 3, 4, 5, 6, 7};
-  m::ReplicaStatus r0{"job-worker-0", "uid-0", m::ReplicaPhase::Failed,
-                      {{"pytorch", "terminated", 137}, {"sidecar", "running", std::nullopt}}, 2};
+  m::ReplicaStatus r0{"job-worker-0",
+                      "uid-0",
+                      m::ReplicaPhase::Failed,
+                      {{"pytorch", "terminated", 137}, {"sidecar", "running", std::nullopt}},
+                      2};
   m::ReplicaStatus r1{"job-worker-1", "", m::ReplicaPhase::Deleted, {}};
   s.tasks = {{"worker", 3, {r0, r1}}, {"ps", 0, {}}};
   if (run_policy) s.backoff_count = 3;
@@ -116,7 +122,8 @@ m::JobStatus status(bool run_policy, bool tensorboard) {
 }  // namespace
 
 TEST_CASE("timestamps round-trip at microsecond precision", "[roundtrip]") {
-  for (const std::int64_t us : {0LL, 1LL, 999999LL, 1000000LL, 86400000000LL + 250LL, 1704164645123456LL}) {
+  for (const std::int64_t us :
+       {0LL, 1LL, 999999LL, 1000000LL, 86400000000LL + 250LL, 1704164645123456LL}) {
     const m::SimTime t = at(microseconds(us));
     m::SimTime back{};
     INFO(format_timestamp(t));
@@ -131,8 +138,9 @@ TEST_CASE("timestamps round-trip at microsecond precision", "[roundtrip]") {
   CHECK(parse_timestamp("1970-01-01T00:00:00.5Z", t));
   CHECK(t.time_since_epoch().count() == 500000);
   CHECK(format_timestamp(at(seconds(5) + microseconds(250))) == "1970-01-01T00:00:05.000250Z");
-  for (const char* bad : {"", "yesterday", "2024-13-01T00:00:00Z", "2023-02-29T00:00:00Z", "1969-12-31T23:59:59Z",
-                          "2024-01-02T03:04:05", "2024-01-02T03:04:05.0000001Z", "2024-01-02 03:04:05Z"}) {
+  for (const char* bad :
+       {"", "yesterday", "2024-13-01T00:00:00Z", "2023-02-29T00:00:00Z", "1969-12-31T23:59:59Z",
+        "2024-01-02T03:04:05", "2024-01-02T03:04:05.0000001Z", "2024-01-02 03:04:05Z"}) {
     INFO(bad);
     CHECK_FALSE(parse_timestamp(bad, t));
   }
@@ -161,11 +169,13 @@ TEST_CASE("PyTorchTrainingJob with full status round-trips", "[roundtrip]") {
   j.spec.replica_specs = {{"ps", 1, std::nullopt, m::RestartPolicyType::OnFailure, pod("pytorch")},
                           {"worker", 4, 3, m::RestartPolicyType::ExitCode, pod("pytorch")}};
   j.spec.elastic = m::ElasticConfig{true, 2, 8, 4};
-  j.spec.torchrun_config = m::TorchrunConfig{true, 10, "gpu", m::RdzvBackend::etcd_v2, {"--max-restarts", "3"}};
+  j.spec.torchrun_config =
+      m::TorchrunConfig{true, 10, "gpu", m::RdzvBackend::etcd_v2, {"--max-restarts", "3"}};
   j.spec.run_mode = run_mode();
   j.spec.run_mode.debug.replica_specs[1].type = "ps";
   j.spec.run_policy = {86400, 20, m::CleanUpPolicy::All};
-  j.spec.tensorboard_spec = m::TensorBoardSpec{"tensorflow/tensorflow:2.11.0", {"t9k://pvc/a/log", "t9k://pvc/b/log"}};
+  j.spec.tensorboard_spec =
+      m::TensorBoardSpec{"tensorflow/tensorflow:2.11.0", {"t9k://pvc/a/log", "t9k://pvc/b/log"}};
   j.spec.scheduler.t9k_scheduler = m::T9kScheduler{"default", 0};
   j.status = status(true, true);
   const Object back = round_trip(j);
@@ -202,7 +212,8 @@ TEST_CASE("DeepSpeedJob with full status round-trips", "[roundtrip]") {
 TEST_CASE("Queue with status round-trips", "[roundtrip]") {
   m::Queue q;
   q.metadata = meta("research");
-  q.spec.quota = m::ResourceList{{"cpu", m::Quantity::parse("40")}, {"memory", m::Quantity::parse("512Gi")},
+  q.spec.quota = m::ResourceList{{"cpu", m::Quantity::parse("40")},
+                                 {"memory", m::Quantity::parse("512Gi")},
                                  {"nvidia.com/gpu", m::Quantity::parse("16")}};
   q.spec.priority = 100;
   q.spec.preemptible = false;
@@ -210,9 +221,9 @@ TEST_CASE("Queue with status round-trips", "[roundtrip]") {
   q.spec.max_duration = t9k::kernel::parse_max_duration("1w2d3h");
   q.spec.max_duration_text = "1w2d3h";
   q.spec.resource_shape_profile = "small";
-  q.spec.node_selector = m::LabelSelector{{{"pool", "a100"}},
-                                          {{"zone", m::SelectorOperator::NotIn, {"x", "y"}},
-                                           {"gpu", m::SelectorOperator::Exists, {}}}};
+  q.spec.node_selector = m::LabelSelector{
+      {{"pool", "a100"}},
+      {{"zone", m::SelectorOperator::NotIn, {"x", "y"}}, {"gpu", m::SelectorOperator::Exists, {}}}};
   q.spec.namespace_selector = m::LabelSelector{};
   q.status.allocated = {{"cpu", m::Quantity::parse("38")}};
   q.status.pod_groups = 4;
@@ -251,7 +262,7 @@ TEST_CASE("every real manifest and example round-trips", "[roundtrip]") {
   namespace fs = std::filesystem;
   std::size_t count = 0;
   for (const fs::path& dir : {fs::path(T9KSIM_SHARED_DIR) / "examples" / "t9k-manifests",
-                             fs::path(T9KSIM_SOURCE_DIR) / "scenarios" / "examples"}) {
+                              fs::path(T9KSIM_SOURCE_DIR) / "scenarios" / "examples"}) {
     for (const auto& e : fs::directory_iterator(dir)) {
       const ManifestSet set = load_manifests(e.path().string());
       if (!set.ok()) continue;  // scenarios are not manifest files

@@ -55,7 +55,8 @@ std::string edit(const std::string& base, const std::string& from, const std::st
 }  // namespace
 
 TEST_CASE("the example scenario loads with every section typed", "[scenario]") {
-  const auto r = load_scenario(std::string(T9KSIM_SOURCE_DIR) + "/scenarios/examples/small-cluster.yaml");
+  const auto r =
+      load_scenario(std::string(T9KSIM_SOURCE_DIR) + "/scenarios/examples/small-cluster.yaml");
   INFO(listing(r.diagnostics));
   REQUIRE(r.ok());
   const Scenario& s = *r.scenario;
@@ -105,7 +106,8 @@ TEST_CASE("the example scenario loads with every section typed", "[scenario]") {
 }
 
 TEST_CASE("the JSON example loads the same way", "[scenario]") {
-  const auto r = load_scenario(std::string(T9KSIM_SOURCE_DIR) + "/scenarios/examples/default-scheduler.json");
+  const auto r =
+      load_scenario(std::string(T9KSIM_SOURCE_DIR) + "/scenarios/examples/default-scheduler.json");
   INFO(listing(r.diagnostics));
   REQUIRE(r.ok());
   CHECK(r.scenario->scheduler.kind == SchedulerKind::Default);
@@ -113,7 +115,8 @@ TEST_CASE("the JSON example loads the same way", "[scenario]") {
   CHECK(r.scenario->operations[0].type == OperationType::CordonNode);
 }
 
-TEST_CASE("each scenario rule rejects its bad input with the exact path and message", "[scenario]") {
+TEST_CASE("each scenario rule rejects its bad input with the exact path and message",
+          "[scenario]") {
   struct Row {
     const char* rule;
     std::string input;
@@ -121,106 +124,226 @@ TEST_CASE("each scenario rule rejects its bad input with the exact path and mess
     std::string message;
   };
   const std::vector<Row> rows = {
-      {"horizon required", edit(kBase, "  horizon: 10h\n", ""), "spec.horizon", "required field is missing"},
+      {"horizon required", edit(kBase, "  horizon: 10h\n", ""), "spec.horizon",
+       "required field is missing"},
       {"horizon a duration", edit(kBase, "horizon: 10h", "horizon: ten hours"), "spec.horizon",
-       "invalid duration \"ten hours\": expected a number at position 0; expected terms like 90s, 2h45m, 1.5h, 500ms, 1d (units y, w, d, h, m, s, ms, us)"},
-      {"replications >= 1", edit(kBase, "  horizon: 10h\n", "  horizon: 10h\n  replications: 0\n"), "spec.replications",
-       "found 0; allowed: an integer in [1, 100000]"},
-      {"apiVersion", edit(kBase, "t9ksim/v1", "t9ksim/v2"), "apiVersion", "found \"t9ksim/v2\"; allowed: t9ksim/v1 (did you mean \"t9ksim/v1\"?)"},
-      {"unknown scenario field with hint", edit(kBase, "  horizon: 10h\n", "  horizon: 10h\n  replication: 2\n"),
-       "spec.replication", "unknown field \"replication\"; did you mean \"replications\"?"},
-      {"node pool cpu required", edit(kBase, "cpu: 64, ", ""), "spec.cluster.nodePools[0].cpu", "required field is missing"},
-      {"node pool names unique", edit(kBase, "memory: 512Gi}]", "memory: 512Gi}, {name: a100, count: 1, cpu: 1, memory: 1Gi}]"),
+       "invalid duration \"ten hours\": expected a number at position 0; expected terms like 90s, "
+       "2h45m, 1.5h, 500ms, 1d (units y, w, d, h, m, s, ms, us)"},
+      {"replications >= 1", edit(kBase, "  horizon: 10h\n", "  horizon: 10h\n  replications: 0\n"),
+       "spec.replications", "found 0; allowed: an integer in [1, 100000]"},
+      {"apiVersion", edit(kBase, "t9ksim/v1", "t9ksim/v2"), "apiVersion",
+       "found \"t9ksim/v2\"; allowed: t9ksim/v1 (did you mean \"t9ksim/v1\"?)"},
+      {"unknown scenario field with hint",
+       edit(kBase, "  horizon: 10h\n", "  horizon: 10h\n  replication: 2\n"), "spec.replication",
+       "unknown field \"replication\"; did you mean \"replications\"?"},
+      {"node pool cpu required", edit(kBase, "cpu: 64, ", ""), "spec.cluster.nodePools[0].cpu",
+       "required field is missing"},
+      {"node pool names unique",
+       edit(kBase, "memory: 512Gi}]",
+            "memory: 512Gi}, {name: a100, count: 1, cpu: 1, memory: 1Gi}]"),
        "spec.cluster.nodePools[1].name", "found \"a100\" again; allowed: node pool names unique"},
-      {"scheduler name", edit(kBase, "name: t9k", "name: volcano"), "spec.scheduler.name", "found \"volcano\"; allowed: t9k, default"},
-      {"default scheduler takes no queues", edit(edit(kBase, "name: t9k", "name: default"), "          scheduler: {t9kScheduler: {queue: default}}\n", ""), "spec.scheduler.queues",
+      {"scheduler name", edit(kBase, "name: t9k", "name: volcano"), "spec.scheduler.name",
+       "found \"volcano\"; allowed: t9k, default"},
+      {"default scheduler takes no queues",
+       edit(edit(kBase, "name: t9k", "name: default"),
+            "          scheduler: {t9kScheduler: {queue: default}}\n", ""),
+       "spec.scheduler.queues",
        "found queues with the default scheduler; allowed: queues only with name: t9k"},
       {"jobs use defined queues", edit(kBase, "{queue: default}", "{queue: research}"),
        "spec.workload.jobs[0].manifest.spec.scheduler.t9kScheduler.queue",
-       "job \"train\" uses queue \"research\"; allowed: a queue of spec.scheduler.queues (default)"},
-      {"inline manifests are validated in place", edit(kBase, "replicas: 2, template", "replicas: -2, template"),
-       "spec.workload.jobs[0].manifest.spec.replicaSpecs[0].replicas", "found -2; allowed: an integer in [0, 100000]"},
-      {"manifest or path", edit(kBase, "      submitAt: 5m\n", "      path: other.yaml\n      submitAt: 5m\n"),
-       "spec.workload.jobs[0]", "found both manifest and path; allowed: exactly one of manifest (an inline object) or path (a manifest file)"},
-      {"runTime or work", edit(kBase, "{runTime: 2h}", "{runTime: 2h, work: 4h}"), "spec.workload.jobs[0].behaviour",
-       "found both runTime and work; allowed: exactly one of runTime (wall-clock at the initial scale) or work (replica-time)"},
+       "job \"train\" uses queue \"research\"; allowed: a queue of spec.scheduler.queues "
+       "(default)"},
+      {"inline manifests are validated in place",
+       edit(kBase, "replicas: 2, template", "replicas: -2, template"),
+       "spec.workload.jobs[0].manifest.spec.replicaSpecs[0].replicas",
+       "found -2; allowed: an integer in [0, 100000]"},
+      {"manifest or path",
+       edit(kBase, "      submitAt: 5m\n", "      path: other.yaml\n      submitAt: 5m\n"),
+       "spec.workload.jobs[0]",
+       "found both manifest and path; allowed: exactly one of manifest (an inline object) or path "
+       "(a manifest file)"},
+      {"runTime or work", edit(kBase, "{runTime: 2h}", "{runTime: 2h, work: 4h}"),
+       "spec.workload.jobs[0].behaviour",
+       "found both runTime and work; allowed: exactly one of runTime (wall-clock at the initial "
+       "scale) or work (replica-time)"},
       {"distribution names with hint", edit(kBase, "{lognormal: {mu: 1", "{lognorm: {mu: 1"),
-       "spec.kubelet.podStartLatency.lognorm", "unknown field \"lognorm\"; did you mean \"lognormal\"?"},
-      {"distribution parameters", edit(kBase, "sigma: 0.5", "sigma: -0.5"), "spec.kubelet.podStartLatency.lognormal",
+       "spec.kubelet.podStartLatency.lognorm",
+       "unknown field \"lognorm\"; did you mean \"lognormal\"?"},
+      {"distribution parameters", edit(kBase, "sigma: 0.5", "sigma: -0.5"),
+       "spec.kubelet.podStartLatency.lognormal",
        "invalid parameters: lognormal: needs finite mu and sigma >= 0"},
-      {"one distribution per value", edit(kBase, "{lognormal: {mu: 1, sigma: 0.5}}", "{lognormal: {mu: 1, sigma: 0.5}, uniform: {min: 1, max: 2}}"),
+      {"one distribution per value",
+       edit(kBase, "{lognormal: {mu: 1, sigma: 0.5}}",
+            "{lognormal: {mu: 1, sigma: 0.5}, uniform: {min: 1, max: 2}}"),
        "spec.kubelet.podStartLatency",
-       "found a mapping with 2 keys; allowed: a duration such as 30s, or a mapping with one distribution, e.g. {lognormal: {mu: 1.5, sigma: 0.4}}"},
-      {"fault profile with hint", edit(kBase, "  horizon: 10h\n", "  horizon: 10h\n  faults: {profile: h100frontier}\n"),
+       "found a mapping with 2 keys; allowed: a duration such as 30s, or a mapping with one "
+       "distribution, e.g. {lognormal: {mu: 1.5, sigma: 0.4}}"},
+      {"fault profile with hint",
+       edit(kBase, "  horizon: 10h\n", "  horizon: 10h\n  faults: {profile: h100frontier}\n"),
        "spec.faults.profile",
-       "found \"h100frontier\"; allowed: none, h100-frontier, a100-research, a100-optimistic, custom (did you mean \"h100-frontier\"?)"},
-      {"custom rates only with custom", edit(kBase, "  horizon: 10h\n", "  horizon: 10h\n  faults: {profile: none, rates: {}}\n"),
-       "spec.faults.rates", "found rates with profile \"none\"; allowed: rates only with profile: custom"},
-      {"operations name jobs of the workload", edit(kBase, "job: train, replicas: 3", "job: other, replicas: 3"),
-       "spec.operations[0].job", "found job \"other\"; allowed: a job of spec.workload.jobs (train)"},
-      {"expectedReplicas within elastic bounds", edit(kBase, "replicas: 3}", "replicas: 5}"), "spec.operations[0].replicas",
+       "found \"h100frontier\"; allowed: none, h100-frontier, a100-research, a100-optimistic, "
+       "custom (did you mean \"h100-frontier\"?)"},
+      {"custom rates only with custom",
+       edit(kBase, "  horizon: 10h\n", "  horizon: 10h\n  faults: {profile: none, rates: {}}\n"),
+       "spec.faults.rates",
+       "found rates with profile \"none\"; allowed: rates only with profile: custom"},
+      {"operations name jobs of the workload",
+       edit(kBase, "job: train, replicas: 3", "job: other, replicas: 3"), "spec.operations[0].job",
+       "found job \"other\"; allowed: a job of spec.workload.jobs (train)"},
+      {"expectedReplicas within elastic bounds", edit(kBase, "replicas: 3}", "replicas: 5}"),
+       "spec.operations[0].replicas",
        "found 5; allowed: an integer in [minReplicas 1, maxReplicas 4] (spec §4.3)"},
-      {"operation fields fit the action", edit(kBase, "job: train, replicas: 3}", "job: train, queue: default, replicas: 3}"),
-       "spec.operations[0].queue", "found field \"queue\" with action setExpectedReplicas; allowed: job, replicas"},
-      {"nodes exist", edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}", "{at: 1h, action: drainNode, node: a100-2}"),
-       "spec.operations[0].node", "found node \"a100-2\"; allowed: a node <pool>-<index> of a node pool, index below the pool's count, or a node of an export by its name"},
-      {"action enum", edit(kBase, "action: setExpectedReplicas", "action: scaleJob"), "spec.operations[0].action",
-       "found \"scaleJob\"; allowed: pauseJob, resumeJob, setExpectedReplicas, closeQueue, openQueue, drainNode, cordonNode, uncordonNode, addNodePool, removeNodePool, failPod, deletePod, failNode, repairNode, failGpu, failSwitch, setQueue, setJobPriority"},
+      {"operation fields fit the action",
+       edit(kBase, "job: train, replicas: 3}", "job: train, queue: default, replicas: 3}"),
+       "spec.operations[0].queue",
+       "found field \"queue\" with action setExpectedReplicas; allowed: job, replicas"},
+      {"nodes exist",
+       edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}",
+            "{at: 1h, action: drainNode, node: a100-2}"),
+       "spec.operations[0].node",
+       "found node \"a100-2\"; allowed: a node <pool>-<index> of a node pool, index below the "
+       "pool's count, or a node of an export by its name"},
+      {"action enum", edit(kBase, "action: setExpectedReplicas", "action: scaleJob"),
+       "spec.operations[0].action",
+       "found \"scaleJob\"; allowed: pauseJob, resumeJob, setExpectedReplicas, closeQueue, "
+       "openQueue, drainNode, cordonNode, uncordonNode, addNodePool, removeNodePool, failPod, "
+       "deletePod, failNode, repairNode, failGpu, failSwitch, setQueue, setJobPriority"},
       // scripted runs (issue 15)
-      {"scripted runs name a replica type of the job", edit(kBase, "{runTime: 2h}", "{runTime: 2h, replicas: [{type: master, runs: [{exitCode: 1}]}]}"),
-       "spec.workload.jobs[0].behaviour.replicas[0].type", "found \"master\", which is not a replica type of job train; allowed: worker"},
-      {"scripted ranks exist (elastic: below maxReplicas)", edit(kBase, "{runTime: 2h}", "{runTime: 2h, replicas: [{type: worker, rank: 4, runs: [{exitCode: 1}]}]}"),
-       "spec.workload.jobs[0].behaviour.replicas[0].rank", "found 4; allowed: a rank of worker below 4 (its replicas)"},
-      {"scripted runs not empty", edit(kBase, "{runTime: 2h}", "{runTime: 2h, replicas: [{type: worker, runs: []}]}"),
-       "spec.workload.jobs[0].behaviour.replicas[0].runs", "found an empty list; allowed: at least one run ({exitCode, after})"},
-      {"scripted run times > 0", edit(kBase, "{runTime: 2h}", "{runTime: 2h, replicas: [{type: worker, runs: [{exitCode: 1, after: 0s}]}]}"),
-       "spec.workload.jobs[0].behaviour.replicas[0].runs[0].after", "found 0; allowed: a duration > 0 (omit it to end with the work)"},
-      {"scripted exit codes 0..255", edit(kBase, "{runTime: 2h}", "{runTime: 2h, replicas: [{type: worker, runs: [{exitCode: 256}]}]}"),
-       "spec.workload.jobs[0].behaviour.replicas[0].runs[0].exitCode", "found 256; allowed: an integer in [0, 255]"},
-      {"one script per type and rank", edit(kBase, "{runTime: 2h}", "{runTime: 2h, replicas: [{type: worker, runs: [{exitCode: 1}]}, {type: worker, runs: [{exitCode: 2}]}]}"),
-       "spec.workload.jobs[0].behaviour.replicas[1]", "found type worker a second time; allowed: one entry per type and rank"},
+      {"scripted runs name a replica type of the job",
+       edit(kBase, "{runTime: 2h}",
+            "{runTime: 2h, replicas: [{type: master, runs: [{exitCode: 1}]}]}"),
+       "spec.workload.jobs[0].behaviour.replicas[0].type",
+       "found \"master\", which is not a replica type of job train; allowed: worker"},
+      {"scripted ranks exist (elastic: below maxReplicas)",
+       edit(kBase, "{runTime: 2h}",
+            "{runTime: 2h, replicas: [{type: worker, rank: 4, runs: [{exitCode: 1}]}]}"),
+       "spec.workload.jobs[0].behaviour.replicas[0].rank",
+       "found 4; allowed: a rank of worker below 4 (its replicas)"},
+      {"scripted runs not empty",
+       edit(kBase, "{runTime: 2h}", "{runTime: 2h, replicas: [{type: worker, runs: []}]}"),
+       "spec.workload.jobs[0].behaviour.replicas[0].runs",
+       "found an empty list; allowed: at least one run ({exitCode, after})"},
+      {"scripted run times > 0",
+       edit(kBase, "{runTime: 2h}",
+            "{runTime: 2h, replicas: [{type: worker, runs: [{exitCode: 1, after: 0s}]}]}"),
+       "spec.workload.jobs[0].behaviour.replicas[0].runs[0].after",
+       "found 0; allowed: a duration > 0 (omit it to end with the work)"},
+      {"scripted exit codes 0..255",
+       edit(kBase, "{runTime: 2h}",
+            "{runTime: 2h, replicas: [{type: worker, runs: [{exitCode: 256}]}]}"),
+       "spec.workload.jobs[0].behaviour.replicas[0].runs[0].exitCode",
+       "found 256; allowed: an integer in [0, 255]"},
+      {"one script per type and rank",
+       edit(kBase, "{runTime: 2h}",
+            "{runTime: 2h, replicas: [{type: worker, runs: [{exitCode: 1}]}, {type: worker, runs: "
+            "[{exitCode: 2}]}]}"),
+       "spec.workload.jobs[0].behaviour.replicas[1]",
+       "found type worker a second time; allowed: one entry per type and rank"},
       // scripted operations (issue 15)
-      {"failPod names a replica type", edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}", "{at: 1h, action: failPod, job: train, replicaType: launcher, rank: 0}"),
-       "spec.operations[0].replicaType", "found \"launcher\", which is not a replica type of job train; allowed: worker"},
-      {"failPod rank below replicas", edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}", "{at: 1h, action: failPod, job: train, replicaType: worker, rank: 9}"),
+      {"failPod names a replica type",
+       edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}",
+            "{at: 1h, action: failPod, job: train, replicaType: launcher, rank: 0}"),
+       "spec.operations[0].replicaType",
+       "found \"launcher\", which is not a replica type of job train; allowed: worker"},
+      {"failPod rank below replicas",
+       edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}",
+            "{at: 1h, action: failPod, job: train, replicaType: worker, rank: 9}"),
        "spec.operations[0].rank", "found 9; allowed: a rank of worker below 4"},
-      {"failPod exit codes fail", edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}", "{at: 1h, action: failPod, job: train, replicaType: worker, rank: 0, exitCode: 0}"),
-       "spec.operations[0].exitCode", "found 0; allowed: an integer in [1, 255] (a failure exits non-zero)"},
-      {"deletePod takes no exit code", edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}", "{at: 1h, action: deletePod, job: train, replicaType: worker, rank: 0, exitCode: 1}"),
-       "spec.operations[0].exitCode", "found field \"exitCode\" with action deletePod; allowed: job, replicaType, rank"},
-      {"repairNode follows failNode", edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}", "{at: 1h, action: repairNode, node: a100-0}"),
-       "spec.operations[0].node", "found node \"a100-0\", which no earlier failNode without repairAfter took down; allowed: repairNode after failNode of the same node"},
-      {"failNode repair time > 0", edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}", "{at: 1h, action: failNode, node: a100-0, repairAfter: 0s}"),
-       "spec.operations[0].repairAfter", "found 0; allowed: a duration > 0 (omit it to stay down until repairNode)"},
-      {"setQueue changes something", edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}", "{at: 1h, action: setQueue, queue: default}"),
-       "spec.operations[0]", "found setQueue without a change; allowed: one or more of quota, priority, preemptible, closed, maxDuration"},
-      {"setQueue maxDuration grammar", edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}", "{at: 1h, action: setQueue, queue: default, maxDuration: soon}"),
+      {"failPod exit codes fail",
+       edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}",
+            "{at: 1h, action: failPod, job: train, replicaType: worker, rank: 0, exitCode: 0}"),
+       "spec.operations[0].exitCode",
+       "found 0; allowed: an integer in [1, 255] (a failure exits non-zero)"},
+      {"deletePod takes no exit code",
+       edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}",
+            "{at: 1h, action: deletePod, job: train, replicaType: worker, rank: 0, exitCode: 1}"),
+       "spec.operations[0].exitCode",
+       "found field \"exitCode\" with action deletePod; allowed: job, replicaType, rank"},
+      {"repairNode follows failNode",
+       edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}",
+            "{at: 1h, action: repairNode, node: a100-0}"),
+       "spec.operations[0].node",
+       "found node \"a100-0\", which no earlier failNode without repairAfter took down; allowed: "
+       "repairNode after failNode of the same node"},
+      {"failNode repair time > 0",
+       edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}",
+            "{at: 1h, action: failNode, node: a100-0, repairAfter: 0s}"),
+       "spec.operations[0].repairAfter",
+       "found 0; allowed: a duration > 0 (omit it to stay down until repairNode)"},
+      {"setQueue changes something",
+       edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}",
+            "{at: 1h, action: setQueue, queue: default}"),
+       "spec.operations[0]",
+       "found setQueue without a change; allowed: one or more of quota, priority, preemptible, "
+       "closed, maxDuration"},
+      {"setQueue maxDuration grammar",
+       edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}",
+            "{at: 1h, action: setQueue, queue: default, maxDuration: soon}"),
        "spec.operations[0].maxDuration", ""},
-      {"setJobPriority in [0, 100]", edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}", "{at: 1h, action: setJobPriority, job: train, priority: 101}"),
+      {"setJobPriority in [0, 100]",
+       edit(kBase, "{at: 1h, action: setExpectedReplicas, job: train, replicas: 3}",
+            "{at: 1h, action: setJobPriority, job: train, priority: 101}"),
        "spec.operations[0].priority", "found 101; allowed: an integer in [0, 100] (spec §8.3)"},
       // expect v2 (issue 15)
-      {"expected phases include Rejected", edit(kBase, "  kubelet:", "  expect: {jobs: [{name: train, phase: Done}]}\n  kubelet:"),
-       "spec.expect.jobs[0].phase", "found \"Done\"; allowed: Pending, Running, Paused, Resuming, Succeeded, Failed, Rejected"},
-      {"expected pods name replica types", edit(kBase, "  kubelet:", "  expect: {jobs: [{name: train, pods: [{replicaType: master, rank: 0, phase: Failed}]}]}\n  kubelet:"),
-       "spec.expect.jobs[0].pods[0].replicaType", "found \"master\", which is not a replica type of job train; allowed: worker"},
-      {"phaseAt bounds", edit(kBase, "  kubelet:", "  expect: {jobs: [{name: train, phaseAt: {Running: {}}}]}\n  kubelet:"),
-       "spec.expect.jobs[0].phaseAt.Running", "found neither min nor max; allowed: at least one bound (durations since time 0)"},
-      {"event types are the change feed's", edit(kBase, "  kubelet:", "  expect: {events: [{type: PodFailed}]}\n  kubelet:"),
+      {"expected phases include Rejected",
+       edit(kBase, "  kubelet:", "  expect: {jobs: [{name: train, phase: Done}]}\n  kubelet:"),
+       "spec.expect.jobs[0].phase",
+       "found \"Done\"; allowed: Pending, Running, Paused, Resuming, Succeeded, Failed, Rejected"},
+      {"expected pods name replica types",
+       edit(kBase, "  kubelet:",
+            "  expect: {jobs: [{name: train, pods: [{replicaType: master, rank: 0, phase: "
+            "Failed}]}]}\n  kubelet:"),
+       "spec.expect.jobs[0].pods[0].replicaType",
+       "found \"master\", which is not a replica type of job train; allowed: worker"},
+      {"phaseAt bounds",
+       edit(kBase,
+            "  kubelet:", "  expect: {jobs: [{name: train, phaseAt: {Running: {}}}]}\n  kubelet:"),
+       "spec.expect.jobs[0].phaseAt.Running",
+       "found neither min nor max; allowed: at least one bound (durations since time 0)"},
+      {"event types are the change feed's",
+       edit(kBase, "  kubelet:", "  expect: {events: [{type: PodFailed}]}\n  kubelet:"),
        "spec.expect.events[0].type", ""},
-      {"expectations name jobs", edit(kBase, "  kubelet:", "  expect: {jobs: [{name: nope, phase: Succeeded}]}\n  kubelet:"),
-       "spec.expect.jobs[0].name", "found job \"nope\"; allowed: a job of spec.workload.jobs (train)"},
-      {"expectation bounds ordered", edit(kBase, "  kubelet:", "  expect: {jobs: [{name: train, restartCount: {min: 3, max: 1}}]}\n  kubelet:"),
+      {"expectations name jobs",
+       edit(kBase, "  kubelet:", "  expect: {jobs: [{name: nope, phase: Succeeded}]}\n  kubelet:"),
+       "spec.expect.jobs[0].name",
+       "found job \"nope\"; allowed: a job of spec.workload.jobs (train)"},
+      {"expectation bounds ordered",
+       edit(kBase, "  kubelet:",
+            "  expect: {jobs: [{name: train, restartCount: {min: 3, max: 1}}]}\n  kubelet:"),
        "spec.expect.jobs[0].restartCount", "found min 3 > max 1; allowed: min <= max"},
-      {"manifest files exist", edit(kBase, "    - manifest: {apiVersion: scheduler.tensorstack.dev/v1beta1, kind: Queue, metadata: {name: default}, spec: {priority: 1}}", "    - path: queues.yaml"),
-       "spec.scheduler.queues[0].path", "found \"queues.yaml\", which cannot be read (cannot read the file: No such file or directory); allowed: a manifest file, relative to the scenario's folder"},
-      {"trace files exist", edit(kBase, "  operations:", "    traces: [{format: philly, path: missing.csv}]\n  operations:"),
-       "spec.workload.traces[0].path", "found \"missing.csv\", which is not a file; allowed: a trace file, relative to the scenario's folder"},
-      {"trace queues exist", edit(kBase, "  operations:", "    traces: [{format: philly, path: philly/philly.csv, queue: vc1}]\n  operations:"),
-       "spec.workload.traces[0].queue", "found queue \"vc1\"; allowed: a queue of spec.scheduler.queues (default)"},
-      {"trace format", edit(kBase, "  operations:", "    traces: [{format: helios, path: philly/philly.csv}]\n  operations:"),
-       "spec.workload.traces[0].format", "found \"helios\"; allowed: philly, alibaba-openb, csv, k8s-export"},
-      {"generator needs an arrival process", edit(kBase, "  operations:", "    generators: [{name: g, manifest: {apiVersion: batch.tensorstack.dev/v1beta1, kind: GenericJob, metadata: {name: t}, spec: {scheduler: {t9kScheduler: {queue: default}}, replicaSpecs: [{type: w, template: {spec: {containers: [{name: c, image: i}]}}}]}}, behaviour: {runTime: 1h}}]\n  operations:"),
-       "spec.workload.generators[0]", "found no arrival process; allowed: exactly one of interarrival, rate, profile, bursts, times"},
+      {"manifest files exist",
+       edit(kBase,
+            "    - manifest: {apiVersion: scheduler.tensorstack.dev/v1beta1, kind: Queue, "
+            "metadata: {name: default}, spec: {priority: 1}}",
+            "    - path: queues.yaml"),
+       "spec.scheduler.queues[0].path",
+       "found \"queues.yaml\", which cannot be read (cannot read the file: No such file or "
+       "directory); allowed: a manifest file, relative to the scenario's folder"},
+      {"trace files exist",
+       edit(kBase,
+            "  operations:", "    traces: [{format: philly, path: missing.csv}]\n  operations:"),
+       "spec.workload.traces[0].path",
+       "found \"missing.csv\", which is not a file; allowed: a trace file, relative to the "
+       "scenario's folder"},
+      {"trace queues exist",
+       edit(kBase, "  operations:",
+            "    traces: [{format: philly, path: philly/philly.csv, queue: vc1}]\n  operations:"),
+       "spec.workload.traces[0].queue",
+       "found queue \"vc1\"; allowed: a queue of spec.scheduler.queues (default)"},
+      {"trace format",
+       edit(kBase, "  operations:",
+            "    traces: [{format: helios, path: philly/philly.csv}]\n  operations:"),
+       "spec.workload.traces[0].format",
+       "found \"helios\"; allowed: philly, alibaba-openb, csv, k8s-export"},
+      {"generator needs an arrival process",
+       edit(kBase, "  operations:",
+            "    generators: [{name: g, manifest: {apiVersion: batch.tensorstack.dev/v1beta1, "
+            "kind: GenericJob, metadata: {name: t}, spec: {scheduler: {t9kScheduler: {queue: "
+            "default}}, replicaSpecs: [{type: w, template: {spec: {containers: [{name: c, image: "
+            "i}]}}}]}}, behaviour: {runTime: 1h}}]\n  operations:"),
+       "spec.workload.generators[0]",
+       "found no arrival process; allowed: exactly one of interarrival, rate, profile, bursts, "
+       "times"},
   };
   for (const auto& row : rows) {
     INFO("rule: " << row.rule);
@@ -233,7 +356,8 @@ TEST_CASE("each scenario rule rejects its bad input with the exact path and mess
     CHECK_FALSE(r.ok());
     REQUIRE(errors.size() >= 1);
     CHECK(errors[0].path == row.path);
-    if (!row.message.empty()) CHECK(errors[0].message == row.message);  // empty: the path is the rule
+    if (!row.message.empty())
+      CHECK(errors[0].message == row.message);  // empty: the path is the rule
     CHECK(errors.size() == 1);
   }
 }
@@ -241,16 +365,19 @@ TEST_CASE("each scenario rule rejects its bad input with the exact path and mess
 TEST_CASE("file references can be turned off", "[scenario]") {
   LoadOptions options;
   options.allow_file_references = false;
-  const auto r = parse_scenario(
-      edit(kBase, "    - manifest: {apiVersion: scheduler.tensorstack.dev/v1beta1, kind: Queue, metadata: {name: default}, spec: {priority: 1}}",
-           "    - path: /etc/passwd"),
-      "s.yaml", options);
+  const auto r =
+      parse_scenario(edit(kBase,
+                          "    - manifest: {apiVersion: scheduler.tensorstack.dev/v1beta1, kind: "
+                          "Queue, metadata: {name: default}, spec: {priority: 1}}",
+                          "    - path: /etc/passwd"),
+                     "s.yaml", options);
   const auto errors = errors_only(r.diagnostics);
   INFO(listing(r.diagnostics));
   REQUIRE(errors.size() == 1);
   CHECK(errors[0].path == "spec.scheduler.queues[0].path");
   CHECK(errors[0].message ==
-        "found path \"/etc/passwd\"; allowed: inline manifests only (file references are off for this input)");
+        "found path \"/etc/passwd\"; allowed: inline manifests only (file references are off for "
+        "this input)");
 }
 
 TEST_CASE("the base scenario is valid", "[scenario]") {

@@ -34,7 +34,8 @@ std::size_t pick(std::mt19937_64& rng, const std::vector<T>& v) {
 }
 
 // The positions each_at_least visits, stopping (f returns true) at the stop_after-th.
-std::vector<std::size_t> tree_at_least(const MaxTree& t, std::int64_t x, std::size_t stop_after = kNoStop) {
+std::vector<std::size_t> tree_at_least(const MaxTree& t, std::int64_t x,
+                                       std::size_t stop_after = kNoStop) {
   std::vector<std::size_t> out;
   t.each_at_least(x, [&](std::size_t i) {
     out.push_back(i);
@@ -52,7 +53,8 @@ std::vector<std::size_t> scan_at_least(const std::vector<std::int64_t>& v, std::
 
 }  // namespace
 
-TEST_CASE("max tree: positions at or above a value, in order, against a plain scan", "[scheduler][cycle-state]") {
+TEST_CASE("max tree: positions at or above a value, in order, against a plain scan",
+          "[scheduler][cycle-state]") {
   std::mt19937_64 rng(0x7139'2024'0611ULL);
   constexpr std::int64_t kLowest = MaxTree::kLowest;
   constexpr std::int64_t kHighest = std::numeric_limits<std::int64_t>::max();
@@ -60,11 +62,16 @@ TEST_CASE("max tree: positions at or above a value, in order, against a plain sc
   // and the extremes (CycleState pushes kLowest before the first bonus_touch).
   const auto value = [&]() -> std::int64_t {
     switch (uniform(rng, 0, 19)) {
-      case 0: return kLowest;
-      case 1: return kLowest + 1;
-      case 2: return kHighest;
-      case 3: return uniform(rng, -5000, 12000);
-      default: return 1000 * uniform(rng, -2, 9);
+      case 0:
+        return kLowest;
+      case 1:
+        return kLowest + 1;
+      case 2:
+        return kHighest;
+      case 3:
+        return uniform(rng, -5000, 12000);
+      default:
+        return 1000 * uniform(rng, -2, 9);
     }
   };
 
@@ -91,9 +98,12 @@ TEST_CASE("max tree: positions at or above a value, in order, against a plain sc
       const auto want = scan_at_least(m, x);
       CHECK(tree_at_least(t, x) == want);
       if (!want.empty()) {  // early stop after k hits: exactly the first k
-        const auto k = static_cast<std::size_t>(uniform(rng, 1, static_cast<std::int64_t>(want.size())));
+        const auto k =
+            static_cast<std::size_t>(uniform(rng, 1, static_cast<std::int64_t>(want.size())));
         INFO("stop after " << k);
-        CHECK(tree_at_least(t, x, k) == std::vector<std::size_t>(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(k)));
+        CHECK(
+            tree_at_least(t, x, k) ==
+            std::vector<std::size_t>(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(k)));
       }
       ++checks;
     }
@@ -102,7 +112,8 @@ TEST_CASE("max tree: positions at or above a value, in order, against a plain sc
   check("empty");
   // Phases: grow to a target size (crossing 64, 128, 256, 512, 1024), with sets mixed in; a
   // target below the current size clears first (the only way the sequence shrinks).
-  for (const std::size_t target : {70u, 5u, 140u, 300u, 40u, 600u, 1100u, 0u, 200u, 66u, 1030u, 130u}) {
+  for (const std::size_t target :
+       {70u, 5u, 140u, 300u, 40u, 600u, 1100u, 0u, 200u, 66u, 1030u, 130u}) {
     if (m.size() > target) {
       t.clear();
       m.clear();
@@ -126,7 +137,8 @@ TEST_CASE("max tree: positions at or above a value, in order, against a plain sc
       } else if (!m.empty()) {
         const std::size_t i = pick(rng, m);
         const bool small = r >= 700 && m[i] > -1000000 && m[i] < 1000000;
-        const std::int64_t v = small ? m[i] + 1000 * uniform(rng, -2, 2) : value();  // small moves too
+        const std::int64_t v =
+            small ? m[i] + 1000 * uniform(rng, -2, 2) : value();  // small moves too
         t.set(i, v);
         m[i] = v;
         ++ops;
@@ -139,7 +151,8 @@ TEST_CASE("max tree: positions at or above a value, in order, against a plain sc
       max_size = std::max(max_size, m.size());
     }
   }
-  INFO(npush << " pushes, " << nset << " sets, " << ops << " operations, " << checks << " thresholds checked");
+  INFO(npush << " pushes, " << nset << " sets, " << ops << " operations, " << checks
+             << " thresholds checked");
   CHECK(max_size >= 1030);
   CHECK(ops > 5000);
   CHECK(checks > 40000);
@@ -148,11 +161,12 @@ TEST_CASE("max tree: positions at or above a value, in order, against a plain sc
 namespace {
 
 struct Counters {
-  int take_on_bonus = 0;     // take / take_pod changed an existing bonus node's bonus_free_gpu
-  int bonus_on_bonus = 0;    // add_bonus / add_bonus_pod / add_terminating_bonus did (node already in the bonus)
-  int share_back = 0;        // ... through the shares alone (share_bonus)
-  int view_on_bonus = 0;     // set_viewer / add_reservation / release_reservations did
-  int walks_partial = 0;     // a threshold between the smallest and the largest bonus value
+  int take_on_bonus = 0;  // take / take_pod changed an existing bonus node's bonus_free_gpu
+  int bonus_on_bonus =
+      0;  // add_bonus / add_bonus_pod / add_terminating_bonus did (node already in the bonus)
+  int share_back = 0;     // ... through the shares alone (share_bonus)
+  int view_on_bonus = 0;  // set_viewer / add_reservation / release_reservations did
+  int walks_partial = 0;  // a threshold between the smallest and the largest bonus value
   int clears = 0, resets = 0;
   std::size_t most_bonus_nodes = 0;
 };
@@ -193,14 +207,16 @@ void check_walk(CycleState& st, std::mt19937_64& rng, Counters& c) {
     CHECK_FALSE(stopped);
     CHECK(got == want);
     if (!want.empty()) {  // f returning true stops the walk there, and walk_bonus says so
-      const auto k = static_cast<std::size_t>(uniform(rng, 1, static_cast<std::int64_t>(want.size())));
+      const auto k =
+          static_cast<std::size_t>(uniform(rng, 1, static_cast<std::int64_t>(want.size())));
       got.clear();
       const bool stopped_k = st.walk_bonus(x, [&](NodeId n) {
         got.push_back(n);
         return got.size() == k;
       });
       CHECK(stopped_k);
-      CHECK(got == std::vector<NodeId>(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(k)));
+      CHECK(got ==
+            std::vector<NodeId>(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(k)));
     }
   }
   st.set_bonus_active(was_active);
@@ -222,8 +238,9 @@ std::string node_name(int i) { return "n" + std::to_string(100 + i); }
 
 }  // namespace
 
-TEST_CASE("cycle state: walk_bonus finds exactly the bonus nodes with the GPUs, as free() sees them",
-          "[scheduler][cycle-state]") {
+TEST_CASE(
+    "cycle state: walk_bonus finds exactly the bonus nodes with the GPUs, as free() sees them",
+    "[scheduler][cycle-state]") {
   std::mt19937_64 rng(0x5eed'c5c1e);
   TestWorld w;
   constexpr int kNodes = 40;
@@ -278,16 +295,21 @@ TEST_CASE("cycle state: walk_bonus finds exactly the bonus nodes with the GPUs, 
   std::vector<PodId> pending;
   for (int i = 0; i < 30; ++i) {
     const std::string p = "t" + std::to_string(i);
-    w.add_pod(p, "", i % 3 == 0 ? share(100 * uniform(rng, 1, 9), 1) : res(1, uniform(rng, 1, 8), 8), "", "low");
+    w.add_pod(p, "",
+              i % 3 == 0 ? share(100 * uniform(rng, 1, 9), 1) : res(1, uniform(rng, 1, 8), 8), "",
+              "low");
     pending.push_back(*w.snap.find_pod(p));
   }
 
   const auto& snap = w.snap;
-  const auto pod = [&](PodId id) -> const PodInfo& { return snap.pods()[static_cast<std::size_t>(id)]; };
+  const auto pod = [&](PodId id) -> const PodInfo& {
+    return snap.pods()[static_cast<std::size_t>(id)];
+  };
   std::vector<PodId> bound;  // victim candidates
   for (const auto& p : running)
     if (pod(*snap.find_pod(p)).state == PodState::Bound) bound.push_back(*snap.find_pod(p));
-  const std::vector<NodeId> with_terminating(snap.nodes_with_terminating().begin(), snap.nodes_with_terminating().end());
+  const std::vector<NodeId> with_terminating(snap.nodes_with_terminating().begin(),
+                                             snap.nodes_with_terminating().end());
   struct Preemptor {
     GroupId group;
     Viewer viewer;
@@ -323,13 +345,15 @@ TEST_CASE("cycle state: walk_bonus finds exactly the bonus nodes with the GPUs, 
   };
   const auto random_node = [&]() -> NodeId {
     // Half the time a node already in the bonus: the changes the tree must follow.
-    if (!st.bonus_nodes().empty() && uniform(rng, 0, 1) == 0) return st.bonus_nodes()[pick(rng, st.bonus_nodes())];
+    if (!st.bonus_nodes().empty() && uniform(rng, 0, 1) == 0)
+      return st.bonus_nodes()[pick(rng, st.bonus_nodes())];
     return static_cast<NodeId>(uniform(rng, 0, kNodes - 1));
   };
   const auto random_res = [&]() -> SparseRes {
     SparseRes r;
     if (const std::int64_t cpu = 1000 * uniform(rng, 0, 4)) r.emplace_back(kDimCpu, cpu);
-    const std::int64_t gpu = uniform(rng, 0, 4) == 0 ? uniform(rng, 1, 1999) : 1000 * uniform(rng, 1, 3);
+    const std::int64_t gpu =
+        uniform(rng, 0, 4) == 0 ? uniform(rng, 1, 1999) : 1000 * uniform(rng, 1, 3);
     r.emplace_back(kDimGpu, gpu);
     return r;
   };
@@ -358,7 +382,8 @@ TEST_CASE("cycle state: walk_bonus finds exactly the bonus nodes with the GPUs, 
         if (!term_added.count(n)) fresh.push_back(n);
       if (fresh.empty()) continue;
       const NodeId n = fresh[pick(rng, fresh)];
-      const bool whole_gpu_back = at(snap.nodes()[static_cast<std::size_t>(n)].terminating, kDimGpu) != 0;
+      const bool whole_gpu_back =
+          at(snap.nodes()[static_cast<std::size_t>(n)].terminating, kDimGpu) != 0;
       st.add_terminating_bonus(n);
       term_added.insert(n);
       what = "add_terminating_bonus";
@@ -406,7 +431,8 @@ TEST_CASE("cycle state: walk_bonus finds exactly the bonus nodes with the GPUs, 
     } else if (op < 56) {  // a pending pod placed where it fits
       std::vector<PodId> fresh;
       for (const PodId p : pending)
-        if (std::none_of(taken_pods.begin(), taken_pods.end(), [&](const auto& t) { return t.second == p; }))
+        if (std::none_of(taken_pods.begin(), taken_pods.end(),
+                         [&](const auto& t) { return t.second == p; }))
           fresh.push_back(p);
       if (fresh.empty()) continue;
       const PodId p = fresh[pick(rng, fresh)];
@@ -451,9 +477,9 @@ TEST_CASE("cycle state: walk_bonus finds exactly the bonus nodes with the GPUs, 
       if (changed(before)) ++c.view_on_bonus;
     } else if (op < 93) {  // a preemption decided earlier in this cycle reserves resources
       const auto& pr = preemptors[static_cast<std::size_t>(uniform(rng, 0, 1))];
-      st.add_reservation(CycleReservation{pr.group, pr.viewer.queue, pr.viewer.queue_priority, pr.viewer.rank,
-                                          random_node(), SparseRes{{kDimCpu, 1000}, {kDimGpu, 1000 * uniform(rng, 1, 3)}},
-                                          true});
+      st.add_reservation(CycleReservation{
+          pr.group, pr.viewer.queue, pr.viewer.queue_priority, pr.viewer.rank, random_node(),
+          SparseRes{{kDimCpu, 1000}, {kDimGpu, 1000 * uniform(rng, 1, 3)}}, true});
       what = "add_reservation";
       if (changed(before)) ++c.view_on_bonus;
     } else if (op < 95) {
@@ -480,9 +506,10 @@ TEST_CASE("cycle state: walk_bonus finds exactly the bonus nodes with the GPUs, 
     check_walk(st, rng, c);
   }
   // The run did exercise what the walk must follow: otherwise the checks above prove little.
-  INFO("take " << c.take_on_bonus << ", bonus " << c.bonus_on_bonus << ", share " << c.share_back << ", view "
-               << c.view_on_bonus << ", partial walks " << c.walks_partial << ", clears " << c.clears
-               << ", resets " << c.resets << ", most bonus nodes " << c.most_bonus_nodes);
+  INFO("take " << c.take_on_bonus << ", bonus " << c.bonus_on_bonus << ", share " << c.share_back
+               << ", view " << c.view_on_bonus << ", partial walks " << c.walks_partial
+               << ", clears " << c.clears << ", resets " << c.resets << ", most bonus nodes "
+               << c.most_bonus_nodes);
   CHECK(c.take_on_bonus >= 50);
   CHECK(c.bonus_on_bonus >= 50);
   CHECK(c.share_back >= 5);

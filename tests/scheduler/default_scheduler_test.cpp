@@ -49,7 +49,8 @@ TEST_CASE("default scheduler: pod priority, then FIFO by creation", "[default]")
   CHECK(d.bindings[1].pod == "first");
 }
 
-TEST_CASE("default scheduler: same filters (readiness, nodeSelector) and no queue quota", "[default]") {
+TEST_CASE("default scheduler: same filters (readiness, nodeSelector) and no queue quota",
+          "[default]") {
   TestWorld w;
   auto& down = w.add_node("down", res(64, 8), "", "", {{"zone", "x"}});
   down.ready = false;

@@ -25,7 +25,9 @@ struct Rand {  // SplitMix64, as in property_test.cpp
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
   }
-  int uniform(int lo, int hi) { return lo + static_cast<int>(next() % static_cast<std::uint64_t>(hi - lo + 1)); }
+  int uniform(int lo, int hi) {
+    return lo + static_cast<int>(next() % static_cast<std::uint64_t>(hi - lo + 1));
+  }
   bool chance(int percent) { return uniform(0, 99) < percent; }
 };
 
@@ -34,7 +36,8 @@ void check_indexes(const ClusterSnapshot& s) {
   DenseRes free_sum;
   for (const auto& n : s.nodes())
     if (n.schedulable())
-      for (std::size_t d = 0; d < s.resources().size(); ++d) slot(free_sum, static_cast<Dim>(d)) += n.free(static_cast<Dim>(d));
+      for (std::size_t d = 0; d < s.resources().size(); ++d)
+        slot(free_sum, static_cast<Dim>(d)) += n.free(static_cast<Dim>(d));
   for (std::size_t d = 0; d < s.resources().size(); ++d)
     REQUIRE(at(s.schedulable_free(), static_cast<Dim>(d)) == at(free_sum, static_cast<Dim>(d)));
   for (const auto& q : s.queues()) {
@@ -73,7 +76,8 @@ std::pair<std::size_t, std::size_t> run_history(std::uint64_t seed, const Case& 
   for (int i = 0; i < c.nodes; ++i) {
     model::Labels labels;
     if (i % 3 == 0) labels["pool"] = "a";
-    w.add_node("n" + std::to_string(i), res(r.uniform(16, 64), r.chance(85) ? 8 : r.uniform(0, 4), 512),
+    w.add_node("n" + std::to_string(i),
+               res(r.uniform(16, 64), r.chance(85) ? 8 : r.uniform(0, 4), 512),
                "r" + std::to_string(i / 4), "s" + std::to_string(i / 16), labels);
   }
   const int queues = r.uniform(2, 4);
@@ -88,7 +92,7 @@ std::pair<std::size_t, std::size_t> run_history(std::uint64_t seed, const Case& 
     w.snap.upsert_queue(q);
   }
   std::map<std::string, std::vector<std::string>> groups;  // group -> its pods (live or gone)
-  std::map<std::string, int> finish_at;                     // terminating pod -> round
+  std::map<std::string, int> finish_at;                    // terminating pod -> round
   int next = 0;
   std::int64_t now = 1000;
   for (int round = 0; round < c.rounds; ++round) {
@@ -113,7 +117,8 @@ std::pair<std::size_t, std::size_t> run_history(std::uint64_t seed, const Case& 
         const int size = min_member + r.uniform(0, 2);
         for (int k = 0; k < size; ++k) {
           const std::string p = g + "-" + std::to_string(k);
-          auto& pod = w.add_pod(p, g, k == 0 && kind == 2 ? res(2, 0, 4) : req, k == 0 && kind == 2 ? "ps" : "");
+          auto& pod = w.add_pod(p, g, k == 0 && kind == 2 ? res(2, 0, 4) : req,
+                                k == 0 && kind == 2 ? "ps" : "");
           if (kind == 3 && k == 0) {
             pod.node_selector["pool"] = "a";
             w.snap.upsert_pod(pod);
@@ -156,7 +161,8 @@ std::pair<std::size_t, std::size_t> run_history(std::uint64_t seed, const Case& 
       n.metadata.labels[model::kLabelRack] = "r" + std::to_string(i / 4);
       n.metadata.labels[model::kLabelSwitch] = "s" + std::to_string(i / 16);
       if (i % 3 == 0) n.metadata.labels["pool"] = "a";
-      n.capacity = n.allocatable = w.snap.resources().to_list(w.snap.nodes()[static_cast<std::size_t>(*w.snap.find_node(n.metadata.name))].allocatable);
+      n.capacity = n.allocatable = w.snap.resources().to_list(
+          w.snap.nodes()[static_cast<std::size_t>(*w.snap.find_node(n.metadata.name))].allocatable);
       n.unschedulable = r.chance(50);
       n.ready = r.chance(70);
       w.snap.upsert_node(n);
@@ -172,7 +178,8 @@ std::pair<std::size_t, std::size_t> run_history(std::uint64_t seed, const Case& 
     if (r.chance(10) && !groups.empty()) {
       auto it = groups.begin();
       std::advance(it, r.uniform(0, static_cast<int>(groups.size()) - 1));
-      w.add_group(it->first, "q" + std::to_string(r.uniform(0, queues - 1)), r.uniform(0, 4), r.uniform(0, 3));
+      w.add_group(it->first, "q" + std::to_string(r.uniform(0, queues - 1)), r.uniform(0, 4),
+                  r.uniform(0, 3));
     }
     // Graceful terminations end.
     for (auto it = finish_at.begin(); it != finish_at.end();) {
@@ -199,8 +206,10 @@ std::pair<std::size_t, std::size_t> run_history(std::uint64_t seed, const Case& 
     evictions += d.evictions.size();
     // Apply: victims terminate gracefully (or vanish at once), jobs recreate evicted pods.
     const bool graceful = r.chance(60);
-    if (graceful) w.apply_graceful(d);
-    else w.apply(d);
+    if (graceful)
+      w.apply_graceful(d);
+    else
+      w.apply(d);
     for (const auto& ev : d.evictions) {
       if (graceful) finish_at[ev.pod] = round + r.uniform(1, 3);
       const auto dash = ev.pod.find('-');

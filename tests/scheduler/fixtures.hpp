@@ -38,11 +38,12 @@ inline model::SimTime sec(std::int64_t s) { return model::SimTime{kernel::second
 struct TestWorld {
   ClusterSnapshot snap;
   std::map<std::string, model::Pod> pods;
-  std::int64_t tick = 0;  // creation times: one second apart, in call order
+  std::int64_t tick = 0;                 // creation times: one second apart, in call order
   std::vector<std::string> terminating;  // evicted by apply_graceful, not finished yet
 
-  model::Node& add_node(const std::string& name, const ResourceList& cap, const std::string& rack = "",
-                        const std::string& sw = "", model::Labels labels = {}) {
+  model::Node& add_node(const std::string& name, const ResourceList& cap,
+                        const std::string& rack = "", const std::string& sw = "",
+                        model::Labels labels = {}) {
     static thread_local model::Node n;
     n = model::Node{};
     n.metadata.name = name;
@@ -67,8 +68,9 @@ struct TestWorld {
     return q;
   }
 
-  model::PodGroup add_group(const std::string& name, const std::string& queue, std::int32_t min_member,
-                            std::int32_t priority = 0, std::vector<model::PodGroupRole> roles = {},
+  model::PodGroup add_group(const std::string& name, const std::string& queue,
+                            std::int32_t min_member, std::int32_t priority = 0,
+                            std::vector<model::PodGroupRole> roles = {},
                             std::optional<std::int64_t> created = std::nullopt) {
     model::PodGroup g;
     g.metadata.name = name;
@@ -97,7 +99,8 @@ struct TestWorld {
     return pods[name];
   }
 
-  model::Pod& add_default_pod(const std::string& name, const ResourceList& req, std::int32_t priority = 0) {
+  model::Pod& add_default_pod(const std::string& name, const ResourceList& req,
+                              std::int32_t priority = 0) {
     model::Pod p;
     p.metadata.name = name;
     p.metadata.creation_timestamp = sec(++tick);
@@ -109,7 +112,8 @@ struct TestWorld {
   }
 
   // Adds `n` pods "<group>-<i>" of one shape.
-  void add_pods(const std::string& group, int n, const ResourceList& req, const std::string& role = "") {
+  void add_pods(const std::string& group, int n, const ResourceList& req,
+                const std::string& role = "") {
     for (int i = 0; i < n; ++i) add_pod(group + "-" + role + std::to_string(i), group, req, role);
   }
 

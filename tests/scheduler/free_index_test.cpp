@@ -31,7 +31,8 @@ std::vector<Key> set_up(const std::set<Key>& s, std::int64_t from) {
 
 }  // namespace
 
-TEST_CASE("free index: walks in (free, id) order, up from a key and down from the top", "[snapshot][free-index]") {
+TEST_CASE("free index: walks in (free, id) order, up from a key and down from the top",
+          "[snapshot][free-index]") {
   FreeGpuIndex idx;
   CHECK(idx.empty());
   CHECK_FALSE(idx.lower_bound(0).valid());
@@ -45,13 +46,15 @@ TEST_CASE("free index: walks in (free, id) order, up from a key and down from th
   CHECK(walk_up(idx, 1) == std::vector<Key>{{4000, 70}, {4000, 5000}, {8000, 1}, {8000, 3}});
   CHECK(walk_up(idx, 4001) == std::vector<Key>{{8000, 1}, {8000, 3}});
   CHECK(walk_up(idx, 9000).empty());
-  CHECK(walk_down(idx) == std::vector<Key>{{8000, 3}, {8000, 1}, {4000, 5000}, {4000, 70}, {0, 200}});
+  CHECK(walk_down(idx) ==
+        std::vector<Key>{{8000, 3}, {8000, 1}, {4000, 5000}, {4000, 70}, {0, 200}});
   idx.erase(8000, 1);
   idx.erase(8000, 1);     // absent: nothing
   idx.erase(1234, 3);     // no such level: nothing
   idx.erase(4000, 9999);  // beyond every id: nothing
   CHECK(idx.size() == 4);
-  CHECK(std::vector<Key>(idx.begin(), idx.end()) == std::vector<Key>{{0, 200}, {4000, 70}, {4000, 5000}, {8000, 3}});
+  CHECK(std::vector<Key>(idx.begin(), idx.end()) ==
+        std::vector<Key>{{0, 200}, {4000, 70}, {4000, 5000}, {8000, 3}});
 }
 
 TEST_CASE("free index: random moves keep the order of an ordered set", "[snapshot][free-index]") {
@@ -65,19 +68,23 @@ TEST_CASE("free index: random moves keep the order of an ordered set", "[snapsho
     const int levels = round % 4 == 3 ? 500 : 9;
     for (int step = 0; step < 4000; ++step) {
       const auto n = static_cast<std::int32_t>(rng() % static_cast<std::uint64_t>(nodes));
-      if (free_of.size() <= static_cast<std::size_t>(n)) free_of.resize(static_cast<std::size_t>(n) + 1, -1);
+      if (free_of.size() <= static_cast<std::size_t>(n))
+        free_of.resize(static_cast<std::size_t>(n) + 1, -1);
       auto& f = free_of[static_cast<std::size_t>(n)];
       if (f >= 0) {
         idx.erase(f, n);
         ref.erase({f, n});
       }
-      f = rng() % 5 == 0 ? -1 : static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(levels)) * 1000;
+      f = rng() % 5 == 0
+              ? -1
+              : static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(levels)) * 1000;
       if (f >= 0) {
         idx.insert(f, n);
         ref.insert({f, n});
       }
       if (step % 97 == 0) {
-        const auto from = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(levels + 1)) * 1000 - 500;
+        const auto from =
+            static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(levels + 1)) * 1000 - 500;
         REQUIRE(walk_up(idx, from) == set_up(ref, from));
         REQUIRE(walk_down(idx) == std::vector<Key>(ref.rbegin(), ref.rend()));
         REQUIRE(idx.size() == ref.size());
@@ -89,19 +96,20 @@ TEST_CASE("free index: random moves keep the order of an ordered set", "[snapsho
 
 // least_cpu bounds from below the free CPU of the nodes at or above a key that have room for a
 // request: the walk's CPU bound (docs/scheduler.md "Scale") is only as sound as this.
-TEST_CASE("free index: least free CPU above a key, among nodes with room", "[snapshot][free-index]") {
+TEST_CASE("free index: least free CPU above a key, among nodes with room",
+          "[snapshot][free-index]") {
   FreeGpuIndex idx;
   CHECK(idx.least_cpu(0, 0) == std::numeric_limits<std::int64_t>::max());
   idx.insert(8000, 1, 192000);
   idx.insert(8000, 2, 40500);
   idx.insert(4000, 3, 3000);
   idx.insert(1000, 4, 500);
-  CHECK(idx.least_cpu(8000, 4000) == 40000);    // node 2's bucket: [40, 41) CPUs
-  CHECK(idx.least_cpu(8000, 40200) == 40200);   // the request's own bucket: only the request is sure
-  CHECK(idx.least_cpu(4000, 0) == 3000);        // node 3, 3 CPUs (node 4 is below the key)
+  CHECK(idx.least_cpu(8000, 4000) == 40000);   // node 2's bucket: [40, 41) CPUs
+  CHECK(idx.least_cpu(8000, 40200) == 40200);  // the request's own bucket: only the request is sure
+  CHECK(idx.least_cpu(4000, 0) == 3000);       // node 3, 3 CPUs (node 4 is below the key)
   CHECK(idx.least_cpu(4000, 1000) == 3000);
-  CHECK(idx.least_cpu(0, 0) == 0);              // node 4's 500 milli sit in the request's bucket
-  CHECK(idx.least_cpu(0, 600) == 600);          // bucket 0 holds 500 < 600, and maybe more
+  CHECK(idx.least_cpu(0, 0) == 0);      // node 4's 500 milli sit in the request's bucket
+  CHECK(idx.least_cpu(0, 600) == 600);  // bucket 0 holds 500 < 600, and maybe more
   CHECK(idx.least_cpu(9000, 0) == std::numeric_limits<std::int64_t>::max());
   CHECK(idx.least_cpu(8000, 300000) == std::numeric_limits<std::int64_t>::max());
   idx.insert(8000, 5, 900000);  // above the last bucket's edge: counted at its lower edge
@@ -112,7 +120,8 @@ TEST_CASE("free index: least free CPU above a key, among nodes with room", "[sna
   CHECK(idx.least_cpu(1000, 1000) == 192000);
 }
 
-TEST_CASE("free index: least_cpu never exceeds the true least, under random moves", "[snapshot][free-index]") {
+TEST_CASE("free index: least_cpu never exceeds the true least, under random moves",
+          "[snapshot][free-index]") {
   std::mt19937_64 rng(7);
   FreeGpuIndex idx;
   std::vector<std::pair<std::int64_t, std::int64_t>> at(3000, {-1, 0});  // by node: (key, cpu)
@@ -131,7 +140,8 @@ TEST_CASE("free index: least_cpu never exceeds the true least, under random move
         if (k >= from && c >= need) truth = std::min(truth, c);
       const std::int64_t got = idx.least_cpu(from, need);
       REQUIRE(got <= truth);  // a lower bound (it is tight only to the bucket)
-      if (truth != std::numeric_limits<std::int64_t>::max()) REQUIRE(got >= std::min<std::int64_t>(need, 255000));
+      if (truth != std::numeric_limits<std::int64_t>::max())
+        REQUIRE(got >= std::min<std::int64_t>(need, 255000));
     }
   }
 }

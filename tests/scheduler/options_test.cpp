@@ -8,14 +8,15 @@ using namespace t9k::scheduler;
 TEST_CASE("options: the defaults are valid and follow §11", "[options]") {
   const SchedulerOptions o;
   CHECK(o.validate().empty());
-  CHECK(o.quota_mode == QuotaMode::GateAtScheduling);         // §11 Q14
-  CHECK(o.drf_denominator == DrfDenominator::Quota);          // §11 Q18
-  CHECK(o.backfill == BackfillPolicy::SkipAndContinue);       // §11 Q11
-  CHECK_FALSE(o.preemption);                                  // §8.6: must be enabled
-  CHECK_FALSE(o.intra_queue_preemption);                      // §11 Q9
+  CHECK(o.quota_mode == QuotaMode::GateAtScheduling);    // §11 Q14
+  CHECK(o.drf_denominator == DrfDenominator::Quota);     // §11 Q18
+  CHECK(o.backfill == BackfillPolicy::SkipAndContinue);  // §11 Q11
+  CHECK_FALSE(o.preemption);                             // §8.6: must be enabled
+  CHECK_FALSE(o.intra_queue_preemption);                 // §11 Q9
 }
 
-TEST_CASE("options: unknown plugin names are reported with field path and allowed names", "[options]") {
+TEST_CASE("options: unknown plugin names are reported with field path and allowed names",
+          "[options]") {
   SchedulerOptions o;
   o.scores = {{"binpack", 1}, {"spread", 0}};
   o.filters = {"node-ready"};
@@ -23,11 +24,13 @@ TEST_CASE("options: unknown plugin names are reported with field path and allowe
   o.queue_sort = {"fifo"};
   const auto problems = o.validate();
   REQUIRE(problems.size() == 5);
-  CHECK(problems[0] == "scheduler.queueSort[0]: unknown queue sort plugin 'fifo' (allowed: "
-                       "queue-priority, dominant-resource-share)");
+  CHECK(problems[0] ==
+        "scheduler.queueSort[0]: unknown queue sort plugin 'fifo' (allowed: "
+        "queue-priority, dominant-resource-share)");
   CHECK(problems[1].find("must include 'node-resources-fit'") != std::string::npos);
-  CHECK(problems[2] == "scheduler.scores[0]: unknown score plugin 'binpack' (allowed: bin-pack, "
-                       "spread, topology)");
+  CHECK(problems[2] ==
+        "scheduler.scores[0]: unknown score plugin 'binpack' (allowed: bin-pack, "
+        "spread, topology)");
   CHECK(problems[3] == "scheduler.scores[1].weight: 0 is outside [1, 100]");
   CHECK(problems[4] == "scheduler.permit[1]: permit plugin 'gang' listed twice");
   CHECK_THROWS_AS(Scheduler(o), OptionsError);
@@ -39,7 +42,8 @@ TEST_CASE("options: unknown plugin names are reported with field path and allowe
   }
 }
 
-TEST_CASE("options: intra-queue preemption needs preemption, feasible-node limit non-negative", "[options]") {
+TEST_CASE("options: intra-queue preemption needs preemption, feasible-node limit non-negative",
+          "[options]") {
   SchedulerOptions o;
   o.intra_queue_preemption = true;
   o.max_feasible_nodes = -1;
@@ -68,7 +72,8 @@ TEST_CASE("options: each problem names the scenario option it comes from", "[opt
   REQUIRE(problems.size() == 3);
   CHECK(problems[0].option == "filters");
   CHECK(problems[0].path() == "scheduler.filters[1]");
-  CHECK(problems[0].entry == std::optional<std::size_t>{1});  // the list entry, without reading the path
+  CHECK(problems[0].entry ==
+        std::optional<std::size_t>{1});  // the list entry, without reading the path
   CHECK(problems[0].entry_field.empty());
   CHECK(problems[1].option == "maxFeasibleNodes");
   CHECK_FALSE(problems[1].entry.has_value());

@@ -81,7 +81,9 @@ TEST_CASE("pending reasons: cause and message by situation", "[pending][spec]") 
          w.add_group("w", "production", 2);
          w.add_pods("w", 2, res(1, 8));
        },
-       {}, PendingCause::Quota, "queue production at quota: nvidia.com/gpu 0/8 allocated, 16 more asked"},
+       {},
+       PendingCause::Quota,
+       "queue production at quota: nvidia.com/gpu 0/8 allocated, 16 more asked"},
       {"§8.7 quota: a one-pod workload behind the queue's running jobs",
        [](TestWorld& w) {
          w.add_node("n1", res(64, 8));
@@ -92,7 +94,9 @@ TEST_CASE("pending reasons: cause and message by situation", "[pending][spec]") 
          w.add_group("w", "q", 1);
          w.add_pods("w", 1, res(1, 2));
        },
-       {}, PendingCause::Quota, "queue q at quota: nvidia.com/gpu 3/4 allocated, 2 more asked"},
+       {},
+       PendingCause::Quota,
+       "queue q at quota: nvidia.com/gpu 3/4 allocated, 2 more asked"},
       {"§8.7 quota of CPUs: checked when the group is attempted (the fast skip looks at GPUs only)",
        [](TestWorld& w) {
          w.add_node("n1", res(64, 8));
@@ -100,7 +104,9 @@ TEST_CASE("pending reasons: cause and message by situation", "[pending][spec]") 
          w.add_group("w", "q", 1);
          w.add_pods("w", 1, res(8, 1));
        },
-       {}, PendingCause::Quota, "queue q at quota: cpu 0/4 allocated, 8 more asked"},
+       {},
+       PendingCause::Quota,
+       "queue q at quota: cpu 0/4 allocated, 8 more asked"},
       {"§8.3 before §8.7: a gang short of pods in a queue at quota says it is short of pods",
        [](TestWorld& w) {
          w.add_node("n1", res(64, 8));
@@ -111,7 +117,9 @@ TEST_CASE("pending reasons: cause and message by situation", "[pending][spec]") 
          w.add_group("w", "q", 4);
          w.add_pods("w", 2, res(1, 1));
        },
-       {}, PendingCause::GangMembers, "gang not ready: 2 of minMember 4 pods exist"},
+       {},
+       PendingCause::GangMembers,
+       "gang not ready: 2 of minMember 4 pods exist"},
       {"§8.4 gang: two of three 8-GPU pods fit, the third finds no node",
        [](TestWorld& w) {
          w.add_node("n1", res(64, 8));
@@ -120,7 +128,8 @@ TEST_CASE("pending reasons: cause and message by situation", "[pending][spec]") 
          w.add_group("w", "q", 3);
          w.add_pods("w", 3, res(1, 8));
        },
-       {}, PendingCause::Capacity,
+       {},
+       PendingCause::Capacity,
        "gang of 3 pods, 2 placed: 0/2 nodes are available: 2 insufficient nvidia.com/gpu"},
       {"node tallies: one node short of memory and GPUs, one not ready",
        [](TestWorld& w) {
@@ -136,8 +145,10 @@ TEST_CASE("pending reasons: cause and message by situation", "[pending][spec]") 
          w.add_group("w", "q", 1);
          w.add_pods("w", 1, res(1, 8, 100));
        },
-       {}, PendingCause::Capacity,
-       "0/3 nodes are available: 1 insufficient nvidia.com/gpu, 1 insufficient memory, 1 not ready or cordoned"},
+       {},
+       PendingCause::Capacity,
+       "0/3 nodes are available: 1 insufficient nvidia.com/gpu, 1 insufficient memory, 1 not ready "
+       "or cordoned"},
       {"node tallies name the extended resource the nodes lack, as kube-scheduler does",
        [](TestWorld& w) {
          w.add_node("n1", with(res(64), "amd.com/gpu", 4));
@@ -146,7 +157,9 @@ TEST_CASE("pending reasons: cause and message by situation", "[pending][spec]") 
          w.add_group("w", "q", 1);
          w.add_pods("w", 1, with(res(1), "amd.com/gpu", 8));
        },
-       {}, PendingCause::Capacity, "0/2 nodes are available: 2 insufficient amd.com/gpu"},
+       {},
+       PendingCause::Capacity,
+       "0/2 nodes are available: 2 insufficient amd.com/gpu"},
       {"node tallies: nodes short of different extended resources are counted once each",
        [](TestWorld& w) {
          w.add_node("n1", with(with(res(64), "amd.com/gpu", 8), "rdma/hca", 0));
@@ -156,7 +169,9 @@ TEST_CASE("pending reasons: cause and message by situation", "[pending][spec]") 
          w.add_group("w", "q", 1);
          w.add_pods("w", 1, with(with(res(1), "amd.com/gpu", 8), "rdma/hca", 1));
        },
-       {}, PendingCause::Capacity, "0/3 nodes are available: 3 insufficient extended resources"},
+       {},
+       PendingCause::Capacity,
+       "0/3 nodes are available: 3 insufficient extended resources"},
       {"constraints: no node matches the pod's nodeSelector, one is down",
        [](TestWorld& w) {
          auto& down = w.add_node("down", res(64, 8), "", "", {{"zone", "x"}});
@@ -169,7 +184,8 @@ TEST_CASE("pending reasons: cause and message by situation", "[pending][spec]") 
          p.node_selector = {{"zone", "x"}};
          w.snap.upsert_pod(p);
        },
-       {}, PendingCause::Constraints,
+       {},
+       PendingCause::Constraints,
        "0/2 nodes are available: 1 not ready or cordoned, 1 not matching the pod's node selector"},
       {"§8.3 gang not ready: fewer pods than minMember",
        [](TestWorld& w) {
@@ -178,7 +194,9 @@ TEST_CASE("pending reasons: cause and message by situation", "[pending][spec]") 
          w.add_group("w", "q", 4);
          w.add_pods("w", 2, res(1, 1));
        },
-       {}, PendingCause::GangMembers, "gang not ready: 2 of minMember 4 pods exist"},
+       {},
+       PendingCause::GangMembers,
+       "gang not ready: 2 of minMember 4 pods exist"},
       {"§11 Q11 strict FIFO: a small job waits behind a blocked one",
        [](TestWorld& w) {
          w.add_node("n1", res(64, 8));
@@ -188,7 +206,8 @@ TEST_CASE("pending reasons: cause and message by situation", "[pending][spec]") 
          w.add_group("w", "q", 1);
          w.add_pods("w", 1, res(1, 1));
        },
-       strict_fifo(), PendingCause::QueueOrder, "strict FIFO: queue q waits for big, which cannot be placed"},
+       strict_fifo(), PendingCause::QueueOrder,
+       "strict FIFO: queue q waits for big, which cannot be placed"},
   };
   for (const auto& row : rows) {
     SECTION(row.name) {
@@ -239,11 +258,14 @@ TEST_CASE("pending reasons: skipped and memoised failures report what blocks the
   }
   Scheduler s2;
   const auto e = full.cycle(s2);
-  CHECK(message_for(full, e, "x-0") == "queue q at quota: nvidia.com/gpu 8/8 allocated, 4 more asked");
-  CHECK(message_for(full, e, "y-0") == "queue q at quota: nvidia.com/gpu 8/8 allocated, 4 more asked");
+  CHECK(message_for(full, e, "x-0") ==
+        "queue q at quota: nvidia.com/gpu 8/8 allocated, 4 more asked");
+  CHECK(message_for(full, e, "y-0") ==
+        "queue q at quota: nvidia.com/gpu 8/8 allocated, 4 more asked");
 }
 
-TEST_CASE("pending reasons: a preemptor waiting for its victims says so (§8.6)", "[pending][preemption]") {
+TEST_CASE("pending reasons: a preemptor waiting for its victims says so (§8.6)",
+          "[pending][preemption]") {
   TestWorld w;
   w.add_node("n1", res(64, 8));
   w.add_queue("low", 1);
@@ -263,7 +285,8 @@ TEST_CASE("pending reasons: a preemptor waiting for its victims says so (§8.6)"
   REQUIRE(r);
   CHECK(r->cause == PendingCause::Preempting);
   CHECK(describe(*r, w.snap) ==
-        "preempting lower-priority pods or waiting for terminating ones; 0/1 nodes are available: 1 insufficient "
+        "preempting lower-priority pods or waiting for terminating ones; 0/1 nodes are available: "
+        "1 insufficient "
         "nvidia.com/gpu");
   // Next cycle: the victim still terminates and the preemptor waits for it, for the same reason,
   // which is not repeated.
@@ -272,7 +295,8 @@ TEST_CASE("pending reasons: a preemptor waiting for its victims says so (§8.6)"
   CHECK_FALSE(reason_for(w, again, "w-0"));
 }
 
-TEST_CASE("pending reasons: unchanged ones are not repeated; changes and new waits are", "[pending]") {
+TEST_CASE("pending reasons: unchanged ones are not repeated; changes and new waits are",
+          "[pending]") {
   TestWorld w;
   w.add_node("n1", res(64, 8));
   w.add_node("n2", res(64, 8));
@@ -283,7 +307,7 @@ TEST_CASE("pending reasons: unchanged ones are not repeated; changes and new wai
   const auto first = w.cycle(s);
   const PendingReason* r = reason_for(w, first, "huge-0");
   REQUIRE(r);
-  CHECK_FALSE(r->continued);  // a new wait
+  CHECK_FALSE(r->continued);          // a new wait
   CHECK(w.cycle(s).pending.empty());  // the same reason: not repeated
   // A third node: the reason's counts change, and it is reported as a continued wait.
   w.add_node("n3", res(64, 8));

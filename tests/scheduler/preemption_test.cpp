@@ -25,7 +25,8 @@ void bare(TestWorld& w, const std::string& name, const std::string& queue, std::
 
 }  // namespace
 
-TEST_CASE("§8.6 walk-through: B2 blocked, C2 blocked by quota, D2 preempts A3", "[preemption][spec]") {
+TEST_CASE("§8.6 walk-through: B2 blocked, C2 blocked by quota, D2 preempts A3",
+          "[preemption][spec]") {
   TestWorld w;
   w.add_node("n1", res(300));  // cluster {cpu: 300}
   w.add_queue("A", 1, res(200));
@@ -104,7 +105,8 @@ TEST_CASE("preemption evicts whole victim gangs by default (§11 Q9)", "[preempt
   CHECK(has_eviction(d, "victim-1"));
 }
 
-TEST_CASE("preemption takes elastic surplus pods first, newest first (§11 Q8, Q9)", "[preemption][gang]") {
+TEST_CASE("preemption takes elastic surplus pods first, newest first (§11 Q8, Q9)",
+          "[preemption][gang]") {
   TestWorld w;
   w.add_node("n1", res(64, 4));
   w.add_queue("low", 1);
@@ -128,7 +130,8 @@ TEST_CASE("preemption takes elastic surplus pods first, newest first (§11 Q8, Q
   CHECK(d.evictions.size() == 3);  // el-0, el-1, el-2: the whole group
 }
 
-TEST_CASE("preemption only when the whole preempting gang then fits (§11 Q9)", "[preemption][gang]") {
+TEST_CASE("preemption only when the whole preempting gang then fits (§11 Q9)",
+          "[preemption][gang]") {
   TestWorld w;
   w.add_node("n1", res(64, 8));
   w.add_node("n2", res(64, 8));
@@ -260,8 +263,10 @@ LivelockRun run_livelock_scenario(bool nominate) {
     for (const auto& b : d.bindings) {
       w.snap.bind(b.pod, b.node);
       w.pods.at(b.pod).node_name = b.node;
-      if (b.pod.rfind("prod", 0) == 0) out.prod_nodes.push_back(b.node);
-      else ++out.research_bindings;
+      if (b.pod.rfind("prod", 0) == 0)
+        out.prod_nodes.push_back(b.node);
+      else
+        ++out.research_bindings;
     }
     for (const auto& e : d.evictions) {
       ++out.evictions;
@@ -313,7 +318,8 @@ TEST_CASE("nomination: without it the bug report's bind/preempt/recreate liveloc
   CHECK(r.evictions > 4);
 }
 
-TEST_CASE("nomination: who may use reserved resources, and when it is let go", "[preemption][nomination]") {
+TEST_CASE("nomination: who may use reserved resources, and when it is let go",
+          "[preemption][nomination]") {
   TestWorld w;
   w.add_node("n1", res(64, 8));
   w.add_queue("low", 1);
@@ -346,7 +352,7 @@ TEST_CASE("nomination: who may use reserved resources, and when it is let go", "
     w.add_group("o", "mid2", 1);
     w.add_pods("o", 1, res(1, 4));  // equal queue priority, another queue: does not outrank m
     w.add_group("later", "mid", 1, 1);
-    w.add_pods("later", 1, res(1, 4));  // same queue, after m in the §8.5 order
+    w.add_pods("later", 1, res(1, 4));      // same queue, after m in the §8.5 order
     w.add_default_pod("plain", res(1, 4));  // default scheduler
     d = s.schedule(w.snap, sec(11));
     CHECK(d.empty());  // m waits for v1-0 without preempting again; nobody takes m's GPUs

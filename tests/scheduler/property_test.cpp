@@ -21,7 +21,9 @@ struct Rand {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
   }
-  int uniform(int lo, int hi) { return lo + static_cast<int>(next() % static_cast<std::uint64_t>(hi - lo + 1)); }
+  int uniform(int lo, int hi) {
+    return lo + static_cast<int>(next() % static_cast<std::uint64_t>(hi - lo + 1));
+  }
 };
 
 struct GroupSpec {
@@ -140,9 +142,10 @@ TEST_CASE("property: random snapshots never over-allocate, exceed quota or split
   CHECK(total_evictions > 0);
 }
 
-TEST_CASE("property: with graceful termination, no pod is evicted twice for the same preemptor "
-          "while nothing else changes (§8.6 nomination)",
-          "[property][nomination]") {
+TEST_CASE(
+    "property: with graceful termination, no pod is evicted twice for the same preemptor "
+    "while nothing else changes (§8.6 nomination)",
+    "[property][nomination]") {
   std::size_t total_evictions = 0, waiting_cycles = 0;
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     Rand r{seed * 7919};
@@ -233,7 +236,8 @@ TEST_CASE("property: with graceful termination, no pod is evicted twice for the 
             REQUIRE(at(n.used, static_cast<Dim>(dim)) <= at(n.allocatable, static_cast<Dim>(dim)));
       for (const auto& [qname, quota] : quotas) {
         const auto& q = w.snap.queues()[static_cast<std::size_t>(*w.snap.find_queue(qname))];
-        for (const auto& [rname, qty] : quota) REQUIRE(at(q.allocated, *w.snap.resources().find(rname)) <= qty.milli());
+        for (const auto& [rname, qty] : quota)
+          REQUIRE(at(q.allocated, *w.snap.resources().find(rname)) <= qty.milli());
       }
     }
   }

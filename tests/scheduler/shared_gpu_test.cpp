@@ -61,7 +61,8 @@ void check_no_overcommit(const TestWorld& w, const std::map<std::string, std::in
 
 }  // namespace
 
-TEST_CASE("shared GPUs: shares stack on one GPU best-fit and keep the other GPUs whole", "[shared-gpu]") {
+TEST_CASE("shared GPUs: shares stack on one GPU best-fit and keep the other GPUs whole",
+          "[shared-gpu]") {
   TestWorld w;
   w.add_node("n1", res(32, 4));
   w.add_queue("default", 0);
@@ -97,12 +98,13 @@ TEST_CASE("shared GPUs: shares stack on one GPU best-fit and keep the other GPUs
   CHECK(node_info(w, "n1").shared_slots == 0);
   CHECK(w.snap.share_rooms().empty());
   d = w.cycle(s);
-  CHECK(has_binding(d, "w1"));   // the freed GPU is whole again
+  CHECK(has_binding(d, "w1"));       // the freed GPU is whole again
   CHECK_FALSE(has_binding(d, "e"));  // and w1 (earlier) took it
   check_no_overcommit(w, {{"n1", 4}});
 }
 
-TEST_CASE("shared GPUs: best fit across nodes is the GPU with the least room left", "[shared-gpu]") {
+TEST_CASE("shared GPUs: best fit across nodes is the GPU with the least room left",
+          "[shared-gpu]") {
   TestWorld w;
   w.add_node("n1", res(32, 2));
   w.add_node("n2", res(32, 2));
@@ -191,7 +193,8 @@ TEST_CASE("shared GPUs: node selectors and the default scheduler", "[shared-gpu]
   check_no_overcommit(w, {{"t4", 1}, {"v100", 1}});
 }
 
-TEST_CASE("shared GPUs: preemption frees a share's room and reprieves what is not needed", "[shared-gpu][preemption]") {
+TEST_CASE("shared GPUs: preemption frees a share's room and reprieves what is not needed",
+          "[shared-gpu][preemption]") {
   TestWorld w;
   w.add_node("n1", res(32, 1));
   w.add_queue("low", 1);
@@ -213,7 +216,8 @@ TEST_CASE("shared GPUs: preemption frees a share's room and reprieves what is no
   check_no_overcommit(w, {{"n1", 1}});
 }
 
-TEST_CASE("shared GPUs: a whole-GPU preemptor evicts every share on a GPU", "[shared-gpu][preemption]") {
+TEST_CASE("shared GPUs: a whole-GPU preemptor evicts every share on a GPU",
+          "[shared-gpu][preemption]") {
   TestWorld w;
   w.add_node("n1", res(32, 1));
   w.add_queue("low", 1);
@@ -243,7 +247,8 @@ TEST_CASE("shared GPUs: a whole-GPU preemptor evicts every share on a GPU", "[sh
   check_no_overcommit(w, {{"n1", 1}});
 }
 
-TEST_CASE("shared GPUs: random shares and whole GPUs never over-commit a GPU", "[shared-gpu][property]") {
+TEST_CASE("shared GPUs: random shares and whole GPUs never over-commit a GPU",
+          "[shared-gpu][property]") {
   for (int seed = 1; seed <= 20; ++seed) {
     std::mt19937 rng(static_cast<std::uint32_t>(seed));
     TestWorld w;
@@ -262,8 +267,9 @@ TEST_CASE("shared GPUs: random shares and whole GPUs never over-commit a GPU", "
         const bool whole = rng() % 4 == 0;
         const std::string q = rng() % 3 == 0 ? "high" : "low";
         const std::string name = "p" + std::to_string(next++);
-        w.add_pod(name, "", whole ? res(1, 1 + static_cast<std::int64_t>(rng() % 2))
-                                  : share(50 * (1 + static_cast<std::int64_t>(rng() % 20)), 1),
+        w.add_pod(name, "",
+                  whole ? res(1, 1 + static_cast<std::int64_t>(rng() % 2))
+                        : share(50 * (1 + static_cast<std::int64_t>(rng() % 20)), 1),
                   "", q);
       }
       w.cycle(s);
@@ -272,22 +278,24 @@ TEST_CASE("shared GPUs: random shares and whole GPUs never over-commit a GPU", "
       // Some running pods finish.
       std::vector<std::string> done;
       for (const auto& [name, p] : w.pods)
-        if (!p.node_name.empty() && p.phase != model::PodPhase::Succeeded && rng() % 3 == 0) done.push_back(name);
+        if (!p.node_name.empty() && p.phase != model::PodPhase::Succeeded && rng() % 3 == 0)
+          done.push_back(name);
       for (const auto& name : done) complete(w, name);
     }
   }
 }
 
-TEST_CASE("shared GPUs: admission quota (reject-at-admission) counts shares as fractions", "[shared-gpu][quota]") {
+TEST_CASE("shared GPUs: admission quota (reject-at-admission) counts shares as fractions",
+          "[shared-gpu][quota]") {
   TestWorld w;
   w.add_node("n1", res(32, 4));
-  w.add_queue("q", 0, res(0, 1));  // quota: nvidia.com/gpu 1
+  w.add_queue("q", 0, res(0, 1));           // quota: nvidia.com/gpu 1
   w.add_pod("a", "", share(600), "", "q");  // 0.6 GPU requested
   SchedulerOptions o;
   o.quota_mode = QuotaMode::RejectAtAdmission;
   Scheduler s(o);
   CHECK_FALSE(s.admit(w.snap, AdmissionRequest{"b", "q", share(400)}).has_value());  // 1.0: fits
-  const auto r = s.admit(w.snap, AdmissionRequest{"c", "q", share(500)});              // 1.1
+  const auto r = s.admit(w.snap, AdmissionRequest{"c", "q", share(500)});            // 1.1
   REQUIRE(r.has_value());
   CHECK(r->reason == RejectReason::QuotaExceeded);
 }

@@ -63,7 +63,8 @@ TEST_CASE("snapshot: a hint is used only when it names that very key", "[snapsho
   CHECK_FALSE(w.snap.groups()[static_cast<std::size_t>(hid)].present);
 }
 
-TEST_CASE("snapshot: pending groups ordered by priority then creation (§8.5, §11 Q20)", "[snapshot]") {
+TEST_CASE("snapshot: pending groups ordered by priority then creation (§8.5, §11 Q20)",
+          "[snapshot]") {
   TestWorld w;
   w.add_queue("q", 1);
   w.add_group("old", "q", 1, 0, {}, 10);
@@ -72,17 +73,20 @@ TEST_CASE("snapshot: pending groups ordered by priority then creation (§8.5, §
   for (const auto* g : {"old", "new-high", "mid"}) w.add_pod(std::string(g) + "-0", g, res(1));
   const auto& q = w.snap.queues()[static_cast<std::size_t>(*w.snap.find_queue("q"))];
   std::vector<std::string> order;
-  for (const auto& k : q.pending_groups) order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(k))].key);
+  for (const auto& k : q.pending_groups)
+    order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(k))].key);
   CHECK(order == std::vector<std::string>{"new-high", "old", "mid"});
   // A resumed job's pods are new, its PodGroup (and creation time) is the same: it keeps its rank.
   w.snap.remove_pod("old-0");
   w.add_pod("old-0b", "old", res(1));
   order.clear();
-  for (const auto& k : q.pending_groups) order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(k))].key);
+  for (const auto& k : q.pending_groups)
+    order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(k))].key);
   CHECK(order == std::vector<std::string>{"new-high", "old", "mid"});
 }
 
-TEST_CASE("snapshot: equal creation times go in creation order, not by recycled ids (§8.5)", "[snapshot]") {
+TEST_CASE("snapshot: equal creation times go in creation order, not by recycled ids (§8.5)",
+          "[snapshot]") {
   TestWorld w;
   w.add_queue("q", 1);
   // Three groups come and go, leaving their ids free (reused last-freed first).
@@ -102,11 +106,13 @@ TEST_CASE("snapshot: equal creation times go in creation order, not by recycled 
   }
   const auto& q = w.snap.queues()[static_cast<std::size_t>(*w.snap.find_queue("q"))];
   std::vector<std::string> order;
-  for (const auto& k : q.pending_groups) order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(k))].key);
+  for (const auto& k : q.pending_groups)
+    order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(k))].key);
   CHECK(order == std::vector<std::string>{"tie-a", "tie-b", "tie-c", "tie-d"});
   // The ids were recycled in another order: they alone would have decided differently.
   const auto id = [&](const char* g) { return *w.snap.find_group(g); };
-  CHECK_FALSE((id("tie-a") < id("tie-b") && id("tie-b") < id("tie-c") && id("tie-c") < id("tie-d")));
+  CHECK_FALSE(
+      (id("tie-a") < id("tie-b") && id("tie-b") < id("tie-c") && id("tie-c") < id("tie-d")));
 }
 
 TEST_CASE("snapshot: objects in any order, bare pods, stand-in entries", "[snapshot]") {
@@ -116,7 +122,8 @@ TEST_CASE("snapshot: objects in any order, bare pods, stand-in entries", "[snaps
   CHECK_FALSE(w.snap.find_group("early").has_value());
   CHECK(w.snap.pods()[static_cast<std::size_t>(g)].queue == kNone);
   w.add_group("early", "late-q", 1);
-  const auto q = w.snap.queues()[static_cast<std::size_t>(w.snap.pods()[static_cast<std::size_t>(g)].queue)];
+  const auto q =
+      w.snap.queues()[static_cast<std::size_t>(w.snap.pods()[static_cast<std::size_t>(g)].queue)];
   CHECK(q.name == "late-q");
   CHECK_FALSE(q.present);  // the queue itself has not arrived
   CHECK(q.pending_groups.size() == 1);
@@ -143,7 +150,8 @@ TEST_CASE("snapshot: next maxDuration expiry (§8.8)", "[snapshot]") {
 
 // live_pods is kept only while the queue has a maxDuration: one given later must still see the
 // pods that were already there, and one taken away stops the expiries.
-TEST_CASE("snapshot: a maxDuration given to a queue later counts its existing pods (§8.8)", "[snapshot]") {
+TEST_CASE("snapshot: a maxDuration given to a queue later counts its existing pods (§8.8)",
+          "[snapshot]") {
   TestWorld w;
   auto q = w.add_queue("q", 1);
   w.add_node("n1", res(32, 8, 256));
@@ -177,7 +185,8 @@ TEST_CASE("snapshot: removing a node drops it from the index and the capacity", 
   CHECK_FALSE(w.snap.find_node("n1").has_value());
 }
 
-TEST_CASE("snapshot: a nomination lasts while its group waits (§8.6 nomination)", "[snapshot][nomination]") {
+TEST_CASE("snapshot: a nomination lasts while its group waits (§8.6 nomination)",
+          "[snapshot][nomination]") {
   TestWorld w;
   w.add_node("n1", res(32, 8));
   w.add_node("n2", res(32, 8));
@@ -187,8 +196,8 @@ TEST_CASE("snapshot: a nomination lasts while its group waits (§8.6 nomination)
   auto& s = w.snap;
   const GroupId g = *s.find_group("g");
   const auto nominated = [&] { return s.groups()[static_cast<std::size_t>(g)].nominated; };
-  const std::vector<NodeReservation> plan{{"n1", res(1, 4)}, {"n2", res(1, 4)}, {"gone", res(1, 1)},
-                                          {"n1", res(1, 4)}};
+  const std::vector<NodeReservation> plan{
+      {"n1", res(1, 4)}, {"n2", res(1, 4)}, {"gone", res(1, 1)}, {"n1", res(1, 4)}};
   s.nominate("nobody", plan);  // unknown group: ignored
   CHECK(s.nominated_groups().empty());
   s.nominate("g", plan);

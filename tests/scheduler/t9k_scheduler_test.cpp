@@ -106,7 +106,8 @@ TEST_CASE("quota gates scheduling by default, rejects at admission as an option 
   CHECK_FALSE(reject.admit(w.snap, AdmissionRequest{"d", "q", res(1, 0)}).has_value());
 }
 
-TEST_CASE("closed queue: new PodGroups refused, admitted ones continue (§8.8, §11 Q15)", "[t9k][closed]") {
+TEST_CASE("closed queue: new PodGroups refused, admitted ones continue (§8.8, §11 Q15)",
+          "[t9k][closed]") {
   TestWorld w;
   w.add_node("n1", res(64, 8));
   auto q = w.add_queue("q", 1);
@@ -124,7 +125,8 @@ TEST_CASE("closed queue: new PodGroups refused, admitted ones continue (§8.8, �
   CHECK(nf->reason == RejectReason::QueueNotFound);
 }
 
-TEST_CASE("maxDuration: pods whose age reached the limit are evicted (§8.8, §11 Q12)", "[t9k][maxduration]") {
+TEST_CASE("maxDuration: pods whose age reached the limit are evicted (§8.8, §11 Q12)",
+          "[t9k][maxduration]") {
   TestWorld w;
   w.add_node("n1", res(64, 8));
   auto q = w.add_queue("q", 1);
@@ -143,11 +145,12 @@ TEST_CASE("maxDuration: pods whose age reached the limit are evicted (§8.8, §1
   CHECK(d.evictions[0].pod == "g-0");
   CHECK(d.evictions[0].reason == model::DeletionReason::MaxDuration);
   d = s.schedule(w.snap, sec(104));
-  CHECK(d.evictions.size() == 2);  // the pending pod's age counts from creation too
+  CHECK(d.evictions.size() == 2);      // the pending pod's age counts from creation too
   CHECK_FALSE(has_binding(d, "h-0"));  // an expired pod is not bound in the same cycle
 }
 
-TEST_CASE("ordering: higher queue priority first, even with a larger share (§8.5)", "[t9k][order]") {
+TEST_CASE("ordering: higher queue priority first, even with a larger share (§8.5)",
+          "[t9k][order]") {
   TestWorld w;
   w.add_node("n1", res(64, 1));
   w.add_queue("low", 1);
@@ -176,7 +179,8 @@ TEST_CASE("ordering: equal priority by dominant resource share (§8.5 worked exa
       {"worked example", DrfDenominator::Quota, 6, 8, 3, 5, 8, 2, 3, 1, "b"},
       // Quota denominator: A 4/8 < B 2/2, A first; cluster capacity (100 cpu): B 2 < A 4, B first.
       {"quota denominator", DrfDenominator::Quota, 8, 0, 4, 0, 2, 0, 2, 0, "a"},
-      {"cluster capacity denominator", DrfDenominator::ClusterCapacity, 8, 0, 4, 0, 2, 0, 2, 0, "b"},
+      {"cluster capacity denominator", DrfDenominator::ClusterCapacity, 8, 0, 4, 0, 2, 0, 2, 0,
+       "b"},
   };
   for (const auto& row : rows) {
     DYNAMIC_SECTION(row.name) {
@@ -208,7 +212,8 @@ TEST_CASE("ordering: equal priority by dominant resource share (§8.5 worked exa
   }
 }
 
-TEST_CASE("ordering: inside a queue higher PodGroup priority, then earlier creation (§8.5)", "[t9k][order]") {
+TEST_CASE("ordering: inside a queue higher PodGroup priority, then earlier creation (§8.5)",
+          "[t9k][order]") {
   TestWorld w;
   w.add_node("n1", res(64, 2));
   w.add_queue("q", 1);
@@ -225,7 +230,8 @@ TEST_CASE("ordering: inside a queue higher PodGroup priority, then earlier creat
   CHECK(d.bindings[1].pod == "first-0");  // group created before "second"
 }
 
-TEST_CASE("backfill: skip-and-continue by default, strict FIFO as an option (§11 Q11)", "[t9k][backfill]") {
+TEST_CASE("backfill: skip-and-continue by default, strict FIFO as an option (§11 Q11)",
+          "[t9k][backfill]") {
   for (const auto policy : {BackfillPolicy::SkipAndContinue, BackfillPolicy::StrictFifo}) {
     TestWorld w;
     w.add_node("n1", res(64, 4));
@@ -238,12 +244,15 @@ TEST_CASE("backfill: skip-and-continue by default, strict FIFO as an option (§1
     o.backfill = policy;
     Scheduler s(o);
     const auto d = w.cycle(s);
-    if (policy == BackfillPolicy::SkipAndContinue) CHECK(has_binding(d, "small-0"));
-    else CHECK(d.bindings.empty());
+    if (policy == BackfillPolicy::SkipAndContinue)
+      CHECK(has_binding(d, "small-0"));
+    else
+      CHECK(d.bindings.empty());
   }
 }
 
-TEST_CASE("placement: pod and queue nodeSelector, readiness, extended resources (§8.2)", "[t9k][filter]") {
+TEST_CASE("placement: pod and queue nodeSelector, readiness, extended resources (§8.2)",
+          "[t9k][filter]") {
   TestWorld w;
   w.add_node("a100", res(64, 8), "", "", {{"gpu", "a100"}});
   w.add_node("h100", res(64, 8), "", "", {{"gpu", "h100"}});
@@ -306,8 +315,10 @@ TEST_CASE("placement: bin-pack by default, spread as an option", "[t9k][score]")
     if (spread) o.scores = {{"spread", 1}};
     Scheduler s(o);
     w.cycle(s);
-    if (spread) CHECK(w.node_of("a-0") != w.node_of("b-0"));
-    else CHECK(w.node_of("a-0") == w.node_of("b-0"));
+    if (spread)
+      CHECK(w.node_of("a-0") != w.node_of("b-0"));
+    else
+      CHECK(w.node_of("a-0") == w.node_of("b-0"));
   }
 }
 
@@ -330,8 +341,10 @@ TEST_CASE("placement: topology-aware score keeps a gang under one rack", "[t9k][
     const auto r1 = t.rack_of(w.node_of("g-1"));
     REQUIRE(r0.has_value());
     REQUIRE(r1.has_value());
-    if (topology) CHECK(*r0 == *r1);
-    else CHECK(*r0 != *r1);  // without it, the tie goes to the next node in index order
+    if (topology)
+      CHECK(*r0 == *r1);
+    else
+      CHECK(*r0 != *r1);  // without it, the tie goes to the next node in index order
   }
 }
 

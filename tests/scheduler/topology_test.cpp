@@ -17,8 +17,8 @@ Node node(const std::string& name, const std::string& rack, const std::string& s
 }  // namespace
 
 TEST_CASE("topology: rack, switch and distance from node labels", "[topology]") {
-  const auto t = Topology::from_nodes({node("a", "r1", "s1"), node("b", "r1", "s1"),
-                                       node("c", "r2", "s1"), node("d", "r3", "s2")});
+  const auto t = Topology::from_nodes(
+      {node("a", "r1", "s1"), node("b", "r1", "s1"), node("c", "r2", "s1"), node("d", "r3", "s2")});
   CHECK(t.node_count() == 4);
   CHECK(t.rack_of("a") == "r1");
   CHECK(t.switch_of("c") == "s1");
@@ -34,15 +34,16 @@ TEST_CASE("topology: rack, switch and distance from node labels", "[topology]") 
 }
 
 TEST_CASE("topology: failure-domain subtrees", "[topology]") {
-  const auto t = Topology::from_nodes({node("b", "r1", "s1"), node("a", "r1", "s1"),
-                                       node("c", "r2", "s1"), node("d", "r3", "s2")});
+  const auto t = Topology::from_nodes(
+      {node("b", "r1", "s1"), node("a", "r1", "s1"), node("c", "r2", "s1"), node("d", "r3", "s2")});
   CHECK(t.subtree_nodes(Topology::Level::Switch, "s1") == std::vector<std::string>{"a", "b", "c"});
   CHECK(t.subtree_nodes(Topology::Level::Rack, "r3") == std::vector<std::string>{"d"});
   CHECK(t.subtree_nodes(t.spine()).size() == 4u);
   CHECK(t.subtree_nodes(Topology::Level::Rack, "nope").empty());
 }
 
-TEST_CASE("topology: unlabelled nodes are far from everyone, re-parenting is refused", "[topology]") {
+TEST_CASE("topology: unlabelled nodes are far from everyone, re-parenting is refused",
+          "[topology]") {
   Topology t;
   t.add_node(node("x", "", ""));
   t.add_node(node("y", "", ""));

@@ -69,7 +69,8 @@ struct Fixture {
   }
   // A pod of job "train" bound to `node`, using `gpus` GPUs.
   std::string pod_on(const std::string& node, int gpus, int rank = 0) {
-    const JobId id = store.find_job("train") ? store.find_job("train")->id : store.add_job(sc.workload.jobs.at(0).job, "t");
+    const JobId id = store.find_job("train") ? store.find_job("train")->id
+                                             : store.add_job(sc.workload.jobs.at(0).job, "t");
     store.create_pod(id, worker_pod("train", rank, gpus));
     const std::string key = fmt::format("default/train-worker-{}", rank);
     store.bind_pod(key, node, -1);
@@ -87,9 +88,12 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("cluster: nodes from pools take their rack and switch from the topology", "[sim][cluster]") {
-  Fixture f("[{name: a, count: 3, gpusPerNode: 8, gpuModel: H100, cpu: 64, memory: 512Gi}, {name: b, count: 2, gpusPerNode: 4, cpu: 64, memory: 512Gi}]",
-            "{nodesPerRack: 2, racksPerSwitch: 2}");
+TEST_CASE("cluster: nodes from pools take their rack and switch from the topology",
+          "[sim][cluster]") {
+  Fixture f(
+      "[{name: a, count: 3, gpusPerNode: 8, gpuModel: H100, cpu: 64, memory: 512Gi}, {name: b, "
+      "count: 2, gpusPerNode: 4, cpu: 64, memory: 512Gi}]",
+      "{nodesPerRack: 2, racksPerSwitch: 2}");
   REQUIRE(f.store.nodes().size() == 5);
   const auto& labels = f.store.node("b-0")->metadata.labels;  // 4th node: rack 1, switch 0
   CHECK(labels.at(model::kLabelRack) == "rack-1");
@@ -98,22 +102,25 @@ TEST_CASE("cluster: nodes from pools take their rack and switch from the topolog
   CHECK(f.store.node("a-0")->metadata.labels.at(model::kLabelGpuModel) == "H100");
   CHECK(f.store.node("b-1")->metadata.labels.at(model::kLabelSwitch) == "switch-1");
   const auto under = f.cluster.topology().subtree_nodes(model::Topology::Level::Switch, "switch-0");
-  CHECK(std::set<std::string>(under.begin(), under.end()) == std::set<std::string>{"a-0", "a-1", "a-2", "b-0"});
+  CHECK(std::set<std::string>(under.begin(), under.end()) ==
+        std::set<std::string>{"a-0", "a-1", "a-2", "b-0"});
   CHECK(std::get<model::NodeChanged>(f.feed.front().change).cause == "added");
   CHECK(f.log.empty());  // no faults: nothing scheduled, nothing told
   CHECK(f.k.pending_events() == 0);
 }
 
-TEST_CASE("cluster: a switch failure takes down the switch's subtree until repaired", "[sim][cluster]") {
-  Fixture f("[{name: a, count: 6, gpusPerNode: 8, cpu: 64, memory: 512Gi}]", "{nodesPerRack: 1, racksPerSwitch: 2}",
-            one_cause(BlastRadius::Node, 0, 1));
+TEST_CASE("cluster: a switch failure takes down the switch's subtree until repaired",
+          "[sim][cluster]") {
+  Fixture f("[{name: a, count: 6, gpusPerNode: 8, cpu: 64, memory: 512Gi}]",
+            "{nodesPerRack: 1, racksPerSwitch: 2}", one_cause(BlastRadius::Node, 0, 1));
   const std::string key = f.pod_on("a-2", 8);
   REQUIRE(f.run_until_logged());
   const auto down = f.not_ready();
   REQUIRE(down.size() == 2);  // one switch of 2 racks x 1 node
   CHECK(f.log.front() == fmt::format("nodes-lost {} network-switch", fmt::join(down, ",")));
   const auto sw = f.store.node(down.at(0))->metadata.labels.at(model::kLabelSwitch);
-  for (const auto& name : down) CHECK(f.store.node(name)->metadata.labels.at(model::kLabelSwitch) == sw);
+  for (const auto& name : down)
+    CHECK(f.store.node(name)->metadata.labels.at(model::kLabelSwitch) == sw);
   const auto failed_at = f.k.now();
   // The repair (1 h later, the scenario's repairTime) brings them back and asks for a cycle.
   while (std::find(f.log.begin(), f.log.end(), "cycle") == f.log.end()) REQUIRE(f.k.step());
@@ -121,8 +128,10 @@ TEST_CASE("cluster: a switch failure takes down the switch's subtree until repai
   for (const auto& name : down) CHECK(f.store.node(name)->ready);
 }
 
-TEST_CASE("cluster: a GPU fault fails the pod on it and withholds the GPU until repaired", "[sim][cluster]") {
-  Fixture f("[{name: g, count: 1, gpusPerNode: 8, cpu: 64, memory: 512Gi}]", "{nodesPerRack: 16}", one_cause(BlastRadius::Gpu, 5, 0));
+TEST_CASE("cluster: a GPU fault fails the pod on it and withholds the GPU until repaired",
+          "[sim][cluster]") {
+  Fixture f("[{name: g, count: 1, gpusPerNode: 8, cpu: 64, memory: 512Gi}]", "{nodesPerRack: 16}",
+            one_cause(BlastRadius::Gpu, 5, 0));
   f.pod_on("g-0", 8);  // every GPU busy: the failed GPU is the pod's
   REQUIRE(f.run_until_logged());
   CHECK(f.log == Log{"terminate 0 default/train-worker-0 Failed 137 fault", "enqueue 0"});
@@ -166,11 +175,14 @@ TEST_CASE("store: allocatable GPUs stay within capacity", "[sim][store]") {
   store.add_node(gpu_node("n0", 2));
   store.add_allocatable_gpus("n0", -2, "faulty-gpu");
   CHECK_THROWS_AS(store.add_allocatable_gpus("n0", -1, "faulty-gpu"), InvariantViolation);
-  CHECK_THROWS_WITH(store.add_allocatable_gpus("n0", 3, "repair"), Catch::Contains("node n0 would offer 3 GPUs of its 2"));
+  CHECK_THROWS_WITH(store.add_allocatable_gpus("n0", 3, "repair"),
+                    Catch::Contains("node n0 would offer 3 GPUs of its 2"));
 }
 
-TEST_CASE("cluster: a node fault takes only that node down and tells the kubelet", "[sim][cluster]") {
-  Fixture f("[{name: n, count: 3, gpusPerNode: 8, cpu: 64, memory: 512Gi}]", "{nodesPerRack: 16}", one_cause(BlastRadius::Node, 2, 0));
+TEST_CASE("cluster: a node fault takes only that node down and tells the kubelet",
+          "[sim][cluster]") {
+  Fixture f("[{name: n, count: 3, gpusPerNode: 8, cpu: 64, memory: 512Gi}]", "{nodesPerRack: 16}",
+            one_cause(BlastRadius::Node, 2, 0));
   REQUIRE(f.run_until_logged());
   const auto down = f.not_ready();
   REQUIRE(down.size() == 1);
@@ -180,13 +192,15 @@ TEST_CASE("cluster: a node fault takes only that node down and tells the kubelet
 TEST_CASE("cluster: each node's failures come from its own stream", "[sim][cluster]") {
   // Adding nodes does not move another node's failure times (named streams, design.md).
   auto failures_of = [](int nodes, const std::string& node) {
-    Fixture f("[{name: n, count: " + std::to_string(nodes) + ", gpusPerNode: 8, cpu: 64, memory: 512Gi}]", "{nodesPerRack: 16}",
-              one_cause(BlastRadius::Node, 1, 0));
+    Fixture f(
+        "[{name: n, count: " + std::to_string(nodes) + ", gpusPerNode: 8, cpu: 64, memory: 512Gi}]",
+        "{nodesPerRack: 16}", one_cause(BlastRadius::Node, 1, 0));
     f.k.run_until(kernel::SimTime{kernel::days(10)});
     std::vector<std::int64_t> times;
     for (const auto& c : f.feed) {
       const auto* n = std::get_if<model::NodeChanged>(&c.change);
-      if (n && n->node == node && n->cause == "psu") times.push_back(c.time.time_since_epoch().count());
+      if (n && n->node == node && n->cause == "psu")
+        times.push_back(c.time.time_since_epoch().count());
     }
     return times;
   };
@@ -202,7 +216,8 @@ TEST_CASE("cluster: drain cordons the node and deletes its running pods", "[sim]
   f.pod_on("n-1", 4, 2);
   f.cluster.drain("n-0", "drain");
   CHECK(f.store.node("n-0")->unschedulable);
-  CHECK(f.log == Log{"delete 0 train-worker-0 Drain", "enqueue 0", "delete 0 train-worker-1 Drain", "enqueue 0"});
+  CHECK(f.log == Log{"delete 0 train-worker-0 Drain", "enqueue 0", "delete 0 train-worker-1 Drain",
+                     "enqueue 0"});
   f.log.clear();
   f.cluster.cordon("n-1", true);
   CHECK(f.store.node("n-1")->unschedulable);
@@ -210,11 +225,13 @@ TEST_CASE("cluster: drain cordons the node and deletes its running pods", "[sim]
   CHECK(std::get<model::NodeChanged>(f.feed.back().change).cause == "cordon");
 }
 
-TEST_CASE("cluster: removing a pool removes its nodes only, whatever their names", "[sim][cluster]") {
+TEST_CASE("cluster: removing a pool removes its nodes only, whatever their names",
+          "[sim][cluster]") {
   // Pool "gpu-a" makes node "gpu-a-0", which starts like a node of pool "gpu".
-  Fixture f("[{name: gpu, count: 2, gpusPerNode: 8, cpu: 64, memory: 512Gi}, "
-            "{name: gpu-a, count: 1, gpusPerNode: 8, cpu: 64, memory: 512Gi}]",
-            "{nodesPerRack: 16}");
+  Fixture f(
+      "[{name: gpu, count: 2, gpusPerNode: 8, cpu: 64, memory: 512Gi}, "
+      "{name: gpu-a, count: 1, gpusPerNode: 8, cpu: 64, memory: 512Gi}]",
+      "{nodesPerRack: 16}");
   f.cluster.remove_pool("gpu");
   CHECK(f.store.node("gpu-0") == nullptr);
   CHECK(f.store.node("gpu-1") == nullptr);

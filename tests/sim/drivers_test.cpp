@@ -13,11 +13,16 @@ using namespace t9k::sim::testing;
 
 namespace {
 
-kernel::SimTime at_s(double s) { return kernel::SimTime{kernel::SimDuration{static_cast<std::int64_t>(s * 1e6)}}; }
+kernel::SimTime at_s(double s) {
+  return kernel::SimTime{kernel::SimDuration{static_cast<std::int64_t>(s * 1e6)}};
+}
 
-bool has(const Log& log, const std::string& line) { return std::find(log.begin(), log.end(), line) != log.end(); }
+bool has(const Log& log, const std::string& line) {
+  return std::find(log.begin(), log.end(), line) != log.end();
+}
 long count(const Log& log, const std::string& prefix) {
-  return std::count_if(log.begin(), log.end(), [&](const std::string& s) { return s.rfind(prefix, 0) == 0; });
+  return std::count_if(log.begin(), log.end(),
+                       [&](const std::string& s) { return s.rfind(prefix, 0) == 0; });
 }
 
 // ---- controller driver ----
@@ -51,7 +56,8 @@ struct ControllerFixture {
 
 }  // namespace
 
-TEST_CASE("controller driver: changes are de-duplicated into one reconcile a latency later", "[sim][controllers]") {
+TEST_CASE("controller driver: changes are de-duplicated into one reconcile a latency later",
+          "[sim][controllers]") {
   ControllerFixture f(generic_job_yaml("train", 2, 4));
   f.driver.enqueue(f.id);
   CHECK(f.k.pending_events() == 0);  // not admitted yet: not reconciled
@@ -65,12 +71,14 @@ TEST_CASE("controller driver: changes are de-duplicated into one reconcile a lat
   f.k.run_until(at_s(0.1));  // the default reconcile latency, 100 ms
   CHECK(f.k.dispatched() == 1);
   // The GenericJob controller's actions, applied in order: its PodGroup and its two pods.
-  CHECK(f.log == Log{"watch: group train", "watch: created train-worker-0", "watch: created train-worker-1", "evaluate 0"});
+  CHECK(f.log == Log{"watch: group train", "watch: created train-worker-0",
+                     "watch: created train-worker-1", "evaluate 0"});
   CHECK(f.phase() == model::JobPhase::Pending);
   CHECK(std::holds_alternative<model::JobPhaseChanged>(f.feed.back().change));
 }
 
-TEST_CASE("controller driver: a finished job stops training and is compacted once its pods ended", "[sim][controllers]") {
+TEST_CASE("controller driver: a finished job stops training and is compacted once its pods ended",
+          "[sim][controllers]") {
   ControllerFixture f(R"(    - submitAt: 0s
       behaviour: {runTime: 1h}
       manifest:
@@ -99,14 +107,17 @@ TEST_CASE("controller driver: a finished job stops training and is compacted onc
   // cleanUpPolicy All: the pod is deleted through the kubelet; the PodGroup is marked finished
   // (§8.3: the scheduler's snapshot hears of it); training hears the job ended; the job is
   // compacted (its pods have all terminated) and training forgets it.
-  CHECK(f.log == Log{"delete 0 train-worker-0 Cleanup", "watch: group train", "finished 0", "evaluate 0",
-                     "watch: removed default/train-worker-0", "watch: group-removed default/train", "forget 0"});
+  CHECK(f.log == Log{"delete 0 train-worker-0 Cleanup", "watch: group train", "finished 0",
+                     "evaluate 0", "watch: removed default/train-worker-0",
+                     "watch: group-removed default/train", "forget 0"});
   CHECK(f.store.job(f.id).compacted);  // its spec and status released...
-  CHECK(f.store.outcome(f.id).phase == model::JobPhase::Succeeded);  // ...its outcome kept (asked for)
+  CHECK(f.store.outcome(f.id).phase ==
+        model::JobPhase::Succeeded);  // ...its outcome kept (asked for)
   CHECK(change_name(f.feed.back().change) == "JobLeft");
   f.driver.enqueue(f.id);
   CHECK(f.k.pending_events() == 0);  // a compacted job is never reconciled again
-  CHECK_THROWS_AS(f.driver.add_job(7, f.driver.controller_for(model::JobKind::GenericJob)), std::logic_error);
+  CHECK_THROWS_AS(f.driver.add_job(7, f.driver.controller_for(model::JobKind::GenericJob)),
+                  std::logic_error);
 }
 
 // ---- scheduling driver ----
@@ -125,8 +136,12 @@ struct StoppingPods final : PodLifecycle {
     log.terminate(j, p, phase, code, cause);
     store.terminate_pod(j, p, phase, code);
   }
-  void delete_pod(JobId j, const std::string& n, model::DeletionReason r) override { log.delete_pod(j, n, r); }
-  void nodes_lost(const std::vector<std::string>& n, const std::string& c) override { log.nodes_lost(n, c); }
+  void delete_pod(JobId j, const std::string& n, model::DeletionReason r) override {
+    log.delete_pod(j, n, r);
+  }
+  void nodes_lost(const std::vector<std::string>& n, const std::string& c) override {
+    log.nodes_lost(n, c);
+  }
   void create_tensorboard(JobId j) override { log.create_tensorboard(j); }
 };
 
@@ -156,17 +171,21 @@ struct SchedulingFixture {
   void controller_creates() {
     const StoredJob& j = store.job(id);
     const auto* c = registry.find(model::kBatchApiVersion, model::to_string(model::kind_of(j.job)));
-    const controllers::ReconcileInput in{j.job, {}, nullptr, std::nullopt, k.now(), st.controller_options};
+    const controllers::ReconcileInput in{j.job,        {},      nullptr,
+                                         std::nullopt, k.now(), st.controller_options};
     for (auto& a : c->reconcile(in).actions) {
-      if (auto* g = std::get_if<controllers::CreatePodGroup>(&a)) store.set_pod_group(id, std::move(g->pod_group), false);
-      if (auto* p = std::get_if<controllers::CreatePod>(&a)) store.create_pod(id, std::move(p->pod));
+      if (auto* g = std::get_if<controllers::CreatePodGroup>(&a))
+        store.set_pod_group(id, std::move(g->pod_group), false);
+      if (auto* p = std::get_if<controllers::CreatePod>(&a))
+        store.create_pod(id, std::move(p->pod));
     }
   }
 };
 
 }  // namespace
 
-TEST_CASE("scheduling driver: a cycle binds a whole gang and hands its pods to the kubelet", "[sim][scheduling]") {
+TEST_CASE("scheduling driver: a cycle binds a whole gang and hands its pods to the kubelet",
+          "[sim][scheduling]") {
   SchedulingFixture f(generic_job_yaml("train", 2, 8));
   CHECK_FALSE(f.driver.admit(f.id));  // queue "default" exists (implicit, §8.2) and is open
   f.controller_creates();
@@ -187,8 +206,9 @@ TEST_CASE("scheduling driver: a closed queue rejects a job at admission", "[sim]
   CHECK(rejection->reason == scheduler::RejectReason::QueueClosed);
 }
 
-TEST_CASE("scheduling driver: a pod past its queue's maxDuration fails with reason MaxDuration (§11 Q12)",
-          "[sim][scheduling]") {
+TEST_CASE(
+    "scheduling driver: a pod past its queue's maxDuration fails with reason MaxDuration (§11 Q12)",
+    "[sim][scheduling]") {
   SchedulingFixture f(generic_job_yaml("train", 1, 8), R"(    queues:
     - manifest: {apiVersion: scheduler.tensorstack.dev/v1beta1, kind: Queue, metadata: {name: default}, spec: {maxDuration: 1h}}
 )");

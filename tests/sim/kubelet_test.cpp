@@ -14,13 +14,16 @@ using model::PodPhase;
 
 namespace {
 
-kernel::SimTime at_s(double s) { return kernel::SimTime{kernel::SimDuration{static_cast<std::int64_t>(s * 1e6)}}; }
+kernel::SimTime at_s(double s) {
+  return kernel::SimTime{kernel::SimDuration{static_cast<std::int64_t>(s * 1e6)}};
+}
 
 struct Fixture {
   Log log;
   kernel::Kernel k;
-  scenarios::Scenario sc = scenario_with(generic_job_yaml("train", 2, 4));  // start 5 s, stop 1 s (defaults)
-  WorldSettings st;  // detection delay 340 s
+  scenarios::Scenario sc =
+      scenario_with(generic_job_yaml("train", 2, 4));  // start 5 s, stop 1 s (defaults)
+  WorldSettings st;                                    // detection delay 340 s
   kernel::RngStreams streams{1, 0};
   RecordingWatcher watcher{log};
   Store store{k, {}, "default"};
@@ -52,12 +55,15 @@ struct Fixture {
     return key;
   }
   PodPhase phase(const std::string& key) const { return store.pod(key)->phase; }
-  bool logged(const std::string& line) const { return std::find(log.begin(), log.end(), line) != log.end(); }
+  bool logged(const std::string& line) const {
+    return std::find(log.begin(), log.end(), line) != log.end();
+  }
 };
 
 }  // namespace
 
-TEST_CASE("kubelet: a bound pod runs one start latency later, then its job hears of it", "[sim][kubelet]") {
+TEST_CASE("kubelet: a bound pod runs one start latency later, then its job hears of it",
+          "[sim][kubelet]") {
   Fixture f;
   const std::string key = f.bound_pod(0, "n0");
   f.log.clear();
@@ -71,7 +77,8 @@ TEST_CASE("kubelet: a bound pod runs one start latency later, then its job hears
   CHECK(f.log == Log{"enqueue 0", "evaluate 0"});
 }
 
-TEST_CASE("kubelet: a pod recreated meanwhile is not started by its predecessor's binding", "[sim][kubelet]") {
+TEST_CASE("kubelet: a pod recreated meanwhile is not started by its predecessor's binding",
+          "[sim][kubelet]") {
   Fixture f;
   const std::string key = f.bound_pod(0, "n0");
   f.kubelet.pod_bound(f.id, key, 0);
@@ -83,22 +90,25 @@ TEST_CASE("kubelet: a pod recreated meanwhile is not started by its predecessor'
   CHECK(f.store.pod(key)->generation == 1);
 }
 
-TEST_CASE("kubelet: graceful deletion keeps a running pod's resources for the stop latency", "[sim][kubelet]") {
+TEST_CASE("kubelet: graceful deletion keeps a running pod's resources for the stop latency",
+          "[sim][kubelet]") {
   Fixture f;
   const std::string key = f.running_pod(0, "n0");
   f.log.clear();
   f.kubelet.delete_pod(f.id, "train-worker-0", model::DeletionReason::Preemption);
   CHECK(f.store.pod(key)->deletion_timestamp);
   CHECK(f.store.gpus_in_use("n0") == 4);
-  CHECK(f.log == Log{"blame-if-unset 0 preemption", "watch: terminating default/train-worker-0", "evaluate 0"});
+  CHECK(f.log == Log{"blame-if-unset 0 preemption", "watch: terminating default/train-worker-0",
+                     "evaluate 0"});
   f.log.clear();
-  f.kubelet.delete_pod(f.id, "train-worker-0", model::DeletionReason::Drain);  // already deleting: nothing
+  f.kubelet.delete_pod(f.id, "train-worker-0",
+                       model::DeletionReason::Drain);  // already deleting: nothing
   CHECK(f.log.empty());
   f.k.run_until(at_s(1));  // stop latency 1 s, grace period 30 s
   CHECK(f.store.pod(key) == nullptr);
   CHECK(f.store.gpus_in_use("n0") == 0);
-  CHECK(f.log == Log{"watch: released default/train-worker-0", "watch: removed default/train-worker-0", "evaluate 0",
-                     "enqueue 0"});
+  CHECK(f.log == Log{"watch: released default/train-worker-0",
+                     "watch: removed default/train-worker-0", "evaluate 0", "enqueue 0"});
 }
 
 TEST_CASE("kubelet: the grace period caps the stop latency", "[sim][kubelet]") {
@@ -124,7 +134,8 @@ TEST_CASE("kubelet: a pod that runs nothing is gone at once when deleted", "[sim
   CHECK(f.log == Log{"watch: removed default/train-worker-0", "evaluate 0", "enqueue 0"});
 }
 
-TEST_CASE("kubelet: pods of lost nodes turn Unknown now and Failed (137) after the detection delay", "[sim][kubelet]") {
+TEST_CASE("kubelet: pods of lost nodes turn Unknown now and Failed (137) after the detection delay",
+          "[sim][kubelet]") {
   Fixture f;
   const std::string a = f.running_pod(0, "n0");
   const std::string b = f.running_pod(1, "n1");
@@ -146,20 +157,23 @@ TEST_CASE("kubelet: pods of lost nodes turn Unknown now and Failed (137) after t
   CHECK(f.logged("blame-if-unset 0 software"));  // a non-zero exit without a cause given
 }
 
-TEST_CASE("kubelet: terminate charges the given cause before the containers stop", "[sim][kubelet]") {
+TEST_CASE("kubelet: terminate charges the given cause before the containers stop",
+          "[sim][kubelet]") {
   Fixture f;
   const std::string key = f.running_pod(0, "n0");
   f.log.clear();
   f.kubelet.terminate(f.id, key, PodPhase::Failed, 137, model::LossCause::MaxDuration);
   CHECK(f.phase(key) == PodPhase::Failed);
   CHECK(f.log == Log{"blame 0 maxDuration", "watch: released default/train-worker-0",
-                     "watch: terminated default/train-worker-0 failed", "blame-if-unset 0 software", "evaluate 0"});
+                     "watch: terminated default/train-worker-0 failed", "blame-if-unset 0 software",
+                     "evaluate 0"});
   f.log.clear();
   f.kubelet.terminate(f.id, key, PodPhase::Succeeded, 0);  // already terminated: no re-evaluation
   CHECK(f.log.empty());
 }
 
-TEST_CASE("kubelet: a TensorBoard is ready one pod start latency after it is created", "[sim][kubelet]") {
+TEST_CASE("kubelet: a TensorBoard is ready one pod start latency after it is created",
+          "[sim][kubelet]") {
   Fixture f;
   f.kubelet.create_tensorboard(f.id);
   f.kubelet.create_tensorboard(f.id);  // exists: no second start
@@ -170,7 +184,8 @@ TEST_CASE("kubelet: a TensorBoard is ready one pod start latency after it is cre
   CHECK(f.log == Log{"enqueue 0"});
 }
 
-TEST_CASE("kubelet: a random faults.detectionDelay is drawn per failure, not replaced by its mean", "[sim][kubelet]") {
+TEST_CASE("kubelet: a random faults.detectionDelay is drawn per failure, not replaced by its mean",
+          "[sim][kubelet]") {
   Fixture f;
   const auto with_delay = load(R"(apiVersion: t9ksim/v1
 kind: Scenario

@@ -45,7 +45,8 @@ spec:
 
 }  // namespace
 
-TEST_CASE("policy driver: the observation counts free GPUs, waiting jobs and elastic jobs", "[sim][policy]") {
+TEST_CASE("policy driver: the observation counts free GPUs, waiting jobs and elastic jobs",
+          "[sim][policy]") {
   const auto sc = load(kElastic + generic_job_yaml("rigid", 1, 8));
   Log log;
   kernel::Kernel k;
@@ -111,7 +112,8 @@ struct ScriptedPolicy final : policies::ElasticPolicy {
   std::string_view name() const override { return "scripted"; }
   policies::ElasticDecisions decide(const policies::ElasticObservation& o) const override {
     calls.push_back(o.now);
-    return calls.size() <= answers.size() ? answers[calls.size() - 1] : policies::ElasticDecisions{};
+    return calls.size() <= answers.size() ? answers[calls.size() - 1]
+                                          : policies::ElasticDecisions{};
   }
 };
 
@@ -140,31 +142,40 @@ struct PolicyFixture {
 };
 }  // namespace
 
-TEST_CASE("policy driver: decides every period, when asked, and when an elastic job starts or ends", "[sim][policy]") {
-  PolicyFixture f({{{}, kernel::SimTime{kernel::minutes(2)}}});  // the first answer asks for t = 2 min
+TEST_CASE("policy driver: decides every period, when asked, and when an elastic job starts or ends",
+          "[sim][policy]") {
+  PolicyFixture f(
+      {{{}, kernel::SimTime{kernel::minutes(2)}}});  // the first answer asks for t = 2 min
   f.driver->start();
   f.k.run_until(kernel::SimTime{kernel::minutes(4)});
-  CHECK(f.policy->calls == std::vector<kernel::SimTime>{kernel::SimTime{}, kernel::SimTime{kernel::minutes(2)}});
+  CHECK(f.policy->calls ==
+        std::vector<kernel::SimTime>{kernel::SimTime{}, kernel::SimTime{kernel::minutes(2)}});
   f.driver->elastic_job_changed(f.el);  // now (4 min)
   f.driver->elastic_job_changed(f.el);  // one decision for both
   f.k.run_until(kernel::SimTime{kernel::minutes(5)});
-  CHECK(f.policy->calls == std::vector<kernel::SimTime>{kernel::SimTime{}, kernel::SimTime{kernel::minutes(2)},
+  CHECK(f.policy->calls == std::vector<kernel::SimTime>{kernel::SimTime{},
+                                                        kernel::SimTime{kernel::minutes(2)},
                                                         kernel::SimTime{kernel::minutes(4)},
                                                         kernel::SimTime{kernel::minutes(5)}});
 }
 
-TEST_CASE("policy driver: a decision the world cannot apply stops the run with the job and value", "[sim][policy]") {
+TEST_CASE("policy driver: a decision the world cannot apply stops the run with the job and value",
+          "[sim][policy]") {
   SECTION("above maxReplicas") {
     PolicyFixture f({{{{0, 5}}, std::nullopt}});
     f.driver->start();
-    CHECK_THROWS_WITH(f.k.run_until(kernel::SimTime{}),
-                      Catch::Contains("elastic policy scripted: decide at t=0.000000 s: result.decisions[0].expectedReplicas") && Catch::Contains("job default/el") &&
-                          Catch::Contains("expectedReplicas 5 is outside [minReplicas 1, maxReplicas 4]"));
+    CHECK_THROWS_WITH(
+        f.k.run_until(kernel::SimTime{}),
+        Catch::Contains("elastic policy scripted: decide at t=0.000000 s: "
+                        "result.decisions[0].expectedReplicas") &&
+            Catch::Contains("job default/el") &&
+            Catch::Contains("expectedReplicas 5 is outside [minReplicas 1, maxReplicas 4]"));
   }
   SECTION("a job it may not resize") {
     PolicyFixture f({{{{7, 2}}, std::nullopt}});
     f.driver->start();
-    CHECK_THROWS_WITH(f.k.run_until(kernel::SimTime{}), Catch::Contains("job id 7 is not an elastic job"));
+    CHECK_THROWS_WITH(f.k.run_until(kernel::SimTime{}),
+                      Catch::Contains("job id 7 is not an elastic job"));
   }
   SECTION("a next decision in the past") {
     PolicyFixture f({{{}, kernel::SimTime{}}});

@@ -17,7 +17,8 @@ struct Fixture {
   kernel::Kernel k;
   RecordingWatcher watcher{log};
   Store store{k, [this](const model::TimedChange& c) { feed.push_back(c); }, "default"};
-  scenarios::Scenario sc = scenario_with(generic_job_yaml("train", 2, 4) + generic_job_yaml("other", 1, 8));
+  scenarios::Scenario sc =
+      scenario_with(generic_job_yaml("train", 2, 4) + generic_job_yaml("other", 1, 8));
   Fixture() { store.set_watcher(&watcher); }
 
   JobId add(std::size_t i) { return store.add_job(sc.workload.jobs.at(i).job, "test.yaml"); }
@@ -41,7 +42,7 @@ TEST_CASE("store: jobs get dense ids, their key, queue and shape", "[sim][store]
   CHECK(j.queue == "default");
   CHECK(j.shape.replicas == 2);
   CHECK(Accelerators().gpus_of(j.shape.requests) == 8);
-  CHECK(f.store.find_job("train") == &j);          // by name in the default namespace
+  CHECK(f.store.find_job("train") == &j);             // by name in the default namespace
   CHECK(f.store.find_job("default/other")->id == b);  // by key
   CHECK(f.store.find_job("nobody") == nullptr);
   CHECK_THROWS_WITH(f.add(0), Catch::Contains("two jobs named default/train"));
@@ -69,7 +70,8 @@ TEST_CASE("store: a pod's life is stored, watched and published in order", "[sim
   f.store.set_pod_running(id, "default/train-worker-0");
   CHECK(f.store.pod("default/train-worker-0")->phase == model::PodPhase::Running);
   CHECK(f.store.terminate_pod(id, "default/train-worker-0", model::PodPhase::Succeeded, 0));
-  CHECK_FALSE(f.store.terminate_pod(id, "default/train-worker-0", model::PodPhase::Failed, 1));  // already
+  CHECK_FALSE(
+      f.store.terminate_pod(id, "default/train-worker-0", model::PodPhase::Failed, 1));  // already
   CHECK(f.store.gpus_in_use("n0") == 0);
   CHECK(f.store.pods_on("n0").empty());
   CHECK(Accelerators().gpus_of(f.store.queue_used("default")) == 0);
@@ -81,11 +83,14 @@ TEST_CASE("store: a pod's life is stored, watched and published in order", "[sim
   f.store.create_pod(id, worker_pod("train", 0, 4));
   CHECK(f.store.pod("default/train-worker-0")->generation == 1);
 
-  CHECK(f.log == Log{"watch: node n0", "watch: created train-worker-0", "watch: bound default/train-worker-0 n0 -1",
-                     "watch: released default/train-worker-0", "watch: terminated default/train-worker-0 succeeded",
+  CHECK(f.log == Log{"watch: node n0", "watch: created train-worker-0",
+                     "watch: bound default/train-worker-0 n0 -1",
+                     "watch: released default/train-worker-0",
+                     "watch: terminated default/train-worker-0 succeeded",
                      "watch: removed default/train-worker-0", "watch: created train-worker-0"});
-  CHECK(f.feed_names() == std::vector<std::string>{"NodeChanged", "PodCreated", "PodBound", "PodRunning",
-                                                   "PodReleased", "PodDeleted", "PodCreated"});
+  CHECK(f.feed_names() == std::vector<std::string>{"NodeChanged", "PodCreated", "PodBound",
+                                                   "PodRunning", "PodReleased", "PodDeleted",
+                                                   "PodCreated"});
 }
 
 TEST_CASE("store: a deleted running pod holds its resources until removed", "[sim][store]") {
@@ -94,7 +99,8 @@ TEST_CASE("store: a deleted running pod holds its resources until removed", "[si
   const JobId id = f.add(0);
   f.store.create_pod(id, worker_pod("train", 0, 4));
   f.store.bind_pod("default/train-worker-0", "n0", -1);
-  const model::Pod& p = f.store.mark_deleted(id, "default/train-worker-0", model::DeletionReason::Preemption);
+  const model::Pod& p =
+      f.store.mark_deleted(id, "default/train-worker-0", model::DeletionReason::Preemption);
   CHECK(p.deletion_timestamp);
   CHECK(p.deletion_reason == model::DeletionReason::Preemption);
   f.store.set_terminating(id, "default/train-worker-0");
@@ -119,15 +125,18 @@ TEST_CASE("store: bindings that break the cluster's invariants are refused", "[s
     f.store.create_pod(id, worker_pod("train", 0, 4));
     f.store.create_pod(other, worker_pod("other", 0, 8));
     f.store.bind_pod("default/train-worker-0", "n0", -1);
-    CHECK_THROWS_WITH(f.store.bind_pod("default/other-worker-0", "n0", -1), Catch::Contains("over-allocated"));
+    CHECK_THROWS_WITH(f.store.bind_pod("default/other-worker-0", "n0", -1),
+                      Catch::Contains("over-allocated"));
   }
   SECTION("a NotReady or cordoned node") {
     f.store.create_pod(id, worker_pod("train", 0, 4));
     f.store.set_node_ready("n0", false, "nic");
-    CHECK_THROWS_WITH(f.store.bind_pod("default/train-worker-0", "n0", -1), Catch::Contains("unavailable node n0"));
+    CHECK_THROWS_WITH(f.store.bind_pod("default/train-worker-0", "n0", -1),
+                      Catch::Contains("unavailable node n0"));
     f.store.set_node_ready("n0", true, "repair");
     f.store.set_node_unschedulable("n0", true, "cordon");
-    CHECK_THROWS_WITH(f.store.bind_pod("default/train-worker-0", "n0", -1), Catch::Contains("unavailable node n0"));
+    CHECK_THROWS_WITH(f.store.bind_pod("default/train-worker-0", "n0", -1),
+                      Catch::Contains("unavailable node n0"));
   }
   SECTION("a shared GPU over-committed") {
     model::Pod a = worker_pod("train", 0, 0);
@@ -140,7 +149,8 @@ TEST_CASE("store: bindings that break the cluster's invariants are refused", "[s
     f.store.create_pod(id, std::move(b));
     f.store.bind_pod("default/train-worker-0", "n0", 3);
     CHECK(f.store.gpus_in_use("n0") == 1);  // a GPU holding a share counts whole
-    CHECK_THROWS_WITH(f.store.bind_pod("default/train-worker-1", "n0", 3), Catch::Contains("over-committed"));
+    CHECK_THROWS_WITH(f.store.bind_pod("default/train-worker-1", "n0", 3),
+                      Catch::Contains("over-committed"));
   }
 }
 
@@ -164,7 +174,8 @@ TEST_CASE("store: node changes are watched and published with their cause", "[si
   CHECK_THROWS_AS(f.store.add_node(gpu_node("n1", 8)), std::logic_error);
 }
 
-TEST_CASE("store: what a node holds is booked by node, and a gone node takes no binding", "[sim][store]") {
+TEST_CASE("store: what a node holds is booked by node, and a gone node takes no binding",
+          "[sim][store]") {
   Fixture f;
   f.store.add_node(gpu_node("n0", 8));
   f.store.add_node(gpu_node("n1", 8));
@@ -239,7 +250,7 @@ TEST_CASE("store: the watcher's hints come back with the same object's changes",
   f.store.bind_pod("default/train-worker-1", "n0", -1);
   f.store.mark_deleted(id, "default/train-worker-1", model::DeletionReason::Preemption);
   f.store.set_terminating(id, "default/train-worker-1");
-  f.store.remove_pod(id, "default/train-worker-0");      // worker-1 moves to the front
+  f.store.remove_pod(id, "default/train-worker-0");  // worker-1 moves to the front
   f.store.terminate_pod(id, "default/train-worker-1", model::PodPhase::Failed, 137);
   model::JobStatus done;
   done.phase = model::JobPhase::Failed;
@@ -257,7 +268,8 @@ TEST_CASE("store: the watcher's hints come back with the same object's changes",
 }
 
 // Memory flat in finished jobs (issue 20): a compacted job's record is released.
-TEST_CASE("store: a compacted job leaves; its name stays taken and edits of it change nothing", "[sim][store]") {
+TEST_CASE("store: a compacted job leaves; its name stays taken and edits of it change nothing",
+          "[sim][store]") {
   Fixture f;
   f.store.add_node(gpu_node("n0", 8));
   const JobId id = f.add(0);
@@ -286,7 +298,8 @@ TEST_CASE("store: a compacted job leaves; its name stays taken and edits of it c
   CHECK_THROWS_AS(f.store.add_job(f.sc.workload.jobs.at(0).job, "again.yaml"), sim::ScenarioError);
   const auto objects = f.store.objects();
   CHECK(std::none_of(objects.begin(), objects.end(), [](const scenarios::Object& o) {
-    return std::holds_alternative<model::GenericJob>(o) && std::get<model::GenericJob>(o).metadata.name == "train";
+    return std::holds_alternative<model::GenericJob>(o) &&
+           std::get<model::GenericJob>(o).metadata.name == "train";
   }));
 }
 

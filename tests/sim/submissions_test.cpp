@@ -8,7 +8,8 @@ using namespace t9k;
 using namespace t9k::sim;
 using namespace t9k::sim::testing;
 
-TEST_CASE("submissions: same-instant jobs enter in job-key order, merged with generators", "[sim][submissions]") {
+TEST_CASE("submissions: same-instant jobs enter in job-key order, merged with generators",
+          "[sim][submissions]") {
   const std::string generator = R"(    generators:
     - name: gen
       times: [30m, 1h, 1h]
@@ -21,8 +22,8 @@ TEST_CASE("submissions: same-instant jobs enter in job-key order, merged with ge
           replicaSpecs: [{type: w, template: {spec: {containers: [{name: c, image: i, resources: {limits: {nvidia.com/gpu: 1}}}]}}}]
       behaviour: {runTime: 10m}
 )";
-  auto sc = scenario_with(generic_job_yaml("d", 1, 1) + generic_job_yaml("b", 1, 1) + generic_job_yaml("c", 1, 1) +
-                          generic_job_yaml("a", 1, 1) + generator);
+  auto sc = scenario_with(generic_job_yaml("d", 1, 1) + generic_job_yaml("b", 1, 1) +
+                          generic_job_yaml("c", 1, 1) + generic_job_yaml("a", 1, 1) + generator);
   sc.workload.jobs.at(2).submit_time = kernel::SimTime{kernel::minutes(45)};  // "c" later
   std::vector<std::string> order;
   std::vector<kernel::SimTime> times;

@@ -28,7 +28,9 @@ struct FakeReconciles final : ReconcileQueue {
 struct FakeTraining final : TrainingControl {
   Log& log;
   explicit FakeTraining(Log& l) : log(l) {}
-  void blame(JobId job, model::LossCause c) override { log.push_back(fmt::format("blame {} {}", job, model::to_string(c))); }
+  void blame(JobId job, model::LossCause c) override {
+    log.push_back(fmt::format("blame {} {}", job, model::to_string(c)));
+  }
   void blame_if_unset(JobId job, model::LossCause c) override {
     log.push_back(fmt::format("blame-if-unset {} {}", job, model::to_string(c)));
   }
@@ -79,9 +81,13 @@ struct FakeCycles final : CycleTrigger {
 struct RecordingWatcher final : StoreWatcher {
   Log& log;
   explicit RecordingWatcher(Log& l) : log(l) {}
-  void node_changed(const model::Node& n) override { log.push_back("watch: node " + n.metadata.name); }
+  void node_changed(const model::Node& n) override {
+    log.push_back("watch: node " + n.metadata.name);
+  }
   void node_removed(const std::string& n) override { log.push_back("watch: node-removed " + n); }
-  void queue_changed(const model::Queue& q) override { log.push_back("watch: queue " + q.metadata.name); }
+  void queue_changed(const model::Queue& q) override {
+    log.push_back("watch: queue " + q.metadata.name);
+  }
   // Hands out hints (groups from 1000, pods from 1) and records the ones handed back, by key.
   std::int32_t pod_group_changed(const model::PodGroup& g, std::int32_t hint) override {
     log.push_back("watch: group " + g.metadata.name);
@@ -97,7 +103,8 @@ struct RecordingWatcher final : StoreWatcher {
     hints_back.emplace_back(p.metadata.name + " group", group_hint);
     return static_cast<std::int32_t>(++pod_hints);
   }
-  void pod_bound(const std::string& k, const std::string& node, std::int32_t slot, SnapshotIds) override {
+  void pod_bound(const std::string& k, const std::string& node, std::int32_t slot,
+                 SnapshotIds) override {
     log.push_back(fmt::format("watch: bound {} {} {}", k, node, slot));
   }
   void pod_terminating(const std::string& k, std::int32_t hint) override {
@@ -117,11 +124,11 @@ struct RecordingWatcher final : StoreWatcher {
 
 // The change feed's variant names, in order ("PodCreated", "PodBound"...).
 inline std::string change_name(const model::Change& c) {
-  static constexpr const char* kNames[] = {"JobSubmitted", "JobRejected",     "JobPhaseChanged",   "PodCreated",
-                                           "PodBound",     "PodRunning",      "PodReleased",       "PodDeleted",
-                                           "TrainingChanged", "ProgressLost", "ProgressCommitted", "NodeChanged",
-                                           "QueueChanged", "PodUnknown", "JobStatusChanged", "JobPending",
-                                           "JobLeft"};
+  static constexpr const char* kNames[] = {
+      "JobSubmitted",      "JobRejected", "JobPhaseChanged", "PodCreated",      "PodBound",
+      "PodRunning",        "PodReleased", "PodDeleted",      "TrainingChanged", "ProgressLost",
+      "ProgressCommitted", "NodeChanged", "QueueChanged",    "PodUnknown",      "JobStatusChanged",
+      "JobPending",        "JobLeft"};
   static_assert(std::size(kNames) == std::variant_size_v<model::Change>);
   return kNames[c.index()];
 }
@@ -136,7 +143,8 @@ inline scenarios::Scenario load(const std::string& yaml) {
 }
 
 // A scenario of one GenericJob "<name>" in queue "default": `replicas` pods of `gpus` GPUs each.
-inline std::string generic_job_yaml(const std::string& name, int replicas, int gpus, const std::string& behaviour = "{runTime: 1h}") {
+inline std::string generic_job_yaml(const std::string& name, int replicas, int gpus,
+                                    const std::string& behaviour = "{runTime: 1h}") {
   return fmt::format(R"(    - submitAt: 0s
       behaviour: {}
       manifest:
@@ -152,7 +160,8 @@ inline std::string generic_job_yaml(const std::string& name, int replicas, int g
 
 // A scenario of those jobs on 2 x 8 GPUs with the T9k scheduler; `scheduler_extra` goes into the
 // scheduler section (e.g. "    queues:\n    - manifest: ...\n").
-inline scenarios::Scenario scenario_with(const std::string& jobs, const std::string& scheduler_extra = "") {
+inline scenarios::Scenario scenario_with(const std::string& jobs,
+                                         const std::string& scheduler_extra = "") {
   return load(R"(apiVersion: t9ksim/v1
 kind: Scenario
 metadata: {name: component}
@@ -162,7 +171,8 @@ spec:
     nodePools: [{name: gpu, count: 2, gpusPerNode: 8, cpu: 64, memory: 512Gi}]
   scheduler:
     name: t9k
-)" + scheduler_extra + "  workload:\n    jobs:\n" + jobs);
+)" + scheduler_extra +
+              "  workload:\n    jobs:\n" + jobs);
 }
 
 inline model::Node gpu_node(const std::string& name, int gpus) {
@@ -174,7 +184,8 @@ inline model::Node gpu_node(const std::string& name, int gpus) {
   return n;
 }
 
-// The pod a controller would create for rank `rank` of worker replicas of `job` (namespace default).
+// The pod a controller would create for rank `rank` of worker replicas of `job` (namespace
+// default).
 inline model::Pod worker_pod(const std::string& job, int rank, int gpus) {
   model::Pod p;
   p.metadata.name = fmt::format("{}-worker-{}", job, rank);

@@ -17,7 +17,9 @@ using model::PodPhase;
 namespace {
 
 constexpr std::int64_t kMin = 60LL * 1000000;
-kernel::SimTime at_min(double m) { return kernel::SimTime{kernel::SimDuration{std::llround(m * 60e6)}}; }
+kernel::SimTime at_min(double m) {
+  return kernel::SimTime{kernel::SimDuration{std::llround(m * 60e6)}};
+}
 
 struct Fixture {
   Log log, watched;
@@ -34,7 +36,8 @@ struct Fixture {
   JobId id = 0;
 
   explicit Fixture(const std::string& behaviour, int replicas = 2, const std::string& job_yaml = "")
-      : sc(scenario_with(job_yaml.empty() ? generic_job_yaml("train", replicas, 4, behaviour) : job_yaml)) {
+      : sc(scenario_with(job_yaml.empty() ? generic_job_yaml("train", replicas, 4, behaviour)
+                                          : job_yaml)) {
     store.set_watcher(&watcher);
     for (EventKind kind : Training::kKinds) k.route(kind, &training);
     store.add_node(gpu_node("n0", 8));
@@ -79,11 +82,14 @@ struct Fixture {
   }
 };
 
-model::Int128 gpu_min(double minutes, int gpus) { return static_cast<model::Int128>(minutes * kMin) * gpus * 1000; }
+model::Int128 gpu_min(double minutes, int gpus) {
+  return static_cast<model::Int128>(minutes * kMin) * gpus * 1000;
+}
 
 }  // namespace
 
-TEST_CASE("training: a rigid job trains for its run time once all its pods run", "[sim][training]") {
+TEST_CASE("training: a rigid job trains for its run time once all its pods run",
+          "[sim][training]") {
   Fixture f("{runTime: 1h}");
   CHECK(f.training.ideal_run_us(f.id) == 60 * kMin);
   f.run_pod(0);
@@ -101,7 +107,8 @@ TEST_CASE("training: a rigid job trains for its run time once all its pods run",
   CHECK(f.changes<model::ProgressLost>().empty());
 }
 
-TEST_CASE("training: a stop loses what came after the last checkpoint, charged to its cause", "[sim][training]") {
+TEST_CASE("training: a stop loses what came after the last checkpoint, charged to its cause",
+          "[sim][training]") {
   // Checkpoints every 10 min (writing one costs 1 min); a pod fails 25 min in: 2 checkpoints
   // saved 20 min of work; the 3 min since (the 2nd checkpoint ended at 22 min) are lost.
   Fixture f("{runTime: 1h, checkpointInterval: 10m, checkpointCost: 1m}");
@@ -120,7 +127,8 @@ TEST_CASE("training: a stop loses what came after the last checkpoint, charged t
   CHECK(f.log == Log{"terminate 0 default/train-worker-1 Failed 1 other", "enqueue 0"});
 }
 
-TEST_CASE("training: without a cause given, the exit code decides what a stop is charged to", "[sim][training]") {
+TEST_CASE("training: without a cause given, the exit code decides what a stop is charged to",
+          "[sim][training]") {
   Fixture f("{runTime: 1h}");
   f.run_pod(0);
   f.run_pod(1);
@@ -175,8 +183,10 @@ TEST_CASE("training: scaling models give an elastic job its speed", "[sim][train
   CHECK(f.log.size() == 2);  // worker-0 exits, the job is enqueued
 }
 
-TEST_CASE("training: software failures strike a running pod at the job's hazard", "[sim][training]") {
-  const std::string behaviour = "{runTime: 100h, failure: {hazardPerHour: 2, exitCodes: [{code: 143, weight: 1}]}}";
+TEST_CASE("training: software failures strike a running pod at the job's hazard",
+          "[sim][training]") {
+  const std::string behaviour =
+      "{runTime: 100h, failure: {hazardPerHour: 2, exitCodes: [{code: 143, weight: 1}]}}";
   auto first_failure = [&] {
     Fixture f(behaviour);
     f.run_pod(0);
@@ -184,17 +194,19 @@ TEST_CASE("training: software failures strike a running pod at the job's hazard"
     while (f.log.empty() && f.k.step()) {
     }
     REQUIRE(f.log.size() == 2);
-    CHECK_THAT(f.log.at(0), Catch::StartsWith("terminate 0 default/train-worker-") && Catch::EndsWith("Failed 143 software"));
+    CHECK_THAT(f.log.at(0), Catch::StartsWith("terminate 0 default/train-worker-") &&
+                                Catch::EndsWith("Failed 143 software"));
     CHECK(f.log.at(1) == "enqueue 0");
     return f.k.now();
   };
   const auto t = first_failure();
   CHECK(t > kernel::SimTime{});
-  CHECK(t < at_min(600));  // mean 30 min: 10 h is 20 means
+  CHECK(t < at_min(600));       // mean 30 min: 10 h is 20 means
   CHECK(first_failure() == t);  // the job's own stream: the same time again
 }
 
-TEST_CASE("training: a finished job stops training; its pods exit after the orphan timeout", "[sim][training]") {
+TEST_CASE("training: a finished job stops training; its pods exit after the orphan timeout",
+          "[sim][training]") {
   Fixture f("{runTime: 10h}");
   f.run_pod(0);
   f.run_pod(1);
@@ -206,11 +218,12 @@ TEST_CASE("training: a finished job stops training; its pods exit after the orph
   f.k.run_until(at_min(30 + 14.99));
   CHECK(f.log.empty());
   f.k.run_until(at_min(45));  // 900 s later
-  CHECK(f.log == Log{"terminate 0 default/train-worker-0 Failed 1 -", "terminate 0 default/train-worker-1 Failed 1 -",
-                     "enqueue 0"});
+  CHECK(f.log == Log{"terminate 0 default/train-worker-0 Failed 1 -",
+                     "terminate 0 default/train-worker-1 Failed 1 -", "enqueue 0"});
 }
 
-TEST_CASE("training: at the horizon a running segment's progress counts as productive", "[sim][training]") {
+TEST_CASE("training: at the horizon a running segment's progress counts as productive",
+          "[sim][training]") {
   Fixture f("{runTime: 10h, checkpointInterval: 1h}");
   f.run_pod(0);
   f.run_pod(1);
@@ -220,8 +233,12 @@ TEST_CASE("training: at the horizon a running segment's progress counts as produ
   CHECK(f.changes<model::ProgressLost>().empty());
 }
 
-TEST_CASE("training: a scripted run ends its pod at its time with its code, generation by generation", "[sim][training]") {
-  Fixture f("{runTime: 1h, replicas: [{type: worker, rank: 1, runs: [{exitCode: 137, after: 10m}, {exitCode: 3}]}]}");
+TEST_CASE(
+    "training: a scripted run ends its pod at its time with its code, generation by generation",
+    "[sim][training]") {
+  Fixture f(
+      "{runTime: 1h, replicas: [{type: worker, rank: 1, runs: [{exitCode: 137, after: 10m}, "
+      "{exitCode: 3}]}]}");
   f.run_pod(0);
   f.run_pod(1);
   f.k.run_until(at_min(9.99));
@@ -236,7 +253,8 @@ TEST_CASE("training: a scripted run ends its pod at its time with its code, gene
                      "terminate 0 default/train-worker-1 Failed 3 other", "enqueue 0"});
 }
 
-TEST_CASE("training: a pod started after the work completed reruns it from the last checkpoint", "[sim][training]") {
+TEST_CASE("training: a pod started after the work completed reruns it from the last checkpoint",
+          "[sim][training]") {
   // Checkpoints every 25 min: the last before the end (60 min) is at 50 min, so a rerun is 10 min.
   Fixture f("{runTime: 1h, checkpointInterval: 25m, failure: {finalExitCode: 137}}");
   f.run_pod(0);
@@ -256,8 +274,10 @@ TEST_CASE("training: a pod started after the work completed reruns it from the l
   CHECK(f.changes<model::TrainingChanged>().back().gpu_milli == 0);
 }
 
-TEST_CASE("training: a rigid job's pods stranded by a member that is never replaced exit after the timeout",
-          "[sim][training]") {
+TEST_CASE(
+    "training: a rigid job's pods stranded by a member that is never replaced exit after the "
+    "timeout",
+    "[sim][training]") {
   Fixture f("{runTime: 10h}", 3);
   f.run_pod(0);
   f.run_pod(1);

@@ -32,17 +32,21 @@ struct Run {
   std::vector<model::TimedChange> changes;
   std::vector<sim::JobOutcome> outcomes;
   std::uint64_t fingerprint = 0;
-  explicit Run(const scenarios::Scenario& sc) : rec(kernel::SimTime{sc.horizon}, analysis::Recorder::choose_bucket(sc.horizon)) {}
+  explicit Run(const scenarios::Scenario& sc)
+      : rec(kernel::SimTime{sc.horizon}, analysis::Recorder::choose_bucket(sc.horizon)) {}
 };
 
 Run simulate(const scenarios::Scenario& sc, std::uint64_t replication = 0) {
   Run run(sc);
   auto settings = sim::settings_from_scenario(sc);
   settings.keep_outcomes = true;
-  sim::World w(sc, replication, [&](const model::TimedChange& c) {
-    run.rec.on_change(c);
-    run.changes.push_back(c);
-  }, settings);
+  sim::World w(
+      sc, replication,
+      [&](const model::TimedChange& c) {
+        run.rec.on_change(c);
+        run.changes.push_back(c);
+      },
+      settings);
   w.run();
   run.rec.finish();
   run.outcomes = w.outcomes();
@@ -79,12 +83,17 @@ const std::string kSmallGenerator = R"(    - name: small
       behaviour: {runTime: 20m}
 )";
 
-std::string job(const std::string& name, int replicas, const std::string& behaviour, const std::string& extra = "") {
+std::string job(const std::string& name, int replicas, const std::string& behaviour,
+                const std::string& extra = "") {
   return "    - submitAt: 0s\n      behaviour: " + behaviour +
-         "\n      manifest:\n        apiVersion: batch.tensorstack.dev/v1beta1\n        kind: PyTorchTrainingJob\n"
-         "        metadata: {name: " + name + "}\n        spec:\n          scheduler: {t9kScheduler: {queue: default}}\n" +
-         extra + "          replicaSpecs:\n          - type: worker\n            replicas: " + std::to_string(replicas) +
-         "\n            restartPolicy: OnFailure\n            template: {spec: {containers: [{name: pytorch, image: t, "
+         "\n      manifest:\n        apiVersion: batch.tensorstack.dev/v1beta1\n        kind: "
+         "PyTorchTrainingJob\n"
+         "        metadata: {name: " +
+         name + "}\n        spec:\n          scheduler: {t9kScheduler: {queue: default}}\n" +
+         extra + "          replicaSpecs:\n          - type: worker\n            replicas: " +
+         std::to_string(replicas) +
+         "\n            restartPolicy: OnFailure\n            template: {spec: {containers: "
+         "[{name: pytorch, image: t, "
          "resources: {limits: {nvidia.com/gpu: 8}}}]}}\n";
 }
 
@@ -129,7 +138,9 @@ TEST_CASE("a rigid job runs for exactly its run time plus start-up", "[sim]") {
 
 TEST_CASE("the same seed gives the same run, another seed another", "[sim]") {
   const std::string yaml = kCluster + "  workload:\n    jobs:\n" +
-                           job("a", 2, "{runTime: {exponential: {mean: 3h}}, failure: {hazardPerHour: 0.5, exitCodes: [{code: 137, weight: 1}]}}") +
+                           job("a", 2,
+                               "{runTime: {exponential: {mean: 3h}}, failure: {hazardPerHour: 0.5, "
+                               "exitCodes: [{code: 137, weight: 1}]}}") +
                            job("b", 3, "{runTime: {exponential: {mean: 2h}}}");
   auto sc = load(yaml);
   const auto r1 = simulate(sc);
@@ -145,7 +156,8 @@ TEST_CASE("the same seed gives the same run, another seed another", "[sim]") {
 
 TEST_CASE("a gang waits until all its pods fit and never runs partially", "[sim]") {
   // 4 nodes x 8 GPUs: "big" needs 3 nodes, "wide" needs 3 nodes; they cannot run together.
-  const auto sc = load(kCluster + "  workload:\n    jobs:\n" + job("big", 3, "{runTime: 2h}") + job("wide", 3, "{runTime: 2h}"));
+  const auto sc = load(kCluster + "  workload:\n    jobs:\n" + job("big", 3, "{runTime: 2h}") +
+                       job("wide", 3, "{runTime: 2h}"));
   const auto run = simulate(sc);
   CHECK(outcome(run, "big").phase == model::JobPhase::Succeeded);
   CHECK(outcome(run, "wide").phase == model::JobPhase::Succeeded);
@@ -178,14 +190,17 @@ TEST_CASE("every submitted job is accounted for and Little's law holds exactly",
 TEST_CASE("a software failure rolls back to the last checkpoint", "[sim]") {
   // Checkpoint every 10 min; a failure loses at most 10 min of 8 GPUs per failure.
   const auto sc = load(kCluster + "  workload:\n    jobs:\n" +
-                       job("ck", 1, "{runTime: 6h, checkpointInterval: 10m, failure: {hazardPerHour: 1, exitCodes: [{code: 137, weight: 1}]}}",
+                       job("ck", 1,
+                           "{runTime: 6h, checkpointInterval: 10m, failure: {hazardPerHour: 1, "
+                           "exitCodes: [{code: 137, weight: 1}]}}",
                            "          runPolicy: {backoffLimit: 100}\n"));
   const auto run = simulate(sc);
   const auto& row = run.rec.jobs().at(0);
   REQUIRE(outcome(run, "ck").phase == model::JobPhase::Succeeded);
   const auto software = row.lost_gpu_milli_us[static_cast<int>(model::LossCause::Software)];
   CHECK(software > 0);
-  CHECK(software <= static_cast<std::int64_t>(row.pods_failed) * 8 * 600LL * 1000000 * model::kGpuMilliPerGpu);
+  CHECK(software <=
+        static_cast<std::int64_t>(row.pods_failed) * 8 * 600LL * 1000000 * model::kGpuMilliPerGpu);
   CHECK(row.productive_gpu_milli_us == 8 * 6 * 3600LL * 1000000 * model::kGpuMilliPerGpu);
   CHECK(outcome(run, "ck").backoff_count == row.pods_failed);
 }
@@ -201,11 +216,13 @@ TEST_CASE("an operation on an unknown job is a scenario error", "[sim]") {
 TEST_CASE("unknown options are refused with the allowed values", "[sim]") {
   auto sc = load(kCluster + "  workload:\n    jobs:\n" + job("x", 1, "{runTime: 1h}"));
   sc.scheduler.options["backfill"] = "greedy";
-  CHECK_THROWS_WITH(sim::settings_from_scenario(sc),
-                    Catch::Contains("scheduler.options.backfill") && Catch::Contains("skip-and-continue"));
+  CHECK_THROWS_WITH(
+      sim::settings_from_scenario(sc),
+      Catch::Contains("scheduler.options.backfill") && Catch::Contains("skip-and-continue"));
   sc.scheduler.options.clear();
   sc.controllers.options["nope"] = "1";
-  CHECK_THROWS_WITH(sim::settings_from_scenario(sc), Catch::Contains("controllers.options.nope: unknown option"));
+  CHECK_THROWS_WITH(sim::settings_from_scenario(sc),
+                    Catch::Contains("controllers.options.nope: unknown option"));
 }
 
 TEST_CASE("generators expand deterministically and independently", "[sim]") {
@@ -284,15 +301,18 @@ spec:
 
 TEST_CASE("a throughput table needs its model and the model its table", "[sim]") {
   auto bad = [](const std::string& scaling) {
-    const std::string yaml = kCluster + "  workload:\n    jobs:\n" + job("x", 1, "{runTime: 1h, scaling: " + scaling + "}");
+    const std::string yaml = kCluster + "  workload:\n    jobs:\n" +
+                             job("x", 1, "{runTime: 1h, scaling: " + scaling + "}");
     auto r = scenarios::parse_scenario(yaml, "t.yaml");
     std::string all;
     for (const auto& d : r.diagnostics) all += scenarios::format_diagnostic(d) + "\n";
     return all;
   };
-  CHECK_THAT(bad("{model: table}"), Catch::Contains("spec.workload.jobs[0].behaviour.scaling.model") &&
-                                        Catch::Contains("without throughput"));
-  CHECK_THAT(bad("{model: linear, throughput: {2: 1.5}}"), Catch::Contains("throughput only with model table"));
+  CHECK_THAT(bad("{model: table}"),
+             Catch::Contains("spec.workload.jobs[0].behaviour.scaling.model") &&
+                 Catch::Contains("without throughput"));
+  CHECK_THAT(bad("{model: linear, throughput: {2: 1.5}}"),
+             Catch::Contains("throughput only with model table"));
   CHECK_THAT(bad("{model: table, throughput: {zero: 1}}"), Catch::Contains("a replica count >= 1"));
 }
 
@@ -321,7 +341,9 @@ TEST_CASE("Weibull inter-failure times keep the fault rate's mean", "[sim]") {
   CHECK(weibull.fingerprint != exponential.fingerprint);
 }
 
-TEST_CASE("any accelerator: resources named in spec.cluster.accelerators count as GPUs, faults included") {
+TEST_CASE(
+    "any accelerator: resources named in spec.cluster.accelerators count as GPUs, faults "
+    "included") {
   // scenarios/examples/mixed-accelerators.yaml: 2 A100 nodes of 8 and 2 DCU nodes of 4; a DCU
   // job of 2 workers x 2 hygon.com/dcu (packed on dcu-0) and an A100 job of 2 x 8; one DCU of
   // dcu-0 fails for 2 h at 3 h, so one of the DCU job's pods fails.
@@ -345,17 +367,20 @@ TEST_CASE("any accelerator: resources named in spec.cluster.accelerators count a
   CHECK(row("a100-ddp").gpu_milli == 16000);
   // Capacity: 24 GPUs for 2 days, less the failed DCU for its 2 hours.
   const model::Int128 full = static_cast<model::Int128>(24000) * kernel::days(2).count();
-  CHECK(run.rec.capacity_gpu_milli_us() == full - static_cast<model::Int128>(1000) * kernel::hours(2).count());
+  CHECK(run.rec.capacity_gpu_milli_us() ==
+        full - static_cast<model::Int128>(1000) * kernel::hours(2).count());
   // The DCU fault hit a DCU job's pod: it failed and was restarted.
   CHECK(dcu.pods_failed == 1);
 
   // Listed only as an extra resource, a DCU is not a GPU: the job counts 0 GPUs, as before.
   std::string plain = text;
-  plain.replace(plain.find("accelerators: [nvidia.com/gpu, hygon.com/dcu]"), 45, "accelerators: [nvidia.com/gpu]");
+  plain.replace(plain.find("accelerators: [nvidia.com/gpu, hygon.com/dcu]"), 45,
+                "accelerators: [nvidia.com/gpu]");
   const std::string pool = "gpusPerNode: 4, gpuResource: hygon.com/dcu,";
   plain.replace(plain.find(pool), pool.size(), "extraResources: {hygon.com/dcu: 4},");
   const std::string op = "  - {at: 3h, action: failGpu, node: dcu-0, repairAfter: 2h}\n";
-  plain.replace(plain.find(op), op.size(), "  - {at: 3h, action: failGpu, node: a100-0, repairAfter: 2h}\n");
+  plain.replace(plain.find(op), op.size(),
+                "  - {at: 3h, action: failGpu, node: a100-0, repairAfter: 2h}\n");
   const auto run2 = simulate(load(plain));
   for (const auto& j : run2.rec.jobs()) {
     if (j.name == "default/llama3-finetune-2x2xdp") {
@@ -373,12 +398,18 @@ TEST_CASE("any accelerator: resources named in spec.cluster.accelerators count a
     for (const auto& d : r.diagnostics) all += scenarios::format_diagnostic(d) + "\n";
     return all;
   };
-  CHECK_THAT(errors_of("accelerators: [nvidia.com/gpu, hygon.com/dcu]", "accelerators: [nvidia.com/gpu]"),
-             Catch::Contains("spec.cluster.nodePools[1].gpuResource: found \"hygon.com/dcu\"; allowed: one of "
-                             "spec.cluster.accelerators (nvidia.com/gpu)"));
-  CHECK_THAT(errors_of("accelerators: [nvidia.com/gpu, hygon.com/dcu]", "accelerators: [cpu, hygon.com/dcu, hygon.com/dcu]"),
-             Catch::Contains("spec.cluster.accelerators[0]: found \"cpu\"; allowed: an extended resource name"));
-  CHECK_THAT(errors_of("accelerators: [nvidia.com/gpu, hygon.com/dcu]", "accelerators: [cpu, hygon.com/dcu, hygon.com/dcu]"),
+  CHECK_THAT(
+      errors_of("accelerators: [nvidia.com/gpu, hygon.com/dcu]", "accelerators: [nvidia.com/gpu]"),
+      Catch::Contains(
+          "spec.cluster.nodePools[1].gpuResource: found \"hygon.com/dcu\"; allowed: one of "
+          "spec.cluster.accelerators (nvidia.com/gpu)"));
+  CHECK_THAT(
+      errors_of("accelerators: [nvidia.com/gpu, hygon.com/dcu]",
+                "accelerators: [cpu, hygon.com/dcu, hygon.com/dcu]"),
+      Catch::Contains(
+          "spec.cluster.accelerators[0]: found \"cpu\"; allowed: an extended resource name"));
+  CHECK_THAT(errors_of("accelerators: [nvidia.com/gpu, hygon.com/dcu]",
+                       "accelerators: [cpu, hygon.com/dcu, hygon.com/dcu]"),
              Catch::Contains("spec.cluster.accelerators[2]: found \"hygon.com/dcu\" again"));
   CHECK_THAT(errors_of("accelerators: [nvidia.com/gpu, hygon.com/dcu]", "accelerators: []"),
              Catch::Contains("spec.cluster.accelerators: found an empty list"));
@@ -386,19 +417,23 @@ TEST_CASE("any accelerator: resources named in spec.cluster.accelerators count a
 
 // Issue 20: memory flat in finished jobs. A finished job leaves the world (JobLeft); operations
 // may still name it; the recorder streams its row, and jobs.csv and the figures are the same.
-TEST_CASE("finished jobs leave the world; rows streamed as they leave give the same outputs", "[sim]") {
+TEST_CASE("finished jobs leave the world; rows streamed as they leave give the same outputs",
+          "[sim]") {
   const std::string gen = "    generators:\n" + kSmallGenerator;
   const auto sc = load(kCluster + "  workload:\n    jobs:\n" + job("x", 1, "{runTime: 1h}") + gen +
-                       "  operations:\n  - {at: 10h, action: pauseJob, job: x}\n  - {at: 11h, action: resumeJob, job: x}\n");
+                       "  operations:\n  - {at: 10h, action: pauseJob, job: x}\n  - {at: 11h, "
+                       "action: resumeJob, job: x}\n");
   const auto kept = simulate(sc);  // rows kept, outcomes kept
   REQUIRE(kept.outcomes.size() > 50);
   CHECK(kept.outcomes.at(0).name == "default/x");
-  CHECK(kept.outcomes.at(0).phase == model::JobPhase::Succeeded);  // the later pause changed nothing
+  CHECK(kept.outcomes.at(0).phase ==
+        model::JobPhase::Succeeded);  // the later pause changed nothing
 
   const auto dir = std::filesystem::temp_directory_path() / "t9ksim-world-test-streamed";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  analysis::Recorder rec(kernel::SimTime{sc.horizon}, analysis::Recorder::choose_bucket(sc.horizon));
+  analysis::Recorder rec(kernel::SimTime{sc.horizon},
+                         analysis::Recorder::choose_bucket(sc.horizon));
   std::size_t most_held = 0, left = 0;
   {
     analysis::JobsCsvWriter writer(dir / "jobs.csv", kernel::SimTime{sc.horizon});
@@ -413,7 +448,8 @@ TEST_CASE("finished jobs leave the world; rows streamed as they leave give the s
     writer.commit();
   }
   std::ifstream in(dir / "jobs.csv", std::ios::binary);
-  const std::string streamed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string streamed((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   CHECK(streamed == analysis::jobs_csv(kept.rec));
   CHECK(rec.metrics() == kept.rec.metrics());
   CHECK(rec.check_invariants().empty());

@@ -19,7 +19,8 @@ using namespace t9k::tracetest;
 
 namespace {
 
-const fs::path kFixture = fs::path(T9KSIM_SOURCE_DIR) / "tests/traces/fixtures/t9k-cluster-export.yaml";
+const fs::path kFixture =
+    fs::path(T9KSIM_SOURCE_DIR) / "tests/traces/fixtures/t9k-cluster-export.yaml";
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -27,9 +28,11 @@ std::string read_text(const fs::path& p) {
 }
 
 bool has_warning(const scenarios::ScenarioResult& r, const std::string& part) {
-  return std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [&](const scenarios::Diagnostic& d) {
-    return d.severity == scenarios::Severity::Warning && d.message.find(part) != std::string::npos;
-  });
+  return std::any_of(r.diagnostics.begin(), r.diagnostics.end(),
+                     [&](const scenarios::Diagnostic& d) {
+                       return d.severity == scenarios::Severity::Warning &&
+                              d.message.find(part) != std::string::npos;
+                     });
 }
 
 std::string messages(const scenarios::ScenarioResult& r) {
@@ -51,14 +54,15 @@ spec:
   kubelet: {{podStartLatency: 0s, podStopLatency: 0s}}
   scheduler: {{name: t9k, options: {{schedulingLatency: 0s}}}}
   initialState: {}
-{})", initial_state, extra);
+{})",
+                     initial_state, extra);
 }
 
 struct Observed {
-  std::map<std::string, std::string> node_of;    // pod -> node of its first binding
-  std::map<std::string, double> bound_s;         // pod -> first binding
-  std::map<std::string, double> running_s;       // pod -> first Running
-  std::map<std::string, double> released_s;      // pod -> release
+  std::map<std::string, std::string> node_of;  // pod -> node of its first binding
+  std::map<std::string, double> bound_s;       // pod -> first binding
+  std::map<std::string, double> running_s;     // pod -> first Running
+  std::map<std::string, double> released_s;    // pod -> release
   std::vector<std::string> notes;
 };
 
@@ -90,27 +94,35 @@ TEST_CASE("initial state from an export: what is read, with every assumption sai
   REQUIRE(r.ok());
   const auto& st = *r.scenario->initial_state;
   REQUIRE(st.data);
-  CHECK(scenarios::format_trace_time(st.data->at_us) == "2024-05-02T09:00:00Z");  // the latest time recorded
+  CHECK(scenarios::format_trace_time(st.data->at_us) ==
+        "2024-05-02T09:00:00Z");  // the latest time recorded
   REQUIRE(st.data->jobs.size() == 2);
   const auto& running = st.data->jobs[0];
   CHECK(running.running);
   CHECK(model::metadata_of(running.job).name == "bert-large");
-  CHECK(running.pins == std::vector<std::pair<std::string, std::string>>{{"bert-large-worker-0", "gpu-node-0"}});
-  CHECK(running.elapsed_us == (59 * 60 + 35) * 1000000LL);  // 08:00:25 (its pod's startTime) to 09:00:00
+  CHECK(running.pins ==
+        std::vector<std::pair<std::string, std::string>>{{"bert-large-worker-0", "gpu-node-0"}});
+  CHECK(running.elapsed_us ==
+        (59 * 60 + 35) * 1000000LL);  // 08:00:25 (its pod's startTime) to 09:00:00
   CHECK(running.elapsed_from == "pods");
   CHECK_FALSE(st.data->jobs[1].running);
   CHECK(model::metadata_of(st.data->jobs[1].job).name == "queued-eval");
   CHECK(st.data->finished_run_us.size() == 3);
-  CHECK(has_warning(r, "time zero is 2024-05-02T09:00:00Z (the latest time the export records): 1 running job placed on "
-                       "their recorded nodes, 1 waiting job queued in creation order"));
+  CHECK(has_warning(r,
+                    "time zero is 2024-05-02T09:00:00Z (the latest time the export records): 1 "
+                    "running job placed on "
+                    "their recorded nodes, 1 waiting job queued in creation order"));
   // No queuedRunTime: the median of 2400 s, 2850 s and 5430 s.
-  CHECK(has_warning(r, "waiting jobs run 2850 s each, the median run time of the export's 3 finished jobs"));
-  CHECK(has_warning(r, "running jobs run on for 1 x the time they have run (remaining.fractionOfElapsed)"));
+  CHECK(has_warning(
+      r, "waiting jobs run 2850 s each, the median run time of the export's 3 finished jobs"));
+  CHECK(has_warning(
+      r, "running jobs run on for 1 x the time they have run (remaining.fractionOfElapsed)"));
   // A forecast needs no workload of its own.
   CHECK(r.scenario->workload.jobs.empty());
 
   // `at` earlier than queued-eval's creation leaves it out, and bert-large has run less.
-  const auto early = parse(scenario("{fromExport: export.yaml, at: \"2024-05-02T08:30:25Z\"}"), dir.string());
+  const auto early =
+      parse(scenario("{fromExport: export.yaml, at: \"2024-05-02T08:30:25Z\"}"), dir.string());
   INFO(messages(early));
   REQUIRE(early.ok());
   REQUIRE(early.scenario->initial_state->data->jobs.size() == 1);
@@ -125,14 +137,18 @@ TEST_CASE("initial state: bad fields are refused at their path") {
     const auto r = parse(scenario(st), dir.string());
     INFO(messages(r));
     CHECK_FALSE(r.ok());
-    CHECK(std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [&](const scenarios::Diagnostic& d) {
-      return d.severity == scenarios::Severity::Error && d.path == path && d.message.find(part) != std::string::npos;
-    }));
+    CHECK(std::any_of(r.diagnostics.begin(), r.diagnostics.end(),
+                      [&](const scenarios::Diagnostic& d) {
+                        return d.severity == scenarios::Severity::Error && d.path == path &&
+                               d.message.find(part) != std::string::npos;
+                      }));
   };
   fails("{}", "spec.initialState.fromExport", "missing");
   fails("{fromExport: nowhere.yaml}", "spec.initialState.fromExport", "which is not a file");
-  fails("{fromExport: export.yaml, at: yesterday}", "spec.initialState.at", "allowed: the export's time");
-  fails("{fromExport: export.yaml, remaining: {fractionOfElapsed: -1}}", "spec.initialState.remaining.fractionOfElapsed", "");
+  fails("{fromExport: export.yaml, at: yesterday}", "spec.initialState.at",
+        "allowed: the export's time");
+  fails("{fromExport: export.yaml, remaining: {fractionOfElapsed: -1}}",
+        "spec.initialState.remaining.fractionOfElapsed", "");
   fails("{fromExport: export.yaml, remaining: {fractionOfElapsed: 1, distribution: 1h}}",
         "spec.initialState.remaining.distribution", "found both");
   fails("{fromExport: export.yaml, remains: 1}", "spec.initialState.remains", "");
@@ -140,13 +156,16 @@ TEST_CASE("initial state: bad fields are refused at their path") {
   // Waiting jobs and no finished job to take a run time from: queuedRunTime is required.
   std::string text = read_text(kFixture);
   for (const char* phase : {"phase: Succeeded", "phase: Failed"}) {
-    for (auto at = text.find(phase); at != std::string::npos; at = text.find(phase)) text.replace(at, std::string(phase).size(), "phase: Running");
+    for (auto at = text.find(phase); at != std::string::npos; at = text.find(phase))
+      text.replace(at, std::string(phase).size(), "phase: Running");
   }
   // Without their end conditions they are unfinished: strip the Completed/Failed conditions.
   std::string kept;
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
-    if (line.find("type: Completed") != std::string::npos || line.find("type: Failed, status: \"True\"") != std::string::npos) continue;
+    if (line.find("type: Completed") != std::string::npos ||
+        line.find("type: Failed, status: \"True\"") != std::string::npos)
+      continue;
     if (line.find("terminated:") != std::string::npos) continue;
     kept += line + "\n";
   }
@@ -154,9 +173,11 @@ TEST_CASE("initial state: bad fields are refused at their path") {
   const auto none = parse(scenario("{fromExport: unfinished.yaml}"), dir.string());
   INFO(messages(none));
   CHECK_FALSE(none.ok());
-  CHECK(std::any_of(none.diagnostics.begin(), none.diagnostics.end(), [](const scenarios::Diagnostic& d) {
-    return d.path == "spec.initialState.queuedRunTime" && d.message.find("no finished job") != std::string::npos;
-  }));
+  CHECK(std::any_of(none.diagnostics.begin(), none.diagnostics.end(),
+                    [](const scenarios::Diagnostic& d) {
+                      return d.path == "spec.initialState.queuedRunTime" &&
+                             d.message.find("no finished job") != std::string::npos;
+                    }));
   CHECK(parse(scenario("{fromExport: unfinished.yaml, queuedRunTime: 1h}"), dir.string()).ok());
 }
 
@@ -177,31 +198,38 @@ TEST_CASE("initial state run: running jobs stay on their nodes, waiting jobs fol
   CHECK(o.released_s.at("demo/queued-eval-worker-0") == 3575.0 + 3600.0);
 
   // remaining.fractionOfElapsed scales it; activeDeadline without a deadline falls back to it.
-  const auto half = observe(load(scenario("{fromExport: export.yaml, queuedRunTime: 1h, remaining: {fractionOfElapsed: 0.5, "
-                                          "activeDeadline: true}}"),
-                                 dir.string()));
+  const auto half = observe(load(
+      scenario("{fromExport: export.yaml, queuedRunTime: 1h, remaining: {fractionOfElapsed: 0.5, "
+               "activeDeadline: true}}"),
+      dir.string()));
   CHECK(half.released_s.at("demo/bert-large-worker-0") == 1787.5);
 
-  // A deadline counts from the job's recorded start: with activeDeadlineSeconds 3600, 25 s are left.
+  // A deadline counts from the job's recorded start: with activeDeadlineSeconds 3600, 25 s are
+  // left.
   std::string text = read_text(kFixture);
-  const std::string anchor = "    scheduler:\n      t9kScheduler: {queue: team-a}\n    replicaSpecs:\n    - type: worker\n      replicas: 1\n";
+  const std::string anchor =
+      "    scheduler:\n      t9kScheduler: {queue: team-a}\n    replicaSpecs:\n    - type: "
+      "worker\n      replicas: 1\n";
   const auto at = text.find(anchor);
   REQUIRE(at != std::string::npos);
   text.insert(at, "    runPolicy: {activeDeadlineSeconds: 3600}\n");
   write(dir / "deadline.yaml", text);
-  const auto dl = observe(load(scenario("{fromExport: deadline.yaml, queuedRunTime: 1h, remaining: {activeDeadline: true}}"),
-                               dir.string()));
+  const auto dl = observe(load(
+      scenario("{fromExport: deadline.yaml, queuedRunTime: 1h, remaining: {activeDeadline: true}}"),
+      dir.string()));
   CHECK(dl.released_s.at("demo/bert-large-worker-0") == 25.0);
 
   // A recorded node that cannot take the pod (cordoned here): the scheduler places the job, and
   // the run says so.
-  const auto cordoned = observe(load(scenario("{fromExport: export.yaml, queuedRunTime: 1h}",
-                                              "  operations:\n  - {at: 0s, action: cordonNode, node: gpu-node-0}\n"),
-                                     dir.string()));
+  const auto cordoned =
+      observe(load(scenario("{fromExport: export.yaml, queuedRunTime: 1h}",
+                            "  operations:\n  - {at: 0s, action: cordonNode, node: gpu-node-0}\n"),
+                   dir.string()));
   CHECK(cordoned.node_of.at("demo/bert-large-worker-0") == "gpu-node-1");
   REQUIRE(cordoned.notes.size() == 1);
-  CHECK(cordoned.notes[0] == "demo/bert-large was not placed as recorded (node gpu-node-0 of pod bert-large-worker-0 is "
-                             "cordoned): the scheduler placed it");
+  CHECK(cordoned.notes[0] ==
+        "demo/bert-large was not placed as recorded (node gpu-node-0 of pod bert-large-worker-0 is "
+        "cordoned): the scheduler placed it");
 }
 
 TEST_CASE("fit: arrivals by hour of day and the job mix from an export's history") {
@@ -218,18 +246,22 @@ TEST_CASE("fit: arrivals by hour of day and the job mix from an export's history
   // 5 jobs in the 23 h from 2024-05-01T10:00Z to 2024-05-02T09:00Z.
   CHECK(fit.yaml.find("    rate: 0.2174\n") != std::string::npos);
   // Created at 08, 10, 11, 12 (UTC) and 09:00 (hour 9 has no exposure before time zero: mean rate).
-  CHECK(fit.yaml.find("hourOfDay: [0, 0, 0, 0, 0, 0, 0, 0, 4.6, 1, 4.6, 4.6, 4.6, 0,") != std::string::npos);
+  CHECK(fit.yaml.find("hourOfDay: [0, 0, 0, 0, 0, 0, 0, 0, 4.6, 1, 4.6, 4.6, 4.6, 0,") !=
+        std::string::npos);
   // 2024-05-02 was a Thursday: 3 days and 9 hours after Monday 00:00.
   CHECK(fit.yaml.find("weekOffset: 291600s\n") != std::string::npos);
   CHECK(fit.yaml.find("- name: ptj4-2x8\n    weight: 1\n") != std::string::npos);
-  CHECK(fit.yaml.find("behaviour: {runTime: 5430s}") != std::string::npos);  // mnist-ddp: 11:00:10 to 12:30:40
+  CHECK(fit.yaml.find("behaviour: {runTime: 5430s}") !=
+        std::string::npos);  // mnist-ddp: 11:00:10 to 12:30:40
   // The fitted entry loads as a generator and its jobs arrive.
   const auto dir = temp_dir("fit");
-  const std::string text = "apiVersion: t9ksim/v1\nkind: Scenario\nmetadata: {name: fitted}\nspec:\n  horizon: 30d\n"
-                           "  cluster: {nodePools: [{name: a, count: 4, gpusPerNode: 8, cpu: 128, memory: 1Ti}]}\n"
-                           "  scheduler:\n    name: t9k\n    queues:\n    - manifest: {apiVersion: scheduler.tensorstack.dev/v1beta1, kind: Queue, "
-                           "metadata: {name: team-a}, spec: {}}\n  workload:\n    generators:\n" +
-                           sim::fit_generator(*data, data->latest_us, "arrivals", 4).yaml;
+  const std::string text =
+      "apiVersion: t9ksim/v1\nkind: Scenario\nmetadata: {name: fitted}\nspec:\n  horizon: 30d\n"
+      "  cluster: {nodePools: [{name: a, count: 4, gpusPerNode: 8, cpu: 128, memory: 1Ti}]}\n"
+      "  scheduler:\n    name: t9k\n    queues:\n    - manifest: {apiVersion: "
+      "scheduler.tensorstack.dev/v1beta1, kind: Queue, "
+      "metadata: {name: team-a}, spec: {}}\n  workload:\n    generators:\n" +
+      sim::fit_generator(*data, data->latest_us, "arrivals", 4).yaml;
   const auto r = parse(text, dir.string());
   INFO(messages(r) << text);
   REQUIRE(r.ok());
@@ -244,5 +276,6 @@ TEST_CASE("fit: arrivals by hour of day and the job mix from an export's history
   scenarios::TraceData one = *data;
   one.records.resize(1);
   one.unfinished.clear();
-  CHECK_THROWS_WITH(sim::fit_generator(one, data->latest_us, "x", 0), Catch::Contains("a fit needs at least 2"));
+  CHECK_THROWS_WITH(sim::fit_generator(one, data->latest_us, "x", 0),
+                    Catch::Contains("a fit needs at least 2"));
 }

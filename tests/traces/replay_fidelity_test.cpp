@@ -51,9 +51,11 @@ spec:
                      gpus, traces);
 }
 
-std::string csv_entry(const std::string& name, const std::string& path, int gpus_per_pod, const std::string& extra = "") {
+std::string csv_entry(const std::string& name, const std::string& path, int gpus_per_pod,
+                      const std::string& extra = "") {
   return fmt::format(
-      "    - {{name: {}, format: csv, path: {}, queue: default{}, options: {{submitColumn: t, durationColumn: d, "
+      "    - {{name: {}, format: csv, path: {}, queue: default{}, options: {{submitColumn: t, "
+      "durationColumn: d, "
       "gpusColumn: g, nameColumn: n, kind: GenericJob, gpusPerPod: \"{}\"}}}}\n",
       name, path, extra, gpus_per_pod);
 }
@@ -66,8 +68,10 @@ TEST_CASE("same-instant submissions queue in submission order, whatever ids earl
   // the submission order (submit time, job key). Before the fix, the ties went by recycled ids.
   const auto dir = temp_dir("same-instant");
   std::string rows = "n,t,d,g\n";
-  for (int i = 0; i < 12; ++i) rows += fmt::format("warm-{:02},{},{},8\n", i, 1000 + i, 100 + 37 * (11 - i));
-  for (const char* n : {"tie-c", "tie-a", "tie-d", "tie-b"}) rows += fmt::format("{},100000,600,8\n", n);
+  for (int i = 0; i < 12; ++i)
+    rows += fmt::format("warm-{:02},{},{},8\n", i, 1000 + i, 100 + 37 * (11 - i));
+  for (const char* n : {"tie-c", "tie-a", "tie-d", "tie-b"})
+    rows += fmt::format("{},100000,600,8\n", n);
   write(dir / "t.csv", rows);
   const auto sc = load(fifo_scenario(8, csv_entry("t", "t.csv", 8)), dir.string());
   const auto run = simulate(sc);
@@ -89,7 +93,8 @@ TEST_CASE("same-instant submissions queue in submission order, whatever ids earl
   CHECK(run.rec.check_invariants().empty());
 }
 
-TEST_CASE("a FIFO replay with many same-second submissions gives the analytic FIFO completion times") {
+TEST_CASE(
+    "a FIFO replay with many same-second submissions gives the analytic FIFO completion times") {
   // 200 jobs in 40 distinct seconds (five per second), run times 50..950 s, on one node where
   // each job takes every GPU: a single FIFO server. Completion of the k-th job in submission
   // order is max(submit_k, completion_{k-1}) + run_k, to the microsecond.
@@ -157,7 +162,8 @@ TEST_CASE("several trace files share one clock, and epoch sets trace time 0") {
   CHECK(s.at("oct-b") == kernel::seconds(50));
   CHECK(s.at("nov-a") == kernel::seconds(0));
   // A bad epoch names the field.
-  const auto bad = parse(fifo_scenario(8, csv_entry("oct", "oct.csv", 8, ", epoch: yesterday")), dir.string());
+  const auto bad =
+      parse(fifo_scenario(8, csv_entry("oct", "oct.csv", 8, ", epoch: yesterday")), dir.string());
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.diagnostics.front().path == "spec.workload.traces[0].epoch");
 }
@@ -186,7 +192,8 @@ TEST_CASE("a cluster can be one pooled node of up to 2^20 GPUs") {
   const auto r = parse(fifo_scenario(80000, csv_entry("t", "huge.csv", 8)), dir.string());
   REQUIRE_FALSE(r.ok());
   bool named = false;
-  for (const auto& d : r.diagnostics) named = named || d.message.find("1048577") != std::string::npos;
+  for (const auto& d : r.diagnostics)
+    named = named || d.message.find("1048577") != std::string::npos;
   CHECK(named);
 }
 
@@ -207,7 +214,8 @@ spec:
     traces:
     - format: philly
       path: {}
-)", kPhilly);
+)",
+                                       kPhilly);
   std::vector<scenarios::Diagnostic> diags;
   const auto res = sim::import_trace(text, dir.string(), 0, false, diags);
   CHECK(res.jobs > 80000);

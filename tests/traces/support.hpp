@@ -31,7 +31,8 @@ inline void write(const fs::path& p, const std::string& text) {
   f << text;
 }
 
-inline scenarios::ScenarioResult parse(const std::string& yaml, const std::string& dir, bool skip = false) {
+inline scenarios::ScenarioResult parse(const std::string& yaml, const std::string& dir,
+                                       bool skip = false) {
   scenarios::LoadOptions lo;
   lo.base_dir = dir;
   lo.skip_bad_trace_rows = skip;

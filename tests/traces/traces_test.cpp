@@ -28,7 +28,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kOpenbPods = std::string(T9KSIM_SHARED_DIR) + "/traces/alibaba-openb/openb_pod_list_default.csv";
+const std::string kOpenbPods =
+    std::string(T9KSIM_SHARED_DIR) + "/traces/alibaba-openb/openb_pod_list_default.csv";
 
 const char* kZeroLatency = R"(
   controllers: {reconcileLatency: 0s}
@@ -46,7 +47,8 @@ std::map<int, std::int64_t> philly_durations() {
     if (n == 1 || line.empty()) continue;
     const auto a = line.find(',');
     const auto b = line.find(',', a + 1);
-    out[n] = static_cast<std::int64_t>(std::llround(std::stod(line.substr(a + 1, b - a - 1)) * 1e6));
+    out[n] =
+        static_cast<std::int64_t>(std::llround(std::stod(line.substr(a + 1, b - a - 1)) * 1e6));
   }
   return out;
 }
@@ -74,7 +76,8 @@ spec:
       queue: default
       from: 20d
       to: 23d
-)", kZeroLatency, kPhilly);
+)",
+                                       kZeroLatency, kPhilly);
   const auto sc = load(yaml, ".");
   const auto expected = sim::expand_traces(sc, 0);
   REQUIRE(expected.size() > 1500);  // three days of the busiest part of the trace
@@ -116,7 +119,8 @@ spec:
       options: {{pools: per-vc}}
       from: 30d
       to: 30d18h
-)", kZeroLatency, kPhilly);
+)",
+                                       kZeroLatency, kPhilly);
   const auto sc = load(yaml, ".");
   REQUIRE(sc.cluster.node_pools.size() == 11);
   std::int64_t gpus = 0;
@@ -145,9 +149,9 @@ TEST_CASE("bad trace rows are reported with file, line and column; skipBadRows s
   write(dir / "bad.csv",
         "timestamp,duration,num_gpus,gpu_time,cluster\n"
         "2017-10-01 00:00:00,60.0,1,60.0,vc1\n"
-        "2017-10-01 00:01:00,60.0,1\n"                 // line 3: missing columns
-        "2017-10-01 00:02:00,-5.0,1,-5.0,vc1\n"        // line 4: negative duration
-        "2017-13-01 00:03:00,60.0,1,60.0,vc1\n"        // line 5: unparseable time
+        "2017-10-01 00:01:00,60.0,1\n"           // line 3: missing columns
+        "2017-10-01 00:02:00,-5.0,1,-5.0,vc1\n"  // line 4: negative duration
+        "2017-13-01 00:03:00,60.0,1,60.0,vc1\n"  // line 5: unparseable time
         "\n"
         "2017-10-01 00:04:00,30.0,2,60.0,vc2\n");
   const std::string yaml = R"(
@@ -178,7 +182,8 @@ spec:
   REQUIRE(by_line.count(5));
   CHECK(by_line[5].column == 1);
   CHECK(by_line[5].path == "timestamp");
-  CHECK(scenarios::format_diagnostic(by_line[4]).rfind((dir / "bad.csv").string() + ":4:21: error:", 0) == 0);
+  CHECK(scenarios::format_diagnostic(by_line[4])
+            .rfind((dir / "bad.csv").string() + ":4:21: error:", 0) == 0);
 
   const auto skipped = parse(yaml, dir.string(), true);
   REQUIRE(skipped.ok());
@@ -196,7 +201,8 @@ spec:
 
   // The entry option does the same as the flag.
   std::string with_option = yaml;
-  with_option.replace(with_option.find("queue: default}"), 15, "queue: default, skipBadRows: true}");
+  with_option.replace(with_option.find("queue: default}"), 15,
+                      "queue: default, skipBadRows: true}");
   CHECK(parse(with_option, dir.string()).ok());
 }
 
@@ -231,12 +237,14 @@ spec:
   const auto& a = jobs[0];
   CHECK(model::metadata_of(a.job).name.rfind("job-a-1-", 0) == 0);
   CHECK(model::metadata_of(a.job).annotations.at(scenarios::kAnnotationTraceId) == "Job_A.1");
-  CHECK(model::metadata_of(a.job).annotations.at(scenarios::kAnnotationTraceSource) == "acct.csv:2");
+  CHECK(model::metadata_of(a.job).annotations.at(scenarios::kAnnotationTraceSource) ==
+        "acct.csv:2");
   const auto& pt = std::get<model::PyTorchTrainingJob>(a.job);
   REQUIRE(pt.spec.replica_specs.size() == 1);
   CHECK(pt.spec.replica_specs[0].replicas == 2);
-  CHECK(model::get_resource(pt.spec.replica_specs[0].template_.spec.containers[0].resources.requests,
-                            model::kResourceGpu) == model::Quantity::from_units(8));
+  CHECK(
+      model::get_resource(pt.spec.replica_specs[0].template_.spec.containers[0].resources.requests,
+                          model::kResourceGpu) == model::Quantity::from_units(8));
   CHECK(pt.spec.scheduler.t9k_scheduler->queue == "research");
   CHECK(pt.spec.scheduler.t9k_scheduler->priority == 5);
   CHECK(a.behaviour.run_time->mean() == kernel::minutes(10));
@@ -282,14 +290,15 @@ spec:
   workload:
     traces:
     - {{format: csv, path: t.csv, queue: default, options: {{submitColumn: t, durationColumn: d}}{}}}
-)", extra);
+)",
+                       extra);
   };
   const auto all = sim::expand_traces(load(scenario(""), dir.string()), 0);
   REQUIRE(all.size() == 200);
   CHECK(all.back().submit_time.time_since_epoch() == kernel::seconds(19900));
 
-  const auto window = sim::expand_traces(load(scenario(", from: 1000s, to: 2000s, loadFactor: 2, timeOffset: 1h"),
-                                                  dir.string()), 0);
+  const auto window = sim::expand_traces(
+      load(scenario(", from: 1000s, to: 2000s, loadFactor: 2, timeOffset: 1h"), dir.string()), 0);
   REQUIRE(window.size() == 10);
   CHECK(window.front().submit_time.time_since_epoch() == kernel::hours(1));
   CHECK((window[1].submit_time - window[0].submit_time) == kernel::seconds(50));  // gaps halved
@@ -306,7 +315,8 @@ spec:
   }
   CHECK(differs);  // another replication draws again
 
-  CHECK(sim::expand_traces(load(scenario(", sample: 0.25, limit: 7"), dir.string()), 0).size() == 7);
+  CHECK(sim::expand_traces(load(scenario(", sample: 0.25, limit: 7"), dir.string()), 0).size() ==
+        7);
 }
 
 TEST_CASE("k8s-export traces: kubectl List items replay their spec for completion - start") {
@@ -364,7 +374,8 @@ spec:
   bool warned = false;
   for (const auto& d : r.diagnostics) {
     warned |= d.severity == scenarios::Severity::Warning &&
-              d.message.find("1 job still Running at the export (still-running): not replayed") != std::string::npos;
+              d.message.find("1 job still Running at the export (still-running): not replayed") !=
+                  std::string::npos;
   }
   CHECK(warned);
   REQUIRE(r.scenario->scheduler.queues.size() == 1);
@@ -388,19 +399,23 @@ std::string with_diagnostics(const scenarios::ScenarioResult& r) {
   return out;
 }
 
-bool has_message(const scenarios::ScenarioResult& r, scenarios::Severity s, const std::string& text) {
-  return std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [&](const scenarios::Diagnostic& d) {
-    return d.severity == s && d.message.find(text) != std::string::npos;
-  });
+bool has_message(const scenarios::ScenarioResult& r, scenarios::Severity s,
+                 const std::string& text) {
+  return std::any_of(r.diagnostics.begin(), r.diagnostics.end(),
+                     [&](const scenarios::Diagnostic& d) {
+                       return d.severity == s && d.message.find(text) != std::string::npos;
+                     });
 }
 
 }  // namespace
 
-TEST_CASE("k8s-export traces: a T9k export as kubectl writes it, run times from conditions and pods") {
+TEST_CASE(
+    "k8s-export traces: a T9k export as kubectl writes it, run times from conditions and pods") {
   // tests/traces/fixtures/t9k-cluster-export.yaml: a List of jobs, queues, pod groups, pods and
   // nodes with server fields; T9k statuses have conditions, not startTime/completionTime.
   const auto dir = temp_dir("k8s-real");
-  fs::copy_file(fs::path(T9KSIM_SOURCE_DIR) / "tests/traces/fixtures/t9k-cluster-export.yaml", dir / "export.yaml");
+  fs::copy_file(fs::path(T9KSIM_SOURCE_DIR) / "tests/traces/fixtures/t9k-cluster-export.yaml",
+                dir / "export.yaml");
   const std::string yaml = R"(
 apiVersion: t9ksim/v1
 kind: Scenario
@@ -429,11 +444,14 @@ spec:
   CHECK(model::metadata_of(jobs[0].job).name == "preprocess");
   CHECK((jobs[1].submit_time - jobs[0].submit_time) == kernel::hours(1));
   // Every assumption printed: where run times came from, what was not replayed and why.
+  CHECK(has_message(
+      r, scenarios::Severity::Warning,
+      "run times derived (docs/traces.md): 2 jobs: start from Initialized condition (approximate: "
+      "includes the wait), end from conditions; 1 job: start from pods, end from conditions"));
   CHECK(has_message(r, scenarios::Severity::Warning,
-                    "run times derived (docs/traces.md): 2 jobs: start from Initialized condition (approximate: "
-                    "includes the wait), end from conditions; 1 job: start from pods, end from conditions"));
-  CHECK(has_message(r, scenarios::Severity::Warning, "1 job still Running at the export (bert-large)"));
-  CHECK(has_message(r, scenarios::Severity::Warning, "1 job still Pending at the export (queued-eval)"));
+                    "1 job still Running at the export (bert-large)"));
+  CHECK(has_message(r, scenarios::Severity::Warning,
+                    "1 job still Pending at the export (queued-eval)"));
   CHECK(has_message(r, scenarios::Severity::Warning, "not replayed: 3 Pod, 1 PodGroup"));
   const auto sim = simulate(*r.scenario);
   REQUIRE(sim.rec.jobs().size() == 3);
@@ -444,10 +462,13 @@ spec:
     std::ifstream in(dir / "export.yaml");
     text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
-  const std::string completed = R"(    - {type: Completed, status: "True", lastTransitionTime: "2024-05-01T10:40:05Z", reason: Succeeded})";
+  const std::string completed =
+      R"(    - {type: Completed, status: "True", lastTransitionTime: "2024-05-01T10:40:05Z", reason: Succeeded})";
   const auto at = text.find(completed);
   REQUIRE(at != std::string::npos);
-  text.replace(at, completed.size(), R"(    - {type: Completed, status: "False", lastTransitionTime: "2024-05-01T10:40:05Z"})");
+  text.replace(
+      at, completed.size(),
+      R"(    - {type: Completed, status: "False", lastTransitionTime: "2024-05-01T10:40:05Z"})");
   write(dir / "export.yaml", text);
   const auto bad = parse(yaml, dir.string());
   REQUIRE(!bad.ok());
@@ -457,7 +478,8 @@ spec:
   write(dir / "export.yaml", text);
   const auto bad_time = parse(yaml, dir.string());
   REQUIRE(!bad_time.ok());
-  CHECK(has_message(bad_time, scenarios::Severity::Error, "found \"yesterday afternoon!\"; allowed: an RFC 3339 time"));
+  CHECK(has_message(bad_time, scenarios::Severity::Error,
+                    "found \"yesterday afternoon!\"; allowed: an RFC 3339 time"));
 }
 
 namespace {
@@ -484,11 +506,13 @@ NodeUse node_use(const scenarios::Scenario& sc) {
 
 }  // namespace
 
-TEST_CASE("cluster from an export: Nodes become pools that keep their names, Queues keep their quotas") {
+TEST_CASE(
+    "cluster from an export: Nodes become pools that keep their names, Queues keep their quotas") {
   // docs/traces.md "Cluster from an export"; the fixture has two A100 nodes (one tainted) and
   // queue team-a with a quota of 16 GPUs and 128 CPUs.
   const auto dir = temp_dir("k8s-cluster");
-  const fs::path fixture = fs::path(T9KSIM_SOURCE_DIR) / "tests/traces/fixtures/t9k-cluster-export.yaml";
+  const fs::path fixture =
+      fs::path(T9KSIM_SOURCE_DIR) / "tests/traces/fixtures/t9k-cluster-export.yaml";
   fs::copy_file(fixture, dir / "export.yaml");
   const std::string from_trace = R"(
 apiVersion: t9ksim/v1
@@ -518,13 +542,18 @@ spec:
   CHECK(pools[0].labels == model::Labels{{"nvidia.com/gpu.count", "8"}});
   CHECK(pools[1].labels.empty());  // hostname and GPU model are set by the world
   const auto& queues = r.scenario->scheduler.queues;
-  const auto team_a = std::find_if(queues.begin(), queues.end(), [](const model::Queue& q) { return q.metadata.name == "team-a"; });
+  const auto team_a = std::find_if(queues.begin(), queues.end(), [](const model::Queue& q) {
+    return q.metadata.name == "team-a";
+  });
   REQUIRE(team_a != queues.end());
   REQUIRE(team_a->spec.quota);
-  CHECK(model::get_resource(*team_a->spec.quota, model::kResourceGpu) == model::Quantity::from_units(16));
+  CHECK(model::get_resource(*team_a->spec.quota, model::kResourceGpu) ==
+        model::Quantity::from_units(16));
   CHECK(team_a->spec.priority == 2);
-  CHECK(has_message(r, scenarios::Severity::Warning, "cluster from the export: 2 nodes in 2 pools"));
-  CHECK(has_message(r, scenarios::Severity::Warning, "1 node with NoSchedule or NoExecute taints: taints are not simulated"));
+  CHECK(
+      has_message(r, scenarios::Severity::Warning, "cluster from the export: 2 nodes in 2 pools"));
+  CHECK(has_message(r, scenarios::Severity::Warning,
+                    "1 node with NoSchedule or NoExecute taints: taints are not simulated"));
   const auto use = node_use(*r.scenario);
   CHECK(use.nodes == std::set<std::string>{"gpu-node-0", "gpu-node-1"});
   CHECK(use.binds.size() == 2);  // mnist-ddp's two 8-GPU workers need both nodes
@@ -567,7 +596,9 @@ spec:
   REQUIRE(r2.scenario->cluster.node_pools.size() == 3);
   CHECK(r2.scenario->cluster.node_pools[0].name == "extra");  // the file's pools first
   CHECK(r2.scenario->cluster.node_pools[2].cordoned == std::vector<std::string>{"gpu-node-1"});
-  CHECK(has_message(r2, scenarios::Severity::Warning, "1 node cordoned at the export (spec.unschedulable) start cordoned: gpu-node-1"));
+  CHECK(
+      has_message(r2, scenarios::Severity::Warning,
+                  "1 node cordoned at the export (spec.unschedulable) start cordoned: gpu-node-1"));
   CHECK(std::count(r2.files.begin(), r2.files.end(), (dir / "cordoned.yaml").string()) == 1);
   const auto use2 = node_use(*r2.scenario);
   CHECK(use2.binds.count("gpu-node-1") == 0);
@@ -575,7 +606,8 @@ spec:
   CHECK(use2.binds.at("extra-0") > 0);
 
   // Bad input: the file, the item's path, what was expected.
-  const auto fails_with = [&](const std::string& export_text, const std::string& scenario, const std::string& message) {
+  const auto fails_with = [&](const std::string& export_text, const std::string& scenario,
+                              const std::string& message) {
     write(dir / "bad.yaml", export_text);
     const auto bad = parse(scenario, dir.string());
     INFO(with_diagnostics(bad));
@@ -600,15 +632,18 @@ spec:
   fails_with(bad_q, uses_bad, "invalid quantity \"lots\"");
   {
     const auto bad = parse(uses_bad, dir.string());
-    CHECK(std::any_of(bad.diagnostics.begin(), bad.diagnostics.end(), [](const scenarios::Diagnostic& d) {
-      return d.path == "items[10].status.allocatable.memory" && d.line == 313;  // at the value itself
-    }));
+    CHECK(std::any_of(bad.diagnostics.begin(), bad.diagnostics.end(),
+                      [](const scenarios::Diagnostic& d) {
+                        return d.path == "items[10].status.allocatable.memory" &&
+                               d.line == 313;  // at the value itself
+                      }));
   }
   std::string twice = read_all(fixture);
   const std::string node_1 = "\n    name: gpu-node-1\n";
   twice.replace(twice.find(node_1), node_1.size(), "\n    name: gpu-node-0\n");
   fails_with(twice, uses_bad, "found node \"gpu-node-0\" twice; allowed: one Node per name");
-  fails_with("apiVersion: v1\nkind: List\nitems: []\n", uses_bad, "found no Node objects in \"bad.yaml\"");
+  fails_with("apiVersion: v1\nkind: List\nitems: []\n", uses_bad,
+             "found no Node objects in \"bad.yaml\"");
   // A pool of the file whose generated names clash with the export's.
   fails_with(read_all(fixture), R"(
 apiVersion: t9ksim/v1
@@ -619,10 +654,13 @@ spec:
   cluster:
     fromExport: bad.yaml
     nodePools: [{name: gpu-node, count: 1, cpu: 8, memory: 8Gi}]
-)", "found node \"gpu-node-0\" in pool gpu-node and in the export's pool nvidia-a100-sxm4-80gb; allowed: node "
-      "names unique");
+)",
+             "found node \"gpu-node-0\" in pool gpu-node and in the export's pool "
+             "nvidia-a100-sxm4-80gb; allowed: node "
+             "names unique");
   // ... also for a pool an operation adds later; one export added twice clashes on its pools.
-  fails_with(read_all(fixture), R"(
+  fails_with(
+      read_all(fixture), R"(
 apiVersion: t9ksim/v1
 kind: Scenario
 metadata: {name: bad}
@@ -632,7 +670,8 @@ spec:
   workload: {jobs: []}
   operations:
   - {at: 1h, action: addNodePool, nodePool: {name: gpu-node, count: 2, cpu: 8, memory: 8Gi}}
-)", "found node \"gpu-node-0\" in pool gpu-node and in the export's pool nvidia-a100-sxm4-80gb");
+)",
+      "found node \"gpu-node-0\" in pool gpu-node and in the export's pool nvidia-a100-sxm4-80gb");
   fails_with(read_all(fixture), R"(
 apiVersion: t9ksim/v1
 kind: Scenario
@@ -643,7 +682,8 @@ spec:
   workload:
     traces:
     - {format: k8s-export, path: bad.yaml, name: k8s}
-)", "found node pool \"nvidia-a100-sxm4-80gb\" in both the file and the trace");
+)",
+             "found node pool \"nvidia-a100-sxm4-80gb\" in both the file and the trace");
   const auto missing = parse(R"(
 apiVersion: t9ksim/v1
 kind: Scenario
@@ -651,8 +691,10 @@ metadata: {name: bad}
 spec:
   horizon: 1d
   cluster: {fromExport: nowhere.yaml}
-)", dir.string());
-  CHECK(has_message(missing, scenarios::Severity::Error, "found \"nowhere.yaml\", which is not a file"));
+)",
+                             dir.string());
+  CHECK(has_message(missing, scenarios::Severity::Error,
+                    "found \"nowhere.yaml\", which is not a file"));
 
   // import: the imported scenario reads the same cluster from the export and runs the same.
   const auto imp = temp_dir("k8s-cluster-import");
@@ -682,7 +724,8 @@ TEST_CASE("openb traces: node list as pools, gpu_spec selectors, qos queues, GPU
         "n3,32000,131072,4,V100M16\n"
         "n4,48000,376832,4,V100M32\n");
   write(dir / "pods.csv",
-        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_"
+        "time,scheduled_time\n"
         "openb-pod-0,12000,16384,1,460,,LS,Running,0,100,5\n"
         "openb-pod-1,4000,8192,2,1000,G2,BE,Failed,10,50,10\n"
         "openb-pod-2,4000,8192,1,1000,V100M16|V100M32,Burstable,Succeeded,20,80,30\n"
@@ -719,9 +762,10 @@ spec:
   const auto jobs = sim::expand_traces(sc, 0);
   REQUIRE(jobs.size() == 3);  // the never-scheduled pod is not replayed by default
   const auto& p0 = std::get<model::GenericJob>(jobs[0].job);
-  CHECK(model::get_resource(p0.spec.replica_specs[0].template_.spec.containers[0].resources.requests,
-                            model::kResourceGpu) == model::Quantity::from_units(1));  // 460 milli rounded up
-  CHECK(jobs[0].behaviour.run_time->mean() == kernel::seconds(95));  // deletion - scheduled
+  CHECK(model::get_resource(
+            p0.spec.replica_specs[0].template_.spec.containers[0].resources.requests,
+            model::kResourceGpu) == model::Quantity::from_units(1));  // 460 milli rounded up
+  CHECK(jobs[0].behaviour.run_time->mean() == kernel::seconds(95));   // deletion - scheduled
   const auto& p1 = std::get<model::GenericJob>(jobs[1].job);
   CHECK(p1.spec.replica_specs[0].template_.spec.node_selector.at(model::kLabelGpuModel) == "G2");
   CHECK(p1.spec.scheduler.t9k_scheduler->queue == "be");
@@ -737,14 +781,16 @@ spec:
   CHECK(phase.at("default/openb-pod-2") == "Succeeded");
 }
 
-TEST_CASE("openb gpuMilli shared: fractional pods share one GPU best-fit, round-up runs them in turn") {
+TEST_CASE(
+    "openb gpuMilli shared: fractional pods share one GPU best-fit, round-up runs them in turn") {
   const auto dir = temp_dir("openb-shared");
   write(dir / "nodes.csv",
         "sn,cpu_milli,memory_mib,gpu,model\n"
         "n1,32000,131072,1,T4\n");
   // Three 300-milli pods and one 100-milli pod, all created at 0 and recorded running 100 s.
   write(dir / "pods.csv",
-        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_"
+        "time,scheduled_time\n"
         "a,1000,1024,1,300,T4,LS,Succeeded,0,100,0\n"
         "b,1000,1024,1,300,T4,LS,Succeeded,0,100,0\n"
         "c,1000,1024,1,300,T4,LS,Succeeded,0,100,0\n"
@@ -754,7 +800,8 @@ apiVersion: t9ksim/v1
 kind: Scenario
 metadata: {name: openb}
 spec:
-  horizon: 1d)") + kZeroLatency + R"(
+  horizon: 1d)") + kZeroLatency +
+                           R"(
   cluster: {fromTrace: openb}
   workload:
     traces:
@@ -768,8 +815,12 @@ spec:
   const auto shared = with("shared");
   const auto jobs = sim::expand_traces(shared, 0);
   REQUIRE(jobs.size() == 4);
-  const auto& res = std::get<model::GenericJob>(jobs[0].job).spec.replica_specs[0].template_.spec.containers[0].resources;
-  CHECK(model::get_resource(res.requests, model::kResourceGpuMilli) == model::Quantity::from_units(300));
+  const auto& res = std::get<model::GenericJob>(jobs[0].job)
+                        .spec.replica_specs[0]
+                        .template_.spec.containers[0]
+                        .resources;
+  CHECK(model::get_resource(res.requests, model::kResourceGpuMilli) ==
+        model::Quantity::from_units(300));
   CHECK(model::get_resource(res.requests, model::kResourceGpu).is_zero());
 
   // Shared: 300 + 300 + 300 + 100 = one GPU, all four at once, 100 s each.
@@ -791,10 +842,12 @@ spec:
   // Round-up: each pod takes the node's one GPU in turn.
   const auto r = simulate(with("round-up"));
   std::vector<std::int64_t> starts;
-  for (const auto& j : r.rec.jobs()) starts.push_back(j.first_running->time_since_epoch().count() / 1000000);
+  for (const auto& j : r.rec.jobs())
+    starts.push_back(j.first_running->time_since_epoch().count() / 1000000);
   std::sort(starts.begin(), starts.end());
   REQUIRE(starts.size() == 4);
-  for (std::size_t i = 1; i < starts.size(); ++i) CHECK(starts[i] - starts[i - 1] >= 100);  // one after another
+  for (std::size_t i = 1; i < starts.size(); ++i)
+    CHECK(starts[i] - starts[i - 1] >= 100);  // one after another
   CHECK(r.rec.metrics().at("gpu_hours_allocated") == Approx(400.0 / 3600.0));
 
   // t9ksim import writes the shares into the manifests and replays identically.
@@ -825,7 +878,8 @@ spec:
   workload:
     traces:
     - {{format: alibaba-openb, path: {}}}
-)", kOpenbPods);
+)",
+                                       kOpenbPods);
   const auto sc = load(yaml, ".");
   std::int64_t nodes = 0, gpus = 0;
   for (const auto& p : sc.cluster.node_pools) {
@@ -860,7 +914,8 @@ spec:
       to: 40d8h
       sample: 0.5
       loadFactor: 1.5
-)", kPhilly);
+)",
+                                       kPhilly);
   std::vector<scenarios::Diagnostic> diags;
   const auto res = sim::import_trace(text, dir.string(), 0, false, diags);
   CHECK(res.jobs > 100);

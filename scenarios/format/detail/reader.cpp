@@ -97,7 +97,8 @@ bool is_dns1123_subdomain(std::string_view s) {
   std::size_t start = 0;
   while (true) {
     const std::size_t dot = s.find('.', start);
-    const std::string_view part = s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
+    const std::string_view part =
+        s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
     if (!is_dns1123_label(part)) return false;
     if (dot == std::string_view::npos) return true;
     start = dot + 1;
@@ -135,7 +136,9 @@ void add_budget_diagnostic(std::vector<Diagnostic>& out, const std::string& file
 
 // ---- Report ----
 
-std::size_t work_budget(std::size_t document_bytes) { return kWorkBudget + kWorkPerByte * document_bytes; }
+std::size_t work_budget(std::size_t document_bytes) {
+  return kWorkBudget + kWorkPerByte * document_bytes;
+}
 
 Report::Report(std::string file, std::vector<Diagnostic>& out, int document, std::size_t budget)
     : file_(std::move(file)), out_(out), document_(document), budget_(budget) {}
@@ -210,7 +213,8 @@ bool Report::blocked(const std::string& path) const {
 bool Report::has_error_under(const std::string& path) const {
   for (auto it = error_paths_.lower_bound(path); it != error_paths_.end(); ++it) {
     if (it->compare(0, path.size(), path) != 0) break;
-    if (it->size() == path.size() || (*it)[path.size()] == '.' || (*it)[path.size()] == '[') return true;
+    if (it->size() == path.size() || (*it)[path.size()] == '.' || (*it)[path.size()] == '[')
+      return true;
   }
   return false;
 }
@@ -249,12 +253,14 @@ MapReader::MapReader(Report& r, const Val& v, std::span<const std::string_view> 
     r.tick();
     const YAML::Node key = it->first;
     if (!key.IsScalar()) {
-      r.error(key.Mark(), v.path, fmt::format("found a key that is {}; allowed: field names", describe(key)));
+      r.error(key.Mark(), v.path,
+              fmt::format("found a key that is {}; allowed: field names", describe(key)));
       continue;
     }
     const std::string name = key.Scalar();
     const std::string path = child_path(v.path, name);
-    if (std::any_of(entries_.begin(), entries_.end(), [&](const auto& e) { return e.first == name; })) {
+    if (std::any_of(entries_.begin(), entries_.end(),
+                    [&](const auto& e) { return e.first == name; })) {
       r.error(key.Mark(), path, fmt::format("duplicate field \"{}\"", name));
       continue;
     }
@@ -310,7 +316,8 @@ FreeMap::FreeMap(Report& r, const Val& v, std::span<const std::string_view> stru
     r.tick();
     const YAML::Node key = it->first;
     if (!key.IsScalar()) {
-      r.error(key.Mark(), v.path, fmt::format("found a key that is {}; allowed: scalar keys", describe(key)));
+      r.error(key.Mark(), v.path,
+              fmt::format("found a key that is {}; allowed: scalar keys", describe(key)));
       continue;
     }
     const std::string name = key.Scalar();
@@ -362,7 +369,9 @@ bool scalar_or_report(Report& r, const Val& v, std::string_view what) {
 }
 
 // A plain (unquoted) scalar, or one tagged with a core-schema tag: YAML's typed literals.
-bool is_plain(const YAML::Node& n) { return n.Tag() == "?" || n.Tag().rfind("tag:yaml.org,2002:", 0) == 0; }
+bool is_plain(const YAML::Node& n) {
+  return n.Tag() == "?" || n.Tag().rfind("tag:yaml.org,2002:", 0) == 0;
+}
 }  // namespace
 
 std::optional<std::string> read_string(Report& r, const Val& v) {
@@ -474,8 +483,7 @@ std::optional<model::Quantity> read_quantity(Report& r, const Val& v, bool allow
   try {
     const auto q = model::Quantity::parse(v.node.Scalar());
     if (!allow_negative && q.milli() < 0) {
-      r.error(v.mark, v.path,
-              fmt::format("found {}; allowed: a quantity >= 0", describe(v.node)));
+      r.error(v.mark, v.path, fmt::format("found {}; allowed: a quantity >= 0", describe(v.node)));
       return std::nullopt;
     }
     return q;
@@ -500,14 +508,16 @@ std::optional<std::vector<std::string>> read_string_list(Report& r, const Val& v
   r.tick();
   if (!v.present()) return std::nullopt;
   if (!v.node.IsSequence()) {
-    r.error(v.mark, v.path, fmt::format("found {}; allowed: a sequence of strings", describe(v.node)));
+    r.error(v.mark, v.path,
+            fmt::format("found {}; allowed: a sequence of strings", describe(v.node)));
     return std::nullopt;
   }
   std::vector<std::string> out;
   bool ok = true;
   for (const Val& item : read_list(r, v)) {
     if (!item.node.IsDefined() || !item.node.IsScalar()) {
-      r.error(item.mark, item.path, fmt::format("found {}; allowed: a string", describe(item.node)));
+      r.error(item.mark, item.path,
+              fmt::format("found {}; allowed: a string", describe(item.node)));
       ok = false;
       continue;
     }
@@ -523,7 +533,8 @@ std::optional<std::string> read_choice(Report& r, const Val& v,
   if (!s) return std::nullopt;
   if (std::find(allowed.begin(), allowed.end(), *s) != allowed.end()) return s;
   std::string msg = fmt::format("found \"{}\"; allowed: {}", *s, join_names(allowed));
-  if (const auto hint = closest_match(*s, allowed)) msg += fmt::format(" (did you mean \"{}\"?)", *hint);
+  if (const auto hint = closest_match(*s, allowed))
+    msg += fmt::format(" (did you mean \"{}\"?)", *hint);
   r.error(v.mark, v.path, msg);
   return std::nullopt;
 }

@@ -52,7 +52,8 @@ bool is_label_value(std::string_view s);
 
 class Report {
  public:
-  Report(std::string file, std::vector<Diagnostic>& out, int document = 0, std::size_t budget = work_budget(0));
+  Report(std::string file, std::vector<Diagnostic>& out, int document = 0,
+         std::size_t budget = work_budget(0));
   void error(const YAML::Mark& at, const std::string& path, std::string message);
   void warning(const YAML::Mark& at, const std::string& path, std::string message);
   // For checks on typed values: the position recorded for `path`, or its nearest parent's.

@@ -23,7 +23,7 @@ using model::PodPhase;
 using model::ReplicaPhase;
 using model::RestartPolicyType;
 
-constexpr std::string_view kMsgAllRunning = "All pods are running normally.";  // §1.2 snapshot
+constexpr std::string_view kMsgAllRunning = "All pods are running normally.";     // §1.2 snapshot
 constexpr std::string_view kMsgSucceeded = "The job has finished successfully.";  // §1.2 snapshot
 
 // Where a replica slot stands after this step's decisions.
@@ -65,7 +65,8 @@ bool terminating(const Pod& p) { return p.deletion_timestamp.has_value(); }
 std::int32_t exit_code_of(const Pod& p) { return p.exit_code.value_or(137); }
 
 bool is_retryable(std::int32_t code, const ControllerOptions& opt) {  // §2.2
-  if (opt.retryable_exit_codes == ControllerOptions::RetryableExitCodes::KubeflowAtLeast128) return code >= 128;
+  if (opt.retryable_exit_codes == ControllerOptions::RetryableExitCodes::KubeflowAtLeast128)
+    return code >= 128;
   const auto& set = opt.t9k_retryable_exit_codes;
   return std::find(set.begin(), set.end(), code) != set.end();
 }
@@ -74,10 +75,13 @@ bool is_retryable(std::int32_t code, const ControllerOptions& opt) {  // §2.2
 bool policy_restarts(RestartPolicyType policy, const Pod& p, const ControllerOptions& opt) {
   if (p.phase == PodPhase::Succeeded) return policy == RestartPolicyType::Always;
   switch (policy) {
-    case RestartPolicyType::Never: return false;
+    case RestartPolicyType::Never:
+      return false;
     case RestartPolicyType::OnFailure:
-    case RestartPolicyType::Always: return true;
-    case RestartPolicyType::ExitCode: return is_retryable(exit_code_of(p), opt);
+    case RestartPolicyType::Always:
+      return true;
+    case RestartPolicyType::ExitCode:
+      return is_retryable(exit_code_of(p), opt);
   }
   return false;
 }
@@ -97,8 +101,8 @@ model::JobCondition* find_condition(JobStatus& st, JobConditionType type) {
 }
 
 // lastTransitionTime moves only when the status flips; conditions are kept in §1.2's order.
-void set_condition(JobStatus& st, JobConditionType type, ConditionStatus status, std::string_view reason,
-                   std::string_view message, SimTime now) {
+void set_condition(JobStatus& st, JobConditionType type, ConditionStatus status,
+                   std::string_view reason, std::string_view message, SimTime now) {
   if (auto* c = find_condition(st, type)) {
     if (c->status != status) {
       c->status = status;
@@ -122,7 +126,8 @@ std::string rule_text(const std::map<std::string, std::vector<std::int32_t>>& re
     if (!first_type) out += ",";
     first_type = false;
     out += fmt::format("\"{}\":[", type);
-    for (std::size_t i = 0; i < ranks.size(); ++i) out += fmt::format("{}\"{}\"", i ? "," : "", ranks[i]);
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+      out += fmt::format("{}\"{}\"", i ? "," : "", ranks[i]);
     out += "]";
   }
   return out + "}";
@@ -150,11 +155,16 @@ ReplicaPhase replica_phase(const Slot& s) {  // §1.3 mapping
   if (s.create) return ReplicaPhase::Creating;
   if (!s.pod) return ReplicaPhase::Deleted;  // slot whose pod is gone and not (yet) recreated
   switch (s.pod->phase) {
-    case PodPhase::Pending: return s.pod->node_name.empty() ? ReplicaPhase::Creating : ReplicaPhase::Pending;
-    case PodPhase::Running: return ReplicaPhase::Running;
-    case PodPhase::Succeeded: return ReplicaPhase::Succeeded;
-    case PodPhase::Failed: return ReplicaPhase::Failed;
-    case PodPhase::Unknown: return ReplicaPhase::Unknown;
+    case PodPhase::Pending:
+      return s.pod->node_name.empty() ? ReplicaPhase::Creating : ReplicaPhase::Pending;
+    case PodPhase::Running:
+      return ReplicaPhase::Running;
+    case PodPhase::Succeeded:
+      return ReplicaPhase::Succeeded;
+    case PodPhase::Failed:
+      return ReplicaPhase::Failed;
+    case PodPhase::Unknown:
+      return ReplicaPhase::Unknown;
   }
   return ReplicaPhase::Unknown;
 }
@@ -165,14 +175,20 @@ std::vector<model::ContainerStatus> container_status(const Slot& s, const JobVie
   model::ContainerStatus cs;
   cs.name = c ? c->name : std::string{};
   switch (s.pod->phase) {
-    case PodPhase::Pending: cs.state = "waiting"; break;
-    case PodPhase::Running: cs.state = "running"; break;
+    case PodPhase::Pending:
+      cs.state = "waiting";
+      break;
+    case PodPhase::Running:
+      cs.state = "running";
+      break;
     case PodPhase::Succeeded:
     case PodPhase::Failed:
       cs.state = "terminated";
       cs.exit_code = s.pod->phase == PodPhase::Succeeded ? 0 : exit_code_of(*s.pod);
       break;
-    case PodPhase::Unknown: cs.state = "waiting"; break;
+    case PodPhase::Unknown:
+      cs.state = "waiting";
+      break;
   }
   return {cs};
 }
@@ -194,8 +210,8 @@ Pod make_pod(const JobView& v, const TypeView& t, std::int32_t rank, bool resume
     labels["genericjob"] = job;
     labels["genericjob-replica"] = p.metadata.name;
   }
-  p.metadata.owner_references.push_back(
-      model::OwnerReference{model::kBatchApiVersion, std::string(v.kind_name), job, v.meta->uid, true});
+  p.metadata.owner_references.push_back(model::OwnerReference{
+      model::kBatchApiVersion, std::string(v.kind_name), job, v.meta->uid, true});
   p.job_name = job;
   p.replica_type = t.type;
   p.rank = rank;
@@ -243,10 +259,12 @@ Pod make_pod(const JobView& v, const TypeView& t, std::int32_t rank, bool resume
     labels[model::kLabelQueue] = p.queue;
     labels[model::kLabelRole] = t.type;
   } else {
-    p.scheduler_name = spec.scheduler_name.empty() ? model::kDefaultSchedulerName : spec.scheduler_name;
+    p.scheduler_name =
+        spec.scheduler_name.empty() ? model::kDefaultSchedulerName : spec.scheduler_name;
   }
   if (v.kind == model::JobKind::DeepSpeedJob) {
-    p.metadata.annotations["t9ksim.io/slots-per-worker"] = std::to_string(v.slots_per_worker);  // §5
+    p.metadata.annotations["t9ksim.io/slots-per-worker"] =
+        std::to_string(v.slots_per_worker);  // §5
   }
   return p;
 }
@@ -256,7 +274,8 @@ model::PodGroupSpec desired_pod_group_spec(const JobView& v) {  // §8.1, §4.3
   std::int32_t total = 0;
   for (const auto& t : v.types) total += t.replicas;
   s.min_member = v.elastic ? v.elastic_min : total;
-  for (const auto& t : v.types) s.roles.push_back({t.type, v.elastic ? t.min_replicas : t.replicas});
+  for (const auto& t : v.types)
+    s.roles.push_back({t.type, v.elastic ? t.min_replicas : t.replicas});
   const auto& t9k = *v.scheduler->t9k_scheduler;
   s.queue = t9k.queue.empty() ? model::kDefaultQueue : t9k.queue;
   s.priority = t9k.priority;
@@ -271,35 +290,42 @@ void terminal_deletions(std::vector<Slot>& slots, model::CleanUpPolicy policy, b
     s.create = false;
     s.del.reset();
     if (!s.pod || terminating(*s.pod)) continue;
-    const bool unfinished = s.pod->phase == PodPhase::Pending || s.pod->phase == PodPhase::Running ||
-                            s.pod->phase == PodPhase::Unknown;
+    const bool unfinished = s.pod->phase == PodPhase::Pending ||
+                            s.pod->phase == PodPhase::Running || s.pod->phase == PodPhase::Unknown;
     if (deadline && unfinished) {
       s.del = DeletionReason::Deadline;
-    } else if (policy == model::CleanUpPolicy::All || (policy == model::CleanUpPolicy::Unfinished && unfinished)) {
+    } else if (policy == model::CleanUpPolicy::All ||
+               (policy == model::CleanUpPolicy::Unfinished && unfinished)) {
       s.del = DeletionReason::Cleanup;
     }
   }
 }
 
-void apply_terminal_conditions(JobStatus& st, const Verdict& v, SimTime now) {  // §1.2, UC snapshots
+void apply_terminal_conditions(JobStatus& st, const Verdict& v,
+                               SimTime now) {  // §1.2, UC snapshots
   if (v.phase == JobPhase::Succeeded) {
-    set_condition(st, JobConditionType::Running, ConditionStatus::False, "Succeeded", kMsgSucceeded, now);
-    set_condition(st, JobConditionType::Completed, ConditionStatus::True, "Succeeded", kMsgSucceeded, now);
-    set_condition(st, JobConditionType::Failed, ConditionStatus::False, "Succeeded", kMsgSucceeded, now);
+    set_condition(st, JobConditionType::Running, ConditionStatus::False, "Succeeded", kMsgSucceeded,
+                  now);
+    set_condition(st, JobConditionType::Completed, ConditionStatus::True, "Succeeded",
+                  kMsgSucceeded, now);
+    set_condition(st, JobConditionType::Failed, ConditionStatus::False, "Succeeded", kMsgSucceeded,
+                  now);
   } else {
     set_condition(st, JobConditionType::Running, ConditionStatus::False, "Failed", v.message, now);
     set_condition(st, JobConditionType::Completed, ConditionStatus::True, "Failed", v.message, now);
-    set_condition(st, JobConditionType::Failed, ConditionStatus::True, v.failed_reason, v.message, now);
+    set_condition(st, JobConditionType::Failed, ConditionStatus::True, v.failed_reason, v.message,
+                  now);
   }
 }
 
-std::string master_failure_message(const JobView& v, const Pod& p) {  // UC DeepSpeedJob example (§1.2)
+std::string master_failure_message(const JobView& v,
+                                   const Pod& p) {  // UC DeepSpeedJob example (§1.2)
   if (p.deletion_reason == DeletionReason::MaxDuration) {
-    return fmt::format("{} {} has failed: {} exceeded the queue's maxDuration", v.kind_name, v.meta->name,
-                       p.metadata.name);
+    return fmt::format("{} {} has failed: {} exceeded the queue's maxDuration", v.kind_name,
+                       v.meta->name, p.metadata.name);
   }
-  return fmt::format("{} {} has failed: {} failed with exit code {}", v.kind_name, v.meta->name, p.metadata.name,
-                     exit_code_of(p));
+  return fmt::format("{} {} has failed: {} failed with exit code {}", v.kind_name, v.meta->name,
+                     p.metadata.name, exit_code_of(p));
 }
 
 // §3.1 and §11 Q2 for GenericJob; failure is evaluated before success.
@@ -331,13 +357,15 @@ std::optional<Verdict> decide_generic(const JobView& v, const std::vector<Slot>&
   }
   if (spec.failure_rules.empty()) {
     if (first_failed) {  // §11 Q2: any replica failing terminally; the message names it as a rule
-      std::map<std::string, std::vector<std::int32_t>> rule{{v.types[first_failed->type_index].type, {first_failed->rank}}};
+      std::map<std::string, std::vector<std::int32_t>> rule{
+          {v.types[first_failed->type_index].type, {first_failed->rank}}};
       return Verdict{JobPhase::Failed, "Failed", "The job is failed with rule: " + rule_text(rule)};
     }
   } else {
     for (const auto& rule : spec.failure_rules) {
       if (all_named(rule, Outcome::FailedFinal)) {
-        return Verdict{JobPhase::Failed, "Failed", "The job is failed with rule: " + rule_text(rule.replicas)};
+        return Verdict{JobPhase::Failed, "Failed",
+                       "The job is failed with rule: " + rule_text(rule.replicas)};
       }
     }
   }
@@ -355,10 +383,11 @@ std::optional<Verdict> decide_generic(const JobView& v, const std::vector<Slot>&
       reachable = reachable || ok;
     }
     if (!reachable) {  // with no successRules the default "all replicas" rule is unreachable too
-      return Verdict{JobPhase::Failed, "Failed",
-                     fmt::format("The job is failed because the restarts of {} are exhausted and no success "
-                                 "rule can be fulfilled",
-                                 first_failed->name)};
+      return Verdict{
+          JobPhase::Failed, "Failed",
+          fmt::format("The job is failed because the restarts of {} are exhausted and no success "
+                      "rule can be fulfilled",
+                      first_failed->name)};
     }
   }
   if (spec.success_rules.empty()) {  // §11 Q2: all replicas succeeded
@@ -371,15 +400,16 @@ std::optional<Verdict> decide_generic(const JobView& v, const std::vector<Slot>&
     if (any && all) return Verdict{JobPhase::Succeeded, "", std::string(kMsgSucceeded)};
   } else {
     for (const auto& rule : spec.success_rules) {
-      if (all_named(rule, Outcome::SucceededFinal)) return Verdict{JobPhase::Succeeded, "", std::string(kMsgSucceeded)};
+      if (all_named(rule, Outcome::SucceededFinal))
+        return Verdict{JobPhase::Succeeded, "", std::string(kMsgSucceeded)};
     }
   }
   return std::nullopt;
 }
 
 // §4.1, §5, §11 Q7 for PyTorchTrainingJob and DeepSpeedJob.
-std::optional<Verdict> decide_master(const JobView& v, const std::vector<Slot>& slots, const ControllerOptions& opt,
-                                     const Pod* backoff_limit_pod) {
+std::optional<Verdict> decide_master(const JobView& v, const std::vector<Slot>& slots,
+                                     const ControllerOptions& opt, const Pod* backoff_limit_pod) {
   const Slot* master = nullptr;
   for (const auto& s : slots) {
     if (s.desired && s.type_index == 0 && s.rank == 0) master = &s;
@@ -395,14 +425,17 @@ std::optional<Verdict> decide_master(const JobView& v, const std::vector<Slot>& 
     }
   }
   if (backoff_limit_pod) {  // §11 Q4 Kubeflow option
-    return Verdict{JobPhase::Failed, "BackoffLimitExceeded",
-                   fmt::format("{} {} has failed because it has reached the specified backoff limit", v.kind_name,
-                               v.meta->name)};
+    return Verdict{
+        JobPhase::Failed, "BackoffLimitExceeded",
+        fmt::format("{} {} has failed because it has reached the specified backoff limit",
+                    v.kind_name, v.meta->name)};
   }
-  if (master && master->outcome == Outcome::SucceededFinal) return Verdict{JobPhase::Succeeded, "", std::string(kMsgSucceeded)};
+  if (master && master->outcome == Outcome::SucceededFinal)
+    return Verdict{JobPhase::Succeeded, "", std::string(kMsgSucceeded)};
   if (v.elastic && opt.elastic_success == ControllerOptions::ElasticSuccess::AnyReplica) {
     for (const auto& s : slots) {
-      if (s.desired && s.outcome == Outcome::SucceededFinal) return Verdict{JobPhase::Succeeded, "", std::string(kMsgSucceeded)};
+      if (s.desired && s.outcome == Outcome::SucceededFinal)
+        return Verdict{JobPhase::Succeeded, "", std::string(kMsgSucceeded)};
     }
   }
   return std::nullopt;
@@ -410,7 +443,8 @@ std::optional<Verdict> decide_master(const JobView& v, const std::vector<Slot>& 
 
 }  // namespace
 
-std::vector<std::int32_t> split_by_weight(std::int32_t total, const std::vector<std::int32_t>& weights) {
+std::vector<std::int32_t> split_by_weight(std::int32_t total,
+                                          const std::vector<std::int32_t>& weights) {
   std::vector<std::int64_t> w(weights.begin(), weights.end());
   for (auto& x : w) x = std::max<std::int64_t>(x, 0);
   std::int64_t sum = std::accumulate(w.begin(), w.end(), std::int64_t{0});
@@ -429,7 +463,8 @@ std::vector<std::int32_t> split_by_weight(std::int32_t total, const std::vector<
   }
   std::vector<std::size_t> order(w.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rem[a] > rem[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return rem[a] > rem[b]; });
   for (std::size_t k = 0; given < total; ++k, ++given) ++out[order[k % order.size()]];
   return out;
 }
@@ -523,26 +558,42 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
         r.containers = container_status(s, v);
         r.restart_count = commit_counters ? s.restarts : s.prev_restarts;
         switch (r.phase) {
-          case ReplicaPhase::Creating: ++st.aggregate.creating; break;
-          case ReplicaPhase::Pending: ++st.aggregate.pending; break;
-          case ReplicaPhase::Running: ++st.aggregate.running; break;
-          case ReplicaPhase::Succeeded: ++st.aggregate.succeeded; break;
-          case ReplicaPhase::Failed: ++st.aggregate.failed; break;
-          case ReplicaPhase::Unknown: ++st.aggregate.unknown; break;
-          case ReplicaPhase::Deleted: ++st.aggregate.deleted; break;
+          case ReplicaPhase::Creating:
+            ++st.aggregate.creating;
+            break;
+          case ReplicaPhase::Pending:
+            ++st.aggregate.pending;
+            break;
+          case ReplicaPhase::Running:
+            ++st.aggregate.running;
+            break;
+          case ReplicaPhase::Succeeded:
+            ++st.aggregate.succeeded;
+            break;
+          case ReplicaPhase::Failed:
+            ++st.aggregate.failed;
+            break;
+          case ReplicaPhase::Unknown:
+            ++st.aggregate.unknown;
+            break;
+          case ReplicaPhase::Deleted:
+            ++st.aggregate.deleted;
+            break;
         }
         task.replicas.push_back(std::move(r));
       }
       st.tasks.push_back(std::move(task));
     }
     // Actions: deletions, then creations (a name is free only once its old pod is gone).
-    for (const auto& name : stray_pods) res.actions.emplace_back(DeletePod{name, DeletionReason::ScaleDown});
+    for (const auto& name : stray_pods)
+      res.actions.emplace_back(DeletePod{name, DeletionReason::ScaleDown});
     for (const auto& s : slots) {
       if (s.del) res.actions.emplace_back(DeletePod{s.name, *s.del});
     }
     bool resumed = find_condition(st, JobConditionType::Paused) != nullptr;
     for (const auto& s : slots) {
-      if (s.create) res.actions.emplace_back(CreatePod{make_pod(v, v.types[s.type_index], s.rank, resumed)});
+      if (s.create)
+        res.actions.emplace_back(CreatePod{make_pod(v, v.types[s.type_index], s.rank, resumed)});
     }
     // TensorBoard dependent (§9): its state never affects the phase.
     if (v.tensorboard && (in.tensorboard || !model::is_terminal(*st.phase))) {
@@ -554,7 +605,8 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
       if (!in.tensorboard) {  // created while the job is live only
         res.actions.emplace_back(CreateTensorBoard{
             job, v.meta->namespace_, *v.tensorboard,
-            model::OwnerReference{model::kBatchApiVersion, std::string(v.kind_name), job, v.meta->uid, true}});
+            model::OwnerReference{model::kBatchApiVersion, std::string(v.kind_name), job,
+                                  v.meta->uid, true}});
         d.action = "Create";
         d.reason = "DependentCreating";
         d.note = fmt::format("TensorBoard [{}] is being created", job);
@@ -572,7 +624,8 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
   // ---- Terminal phases never change; cleanup continues until done (§1.1, §6.2). ----
   if (model::is_terminal(*st.phase)) {
     const auto* failed = find_condition(st, JobConditionType::Failed);
-    const bool deadline = failed && failed->status == ConditionStatus::True && failed->reason == "DeadlineExceeded";
+    const bool deadline =
+        failed && failed->status == ConditionStatus::True && failed->reason == "DeadlineExceeded";
     terminal_deletions(slots, v.clean_up, deadline);
     return finish(false);
   }
@@ -586,15 +639,18 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     st.active_since.reset();
     set_condition(st, JobConditionType::Paused, ConditionStatus::True, "Paused",
                   "All replicas are deleted or being deleted.", now);
-    if (auto* c = find_condition(st, JobConditionType::Running); c && c->status == ConditionStatus::True) {
-      set_condition(st, JobConditionType::Running, ConditionStatus::False, "Paused", "The job is paused.", now);
+    if (auto* c = find_condition(st, JobConditionType::Running);
+        c && c->status == ConditionStatus::True) {
+      set_condition(st, JobConditionType::Running, ConditionStatus::False, "Paused",
+                    "The job is paused.", now);
     }
     return finish(false);
   }
   if (*st.phase == JobPhase::Paused) {  // resume: Resuming until all replicas are back (§7.2)
     st.phase = JobPhase::Resuming;
     st.active_since = now;  // §11 Q6: the clock restarts on resume (Kubeflow reset)
-    set_condition(st, JobConditionType::Paused, ConditionStatus::False, "Resumed", "The job is resuming.", now);
+    set_condition(st, JobConditionType::Paused, ConditionStatus::False, "Resumed",
+                  "The job is resuming.", now);
   }
 
   // ---- activeDeadlineSeconds (§6.1, §11 Q6) ----
@@ -604,9 +660,10 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
   if (v.active_deadline_seconds && st.active_since) {
     const SimTime deadline = *st.active_since + std::chrono::seconds(*v.active_deadline_seconds);
     if (now >= deadline) {
-      verdict = Verdict{JobPhase::Failed, "DeadlineExceeded",
-                        fmt::format("{} {} has failed because it was active longer than specified deadline",
-                                    v.kind_name, job)};
+      verdict = Verdict{
+          JobPhase::Failed, "DeadlineExceeded",
+          fmt::format("{} {} has failed because it was active longer than specified deadline",
+                      v.kind_name, job)};
     } else {
       requeue_in(deadline - now);
     }
@@ -616,7 +673,8 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
   std::int32_t backoff = st.backoff_count.value_or(0);
   const Pod* backoff_limit_pod = nullptr;  // §11 Q4 Kubeflow option fired
   const Pod* first_failed_pod = nullptr;
-  const bool kubeflow_rule = opt.backoff_limit_rule == ControllerOptions::BackoffLimitRule::KubeflowReachLimit;
+  const bool kubeflow_rule =
+      opt.backoff_limit_rule == ControllerOptions::BackoffLimitRule::KubeflowReachLimit;
   for (auto& s : slots) {
     const TypeView& t = v.types[s.type_index];
     if (!s.pod) {
@@ -634,7 +692,8 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
       s.del = DeletionReason::ScaleDown;
       continue;
     }
-    if (p.phase == PodPhase::Pending || p.phase == PodPhase::Running || p.phase == PodPhase::Unknown) {
+    if (p.phase == PodPhase::Pending || p.phase == PodPhase::Running ||
+        p.phase == PodPhase::Unknown) {
       s.outcome = Outcome::Active;
       continue;
     }
@@ -659,8 +718,9 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     bool budget = true;
     if (v.kind == model::JobKind::GenericJob) {
       const std::int32_t used =
-          opt.generic_limit_scope == ControllerOptions::GenericLimitScope::PerReplica ? s.restarts
-                                                                                      : type_restarts[s.type_index];
+          opt.generic_limit_scope == ControllerOptions::GenericLimitScope::PerReplica
+              ? s.restarts
+              : type_restarts[s.type_index];
       budget = used < t.limit;
     } else if (uses_backoff) {
       budget = backoff < v.backoff_limit;  // §11 Q4 boundary
@@ -685,7 +745,8 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     ++type_restarts[s.type_index];
     if (uses_backoff) {
       ++backoff;
-      if (failed && kubeflow_rule && backoff >= v.backoff_limit && !backoff_limit_pod) backoff_limit_pod = &p;
+      if (failed && kubeflow_rule && backoff >= v.backoff_limit && !backoff_limit_pod)
+        backoff_limit_pod = &p;
     }
   }
 
@@ -699,8 +760,9 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
 
   // ---- Job-level decision: rules are not evaluated in debug mode (§7.1, §11 Q19). ----
   if (!verdict && !v.run_mode->debug.enabled) {
-    verdict = v.kind == model::JobKind::GenericJob ? decide_generic(v, slots)
-                                                   : decide_master(v, slots, opt, backoff_limit_pod);
+    verdict = v.kind == model::JobKind::GenericJob
+                  ? decide_generic(v, slots)
+                  : decide_master(v, slots, opt, backoff_limit_pod);
   }
   if (verdict) {
     // Restarts decided in this step are not carried out; only the Kubeflow limit rule keeps the
@@ -725,8 +787,8 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
       pg.metadata.name = job;
       pg.metadata.namespace_ = v.meta->namespace_;
       pg.metadata.creation_timestamp = now;
-      pg.metadata.owner_references.push_back(
-          model::OwnerReference{model::kBatchApiVersion, std::string(v.kind_name), job, v.meta->uid, true});
+      pg.metadata.owner_references.push_back(model::OwnerReference{
+          model::kBatchApiVersion, std::string(v.kind_name), job, v.meta->uid, true});
       pg.spec = want;
       res.actions.emplace_back(CreatePodGroup{std::move(pg)});
     } else {
@@ -761,7 +823,8 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
   set_condition(st, JobConditionType::Initialized, ConditionStatus::True, "",
                 "All sub-resources are created.", now);
   if (!find_condition(st, JobConditionType::ReplicaFailure)) {
-    set_condition(st, JobConditionType::ReplicaFailure, ConditionStatus::False, "", kMsgAllRunning, now);
+    set_condition(st, JobConditionType::ReplicaFailure, ConditionStatus::False, "", kMsgAllRunning,
+                  now);
   }
   if (*st.phase == JobPhase::Pending || *st.phase == JobPhase::Resuming) {  // §11 Q1
     std::int32_t desired = 0, running = 0;
@@ -784,7 +847,8 @@ ReconcileResult reconcile_job(const JobView& v, const ReconcileInput& in) {
     }
     if (is_running) {
       st.phase = JobPhase::Running;
-      set_condition(st, JobConditionType::Running, ConditionStatus::True, "Running", kMsgAllRunning, now);
+      set_condition(st, JobConditionType::Running, ConditionStatus::True, "Running", kMsgAllRunning,
+                    now);
     }
   }
   res.requeue_after = requeue;

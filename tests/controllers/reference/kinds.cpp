@@ -15,8 +15,9 @@ namespace {
 template <class T>
 const T& job_as(const ReconcileInput& in, std::string_view kind) {
   const T* job = std::get_if<T>(&in.job);
-  if (!job) throw std::invalid_argument(std::string(kind) + " controller given a " +
-                                        std::string(model::to_string(model::kind_of(in.job))));
+  if (!job)
+    throw std::invalid_argument(std::string(kind) + " controller given a " +
+                                std::string(model::to_string(model::kind_of(in.job))));
   return *job;
 }
 
@@ -52,7 +53,8 @@ ReconcileResult GenericJobController::reconcile(const ReconcileInput& in) const 
   v.meta = &job.metadata;
   v.status = &job.status;
   for (const auto& r : job.spec.replica_specs) {
-    v.types.push_back({r.type, r.replicas, r.replicas, r.restart_policy.policy, r.restart_policy.limit, &r.template_});
+    v.types.push_back({r.type, r.replicas, r.replicas, r.restart_policy.policy,
+                       r.restart_policy.limit, &r.template_});
   }
   v.clean_up = job.spec.clean_up_policy;  // §3.3: top-level cleanUpPolicy, no runPolicy
   v.run_mode = &job.spec.run_mode;
@@ -63,7 +65,9 @@ ReconcileResult GenericJobController::reconcile(const ReconcileInput& in) const 
 
 // ---- PyTorchTrainingJob (§4) ----
 
-std::string_view PyTorchTrainingJobController::api_version() const { return model::kBatchApiVersion; }
+std::string_view PyTorchTrainingJobController::api_version() const {
+  return model::kBatchApiVersion;
+}
 std::string_view PyTorchTrainingJobController::kind() const { return "PyTorchTrainingJob"; }
 
 ReconcileResult PyTorchTrainingJobController::reconcile(const ReconcileInput& in) const {
@@ -75,11 +79,13 @@ ReconcileResult PyTorchTrainingJobController::reconcile(const ReconcileInput& in
   v.meta = &job.metadata;
   v.status = &job.status;
   // §4.3: elastic training is effective only in torchrun mode.
-  v.elastic = spec.elastic && spec.elastic->enabled && spec.torchrun_config && spec.torchrun_config->enabled;
+  v.elastic = spec.elastic && spec.elastic->enabled && spec.torchrun_config &&
+              spec.torchrun_config->enabled;
   std::vector<std::int32_t> shares, mins;
   if (v.elastic) {
     std::vector<std::int32_t> weights;
-    for (const auto& r : spec.replica_specs) weights.push_back(r.scaling_weight.value_or(1));  // §11 Q8
+    for (const auto& r : spec.replica_specs)
+      weights.push_back(r.scaling_weight.value_or(1));  // §11 Q8
     v.elastic_target = elastic_target(*spec.elastic);
     v.elastic_min = std::min(std::max(spec.elastic->min_replicas, 0), v.elastic_target);
     shares = detail::split_by_weight(v.elastic_target, weights);
@@ -124,10 +130,11 @@ ReconcileResult DeepSpeedJobController::reconcile(const ReconcileInput& in) cons
     replicas = v.elastic_target;
   }
   // §5: one replica group, worker-0 runs the launcher and is the master.
-  v.types.push_back({"worker", replicas, v.elastic ? v.elastic_min : replicas, spec.worker.restart_policy, 0,
-                     &spec.worker.template_});
+  v.types.push_back({"worker", replicas, v.elastic ? v.elastic_min : replicas,
+                     spec.worker.restart_policy, 0, &spec.worker.template_});
   // slotsPerWorker: processes per worker, normally the worker's GPUs (§5).
-  const auto gpus = model::get_resource(model::pod_requests(spec.worker.template_.spec), model::kResourceGpu);
+  const auto gpus =
+      model::get_resource(model::pod_requests(spec.worker.template_.spec), model::kResourceGpu);
   v.slots_per_worker = spec.config.slots_per_worker.value_or(
       gpus.is_zero() ? 1 : static_cast<std::int32_t>(gpus.units_ceil()));
   v.has_backoff_limit = true;

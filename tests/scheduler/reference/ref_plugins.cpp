@@ -31,7 +31,8 @@ void CycleState::reset(const ClusterSnapshot& snap) {
   bonus_total_.assign(dims_, 0);
   bonus_active_ = false;
   queue_alloc_.resize(snap.queues().size());
-  for (std::size_t q = 0; q < snap.queues().size(); ++q) queue_alloc_[q] = snap.queues()[q].allocated;
+  for (std::size_t q = 0; q < snap.queues().size(); ++q)
+    queue_alloc_[q] = snap.queues()[q].allocated;
   by_free_gpu_ = {snap.nodes_by_free_gpu().begin(), snap.nodes_by_free_gpu().end()};
   held_.assign(nodes.size() * dims_, 0);
   hold_.assign(nodes.size() * dims_, 0);
@@ -53,8 +54,8 @@ void CycleState::reset(const ClusterSnapshot& snap) {
     if (!qi.present) continue;  // the group waits for its queue and cannot use anything
     for (const auto& [n, amount] : gi.nominated) {
       if (!nodes[static_cast<std::size_t>(n)].present) continue;
-      reservations_.push_back(CycleReservation{g, gi.queue, qi.priority, gi.order_key(g), n,
-                                               amount, true});
+      reservations_.push_back(
+          CycleReservation{g, gi.queue, qi.priority, gi.order_key(g), n, amount, true});
       note_active(reservations_.back());
     }
   }
@@ -96,7 +97,8 @@ void CycleState::refresh_view() {
       if (reservations_[i].active) view_added_.push_back(static_cast<std::int32_t>(i));
     view_upto_ = reservations_.size();
     add_to_view();
-    view_.insert(view_.end(), view_added_.begin(), view_added_.end());  // indices above the old ones
+    view_.insert(view_.end(), view_added_.begin(),
+                 view_added_.end());  // indices above the old ones
     return;
   }
   view_is_all_ = all;
@@ -108,7 +110,8 @@ void CycleState::refresh_view() {
   // Both lists are sorted. A view that keeps every reservation of the previous one only adds
   // (the usual case: groups come in rank order and each new preemptor adds one); otherwise the
   // overlay is rebuilt and a new epoch starts.
-  const bool grows = std::includes(view_scratch_.begin(), view_scratch_.end(), view_.begin(), view_.end());
+  const bool grows =
+      std::includes(view_scratch_.begin(), view_scratch_.end(), view_.begin(), view_.end());
   view_added_.clear();
   if (grows) {
     std::set_difference(view_scratch_.begin(), view_scratch_.end(), view_.begin(), view_.end(),
@@ -392,9 +395,11 @@ class Gang final : public PermitPlugin {
 
 }  // namespace
 
-std::unique_ptr<QueueSortPlugin> make_queue_sort_plugin(std::string_view name, const SchedulerOptions& o) {
+std::unique_ptr<QueueSortPlugin> make_queue_sort_plugin(std::string_view name,
+                                                        const SchedulerOptions& o) {
   if (name == "queue-priority") return std::make_unique<QueuePriority>();
-  if (name == "dominant-resource-share") return std::make_unique<DominantResourceShare>(o.drf_denominator);
+  if (name == "dominant-resource-share")
+    return std::make_unique<DominantResourceShare>(o.drf_denominator);
   return nullptr;
 }
 std::unique_ptr<FilterPlugin> make_filter_plugin(std::string_view name) {

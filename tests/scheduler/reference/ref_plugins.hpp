@@ -67,11 +67,15 @@ class CycleState {
   // Takes (sign -1 gives back) a request from a node's free resources, keeping the index.
   void take(NodeId n, const SparseRes& r, std::int64_t sign = 1);
   const std::set<std::pair<std::int64_t, NodeId>>& by_free_gpu() const { return by_free_gpu_; }
-  const DenseRes& queue_allocated(QueueId q) const { return queue_alloc_[static_cast<std::size_t>(q)]; }
+  const DenseRes& queue_allocated(QueueId q) const {
+    return queue_alloc_[static_cast<std::size_t>(q)];
+  }
   void add_queue_allocated(QueueId q, const SparseRes& r, std::int64_t sign = 1) {
     add(queue_alloc_[static_cast<std::size_t>(q)], r, sign);
   }
-  std::int64_t total_free(Dim d) const { return at(total_free_, d) + (bonus_active_ ? at(bonus_total_, d) : 0); }
+  std::int64_t total_free(Dim d) const {
+    return at(total_free_, d) + (bonus_active_ ? at(bonus_total_, d) : 0);
+  }
 
   // Preemption trials.
   void add_bonus(NodeId n, const SparseRes& r, std::int64_t sign = 1);
@@ -116,15 +120,15 @@ class CycleState {
   Viewer viewer_;
   std::vector<std::int32_t> view_, view_scratch_, view_added_;  // indices of reservations held
   std::int32_t view_epoch_ = 0;
-  bool view_is_all_ = true;     // view_ is every active reservation below view_upto_
+  bool view_is_all_ = true;  // view_ is every active reservation below view_upto_
   std::size_t view_upto_ = 0;
   std::vector<std::int32_t> group_active_;  // by GroupId: active reservations
   std::int32_t n_active_ = 0;
-  std::int32_t min_qp_ = 0;                 // over active reservations
+  std::int32_t min_qp_ = 0;                    // over active reservations
   std::map<QueueId, GroupOrderKey> max_rank_;  // per queue, over active reservations
   std::vector<std::int64_t> held_;  // by node × dim: reservations held against the viewer
   std::vector<std::int64_t> hold_;  // max(0, held - terminating)
-  std::vector<char> held_mark_;  // by node: in held_nodes_
+  std::vector<char> held_mark_;     // by node: in held_nodes_
   std::vector<NodeId> held_nodes_;
 };
 
@@ -180,7 +184,8 @@ struct Share {
 Share dominant_share(const CycleState& st, QueueId q, DrfDenominator denominator);
 int compare_shares(Share a, Share b);  // <0 when a < b
 
-std::unique_ptr<QueueSortPlugin> make_queue_sort_plugin(std::string_view name, const SchedulerOptions& o);
+std::unique_ptr<QueueSortPlugin> make_queue_sort_plugin(std::string_view name,
+                                                        const SchedulerOptions& o);
 std::unique_ptr<FilterPlugin> make_filter_plugin(std::string_view name);
 std::unique_ptr<ScorePlugin> make_score_plugin(std::string_view name);
 std::unique_ptr<PermitPlugin> make_permit_plugin(std::string_view name);

@@ -40,14 +40,16 @@ struct ReferenceScheduler::Impl {
   Decisions out;
   std::vector<std::uint32_t> seen;
   std::uint32_t stamp = 0;
-  std::vector<char> evicted;  // by PodId: deleted by a decision of this cycle (kPreempted: preemption)
+  std::vector<char>
+      evicted;  // by PodId: deleted by a decision of this cycle (kPreempted: preemption)
   static constexpr char kPreempted = 2;
   // Requests that found no node this cycle, per (view epoch, queue selector, pod selector):
   // resources only shrink during a cycle, so any request covering one of them fails too (issue 5
   // "Scale"). Reservations (§8.6) differ per viewer: a memo serves only within the epoch of
   // growing views it was recorded in (CycleState::view_epoch).
   std::map<std::tuple<std::int32_t, SelectorId, SelectorId>, std::vector<DenseRes>> fail_memo;
-  std::set<std::vector<std::int32_t>> gang_fail_memo;  // (view epoch, queue selector, sorted core shapes)
+  std::set<std::vector<std::int32_t>>
+      gang_fail_memo;  // (view epoch, queue selector, sorted core shapes)
   // Nomination (§8.6) bookkeeping of the group being attempted and of this cycle's preemptors.
   bool keep_reservation = false;
   std::vector<char> nominated_now;  // by GroupId: its reservations were replaced this cycle
@@ -126,11 +128,13 @@ struct ReferenceScheduler::Impl {
     };
     extra.clear();
     for (const auto& [plugin, weight] : scores) plugin->extra_candidates(st, p, ctx, extra);
-    if (st.bonus_active()) extra.insert(extra.end(), st.bonus_nodes().begin(), st.bonus_nodes().end());
+    if (st.bonus_active())
+      extra.insert(extra.end(), st.bonus_nodes().begin(), st.bonus_nodes().end());
     for (const NodeId n : extra)
       if (consider(n)) return best;
     if (!spread_walk) {
-      for (auto it = index.lower_bound({gpu, std::numeric_limits<NodeId>::min()}); it != index.end(); ++it)
+      for (auto it = index.lower_bound({gpu, std::numeric_limits<NodeId>::min()});
+           it != index.end(); ++it)
         if (consider(it->second)) break;
     } else {
       for (auto it = index.rbegin(); it != index.rend() && it->first >= gpu; ++it)
@@ -201,10 +205,14 @@ struct ReferenceScheduler::Impl {
       for (const auto& [created, sequence, id] : q.live_pods) {
         if (t - created < limit) break;  // §8.8: age measured from pod creation
         evicted[static_cast<std::size_t>(id)] = 1;
-        out.evictions.push_back(Eviction{pod(id).key, model::DeletionReason::MaxDuration,
+        out.evictions.push_back(Eviction{pod(id).key,
+                                         model::DeletionReason::MaxDuration,
                                          "pod age reached maxDuration " +
-                                             std::to_string(limit / 1000000) + "s of queue " + q.name,
-                                         {}, {}, {}});
+                                             std::to_string(limit / 1000000) + "s of queue " +
+                                             q.name,
+                                         {},
+                                         {},
+                                         {}});
       }
     }
   }
@@ -243,15 +251,15 @@ struct ReferenceScheduler::Impl {
   void collect_pending(const GroupInfo& g) {
     pending.clear();
     for (const PodId p : g.pods)
-      if (pod(p).state == PodState::Pending && !evicted[static_cast<std::size_t>(p)]) pending.push_back(p);
+      if (pod(p).state == PodState::Pending && !evicted[static_cast<std::size_t>(p)])
+        pending.push_back(p);
   }
 
   // §8.4: the minMember core, honouring each role's minimum first; the rest is surplus.
   void split_core(const GroupInfo& g) {
     core.clear();
     surplus.clear();
-    const std::int32_t need =
-        std::max<std::int32_t>(0, g.min_member - g.n_bound - g.n_succeeded);
+    const std::int32_t need = std::max<std::int32_t>(0, g.min_member - g.n_bound - g.n_succeeded);
     std::vector<char> taken(pending.size(), 0);
     for (const auto& role : g.roles) {
       std::int32_t k = 0;
@@ -268,7 +276,8 @@ struct ReferenceScheduler::Impl {
         taken[i] = 1;
         ++count;
       }
-    for (std::size_t i = 0; i < pending.size(); ++i) (taken[i] ? core : surplus).push_back(pending[i]);
+    for (std::size_t i = 0; i < pending.size(); ++i)
+      (taken[i] ? core : surplus).push_back(pending[i]);
   }
 
   bool place_individually(QueueId q, PodId id) {
@@ -391,7 +400,8 @@ struct ReferenceScheduler::Impl {
     const GroupInfo& g = group(gid);
     // Resources of pods already terminating count as coming back: if they suffice, wait for
     // them instead of choosing more victims (no cascade while victims shut down).
-    for (const NodeId n : snap->nodes_with_terminating()) st.add_bonus_dense(n, node(n).terminating);
+    for (const NodeId n : snap->nodes_with_terminating())
+      st.add_bonus_dense(n, node(n).terminating);
     st.set_bonus_active(true);
     if (fits_with_bonus(pods, &qi)) {
       st.clear_bonus();
@@ -433,12 +443,14 @@ struct ReferenceScheduler::Impl {
             bound.push_back(p);
         if (bound.empty()) continue;
         std::sort(bound.begin(), bound.end(), [&](PodId a, PodId b) {
-          return std::tuple(pod(a).creation, pod(a).sequence, a) > std::tuple(pod(b).creation, pod(b).sequence, b);
+          return std::tuple(pod(a).creation, pod(a).sequence, a) >
+                 std::tuple(pod(b).creation, pod(b).sequence, b);
         });
         // Elastic surplus first, pod by pod, newest first; never below minMember without
         // evicting the whole group (§11 Q9, §8.4 Volcano gang rule).
-        const std::size_t surplus_n =
-            bound.size() > static_cast<std::size_t>(vgi.min_member) ? bound.size() - static_cast<std::size_t>(vgi.min_member) : 0;
+        const std::size_t surplus_n = bound.size() > static_cast<std::size_t>(vgi.min_member)
+                                          ? bound.size() - static_cast<std::size_t>(vgi.min_member)
+                                          : 0;
         for (std::size_t i = 0; i < surplus_n && !fits; ++i) {
           units.push_back(Unit{vg, {bound[i]}, false});
           bonus_unit(units.back(), 1);
@@ -468,8 +480,10 @@ struct ReferenceScheduler::Impl {
     for (std::size_t i = units.size(); i-- > 0;) {
       if (!units[i].active) continue;
       bonus_unit(units[i], -1);
-      if (fits_with_bonus(pods, &qi)) units[i].active = false;
-      else bonus_unit(units[i], 1);
+      if (fits_with_bonus(pods, &qi))
+        units[i].active = false;
+      else
+        bonus_unit(units[i], 1);
     }
     // §8.6 nomination: the placement the gang will take once its victims are gone is reserved
     // (in this cycle at once; in the snapshot when the world applies the evictions). The first
@@ -491,7 +505,8 @@ struct ReferenceScheduler::Impl {
       SparseRes r;
       for (std::size_t d = 0; d < amount.size(); ++d)
         if (amount[d] != 0) r.emplace_back(static_cast<Dim>(d), amount[d]);
-      st.add_reservation(CycleReservation{gid, q, qi.priority, g.order_key(gid), n, std::move(r), true});
+      st.add_reservation(
+          CycleReservation{gid, q, qi.priority, g.order_key(gid), n, std::move(r), true});
     }
     keep_reservation = true;
     const std::string msg = "preempted by " + g.key + " of queue " + qi.name + " (priority " +
@@ -501,8 +516,8 @@ struct ReferenceScheduler::Impl {
       for (const PodId p : u.pods) {
         evicted[static_cast<std::size_t>(p)] = kPreempted;
         preemptions.emplace_back(out.evictions.size(), gid);
-        out.evictions.push_back(Eviction{pod(p).key, model::DeletionReason::Preemption, msg, g.key,
-                                         node(pod(p).node).name, {}});
+        out.evictions.push_back(Eviction{
+            pod(p).key, model::DeletionReason::Preemption, msg, g.key, node(pod(p).node).name, {}});
       }
     }
   }
