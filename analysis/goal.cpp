@@ -12,7 +12,7 @@
 #include "analysis/recorder.hpp"
 #include "analysis/statistics.hpp"
 #include "analysis/units.hpp"
-#include "sim/kernel/time.hpp"
+#include "kernel/time.hpp"
 
 namespace t9k::analysis {
 

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/csv.hpp"
-#include "sim/kernel/time.hpp"
+#include "kernel/time.hpp"
 
 namespace t9k::analysis {
 

@@ -15,8 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/outputs.hpp"
-#include "sim/kernel/hash.hpp"
-#include "sim/kernel/kernel.hpp"
+#include "kernel/hash.hpp"
+#include "kernel/kernel.hpp"
 
 namespace t9k::analysis {
 

@@ -12,7 +12,7 @@
 
 #include "analysis/csv.hpp"
 #include "analysis/outputs.hpp"
-#include "sim/kernel/time.hpp"
+#include "kernel/time.hpp"
 
 namespace t9k::analysis {
 

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "kernel/time.hpp"
 #include "scenarios/format/serialize.hpp"
-#include "sim/kernel/time.hpp"
 
 namespace t9k::app {
 

@@ -15,7 +15,7 @@
 #include "scenarios/format/scenario.hpp"
 #include "scenarios/format/serialize.hpp"
 #include "scenarios/format/traces.hpp"
-#include "sim/fit.hpp"
+#include "workload/fit.hpp"
 
 namespace t9k::app {
 
@@ -77,9 +77,9 @@ int fit_command(const FitArgs& a) {
   if (!data) return kExitUsage;
   const auto at = time_zero("fit", a.at, *data);
   if (!at) return kExitUsage;
-  sim::FitResult fit;
+  workload::FitResult fit;
   try {
-    fit = sim::fit_generator(*data, *at, "arrivals", 0);
+    fit = workload::fit_generator(*data, *at, "arrivals", 0);
   } catch (const std::runtime_error& e) {
     fmt::print(stderr, "t9ksim fit: {}: {}\n", a.export_path, e.what());
     return kExitUsage;
@@ -122,10 +122,10 @@ int forecast_command(const ForecastArgs& a) {
   }
   const auto at = time_zero("forecast", a.at, *data);
   if (!at) return kExitUsage;
-  sim::FitResult fit;
+  workload::FitResult fit;
   if (a.arrivals) {
     try {
-      fit = sim::fit_generator(*data, *at, "arrivals", 4);
+      fit = workload::fit_generator(*data, *at, "arrivals", 4);
     } catch (const std::runtime_error& e) {
       fmt::print(stderr,
                  "t9ksim forecast: {}: {} (--no-arrivals forecasts the present jobs alone)\n",

@@ -13,7 +13,7 @@
 #include "scenarios/format/explicit.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "scenarios/format/serialize.hpp"
-#include "sim/workload.hpp"
+#include "workload/generator.hpp"
 
 namespace t9k::app {
 
@@ -64,7 +64,7 @@ int generate_command(const GenerateArgs& args) {
   const kernel::RngStreams streams(sc.seed, args.replication);
   std::vector<scenarios::ExplicitJob> refs;
   for (const auto& g : sc.workload.generators) {
-    sim::GeneratorCursor cursor(g, streams, kernel::SimTime{sc.horizon}, sc.default_namespace);
+    workload::GeneratorCursor cursor(g, streams, kernel::SimTime{sc.horizon}, sc.default_namespace);
     std::vector<scenarios::Object> objects;
     const std::string rel = g.name + ".yaml";
     while (auto s = cursor.next()) {

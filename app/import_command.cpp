@@ -7,12 +7,13 @@
 
 #include "analysis/result_folder.hpp"
 #include "app/command_support.hpp"
+#include "kernel/time.hpp"
 #include "scenarios/format/diagnostics.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "scenarios/format/serialize.hpp"
 #include "scenarios/format/traces.hpp"
-#include "sim/kernel/time.hpp"
-#include "sim/traces.hpp"
+#include "workload/import.hpp"
+#include "workload/trace_cursor.hpp"
 
 namespace t9k::app {
 
@@ -21,7 +22,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // The trace scenario's text. Everything before "  cluster:" is copied into scenario.yaml
-// unchanged (sim::import_trace), so the header holds every section that is not regenerated.
+// unchanged (workload::import_trace), so the header holds every section that is not regenerated.
 std::string trace_scenario(const ImportArgs& a, const std::string& trace_rel,
                            const std::string& horizon, bool has_cluster) {
   std::string s = "apiVersion: t9ksim/v1\nkind: Scenario\nmetadata:\n";
@@ -132,7 +133,7 @@ int import_command(const ImportArgs& a) {
       return 2;
     }
     std::int64_t end = 0;
-    for (const auto& j : sim::expand_traces(*loaded.scenario, a.replication)) {
+    for (const auto& j : workload::expand_traces(*loaded.scenario, a.replication)) {
       end =
           std::max(end, (j.submit_time.time_since_epoch() + j.behaviour.run_time->mean()).count());
     }
@@ -140,8 +141,8 @@ int import_command(const ImportArgs& a) {
     horizon = fmt::format("{}d", end / day + 2);
   }
   try {
-    const auto r = sim::import_trace(trace_scenario(a, rel, horizon, has_cluster), out_dir,
-                                     a.replication, a.skip_bad_rows, diags);
+    const auto r = workload::import_trace(trace_scenario(a, rel, horizon, has_cluster), out_dir,
+                                          a.replication, a.skip_bad_rows, diags);
     if (r.jobs == 0) {
       print_shown(diags);
       fmt::print(stderr,

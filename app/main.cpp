@@ -28,10 +28,10 @@
 #include "app/sweep_command.hpp"
 #include "app/test_command.hpp"
 #include "app/version.hpp"
+#include "kernel/kernel.hpp"
+#include "kernel/selfcheck.hpp"
 #include "plugins/serve.hpp"
 #include "scenarios/format/scenario.hpp"
-#include "sim/kernel/kernel.hpp"
-#include "sim/kernel/selfcheck.hpp"
 #include "sim/world.hpp"
 
 namespace {

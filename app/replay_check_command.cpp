@@ -19,8 +19,8 @@
 #include "scenarios/format/scenario.hpp"
 #include "scenarios/format/serialize.hpp"
 #include "scenarios/format/traces.hpp"
-#include "sim/traces.hpp"
-#include "sim/workload.hpp"
+#include "workload/sources.hpp"
+#include "workload/trace_cursor.hpp"
 
 namespace t9k::app {
 
@@ -61,13 +61,13 @@ std::vector<analysis::RecordedJob> recorded_jobs(const scenarios::Scenario& sc) 
   const auto& entry = sc.workload.traces.front();
   std::map<std::int32_t, const scenarios::TraceRecord*> by_line;
   for (const auto& r : entry.data->records) by_line[r.line] = &r;
-  for (const auto& s : sim::expand_traces(sc, 0)) {
+  for (const auto& s : workload::expand_traces(sc, 0)) {
     const auto colon = s.source.rfind(':');
     const auto it = by_line.find(static_cast<std::int32_t>(std::stol(s.source.substr(colon + 1))));
     if (it == by_line.end()) continue;
     const scenarios::TraceRecord& r = *it->second;
     analysis::RecordedJob j;
-    j.job = sim::submission_key(s, sc.default_namespace);
+    j.job = workload::submission_key(s, sc.default_namespace);
     j.submit_s = static_cast<double>(s.submit_time.time_since_epoch().count()) / 1e6;
     const double start_s = j.submit_s + static_cast<double>(r.start_us - r.submit_us) / 1e6;
     if (r.start_exact) j.start_s = start_s;

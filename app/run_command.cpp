@@ -26,15 +26,16 @@
 #include "app/plan.hpp"
 #include "app/version.hpp"
 #include "app/work.hpp"
+#include "kernel/hash.hpp"
+#include "kernel/kernel.hpp"
+#include "model/accelerators.hpp"
 #include "plugins/process.hpp"
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "scenarios/format/serialize.hpp"
-#include "sim/initial_state.hpp"
-#include "sim/kernel/hash.hpp"
-#include "sim/kernel/kernel.hpp"
 #include "sim/policy_driver.hpp"
 #include "sim/world.hpp"
+#include "workload/initial_state.hpp"
 
 namespace t9k::app {
 
@@ -74,7 +75,7 @@ analysis::RecorderGroups recorder_groups(const scenarios::Scenario& sc) {
     if (!q.spec.quota) continue;
     // Every accelerator of the cluster counts as GPUs (spec.cluster.accelerators).
     g.queue_quota_gpu_milli[q.metadata.name] =
-        sim::Accelerators(sc.cluster.accelerators).milli_of(*q.spec.quota);
+        model::Accelerators(sc.cluster.accelerators).milli_of(*q.spec.quota);
   }
   return g;
 }
@@ -235,7 +236,7 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
     if (sc.initial_state && sc.initial_state->data) {
       analysis::write_file_atomic(
           out / "initial-state.csv",
-          sim::initial_state_csv(sc, sim::initial_submissions(sc, replication)));
+          workload::initial_state_csv(sc, workload::initial_submissions(sc, replication)));
     }
   } catch (const std::exception& e) {
     err(fmt::format("t9ksim: error: {}\n", e.what()));

@@ -21,9 +21,9 @@
 #include "app/exit_codes.hpp"
 #include "app/run_command.hpp"
 #include "app/work.hpp"
+#include "kernel/time.hpp"
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
-#include "sim/kernel/time.hpp"
 
 namespace t9k::app {
 

@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "sim/kernel/event_queue.hpp"
-#include "sim/kernel/kernel.hpp"
-#include "sim/kernel/random.hpp"
+#include "kernel/event_queue.hpp"
+#include "kernel/kernel.hpp"
+#include "kernel/random.hpp"
 
 using namespace t9k::kernel;
 

@@ -17,7 +17,7 @@
 
 #include "fuzz_support.hpp"
 #include "scenarios/format/scenario.hpp"
-#include "sim/traces.hpp"
+#include "workload/trace_cursor.hpp"
 
 #ifndef T9KSIM_TRACE_FORMAT
 #error "T9KSIM_TRACE_FORMAT must name a trace format"
@@ -85,7 +85,7 @@ spec:
   if (!loaded.ok()) return 0;
   (void)sc::estimate_jobs(*loaded.scenario);
   for (std::uint64_t replication = 0; replication < 2; ++replication) {
-    (void)t9k::sim::expand_traces(*loaded.scenario, replication);
+    (void)t9k::workload::expand_traces(*loaded.scenario, replication);
   }
   ++t9k::fuzz::completed_inputs;
   return 0;

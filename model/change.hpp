@@ -11,11 +11,11 @@
 #include <string>
 #include <variant>
 
+#include "kernel/hash.hpp"
 #include "model/cluster.hpp"
 #include "model/enums.hpp"
 #include "model/meta.hpp"
 #include "model/text.hpp"
-#include "sim/kernel/hash.hpp"
 
 namespace t9k::model {
 

@@ -11,9 +11,9 @@
 
 #include <boost/container/flat_map.hpp>
 
+#include "kernel/time.hpp"
 #include "model/enums.hpp"
 #include "model/quantity.hpp"
-#include "sim/kernel/time.hpp"
 
 namespace t9k::model {
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/kernel/hash.hpp"
+#include "kernel/hash.hpp"
 
 namespace t9k::model {
 

@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "kernel/time.hpp"
 #include "model/change.hpp"
-#include "sim/kernel/time.hpp"
 
 namespace t9k::policies {
 

@@ -5,7 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "sim/kernel/hash.hpp"
+#include "kernel/hash.hpp"
+#include "model/accelerators.hpp"
 #include "sim/store.hpp"
 
 namespace t9k::sim {
@@ -131,7 +132,7 @@ SimDuration Cluster::draw_interfailure(kernel::Rng& rng, double per_day) const {
 }
 
 SimDuration Cluster::draw_repair(kernel::Rng& rng, double mean_hours) const {
-  if (sc_.faults.repair_time) return draw_duration(*sc_.faults.repair_time, rng);
+  if (sc_.faults.repair_time) return sc_.faults.repair_time->draw(rng);
   const double sigma = st_.faults.repair_sigma;
   const double mu = std::log(mean_hours * 3600e6) - sigma * sigma / 2;  // lognormal with that mean
   return SimDuration{std::max<std::int64_t>(1, std::llround(kernel::LogNormal(mu, sigma)(rng)))};
@@ -195,7 +196,7 @@ bool Cluster::gpu_fault(const std::string& node, const std::string& cause, kerne
     if (store_.accelerators().gpus_of(p->requests) > 0) {
       users.push_back({key});
       weights.push_back(static_cast<double>(store_.accelerators().gpus_of(p->requests)));
-    } else if (share_of(p->requests) > 0) {
+    } else if (model::share_of(p->requests) > 0) {
       slots[p->gpu_index].push_back(key);
     }
   }

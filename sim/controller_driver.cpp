@@ -54,8 +54,8 @@ void ControllerDriver::enqueue(JobId id) {
   const StoredJob& j = store_.job(id);
   if (c.pending || j.rejected || !j.submitted || j.compacted) return;
   c.pending = true;
-  k_.post_in(draw_duration(sc_.controllers.reconcile_latency, rng_reconcile_), kPhaseController,
-             kReconcile, id);
+  k_.post_in(sc_.controllers.reconcile_latency.draw(rng_reconcile_), kPhaseController, kReconcile,
+             id);
 }
 
 void ControllerDriver::reconcile(JobId id) {

@@ -3,7 +3,7 @@
 // the run's fingerprint, so these numbers are part of the output format: never renumber them.
 #pragma once
 
-#include "sim/kernel/event_queue.hpp"
+#include "kernel/event_queue.hpp"
 
 namespace t9k::sim {
 

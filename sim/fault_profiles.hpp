@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/kernel/random.hpp"
-#include "sim/kernel/time.hpp"
+#include "kernel/random.hpp"
+#include "kernel/time.hpp"
 
 namespace t9k::sim {
 

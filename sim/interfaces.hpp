@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "kernel/time.hpp"
 #include "model/change.hpp"
 #include "model/enums.hpp"
-#include "sim/kernel/time.hpp"
 
 namespace t9k::sim {
 

@@ -2,8 +2,8 @@
 
 #include <set>
 
+#include "kernel/hash.hpp"
 #include "scheduler/snapshot.hpp"
-#include "sim/kernel/hash.hpp"
 #include "sim/store.hpp"
 
 namespace t9k::sim {
@@ -68,7 +68,7 @@ void Kubelet::handle(const kernel::DispatchedEvent& e) {
 }
 
 void Kubelet::pod_bound(JobId job, const std::string& key, std::int32_t gen) {
-  k_.post_in(draw_duration(sc_.kubelet.pod_start_latency, rng_start_), kPhaseKubelet, kPodStarted,
+  k_.post_in(sc_.kubelet.pod_start_latency.draw(rng_start_), kPhaseKubelet, kPodStarted,
              kernel::hash_string(key), pod_events_.park(PodEvent{job, key, gen}));
 }
 
@@ -114,7 +114,7 @@ void Kubelet::delete_pod(JobId job, const std::string& name, model::DeletionReas
   training_->blame_if_unset(job, cause_of(reason));
   store_.set_terminating(job, key);  // still holds its resources
   training_->evaluate(job);
-  SimDuration stop = draw_duration(sc_.kubelet.pod_stop_latency, rng_stop_);
+  SimDuration stop = sc_.kubelet.pod_stop_latency.draw(rng_stop_);
   stop = std::min(stop, kernel::seconds(p->termination_grace_period_seconds));
   k_.post_in(stop, kPhaseKubelet, kPodGone, kernel::hash_string(key),
              pod_events_.park(PodEvent{job, key, p->generation}));
@@ -145,7 +145,7 @@ void Kubelet::nodes_lost(const std::vector<std::string>& nodes, const std::strin
   }
   // One delay per failure: the pods of all nodes it took down are detected together.
   const SimDuration delay = sc_.faults.detection_delay
-                                ? draw_duration(*sc_.faults.detection_delay, rng_detect_)
+                                ? sc_.faults.detection_delay->draw(rng_detect_)
                                 : st_.detection_delay;
   k_.post_in(delay, kPhaseFault, kFailureDetected, kernel::hash_string(cause),
              detections_.park(nodes));
@@ -166,8 +166,7 @@ void Kubelet::detected(const std::vector<std::string>& nodes) {
 void Kubelet::create_tensorboard(JobId job) {
   if (!store_.create_tensorboard(job)) return;
   // [INFERRED] a TensorBoard is ready after its pod starts (§9): one pod start latency.
-  k_.post_in(draw_duration(sc_.kubelet.pod_start_latency, rng_start_), kPhaseKubelet,
-             kTensorBoardReady, job);
+  k_.post_in(sc_.kubelet.pod_start_latency.draw(rng_start_), kPhaseKubelet, kTensorBoardReady, job);
 }
 
 }  // namespace t9k::sim

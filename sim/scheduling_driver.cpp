@@ -1,4 +1,5 @@
 #include "sim/scheduling_driver.hpp"
+#include "model/accelerators.hpp"
 
 #include <algorithm>
 
@@ -99,7 +100,7 @@ void SchedulingDriver::bind_pinned() {
                           n->ready ? "cordoned" : "not ready");
         break;
       }
-      if (share_of(p->requests) > 0) {
+      if (model::share_of(p->requests) > 0) {
         why = fmt::format("pod {} shares a GPU (the scheduler picks its slot)", p->metadata.name);
         break;
       }

@@ -5,11 +5,11 @@
 #include <stdexcept>
 
 #include "controllers/controller.hpp"
+#include "kernel/time.hpp"
 #include "policies/elastic.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "scheduler/scheduler.hpp"
 #include "sim/fault_profiles.hpp"
-#include "sim/kernel/time.hpp"
 
 namespace t9k::sim {
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "model/accelerators.hpp"
 #include "scheduler/snapshot.hpp"
 #include "sim/settings.hpp"
 
@@ -12,52 +13,8 @@ namespace t9k::sim {
 using model::Pod;
 using model::PodPhase;
 
-Shape shape_of(const model::Job& job, const Accelerators& acc) {
-  Shape s;
-  auto add = [&](const model::PodTemplateSpec& t, std::int32_t n) {
-    const auto r = model::pod_requests(t.spec);
-    if (n > 0) {  // n pods' worth at once (no entry at all for none, as adding n times gave)
-      for (const auto& [name, q] : r) s.requests[name] += q * n;
-    }
-    if (s.gpus_per_first_pod == 0) s.gpus_per_first_pod = acc.gpus_of(r);
-  };
-  auto elastic_from = [&](const std::optional<model::ElasticConfig>& e) {
-    if (e && e->enabled) {
-      s.elastic = true;
-      s.min = e->min_replicas;
-      s.max = e->max_replicas;
-      s.expected = std::clamp(e->expected_replicas, e->min_replicas, e->max_replicas);
-    }
-  };
-  std::visit(
-      [&](const auto& j) {
-        using T = std::decay_t<decltype(j)>;
-        if constexpr (std::is_same_v<T, model::GenericJob>) {
-          for (const auto& r : j.spec.replica_specs) {
-            s.replicas += r.replicas;
-            add(r.template_, r.replicas);
-          }
-        } else if constexpr (std::is_same_v<T, model::PyTorchTrainingJob>) {
-          elastic_from(j.spec.elastic);
-          for (const auto& r : j.spec.replica_specs) {
-            s.replicas += r.replicas;
-            if (!s.elastic) add(r.template_, r.replicas);
-          }
-          if (s.elastic && !j.spec.replica_specs.empty()) {
-            add(j.spec.replica_specs.front().template_, s.expected);
-          }
-        } else {
-          elastic_from(j.spec.elastic);
-          s.replicas = j.spec.worker.replicas;
-          add(j.spec.worker.template_, s.elastic ? s.expected : s.replicas);
-        }
-      },
-      job);
-  return s;
-}
-
 Store::Store(const kernel::Kernel& kernel, Sink sink, std::string default_namespace,
-             Accelerators accelerators)
+             model::Accelerators accelerators)
     : k_(kernel),
       sink_(std::move(sink)),
       default_namespace_(std::move(default_namespace)),
@@ -509,7 +466,7 @@ PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int
     violation(k_, fmt::format("pod {} bound to unavailable node {}", key, node));
   p.node_name = node;
   p.bind_time = k_.now();
-  const std::int32_t share = share_of(p.requests);
+  const std::int32_t share = model::share_of(p.requests);
   if (share > 0) {
     if (gpu_slot < 0)
       violation(k_, fmt::format("shared-GPU pod {} bound to {} without a GPU slot", key, node));
@@ -525,7 +482,7 @@ PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int
   if (!j.queue.empty()) {
     auto& used = queue_used_[j.queue];
     if (share > 0)
-      model::add_resources(used, queue_view(p.requests));
+      model::add_resources(used, model::queue_view(p.requests));
     else
       model::add_resources(used, p.requests);  // not through a ?: that would copy the requests
   }
@@ -537,15 +494,15 @@ PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int
   auto& used = book.used;
   model::add_resources(used, p.requests);
   bool fits = true;
-  if (used.count(kGpuMilliName) == 0) {
+  if (used.count(model::kGpuMilliName) == 0) {
     fits = model::fits(used, n.allocatable);
   } else {
     model::ResourceList need = used;
-    need.erase(kGpuMilliName);
+    need.erase(model::kGpuMilliName);
     // Shares sit on nvidia.com/gpu (docs/scheduler.md "Shared GPUs"): its whole GPUs and used
     // slots.
-    need[kGpuName] = model::Quantity::from_units(model::get_resource(used, kGpuName).units_ceil() +
-                                                 book.used_slots());
+    need[model::kGpuName] = model::Quantity::from_units(
+        model::get_resource(used, model::kGpuName).units_ceil() + book.used_slots());
     fits = model::fits(need, n.allocatable);
   }
   if (!fits) violation(k_, fmt::format("node {} over-allocated by binding {}", node, key));
@@ -574,11 +531,11 @@ void Store::release(StoredJob& j, Pod& p, const std::string& key) {
   if (held + 1 != book.pods.end())
     *held = std::move(book.pods.back());  // pods_on restores the order
   book.pods.pop_back();
-  const std::int32_t share = share_of(p.requests);
+  const std::int32_t share = model::share_of(p.requests);
   if (!j.queue.empty()) {
     auto& used = queue_used_[j.queue];
     if (share > 0)
-      model::subtract_from(used, queue_view(p.requests));
+      model::subtract_from(used, model::queue_view(p.requests));
     else
       model::subtract_from(used, p.requests);
   }

@@ -20,6 +20,7 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "controllers/controller.hpp"
+#include "model/accelerators.hpp"
 #include "model/change.hpp"
 #include "model/cluster.hpp"
 #include "model/jobs.hpp"
@@ -28,17 +29,6 @@
 #include "sim/common.hpp"
 
 namespace t9k::sim {
-
-// Elastic and replica facts of a job the world needs (the controllers own the rest), derived
-// from the spec at submission; `expected` follows spec.elastic.expectedReplicas, clamped.
-struct Shape {
-  bool elastic = false;
-  std::int32_t min = 0, max = 0, expected = 0;
-  std::int32_t replicas = 0;     // rigid total
-  model::ResourceList requests;  // all pods at submission
-  std::int64_t gpus_per_first_pod = 0;
-};
-Shape shape_of(const model::Job& job, const Accelerators& accelerators);
 
 // What a run tells about one job (kept when a finished job is compacted).
 struct JobOutcome {
@@ -104,7 +94,7 @@ struct StoredJob {
   std::optional<controllers::TensorBoardObservation> tensorboard;
   std::string queue;  // T9k queue, empty for the default scheduler
   std::int32_t priority = 0;
-  Shape shape;
+  model::JobShape shape;
   bool submitted = false;  // admitted: its controller reconciles it
   bool rejected = false;
   std::string reject_reason;
@@ -120,10 +110,10 @@ class Store {
   using Sink = std::function<void(const model::TimedChange&)>;
 
   Store(const kernel::Kernel& kernel, Sink sink, std::string default_namespace,
-        Accelerators accelerators = {});
+        model::Accelerators accelerators = {});
   void set_watcher(StoreWatcher* watcher) { watcher_ = watcher; }
   // What counts as a GPU on this cluster (spec.cluster.accelerators).
-  const Accelerators& accelerators() const { return acc_; }
+  const model::Accelerators& accelerators() const { return acc_; }
 
   // ---- the change feed ----
   template <class C>
@@ -244,7 +234,7 @@ class Store {
   const kernel::Kernel& k_;
   Sink sink_;
   std::string default_namespace_;
-  Accelerators acc_;
+  model::Accelerators acc_;
   StoreWatcher* watcher_ = nullptr;
 
   std::vector<std::unique_ptr<StoredJob>> jobs_;    // by JobId; records never move; null: released

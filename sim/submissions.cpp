@@ -1,11 +1,13 @@
 #include "sim/submissions.hpp"
 
+#include "kernel/hash.hpp"
 #include "scheduler/scheduler.hpp"
 #include "sim/controller_driver.hpp"
-#include "sim/kernel/hash.hpp"
 #include "sim/scheduling_driver.hpp"
 #include "sim/store.hpp"
 #include "sim/training.hpp"
+#include "workload/initial_state.hpp"
+#include "workload/sources.hpp"
 
 namespace t9k::sim {
 
@@ -28,7 +30,7 @@ std::string Submissions::key_of(const scenarios::JobSubmission& sub) const {
 }
 
 void Submissions::start() {
-  initial_ = initial_submissions(sc_, replication_);
+  initial_ = workload::initial_submissions(sc_, replication_);
   for (std::size_t i = 0; i < initial_.size(); ++i) {
     const auto order = static_cast<std::int64_t>(i) - static_cast<std::int64_t>(initial_.size());
     pending_.push(Pending{SimTime{}, order, key_of(initial_[i].submission), -1, 0,
@@ -38,7 +40,7 @@ void Submissions::start() {
     const auto& sub = sc_.workload.jobs[i];
     pending_.push(Pending{sub.submit_time, 0, key_of(sub), static_cast<std::int64_t>(i), 0});
   }
-  sources_ = workload_sources(sc_, replication_);
+  sources_ = workload::workload_sources(sc_, replication_);
   next_.resize(sources_.size());
   for (std::size_t s = 0; s < sources_.size(); ++s) pull(s);
   schedule_next();

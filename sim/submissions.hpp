@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "sim/common.hpp"
-#include "sim/initial_state.hpp"
 #include "sim/settings.hpp"
-#include "sim/workload.hpp"
+#include "workload/initial_state.hpp"
+#include "workload/sources.hpp"
 
 namespace t9k::sim {
 
@@ -70,9 +70,9 @@ class Submissions final : public kernel::EventHandler {
   Training& training_;
   SchedulingDriver& scheduling_;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
-  std::vector<std::unique_ptr<SubmissionSource>> sources_;
+  std::vector<std::unique_ptr<workload::SubmissionSource>> sources_;
   std::vector<std::optional<scenarios::JobSubmission>> next_;  // each source's job ahead
-  std::vector<InitialSubmission> initial_;  // spec.initialState (sim/initial_state.hpp)
+  std::vector<workload::InitialSubmission> initial_;  // spec.initialState (sim/initial_state.hpp)
 };
 
 }  // namespace t9k::sim

@@ -6,8 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "kernel/hash.hpp"
+#include "model/accelerators.hpp"
 #include "scheduler/snapshot.hpp"
-#include "sim/kernel/hash.hpp"
 #include "sim/store.hpp"
 
 namespace t9k::sim {
@@ -79,7 +80,7 @@ kernel::Rng& Training::fail_rng(JobId id) {
 
 void Training::add_job(JobId id, scenarios::JobBehaviour behaviour) {
   if (slot_.size() != id) throw std::logic_error("training: jobs must be added in id order");
-  const Shape& shape = store_.job(id).shape;
+  const model::JobShape& shape = store_.job(id).shape;
   if (free_.empty()) {
     slot_.push_back(static_cast<std::uint32_t>(pool_.size()));
     pool_.emplace_back();
@@ -93,10 +94,10 @@ void Training::add_job(JobId id, scenarios::JobBehaviour behaviour) {
   // Work in units of "1 replica for 1 µs"; run_time is wall time at the initial scale.
   auto& rng = job_rng(id);
   if (t.behaviour.run_time) {
-    t.work_total = static_cast<double>(draw_duration(*t.behaviour.run_time, rng).count()) *
-                   speedup(id, t.ref_n);
+    t.work_total =
+        static_cast<double>(t.behaviour.run_time->draw(rng).count()) * speedup(id, t.ref_n);
   } else if (t.behaviour.work) {
-    t.work_total = static_cast<double>(draw_duration(*t.behaviour.work, rng).count());
+    t.work_total = static_cast<double>(t.behaviour.work->draw(rng).count());
   } else {
     t.work_total = std::numeric_limits<double>::infinity();  // runs until stopped
   }
@@ -265,7 +266,7 @@ void Training::pod_started(JobId id, const std::string& key) {
              !(model::kind_of(j.job) == model::JobKind::DeepSpeedJob && p->rank != 0)) {
     // A rerun of completed work: from the last checkpoint, at the job's submitted scale.
     const double wall = std::max(0.0, t.work_total - t.rerun_from) / speedup(id, t.ref_n);
-    in = draw_duration(b.restart_overhead, job_rng(id)) +
+    in = b.restart_overhead.draw(job_rng(id)) +
          SimDuration{static_cast<std::int64_t>(std::ceil(std::min(wall, 9e17)))};
     if (run) code = run->exit_code;
   } else {
@@ -299,7 +300,7 @@ void Training::start(JobId id, std::int32_t n, std::int64_t gpu_milli) {
   // any other (re)start pays the restart overhead (faults-and-validation §1.5).
   const auto& b = t.behaviour;
   seg.overhead = t.last_stop_cause == LossCause::Scale ? b.scaling.rescale_overhead
-                                                       : draw_duration(b.restart_overhead, rng);
+                                                       : b.restart_overhead.draw(rng);
   store_.publish(model::TrainingChanged{id, gpu_milli});
   if (!std::isfinite(t.work_total)) {
     schedule_software_failure(id);
@@ -382,9 +383,10 @@ void Training::stop(JobId id, LossCause cause) {
   const Progress pr = progress(t);
   seg.committed += static_cast<double>(pr.kept_us) * seg.rate;
   if (pr.kept_us > 0)
-    store_.publish(model::ProgressCommitted{id, gpu_time(pr.kept_us, seg.gpu_milli)});
+    store_.publish(model::ProgressCommitted{id, model::gpu_time(pr.kept_us, seg.gpu_milli)});
   if (pr.since_checkpoint_us > 0) {
-    store_.publish(model::ProgressLost{id, cause, gpu_time(pr.since_checkpoint_us, seg.gpu_milli)});
+    store_.publish(
+        model::ProgressLost{id, cause, model::gpu_time(pr.since_checkpoint_us, seg.gpu_milli)});
   }
   store_.publish(model::TrainingChanged{id, 0});
 }
@@ -401,7 +403,7 @@ void Training::done(JobId id) {
   auto& seg = t.seg;
   k_.cancel(seg.fail_ev);
   const double prod = (t.work_total - seg.committed) / seg.rate;
-  store_.publish(model::ProgressCommitted{id, gpu_time(std::llround(prod), seg.gpu_milli)});
+  store_.publish(model::ProgressCommitted{id, model::gpu_time(std::llround(prod), seg.gpu_milli)});
   t.rerun_from = seg.committed + static_cast<double>(progress(t).kept_us) * seg.rate;
   seg.committed = t.work_total;
   seg.finished = true;
@@ -485,7 +487,7 @@ void Training::finish() {
     if (!t.seg.active) continue;
     const Progress pr = progress(t);
     const std::int64_t e = pr.kept_us + pr.since_checkpoint_us;
-    if (e > 0) store_.publish(model::ProgressCommitted{id, gpu_time(e, t.seg.gpu_milli)});
+    if (e > 0) store_.publish(model::ProgressCommitted{id, model::gpu_time(e, t.seg.gpu_milli)});
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "model/accelerators.hpp"
 #include "sim/cluster.hpp"
 #include "sim/controller_driver.hpp"
 #include "sim/kubelet.hpp"
@@ -38,7 +39,7 @@ struct World::Impl {
         st(std::move(settings)),
         streams(s.seed, replication),
         plugins(st),
-        store(k, std::move(sink), s.default_namespace, Accelerators(s.cluster.accelerators)),
+        store(k, std::move(sink), s.default_namespace, model::Accelerators(s.cluster.accelerators)),
         controllers(s, st, k, streams, store, plugins.registry()),
         kubelet(s, st, k, streams, store, controllers),
         training(s, st, k, streams, store, kubelet, controllers),

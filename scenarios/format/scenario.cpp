@@ -35,6 +35,12 @@ SimDuration DurationDistribution::mean() const {
   return SimDuration{static_cast<std::int64_t>(std::llround(us))};
 }
 
+SimDuration DurationDistribution::draw(kernel::Rng& rng) const {
+  const double s = seconds(rng);
+  if (!(s > 0)) return SimDuration{0};
+  return SimDuration{static_cast<std::int64_t>(std::llround(std::min(s, 1e12) * 1e6))};
+}
+
 const ScriptedRun* JobBehaviour::scripted_run(std::string_view type, std::int32_t rank,
                                               std::int32_t generation) const {
   const ReplicaScript* pick = nullptr;

@@ -12,13 +12,13 @@
 #include <utility>
 #include <vector>
 
+#include "kernel/random.hpp"
+#include "kernel/time.hpp"
 #include "model/cluster.hpp"
 #include "model/jobs.hpp"
 #include "model/scheduling.hpp"
 #include "scenarios/format/diagnostics.hpp"
 #include "scenarios/format/manifests.hpp"
-#include "sim/kernel/random.hpp"
-#include "sim/kernel/time.hpp"
 
 namespace t9k::scenarios {
 
@@ -35,6 +35,8 @@ struct DurationDistribution {
   static DurationDistribution constant(SimDuration d);
   // The mean, rounded to whole microseconds.
   SimDuration mean() const;
+  // A draw in whole microseconds; non-positive draws are 0, huge ones capped at 10^12 s.
+  SimDuration draw(kernel::Rng& rng) const;
 };
 
 // ---- cluster ----

@@ -2,7 +2,7 @@
 // and `kubectl get -o yaml` exports of T9k jobs. Loading reads the file once, streaming, into
 // compact records sorted by submit time (the public traces are not sorted), checks every row and
 // reports bad ones with file, line and column. Records become jobs only when a replay pulls them
-// (sim/traces.hpp), so a long trace never exists as 80,000 job objects at once.
+// (workload/trace_cursor.hpp), so a long trace never exists as 80,000 job objects at once.
 #pragma once
 
 #include <cstdint>
@@ -161,10 +161,17 @@ std::shared_ptr<const InitialStateData> load_initial_state(const std::string& pa
                                                            std::optional<std::int64_t> at_us,
                                                            std::vector<Diagnostic>& out);
 
-// The job a record becomes (docs/traces.md), submitted at `submit`, built into `out` (a
-// default-constructed submission, where the job is to stay: a job is large to move).
-void trace_job(const TraceEntry& e, const TraceData& d, const TraceRecord& r, SimTime submit,
-               bool t9k_scheduler, JobSubmission& out);
+// An Alibaba openb qos class as a queue: its name, the jobs' priority, whether it is preemptible.
+struct QosClass {
+  std::string queue;
+  std::int32_t priority;
+  bool preemptible;
+};
+QosClass openb_qos_class(std::string_view qos);
+
+// The queue a record of group `group` (TraceData::groups; -1 none) goes to when the entry names
+// none: a Philly VC's, an openb qos class's, or a csv queue column's (docs/traces.md).
+std::string group_queue(const TraceData& d, std::int32_t group);
 
 // A deterministic DNS-1123 label for a recorded identity: lower case, other characters to '-',
 // and when anything changed or it is longer than 63, a 6-hex-digit hash of the original appended.

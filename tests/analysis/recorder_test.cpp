@@ -9,8 +9,8 @@
 
 #include "analysis/outputs.hpp"
 #include "analysis/recorder.hpp"
+#include "kernel/time.hpp"
 #include "model/change.hpp"
-#include "sim/kernel/time.hpp"
 
 using namespace t9k;
 using analysis::Int128;

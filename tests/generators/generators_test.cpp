@@ -17,8 +17,9 @@
 #include "scenarios/format/explicit.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "scenarios/format/serialize.hpp"
-#include "sim/workload.hpp"
 #include "sim/world.hpp"
+#include "workload/generator.hpp"
+#include "workload/sources.hpp"
 
 using namespace t9k;
 
@@ -82,7 +83,7 @@ const std::string kTemplate =
 
 std::vector<scenarios::JobSubmission> jobs_of(const scenarios::Scenario& sc,
                                               std::uint64_t replication = 0) {
-  return sim::expand_generators(sc, replication);
+  return workload::expand_generators(sc, replication);
 }
 
 std::int64_t hours_of(const scenarios::JobSubmission& s) {
@@ -132,7 +133,7 @@ TEST_CASE("a Poisson rate gives that many arrivals", "[generators]") {
   CHECK(std::abs(mean_gap_s - 180) < 4 * 180 / std::sqrt(static_cast<double>(jobs.size())));
   // The legacy spelling is the same process: interarrival {exponential: {mean: 3m}}.
   CHECK(
-      sim::expand_generators(
+      workload::expand_generators(
           load(scenario("500h", "      interarrival: {exponential: {mean: 3m}}\n" + kTemplate)), 0)
           .size() == jobs.size());
 }
@@ -365,7 +366,7 @@ TEST_CASE("generated manifests validate and the explicit scenario simulates iden
   const kernel::RngStreams streams(sc.seed, 1);
   std::vector<scenarios::ExplicitJob> refs;
   for (const auto& g : sc.workload.generators) {
-    sim::GeneratorCursor cursor(g, streams, kernel::SimTime{sc.horizon}, sc.default_namespace);
+    workload::GeneratorCursor cursor(g, streams, kernel::SimTime{sc.horizon}, sc.default_namespace);
     std::vector<scenarios::Object> objects;
     while (auto s = cursor.next()) {
       refs.push_back(

@@ -5,8 +5,8 @@
 #include <tuple>
 #include <vector>
 
-#include "sim/kernel/event_queue.hpp"
-#include "sim/kernel/random.hpp"
+#include "kernel/event_queue.hpp"
+#include "kernel/random.hpp"
 
 using namespace t9k::kernel;
 

@@ -4,8 +4,8 @@
 #include <tuple>
 #include <vector>
 
-#include "sim/kernel/kernel.hpp"
-#include "sim/kernel/selfcheck.hpp"
+#include "kernel/kernel.hpp"
+#include "kernel/selfcheck.hpp"
 
 using namespace t9k::kernel;
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "sim/kernel/random.hpp"
+#include "kernel/random.hpp"
 
 using namespace t9k::kernel;
 

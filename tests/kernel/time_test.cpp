@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "sim/kernel/time.hpp"
+#include "kernel/time.hpp"
 
 using namespace t9k::kernel;
 

@@ -1,6 +1,7 @@
 // Cluster and faults alone, over an in-memory store, with fakes for the kubelet, the reconcile
 // queue and the scheduling trigger: nodes from pools on a topology, blast radii (GPU, node,
 // switch subtree, faults-and-validation §1.2, §1.7), repairs and node operations.
+#include "model/accelerators.hpp"
 #include "tests/sim/support.hpp"
 
 #include <algorithm>
@@ -135,7 +136,7 @@ TEST_CASE("cluster: a GPU fault fails the pod on it and withholds the GPU until 
   f.pod_on("g-0", 8);  // every GPU busy: the failed GPU is the pod's
   REQUIRE(f.run_until_logged());
   CHECK(f.log == Log{"terminate 0 default/train-worker-0 Failed 137 fault", "enqueue 0"});
-  CHECK(Accelerators().gpus_of(f.store.node("g-0")->allocatable) == 7);
+  CHECK(model::Accelerators().gpus_of(f.store.node("g-0")->allocatable) == 7);
   CHECK(f.store.node("g-0")->ready);  // the node stays up
   CHECK(std::get<model::NodeChanged>(f.feed.back().change).cause == "faulty-gpu");
   // The repair gives the GPU back and asks for a cycle (other GPUs may have failed meanwhile).

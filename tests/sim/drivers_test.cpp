@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "model/accelerators.hpp"
 #include "sim/controller_driver.hpp"
 #include "sim/scheduling_driver.hpp"
 
@@ -195,7 +196,7 @@ TEST_CASE("scheduling driver: a cycle binds a whole gang and hands its pods to t
   CHECK(count(f.log, "enqueue 0") == 2);
   CHECK(f.store.bound_members(f.id) == 2);
   CHECK(f.store.gpus_in_use("n0") + f.store.gpus_in_use("n1") == 16);
-  CHECK(Accelerators().gpus_of(f.store.queue_used("default")) == 16);
+  CHECK(model::Accelerators().gpus_of(f.store.queue_used("default")) == 16);
 }
 
 TEST_CASE("scheduling driver: a closed queue rejects a job at admission", "[sim][scheduling]") {

@@ -2,7 +2,8 @@
 // invariants it checks from its own bookkeeping (issue 6 §8).
 #include "tests/sim/support.hpp"
 
-#include "sim/kernel/kernel.hpp"
+#include "kernel/kernel.hpp"
+#include "model/accelerators.hpp"
 #include "sim/settings.hpp"
 
 using namespace t9k;
@@ -41,7 +42,7 @@ TEST_CASE("store: jobs get dense ids, their key, queue and shape", "[sim][store]
   CHECK(j.key == "default/train");
   CHECK(j.queue == "default");
   CHECK(j.shape.replicas == 2);
-  CHECK(Accelerators().gpus_of(j.shape.requests) == 8);
+  CHECK(model::Accelerators().gpus_of(j.shape.requests) == 8);
   CHECK(f.store.find_job("train") == &j);             // by name in the default namespace
   CHECK(f.store.find_job("default/other")->id == b);  // by key
   CHECK(f.store.find_job("nobody") == nullptr);
@@ -65,7 +66,7 @@ TEST_CASE("store: a pod's life is stored, watched and published in order", "[sim
   CHECK(bound.pod->node_name == "n0");
   CHECK(f.store.gpus_in_use("n0") == 4);
   CHECK(f.store.pods_on("n0") == std::vector<std::string>{"default/train-worker-0"});
-  CHECK(Accelerators().gpus_of(f.store.queue_used("default")) == 4);
+  CHECK(model::Accelerators().gpus_of(f.store.queue_used("default")) == 4);
 
   f.store.set_pod_running(id, "default/train-worker-0");
   CHECK(f.store.pod("default/train-worker-0")->phase == model::PodPhase::Running);
@@ -74,7 +75,7 @@ TEST_CASE("store: a pod's life is stored, watched and published in order", "[sim
       f.store.terminate_pod(id, "default/train-worker-0", model::PodPhase::Failed, 1));  // already
   CHECK(f.store.gpus_in_use("n0") == 0);
   CHECK(f.store.pods_on("n0").empty());
-  CHECK(Accelerators().gpus_of(f.store.queue_used("default")) == 0);
+  CHECK(model::Accelerators().gpus_of(f.store.queue_used("default")) == 0);
 
   // A terminated pod stays until deleted; its name can then be reused with the next generation.
   f.store.mark_deleted(id, "default/train-worker-0", model::DeletionReason::Restart);
@@ -335,10 +336,10 @@ spec:
   Store store(k, {}, "default");
   store.set_watcher(&watcher);
   const JobId id = store.add_job(sc.workload.jobs.at(0).job, "t.yaml");
-  const Shape& s = store.job(id).shape;
+  const model::JobShape& s = store.job(id).shape;
   CHECK(s.elastic);
   CHECK(s.expected == 3);
-  CHECK(Accelerators().gpus_of(s.requests) == 6);  // expectedReplicas pods at submission
+  CHECK(model::Accelerators().gpus_of(s.requests) == 6);  // expectedReplicas pods at submission
   CHECK(s.gpus_per_first_pod == 2);
   store.set_expected_replicas(id, 9);
   CHECK(store.job(id).shape.expected == 4);  // clamped to maxReplicas

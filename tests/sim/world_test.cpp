@@ -11,8 +11,8 @@
 #include "analysis/outputs.hpp"
 #include "analysis/recorder.hpp"
 #include "scenarios/format/scenario.hpp"
-#include "sim/workload.hpp"
 #include "sim/world.hpp"
+#include "workload/sources.hpp"
 
 using namespace t9k;
 
@@ -240,8 +240,8 @@ TEST_CASE("generators expand deterministically and independently", "[sim]") {
 )";
   const auto one = load(kCluster + "  workload:" + gen);
   const auto two = load(kCluster + "  workload:" + gen + gen2);
-  const auto a = sim::expand_generators(one, 0);
-  const auto b = sim::expand_generators(two, 0);
+  const auto a = workload::expand_generators(one, 0);
+  const auto b = workload::expand_generators(two, 0);
   REQUIRE(a.size() > 50);
   // Adding a generator does not move the first generator's jobs (named streams).
   std::size_t same = 0;
@@ -253,10 +253,10 @@ TEST_CASE("generators expand deterministically and independently", "[sim]") {
   }
   CHECK(same == a.size());
   // Replications differ.
-  CHECK(sim::expand_generators(one, 1).front().submit_time != a.front().submit_time);
+  CHECK(workload::expand_generators(one, 1).front().submit_time != a.front().submit_time);
   // The world pulls generators lazily; the expanded list is the same workload: same run.
   const auto lazy = simulate(two);
-  const auto expanded = simulate(sim::with_expanded_workload(two, 0));
+  const auto expanded = simulate(workload::with_expanded_workload(two, 0));
   CHECK(lazy.fingerprint == expanded.fingerprint);
   CHECK(analysis::jobs_csv(lazy.rec) == analysis::jobs_csv(expanded.rec));
 }

@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 
 #include "scenarios/format/traces.hpp"
-#include "sim/fit.hpp"
 #include "sim/world.hpp"
 #include "support.hpp"
+#include "workload/fit.hpp"
 
 using namespace t9k;
 using namespace t9k::tracetest;
@@ -240,7 +240,7 @@ TEST_CASE("fit: arrivals by hour of day and the job mix from an export's history
   std::vector<scenarios::Diagnostic> diags;
   const auto data = scenarios::load_trace(e, false, "<test>", "export", diags);
   REQUIRE(data);
-  const auto fit = sim::fit_generator(*data, data->latest_us, "arrivals", 0);
+  const auto fit = workload::fit_generator(*data, data->latest_us, "arrivals", 0);
   CHECK(fit.jobs == 5);
   CHECK(fit.classes == 5);  // no two jobs share kind, queue, pods and GPUs per pod
   // 5 jobs in the 23 h from 2024-05-01T10:00Z to 2024-05-02T09:00Z.
@@ -261,7 +261,7 @@ TEST_CASE("fit: arrivals by hour of day and the job mix from an export's history
       "  scheduler:\n    name: t9k\n    queues:\n    - manifest: {apiVersion: "
       "scheduler.tensorstack.dev/v1beta1, kind: Queue, "
       "metadata: {name: team-a}, spec: {}}\n  workload:\n    generators:\n" +
-      sim::fit_generator(*data, data->latest_us, "arrivals", 4).yaml;
+      workload::fit_generator(*data, data->latest_us, "arrivals", 4).yaml;
   const auto r = parse(text, dir.string());
   INFO(messages(r) << text);
   REQUIRE(r.ok());
@@ -276,6 +276,6 @@ TEST_CASE("fit: arrivals by hour of day and the job mix from an export's history
   scenarios::TraceData one = *data;
   one.records.resize(1);
   one.unfinished.clear();
-  CHECK_THROWS_WITH(sim::fit_generator(one, data->latest_us, "x", 0),
+  CHECK_THROWS_WITH(workload::fit_generator(one, data->latest_us, "x", 0),
                     Catch::Contains("a fit needs at least 2"));
 }

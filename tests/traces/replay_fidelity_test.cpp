@@ -14,9 +14,10 @@
 
 #include "analysis/recorder.hpp"
 #include "scenarios/format/scenario.hpp"
-#include "sim/traces.hpp"
 #include "sim/world.hpp"
 #include "support.hpp"
+#include "workload/import.hpp"
+#include "workload/trace_cursor.hpp"
 
 using namespace t9k;
 using namespace t9k::tracetest;
@@ -142,7 +143,7 @@ TEST_CASE("several trace files share one clock, and epoch sets trace time 0") {
   write(dir / "nov.csv", "n,t,d,g\nnov-a,1700086400,60,0\n");  // one day later
   const auto submits = [&](const std::string& traces) {
     std::map<std::string, kernel::SimDuration> out;
-    for (const auto& s : sim::expand_traces(load(fifo_scenario(8, traces), dir.string()), 0)) {
+    for (const auto& s : workload::expand_traces(load(fifo_scenario(8, traces), dir.string()), 0)) {
       out[model::metadata_of(s.job).name] = s.submit_time.time_since_epoch();
     }
     return out;
@@ -217,7 +218,7 @@ spec:
 )",
                                        kPhilly);
   std::vector<scenarios::Diagnostic> diags;
-  const auto res = sim::import_trace(text, dir.string(), 0, false, diags);
+  const auto res = workload::import_trace(text, dir.string(), 0, false, diags);
   CHECK(res.jobs > 80000);
   // Compact: a few times the trace's size, in files of 1,000 manifests.
   std::uintmax_t bytes = 0;

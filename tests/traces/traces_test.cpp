@@ -18,9 +18,10 @@
 #include "scenarios/format/scenario.hpp"
 #include "scenarios/format/serialize.hpp"
 #include "scenarios/format/traces.hpp"
-#include "sim/traces.hpp"
 #include "sim/world.hpp"
 #include "support.hpp"
+#include "workload/import.hpp"
+#include "workload/trace_cursor.hpp"
 
 using namespace t9k;
 using namespace t9k::tracetest;
@@ -79,7 +80,7 @@ spec:
 )",
                                        kZeroLatency, kPhilly);
   const auto sc = load(yaml, ".");
-  const auto expected = sim::expand_traces(sc, 0);
+  const auto expected = workload::expand_traces(sc, 0);
   REQUIRE(expected.size() > 1500);  // three days of the busiest part of the trace
   const auto run = simulate(sc);
   REQUIRE(run.rec.jobs().size() == expected.size());
@@ -127,7 +128,7 @@ spec:
   for (const auto& p : sc.cluster.node_pools) gpus += std::int64_t{p.count} * p.gpus_per_node;
   CHECK(gpus == 352 * 8);
   CHECK(sc.scheduler.queues.size() >= 11);
-  const auto expected = sim::expand_traces(sc, 0);
+  const auto expected = workload::expand_traces(sc, 0);
   const auto run = simulate(sc);
   // Every submitted job is in the outputs exactly once, with a phase.
   std::set<std::string> names;
@@ -193,7 +194,7 @@ spec:
     counted = counted || d.message == "skipped 3 bad rows (skipBadRows)";
   }
   CHECK(counted);
-  const auto jobs = sim::expand_traces(*skipped.scenario, 0);
+  const auto jobs = workload::expand_traces(*skipped.scenario, 0);
   REQUIRE(jobs.size() == 2);
   CHECK(model::metadata_of(jobs[0].job).name == "philly-2");
   CHECK(model::metadata_of(jobs[1].job).name == "philly-7");
@@ -231,7 +232,7 @@ spec:
   std::set<std::string> queues;
   for (const auto& q : sc.scheduler.queues) queues.insert(q.metadata.name);
   CHECK(queues == std::set<std::string>{"research", "prod"});
-  const auto jobs = sim::expand_traces(sc, 0);
+  const auto jobs = workload::expand_traces(sc, 0);
   REQUIRE(jobs.size() == 3);
   // Sorted by submit time; names sanitised with a hash, the original kept.
   const auto& a = jobs[0];
@@ -293,30 +294,31 @@ spec:
 )",
                        extra);
   };
-  const auto all = sim::expand_traces(load(scenario(""), dir.string()), 0);
+  const auto all = workload::expand_traces(load(scenario(""), dir.string()), 0);
   REQUIRE(all.size() == 200);
   CHECK(all.back().submit_time.time_since_epoch() == kernel::seconds(19900));
 
-  const auto window = sim::expand_traces(
+  const auto window = workload::expand_traces(
       load(scenario(", from: 1000s, to: 2000s, loadFactor: 2, timeOffset: 1h"), dir.string()), 0);
   REQUIRE(window.size() == 10);
   CHECK(window.front().submit_time.time_since_epoch() == kernel::hours(1));
   CHECK((window[1].submit_time - window[0].submit_time) == kernel::seconds(50));  // gaps halved
 
   const auto sc = load(scenario(", sample: 0.25"), dir.string());
-  const auto s0 = sim::expand_traces(sc, 0);
+  const auto s0 = workload::expand_traces(sc, 0);
   CHECK(s0.size() > 25);
   CHECK(s0.size() < 80);
-  CHECK(sim::expand_traces(sc, 0).size() == s0.size());  // the same stream, the same jobs
-  const auto s1 = sim::expand_traces(sc, 1);
+  CHECK(workload::expand_traces(sc, 0).size() == s0.size());  // the same stream, the same jobs
+  const auto s1 = workload::expand_traces(sc, 1);
   bool differs = s1.size() != s0.size();
   for (std::size_t i = 0; !differs && i < s0.size(); ++i) {
     differs = model::metadata_of(s0[i].job).name != model::metadata_of(s1[i].job).name;
   }
   CHECK(differs);  // another replication draws again
 
-  CHECK(sim::expand_traces(load(scenario(", sample: 0.25, limit: 7"), dir.string()), 0).size() ==
-        7);
+  CHECK(
+      workload::expand_traces(load(scenario(", sample: 0.25, limit: 7"), dir.string()), 0).size() ==
+      7);
 }
 
 TEST_CASE("k8s-export traces: kubectl List items replay their spec for completion - start") {
@@ -380,7 +382,7 @@ spec:
   CHECK(warned);
   REQUIRE(r.scenario->scheduler.queues.size() == 1);
   CHECK(r.scenario->scheduler.queues[0].metadata.name == "team-a");
-  const auto jobs = sim::expand_traces(*r.scenario, 0);
+  const auto jobs = workload::expand_traces(*r.scenario, 0);
   REQUIRE(jobs.size() == 1);
   CHECK(model::metadata_of(jobs[0].job).name == "mnist");
   CHECK(model::metadata_of(jobs[0].job).uid.empty());
@@ -430,7 +432,7 @@ spec:
   const auto r = parse(yaml, dir.string());
   INFO(with_diagnostics(r));
   REQUIRE(r.ok());
-  const auto jobs = sim::expand_traces(*r.scenario, 0);
+  const auto jobs = workload::expand_traces(*r.scenario, 0);
   REQUIRE(jobs.size() == 3);
   std::map<std::string, kernel::SimDuration> run;
   for (const auto& j : jobs) run[model::metadata_of(j.job).name] = j.behaviour.run_time->mean();
@@ -702,7 +704,7 @@ spec:
   std::string trace_text = from_trace;
   trace_text.replace(trace_text.find("path: export.yaml"), 17, "path: ../export.yaml");
   std::vector<scenarios::Diagnostic> diags;
-  const auto res = sim::import_trace(trace_text, (imp / "out").string(), 0, false, diags);
+  const auto res = workload::import_trace(trace_text, (imp / "out").string(), 0, false, diags);
   CHECK(res.jobs == 3);
   const std::string scenario_text = read_all(res.scenario_path);
   CHECK(scenario_text.find("fromExport: \"../export.yaml\"") != std::string::npos);
@@ -759,7 +761,7 @@ spec:
   CHECK(sc.scheduler.queues[2].spec.is_preemptible());
   CHECK(sc.scheduler.queues[2].spec.priority < sc.scheduler.queues[0].spec.priority);
 
-  const auto jobs = sim::expand_traces(sc, 0);
+  const auto jobs = workload::expand_traces(sc, 0);
   REQUIRE(jobs.size() == 3);  // the never-scheduled pod is not replayed by default
   const auto& p0 = std::get<model::GenericJob>(jobs[0].job);
   CHECK(model::get_resource(
@@ -813,7 +815,7 @@ spec:
     return load(y, dir.string());
   };
   const auto shared = with("shared");
-  const auto jobs = sim::expand_traces(shared, 0);
+  const auto jobs = workload::expand_traces(shared, 0);
   REQUIRE(jobs.size() == 4);
   const auto& res = std::get<model::GenericJob>(jobs[0].job)
                         .spec.replica_specs[0]
@@ -857,7 +859,7 @@ spec:
   std::string text = base;
   text.replace(text.find("MODE"), 4, "shared");
   std::vector<scenarios::Diagnostic> diags;
-  const auto imp = sim::import_trace(text, out.string(), 0, false, diags);
+  const auto imp = workload::import_trace(text, out.string(), 0, false, diags);
   CHECK(imp.jobs == 4);
   const auto direct = scenarios::load_scenario(imp.trace_path);
   const auto imported = scenarios::load_scenario(imp.scenario_path);
@@ -917,7 +919,7 @@ spec:
 )",
                                        kPhilly);
   std::vector<scenarios::Diagnostic> diags;
-  const auto res = sim::import_trace(text, dir.string(), 0, false, diags);
+  const auto res = workload::import_trace(text, dir.string(), 0, false, diags);
   CHECK(res.jobs > 100);
   CHECK(fs::exists(dir / "queues.yaml"));
   const auto direct = scenarios::load_scenario(res.trace_path);

@@ -14,10 +14,10 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "kernel/time.hpp"
 #include "model/enums.hpp"
 #include "model/quantity.hpp"
 #include "scenarios/format/diagnostics.hpp"
-#include "sim/kernel/time.hpp"
 
 namespace t9k::scenarios::detail {
 

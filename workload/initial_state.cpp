@@ -1,4 +1,4 @@
-#include "sim/initial_state.hpp"
+#include "workload/initial_state.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -6,11 +6,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "model/accelerators.hpp"
 #include "scenarios/format/traces.hpp"
-#include "sim/common.hpp"
-#include "sim/store.hpp"
 
-namespace t9k::sim {
+namespace t9k::workload {
 
 namespace m = t9k::model;
 
@@ -27,9 +26,9 @@ std::vector<InitialSubmission> initial_submissions(const scenarios::Scenario& sc
     InitialSubmission s;
     s.running = j.running;
     s.submission.job = j.job;
-    s.submission.submit_time = SimTime{};
+    s.submission.submit_time = kernel::SimTime{};
     s.submission.source = fmt::format("{}:{}", file, j.line);
-    s.elapsed = SimDuration{j.elapsed_us};
+    s.elapsed = kernel::SimDuration{j.elapsed_us};
     m::RunPolicy* run_policy = nullptr;
     if (auto* p = std::get_if<m::PyTorchTrainingJob>(&s.submission.job))
       run_policy = &p->spec.run_policy;
@@ -45,15 +44,15 @@ std::vector<InitialSubmission> initial_submissions(const scenarios::Scenario& sc
         run_policy->active_deadline_seconds =
             std::max<std::int64_t>(1, (left_us + 999'999) / 1'000'000);
       if (st.remaining.active_deadline && deadline_s) {
-        s.remaining = SimDuration{left_us};
+        s.remaining = kernel::SimDuration{left_us};
       } else if (st.remaining.distribution) {
-        s.remaining = draw_duration(*st.remaining.distribution, remaining_rng);
+        s.remaining = st.remaining.distribution->draw(remaining_rng);
       } else {
-        s.remaining = SimDuration{static_cast<std::int64_t>(
+        s.remaining = kernel::SimDuration{static_cast<std::int64_t>(
             std::llround(static_cast<double>(j.elapsed_us) * st.remaining.fraction_of_elapsed))};
       }
     } else if (st.queued_run_time) {
-      s.remaining = draw_duration(*st.queued_run_time, queued_rng);
+      s.remaining = st.queued_run_time->draw(queued_rng);
     }
     s.submission.behaviour.run_time = scenarios::DurationDistribution::constant(s.remaining);
     out.push_back(std::move(s));
@@ -63,7 +62,7 @@ std::vector<InitialSubmission> initial_submissions(const scenarios::Scenario& sc
 
 std::string initial_state_csv(const scenarios::Scenario& sc,
                               const std::vector<InitialSubmission>& jobs) {
-  const Accelerators acc(sc.cluster.accelerators);
+  const model::Accelerators acc(sc.cluster.accelerators);
   std::string out = "job,kind,queue,state,gpus,elapsed_s,remaining_s,nodes\n";
   for (const auto& s : jobs) {
     const auto& job = s.submission.job;
@@ -74,8 +73,8 @@ std::string initial_state_csv(const scenarios::Scenario& sc,
     for (const auto& [pod, node] : s.pins) {
       if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) nodes.push_back(node);
     }
-    const double gpus =
-        static_cast<double>(acc.gpu_milli_of(shape_of(job, acc).requests)) / m::kGpuMilliPerGpu;
+    const double gpus = static_cast<double>(acc.gpu_milli_of(model::shape_of(job, acc).requests)) /
+                        m::kGpuMilliPerGpu;
     out += fmt::format(
         "{},{},{},{},{},{:.6f},{:.6f},{}\n", model::object_key(meta), m::to_string(m::kind_of(job)),
         sched && sc.scheduler.kind == scenarios::SchedulerKind::T9k ? sched->queue : "",
@@ -85,4 +84,4 @@ std::string initial_state_csv(const scenarios::Scenario& sc,
   return out;
 }
 
-}  // namespace t9k::sim
+}  // namespace t9k::workload

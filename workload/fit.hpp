@@ -12,7 +12,7 @@
 
 #include "scenarios/format/traces.hpp"
 
-namespace t9k::sim {
+namespace t9k::workload {
 
 struct FitResult {
   std::string yaml;  // "- name: ...": one entry of spec.workload.generators, at `indent`
@@ -26,4 +26,4 @@ struct FitResult {
 FitResult fit_generator(const scenarios::TraceData& data, std::int64_t at_us,
                         const std::string& name, int indent);
 
-}  // namespace t9k::sim
+}  // namespace t9k::workload

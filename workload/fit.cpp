@@ -1,4 +1,4 @@
-#include "sim/fit.hpp"
+#include "workload/fit.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
+#include "model/accelerators.hpp"
 #include "scenarios/format/serialize.hpp"
-#include "sim/store.hpp"
 
-namespace t9k::sim {
+namespace t9k::workload {
 
 namespace m = t9k::model;
 
@@ -162,9 +162,9 @@ FitResult fit_generator(const scenarios::TraceData& d, std::int64_t at_us, const
     std::vector<std::int64_t> runs;
   };
   std::map<Key, Class> classes;
-  const Accelerators acc;
+  const model::Accelerators acc;
   for (const auto& j : jobs) {
-    const Shape s = shape_of(*j.job, acc);
+    const model::JobShape s = model::shape_of(*j.job, acc);
     const std::int32_t pods = s.elastic ? s.expected : s.replicas;
     const auto& sched = m::scheduler_of(*j.job).t9k_scheduler;
     Class& c = classes[Key{static_cast<int>(m::kind_of(*j.job)), sched ? sched->queue : "", pods,
@@ -218,4 +218,4 @@ FitResult fit_generator(const scenarios::TraceData& d, std::int64_t at_us, const
   return out;
 }
 
-}  // namespace t9k::sim
+}  // namespace t9k::workload

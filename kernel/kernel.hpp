@@ -6,8 +6,8 @@
 #include <functional>
 #include <vector>
 
-#include "sim/kernel/event_queue.hpp"
-#include "sim/kernel/time.hpp"
+#include "kernel/event_queue.hpp"
+#include "kernel/time.hpp"
 
 namespace t9k::kernel {
 

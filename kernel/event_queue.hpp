@@ -17,7 +17,7 @@
 #include <functional>
 #include <vector>
 
-#include "sim/kernel/time.hpp"
+#include "kernel/time.hpp"
 
 namespace t9k::kernel {
 

@@ -10,7 +10,7 @@
 
 #include "scenarios/format/scenario.hpp"
 
-namespace t9k::sim {
+namespace t9k::workload {
 
 struct InitialSubmission {
   scenarios::JobSubmission submission;  // at time zero
@@ -34,4 +34,4 @@ std::vector<InitialSubmission> initial_submissions(const scenarios::Scenario& sc
 std::string initial_state_csv(const scenarios::Scenario& scenario,
                               const std::vector<InitialSubmission>& jobs);
 
-}  // namespace t9k::sim
+}  // namespace t9k::workload

@@ -1,10 +1,10 @@
-#include "sim/kernel/kernel.hpp"
+#include "kernel/kernel.hpp"
 
 #include <stdexcept>
 
 #include <fmt/format.h>
 
-#include "sim/kernel/hash.hpp"
+#include "kernel/hash.hpp"
 
 namespace t9k::kernel {
 

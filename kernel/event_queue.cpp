@@ -1,4 +1,4 @@
-#include "sim/kernel/event_queue.hpp"
+#include "kernel/event_queue.hpp"
 
 #include <algorithm>
 #include <cassert>

@@ -1,11 +1,11 @@
-#include "sim/kernel/time.hpp"
+#include "kernel/time.hpp"
 
 #include <array>
 #include <limits>
 
 #include <fmt/format.h>
 
-#include "sim/kernel/hash.hpp"
+#include "kernel/hash.hpp"
 
 namespace t9k::kernel {
 namespace {

@@ -1,7 +1,6 @@
-// Trace replay (docs/traces.md): a SubmissionSource over a loaded trace (scenarios/traces.hpp)
-// that applies the entry's window, sampling, limit and load factor and maps each kept record to
-// a job only when the world pulls it; and `t9ksim import`, which writes the same jobs as
-// ordinary manifests plus a scenario that replays them identically.
+// Trace replay (docs/traces.md): a SubmissionSource over a loaded trace
+// (scenarios/format/traces.hpp) that applies the entry's window, sampling, limit and load factor
+// and maps each kept record to a job (trace_job) only when the world pulls it.
 #pragma once
 
 #include <cstdint>
@@ -10,12 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "kernel/random.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "scenarios/format/traces.hpp"
-#include "sim/kernel/random.hpp"
-#include "sim/workload.hpp"
+#include "workload/sources.hpp"
 
-namespace t9k::sim {
+namespace t9k::workload {
 
 class TraceCursor : public SubmissionSource {
  public:
@@ -45,22 +44,14 @@ class TraceCursor : public SubmissionSource {
   std::size_t ready_ = 0;
 };
 
+// The job a record becomes (docs/traces.md), submitted at `submit`, built into `out` (a
+// default-constructed submission, where the job is to stay: a job is large to move).
+void trace_job(const scenarios::TraceEntry& e, const scenarios::TraceData& d,
+               const scenarios::TraceRecord& r, kernel::SimTime submit, bool t9k_scheduler,
+               scenarios::JobSubmission& out);
+
 // Every job the scenario's trace entries submit in a replication, in submission order.
 std::vector<scenarios::JobSubmission> expand_traces(const scenarios::Scenario& scenario,
                                                     std::uint64_t replication);
 
-struct ImportResult {
-  std::int64_t jobs = 0;
-  std::string scenario_path;  // DIR/scenario.yaml: the imported manifests
-  std::string trace_path;     // DIR/trace.yaml: the same run as a trace entry
-};
-
-// Writes DIR/trace.yaml (given as text: the scenario with the trace entry), then, from it,
-// DIR/jobs/<name>.yaml (one manifest per job), DIR/queues.yaml and DIR/scenario.yaml, whose
-// run equals trace.yaml's for `replication` (same fingerprint). Throws std::runtime_error with
-// the loader's findings when trace.yaml does not load.
-ImportResult import_trace(const std::string& trace_scenario_text, const std::string& dir,
-                          std::uint64_t replication, bool skip_bad_rows,
-                          std::vector<scenarios::Diagnostic>& diagnostics);
-
-}  // namespace t9k::sim
+}  // namespace t9k::workload

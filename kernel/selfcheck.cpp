@@ -1,14 +1,14 @@
-#include "sim/kernel/selfcheck.hpp"
+#include "kernel/selfcheck.hpp"
 
 #include <cmath>
 #include <deque>
 
 #include <fmt/format.h>
 
-#include "sim/kernel/hash.hpp"
+#include "kernel/hash.hpp"
 
-#include "sim/kernel/kernel.hpp"
-#include "sim/kernel/random.hpp"
+#include "kernel/kernel.hpp"
+#include "kernel/random.hpp"
 
 namespace t9k::kernel {
 

@@ -7,15 +7,15 @@
 //   generators/G/burst-size                 one draw per burst
 //   generators/G/class                      one draw per job, only with two or more classes
 //   generators/G/classes/C/<quantity>       one draw per job of class C, in C's own job order
+#include "workload/generator.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
 
-#include "sim/workload.hpp"
-
-namespace t9k::sim {
+namespace t9k::workload {
 
 using kernel::SimDuration;
 using kernel::SimTime;
@@ -377,4 +377,4 @@ bool GeneratorCursor::next(std::optional<scenarios::JobSubmission>& out) {
   return true;
 }
 
-}  // namespace t9k::sim
+}  // namespace t9k::workload

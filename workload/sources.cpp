@@ -1,12 +1,13 @@
-#include "sim/workload.hpp"
-#include "sim/traces.hpp"
+#include "workload/sources.hpp"
+#include "workload/generator.hpp"
+#include "workload/trace_cursor.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-namespace t9k::sim {
+namespace t9k::workload {
 
 using kernel::SimDuration;
 using kernel::SimTime;
@@ -58,4 +59,4 @@ scenarios::Scenario with_expanded_workload(const scenarios::Scenario& sc,
   return copy;
 }
 
-}  // namespace t9k::sim
+}  // namespace t9k::workload

@@ -1,4 +1,4 @@
-#include "sim/kernel/random.hpp"
+#include "kernel/random.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/kernel/hash.hpp"
+#include "kernel/hash.hpp"
 
 namespace t9k::kernel {
 
