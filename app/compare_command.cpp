@@ -19,6 +19,7 @@
 #include "app/exit_codes.hpp"
 #include "app/load_checked.hpp"
 #include "app/work.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
 

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 #include "app/load_checked.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 
 namespace t9k::app {

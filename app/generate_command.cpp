@@ -11,6 +11,7 @@
 #include "app/command_support.hpp"
 #include "app/run_command.hpp"
 #include "scenarios/format/explicit.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "scenarios/format/serialize.hpp"
 #include "workload/generator.hpp"

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 
 namespace t9k::app {

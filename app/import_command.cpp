@@ -9,6 +9,7 @@
 #include "app/command_support.hpp"
 #include "kernel/time.hpp"
 #include "scenarios/format/diagnostics.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "scenarios/format/serialize.hpp"
 #include "scenarios/format/traces.hpp"

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 
 namespace t9k::app {

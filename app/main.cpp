@@ -31,6 +31,7 @@
 #include "kernel/kernel.hpp"
 #include "kernel/selfcheck.hpp"
 #include "plugins/serve.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "sim/world.hpp"
 

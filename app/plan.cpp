@@ -24,6 +24,7 @@
 #include "app/command_support.hpp"
 #include "app/exit_codes.hpp"
 #include "app/version.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
 

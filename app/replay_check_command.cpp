@@ -16,6 +16,7 @@
 #include "app/exit_codes.hpp"
 #include "app/run_command.hpp"
 #include "scenarios/format/diagnostics.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "scenarios/format/serialize.hpp"
 #include "scenarios/format/traces.hpp"

@@ -30,6 +30,7 @@
 #include "kernel/kernel.hpp"
 #include "model/accelerators.hpp"
 #include "plugins/process.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "scenarios/format/serialize.hpp"

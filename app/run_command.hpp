@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/plugin_args.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
 

@@ -23,6 +23,7 @@
 #include "app/exit_codes.hpp"
 #include "app/run_command.hpp"
 #include "app/sweep_command.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/compare_command.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 
 namespace t9k::app {

@@ -22,6 +22,7 @@
 #include "app/run_command.hpp"
 #include "app/work.hpp"
 #include "kernel/time.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
 

@@ -22,6 +22,7 @@
 #include "analysis/result_folder.hpp"
 #include "app/exit_codes.hpp"
 #include "app/run_command.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 
 namespace t9k::app {

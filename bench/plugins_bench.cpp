@@ -16,6 +16,7 @@
 
 #include "plugins/adapters.hpp"
 #include "plugins/client.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/manifests.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "sim/settings.hpp"

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "fuzz_support.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "scenarios/format/serialize.hpp"
 

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "fuzz_support.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
 

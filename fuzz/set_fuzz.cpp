@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fuzz_support.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
 

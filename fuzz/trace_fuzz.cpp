@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "fuzz_support.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "workload/trace_cursor.hpp"
 

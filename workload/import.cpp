@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/serialize.hpp"
 #include "workload/trace_cursor.hpp"
 

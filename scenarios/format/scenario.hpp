@@ -1,7 +1,7 @@
 // Scenario file format v1 (docs/scenario-format.md): the cluster, the scheduler and its queues,
 // controller and kubelet latencies, faults, the workload, scheduled operations, the run length
 // and an optional block of expectations for regression tests. These are the typed results of
-// loading a scenario file; they use model and kernel types only.
+// loading a scenario file (load.hpp); they use model and kernel types only.
 #pragma once
 
 #include <cstdint>
@@ -465,59 +465,6 @@ struct Scenario {
 // arrivals over its window (mean interarrival gap, Poisson or profile rate averaged over the day
 // and week, listed times) times its mean burst, capped by its count; a trace's rows times its
 // sample, capped by its limit. An upper estimate for traces (rows outside the horizon count).
-struct JobSource {
-  std::string path;  // spec.workload.generators[1], ...
-  std::string how;   // the sum behind it, for messages
-  double jobs = 0;   // may be infinite (an interarrival gap of mean 0 without a count)
-};
-struct JobEstimate {
-  double total = 0;
-  std::vector<JobSource> sources;
-};
-JobEstimate estimate_jobs(const Scenario& sc);
-
-// The default of --max-jobs: far above the shipped scenarios (the largest, the Philly replay,
-// has 82,247 jobs) and the 1M-job benchmark year, below what fills this machine's memory.
-inline constexpr std::int64_t kDefaultMaxJobs = 5000000;
-// The longest spec.horizon: 1,000 years keeps every sum of times far inside the clock's range.
-inline constexpr std::int64_t kMaxHorizonDays = 365000;
-
-struct ScenarioResult {
-  std::optional<Scenario> scenario;     // set exactly when there are no errors
-  std::vector<Diagnostic> diagnostics;  // errors and warnings, every one found
-  // Every file the scenario names (manifests, traces, plugin programs), resolved against base_dir:
-  // a command's outputs may not replace them (analysis/result_folder.hpp).
-  std::vector<std::string> files;
-  bool ok() const { return scenario.has_value(); }
-};
-
-struct LoadOptions {
-  // Scenario entries may name manifest or trace files by path, resolved against base_dir. The
-  // fuzz target turns this off so no input reads the file system.
-  bool allow_file_references = true;
-  std::string base_dir;  // empty => the scenario file's folder (load_scenario) or "."
-  // Bad trace rows become warnings and are skipped (t9ksim run/import --skip-bad-rows).
-  bool skip_bad_trace_rows = false;
-  // Refuse a scenario whose estimate_jobs() is above this many jobs per replication (0: no check;
-  // commands that run scenarios set it from --max-jobs).
-  std::int64_t max_jobs = 0;
-};
-
-ScenarioResult load_scenario(const std::string& path, LoadOptions options = {});
-// Reads an input file as every loader does: a regular file (not a pipe or device) of at most
-// 64 MiB; otherwise false with an error naming the file. Commands read scenarios and overlays
-// with it before they parse them.
-bool read_input_file(const std::string& path, std::string& text, std::vector<Diagnostic>& out);
-ScenarioResult parse_scenario(std::string_view text, const std::string& file,
-                              LoadOptions options = {});
-
-// What `t9ksim validate` runs: a file whose first document has kind Scenario is a scenario,
-// anything else a manifest file. Returns every diagnostic.
-std::vector<Diagnostic> validate_file(const std::string& path);
-// The same over text, without file references unless options allow them (fuzz entry point).
-std::vector<Diagnostic> validate_text(std::string_view text, const std::string& file,
-                                      LoadOptions options = {});
-
 std::string_view to_string(OperationType t);
 std::string_view to_string(SchedulerKind k);
 std::string_view to_string(TraceFormat f);

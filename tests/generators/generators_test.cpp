@@ -15,6 +15,7 @@
 #include "analysis/outputs.hpp"
 #include "analysis/recorder.hpp"
 #include "scenarios/format/explicit.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "scenarios/format/serialize.hpp"
 #include "sim/world.hpp"

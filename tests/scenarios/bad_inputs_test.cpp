@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 
 using namespace t9k::scenarios;

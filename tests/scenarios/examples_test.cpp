@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 
 namespace fs = std::filesystem;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 
 namespace sc = t9k::scenarios;

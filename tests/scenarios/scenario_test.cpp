@@ -2,6 +2,7 @@
 // rejected with exact paths and messages.
 #include <catch2/catch.hpp>
 
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 
 using namespace t9k::scenarios;

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "model/change.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "sim/interfaces.hpp"
 #include "sim/store.hpp"

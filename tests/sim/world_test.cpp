@@ -10,6 +10,7 @@
 
 #include "analysis/outputs.hpp"
 #include "analysis/recorder.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "sim/world.hpp"
 #include "workload/sources.hpp"

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/traces.hpp"
 #include "sim/world.hpp"
 #include "support.hpp"

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "analysis/recorder.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "sim/world.hpp"
 #include "support.hpp"

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "analysis/recorder.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "sim/world.hpp"
 

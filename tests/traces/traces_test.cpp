@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "analysis/recorder.hpp"
+#include "scenarios/format/load.hpp"
 #include "scenarios/format/manifests.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "scenarios/format/serialize.hpp"
