@@ -30,20 +30,20 @@ std::optional<BackfillPolicy> parse_backfill_policy(std::string_view s) {
   return std::nullopt;
 }
 
-const std::vector<std::string_view>& queue_sort_plugin_names() {
+const std::vector<std::string_view>& queue_sort_stage_names() {
   static const std::vector<std::string_view> v{"queue-priority", "dominant-resource-share"};
   return v;
 }
-const std::vector<std::string_view>& filter_plugin_names() {
+const std::vector<std::string_view>& filter_stage_names() {
   static const std::vector<std::string_view> v{"node-ready", "node-resources-fit", "node-selector",
                                                "queue-node-selector"};
   return v;
 }
-const std::vector<std::string_view>& score_plugin_names() {
+const std::vector<std::string_view>& score_stage_names() {
   static const std::vector<std::string_view> v{"bin-pack", "spread", "topology"};
   return v;
 }
-const std::vector<std::string_view>& permit_plugin_names() {
+const std::vector<std::string_view>& permit_stage_names() {
   static const std::vector<std::string_view> v{"gang"};
   return v;
 }
@@ -89,8 +89,8 @@ std::string OptionsProblem::path() const {
 
 std::vector<OptionsProblem> SchedulerOptions::problems() const {
   std::vector<OptionsProblem> out;
-  check_list("queueSort", "queue sort", queue_sort, queue_sort_plugin_names(), out);
-  check_list("filters", "filter", filters, filter_plugin_names(), out);
+  check_list("queueSort", "queue sort", queue_sort, queue_sort_stage_names(), out);
+  check_list("filters", "filter", filters, filter_stage_names(), out);
   if (std::find(filters.begin(), filters.end(), "node-resources-fit") == filters.end())
     out.push_back({"filters",
                    "must include 'node-resources-fit' (without it nodes would be over-allocated)",
@@ -98,12 +98,12 @@ std::vector<OptionsProblem> SchedulerOptions::problems() const {
                    {}});
   std::vector<std::string> score_names;
   for (const auto& s : scores) score_names.push_back(s.name);
-  check_list("scores", "score", score_names, score_plugin_names(), out);
+  check_list("scores", "score", score_names, score_stage_names(), out);
   for (std::size_t i = 0; i < scores.size(); ++i)
     if (scores[i].weight < 1 || scores[i].weight > 100)
       out.push_back(
           {"scores", std::to_string(scores[i].weight) + " is outside [1, 100]", i, "weight"});
-  check_list("permit", "permit", permit, permit_plugin_names(), out);
+  check_list("permit", "permit", permit, permit_stage_names(), out);
   if (max_feasible_nodes < 0)
     out.push_back(
         {"maxFeasibleNodes",

@@ -25,10 +25,10 @@ std::optional<QuotaMode> parse_quota_mode(std::string_view s);
 std::optional<DrfDenominator> parse_drf_denominator(std::string_view s);
 std::optional<BackfillPolicy> parse_backfill_policy(std::string_view s);
 
-struct WeightedPlugin {
+struct WeightedScore {
   std::string name;
   int weight = 1;
-  bool operator==(const WeightedPlugin&) const = default;
+  bool operator==(const WeightedScore&) const = default;
 };
 
 // One problem of a SchedulerOptions: `option` names the setting as a scenario writes it under
@@ -57,7 +57,7 @@ struct SchedulerOptions {
   // Scores, summed with weights (each plugin scores 0..1000). Names: "bin-pack", "spread",
   // "topology". The candidate walk follows the free-GPU index upwards unless the heaviest
   // plugin is "spread".
-  std::vector<WeightedPlugin> scores{{"bin-pack", 1}, {"topology", 1}};
+  std::vector<WeightedScore> scores{{"bin-pack", 1}, {"topology", 1}};
   // Permit for T9k PodGroups. Names: "gang" (all-or-nothing for minMember, §8.4). An empty list
   // places every pod individually (the what-if "no gang scheduling").
   std::vector<std::string> permit{"gang"};
@@ -90,9 +90,9 @@ class OptionsError : public std::invalid_argument {
 };
 
 // Registered names per stage, in the order documented above.
-const std::vector<std::string_view>& queue_sort_plugin_names();
-const std::vector<std::string_view>& filter_plugin_names();
-const std::vector<std::string_view>& score_plugin_names();
-const std::vector<std::string_view>& permit_plugin_names();
+const std::vector<std::string_view>& queue_sort_stage_names();
+const std::vector<std::string_view>& filter_stage_names();
+const std::vector<std::string_view>& score_stage_names();
+const std::vector<std::string_view>& permit_stage_names();
 
 }  // namespace t9k::scheduler

@@ -13,7 +13,8 @@
 
 #include "fixtures.hpp"
 #include "scheduler/max_tree.hpp"
-#include "scheduler/plugins.hpp"
+#include "scheduler/cycle_state.hpp"
+#include "scheduler/stages.hpp"
 
 using namespace t9k::scheduler;
 using namespace t9k::scheduler::testing;

@@ -83,8 +83,8 @@ TEST_CASE("property: random snapshots never over-allocate, exceed quota or split
     o.preemption = seed % 2 == 0;
     o.intra_queue_preemption = o.preemption && seed % 4 == 0;
     o.backfill = seed % 3 == 0 ? BackfillPolicy::StrictFifo : BackfillPolicy::SkipAndContinue;
-    o.scores = seed % 5 == 0 ? std::vector<WeightedPlugin>{{"spread", 2}, {"topology", 1}}
-                             : std::vector<WeightedPlugin>{{"bin-pack", 1}, {"topology", 1}};
+    o.scores = seed % 5 == 0 ? std::vector<WeightedScore>{{"spread", 2}, {"topology", 1}}
+                             : std::vector<WeightedScore>{{"bin-pack", 1}, {"topology", 1}};
     Scheduler s(o);
     int next_group = 0;
     for (int round = 0; round < 12; ++round) {

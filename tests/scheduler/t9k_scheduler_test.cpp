@@ -332,8 +332,8 @@ TEST_CASE("placement: topology-aware score keeps a gang under one rack", "[t9k][
     w.add_group("g", "q", 2);
     w.add_pods("g", 2, res(1, 8));
     SchedulerOptions o;
-    o.scores = topology ? std::vector<WeightedPlugin>{{"bin-pack", 1}, {"topology", 1}}
-                        : std::vector<WeightedPlugin>{{"bin-pack", 1}};
+    o.scores = topology ? std::vector<WeightedScore>{{"bin-pack", 1}, {"topology", 1}}
+                        : std::vector<WeightedScore>{{"bin-pack", 1}};
     Scheduler s(o);
     w.cycle(s);
     const auto& t = w.snap.topology();

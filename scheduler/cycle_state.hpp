@@ -1,9 +1,7 @@
-// The stages of a scheduling cycle as interfaces with named implementations (kube-scheduler's
-// framework, reduced to what the T9k scheduler needs): queue sort, filter, score, permit. Bind is
-// the emission of Binding decisions by the Scheduler itself.
-//
-// Plugins read the snapshot and the cycle's working state (CycleState: free resources after the
-// placements made so far in this cycle) and never mutate either.
+// The working state of one scheduling cycle (CycleState): what the cycle's placements so far
+// changed on the snapshot, the reservations each group must respect (§8.6 nomination), and,
+// during a preemption trial, what victims would give back. The stages (stages.hpp) read it; the
+// cycle (detail/cycle.hpp) changes it.
 #pragma once
 
 #include <algorithm>
@@ -281,65 +279,6 @@ void CycleState::walk_down(std::int64_t gpu, F&& f) const {
   }
 }
 
-// What the score stage knows about the placement in progress.
-struct PlacementContext {
-  std::span<const NodeId> gang_nodes;  // nodes already chosen for this gang in the trial
-};
-
-// What every node the free-GPU walk can still reach, and that passes the filters, has at least
-// (ScorePlugin::max_score).
-struct Reach {
-  std::int64_t free_gpu = 0;  // milli, as CycleState::free sees it
-  std::int64_t free_cpu = 0;
-};
-
-class QueueSortPlugin {
- public:
-  virtual ~QueueSortPlugin() = default;
-  virtual std::string_view name() const = 0;
-  // < 0: a goes first; > 0: b goes first; 0: no opinion.
-  virtual int compare(const CycleState& st, QueueId a, QueueId b) const = 0;
-};
-
-class FilterPlugin {
- public:
-  virtual ~FilterPlugin() = default;
-  virtual std::string_view name() const = 0;
-  virtual bool filter(const CycleState& st, const PodInfo& pod, const QueueInfo* queue,
-                      NodeId node) const = 0;
-};
-
-class ScorePlugin {
- public:
-  virtual ~ScorePlugin() = default;
-  virtual std::string_view name() const = 0;
-  // 0..1000, higher is better.
-  virtual std::int64_t score(const CycleState& st, const PodInfo& pod, NodeId node,
-                             const PlacementContext& ctx) const = 0;
-  // An upper bound of score() over every node the free-GPU walk can still reach and that passes
-  // the filters: it has at least what `reach` says free, and it is none of the extra candidates
-  // (every plugin's, visited before the walk). The walk stops once no later node can beat the
-  // best so far. The default is the contract's 1000, which never stops a walk.
-  virtual std::int64_t max_score(const CycleState&, const PodInfo&, const Reach& /*reach*/,
-                                 const PlacementContext&) const {
-    return 1000;
-  }
-  // Nodes worth considering before the free-GPU walk (e.g. the racks of the gang so far).
-  virtual void extra_candidates(const CycleState&, const PodInfo&, const PlacementContext&,
-                                std::vector<NodeId>&) const {}
-};
-
-class PermitPlugin {
- public:
-  virtual ~PermitPlugin() = default;
-  virtual std::string_view name() const = 0;
-  // May the group be tried at all, given its pending pods (§8.3 minMember and role minima)?
-  virtual bool ready(const ClusterSnapshot& snap, const GroupInfo& group,
-                     std::span<const PodId> pending) const = 0;
-  // May a trial that placed `placed` of the `wanted` pods be committed?
-  virtual bool permit(std::size_t wanted, std::size_t placed) const = 0;
-};
-
 // Dominant resource share of a queue (§8.5, §11 Q18) as an exact fraction num/den.
 struct Share {
   std::int64_t num = 0;
@@ -347,11 +286,5 @@ struct Share {
 };
 Share dominant_share(const CycleState& st, QueueId q, DrfDenominator denominator);
 int compare_shares(Share a, Share b);  // <0 when a < b
-
-std::unique_ptr<QueueSortPlugin> make_queue_sort_plugin(std::string_view name,
-                                                        const SchedulerOptions& o);
-std::unique_ptr<FilterPlugin> make_filter_plugin(std::string_view name);
-std::unique_ptr<ScorePlugin> make_score_plugin(std::string_view name);
-std::unique_ptr<PermitPlugin> make_permit_plugin(std::string_view name);
 
 }  // namespace t9k::scheduler

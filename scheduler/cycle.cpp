@@ -1,0 +1,416 @@
+// One scheduling cycle (docs/scheduler.md): maxDuration evictions, the T9k queues in §8.5 order
+// with gang attempts, then the default scheduler's pods.
+#include "scheduler/detail/cycle.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace t9k::scheduler {
+
+using namespace detail;
+
+Scheduler::Impl::Impl(SchedulerOptions o) : opt(std::move(o)) {
+  if (auto problems = opt.validate(); !problems.empty()) throw OptionsError(problems);
+  for (const auto& n : opt.queue_sort) queue_sort.push_back(make_queue_sort_stage(n, opt));
+  for (const auto& n : opt.filters) {
+    filters.push_back(make_filter_stage(n));
+    filter_kinds.push_back(filter_kind_of(n));
+  }
+  int heaviest = 0;
+  for (const auto& s : opt.scores) {
+    scores.emplace_back(make_score_stage(s.name), s.weight);
+    if (s.weight > heaviest) {
+      heaviest = s.weight;
+      spread_walk = s.name == "spread";
+    }
+  }
+  for (const auto& n : opt.permit) permits.push_back(make_permit_stage(n));
+}
+
+void Scheduler::Impl::max_duration_stage(model::SimTime now) {
+  const std::int64_t t = now.time_since_epoch().count();
+  for (const auto& q : snap->queues()) {
+    if (!q.present || !q.max_duration) continue;
+    const std::int64_t limit = q.max_duration->count();
+    for (const auto& [created, sequence, id] : q.live_pods) {
+      if (t - created < limit) break;  // §8.8: age measured from pod creation
+      mark_evicted(id, 1);
+      out.evictions.push_back(Eviction{
+          pod(id).key,
+          model::DeletionReason::MaxDuration,
+          "pod age reached maxDuration " + std::to_string(limit / 1000000) + "s of queue " + q.name,
+          {},
+          {},
+          {}});
+    }
+  }
+}
+
+int Scheduler::Impl::compare_queues(QueueId a, QueueId b) const {
+  for (const auto& p : queue_sort)
+    if (const int c = p->compare(st, a, b); c != 0) return c;
+  const int c = queue(a).name.compare(queue(b).name);
+  return c < 0 ? -1 : (c > 0 ? 1 : 0);
+}
+
+// Could a failing group of q look for victims (try_preempt does something only then)?
+bool Scheduler::Impl::queue_may_preempt(QueueId q) const {
+  if (!opt.preemption) return false;
+  const auto& qi = queue(q);
+  for (QueueId v = 0; v < static_cast<QueueId>(snap->queues().size()); ++v) {
+    const auto& vi = queue(v);
+    if (!vi.present || vi.running_groups.empty()) continue;
+    if (v == q ? opt.intra_queue_preemption : (vi.priority < qi.priority && vi.preemptible))
+      return true;
+  }
+  return false;
+}
+
+// Fast skip (issue "cycle cost"): would attempting this group now, in this state, change
+// nothing and place nothing? True only when that is certain:
+//  * it holds no reservation this cycle (an attempt may release it);
+//  * and quota blocks every pod it could try on GPUs alone (quota is checked before placement
+//    and before preemption), or it fails placement and its queue has no possible victims.
+// Placement fails for sure when its smallest pending GPU request exceeds every node's free
+// GPUs: find_node returns at once for each of its pods (and for a gang core, a subset).
+// Side effects an attempt would have had are harmless: failure memos only record failures
+// that are certain (and a skipped gang's signature would be skipped again by this same test,
+// since free GPUs only shrink during a cycle), and views are replayed by the caller.
+// A skipped group is reported pending with what made it skippable: its queue's GPU quota (the
+// lower bound as what it asks), or every node short of GPUs for its smallest pod.
+bool Scheduler::Impl::skippable(const PendingEntry& e, QueueId q, std::int64_t max_free,
+                                bool gang) {
+  const GroupId g = group_of(e.key);
+  if (!st.reservations().empty() && st.has_reservation(g)) return false;
+  const std::int64_t limit = gpu_quota[static_cast<std::size_t>(q)];
+  // The reason its attempt would give first (§8.3 permit before quota): a gang short of pods
+  // (not running: its members are its pending pods, minMember is `need`).
+  const auto short_of_pods = [&] {
+    if (!gang || e.running || e.pending_pods >= e.need) return false;
+    report_group(e, hash_of(PendingCause::GangMembers, e.pending_pods, e.need), [&] {
+      PendingReason r;
+      r.cause = PendingCause::GangMembers;
+      r.pods = e.pending_pods;
+      r.placed = e.need;
+      return r;
+    });
+    return true;
+  };
+  if (limit != std::numeric_limits<std::int64_t>::max()) {
+    // A lower bound of the GPUs whose quota would be checked: the whole core for a gang not
+    // yet running (at least `need` pods, each >= min_gpu); one pod otherwise.
+    const std::int64_t lb =
+        gang && !e.running ? static_cast<std::int64_t>(e.need) * e.min_gpu : e.min_gpu;
+    const std::int64_t used = at(st.queue_allocated(q), kDimGpu);
+    if (used + lb > limit) {
+      if (short_of_pods()) return true;
+      auto& [hu, hl, hq] = quota_hash;
+      if (hu != used || hl != limit)
+        quota_hash = {used, limit, hash_of(PendingCause::Quota, used, limit)};
+      report_group(e, mix(std::get<2>(quota_hash), static_cast<std::uint64_t>(lb)), [&] {
+        PendingReason r;
+        r.cause = PendingCause::Quota;
+        r.quota_dim = kDimGpu;
+        r.quota_used = used;
+        r.quota_asked = lb;
+        r.quota_limit = limit;
+        return r;
+      });
+      return true;
+    }
+  }
+  if (e.min_gpu > max_free && !may_preempt[static_cast<std::size_t>(q)]) {
+    if (short_of_pods()) return true;
+    const auto nodes = static_cast<std::int32_t>(snap->nodes_by_free_gpu().size());
+    const std::int32_t pods = gang && !e.running ? e.need : 1;
+    if (capacity_hash.first != nodes)
+      capacity_hash = {nodes, hash_of(PendingCause::Capacity, nodes)};
+    report_group(e, mix(capacity_hash.second, static_cast<std::uint64_t>(pods)), [&] {
+      PendingReason r;
+      r.cause = PendingCause::Capacity;
+      r.nodes.nodes = nodes;
+      r.nodes.gpu = nodes;
+      r.pods = pods;
+      return r;
+    });
+    return true;
+  }
+  return false;
+}
+
+void Scheduler::Impl::t9k_stage() {
+  const std::size_t nq = snap->queues().size();
+  cursor.assign(nq, 0);
+  may_preempt.assign(nq, 0);
+  gpu_quota.assign(nq, std::numeric_limits<std::int64_t>::max());
+  auto after = [this](QueueId a, QueueId b) { return compare_queues(a, b) > 0; };
+  heap.clear();
+  for (const auto& [neg_prio, q] : snap->queues_by_priority()) {
+    const auto& info = queue(q);
+    if (info.pending_index.empty()) continue;
+    may_preempt[static_cast<std::size_t>(q)] = queue_may_preempt(q);
+    if (info.has_quota &&
+        std::find(info.quota_dims.begin(), info.quota_dims.end(), kDimGpu) != info.quota_dims.end())
+      gpu_quota[static_cast<std::size_t>(q)] = at(info.quota, kDimGpu);
+    heap.push_back(q);
+    std::push_heap(heap.begin(), heap.end(), after);
+  }
+  const bool strict = opt.backfill == BackfillPolicy::StrictFifo;
+  const bool gang = !permits.empty();
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), after);
+    const QueueId q = heap.back();
+    heap.pop_back();
+    const auto& index = queue(q).pending_index;
+    auto& it = cursor[static_cast<std::size_t>(q)];
+    // Skipped attempts change nothing and, with skip-and-continue, their outcome does not
+    // matter; a failed attempt leaves the queue ranks unchanged, so the same queue would be
+    // popped again: walking its run of skippable groups here is the same sequence. (With
+    // strict-fifo the first blocked group ends the queue: nothing to skip.)
+    if (!strict) {
+      const std::size_t first = it;
+      const auto top = st.max_free_gpu();
+      const std::int64_t max_free = top ? *top : -1;
+      while (it < index.size() && skippable(index[it], q, max_free, gang)) ++it;
+      if (it > first && !st.reservations().empty()) {
+        // Replay the views the skipped attempts would have set: within one queue they only
+        // grow with the rank (no skipped group holds a reservation), so the first and the last
+        // give the same view epochs as all of them (failure memos are keyed by epoch).
+        const std::int32_t qp = queue(q).priority;
+        st.set_viewer(Viewer{false, group_of(index[first].key), q, qp, index[first].key});
+        st.set_viewer(Viewer{false, group_of(index[it - 1].key), q, qp, index[it - 1].key});
+      }
+      if (it == index.size()) continue;
+    }
+    const PendingEntry& entry = index[it];
+    const GroupId g = group_of(entry.key);
+    ++it;
+    const Outcome o = attempt_group(q, entry);
+    if (o == Outcome::Blocked && strict) {  // §11 Q11 option: the queue waits
+      for (std::size_t rest = it; rest < index.size(); ++rest) {
+        report_group(index[rest], hash_of(PendingCause::QueueOrder, g, std::get<2>(entry.key)),
+                     [&] {
+                       PendingReason r;
+                       r.cause = PendingCause::QueueOrder;
+                       r.ahead = g;
+                       return r;
+                     });
+      }
+      continue;
+    }
+    if (it < index.size()) {
+      heap.push_back(q);
+      std::push_heap(heap.begin(), heap.end(), after);
+    }
+  }
+}
+
+void Scheduler::Impl::mark_evicted(PodId p, char how) {
+  auto& e = evicted[static_cast<std::size_t>(p)];
+  if (!e) evicted_list.push_back(p);
+  e = how;
+}
+
+void Scheduler::Impl::collect_pending(const GroupInfo& g) {
+  pending.clear();
+  for (const PodId p : g.pods)
+    if (pod(p).state == PodState::Pending && !evicted[static_cast<std::size_t>(p)])
+      pending.push_back(p);
+}
+
+// §8.4: the minMember core, honouring each role's minimum first; the rest is surplus.
+void Scheduler::Impl::split_core(const GroupInfo& g) {
+  core.clear();
+  surplus.clear();
+  const std::int32_t need = std::max<std::int32_t>(0, g.min_member - g.n_bound - g.n_succeeded);
+  auto& taken = taken_buf;
+  taken.assign(pending.size(), 0);
+  for (const auto& role : g.roles) {
+    std::int32_t k = 0;
+    for (std::size_t i = 0; i < pending.size() && k < role.min_member; ++i) {
+      if (taken[i] || pod(pending[i]).role != role.name) continue;
+      taken[i] = 1;
+      ++k;
+    }
+  }
+  std::int32_t count = 0;
+  for (std::size_t i = 0; i < pending.size(); ++i) count += taken[i];
+  for (std::size_t i = 0; i < pending.size() && count < need; ++i)
+    if (!taken[i]) {
+      taken[i] = 1;
+      ++count;
+    }
+  for (std::size_t i = 0; i < pending.size(); ++i)
+    (taken[i] ? core : surplus).push_back(pending[i]);
+}
+
+bool Scheduler::Impl::place_individually(QueueId q, PodId id) {
+  const auto& p = pod(id);
+  if (!quota_ok(q, p.request)) {
+    why_quota(q, p.request);
+    return false;
+  }
+  one_buf.assign(1, id);
+  if (!trial(one_buf, &queue(q), placed_one)) return false;
+  commit(placed_one);
+  return true;
+}
+
+// §8.6 nomination: the group sees only reservations of groups it does not outrank as used.
+// Its own reservation survives the attempt only if it still waits for it (it preempted, or
+// the resources coming back suffice); placed, or unable to use it now, it is released for the
+// rest of the cycle (the snapshot drops it once the group is bound).
+Outcome Scheduler::Impl::attempt_group(QueueId q, const PendingEntry& entry) {
+  const GroupId gid = group_of(entry.key);
+  const GroupInfo& g = group(gid);
+  st.set_viewer(Viewer{false, gid, q, queue(q).priority, g.order_key(gid)});
+  keep_reservation = false;
+  gang_members_why = false;
+  const Outcome o = attempt_group_views(q, gid);
+  if (gang_members_why) report_group(entry, why);
+  if (o == Outcome::Blocked) {
+    // A group that preempts (or waits for its victims) says so, unless its quota blocked it.
+    if (keep_reservation && why.cause != PendingCause::Quota) why.cause = PendingCause::Preempting;
+    report_group(entry, why);
+  }
+  if (!keep_reservation && st.has_reservation(gid)) st.release_reservations(gid);
+  return o;
+}
+
+Outcome Scheduler::Impl::attempt_group_views(QueueId q, GroupId gid) {
+  const GroupInfo& g = group(gid);
+  const QueueInfo& qi = queue(q);
+  if (!g.present || !qi.present) return Outcome::Skipped;  // waits for its PodGroup / queue
+  collect_pending(g);
+  if (pending.empty()) return Outcome::Skipped;
+  // A group preempted earlier in this cycle waits for the next one: placing its pending pods
+  // now, while its bound pods are being deleted, would leave a gang cut below minMember.
+  for (const PodId p : g.pods)
+    if (pod(p).state == PodState::Bound && evicted[static_cast<std::size_t>(p)] == kPreempted)
+      return Outcome::Skipped;
+  const bool gang = !permits.empty();
+  // §11 Q10: a group already running (or partly finished) places its pods one by one.
+  const bool running = g.n_bound + g.n_succeeded > 0;
+  if (!gang || running) {
+    const std::int32_t need = std::max<std::int32_t>(0, g.min_member - g.n_bound - g.n_succeeded);
+    bool blocked = false;
+    PendingReason first_why;  // of the first required pod that found no place
+    auto& todo = todo_buf;
+    todo = pending;
+    for (std::size_t i = 0; i < todo.size(); ++i) {
+      if (place_individually(q, todo[i])) continue;
+      const bool required = static_cast<std::int32_t>(i) < need;
+      if (required && !blocked) first_why = why;
+      blocked = blocked || required;
+      // Replacements that restore a running gang may preempt; elastic surplus never does.
+      if (required && opt.preemption && quota_ok(q, pod(todo[i]).request))
+        try_preempt(q, gid, {todo[i]});
+    }
+    why = first_why;
+    return blocked ? Outcome::Blocked : Outcome::Placed;
+  }
+  for (const auto& pm : permits)
+    if (!pm->ready(*snap, g, pending)) {  // §8.3: too few members yet
+      why = PendingReason{};
+      why.cause = PendingCause::GangMembers;
+      why.pods = static_cast<std::int32_t>(pending.size()) + g.n_bound + g.n_succeeded;
+      why.placed = g.min_member;
+      gang_members_why = true;
+      return Outcome::Skipped;
+    }
+  split_core(g);
+  SparseRes total;
+  {
+    DenseRes sum;
+    for (const PodId p : core) add(sum, pod(p).request);
+    for (std::size_t d = 0; d < sum.size(); ++d)
+      if (sum[d] != 0) total.emplace_back(static_cast<Dim>(d), sum[d]);
+  }
+  // §8.6: quota is checked before, and independently of, preemption (C2 of the example).
+  if (!quota_ok(q, total)) {
+    why_quota(q, total);
+    return Outcome::Blocked;
+  }
+  signature.assign({st.view_epoch(), qi.selector});
+  for (const PodId p : core) signature.push_back(pod(p).shape);
+  std::sort(signature.begin() + 2, signature.end());
+  auto& placed = placed_core;
+  bool ok = false;
+  if (const auto memo = gang_fail_memo.find(signature); memo == gang_fail_memo.end()) {
+    ok = trial(core, &qi, placed);
+    for (const auto& pm : permits) ok = ok && pm->permit(core.size(), placed.size());
+    if (!ok) {
+      rollback(placed);
+      gang_fail_memo.emplace(signature, why);
+    }
+  } else {
+    why = memo->second;
+  }
+  if (!ok) {
+    if (opt.preemption) try_preempt(q, gid, core);
+    return Outcome::Blocked;
+  }
+  commit(placed);
+  // §8.4 [INFERRED]: the elastic surplus goes one by one, best effort, after the gang.
+  extra_pods_buf = surplus;
+  for (const PodId p : extra_pods_buf) place_individually(q, p);
+  return Outcome::Placed;
+}
+
+void Scheduler::Impl::default_stage() {
+  // Default-scheduler pods are outranked by every T9k reservation (§8.6 nomination): what a
+  // preemptor evicted for must not go to a pod it cannot preempt back.
+  st.set_viewer(Viewer{});
+  for (const auto& key : snap->default_pending()) {
+    const PodId id = pod_of(key);
+    if (evicted[static_cast<std::size_t>(id)]) continue;
+    const auto& p = pod(id);
+    if (const NodeTally* t = memo_fails(p, nullptr)) {
+      why_nodes(*t, 1, 0);
+      report_pod(id, std::get<2>(key), why);
+      continue;
+    }
+    gang_nodes.clear();
+    const auto n = find_node(p, nullptr);
+    if (!n) {
+      memo_record(p, nullptr);
+      why_nodes(tally, 1, 0);
+      report_pod(id, std::get<2>(key), why);
+      continue;
+    }
+    st.take_pod(*n, id, p);
+    out.bindings.push_back(
+        Binding{p.key, node(*n).name, p.gpu_share > 0 ? st.slot_of(id) : kNone, id, *n});
+  }
+}
+
+Decisions Scheduler::Impl::run(const ClusterSnapshot& s, model::SimTime now) {
+  snap = &s;
+  st.reset(s);
+  out = Decisions{};
+  if (seen.size() < s.nodes().size()) seen.resize(s.nodes().size(), 0);  // stamps go on
+  for (const PodId p : evicted_list) evicted[static_cast<std::size_t>(p)] = 0;
+  evicted_list.clear();
+  if (evicted.size() < s.pods().size()) evicted.resize(s.pods().size(), 0);
+  for (const GroupId g : nominated_now_list) nominated_now[static_cast<std::size_t>(g)] = 0;
+  nominated_now_list.clear();
+  if (nominated_now.size() < s.groups().size()) nominated_now.resize(s.groups().size(), 0);
+  fail_memo.clear();
+  gang_fail_memo.clear();
+  preempt_fail_memo.clear();
+  for (const QueueId v : victims_from_list) victims_from_set[static_cast<std::size_t>(v)] = 0;
+  victims_from_list.clear();
+  if (victims_from.size() < s.queues().size()) {
+    victims_from.resize(s.queues().size());
+    victims_from_set.resize(s.queues().size(), 0);
+  }
+  preemptions.clear();
+  max_duration_stage(now);
+  t9k_stage();
+  default_stage();
+  attach_plans();
+  snap = nullptr;
+  return std::move(out);
+}
+
+}  // namespace t9k::scheduler
