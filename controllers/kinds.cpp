@@ -1,6 +1,7 @@
 #include "controllers/kinds.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -150,5 +151,35 @@ ReconcileResult DeepSpeedJobController::reconcile(const ReconcileInput& in) cons
   v.training_container = "worker";  // §5: the container named worker, else the first
   return detail::reconcile_job(v, in);
 }
+
+namespace detail {
+
+std::vector<std::int32_t> split_by_weight(std::int32_t total,
+                                          const std::vector<std::int32_t>& weights) {
+  std::vector<std::int64_t> w(weights.begin(), weights.end());
+  for (auto& x : w) x = std::max<std::int64_t>(x, 0);
+  std::int64_t sum = std::accumulate(w.begin(), w.end(), std::int64_t{0});
+  if (sum == 0) {  // all weights zero: split evenly
+    std::fill(w.begin(), w.end(), 1);
+    sum = static_cast<std::int64_t>(w.size());
+  }
+  std::vector<std::int32_t> out(w.size(), 0);
+  if (w.empty() || total <= 0) return out;
+  std::vector<std::int64_t> rem(w.size());
+  std::int64_t given = 0;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    out[i] = static_cast<std::int32_t>(total * w[i] / sum);
+    rem[i] = total * w[i] % sum;
+    given += out[i];
+  }
+  std::vector<std::size_t> order(w.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return rem[a] > rem[b]; });
+  for (std::size_t k = 0; given < total; ++k, ++given) ++out[order[k % order.size()]];
+  return out;
+}
+
+}  // namespace detail
 
 }  // namespace t9k::controllers
