@@ -256,4 +256,21 @@ std::vector<double> percentiles(std::vector<double> x, std::span<const double> p
   return out;
 }
 
+double paired_p_value(const Interval& i) {
+  if (i.n < 2 || !(i.stddev > 0)) return i.mean == 0 || i.n < 2 ? 1.0 : 0.0;
+  const double t = std::fabs(i.mean) / (i.stddev / std::sqrt(static_cast<double>(i.n)));
+  return 2 * (1 - student_t_cdf(t, static_cast<double>(i.n - 1)));
+}
+
+std::set<std::string> holm_significant(std::vector<std::pair<double, std::string>> ps,
+                                       double alpha) {
+  std::sort(ps.begin(), ps.end());
+  std::set<std::string> out;
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    if (ps[i].first > alpha / static_cast<double>(ps.size() - i)) break;
+    out.insert(ps[i].second);
+  }
+  return out;
+}
+
 }  // namespace t9k::analysis

@@ -4,7 +4,10 @@
 #pragma once
 
 #include <cstddef>
+#include <set>
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace t9k::analysis {
@@ -43,6 +46,13 @@ struct PairedDifference {
 };
 PairedDifference paired_difference(std::span<const double> variant, std::span<const double> base,
                                    double confidence = 0.95);
+// The two-sided p-value of a paired t-test on the differences `d` (1 when they cannot tell: fewer
+// than two, or all equal to 0; 0 when they are all equal and not 0).
+double paired_p_value(const Interval& d);
+// Holm's step-down correction: the names whose p-values stay significant at level `alpha` for
+// the family of every test given.
+std::set<std::string> holm_significant(std::vector<std::pair<double, std::string>> p_values,
+                                       double alpha);
 
 // MSER-5 (White 1997, Spratt 1998): batch means Z_1..Z_k of 5 consecutive observations (a trailing
 // partial batch is ignored); for d = 0..⌊k/2⌋, MSER(d) = Σ_{j>d} (Z_j − Z̄_d)² / (k − d)², where Z̄_d
