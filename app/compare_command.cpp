@@ -5,6 +5,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -16,14 +17,18 @@
 #include "analysis/recorder.hpp"
 #include "analysis/report.hpp"
 #include "analysis/result_folder.hpp"
-#include "app/exit_codes.hpp"
-#include "app/load_checked.hpp"
-#include "app/work.hpp"
+#include "app/commands.hpp"
+#include "app/options.hpp"
+#include "runs/exit_codes.hpp"
+#include "runs/loading.hpp"
+#include "runs/work.hpp"
 #include "scenarios/format/load.hpp"
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
 
 namespace t9k::app {
+
+using namespace runs;  // the library the commands are built on
 
 namespace {
 
@@ -191,6 +196,54 @@ int compare_command(const CompareArgs& args) {
   const auto finished = execute_work(w, args.out_dir, args.run_one, args.threads, args.quiet);
   if (!args.quiet) print_finished(w, finished, args.out_dir);
   return finished.rc;
+}
+
+void add_compare_command(Commands& c) {
+  auto args = std::make_shared<CompareArgs>();
+  auto variant_specs = std::make_shared<std::vector<std::string>>();
+  auto plugins = std::make_shared<PluginOptions>();
+  auto* compare =
+      c.add("compare",
+            "Run a base scenario and variants (overlays merged onto it) on common random "
+            "numbers and report each metric with its paired difference against the base");
+  compare->add_option("BASE", args->base, "Base scenario file")->required();
+  compare
+      ->add_option("--variant", *variant_specs,
+                   "NAME=OVERLAY (a partial scenario merged onto BASE)")
+      ->required();
+  compare->add_option("-o,--out", args->out_dir, "Results directory")->capture_default_str();
+  compare
+      ->add_option("-r,--replications", args->replications,
+                   "Replications per variant (default: the base's spec.replications)")
+      ->transform(replications_number());
+  compare->add_option("-j,--threads", args->threads, "Threads (0: one per core)")
+      ->capture_default_str()
+      ->transform(threads_number());
+  add_max_jobs_option(compare, args->max_jobs);
+  compare->add_flag("-q,--quiet", args->quiet, "Print nothing but errors");
+  add_set_option(compare, args->sets);
+  plugins->add_to(compare);
+  c.on(compare, [&c, args, variant_specs, plugins] {
+    for (const auto& v : *variant_specs) {
+      const auto parsed = parse_variant(v);
+      if (!parsed) {
+        fmt::print(stderr, "t9ksim compare: --variant {}: expected NAME=OVERLAY\n", v);
+        return runs::kExitUsage;
+      }
+      args->variants.push_back(*parsed);
+    }
+    if (!plugins->runner("compare", args->run_one)) return runs::kExitUsage;
+    args->check_settings = runs::settings_problems;
+    if (auto& plan = c.plan_request()) {
+      plan->dir = args->out_dir;
+      plan->plugin_specs = plugins->specs;
+      plan->plugin_timeout = plugins->timeout;
+      args->plan = [&plan, args](const runs::Work& w) {
+        return runs::write_plan(w, runs::RunOneOptions{}, *plan, args->quiet);
+      };
+    }
+    return compare_command(*args);
+  });
 }
 
 }  // namespace t9k::app

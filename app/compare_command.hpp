@@ -12,19 +12,13 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-#include "app/load_checked.hpp"
+#include "runs/loading.hpp"
+#include "runs/run_one.hpp"
+#include "runs/work.hpp"
 #include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 
 namespace t9k::app {
-
-struct Work;  // app/work.hpp
-
-// Runs one replication of a scenario into out_dir (as `t9ksim run` does) and returns its exit
-// code. scenario_file names the text for messages and is the folder relative paths resolve
-// against. Called from several threads at once.
-using RunOne = std::function<int(const std::string& scenario_text, const std::string& scenario_file,
-                                 std::uint64_t replication, const std::string& out_dir)>;
 
 struct CompareArgs {
   std::string base;                                           // the base scenario file
@@ -35,13 +29,13 @@ struct CompareArgs {
   unsigned threads = 0;           // 0: one per hardware thread
   bool quiet = false;
   std::int64_t max_jobs = scenarios::kDefaultMaxJobs;  // --max-jobs (docs/reliability.md)
-  RunOne run_one;                                      // the lead wires this to the real run
+  runs::RunOne run_one;                                // the lead wires this to the real run
   // What the world refuses of the base and each variant, checked before anything runs; the lead
-  // wires it to app::settings_problems (app/load_checked.hpp).
-  SettingsCheck check_settings;
+  // wires it to runs::settings_problems (app/load_checked.hpp).
+  runs::SettingsCheck check_settings;
   // `t9ksim plan compare`: set, it is given the work and writes the plan instead of running it
   // (app/plan.hpp); its result is the exit code.
-  std::function<int(const Work&)> plan;
+  std::function<int(const runs::Work&)> plan;
 };
 
 // "NAME=OVERLAY" -> (NAME, OVERLAY); nullopt when there is no '=' or either side is empty.

@@ -8,9 +8,10 @@
 #include "analysis/outputs.hpp"
 #include "analysis/report.hpp"
 #include "analysis/result_folder.hpp"
-#include "app/command_support.hpp"
-#include "app/exit_codes.hpp"
+#include "app/commands.hpp"
 #include "app/run_command.hpp"
+#include "runs/exit_codes.hpp"
+#include "runs/messages.hpp"
 #include "scenarios/format/diagnostics.hpp"
 #include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
@@ -19,6 +20,8 @@
 #include "workload/fit.hpp"
 
 namespace t9k::app {
+
+using namespace runs;  // the library the commands are built on
 
 namespace fs = std::filesystem;
 
@@ -171,6 +174,59 @@ int forecast_command(const ForecastArgs& a) {
     if (a.report) fmt::print("report: {}\n", (fs::path(a.out_dir) / "report.html").string());
   }
   return rc;
+}
+
+void add_forecast_commands(Commands& c) {
+  auto forecast_args = std::make_shared<ForecastArgs>();
+  auto* forecast = c.add(
+      "forecast",
+      "Simulate the coming days from a cluster export (kubectl get ... -o yaml): its nodes and "
+      "queues, its "
+      "running jobs on their nodes, its waiting jobs in order, new jobs fitted to its history "
+      "(docs/forecast.md)");
+  forecast
+      ->add_option("EXPORT", forecast_args->export_path,
+                   "The export: a List of jobs, pods, nodes and queues")
+      ->required();
+  forecast->add_option("-o,--out", forecast_args->out_dir, "Output directory")
+      ->capture_default_str();
+  forecast
+      ->add_option("--horizon", forecast_args->horizon,
+                   "How far to simulate from the export's time")
+      ->capture_default_str();
+  forecast->add_option("--at", forecast_args->at,
+                       "The export's time (RFC 3339); default: the latest time it records");
+  forecast
+      ->add_option(
+          "--remaining", forecast_args->remaining,
+          "How long running jobs run on: a fraction of the time they have run (1 = as long again), "
+          "'deadline' (until activeDeadlineSeconds, else as long again), or a duration "
+          "distribution "
+          "such as '{exponential: {mean: 2h}}'")
+      ->capture_default_str();
+  forecast->add_option("--queued-run-time", forecast_args->queued_run_time,
+                       "Run time of waiting jobs (a duration or distribution); default: the median "
+                       "of the finished jobs");
+  forecast->add_flag("!--no-arrivals", forecast_args->arrivals,
+                     "No new jobs: only the jobs of the export");
+  forecast->add_option("--seed", forecast_args->seed, "Seed of the run (default 1)");
+  forecast->add_flag("!--no-report", forecast_args->report, "Do not write report.html");
+  forecast->add_flag("-q,--quiet", forecast_args->quiet, "Print nothing but errors");
+  c.on(forecast, [forecast_args] { return forecast_command(*forecast_args); });
+
+  auto fit_args = std::make_shared<FitArgs>();
+  auto* fit = c.add("fit",
+                    "Fit a generator to a cluster export's history: arrivals by hour "
+                    "of day, the mix of kinds, sizes and queues, "
+                    "run times (docs/forecast.md)");
+  fit->add_option("EXPORT", fit_args->export_path,
+                  "The export: a List of jobs (kubectl get ... -o yaml)")
+      ->required();
+  fit->add_option("-o,--out", fit_args->out, "Write the generator here (default: standard output)");
+  fit->add_option("--at", fit_args->at,
+                  "Time zero (RFC 3339); default: the latest time the export records");
+  fit->add_flag("-q,--quiet", fit_args->quiet, "Print nothing but errors");
+  c.on(fit, [fit_args] { return fit_command(*fit_args); });
 }
 
 }  // namespace t9k::app

@@ -3,13 +3,16 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include <fmt/format.h>
 
 #include "analysis/outputs.hpp"
 #include "analysis/result_folder.hpp"
-#include "app/command_support.hpp"
+#include "app/commands.hpp"
+#include "app/options.hpp"
 #include "app/run_command.hpp"
+#include "runs/messages.hpp"
 #include "scenarios/format/explicit.hpp"
 #include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
@@ -17,6 +20,8 @@
 #include "workload/generator.hpp"
 
 namespace t9k::app {
+
+using namespace runs;  // the library the commands are built on
 
 namespace fs = std::filesystem;
 
@@ -96,6 +101,23 @@ int generate_command(const GenerateArgs& args) {
   if (!args.quiet)
     fmt::print("scenario: {} jobs -> {}\n", refs.size(), (shown / "scenario.yaml").string());
   return 0;
+}
+
+void add_generate_command(Commands& c) {
+  auto args = std::make_shared<GenerateArgs>();
+  auto* generate = c.add(
+      "generate",
+      "Write a scenario's generated jobs as manifests (DIR/<generator>.yaml) and the scenario "
+      "with its generators replaced by those jobs (DIR/scenario.yaml), which runs identically");
+  generate->add_option("SCENARIO", args->scenario,
+                       "Scenario file (default: the embedded default scenario)");
+  generate->add_option("-o,--out", args->out_dir, "Output directory")->required();
+  generate->add_option("--replication", args->replication, "Replication whose draws are written")
+      ->capture_default_str()
+      ->transform(replication_number());
+  add_max_jobs_option(generate, args->max_jobs);
+  generate->add_flag("-q,--quiet", args->quiet, "Print nothing but errors");
+  c.on(generate, [args] { return generate_command(*args); });
 }
 
 }  // namespace t9k::app

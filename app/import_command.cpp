@@ -2,12 +2,16 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 
 #include <fmt/format.h>
 
 #include "analysis/result_folder.hpp"
-#include "app/command_support.hpp"
+#include "app/cli_numbers.hpp"
+#include "app/commands.hpp"
+#include "app/options.hpp"
 #include "kernel/time.hpp"
+#include "runs/messages.hpp"
 #include "scenarios/format/diagnostics.hpp"
 #include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
@@ -17,6 +21,8 @@
 #include "workload/trace_cursor.hpp"
 
 namespace t9k::app {
+
+using namespace runs;  // the library the commands are built on
 
 namespace fs = std::filesystem;
 
@@ -166,6 +172,53 @@ int import_command(const ImportArgs& a) {
     fmt::print(stderr, "t9ksim import: {}\n", as_shown(e.what()));
     return scenarios::has_errors(diags) ? 2 : 1;
   }
+}
+
+void add_import_command(Commands& c) {
+  auto args = std::make_shared<ImportArgs>();
+  auto* import = c.add(
+      "import",
+      "Write the jobs a trace replay submits as manifests plus a scenario that replays them "
+      "(DIR/scenario.yaml), beside the same run as a trace entry (DIR/trace.yaml); docs/traces.md");
+  import->add_option("TRACE", args->trace, "Trace file")->required();
+  import->add_option("--format", args->format, "philly | alibaba-openb | csv | k8s-export")
+      ->required()
+      ->check(CLI::IsMember({"philly", "alibaba-openb", "csv", "k8s-export"}));
+  import->add_option("-o,--out", args->out_dir, "Output directory")->required();
+  import->add_option("--name", args->name, "Trace entry name (default: the format's)");
+  import->add_option("--option", args->options, "KEY=VALUE mapping option (repeatable)");
+  import->add_option("--from", args->from, "Window start, trace time since its first submission");
+  import->add_option("--to", args->to, "Window end");
+  import->add_option("--time-offset", args->time_offset, "Simulated time of the first submission");
+  import->add_option("--queue", args->queue,
+                     "One queue for every job (default: queues from the trace)");
+  import->add_option("--load-factor", args->load_factor, "Divide inter-arrival gaps by this")
+      ->check(decimal_number(1e-6, 1e6, false));
+  import->add_option("--sample", args->sample, "Fraction of jobs kept, in (0, 1]")
+      ->check(decimal_number(0, 1, true));
+  import->add_option("--limit", args->limit, "At most this many jobs")
+      ->transform(whole_number(1, kMaxImportJobs));
+  import->add_option("--seed", args->seed, "Scenario seed (sampling draws)")
+      ->capture_default_str()
+      ->transform(seed_number());
+  import
+      ->add_option("--replication", args->replication, "Replication whose sampling draws are used")
+      ->capture_default_str()
+      ->transform(replication_number());
+  import->add_option("--horizon", args->horizon,
+                     "Scenario horizon (default: trace span + longest job)");
+  import->add_option("--nodes", args->nodes, "Formats without a cluster: nodes of the one pool")
+      ->capture_default_str()
+      ->transform(whole_number(1, kMaxImportNodes));
+  import->add_option("--gpus-per-node", args->gpus_per_node, "GPUs per node of that pool")
+      ->capture_default_str()
+      ->transform(whole_number(0, kMaxImportGpusPerNode));
+  import->add_flag("--skip-bad-rows", args->skip_bad_rows,
+                   "Skip malformed rows (reports how many)");
+  import->add_flag("--zero-latency", args->zero_latency,
+                   "Pod start/stop, reconcile and scheduling latencies 0");
+  import->add_flag("-q,--quiet", args->quiet, "Print nothing but errors");
+  c.on(import, [args] { return import_command(*args); });
 }
 
 }  // namespace t9k::app

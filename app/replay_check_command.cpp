@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -12,9 +13,11 @@
 #include "analysis/replay_check.hpp"
 #include "analysis/report.hpp"
 #include "analysis/result_folder.hpp"
-#include "app/command_support.hpp"
-#include "app/exit_codes.hpp"
+#include "app/cli_numbers.hpp"
+#include "app/commands.hpp"
 #include "app/run_command.hpp"
+#include "runs/exit_codes.hpp"
+#include "runs/messages.hpp"
 #include "scenarios/format/diagnostics.hpp"
 #include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
@@ -24,6 +27,8 @@
 #include "workload/trace_cursor.hpp"
 
 namespace t9k::app {
+
+using namespace runs;  // the library the commands are built on
 
 namespace fs = std::filesystem;
 
@@ -151,6 +156,32 @@ int replay_check_command(const ReplayCheckArgs& a) {
     if (a.report) fmt::print("report: {}\n", (fs::path(a.out_dir) / "report.html").string());
   }
   return rc;
+}
+
+void add_replay_check_command(Commands& c) {
+  auto args = std::make_shared<ReplayCheckArgs>();
+  auto* replay_check = c.add(
+      "replay-check",
+      "Replay the finished jobs of a cluster export (kubectl get ... -o yaml) on its own cluster "
+      "and "
+      "compare simulated with recorded wait and end, job by job (docs/traces.md)");
+  replay_check
+      ->add_option("EXPORT", args->export_path,
+                   "The export: a List of jobs, pods, nodes and queues")
+      ->required();
+  replay_check->add_option("-o,--out", args->out_dir, "Output directory")->capture_default_str();
+  replay_check->add_option("--nodes", args->nodes, "An export without Nodes: nodes of one pool")
+      ->transform(whole_number(1, kMaxImportNodes));
+  replay_check->add_option("--gpus-per-node", args->gpus_per_node, "GPUs per node of that pool")
+      ->capture_default_str()
+      ->transform(whole_number(0, kMaxImportGpusPerNode));
+  replay_check->add_flag("--zero-latency", args->zero_latency,
+                         "Pod start/stop, reconcile and scheduling latencies 0");
+  replay_check->add_flag("--skip-bad-rows", args->skip_bad_rows,
+                         "Skip jobs whose times are malformed (reports how many)");
+  replay_check->add_flag("!--no-report", args->report, "Do not write report.html");
+  replay_check->add_flag("-q,--quiet", args->quiet, "Print nothing but errors");
+  c.on(replay_check, [args] { return replay_check_command(*args); });
 }
 
 }  // namespace t9k::app

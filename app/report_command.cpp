@@ -3,13 +3,17 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <memory>
 
 #include <fmt/format.h>
 
 #include "analysis/report.hpp"
 #include "analysis/result_folder.hpp"
+#include "app/commands.hpp"
 
 namespace t9k::app {
+
+using namespace runs;  // the library the commands are built on
 
 int report_command(const std::string& dir) {
   if (!std::filesystem::is_directory(dir)) {
@@ -36,6 +40,13 @@ int report_command(const std::string& dir) {
     fmt::print(stderr, "t9ksim: error: {}\n", e.what());
     return 1;
   }
+}
+
+void add_report_command(Commands& c) {
+  auto dir = std::make_shared<std::string>();
+  auto* report = c.add("report", "Regenerate report.html from a results directory");
+  report->add_option("DIR", *dir, "Results of t9ksim run or t9ksim compare")->required();
+  c.on(report, [dir] { return report_command(*dir); });
 }
 
 }  // namespace t9k::app

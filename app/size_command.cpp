@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -19,15 +20,19 @@
 #include "analysis/result_folder.hpp"
 #include "analysis/sweep.hpp"
 #include "analysis/units.hpp"
-#include "app/batch.hpp"
-#include "app/exit_codes.hpp"
+#include "app/commands.hpp"
+#include "app/options.hpp"
 #include "app/run_command.hpp"
 #include "app/sweep_command.hpp"
+#include "runs/batch.hpp"
+#include "runs/exit_codes.hpp"
 #include "scenarios/format/load.hpp"
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
 
 namespace t9k::app {
+
+using namespace runs;  // the library the commands are built on
 
 namespace {
 
@@ -64,233 +69,265 @@ std::string describe(const analysis::Target& t, const analysis::TargetCheck& c) 
                      c.met ? "met" : "not met", analysis::format_percent(c.confidence));
 }
 
-}  // namespace
+// The search of one `t9ksim size`: its parameter's values, the scenario at each, the values
+// evaluated so far, the bisection and the goal's findings.
+class SizeSearch {
+ public:
+  SizeSearch(const SizeArgs& args, std::string text, std::string file)
+      : args_(args), text_(std::move(text)), file_(std::move(file)) {}
 
-int size_command(const SizeArgs& args) {
-  const auto input = read_scenario_arg(args.scenario);
-  if (!input) return kExitUsage;
-  const auto& [text, file] = *input;
-  const auto pv = scenarios::split_assignment(args.param);
+  // --param and --target; false after saying what is wrong.
+  bool parse();
+  // Both ends loaded first: a bad value is reported before anything runs.
+  int load_ends();
+  int run();
+
+ private:
+  // Loads a value's scenario; runs are started only once every loaded value is valid.
+  int prepare(std::size_t i);
+  std::optional<int> evaluate(std::size_t i, const fs::path& out);
+  bool met(std::size_t i) const { return done_.at(i).met(); }
+  // Bisection, assuming the targets get easier to meet as the value grows (smallest) or shrinks
+  // (largest).
+  std::optional<int> bisect(const fs::path& out);
+  // What the answer is, what binds at the value next to it, and evaluated points that contradict
+  // the monotone assumption.
+  analysis::GoalSummary goal() const;
+  int write(analysis::ResultFolder& folder, const analysis::GoalSummary& goal) const;
+
+  const SizeArgs& args_;
+  const std::string text_;
+  const std::string file_;
+  std::string path_;
+  std::vector<std::string> values_;
+  std::vector<analysis::Target> targets_;
+  scenarios::LoadOptions lo_;
+  std::optional<std::uint64_t> seed_;
+  std::uint64_t reps_ = 0;
+  std::map<std::size_t, std::string> texts_;
+  std::vector<fs::path> inputs_;
+  std::map<std::size_t, Evaluation> done_;
+  std::optional<std::size_t> answer_, neighbour_;
+  std::size_t easy_ = 0, hard_ = 0;
+};
+
+bool SizeSearch::parse() {
+  const auto pv = scenarios::split_assignment(args_.param);
   if (!pv || pv->second.empty()) {
     fmt::print(stderr, "t9ksim size: --param {}: expected PATH=LO:HI or PATH=LO:HI:STEP\n",
-               args.param);
-    return kExitUsage;
+               args_.param);
+    return false;
   }
-  const std::string path = pv->first;
+  path_ = pv->first;
   std::string range = pv->second;
   if (std::count(range.begin(), range.end(), ':') == 1) {
     const std::string lo = range.substr(0, range.find(':'));
     if (lo.find_first_not_of("+-0123456789.") != std::string::npos) {
       fmt::print(stderr,
                  "t9ksim size: --param {}: a range of durations needs a step, e.g. 1h:4h:30m\n",
-                 args.param);
-      return kExitUsage;
+                 args_.param);
+      return false;
     }
     range += ":1";
   }
   std::string error;
-  const std::vector<std::string> values = analysis::sweep_values(range, error);
-  if (values.empty() || std::count(range.begin(), range.end(), ':') != 2) {
-    fmt::print(stderr, "t9ksim size: --param {}: {}\n", args.param,
+  values_ = analysis::sweep_values(range, error);
+  if (values_.empty() || std::count(range.begin(), range.end(), ':') != 2) {
+    fmt::print(stderr, "t9ksim size: --param {}: {}\n", args_.param,
                error.empty() ? "expected a range LO:HI or LO:HI:STEP" : error);
-    return kExitUsage;
+    return false;
   }
-  if (args.targets.empty()) {
+  if (args_.targets.empty()) {
     fmt::print(stderr,
                "t9ksim size: give at least one --target, e.g. --target 'queue=production wait_p90 "
                "< 1h'\n");
-    return kExitUsage;
+    return false;
   }
-  std::vector<analysis::Target> targets;
-  for (const auto& t : args.targets) {
+  for (const auto& t : args_.targets) {
     auto parsed = analysis::parse_target(t, error);
     if (!parsed) {
       fmt::print(stderr, "t9ksim size: --target '{}': {}\n", t, error);
-      return kExitUsage;
+      return false;
     }
-    targets.push_back(std::move(*parsed));
+    targets_.push_back(std::move(*parsed));
   }
+  lo_.max_jobs = args_.max_jobs;
+  if (!args_.scenario.empty()) lo_.base_dir = fs::path(args_.scenario).parent_path().string();
+  inputs_ = {file_};
+  return true;
+}
 
-  // Loads a value's scenario; runs are started only once every loaded value is valid.
-  scenarios::LoadOptions lo;
-  lo.max_jobs = args.max_jobs;
-  if (!args.scenario.empty()) lo.base_dir = fs::path(args.scenario).parent_path().string();
-  std::optional<std::uint64_t> seed;
-  std::uint64_t reps = 0;
-  std::map<std::size_t, std::string> texts;
-  std::vector<fs::path> inputs{file};
-  auto prepare = [&](std::size_t i) -> int {
-    std::vector<std::string> assignments = args.sets;
-    assignments.push_back(path + "=" + values[i]);
-    std::vector<scenarios::Diagnostic> errors;
-    std::string t = scenarios::apply_sets(text, assignments, errors);
-    if (!errors.empty()) {
-      for (const auto& d : errors) fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
-      return kExitUsage;
+int SizeSearch::prepare(std::size_t i) {
+  std::vector<std::string> assignments = args_.sets;
+  assignments.push_back(path_ + "=" + values_[i]);
+  std::vector<scenarios::Diagnostic> errors;
+  std::string t = scenarios::apply_sets(text_, assignments, errors);
+  if (!errors.empty()) {
+    for (const auto& d : errors) fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
+    return kExitUsage;
+  }
+  const auto loaded =
+      scenarios::parse_scenario(t, fmt::format("{} at {}={}", file_, path_, values_[i]), lo_);
+  if (!loaded.ok()) {
+    for (const auto& d :
+         scenarios::point_at_sources(loaded.diagnostics, t, sources_of(file_, text_))) {
+      fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
     }
-    const auto loaded =
-        scenarios::parse_scenario(t, fmt::format("{} at {}={}", file, path, values[i]), lo);
-    if (!loaded.ok()) {
-      for (const auto& d :
-           scenarios::point_at_sources(loaded.diagnostics, t, sources_of(file, text))) {
-        fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
-      }
-      return kExitUsage;
-    }
-    inputs.insert(inputs.end(), loaded.files.begin(), loaded.files.end());
-    if (!seed) {
-      seed = loaded.scenario->seed;
-      reps = args.replications.value_or(
-          static_cast<std::uint64_t>(std::max(1, loaded.scenario->replications)));
-    } else if (*seed != loaded.scenario->seed) {
-      fmt::print(
-          stderr,
-          "t9ksim size: {} changes spec.seed; values are compared on common random numbers\n",
-          path);
-      return kExitUsage;
-    }
-    texts[i] = std::move(t);
-    return kExitOk;
-  };
-  // Both ends first: a bad value is reported before anything runs.
-  for (const std::size_t i : {std::size_t{0}, values.size() - 1}) {
+    return kExitUsage;
+  }
+  inputs_.insert(inputs_.end(), loaded.files.begin(), loaded.files.end());
+  if (!seed_) {
+    seed_ = loaded.scenario->seed;
+    reps_ = args_.replications.value_or(
+        static_cast<std::uint64_t>(std::max(1, loaded.scenario->replications)));
+  } else if (*seed_ != loaded.scenario->seed) {
+    fmt::print(stderr,
+               "t9ksim size: {} changes spec.seed; values are compared on common random numbers\n",
+               path_);
+    return kExitUsage;
+  }
+  texts_[i] = std::move(t);
+  return kExitOk;
+}
+
+int SizeSearch::load_ends() {
+  for (const std::size_t i : {std::size_t{0}, values_.size() - 1}) {
     if (const int rc = prepare(i); rc != kExitOk) return rc;
   }
-  if (reps == 0) {
+  if (reps_ == 0) {
     fmt::print(stderr, "t9ksim size: --replications must be at least 1\n");
     return kExitUsage;
   }
+  return kExitOk;
+}
 
-  analysis::ResultFolder folder(args.out_dir, {"size", analysis::kSummaryMarker, inputs});
-  const fs::path out = folder.path();
-  const fs::path shown(args.out_dir);
-  if (!args.quiet) {
-    fmt::print("size: the {} {} in {}..{} that meets {} ({} replications per value, seed {})\n",
-               args.largest ? "largest" : "smallest", path, values.front(), values.back(),
-               fmt::join(args.targets, " and "), reps, *seed);
+std::optional<int> SizeSearch::evaluate(std::size_t i, const fs::path& out) {
+  if (done_.count(i)) return std::nullopt;
+  if (!texts_.count(i)) {
+    if (const int rc = prepare(i); rc != kExitOk) return rc;
   }
-  std::map<std::size_t, Evaluation> done;
-  auto evaluate = [&](std::size_t i) -> std::optional<int> {
-    if (done.count(i)) return std::nullopt;
-    if (!texts.count(i)) {
-      if (const int rc = prepare(i); rc != kExitOk) return rc;
-    }
-    Evaluation e;
-    e.value = values[i];
-    e.dir = out / fmt::format("value-{}", values[i]);
-    std::vector<BatchRun> runs;
-    try {
-      fs::create_directories(e.dir);
-      analysis::write_file_atomic(e.dir / "scenario.yaml", texts.at(i));
-    } catch (const std::exception& ex) {
-      fmt::print(stderr, "t9ksim: error: {}\n", ex.what());
-      return kExitError;
-    }
-    for (std::uint64_t r = 0; r < reps; ++r) {
-      e.rep_dirs.push_back(e.dir / fmt::format("rep-{}", r));
-      runs.push_back({e.dir.filename().string(), &texts.at(i), r, e.rep_dirs.back()});
-    }
-    if (const int rc =
-            run_batch(runs, args.run_one, args.scenario, args.threads, "size", args.quiet);
-        rc != kExitOk) {
-      return rc;
-    }
-    e.summary = analysis::write_replication_summary(e.dir, e.rep_dirs);
-    for (const auto& t : targets) e.checks.push_back(analysis::check_target(t, e.summary));
-    if (!args.quiet) {
-      fmt::print("  {}={}: {}\n", path, e.value,
-                 e.met() ? "meets every target" : "does not meet every target");
-      for (std::size_t k = 0; k < targets.size(); ++k)
-        fmt::print("    {}\n", describe(targets[k], e.checks[k]));
-      std::fflush(stdout);
-    }
-    done.emplace(i, std::move(e));
+  Evaluation e;
+  e.value = values_[i];
+  e.dir = out / fmt::format("value-{}", values_[i]);
+  std::vector<BatchRun> runs;
+  try {
+    fs::create_directories(e.dir);
+    analysis::write_file_atomic(e.dir / "scenario.yaml", texts_.at(i));
+  } catch (const std::exception& ex) {
+    fmt::print(stderr, "t9ksim: error: {}\n", ex.what());
+    return kExitError;
+  }
+  for (std::uint64_t r = 0; r < reps_; ++r) {
+    e.rep_dirs.push_back(e.dir / fmt::format("rep-{}", r));
+    runs.push_back({e.dir.filename().string(), &texts_.at(i), r, e.rep_dirs.back()});
+  }
+  if (const int rc =
+          run_batch(runs, args_.run_one, args_.scenario, args_.threads, "size", args_.quiet);
+      rc != kExitOk) {
+    return rc;
+  }
+  e.summary = analysis::write_replication_summary(e.dir, e.rep_dirs);
+  for (const auto& t : targets_) e.checks.push_back(analysis::check_target(t, e.summary));
+  if (!args_.quiet) {
+    fmt::print("  {}={}: {}\n", path_, e.value,
+               e.met() ? "meets every target" : "does not meet every target");
+    for (std::size_t k = 0; k < targets_.size(); ++k)
+      fmt::print("    {}\n", describe(targets_[k], e.checks[k]));
+    std::fflush(stdout);
+  }
+  done_.emplace(i, std::move(e));
+  return std::nullopt;
+}
+
+std::optional<int> SizeSearch::bisect(const fs::path& out) {
+  const std::size_t last = values_.size() - 1;
+  easy_ = args_.largest ? 0 : last;
+  hard_ = args_.largest ? last : 0;
+  if (auto rc = evaluate(easy_, out)) return rc;
+  if (!met(easy_)) return std::nullopt;
+  if (auto rc = evaluate(hard_, out)) return rc;
+  if (met(hard_)) {
+    answer_ = hard_;
     return std::nullopt;
-  };
-  auto met = [&](std::size_t i) { return done.at(i).met(); };
-
-  // Bisection, assuming the targets get easier to meet as the value grows (smallest) or shrinks
-  // (largest); evaluated points that contradict that are reported below.
-  const std::size_t last = values.size() - 1;
-  std::optional<std::size_t> answer, neighbour;
-  const std::size_t easy = args.largest ? 0 : last, hard = args.largest ? last : 0;
-  if (auto rc = evaluate(easy)) return *rc;
-  if (met(easy)) {
-    if (auto rc = evaluate(hard)) return *rc;
-    if (met(hard)) {
-      answer = hard;
-    } else {
-      std::size_t pass = easy, fail = hard;
-      while (pass > fail ? pass - fail > 1 : fail - pass > 1) {
-        const std::size_t mid = (pass + fail) / 2;
-        if (auto rc = evaluate(mid)) return *rc;
-        (met(mid) ? pass : fail) = mid;
-      }
-      answer = pass;
-      neighbour = fail;
-    }
   }
+  std::size_t pass = easy_, fail = hard_;
+  while (pass > fail ? pass - fail > 1 : fail - pass > 1) {
+    const std::size_t mid = (pass + fail) / 2;
+    if (auto rc = evaluate(mid, out)) return rc;
+    (met(mid) ? pass : fail) = mid;
+  }
+  answer_ = pass;
+  neighbour_ = fail;
+  return std::nullopt;
+}
 
+analysis::GoalSummary SizeSearch::goal() const {
   analysis::GoalSummary goal;
-  goal.parameter = path;
-  goal.direction = args.largest ? "largest" : "smallest";
-  goal.targets = args.targets;
-  if (answer) {
-    goal.answer = values[*answer];
-    if (neighbour) goal.neighbour = values[*neighbour];
-    const auto& a = done.at(*answer);
-    for (std::size_t k = 0; k < targets.size(); ++k) {
+  goal.parameter = path_;
+  goal.direction = args_.largest ? "largest" : "smallest";
+  goal.targets = args_.targets;
+  if (answer_) {
+    goal.answer = values_[*answer_];
+    if (neighbour_) goal.neighbour = values_[*neighbour_];
+    const auto& a = done_.at(*answer_);
+    for (std::size_t k = 0; k < targets_.size(); ++k) {
       goal.findings.push_back(
-          fmt::format("at {}={}: {}", path, a.value, describe(targets[k], a.checks[k])));
+          fmt::format("at {}={}: {}", path_, a.value, describe(targets_[k], a.checks[k])));
     }
-    if (neighbour) {
-      const auto& b = done.at(*neighbour);
-      for (std::size_t k = 0; k < targets.size(); ++k) {
-        goal.findings.push_back(fmt::format("at {}={} (just {}): {}", path, b.value,
-                                            args.largest ? "above" : "below",
-                                            describe(targets[k], b.checks[k])));
+    if (neighbour_) {
+      const auto& b = done_.at(*neighbour_);
+      for (std::size_t k = 0; k < targets_.size(); ++k) {
+        goal.findings.push_back(fmt::format("at {}={} (just {}): {}", path_, b.value,
+                                            args_.largest ? "above" : "below",
+                                            describe(targets_[k], b.checks[k])));
         if (!b.checks[k].met) {
-          goal.findings.push_back(fmt::format("at {}={}: {}", path, b.value,
-                                              analysis::binding_constraint(targets[k], b.summary)));
+          goal.findings.push_back(
+              fmt::format("at {}={}: {}", path_, b.value,
+                          analysis::binding_constraint(targets_[k], b.summary)));
         }
       }
     }
-    for (const auto& [i, e] : done) {
-      const bool beyond = args.largest ? i < *answer : i > *answer;
+    for (const auto& [i, e] : done_) {
+      const bool beyond = args_.largest ? i < *answer_ : i > *answer_;
       if (beyond && !e.met()) {
         goal.findings.push_back(
             fmt::format("{}={} beyond the answer does not meet every target: the targets are not "
                         "monotone in {} here (noise, or a real effect); use more replications",
-                        path, e.value, path));
+                        path_, e.value, path_));
       }
     }
   } else {
-    const auto& e = done.at(easy);
+    const auto& e = done_.at(easy_);
     goal.findings.push_back(fmt::format("no value of {} in {}..{} meets every target; at {}={}:",
-                                        path, values.front(), values.back(), path, e.value));
-    for (std::size_t k = 0; k < targets.size(); ++k) {
-      goal.findings.push_back(describe(targets[k], e.checks[k]));
+                                        path_, values_.front(), values_.back(), path_, e.value));
+    for (std::size_t k = 0; k < targets_.size(); ++k) {
+      goal.findings.push_back(describe(targets_[k], e.checks[k]));
       if (e.checks[k].present && !e.checks[k].met)
-        goal.findings.push_back(analysis::binding_constraint(targets[k], e.summary));
+        goal.findings.push_back(analysis::binding_constraint(targets_[k], e.summary));
     }
   }
+  return goal;
+}
 
+int SizeSearch::write(analysis::ResultFolder& folder, const analysis::GoalSummary& goal) const {
+  const fs::path out = folder.path();
+  const fs::path shown(args_.out_dir);
   try {
     std::vector<std::pair<std::vector<std::string>, std::vector<fs::path>>> points;
-    for (const auto& [i, e] : done)
+    for (const auto& [i, e] : done_)
       points.emplace_back(std::vector<std::string>{e.value}, e.rep_dirs);
-    analysis::write_sweep_summary(out, {path}, points, goal);
-    if (args.report) analysis::write_report(out);
+    analysis::write_sweep_summary(out, {path_}, points, goal);
+    if (args_.report) analysis::write_report(out);
     folder.commit();
-    if (!args.quiet) {
-      if (answer) {
-        fmt::print("answer: {}={}\n", path, values[*answer]);
+    if (!args_.quiet) {
+      if (answer_) {
+        fmt::print("answer: {}={}\n", path_, values_[*answer_]);
       } else {
-        fmt::print("answer: none in {}..{}\n", values.front(), values.back());
+        fmt::print("answer: none in {}..{}\n", values_.front(), values_.back());
       }
       for (const auto& f : goal.findings) fmt::print("  - {}\n", f);
       fmt::print("{}\n", (shown / "summary.json").string());
-      if (args.report) fmt::print("{}\n", (shown / "report.html").string());
+      if (args_.report) fmt::print("{}\n", (shown / "report.html").string());
       std::fflush(stdout);
     }
   } catch (const std::exception& e) {
@@ -298,6 +335,65 @@ int size_command(const SizeArgs& args) {
     return kExitError;
   }
   return kExitOk;
+}
+
+int SizeSearch::run() {
+  analysis::ResultFolder folder(args_.out_dir, {"size", analysis::kSummaryMarker, inputs_});
+  if (!args_.quiet) {
+    fmt::print("size: the {} {} in {}..{} that meets {} ({} replications per value, seed {})\n",
+               args_.largest ? "largest" : "smallest", path_, values_.front(), values_.back(),
+               fmt::join(args_.targets, " and "), reps_, *seed_);
+  }
+  if (auto rc = bisect(folder.path())) return *rc;
+  return write(folder, goal());
+}
+
+}  // namespace
+
+int size_command(const SizeArgs& args) {
+  const auto input = read_scenario_arg(args.scenario);
+  if (!input) return kExitUsage;
+  SizeSearch search(args, input->first, input->second);
+  if (!search.parse()) return kExitUsage;
+  if (const int rc = search.load_ends(); rc != kExitOk) return rc;
+  return search.run();
+}
+
+void add_size_command(Commands& c) {
+  auto args = std::make_shared<SizeArgs>();
+  auto plugins = std::make_shared<PluginOptions>();
+  auto* size = c.add(
+      "size",
+      "Goal seeking: the smallest (or largest) value of one scenario field that meets targets, by "
+      "bisection with replications on common random numbers; says what binds when none does");
+  size->add_option("SCENARIO", args->scenario,
+                   "Scenario file (default: the embedded default scenario)");
+  size->add_option("--param", args->param,
+                   "PATH=LO:HI or PATH=LO:HI:STEP, e.g. cluster.nodePools[name=h100].count=32:96")
+      ->required();
+  size->add_option("--target", args->targets,
+                   "[GROUP=VALUE] METRIC OP THRESHOLD, e.g. 'queue=production wait_p90 < 1h' or "
+                   "'utilisation_allocated > 0.7'; repeatable (all must hold)")
+      ->required()
+      ->allow_extra_args(false);
+  size->add_flag("--largest", args->largest,
+                 "The largest value that meets the targets (default: the smallest)");
+  add_set_option(size, args->sets);
+  size->add_option("-o,--out", args->out_dir, "Results directory")->capture_default_str();
+  size->add_option("-r,--replications", args->replications,
+                   "Replications per value (default: the scenario's spec.replications)")
+      ->transform(replications_number());
+  size->add_option("-j,--threads", args->threads, "Threads (0: one per core)")
+      ->capture_default_str()
+      ->transform(threads_number());
+  size->add_flag("!--no-report", args->report, "Do not write report.html");
+  add_max_jobs_option(size, args->max_jobs);
+  size->add_flag("-q,--quiet", args->quiet, "Print nothing but errors");
+  plugins->add_to(size);
+  c.on(size, [args, plugins] {
+    if (!plugins->runner("size", args->run_one)) return runs::kExitUsage;
+    return size_command(*args);
+  });
 }
 
 }  // namespace t9k::app

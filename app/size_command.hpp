@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/compare_command.hpp"
+#include "runs/run_one.hpp"
 #include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 
@@ -29,7 +30,7 @@ struct SizeArgs {
   bool report = true;
   bool quiet = false;
   std::int64_t max_jobs = scenarios::kDefaultMaxJobs;  // --max-jobs (docs/reliability.md)
-  RunOne run_one;
+  runs::RunOne run_one;
 };
 
 // Exit code: 0 (also when no value meets the targets: the summary says so), 1 a run failed,

@@ -7,6 +7,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -18,15 +19,19 @@
 #include "analysis/result_folder.hpp"
 #include "analysis/sweep.hpp"
 #include "analysis/units.hpp"
-#include "app/exit_codes.hpp"
+#include "app/commands.hpp"
+#include "app/options.hpp"
 #include "app/run_command.hpp"
-#include "app/work.hpp"
 #include "kernel/time.hpp"
+#include "runs/exit_codes.hpp"
+#include "runs/work.hpp"
 #include "scenarios/format/load.hpp"
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
 
 namespace t9k::app {
+
+using namespace runs;  // the library the commands are built on
 
 namespace {
 
@@ -168,6 +173,50 @@ int sweep_command(const SweepArgs& args) {
   const auto finished = execute_work(w, args.out_dir, args.run_one, args.threads, args.quiet);
   if (!args.quiet) print_finished(w, finished, args.out_dir);
   return finished.rc;
+}
+
+void add_sweep_command(Commands& c) {
+  auto args = std::make_shared<SweepArgs>();
+  auto plugins = std::make_shared<PluginOptions>();
+  auto* sweep = c.add(
+      "sweep",
+      "Run a scenario at every point of a grid of field values (--vary), with replications on "
+      "common random numbers; write sweep.csv, summary.json and a report with one curve per "
+      "metric and queue");
+  sweep->add_option("SCENARIO", args->scenario,
+                    "Scenario file (default: the embedded default scenario)");
+  sweep
+      ->add_option(
+          "--vary", args->varies,
+          "PATH=FROM:TO:STEP or PATH=A,B,C: a field and its values (numbers or durations in a "
+          "range); several make a grid; e.g. cluster.nodePools[name=h100].count=40:96:8")
+      ->required()
+      ->allow_extra_args(false);
+  add_set_option(sweep, args->sets);
+  sweep->add_option("-o,--out", args->out_dir, "Results directory")->capture_default_str();
+  sweep
+      ->add_option("-r,--replications", args->replications,
+                   "Replications per point (default: the scenario's spec.replications)")
+      ->transform(replications_number());
+  sweep->add_option("-j,--threads", args->threads, "Threads (0: one per core)")
+      ->capture_default_str()
+      ->transform(threads_number());
+  sweep->add_flag("!--no-report", args->report, "Do not write report.html");
+  add_max_jobs_option(sweep, args->max_jobs);
+  sweep->add_flag("-q,--quiet", args->quiet, "Print nothing but errors");
+  plugins->add_to(sweep);
+  c.on(sweep, [&c, args, plugins] {
+    if (!plugins->runner("sweep", args->run_one)) return runs::kExitUsage;
+    if (auto& plan = c.plan_request()) {
+      plan->dir = args->out_dir;
+      plan->plugin_specs = plugins->specs;
+      plan->plugin_timeout = plugins->timeout;
+      args->plan = [&plan, args](const runs::Work& w) {
+        return runs::write_plan(w, runs::RunOneOptions{}, *plan, args->quiet);
+      };
+    }
+    return sweep_command(*args);
+  });
 }
 
 }  // namespace t9k::app

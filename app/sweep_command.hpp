@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "app/compare_command.hpp"
+#include "runs/run_one.hpp"
+#include "runs/work.hpp"
 #include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 
@@ -28,8 +30,8 @@ struct SweepArgs {
   bool report = true;
   bool quiet = false;
   std::int64_t max_jobs = scenarios::kDefaultMaxJobs;  // --max-jobs (docs/reliability.md)
-  RunOne run_one;
-  std::function<int(const Work&)> plan;  // `t9ksim plan sweep`: as CompareArgs::plan
+  runs::RunOne run_one;
+  std::function<int(const runs::Work&)> plan;  // `t9ksim plan sweep`: as CompareArgs::plan
 };
 
 // The text of a SCENARIO argument and the name messages give it: the file's bytes, or the

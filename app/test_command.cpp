@@ -1,6 +1,7 @@
 #include "app/test_command.hpp"
 
 #include <unistd.h>
+#include <memory>
 
 #include <algorithm>
 #include <atomic>
@@ -20,12 +21,16 @@
 #include "analysis/outputs.hpp"
 #include "analysis/report.hpp"
 #include "analysis/result_folder.hpp"
-#include "app/exit_codes.hpp"
+#include "app/commands.hpp"
+#include "app/options.hpp"
 #include "app/run_command.hpp"
+#include "runs/exit_codes.hpp"
 #include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 
 namespace t9k::app {
+
+using namespace runs;  // the library the commands are built on
 
 namespace {
 
@@ -137,8 +142,9 @@ std::string case_name(const fs::path& file, const fs::path& root) {
 
 }  // namespace
 
-int test_command(const TestArgs& args) {
-  const auto t0 = std::chrono::steady_clock::now();
+// The cases under the given paths: a file as given, a folder's scenario files in name order;
+// nullopt after saying why there is none.
+std::optional<std::vector<Case>> find_cases(const TestArgs& args) {
   std::vector<Case> cases;
   for (const auto& p : args.paths) {
     const fs::path path(p);
@@ -152,7 +158,7 @@ int test_command(const TestArgs& args) {
       }
       if (ec) {
         fmt::print(stderr, "t9ksim test: {}: {}\n", p, ec.message());
-        return kExitUsage;
+        return std::nullopt;
       }
       std::sort(found.begin(), found.end());
       for (const auto& f : found) {
@@ -171,12 +177,12 @@ int test_command(const TestArgs& args) {
       cases.push_back(std::move(c));
     } else {
       fmt::print(stderr, "t9ksim test: {}: no such file or folder\n", p);
-      return kExitUsage;
+      return std::nullopt;
     }
   }
   if (cases.empty()) {
     fmt::print(stderr, "t9ksim test: no scenario files under {}\n", fmt::join(args.paths, ", "));
-    return kExitUsage;
+    return std::nullopt;
   }
   // Results folders must not collide (two arguments may hold files of one name).
   {
@@ -185,6 +191,50 @@ int test_command(const TestArgs& args) {
       if (const int n = seen[c.name]++; n > 0) c.name += fmt::format("-{}", n + 1);
     }
   }
+  return cases;
+}
+
+// Runs one case into out/<name> (out/<name>/rep-<r> with replications): its result and messages.
+void run_case(const Case& c, const fs::path& out, Case::Result& result, std::string& messages) {
+  result = Case::Result::Passed;
+  std::vector<scenarios::Diagnostic> read_errors;
+  const std::string text = read_text(c.file, &read_errors);
+  scenarios::LoadOptions lo;
+  lo.max_jobs = scenarios::kDefaultMaxJobs;
+  lo.base_dir = c.file.parent_path().string();
+  const auto loaded = read_errors.empty() ? scenarios::parse_scenario(text, c.file.string(), lo)
+                                          : scenarios::ScenarioResult{};
+  if (!read_errors.empty()) {
+    for (const auto& d : read_errors) messages += scenarios::format_diagnostic(d) + "\n";
+    result = Case::Result::Failed;
+  } else if (!loaded.ok()) {
+    for (const auto& d : loaded.diagnostics) messages += scenarios::format_diagnostic(d) + "\n";
+    result = Case::Result::Failed;
+  } else if (!loaded.scenario->expect) {
+    result = c.explicit_file ? Case::Result::Failed : Case::Result::Skipped;
+    if (c.explicit_file)
+      messages = fmt::format("{}: the scenario has no expect block\n", c.file.string());
+  } else {
+    RunOneOptions opt;
+    opt.check = true;
+    opt.quiet = true;
+    opt.messages = &messages;
+    const int reps = std::max(1, loaded.scenario->replications);
+    for (int r = 0; r < reps; ++r) {
+      const fs::path dir = reps == 1 ? out / c.name : out / c.name / fmt::format("rep-{}", r);
+      if (run_one(text, c.file.string(), static_cast<std::uint64_t>(r), dir.string(), opt) !=
+          kExitOk) {
+        result = Case::Result::Failed;
+      }
+    }
+  }
+}
+
+int test_command(const TestArgs& args) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto found = find_cases(args);
+  if (!found) return kExitUsage;
+  std::vector<Case> cases = std::move(*found);
 
   const bool temporary = args.out_dir.empty();
   std::optional<analysis::ResultFolder> folder;
@@ -207,37 +257,7 @@ int test_command(const TestArgs& args) {
       const auto start = std::chrono::steady_clock::now();
       std::string messages;
       Case::Result result = Case::Result::Passed;
-      std::vector<scenarios::Diagnostic> read_errors;
-      const std::string text = read_text(c.file, &read_errors);
-      scenarios::LoadOptions lo;
-      lo.max_jobs = scenarios::kDefaultMaxJobs;
-      lo.base_dir = c.file.parent_path().string();
-      const auto loaded = read_errors.empty() ? scenarios::parse_scenario(text, c.file.string(), lo)
-                                              : scenarios::ScenarioResult{};
-      if (!read_errors.empty()) {
-        for (const auto& d : read_errors) messages += scenarios::format_diagnostic(d) + "\n";
-        result = Case::Result::Failed;
-      } else if (!loaded.ok()) {
-        for (const auto& d : loaded.diagnostics) messages += scenarios::format_diagnostic(d) + "\n";
-        result = Case::Result::Failed;
-      } else if (!loaded.scenario->expect) {
-        result = c.explicit_file ? Case::Result::Failed : Case::Result::Skipped;
-        if (c.explicit_file)
-          messages = fmt::format("{}: the scenario has no expect block\n", c.file.string());
-      } else {
-        RunOneOptions opt;
-        opt.check = true;
-        opt.quiet = true;
-        opt.messages = &messages;
-        const int reps = std::max(1, loaded.scenario->replications);
-        for (int r = 0; r < reps; ++r) {
-          const fs::path dir = reps == 1 ? out / c.name : out / c.name / fmt::format("rep-{}", r);
-          if (run_one(text, c.file.string(), static_cast<std::uint64_t>(r), dir.string(), opt) !=
-              kExitOk) {
-            result = Case::Result::Failed;
-          }
-        }
-      }
+      run_case(c, out, result, messages);
       const double secs =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       {
@@ -304,6 +324,24 @@ int test_command(const TestArgs& args) {
     return kExitUsage;
   }
   return rc;
+}
+
+void add_test_command(Commands& c) {
+  auto args = std::make_shared<TestArgs>();
+  auto* test = c.add(
+      "test",
+      "Run every scenario with an expect block under the given files and folders, in parallel; "
+      "one line per case, exit 1 on any failure (docs/regression-testing.md)");
+  test->add_option("PATH", args->paths, "Scenario files and folders (searched recursively)")
+      ->required();
+  test->add_option("--junit", args->junit, "Also write a JUnit XML report to this file");
+  test->add_option("-o,--out", args->out_dir,
+                   "Keep each case's results in OUT/<case> (default: a temporary folder)");
+  test->add_option("-j,--threads", args->threads, "Cases run at once (0: one per core)")
+      ->capture_default_str()
+      ->transform(threads_number());
+  test->add_flag("-v,--verbose", args->verbose, "Also print the passing cases' warnings");
+  c.on(test, [args] { return test_command(*args); });
 }
 
 }  // namespace t9k::app

@@ -91,10 +91,8 @@ void apply_options(const std::string& prefix, const std::map<std::string, std::s
   }
 }
 
-}  // namespace
-
-WorldSettings settings_from_scenario(const scenarios::Scenario& sc) {
-  WorldSettings s;
+// spec.controllers.options (docs/controllers.md) and the plugins named for controllers.
+void controller_settings(const scenarios::Scenario& sc, WorldSettings& s) {
   using CO = controllers::ControllerOptions;
   auto& co = s.controller_options;
   const std::map<std::string, Setter> controller_opts{
@@ -171,7 +169,10 @@ WorldSettings settings_from_scenario(const scenarios::Scenario& sc) {
   apply_options("spec.controllers.options", sc.controllers.options, controller_opts);
   s.plugins.controllers = sc.controller_plugins;
   s.plugins.elastic_policy = sc.controllers.elastic_policy_plugin;
+}
 
+// spec.scheduler.options (docs/scheduler.md), each problem at the option it comes from.
+void scheduler_settings(const scenarios::Scenario& sc, WorldSettings& s) {
   auto& so = s.scheduler_options;
   const std::map<std::string, Setter> scheduler_opts{
       {"preemption", [&](auto& w, auto& v) { so.preemption = boolean(w, v); }},
@@ -234,7 +235,10 @@ WorldSettings settings_from_scenario(const scenarios::Scenario& sc) {
     }
     throw ScenarioError(std::move(found));
   }
+}
 
+// spec.faults: a named profile or custom rates (faults-and-validation §1.6-1.7).
+void fault_settings(const scenarios::Scenario& sc, WorldSettings& s) {
   const auto& f = sc.faults;
   if (f.profile == "custom") {
     s.faults = *named_fault_profile("h100-frontier");  // its cause mix and repair model
@@ -252,6 +256,15 @@ WorldSettings settings_from_scenario(const scenarios::Scenario& sc) {
     s.faults = *p;
   }
   if (f.weibull_shape) s.faults.weibull_shape = *f.weibull_shape;
+}
+
+}  // namespace
+
+WorldSettings settings_from_scenario(const scenarios::Scenario& sc) {
+  WorldSettings s;
+  controller_settings(sc, s);
+  scheduler_settings(sc, s);
+  fault_settings(sc, s);
   return s;
 }
 

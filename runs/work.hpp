@@ -16,9 +16,9 @@
 #include "analysis/aggregate.hpp"
 #include "analysis/result_folder.hpp"
 #include "analysis/sweep.hpp"
-#include "app/compare_command.hpp"
+#include "runs/run_one.hpp"
 
-namespace t9k::app {
+namespace t9k::runs {
 
 // One simulation run: a scenario text at one replication, into one folder.
 struct WorkUnit {
@@ -88,4 +88,4 @@ Finished execute_work(const Work& w, const std::string& out_dir, const RunOne& r
 // and where the results are; `shown` is the results folder as the user named it.
 void print_finished(const Work& w, const Finished& f, const std::string& shown);
 
-}  // namespace t9k::app
+}  // namespace t9k::runs

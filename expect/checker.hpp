@@ -14,7 +14,7 @@
 #include "scenarios/format/scenario.hpp"
 #include "sim/store.hpp"
 
-namespace t9k::app {
+namespace t9k::expect {
 
 class ExpectationChecker {
  public:
@@ -56,6 +56,15 @@ class ExpectationChecker {
     std::vector<std::size_t> events;  // indexes into events_
   };
 
+  void check_job(std::size_t i, const std::vector<sim::JobOutcome>& outcomes,
+                 const std::vector<scenarios::Object>& objects,
+                 std::vector<std::string>& diff) const;
+  void check_pods(const scenarios::JobExpectation& e, const JobRecord& job, const std::string& path,
+                  const std::string& history, std::vector<std::string>& diff) const;
+  void check_metrics(const std::map<std::string, double>& metrics,
+                     std::vector<std::string>& diff) const;
+  // Expected events in order, others allowed between.
+  void check_events(std::vector<std::string>& diff) const;
   std::string short_name(const std::string& key) const;
   PodRecord* pod_record(JobRecord& job, const std::string& pod_key);
   std::string recent(const JobRecord& job, std::size_t n) const;
@@ -68,4 +77,4 @@ class ExpectationChecker {
       pod_slots_;  // pod key -> slot
 };
 
-}  // namespace t9k::app
+}  // namespace t9k::expect

@@ -1,4 +1,4 @@
-#include "app/batch.hpp"
+#include "runs/batch.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include "analysis/progress.hpp"
-#include "app/exit_codes.hpp"
+#include "runs/exit_codes.hpp"
 
-namespace t9k::app {
+namespace t9k::runs {
 
 int run_batch(const std::vector<BatchRun>& runs, const RunOne& run_one,
               const std::string& scenario_file, unsigned threads, const char* what, bool quiet) {
@@ -51,4 +51,4 @@ int run_batch(const std::vector<BatchRun>& runs, const RunOne& run_one,
   return worst;
 }
 
-}  // namespace t9k::app
+}  // namespace t9k::runs

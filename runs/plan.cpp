@@ -1,4 +1,4 @@
-#include "app/plan.hpp"
+#include "runs/plan.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -21,14 +21,14 @@
 
 #include "analysis/outputs.hpp"
 #include "analysis/result_folder.hpp"
-#include "app/command_support.hpp"
-#include "app/exit_codes.hpp"
-#include "app/version.hpp"
+#include "runs/exit_codes.hpp"
+#include "runs/messages.hpp"
+#include "runs/version.hpp"
 #include "scenarios/format/load.hpp"
 #include "scenarios/format/overlay.hpp"
 #include "scenarios/format/scenario.hpp"
 
-namespace t9k::app {
+namespace t9k::runs {
 
 namespace {
 
@@ -661,4 +661,4 @@ int merge_command(const MergeArgs& args) {
   });
 }
 
-}  // namespace t9k::app
+}  // namespace t9k::runs

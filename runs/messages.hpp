@@ -10,10 +10,10 @@
 #include <fmt/format.h>
 
 #include "analysis/result_folder.hpp"
-#include "app/exit_codes.hpp"
+#include "runs/exit_codes.hpp"
 #include "scenarios/format/diagnostics.hpp"
 
-namespace t9k::app {
+namespace t9k::runs {
 
 // Errors on stderr; warnings and notes on stdout, or not at all when `quiet`.
 inline void print_diagnostics(const std::vector<scenarios::Diagnostic>& diags, bool quiet = false) {
@@ -41,4 +41,4 @@ int guarded(std::string_view command, Body&& body) {
   }
 }
 
-}  // namespace t9k::app
+}  // namespace t9k::runs

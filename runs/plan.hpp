@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "app/run_command.hpp"
-#include "app/work.hpp"
+#include "runs/run_one.hpp"
+#include "runs/work.hpp"
 
-namespace t9k::app {
+namespace t9k::runs {
 
 struct PlanRequest {
   std::string dir;  // the plan folder (the command's --out)
@@ -63,4 +63,4 @@ int merge_command(const MergeArgs& args);
 std::string shard_from_environment(std::optional<std::uint64_t>& index,
                                    std::optional<std::uint64_t>& count, std::string& source);
 
-}  // namespace t9k::app
+}  // namespace t9k::runs

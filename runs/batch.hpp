@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "app/compare_command.hpp"
+#include "runs/run_one.hpp"
 
-namespace t9k::app {
+namespace t9k::runs {
 
 struct BatchRun {
   std::string label;        // "<variant>" or "point-3", for messages
@@ -25,4 +25,4 @@ struct BatchRun {
 int run_batch(const std::vector<BatchRun>& runs, const RunOne& run_one,
               const std::string& scenario_file, unsigned threads, const char* what, bool quiet);
 
-}  // namespace t9k::app
+}  // namespace t9k::runs

@@ -1,11 +1,11 @@
-#include "app/plugin_args.hpp"
+#include "runs/plugin_args.hpp"
 
 #include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
 
-namespace t9k::app {
+namespace t9k::runs {
 
 std::optional<std::vector<std::string>> split_command(const std::string& line) {
   std::vector<std::string> words;
@@ -94,4 +94,4 @@ void apply_plugins(scenarios::Scenario& sc, const std::vector<PluginArg>& plugin
   }
 }
 
-}  // namespace t9k::app
+}  // namespace t9k::runs

@@ -1,4 +1,4 @@
-#include "app/work.hpp"
+#include "runs/work.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -11,10 +11,10 @@
 #include "analysis/recorder.hpp"
 #include "analysis/report.hpp"
 #include "analysis/units.hpp"
-#include "app/batch.hpp"
-#include "app/exit_codes.hpp"
+#include "runs/batch.hpp"
+#include "runs/exit_codes.hpp"
 
-namespace t9k::app {
+namespace t9k::runs {
 
 namespace fs = std::filesystem;
 
@@ -240,4 +240,4 @@ void print_finished(const Work& w, const Finished& f, const std::string& shown) 
   std::fflush(stdout);
 }
 
-}  // namespace t9k::app
+}  // namespace t9k::runs

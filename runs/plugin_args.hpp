@@ -10,7 +10,7 @@
 
 #include "scenarios/format/scenario.hpp"
 
-namespace t9k::app {
+namespace t9k::runs {
 
 struct PluginArg {
   std::string target;  // a kind, "controllers" or "elastic-policy"
@@ -28,4 +28,4 @@ std::optional<std::string> parse_plugin_arg(const std::string& text, kernel::Sim
 // scenario's controllers.options.elasticPolicy is kept (initialize tells the plugin).
 void apply_plugins(scenarios::Scenario& scenario, const std::vector<PluginArg>& plugins);
 
-}  // namespace t9k::app
+}  // namespace t9k::runs

@@ -1,4 +1,4 @@
-#include "app/expectations.hpp"
+#include "expect/checker.hpp"
 
 #include <type_traits>
 #include <variant>
@@ -9,7 +9,7 @@
 #include "kernel/time.hpp"
 #include "scenarios/format/serialize.hpp"
 
-namespace t9k::app {
+namespace t9k::expect {
 
 namespace {
 
@@ -253,107 +253,124 @@ std::vector<std::string> ExpectationChecker::check(
     const std::vector<sim::JobOutcome>& outcomes, const std::map<std::string, double>& metrics,
     const std::vector<scenarios::Object>& objects) const {
   std::vector<std::string> diff;
+  for (std::size_t i = 0; i < expect_.jobs.size(); ++i) check_job(i, outcomes, objects, diff);
+  check_metrics(metrics, diff);
+  check_events(diff);
+  return diff;
+}
+
+void ExpectationChecker::check_job(std::size_t i, const std::vector<sim::JobOutcome>& outcomes,
+                                   const std::vector<scenarios::Object>& objects,
+                                   std::vector<std::string>& diff) const {
   const std::string end = events_.empty() ? "0s" : at_text(events_.back().t);
-  for (std::size_t i = 0; i < expect_.jobs.size(); ++i) {
-    const auto& e = expect_.jobs[i];
-    const std::string path = fmt::format("expect.jobs[{}] ({})", i, e.job);
-    const sim::JobOutcome* o = nullptr;
-    for (const auto& x : outcomes) {
-      if (x.name == e.job || x.name == ns_prefix_ + e.job) o = &x;
+  const auto& e = expect_.jobs[i];
+  const std::string path = fmt::format("expect.jobs[{}] ({})", i, e.job);
+  const sim::JobOutcome* o = nullptr;
+  for (const auto& x : outcomes) {
+    if (x.name == e.job || x.name == ns_prefix_ + e.job) o = &x;
+  }
+  const JobRecord* rec = nullptr;
+  for (const auto& r : jobs_) {
+    if (r.name == e.job) rec = &r;
+  }
+  if (!o || !rec) {
+    diff.push_back(fmt::format("{}: job {} was not submitted in the run", path, e.job));
+    return;
+  }
+  const std::string history = fmt::format("; its last events:{}", recent(*rec, 8));
+  const std::string phase =
+      o->rejected ? "Rejected" : (o->phase ? std::string(model::to_string(*o->phase)) : "<none>");
+  if (e.phase && phase != *e.phase) {
+    diff.push_back(fmt::format("{}.phase: expected {}, observed {} at the end ({}){}", path,
+                               *e.phase, phase, end, history));
+  }
+  if (e.reason && o->reason != *e.reason) {
+    diff.push_back(fmt::format("{}.reason: expected \"{}\", observed \"{}\"{}", path, *e.reason,
+                               o->reason, history));
+  }
+  auto bounds = [&](const char* what, const std::optional<scenarios::IntBounds>& b,
+                    std::int64_t v) {
+    if (b && !within(*b, v)) {
+      diff.push_back(fmt::format("{}.{}: expected in {}, observed {}{}", path, what,
+                                 int_bounds_text(*b), v, history));
     }
-    const JobRecord* rec = nullptr;
-    for (const auto& r : jobs_) {
-      if (r.name == e.job) rec = &r;
+  };
+  bounds("restartCount", e.restart_count, o->restarts);
+  bounds("backoffCount", e.backoff_count, o->backoff_count);
+  for (const auto& [ph, tb] : e.phase_at) {
+    const auto it = rec->first_at.find(ph);
+    if (it == rec->first_at.end()) {
+      diff.push_back(fmt::format("{}.phaseAt.{}: expected in {}, observed never{}", path, ph,
+                                 bounds_text(tb), history));
+    } else if (!within(tb, it->second)) {
+      diff.push_back(fmt::format("{}.phaseAt.{}: expected in {}, observed {}{}", path, ph,
+                                 bounds_text(tb), at_text(it->second), history));
     }
-    if (!o || !rec) {
-      diff.push_back(fmt::format("{}: job {} was not submitted in the run", path, e.job));
-      continue;
+  }
+  if (!e.fields.empty()) {
+    const scenarios::Object* obj = nullptr;
+    for (const auto& o : objects) {
+      if (!scenarios::is_job(o)) continue;
+      const auto& meta = scenarios::metadata_of(o);
+      if (meta.name == e.job || meta.namespace_ + "/" + meta.name == e.job) obj = &o;
     }
-    const std::string history = fmt::format("; its last events:{}", recent(*rec, 8));
-    const std::string phase =
-        o->rejected ? "Rejected" : (o->phase ? std::string(model::to_string(*o->phase)) : "<none>");
-    if (e.phase && phase != *e.phase) {
-      diff.push_back(fmt::format("{}.phase: expected {}, observed {} at the end ({}){}", path,
-                                 *e.phase, phase, end, history));
-    }
-    if (e.reason && o->reason != *e.reason) {
-      diff.push_back(fmt::format("{}.reason: expected \"{}\", observed \"{}\"{}", path, *e.reason,
-                                 o->reason, history));
-    }
-    auto bounds = [&](const char* what, const std::optional<scenarios::IntBounds>& b,
-                      std::int64_t v) {
-      if (b && !within(*b, v)) {
-        diff.push_back(fmt::format("{}.{}: expected in {}, observed {}{}", path, what,
-                                   int_bounds_text(*b), v, history));
-      }
-    };
-    bounds("restartCount", e.restart_count, o->restarts);
-    bounds("backoffCount", e.backoff_count, o->backoff_count);
-    for (const auto& [ph, tb] : e.phase_at) {
-      const auto it = rec->first_at.find(ph);
-      if (it == rec->first_at.end()) {
-        diff.push_back(fmt::format("{}.phaseAt.{}: expected in {}, observed never{}", path, ph,
-                                   bounds_text(tb), history));
-      } else if (!within(tb, it->second)) {
-        diff.push_back(fmt::format("{}.phaseAt.{}: expected in {}, observed {}{}", path, ph,
-                                   bounds_text(tb), at_text(it->second), history));
-      }
-    }
-    if (!e.fields.empty()) {
-      const scenarios::Object* obj = nullptr;
-      for (const auto& o : objects) {
-        if (!scenarios::is_job(o)) continue;
-        const auto& meta = scenarios::metadata_of(o);
-        if (meta.name == e.job || meta.namespace_ + "/" + meta.name == e.job) obj = &o;
-      }
-      const auto doc = obj ? nlohmann::json::parse(scenarios::to_json(*obj)) : nlohmann::json();
-      for (const auto& [fpath, want] : e.fields) {
-        const auto got = field_at(doc, fpath);
-        if (!got) {
-          diff.push_back(fmt::format(
-              "{}.fields[\"{}\"]: expected \"{}\", observed no such field in the final {}{}", path,
-              fpath, want, obj ? "object" : "objects (none for the job)", history));
-        } else if (scalar_text(*got) != want) {
-          diff.push_back(fmt::format("{}.fields[\"{}\"]: expected \"{}\", observed \"{}\"{}", path,
-                                     fpath, want, scalar_text(*got), history));
-        }
-      }
-    }
-    for (std::size_t k = 0; k < e.pods.size(); ++k) {
-      const auto& pe = e.pods[k];
-      const std::string ppath =
-          fmt::format("{}.pods[{}] ({} rank {}{})", path, k, pe.replica_type, pe.rank,
-                      pe.generation ? fmt::format(" generation {}", *pe.generation) : "");
-      const auto it = rec->pods.find({pe.replica_type, pe.rank});
-      const std::size_t count = it == rec->pods.end() ? 0 : it->second.size();
-      if (pe.pods && !within(*pe.pods, static_cast<std::int64_t>(count))) {
-        diff.push_back(fmt::format("{}.pods: expected in {}, observed {}{}", ppath,
-                                   int_bounds_text(*pe.pods), count, history));
-      }
-      if (!pe.phase && !pe.exit_code && !pe.deletion_reason) continue;
-      const std::size_t gen =
-          pe.generation ? static_cast<std::size_t>(*pe.generation) : (count ? count - 1 : 0);
-      if (gen >= count) {
-        diff.push_back(fmt::format("{}: no such pod (the rank had {} pod{}){}", ppath, count,
-                                   count == 1 ? "" : "s", history));
-        continue;
-      }
-      const PodRecord& p = it->second[gen];
-      if (pe.phase && p.phase != *pe.phase) {
-        diff.push_back(fmt::format("{}.phase: expected {}, observed {}{}", ppath, *pe.phase,
-                                   p.phase, history));
-      }
-      if (pe.exit_code && p.exit_code != pe.exit_code) {
-        diff.push_back(fmt::format("{}.exitCode: expected {}, observed {}{}", ppath, *pe.exit_code,
-                                   p.exit_code ? std::to_string(*p.exit_code) : "none", history));
-      }
-      if (pe.deletion_reason && p.deletion_reason != *pe.deletion_reason) {
+    const auto doc = obj ? nlohmann::json::parse(scenarios::to_json(*obj)) : nlohmann::json();
+    for (const auto& [fpath, want] : e.fields) {
+      const auto got = field_at(doc, fpath);
+      if (!got) {
         diff.push_back(fmt::format(
-            "{}.deletionReason: expected {}, observed {}{}", ppath, *pe.deletion_reason,
-            p.deletion_reason.empty() ? "none (not deleted)" : p.deletion_reason, history));
+            "{}.fields[\"{}\"]: expected \"{}\", observed no such field in the final {}{}", path,
+            fpath, want, obj ? "object" : "objects (none for the job)", history));
+      } else if (scalar_text(*got) != want) {
+        diff.push_back(fmt::format("{}.fields[\"{}\"]: expected \"{}\", observed \"{}\"{}", path,
+                                   fpath, want, scalar_text(*got), history));
       }
     }
   }
+  check_pods(e, *rec, path, history, diff);
+}
+
+void ExpectationChecker::check_pods(const scenarios::JobExpectation& e, const JobRecord& job,
+                                    const std::string& path, const std::string& history,
+                                    std::vector<std::string>& diff) const {
+  for (std::size_t k = 0; k < e.pods.size(); ++k) {
+    const auto& pe = e.pods[k];
+    const std::string ppath =
+        fmt::format("{}.pods[{}] ({} rank {}{})", path, k, pe.replica_type, pe.rank,
+                    pe.generation ? fmt::format(" generation {}", *pe.generation) : "");
+    const auto it = job.pods.find({pe.replica_type, pe.rank});
+    const std::size_t count = it == job.pods.end() ? 0 : it->second.size();
+    if (pe.pods && !within(*pe.pods, static_cast<std::int64_t>(count))) {
+      diff.push_back(fmt::format("{}.pods: expected in {}, observed {}{}", ppath,
+                                 int_bounds_text(*pe.pods), count, history));
+    }
+    if (!pe.phase && !pe.exit_code && !pe.deletion_reason) continue;
+    const std::size_t gen =
+        pe.generation ? static_cast<std::size_t>(*pe.generation) : (count ? count - 1 : 0);
+    if (gen >= count) {
+      diff.push_back(fmt::format("{}: no such pod (the rank had {} pod{}){}", ppath, count,
+                                 count == 1 ? "" : "s", history));
+      continue;
+    }
+    const PodRecord& p = it->second[gen];
+    if (pe.phase && p.phase != *pe.phase) {
+      diff.push_back(
+          fmt::format("{}.phase: expected {}, observed {}{}", ppath, *pe.phase, p.phase, history));
+    }
+    if (pe.exit_code && p.exit_code != pe.exit_code) {
+      diff.push_back(fmt::format("{}.exitCode: expected {}, observed {}{}", ppath, *pe.exit_code,
+                                 p.exit_code ? std::to_string(*p.exit_code) : "none", history));
+    }
+    if (pe.deletion_reason && p.deletion_reason != *pe.deletion_reason) {
+      diff.push_back(fmt::format(
+          "{}.deletionReason: expected {}, observed {}{}", ppath, *pe.deletion_reason,
+          p.deletion_reason.empty() ? "none (not deleted)" : p.deletion_reason, history));
+    }
+  }
+}
+
+void ExpectationChecker::check_metrics(const std::map<std::string, double>& metrics,
+                                       std::vector<std::string>& diff) const {
   for (std::size_t i = 0; i < expect_.metrics.size(); ++i) {
     const auto& m = expect_.metrics[i];
     const auto it = metrics.find(m.metric);
@@ -368,6 +385,9 @@ std::vector<std::string> ExpectationChecker::check(
                                  m.max ? fmt::format("{}", *m.max) : "+inf", it->second));
     }
   }
+}
+
+void ExpectationChecker::check_events(std::vector<std::string>& diff) const {
   // Events: in order, others allowed between.
   std::size_t next = 0;
   std::size_t last_match = 0;
@@ -405,7 +425,6 @@ std::vector<std::string> ExpectationChecker::check(
                                 : "(none matched before it)",
                     context.empty() ? "\n      (no events)" : context));
   }
-  return diff;
 }
 
-}  // namespace t9k::app
+}  // namespace t9k::expect

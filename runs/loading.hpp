@@ -1,0 +1,59 @@
+// Loading a scenario the way the commands that run it do: the loader's checks, then what the world
+// itself refuses (its option maps), as one list of diagnostics.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scenarios/format/load.hpp"
+#include "scenarios/format/overlay.hpp"
+#include "scenarios/format/scenario.hpp"
+
+namespace t9k::runs {
+
+// What the world refuses of a loaded scenario (settings_problems): errors at their fields' lines,
+// none when it accepts it. Commands get it passed in, so that their unit tests may leave it unset.
+using SettingsCheck = std::function<std::vector<scenarios::Diagnostic>(const scenarios::Scenario&,
+                                                                       const std::string& name)>;
+
+// scenarios::parse_scenario, then `check` when set: a scenario it refuses is a load error like any
+// other (diagnostics gain the error, the scenario is unset).
+inline scenarios::ScenarioResult load_checked(std::string_view text, const std::string& name,
+                                              const scenarios::LoadOptions& options,
+                                              const SettingsCheck& check) {
+  auto r = scenarios::parse_scenario(text, name, options);
+  if (r.ok() && check) {
+    auto refused = check(*r.scenario, name);
+    if (!refused.empty()) {
+      for (auto& d : refused) r.diagnostics.push_back(std::move(d));
+      r.scenario.reset();
+    }
+  }
+  return r;
+}
+
+// The scenario file a --set or --vary text was made from, for scenarios::point_at_sources: none
+// for the embedded default (its lines are in no file the user has).
+std::vector<scenarios::SourceText> sources_of(const std::string& file, const std::string& text);
+
+// Loads a scenario as scenarios::parse_scenario does, then reads its option maps as the world
+// will (sim::settings_from_scenario): an option the world refuses is a load error at the
+// option's line (Scenario::option_marks) with its field path, so that no command starts runs
+// the world would refuse, and `validate` reports it as it reports any other error.
+scenarios::ScenarioResult load_runnable(const std::string& text, const std::string& name,
+                                        const scenarios::LoadOptions& options = {});
+// The same check of a loaded scenario: its errors (each at its option's line when it has one),
+// none when the world accepts it.
+std::vector<scenarios::Diagnostic> settings_problems(const scenarios::Scenario& sc,
+                                                     const std::string& name);
+
+}  // namespace t9k::runs

@@ -1,0 +1,351 @@
+#include "runs/run_one.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "analysis/outputs.hpp"
+#include "analysis/progress.hpp"
+#include "analysis/recorder.hpp"
+#include "analysis/report.hpp"
+#include "analysis/result_folder.hpp"
+#include "analysis/units.hpp"
+#include "expect/checker.hpp"
+#include "kernel/hash.hpp"
+#include "kernel/kernel.hpp"
+#include "model/accelerators.hpp"
+#include "plugins/process.hpp"
+#include "runs/exit_codes.hpp"
+#include "runs/loading.hpp"
+#include "runs/messages.hpp"
+#include "runs/version.hpp"
+#include "scenarios/format/load.hpp"
+#include "scenarios/format/serialize.hpp"
+#include "sim/policy_driver.hpp"
+#include "sim/world.hpp"
+#include "workload/initial_state.hpp"
+
+namespace t9k::runs {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The final objects as `kubectl get -o yaml` shows a list (JSON is YAML), written to a temporary
+// name and renamed.
+void write_objects(const std::filesystem::path& file,
+                   const std::vector<scenarios::Object>& objects) {
+  std::string text = "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": [";
+  for (std::size_t i = 0; i < objects.size(); ++i) {
+    text += i ? ",\n" : "\n";
+    std::string doc = scenarios::to_json(objects[i]);
+    while (!doc.empty() && doc.back() == '\n') doc.pop_back();
+    std::istringstream lines(doc);
+    bool first = true;
+    for (std::string line; std::getline(lines, line); first = false)
+      text += (first ? "    " : "\n    ") + line;
+  }
+  text += "\n  ]\n}\n";
+  analysis::write_file_atomic(file, text);
+}
+
+// Generator classes and queue quotas for the recorder's grouped metrics. The quota is the one the
+// queue starts with (a setQueue operation does not change the denominator of quota_share_used).
+analysis::RecorderGroups recorder_groups(const scenarios::Scenario& sc) {
+  analysis::RecorderGroups g;
+  for (const auto& gen : sc.workload.generators) {
+    for (const auto& c : gen.classes) g.class_prefixes.push_back(c.prefix);
+  }
+  for (const auto& q : sc.scheduler.queues) {
+    if (!q.spec.quota) continue;
+    // Every accelerator of the cluster counts as GPUs (spec.cluster.accelerators).
+    g.queue_quota_gpu_milli[q.metadata.name] =
+        model::Accelerators(sc.cluster.accelerators).milli_of(*q.spec.quota);
+  }
+  return g;
+}
+
+// Every queue's own line: the cluster's percentiles hide a starving queue.
+void print_queue_lines(const std::map<std::string, double>& m) {
+  const std::string head = std::string(analysis::kGroupQueue) + "/";
+  for (const auto& [key, value] : m) {
+    constexpr std::string_view kTail = "/jobs_submitted";
+    if (!key.starts_with(head) || !key.ends_with(kTail)) continue;
+    const std::string q = key.substr(head.size(), key.size() - head.size() - kTail.size());
+    const std::string p = head + q + "/";
+    const auto at = [&](const char* name) { return m.at(p + name); };
+    const auto quota = m.find(p + "quota_share_used");
+    fmt::print("queue {}: {} jobs ({} never started), wait p50 {}, p90 {}, p99 {}{}\n", q,
+               analysis::format_count(value), analysis::format_count(at("jobs_never_started")),
+               analysis::format_duration_s(at("wait_p50_s")),
+               analysis::format_duration_s(at("wait_p90_s")),
+               analysis::format_duration_s(at("wait_p99_s")),
+               quota == m.end()
+                   ? std::string()
+                   : "; " + analysis::format_percent(quota->second) + " of quota used");
+  }
+}
+
+// One run_one: the scenario loaded, the world and the recorder set up, the run, its outputs, its
+// lines on the console and its check, each a step that may end it with an exit code.
+class OneRun {
+ public:
+  OneRun(const std::string& text, const std::string& file, std::uint64_t replication,
+         const std::string& out_dir, const RunOneOptions& opt)
+      : text_(text), file_(file), replication_(replication), out_(out_dir), opt_(opt) {}
+
+  int run() {
+    if (auto rc = load()) return *rc;
+    if (auto rc = settings()) return *rc;
+    observe();
+    if (auto rc = simulate()) return *rc;
+    if (auto rc = write()) return *rc;
+    const auto metrics = rec_->metrics();
+    if (!opt_.quiet) print(metrics);
+    return verdict(metrics);
+  }
+
+ private:
+  // Problems go to stderr, or to opt.messages (t9ksim test collects each case's own).
+  void err(const std::string& line) const {
+    if (opt_.messages) {
+      *opt_.messages += line;
+    } else {
+      fmt::print(stderr, "{}", line);
+    }
+  }
+  std::optional<int> load();
+  std::optional<int> settings();
+  // The recorder, jobs.csv, events.jsonl and the expectation checker on the change feed.
+  void observe();
+  std::optional<int> simulate();
+  std::optional<int> write();
+  void print(const std::map<std::string, double>& metrics) const;
+  int verdict(const std::map<std::string, double>& metrics) const;
+
+  const std::string& text_;
+  const std::string& file_;
+  const std::uint64_t replication_;
+  const fs::path out_;
+  const RunOneOptions& opt_;
+  scenarios::Scenario sc_;
+  sim::WorldSettings settings_;
+  std::unique_ptr<analysis::Recorder> rec_;
+  std::unique_ptr<analysis::JobsCsvWriter> jobs_csv_;
+  std::unique_ptr<analysis::EventLog> log_;
+  std::unique_ptr<expect::ExpectationChecker> checker_;
+  std::unique_ptr<sim::World> world_;
+  analysis::RunInfo info_;
+};
+
+std::optional<int> OneRun::load() {
+  scenarios::LoadOptions lo;
+  const bool embedded = file_.empty() || file_.front() == '<';
+  if (!embedded) lo.base_dir = fs::path(file_).parent_path().string();
+  lo.skip_bad_trace_rows = opt_.skip_bad_rows;
+  auto loaded =
+      scenarios::parse_scenario(text_, embedded ? "<embedded default scenario>" : file_, lo);
+  if (!loaded.ok()) {
+    for (const auto& d : loaded.diagnostics) err(scenarios::format_diagnostic(d) + "\n");
+    return kExitUsage;
+  }
+  if (!opt_.quiet) {
+    // Skipped trace rows and other warnings; errors would have stopped the load.
+    for (const auto& d : loaded.diagnostics) err(scenarios::format_diagnostic(d) + "\n");
+  }
+  sc_ = std::move(*loaded.scenario);
+  if (opt_.seed) sc_.seed = *opt_.seed;
+  apply_plugins(sc_, opt_.plugins);
+  return std::nullopt;
+}
+
+std::optional<int> OneRun::settings() {
+  try {
+    settings_ = sim::settings_from_scenario(sc_);
+  } catch (const sim::ScenarioError&) {
+    // Commands load with load_runnable, which reports this first; a text given straight to
+    // run_one is reported the same way (its lines are those of `text`).
+    for (const auto& d : settings_problems(sc_, file_)) err(scenarios::format_diagnostic(d) + "\n");
+    return kExitUsage;
+  }
+  fs::create_directories(out_);
+  // A previous run's summary must not make a failed run look complete, nor its plugin logs
+  // stand beside this run's.
+  fs::remove(out_ / "summary.json");
+  fs::remove_all(out_ / "plugins");
+  settings_.plugins.log_dir = (out_ / "plugins").string();
+  settings_.plugins.simulator_version = T9KSIM_VERSION;
+  settings_.publish_job_status = opt_.events;  // events.jsonl carries every job status change
+  settings_.keep_finished_jobs = opt_.objects;
+  fs::remove(out_ / "objects.yaml");  // never an earlier run's objects beside this run
+  return std::nullopt;
+}
+
+void OneRun::observe() {
+  rec_ = std::make_unique<analysis::Recorder>(kernel::SimTime{sc_.horizon},
+                                              analysis::Recorder::choose_bucket(sc_.horizon));
+  rec_->set_groups(recorder_groups(sc_));
+  // jobs.csv is written as jobs leave the world, so a year's rows are never all in memory.
+  jobs_csv_ =
+      std::make_unique<analysis::JobsCsvWriter>(out_ / "jobs.csv", kernel::SimTime{sc_.horizon});
+  rec_->stream_rows([this](const analysis::JobRow& r) { jobs_csv_->row(r); });
+  if (opt_.events) log_ = std::make_unique<analysis::EventLog>(out_ / "events.jsonl");
+  if (opt_.check && sc_.expect)
+    checker_ = std::make_unique<expect::ExpectationChecker>(*sc_.expect, sc_.default_namespace);
+  // Expected fields of final objects need the finished jobs kept (the run is the same).
+  if (checker_ && checker_->needs_objects()) settings_.keep_finished_jobs = true;
+  settings_.keep_outcomes = checker_ != nullptr;
+}
+
+std::optional<int> OneRun::simulate() {
+  auto sink = [this](const model::TimedChange& c) {
+    rec_->on_change(c);
+    if (log_) log_->write(c);
+    if (checker_) checker_->on_change(c);
+  };
+  try {
+    world_ = std::make_unique<sim::World>(sc_, replication_, sink, settings_);
+    if (opt_.progress && analysis::Progress::stderr_is_terminal()) {
+      // After 2 s of wall time: simulated time, events/s and an ETA (docs/outputs.md "Progress").
+      analysis::RunProgress bar(static_cast<double>(sc_.horizon.count()) / 1e6, stderr, true);
+      world_->run([&](double f) { bar.update(f, world_->events_dispatched()); });
+      bar.finish();
+    } else {
+      world_->run();
+    }
+  } catch (const sim::ScenarioError& e) {
+    err(fmt::format("{}: error: {}\n", file_, e.what()));
+    return kExitUsage;
+  } catch (const sim::InvariantViolation& e) {
+    err(fmt::format("t9ksim: {}\n", e.what()));
+    return kExitError;
+  } catch (const plugins::PluginError& e) {
+    err(fmt::format("t9ksim: error: {}\n", e.what()));
+    return kExitError;
+  } catch (const sim::PolicyError& e) {
+    err(fmt::format("t9ksim: error: {}\n", e.what()));
+    return kExitError;
+  } catch (const std::exception& e) {
+    // events.jsonl could not be written (full disk, file-size limit), or memory ran out: run_one
+    // runs on worker threads, where an escaping exception would end the process.
+    err(fmt::format("t9ksim: error: {}\n", e.what()));
+    return kExitError;
+  }
+  rec_->finish();
+  return std::nullopt;
+}
+
+std::optional<int> OneRun::write() {
+  info_.version = T9KSIM_VERSION;
+  info_.scenario_name = sc_.name;
+  info_.scenario_hash = kernel::format_fingerprint(kernel::hash_string(text_));
+  info_.seed = sc_.seed;
+  info_.replication = replication_;
+  info_.fingerprint = kernel::format_fingerprint(world_->fingerprint());
+  info_.events = world_->events_dispatched();
+  info_.horizon_s = static_cast<double>(sc_.horizon.count()) / 1e6;
+  info_.invariant_violations = rec_->check_invariants();
+  if (sc_.faults.profile != "none") {
+    const bool any_fault = std::any_of(
+        rec_->faults().begin(), rec_->faults().end(), [](const analysis::FaultRecord& f) {
+          return f.down && f.cause != "drain" && f.cause != "removed";
+        });
+    if (!any_fault) {
+      info_.warnings.push_back(
+          fmt::format("the fault profile {} is set but no fault happened in this run: its fault "
+                      "costs are 0 by chance; use "
+                      "more replications or a longer horizon to see them",
+                      sc_.faults.profile));
+    }
+  }
+  for (auto& note : world_->notes()) info_.warnings.push_back(std::move(note));
+  try {
+    if (log_) log_->commit();
+    if (opt_.objects) write_objects(out_ / "objects.yaml", world_->objects());
+    analysis::write_outputs(out_, *rec_, info_, jobs_csv_.get());
+    // The jobs the run started from (spec.initialState, docs/forecast.md), as the world drew them.
+    if (sc_.initial_state && sc_.initial_state->data) {
+      analysis::write_file_atomic(
+          out_ / "initial-state.csv",
+          workload::initial_state_csv(sc_, workload::initial_submissions(sc_, replication_)));
+    }
+  } catch (const std::exception& e) {
+    err(fmt::format("t9ksim: error: {}\n", e.what()));
+    return kExitError;
+  }
+  return std::nullopt;
+}
+
+void OneRun::print(const std::map<std::string, double>& metrics) const {
+  fmt::print("scenario {} (seed {}, replication {}): {} events, fingerprint {}\n",
+             sc_.name.empty() ? file_ : sc_.name, sc_.seed, replication_, info_.events,
+             info_.fingerprint);
+  fmt::print("jobs: {} submitted, {} succeeded, {} failed, {} rejected, {} unfinished\n",
+             metrics.at("jobs_submitted"), metrics.at("jobs_succeeded"), metrics.at("jobs_failed"),
+             metrics.at("jobs_rejected"), metrics.at("jobs_unfinished"));
+  fmt::print("wait p50 {}, p90 {}; GPU utilisation {} allocated, {} productive\n",
+             analysis::format_duration_s(metrics.at("wait_p50_s")),
+             analysis::format_duration_s(metrics.at("wait_p90_s")),
+             analysis::format_percent(metrics.at("utilization_allocated")),
+             analysis::format_percent(metrics.at("utilization_productive")));
+  print_queue_lines(metrics);
+  for (const auto& w : info_.warnings) fmt::print("warning: {}\n", w);
+}
+
+int OneRun::verdict(const std::map<std::string, double>& metrics) const {
+  if (!info_.invariant_violations.empty()) {
+    for (const auto& v : info_.invariant_violations)
+      err(fmt::format("t9ksim: invariant violated: {}\n", v));
+    return kExitError;
+  }
+  if (!opt_.check) return kExitOk;
+  if (!sc_.expect) {
+    err(fmt::format("{}: --check given but the scenario has no expect block\n", file_));
+    return kExitUsage;
+  }
+  const auto diff = checker_->check(
+      world_->outcomes(), metrics,
+      checker_->needs_objects() ? world_->objects() : std::vector<scenarios::Object>{});
+  if (!diff.empty()) {
+    err(fmt::format("check failed (replication {}): {} expectation(s) not met\n", replication_,
+                    diff.size()));
+    for (const auto& d : diff) err(fmt::format("  - {}\n", d));
+    return kExitError;
+  }
+  if (!opt_.quiet) fmt::print("check: all expectations met\n");
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_one(const std::string& text, const std::string& file, std::uint64_t replication,
+            const std::string& out_dir, const RunOneOptions& opt) {
+  return OneRun(text, file, replication, out_dir, opt).run();
+}
+
+int run_into_folder(const std::string& command, const std::string& out_dir,
+                    const std::vector<std::string>& inputs, const std::string& text,
+                    const RunOneOptions& opt, bool report,
+                    const std::function<void(const std::string& staging)>& extra) {
+  return guarded(command, [&]() -> int {
+    std::vector<fs::path> input_paths(inputs.begin(), inputs.end());
+    analysis::ResultFolder folder(out_dir, {command, analysis::kSummaryMarker, input_paths});
+    const fs::path out = folder.path();
+    analysis::write_file_atomic(out / "scenario.yaml", text);
+    // Messages name the scenario where it will be.
+    const int rc =
+        run_one(text, (fs::path(out_dir) / "scenario.yaml").string(), 0, out.string(), opt);
+    if (rc != kExitOk) return rc;
+    if (extra) extra(out.string());
+    if (report) analysis::write_report(out);
+    folder.commit();
+    return kExitOk;
+  });
+}
+
+}  // namespace t9k::runs

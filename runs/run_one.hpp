@@ -1,0 +1,48 @@
+// One replication of a scenario, given as text, simulated into a results folder: what `run` does
+// per replication and what `compare`, `sweep`, `size`, `test` and a plan's shards run per unit.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runs/plugin_args.hpp"
+
+namespace t9k::runs {
+
+struct RunOneOptions {
+  bool events = false;
+  bool objects = false;  // keep finished jobs and write objects.yaml
+  bool check = false;    // check the scenario's expect block (expect/checker.hpp)
+  bool quiet = true;
+  bool progress = false;  // progress bar over simulated time (only when stderr is a terminal)
+  std::optional<std::uint64_t> seed;
+  bool skip_bad_rows = false;
+  std::vector<PluginArg> plugins;   // --plugin: controllers and the elastic policy out of process
+  std::string* messages = nullptr;  // set: errors and failed checks go here instead of stderr
+};
+
+// Simulates `text` at `replication` into out_dir (created; an earlier run's summary, objects and
+// plugin logs removed first) and writes its outputs (docs/outputs.md). `file` names the text in
+// messages and is the folder relative paths resolve against (empty or "<...>": the current
+// folder). Returns the exit code: 0 ok, 1 a simulation error, an invariant or a failed check, 2
+// a scenario that does not load or run. Called from several threads at once.
+int run_one(const std::string& text, const std::string& file, std::uint64_t replication,
+            const std::string& out_dir, const RunOneOptions& options);
+
+// run_one as the batch runners take it (runs/batch.hpp, runs/work.hpp): options bound.
+using RunOne = std::function<int(const std::string& scenario_text, const std::string& scenario_file,
+                                 std::uint64_t replication, const std::string& out_dir)>;
+
+// A command that writes a scenario and runs it (forecast, replay-check): out_dir is made whole or
+// not at all (analysis/result_folder.hpp) with scenario.yaml, the run's outputs, what `extra`
+// writes into the staging folder, and report.html when `report`. `inputs` may not lie inside it.
+// Errors are printed as "t9ksim COMMAND: error: ..."; returns the exit code.
+int run_into_folder(const std::string& command, const std::string& out_dir,
+                    const std::vector<std::string>& inputs, const std::string& text,
+                    const RunOneOptions& options, bool report,
+                    const std::function<void(const std::string& staging)>& extra = {});
+
+}  // namespace t9k::runs
