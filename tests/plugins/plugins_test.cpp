@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "../controllers/support.hpp"
 #include "plugins/adapters.hpp"
 #include "plugins/process.hpp"
+#include "tests/controllers/support.hpp"
 
 using namespace t9k;
 using namespace t9k::controllers;

@@ -2,7 +2,7 @@
 // same values, for every reconcile the real controllers see and answer over random histories
 // (tests/controllers/random_history.hpp), for every field the world sets on pods, and for the
 // elastic policies' observations; malformed messages are refused with the field's path.
-#include "../controllers/random_history.hpp"
+#include "tests/controllers/random_history.hpp"
 
 #include "protocol/json_reader.hpp"
 #include "protocol/protocol.hpp"

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "fixtures.hpp"
-#include "scheduler/max_tree.hpp"
 #include "scheduler/cycle_state.hpp"
+#include "scheduler/max_tree.hpp"
 #include "scheduler/stages.hpp"
 
 using namespace t9k::scheduler;
