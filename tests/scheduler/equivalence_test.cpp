@@ -1,8 +1,13 @@
 // The incremental cycle (overlay with an undo log, merged free-GPU index, fast skip of pending
 // groups that cannot be placed, scratch kept between cycles) decides exactly as the cycle did
-// before it: a frozen copy of that code (reference/) runs beside it on the same snapshot through
-// long random sequences of changes, and every cycle's decisions must be identical (same
-// bindings and evictions, in the same order, with the same messages and reservations).
+// before it: the decisions of that cycle were recorded (recorded/equivalence.txt, one line per
+// cycle: bindings and evictions in order, with their messages and reservations) over long random
+// sequences of changes to a snapshot, and every cycle must decide what was recorded. A cycle
+// with scratch kept from earlier cycles must also decide as a fresh Scheduler does.
+//
+// An intended behaviour change: re-record with
+//   T9KSIM_RECORD_ORACLES=1 build/<dir>/tests/scheduler/scheduler_tests "[equivalence]"
+// and explain the recording's diff in the commit message (tests/README.md, "Recorded outputs").
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -10,10 +15,13 @@
 
 #include "fixtures.hpp"
 #include "reference/ref_scheduler.hpp"
+#include "tests/recording.hpp"
 
 using namespace t9k::scheduler;
 using namespace t9k::scheduler::testing;
 namespace model = t9k::model;
+using t9k::testing::Differences;
+using t9k::testing::Recording;
 
 namespace {
 
@@ -59,6 +67,52 @@ void check_indexes(const ClusterSnapshot& s) {
   }
 }
 
+// A cycle's decisions as one line of text, every compared field in order: the bindings, runs of
+// pods bound to the same node as "pod,pod>node" ("#slot" for a shared GPU); then the evictions,
+// runs of victims with the same reason, preemptor, message and reservations (one preemptor's
+// victims) as "| evict pod@node pod@node: reason by preemptor "message" reserving node{resources}
+// ...". "-" for a cycle that decides nothing. The runs make the recording 2.6 times smaller.
+std::string decisions_text(const Decisions& d) {
+  std::string out;
+  const auto same_target = [](const Binding& x, const Binding& y) {
+    return x.node == y.node && x.gpu_slot == y.gpu_slot;
+  };
+  for (std::size_t i = 0; i < d.bindings.size(); ++i) {
+    const Binding& b = d.bindings[i];
+    out += i == 0 ? "" : same_target(d.bindings[i - 1], b) ? "," : " ";
+    out += b.pod;
+    if (i + 1 < d.bindings.size() && same_target(d.bindings[i + 1], b)) continue;
+    out += ">" + b.node + (b.gpu_slot >= 0 ? "#" + std::to_string(b.gpu_slot) : "");
+  }
+  const auto same_cause = [](const Eviction& x, const Eviction& y) {
+    return x.reason == y.reason && x.message == y.message && x.preemptor == y.preemptor &&
+           x.reservations == y.reservations;
+  };
+  for (std::size_t i = 0; i < d.evictions.size(); ++i) {
+    const Eviction& e = d.evictions[i];
+    out += i > 0 && same_cause(d.evictions[i - 1], e) ? " "
+           : out.empty()                              ? "| evict "
+                                                      : " | evict ";
+    out += e.pod + "@" + (e.node.empty() ? "-" : e.node);
+    if (i + 1 < d.evictions.size() && same_cause(d.evictions[i + 1], e)) continue;
+    out += ": " + std::string(model::to_string(e.reason)) + " by " +
+           (e.preemptor.empty() ? "-" : e.preemptor) + " \"";
+    for (const char c : e.message) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += "\" reserving";
+    if (e.reservations.empty()) out += " -";
+    for (const auto& r : e.reservations) {
+      out += " " + r.node + "{";
+      for (const auto& [name, q] : r.resources)
+        out += (out.back() == '{' ? "" : ",") + name + "=" + q.to_string();
+      out += "}";
+    }
+  }
+  return out.empty() ? "-" : out;
+}
+
 struct Case {
   SchedulerOptions options;
   int nodes;
@@ -66,8 +120,12 @@ struct Case {
 };
 
 // One random history: the world changes a little (or a lot) between cycles, as sim/ does.
-std::pair<std::size_t, std::size_t> run_history(std::uint64_t seed, const Case& c) {
-  Rand r{seed};
+std::pair<std::size_t, std::size_t> run_history(std::size_t variant, std::uint64_t seed,
+                                                const Case& c, Recording& recording,
+                                                Differences& differences) {
+  Rand r{seed * 1000003 + variant};
+  const std::string history = "v" + std::to_string(variant) + " s" + std::to_string(seed) + " r";
+  bool differs = false;  // compare each history up to its first difference
   TestWorld w;
   Scheduler fast(c.options);
   reference::ReferenceScheduler ref(c.options);
@@ -96,7 +154,7 @@ std::pair<std::size_t, std::size_t> run_history(std::uint64_t seed, const Case& 
   int next = 0;
   std::int64_t now = 1000;
   for (int round = 0; round < c.rounds; ++round) {
-    INFO("seed " << seed << " round " << round);
+    INFO("variant " << variant << " seed " << seed << " round " << round);
     now += r.uniform(0, 5);
     // Arrivals: gangs, bare pods, default-scheduler pods, pods with a nodeSelector.
     for (int a = r.uniform(0, 5); a > 0; --a) {
@@ -196,6 +254,18 @@ std::pair<std::size_t, std::size_t> run_history(std::uint64_t seed, const Case& 
     const Decisions e = ref.schedule(w.snap, sec(now));
     REQUIRE(d.bindings == e.bindings);
     REQUIRE(d.evictions == e.evictions);
+    // Recorded from the reference implementation while it is still here.
+    const std::string key = history + std::to_string(round);
+    const std::string text = decisions_text(recording.recording() ? e : d);
+    if (recording.recording()) {
+      recording.add(key, text);
+    } else if (const std::string* want = recording.find(key);
+               !differs && (!want || *want != text)) {
+      differs = true;
+      differences.add("variant " + std::to_string(variant) + " seed " + std::to_string(seed) +
+                          " round " + std::to_string(round),
+                      "decided now\n  " + text + "\nrecorded\n  " + (want ? *want : "(nothing)"));
+    }
     if (round % 7 == 0) {  // scratch kept between cycles never changes a decision
       Scheduler fresh(c.options);
       const Decisions f = fresh.schedule(w.snap, sec(now));
@@ -240,15 +310,28 @@ TEST_CASE("equivalence: the incremental cycle decides exactly as the full-reset 
     if (variant == 7) c.options.max_feasible_nodes = 0;
     cases.push_back(c);
   }
-  std::size_t bindings = 0, evictions = 0;
+  Recording recording(T9KSIM_SOURCE_DIR "/tests/scheduler/recorded/equivalence.txt",
+                      "Recorded outputs of tests/scheduler/equivalence_test.cpp: per cycle\n"
+                      "(variant, seed, round), its bindings (pod>node) and evictions.\n"
+                      "Re-record with T9KSIM_RECORD_ORACLES=1 (tests/README.md); review the diff.");
+  if (!recording.recording() && !recording.loaded()) FAIL(recording.unreadable());
+  Differences differences;
+  std::size_t bindings = 0, evictions = 0, cycles = 0;
   for (std::size_t v = 0; v < cases.size(); ++v)
     for (std::uint64_t seed = 1; seed <= 6; ++seed) {
-      INFO("variant " << v);
-      const auto [b, e] = run_history(seed * 1000003 + v, cases[v]);
+      const auto [b, e] = run_history(v, seed, cases[v], recording, differences);
       bindings += b;
       evictions += e;
+      cycles += static_cast<std::size_t>(cases[v].rounds);
     }
   // The histories place and preempt, or the comparison would be vacuous.
   CHECK(bindings > 1000);
   CHECK(evictions > 50);
+  if (recording.recording()) {
+    REQUIRE(recording.write());
+    WARN("recorded " << recording.size() << " cycles to " << recording.path());
+    return;
+  }
+  CHECK(recording.size() == cycles);  // none left unchecked
+  if (!differences.empty()) FAIL_CHECK(differences.report(recording));
 }
