@@ -1,5 +1,6 @@
 // Output analysis over replications (faults-and-validation §2.4): means, Student-t confidence
-// intervals, paired differences under common random numbers, MSER-5 warm-up truncation and Jain's
+// intervals, paired differences under common random numbers with their p-values and Holm's
+// correction for a family of them (the report's tables), MSER-5 warm-up truncation and Jain's
 // fairness index. Pure functions over doubles; no simulation types.
 #pragma once
 

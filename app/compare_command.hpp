@@ -1,8 +1,8 @@
 // `t9ksim compare BASE --variant NAME=OVERLAY ...`: runs the base scenario and each variant (the
-// base with an overlay merged onto it, scenarios/overlay.hpp) for R replications on common random
-// numbers (replication i of every variant has the same seed and replication number), then writes
-// OUT/<variant>/rep-<i>/ per run, OUT/<variant>/summary.json, the comparison OUT/summary.json and
-// OUT/report.html (docs/reports.md).
+// base with an overlay merged onto it, scenarios/format/overlay.hpp) for R replications on common
+// random numbers (replication i of every variant has the same seed and replication number), then
+// writes OUT/<variant>/rep-<i>/ per run, OUT/<variant>/summary.json, the comparison
+// OUT/summary.json and OUT/report.html (docs/reports.md).
 #pragma once
 
 #include <cstdint>
@@ -29,12 +29,12 @@ struct CompareArgs {
   unsigned threads = 0;           // 0: one per hardware thread
   bool quiet = false;
   std::int64_t max_jobs = scenarios::kDefaultMaxJobs;  // --max-jobs (docs/reliability.md)
-  runs::RunOne run_one;                                // the lead wires this to the real run
-  // What the world refuses of the base and each variant, checked before anything runs; the lead
-  // wires it to runs::settings_problems (app/load_checked.hpp).
+  runs::RunOne run_one;  // add_compare_command wires this to the real run (plugins bound)
+  // What the world refuses of the base and each variant, checked before anything runs;
+  // add_compare_command wires it to runs::settings_problems (runs/loading.hpp).
   runs::SettingsCheck check_settings;
   // `t9ksim plan compare`: set, it is given the work and writes the plan instead of running it
-  // (app/plan.hpp); its result is the exit code.
+  // (runs/plan.hpp); its result is the exit code.
   std::function<int(const runs::Work&)> plan;
 };
 

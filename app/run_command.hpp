@@ -35,7 +35,7 @@ struct RunArgs {
   std::vector<runs::PluginArg> plugins;  // --plugin, replacing the scenario's
   std::vector<std::string> sets;  // --set PATH=VALUE, in order (scenarios/format/overlay.hpp)
   const runs::PlanRequest* plan =
-      nullptr;  // `t9ksim plan run`: write the plan, run nothing (app/plan.hpp)
+      nullptr;  // `t9ksim plan run`: write the plan, run nothing (runs/plan.hpp)
 };
 
 // Returns the process exit code: 0 ok, 1 simulation error / invariant / failed check, 2 bad input.

@@ -1,6 +1,7 @@
 // Internal: the reconcile logic shared by the three kinds. Each controller turns its job into a
-// JobView (replica types with their desired counts and policies, run policy, run mode) and the
-// engine does the rest; the kind-specific decision (rules vs master) is chosen by JobView::kind.
+// JobView (replica types with their desired counts and policies, run policy, run mode) and
+// reconcile_job (reconcile.cpp, its stages' helpers in detail/slots.hpp) does the rest; the
+// kind-specific decision (rules vs master) is chosen by JobView::kind.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +50,7 @@ struct JobView {
 ReconcileResult reconcile_job(const JobView& view, const ReconcileInput& input);
 
 // §11 Q8: split `total` across weights by largest remainder (ties to the earlier entry).
+// In kinds.cpp, beside the views that use it.
 std::vector<std::int32_t> split_by_weight(std::int32_t total,
                                           const std::vector<std::int32_t>& weights);
 

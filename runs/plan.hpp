@@ -1,9 +1,8 @@
 // Sweeps that outgrow one machine (docs/scale-out.md).
 //
-//   t9ksim plan {run|compare|sweep} ARGS... --out PLAN   the command's work (app/work.hpp) as a
-//   plan t9ksim shard PLAN --index I --count N --out PART     runs the units whose index is I mod N
-//   t9ksim merge PLAN PART... --out RESULT               the command's results folder,
-//   byte-identical
+//   t9ksim plan {run|compare|sweep} ARGS... --out PLAN   the command's work (work.hpp), planned
+//   t9ksim shard PLAN --index I --count N --out PART     runs the units whose index is I mod N
+//   t9ksim merge PLAN PART... --out RESULT               the command's folder, byte-identical
 //
 // A plan folder holds plan.json (every unit with a stable index: its scenario text, replication
 // and folder; how the command finishes), texts/<i>.yaml (each distinct scenario text), files/ (what

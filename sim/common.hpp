@@ -1,5 +1,6 @@
-// What every component of the world uses: invariant violations, GPU amounts of a request, pod
-// state predicates, duration draws and the payload table of pending events.
+// What every component of the world uses: invariant violations, pod state predicates, a job's
+// status counters and the payload table of pending events. (GPU amounts are the model's,
+// model/accelerators.hpp; duration draws the scenario's, scenarios::DurationDistribution::draw.)
 #pragma once
 
 #include <algorithm>

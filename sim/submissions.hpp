@@ -1,8 +1,8 @@
 // Submissions: the scenario's jobs enter the cluster as simulated time reaches their submit
-// time. Explicit jobs are known from the start; generators and trace cursors (sim/workload.hpp,
-// sim/traces.hpp) are pulled lazily, one job ahead each. Same-instant submissions go in job-key
-// order, so the order never depends on how the jobs were listed. A submitted job is stored,
-// given its controller and training, admitted by its queue (or rejected) and reconciled.
+// time. Explicit jobs are known from the start; generators and trace cursors (the workload's
+// sources, workload/sources.hpp) are pulled lazily, one job ahead each. Same-instant submissions
+// go in job-key order, so the order never depends on how the jobs were listed. A submitted job is
+// stored, given its controller and training, admitted by its queue (or rejected) and reconciled.
 //
 // The initial state's jobs (spec.initialState) go first at time zero; the running ones with their
 // recorded placement, handed to the scheduling driver.
@@ -72,7 +72,7 @@ class Submissions final : public kernel::EventHandler {
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
   std::vector<std::unique_ptr<workload::SubmissionSource>> sources_;
   std::vector<std::optional<scenarios::JobSubmission>> next_;  // each source's job ahead
-  std::vector<workload::InitialSubmission> initial_;  // spec.initialState (sim/initial_state.hpp)
+  std::vector<workload::InitialSubmission> initial_;           // spec.initialState's jobs
 };
 
 }  // namespace t9k::sim

@@ -1,4 +1,4 @@
-// `t9ksim fit` (docs/forecast.md "Fitting arrivals"): a generator fitted to a cluster export's
+// `t9ksim fit` (docs/forecast.md "`t9ksim fit`"): a generator fitted to a cluster export's
 // history, for the new jobs of a forecast. Arrivals: a Poisson profile whose rate is the
 // export's jobs per hour, with an hour-of-day multiplier per UTC hour (and a day-of-week one when
 // the history covers two weeks) and weekOffset set so time zero falls at the export's time of

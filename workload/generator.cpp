@@ -25,7 +25,7 @@ namespace {
 
 constexpr std::int64_t kUsPerHour = 3'600'000'000;
 constexpr std::int64_t kUsPerDay = 24 * kUsPerHour;
-// Integer ranges (scenarios/scenario.cpp checks choices against the same bounds).
+// Integer ranges (scenarios/format/decode_generators.cpp checks choices against the same bounds).
 constexpr std::int64_t kMaxReplicas = 10000;
 constexpr std::int64_t kMaxGpus = model::kMaxGpusPerObject;
 constexpr std::int64_t kMaxLimit = 1000000;

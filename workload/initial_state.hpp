@@ -1,6 +1,7 @@
 // The cluster's state at time zero (spec.initialState, docs/forecast.md), as the submissions
 // room submits it: the export's running jobs first, each with the nodes its pods ran on, then
-// its waiting jobs, each in creation order. Part of the submissions room (sim/submissions.hpp).
+// its waiting jobs, each in creation order. The world's submissions room (sim/submissions.hpp)
+// submits them.
 #pragma once
 
 #include <cstdint>

@@ -16,7 +16,8 @@
 namespace t9k::workload {
 
 // Anything that yields job submissions in non-decreasing submit time, pulled by the world as
-// simulated time reaches them: generators here, trace readers elsewhere.
+// simulated time reaches them: generator cursors (generator.hpp) and trace cursors
+// (trace_cursor.hpp).
 class SubmissionSource {
  public:
   virtual ~SubmissionSource() = default;

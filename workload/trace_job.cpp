@@ -1,4 +1,4 @@
-// The job a trace record becomes (docs/traces.md "How a record becomes a job").
+// The job a trace record becomes (docs/traces.md "Mapping rules").
 #include <algorithm>
 #include <optional>
 #include <string>

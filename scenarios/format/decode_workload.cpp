@@ -29,7 +29,7 @@ void ScenarioDecoder::workload(const Val& v, Scenario& sc) {
     generator(item, sc, generator_names, prefixes);
   std::set<std::string> trace_names;
   for (const Val& item : read_list(r_, w.get("traces"))) trace(item, sc, trace_names);
-  // One clock for every trace entry (docs/traces.md "Several files"): trace time 0 is the
+  // One clock for every trace entry (docs/traces.md "Trace time"): trace time 0 is the
   // earliest submission over all entries, unless an entry sets its own epoch.
   std::optional<std::int64_t> earliest;
   for (const auto& e : sc.workload.traces) {

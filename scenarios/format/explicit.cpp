@@ -118,7 +118,7 @@ ordered_json behaviour_json(const JobBehaviour& b) {
 }
 
 // Emits a tree keeping each scalar's quoting (the reader treats a quoted "8" as a string and a
-// plain 8 as a number; scenarios/overlay.cpp does the same). `flow` writes a collection on one
+// plain 8 as a number; overlay.cpp does the same). `flow` writes a collection on one
 // line.
 void emit(YAML::Emitter& out, const YAML::Node& n, bool flow) {
   switch (n.Type()) {

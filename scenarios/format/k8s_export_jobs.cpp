@@ -21,7 +21,7 @@ namespace detail {
 
 namespace {
 
-// The latest time an export records (docs/forecast.md "The export's time"): any object's
+// The latest time an export records (docs/forecast.md "Time zero"): any object's
 // creationTimestamp, condition transition or heartbeat, start, finish or completion, or write
 // of a field manager (managedFields[].time).
 void latest_time(const YAML::Node& n, std::int64_t& latest, int depth = 0) {

@@ -272,7 +272,7 @@ struct GeneratorEntry {
 
 enum class TraceFormat { Philly, AlibabaOpenB, Csv, K8sExport };
 
-struct TraceData;  // scenarios/traces.hpp
+struct TraceData;  // scenarios/format/traces.hpp
 
 // Jobs replayed from a cluster trace (docs/traces.md).
 struct TraceEntry {
@@ -314,7 +314,7 @@ struct RemainingModel {
   bool active_deadline = false;
 };
 
-struct InitialStateData;  // scenarios/traces.hpp
+struct InitialStateData;  // scenarios/format/traces.hpp
 
 // spec.initialState: the simulation starts at the export's time with its running jobs placed on
 // their recorded nodes and its waiting jobs queued in their creation order.
