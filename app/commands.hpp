@@ -42,6 +42,7 @@ void add_selfcheck_command(Commands& c);
 void add_validate_command(Commands& c);
 void add_run_command(Commands& c);
 void add_report_command(Commands& c);
+void add_diff_command(Commands& c);
 void add_compare_command(Commands& c);
 void add_sweep_command(Commands& c);
 void add_size_command(Commands& c);

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   t9k::app::add_validate_command(commands);
   t9k::app::add_run_command(commands);
   t9k::app::add_report_command(commands);
+  t9k::app::add_diff_command(commands);
   t9k::app::add_compare_command(commands);
   t9k::app::add_sweep_command(commands);
   t9k::app::add_size_command(commands);
