@@ -201,6 +201,17 @@ std::string summary_json(const Recorder& r, const RunInfo& info) {
   j["invariants"] = {{"ok", info.invariant_violations.empty()},
                      {"violations", info.invariant_violations}};
   if (!info.warnings.empty()) j["warnings"] = info.warnings;
+  for (const auto& p : info.plugins) {
+    j["plugins"][p.name] = {
+        {"role", p.role},
+        {"protocolVersion", p.protocol_version},
+        {"calls", p.calls},
+        {p.role == "controller" ? "reconciles" : "decisions", p.items},
+        {"bytesSent", p.bytes_sent},
+        {"bytesReceived", p.bytes_received},
+        // Wall time: the only value two runs of one plugin do not share (t9ksim diff leaves it).
+        {"timing", {{"waitSeconds", p.wait_s}}}};
+  }
   return j.dump(2) + "\n";
 }
 

@@ -47,6 +47,17 @@ void write_file_atomic(const std::filesystem::path& path,
 // The whole file; throws std::runtime_error("cannot read PATH") when it cannot be opened.
 std::string read_text_file(const std::filesystem::path& path);
 
+// What crossed to and from one plugin process (docs/plugins.md): summary.json "plugins".
+struct PluginUse {
+  std::string name;
+  std::string role;  // "controller" | "elasticPolicy"
+  std::string protocol_version;
+  std::uint64_t calls = 0;
+  std::uint64_t items = 0;  // reconciles (controllers) or decisions (policies) answered
+  std::uint64_t bytes_sent = 0, bytes_received = 0;
+  double wait_s = 0;  // wall time waiting for answers: the one figure that differs run to run
+};
+
 struct RunInfo {
   std::string version;
   std::string scenario_name;
@@ -60,6 +71,7 @@ struct RunInfo {
   // What makes this run's figures misleading on their own (summary.json "warnings", written only
   // when there are any): e.g. a fault profile under which no fault happened.
   std::vector<std::string> warnings;
+  std::vector<PluginUse> plugins;  // summary.json "plugins", written only when there are any
 };
 
 std::string jobs_csv(const Recorder& r);

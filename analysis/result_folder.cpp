@@ -230,6 +230,12 @@ ResultFolder::~ResultFolder() {
   if (lock_fd_ >= 0) ::close(lock_fd_);
 }
 
+void ResultFolder::commit_listing(const std::string& command) {
+  options_.marker = kFilesMarker;
+  options_.command = command;
+  commit();
+}
+
 void ResultFolder::commit() {
   if (committed_) return;
   const auto files = list_files(staging_, options_.marker);

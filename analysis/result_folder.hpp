@@ -68,6 +68,9 @@ class ResultFolder {
   const std::filesystem::path& target() const { return target_; }
   // Lists every file in the marker and replaces the target with the staging folder.
   void commit();
+  // The same for a command that failed but has files to keep (a plugin's logs): listed in
+  // kFilesMarker, with `command` saying what the folder holds.
+  void commit_listing(const std::string& command);
 
  private:
   std::filesystem::path target_;

@@ -25,6 +25,14 @@ std::string format_duration_s(double s) {
   return three_digits(s / 86400) + " d";
 }
 
+std::string format_bytes(double b) {
+  if (!std::isfinite(b)) return "–";
+  if (std::fabs(b) < 1000) return fmt::format("{} B", static_cast<std::int64_t>(b));
+  if (std::fabs(b) < 1e6) return three_digits(b / 1e3) + " kB";
+  if (std::fabs(b) < 1e9) return three_digits(b / 1e6) + " MB";
+  return three_digits(b / 1e9) + " GB";
+}
+
 std::string format_count(double v) {
   if (!std::isfinite(v)) return "–";
   if (v != std::floor(v) || std::fabs(v) >= 9e15) return fmt::format("{:.3g}", v);

@@ -136,8 +136,17 @@ int compare_command(const CompareArgs& args) {
     const auto overlay = read_file(overlay_file);
     if (!overlay) return kExitUsage;
     std::vector<scenarios::Diagnostic> errors;
+    // The overlay's plugin commands run in the overlay's folder (given relative to the base's).
+    std::string plugins_dir;
+    {
+      std::error_code ec;
+      const auto from = std::filesystem::absolute(args.base, ec).parent_path();
+      const auto to = std::filesystem::absolute(overlay_file, ec).parent_path();
+      const auto rel = to.lexically_normal().lexically_relative(from.lexically_normal());
+      if (!rel.empty() && rel != ".") plugins_dir = rel.generic_string();
+    }
     const std::string merged_text =
-        scenarios::merge_overlay(*file_text, *overlay, overlay_file, errors);
+        scenarios::merge_overlay(*file_text, *overlay, overlay_file, errors, plugins_dir);
     if (!errors.empty()) {
       print_diagnostics(errors);
       return kExitUsage;
@@ -232,11 +241,14 @@ void add_compare_command(Commands& c) {
       }
       args->variants.push_back(*parsed);
     }
-    if (!plugins->runner("compare", args->run_one)) return runs::kExitUsage;
+    std::vector<std::string> names{"base"};
+    for (const auto& v : args->variants) names.push_back(v.first);
+    if (!plugins->runner("compare", args->run_one, names)) return runs::kExitUsage;
     args->check_settings = runs::settings_problems;
     if (auto& plan = c.plan_request()) {
       plan->dir = args->out_dir;
       plan->plugin_specs = plugins->specs;
+      plan->reference_specs = plugins->references;
       plan->plugin_timeout = plugins->timeout;
       args->plan = [&plan, args](const runs::Work& w) {
         return runs::write_plan(w, runs::RunOneOptions{}, *plan, args->quiet);

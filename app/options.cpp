@@ -1,5 +1,6 @@
 #include "app/options.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <limits>
@@ -21,22 +22,29 @@ void PluginOptions::add_to(CLI::App* cmd) {
       "(docs/plugins.md); repeatable");
   cmd->add_option("--plugin-timeout", timeout, "How long a plugin may take to answer one request")
       ->capture_default_str();
+  cmd->add_option("--reference", references,
+                  "builtin | KIND=builtin | KIND=COMMAND: answer every request to a plugin with "
+                  "this reference too, and stop at the first answer that differs "
+                  "(docs/plugins.md); repeatable");
 }
 
-bool PluginOptions::runner(const char* command, runs::RunOne& out) const {
+bool PluginOptions::runner(const char* command, runs::RunOne& out,
+                           const std::vector<std::string>& variants) const {
   runs::RunOneOptions each;
-  if (const auto err = parse(each.plugins); !err.empty()) {
+  if (const auto err = parse(each, variants); !err.empty()) {
     fmt::print(stderr, "t9ksim {}: {}\n", command, err);
     return false;
   }
   out = [each](const std::string& text, const std::string& file, std::uint64_t replication,
-               const std::string& out_dir) {
-    return runs::run_one(text, file, replication, out_dir, each);
+               const std::string& out_dir, const std::string& unit) {
+    return runs::run_one(text, file, replication, out_dir, each.for_unit(unit));
   };
   return true;
 }
 
-std::string PluginOptions::parse(std::vector<runs::PluginArg>& out) const {
+std::string PluginOptions::parse(runs::RunOneOptions& opt,
+                                 const std::vector<std::string>& variants) const {
+  auto& out = opt.plugins;
   kernel::SimDuration t{};
   try {
     t = kernel::parse_duration(timeout);
@@ -47,7 +55,29 @@ std::string PluginOptions::parse(std::vector<runs::PluginArg>& out) const {
   for (const auto& s : specs) {
     runs::PluginArg a;
     if (auto err = runs::parse_plugin_arg(s, t, a)) return *err;
+    if (variants.empty() && !a.variants.empty())
+      return fmt::format("--plugin {}: a variant before ':' is for compare only", s);
+    if (!variants.empty() && a.variants.empty()) {
+      std::string names;
+      for (const auto& v : variants) names += (names.empty() ? "" : ", ") + v;
+      return fmt::format(
+          "--plugin {}: say which variants it runs in ({}): --plugin VARIANT[,VARIANT...]:{} "
+          "(a plugin in every variant would change nothing between them)",
+          s, names, s);
+    }
+    for (const auto& v : a.variants) {
+      if (std::find(variants.begin(), variants.end(), v) == variants.end()) {
+        std::string names;
+        for (const auto& x : variants) names += (names.empty() ? "" : ", ") + x;
+        return fmt::format("--plugin {}: no variant named \"{}\"; allowed: {}", s, v, names);
+      }
+    }
     out.push_back(std::move(a));
+  }
+  for (const auto& s : references) {
+    runs::ReferenceArg r;
+    if (auto err = runs::parse_reference_arg(s, t, r)) return *err;
+    opt.references.push_back(std::move(r));
   }
   return "";
 }

@@ -16,13 +16,17 @@ namespace t9k::app {
 // --plugin KIND=COMMAND (repeatable) and --plugin-timeout on run, compare, sweep and size.
 struct PluginOptions {
   std::vector<std::string> specs;
+  std::vector<std::string> references;  // --reference (differential testing)
   std::string timeout = "10s";
   void add_to(CLI::App* cmd);
   // The runner of a batch command (compare, sweep, size): run_one with these plugins. False, after
-  // printing why, when the options are bad.
-  bool runner(const char* command, runs::RunOne& out) const;
-  // Empty on success, else the message.
-  std::string parse(std::vector<runs::PluginArg>& out) const;
+  // printing why, when the options are bad. `variants`: compare's variants ("base" first), one
+  // of which every --plugin must name (a plugin replacing code in all of them would compare
+  // nothing); empty for the other commands, which refuse a variant prefix.
+  bool runner(const char* command, runs::RunOne& out,
+              const std::vector<std::string>& variants = {}) const;
+  // Fills out's plugins and references; empty on success, else the message.
+  std::string parse(runs::RunOneOptions& out, const std::vector<std::string>& variants = {}) const;
 };
 
 // --set PATH=VALUE (repeatable) on run, compare, sweep and size.

@@ -26,11 +26,17 @@ void add_plugin_command(Commands& c) {
   serve->add_option(
       "--policy", *serve_policy,
       "elastic-policy: fixed | greedy | checkpoint-aligned | goodput (default: the scenario's)");
-  c.on(plugin, [serve_role, serve_policy] {
+  auto serve_protocol = std::make_shared<int>(2);
+  serve
+      ->add_option("--protocol", *serve_protocol,
+                   "The newest protocol version to speak: 2 (when the simulator offers it) or 1 "
+                   "(docs/protocol-v2.md)")
+      ->check(CLI::IsMember({1, 2}));
+  c.on(plugin, [serve_role, serve_policy, serve_protocol] {
     return plugins::serve(
         stdin, stdout,
         *serve_role == "controller" ? protocol::Role::Controller : protocol::Role::ElasticPolicy,
-        *serve_policy);
+        *serve_policy, *serve_protocol);
   });
 }
 

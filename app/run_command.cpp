@@ -124,7 +124,8 @@ int run_command(const RunArgs& args) {
   opt.quiet = args.quiet || reps > 1;
   opt.progress = !args.quiet && reps == 1;
   const RunOne runner = [opt](const std::string& t, const std::string& f, std::uint64_t r,
-                              const std::string& dir) { return run_one(t, f, r, dir, opt); };
+                              const std::string& dir,
+                              const std::string&) { return run_one(t, f, r, dir, opt); };
   const std::string shown = std::filesystem::absolute(args.out_dir).lexically_normal().string();
   const auto finished = execute_work(w, args.out_dir, runner, args.threads, args.quiet);
   if (!args.quiet) print_finished(w, finished, shown);
@@ -139,6 +140,7 @@ RunOneOptions run_one_options(const RunArgs& args) {
   opt.seed = args.seed;
   opt.skip_bad_rows = args.skip_bad_rows;
   opt.plugins = args.plugins;
+  opt.references = args.references;
   return opt;
 }
 
@@ -178,13 +180,17 @@ void add_run_command(Commands& c) {
   add_set_option(run, args->sets);
   plugins->add_to(run);
   c.on(run, [&c, args, plugins] {
-    if (const auto err = plugins->parse(args->plugins); !err.empty()) {
+    runs::RunOneOptions parsed;
+    if (const auto err = plugins->parse(parsed); !err.empty()) {
       fmt::print(stderr, "t9ksim run: {}\n", err);
       return runs::kExitUsage;
     }
+    args->plugins = std::move(parsed.plugins);
+    args->references = std::move(parsed.references);
     if (auto& plan = c.plan_request()) {
       plan->dir = args->out_dir;
       plan->plugin_specs = plugins->specs;
+      plan->reference_specs = plugins->references;
       plan->plugin_timeout = plugins->timeout;
       args->plan = &*plan;
     }

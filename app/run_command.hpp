@@ -32,7 +32,8 @@ struct RunArgs {
   std::int64_t max_jobs = scenarios::kDefaultMaxJobs;  // --max-jobs (docs/reliability.md)
   bool skip_bad_rows =
       false;  // malformed trace rows are skipped (counted) instead of refusing to start
-  std::vector<runs::PluginArg> plugins;  // --plugin, replacing the scenario's
+  std::vector<runs::PluginArg> plugins;        // --plugin, replacing the scenario's
+  std::vector<runs::ReferenceArg> references;  // --reference (differential testing)
   std::vector<std::string> sets;  // --set PATH=VALUE, in order (scenarios/format/overlay.hpp)
   const runs::PlanRequest* plan =
       nullptr;  // `t9ksim plan run`: write the plan, run nothing (runs/plan.hpp)

@@ -210,6 +210,7 @@ void add_sweep_command(Commands& c) {
     if (auto& plan = c.plan_request()) {
       plan->dir = args->out_dir;
       plan->plugin_specs = plugins->specs;
+      plan->reference_specs = plugins->references;
       plan->plugin_timeout = plugins->timeout;
       args->plan = [&plan, args](const runs::Work& w) {
         return runs::write_plan(w, runs::RunOneOptions{}, *plan, args->quiet);

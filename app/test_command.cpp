@@ -131,6 +131,31 @@ bool write_junit(const fs::path& file, const std::vector<Case>& cases, double to
   }
 }
 
+// The end of each plugin log of a failed run (the folder is temporary without --out): what the
+// plugin said last is usually why.
+std::string plugin_logs(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir / "plugins", ec)) return "";
+  std::vector<fs::path> logs;
+  for (const auto& e : fs::directory_iterator(dir / "plugins", ec)) logs.push_back(e.path());
+  std::sort(logs.begin(), logs.end());
+  std::string out;
+  for (const auto& log : logs) {
+    const std::string text = read_text(log);
+    if (text.empty()) continue;
+    std::vector<std::string_view> lines;
+    for (std::size_t at = 0; at < text.size();) {
+      const auto nl = std::min(text.find('\n', at), text.size());
+      lines.push_back(std::string_view(text).substr(at, nl - at));
+      at = nl + 1;
+    }
+    const std::size_t from = lines.size() > 20 ? lines.size() - 20 : 0;
+    out += fmt::format("the end of {}:\n", log.filename().string());
+    for (std::size_t i = from; i < lines.size(); ++i) out += fmt::format("  {}\n", lines[i]);
+  }
+  return out;
+}
+
 // Results folder names: the path below the argument it was found in, '/' -> '__', no extension.
 std::string case_name(const fs::path& file, const fs::path& root) {
   fs::path rel = root.empty() ? file.filename() : file.lexically_relative(root);
@@ -195,7 +220,8 @@ std::optional<std::vector<Case>> find_cases(const TestArgs& args) {
 }
 
 // Runs one case into out/<name> (out/<name>/rep-<r> with replications): its result and messages.
-void run_case(const Case& c, const fs::path& out, Case::Result& result, std::string& messages) {
+void run_case(const TestArgs& args, const Case& c, const fs::path& out, Case::Result& result,
+              std::string& messages) {
   result = Case::Result::Passed;
   std::vector<scenarios::Diagnostic> read_errors;
   const std::string text = read_text(c.file, &read_errors);
@@ -210,21 +236,25 @@ void run_case(const Case& c, const fs::path& out, Case::Result& result, std::str
   } else if (!loaded.ok()) {
     for (const auto& d : loaded.diagnostics) messages += scenarios::format_diagnostic(d) + "\n";
     result = Case::Result::Failed;
-  } else if (!loaded.scenario->expect) {
+  } else if (!loaded.scenario->expect && args.references.empty()) {
     result = c.explicit_file ? Case::Result::Failed : Case::Result::Skipped;
     if (c.explicit_file)
       messages = fmt::format("{}: the scenario has no expect block\n", c.file.string());
   } else {
     RunOneOptions opt;
-    opt.check = true;
+    opt.check = loaded.scenario->expect.has_value();
     opt.quiet = true;
     opt.messages = &messages;
+    opt.plugins = args.plugins;
+    opt.references = args.references;
     const int reps = std::max(1, loaded.scenario->replications);
     for (int r = 0; r < reps; ++r) {
       const fs::path dir = reps == 1 ? out / c.name : out / c.name / fmt::format("rep-{}", r);
       if (run_one(text, c.file.string(), static_cast<std::uint64_t>(r), dir.string(), opt) !=
           kExitOk) {
         result = Case::Result::Failed;
+        messages += plugin_logs(dir);
+        break;  // the first failing replication says it; the others would repeat it
       }
     }
   }
@@ -257,7 +287,7 @@ int test_command(const TestArgs& args) {
       const auto start = std::chrono::steady_clock::now();
       std::string messages;
       Case::Result result = Case::Result::Passed;
-      run_case(c, out, result, messages);
+      run_case(args, c, out, result, messages);
       const double secs =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       {
@@ -341,7 +371,18 @@ void add_test_command(Commands& c) {
       ->capture_default_str()
       ->transform(threads_number());
   test->add_flag("-v,--verbose", args->verbose, "Also print the passing cases' warnings");
-  c.on(test, [args] { return test_command(*args); });
+  auto plugins = std::make_shared<PluginOptions>();
+  plugins->add_to(test);
+  c.on(test, [args, plugins] {
+    runs::RunOneOptions parsed;
+    if (const auto err = plugins->parse(parsed); !err.empty()) {
+      fmt::print(stderr, "t9ksim test: {}\n", err);
+      return runs::kExitUsage;
+    }
+    args->plugins = std::move(parsed.plugins);
+    args->references = std::move(parsed.references);
+    return test_command(*args);
+  });
 }
 
 }  // namespace t9k::app

@@ -138,7 +138,9 @@ void BM_ReconcileOverProtocol(benchmark::State& state) {
   const ReconcileFixture f;
   plugins::ProcessSpec spec;
   spec.name = "bench";
-  spec.command = {T9KSIM_BIN, "plugin", "serve", "controller"};
+  // Arg 1: the protocol version the server speaks.
+  spec.command = {T9KSIM_BIN,   "plugin",     "serve",
+                  "controller", "--protocol", std::to_string(state.range(1))};
   spec.timeout = std::chrono::seconds(60);
   // As the world runs plugins: pinned to one CPU (plugins/process.hpp); arg 1 leaves it unpinned.
   std::optional<plugins::ScopedCpuPin> pin;
@@ -146,10 +148,14 @@ void BM_ReconcileOverProtocol(benchmark::State& state) {
   auto client = std::make_shared<plugins::Client>(spec, protocol::Role::Controller,
                                                   std::vector<std::string>{"GenericJob"}, "bench",
                                                   f.options, protocol::PolicySettings{});
-  const plugins::PluginController controller(client, model::JobKind::GenericJob);
+  const plugins::PluginController controller(
+      std::make_shared<plugins::ControllerSession>(
+          client, std::vector<model::JobKind>{model::JobKind::GenericJob}),
+      model::JobKind::GenericJob);
   int i = 0;
   for (auto _ : state) benchmark::DoNotOptimize(controller.reconcile(f.input(i++)));
-  state.SetLabel(state.range(0) == 0 ? "pinned to one CPU" : "not pinned");
+  state.SetLabel(fmt::format(
+      "{}, protocol {}", state.range(0) == 0 ? "pinned to one CPU" : "not pinned", state.range(1)));
   client->shutdown();
 }
 
@@ -157,6 +163,10 @@ void BM_ReconcileOverProtocol(benchmark::State& state) {
 
 BENCHMARK(BM_DefaultScenario)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_ReconcileInProcess)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_ReconcileOverProtocol)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ReconcileOverProtocol)
+    ->Args({0, 1})
+    ->Args({0, 2})
+    ->Args({1, 2})
+    ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

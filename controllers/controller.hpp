@@ -175,6 +175,17 @@ class Controller {
   virtual std::string_view kind() const = 0;
   // Throws std::invalid_argument if input.job is not of this controller's kind.
   virtual ReconcileResult reconcile(const ReconcileInput& input) const = 0;
+
+  // Hints from the world, for controllers in another process (docs/protocol-v2.md); the built-in
+  // ones ignore them. `prepares()`: the world tells this controller, at the first reconcile of
+  // an instant, every reconcile due at that instant (all kinds, in the order they will be made;
+  // the inputs are valid during the call only). reconcile() is then still called for each, with
+  // the input as it is then, and must answer for that input; the first is reconciled right after
+  // this call, with this very input.
+  virtual bool prepares() const { return false; }
+  virtual void prepare(std::span<const ReconcileInput> due) const { (void)due; }
+  // The job (by metadata.uid) will never be reconciled again.
+  virtual void forget(std::string_view uid) const { (void)uid; }
 };
 
 // An explicit, ordered registry keyed by (apiVersion, kind).

@@ -1,9 +1,6 @@
 // A controller and an elastic policy that live in a plugin process: the simulator's interfaces
-// (controllers::Controller, policies::ElasticPolicy) over a Client. What a plugin answers is
-// checked before the world sees it, so the world's invariants hold whatever it answers: pods of
-// this job only, of its replica types and ranks; deletions and restarts of its own pods; phase
-// transitions the job's lifecycle allows (§1.1); a PodGroup named after the job. A violation is
-// a PluginError naming the plugin, the method, the job, the simulated time and the field.
+// (controllers::Controller, policies::ElasticPolicy) over a plugin session. What a plugin answers
+// is checked before the world sees it (checks.hpp).
 #pragma once
 
 #include <memory>
@@ -11,22 +8,29 @@
 
 #include "controllers/controller.hpp"
 #include "plugins/client.hpp"
+#include "plugins/controller_session.hpp"
 #include "policies/elastic.hpp"
+#include "protocol/v2.hpp"
 
 namespace t9k::plugins {
 
+// One kind of a controller plugin's session (a plugin may serve several kinds).
 class PluginController : public controllers::Controller {
  public:
-  PluginController(std::shared_ptr<Client> client, model::JobKind kind);
+  PluginController(std::shared_ptr<ControllerSession> session, model::JobKind kind);
   std::string_view api_version() const override { return model::kBatchApiVersion; }
   std::string_view kind() const override { return kind_name_; }
   controllers::ReconcileResult reconcile(const controllers::ReconcileInput& input) const override;
+  bool prepares() const override { return session_->version() == 2; }
+  void prepare(std::span<const controllers::ReconcileInput> due) const override {
+    session_->prepare(due);
+  }
+  void forget(std::string_view uid) const override { session_->forget(uid); }
 
  private:
-  std::shared_ptr<Client> client_;
+  std::shared_ptr<ControllerSession> session_;
   model::JobKind kind_;
   std::string kind_name_;
-  mutable protocol::JobEncoder jobs_;  // each job's spec JSON, kept while its spec is unchanged
 };
 
 class PluginPolicy : public policies::ElasticPolicy {
@@ -34,16 +38,13 @@ class PluginPolicy : public policies::ElasticPolicy {
   explicit PluginPolicy(std::shared_ptr<Client> client);
   std::string_view name() const override { return name_; }
   bool decides() const override { return client_->hello().decides; }
+  bool wants_details() const override { return client_->version() == 2; }
   policies::ElasticDecisions decide(const policies::ElasticObservation& observation) const override;
 
  private:
   std::shared_ptr<Client> client_;
   std::string name_;
+  mutable protocol::ObservationEncoder observations_;  // version 2: what the plugin keeps
 };
-
-// The checks above, on their own (tests use them directly). Throws PluginError with `who`
-// ("plugin x: reconcile of job default/a at t=3 s") before the field.
-void check_reconcile_result(const controllers::ReconcileInput& input,
-                            const controllers::ReconcileResult& result, const std::string& who);
 
 }  // namespace t9k::plugins

@@ -16,8 +16,9 @@ namespace t9k::plugins {
 // `shutdown` or the end of input. A request it cannot answer gets an error reply (JSON-RPC
 // codes: -32700 parse error, -32601 unknown method, -32602 bad params) and serving goes on.
 // `policy`: the built-in elastic policy to serve (default: the one initialize names).
-// Returns the process exit code.
+// `max_version`: the newest protocol version to accept (docs/protocol-v2.md §1): 2 answers "2"
+// when the simulator offers it; 1 keeps to version 1. Returns the process exit code.
 int serve(std::FILE* in, std::FILE* out, protocol::Role role,
-          const std::optional<std::string>& policy);
+          const std::optional<std::string>& policy, int max_version = 2);
 
 }  // namespace t9k::plugins

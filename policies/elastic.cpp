@@ -25,8 +25,9 @@ bool cooling(const Job& j, const ElasticObservation& o, const PolicyOptions& opt
 
 // Work of higher or equal queue priority than the job's waits (another job's pods).
 bool pressure(const Job& j, const ElasticObservation& o) {
-  return std::any_of(o.waiting.begin(), o.waiting.end(),
-                     [&](const auto& w) { return w.job != j.id && w.priority >= j.priority; });
+  return std::any_of(o.waiting.begin(), o.waiting.end(), [&](const auto& w) {
+    return w.job != j.id && w.queue_priority >= j.queue_priority;
+  });
 }
 
 std::int64_t per_pod(const Job& j) { return std::max<std::int64_t>(1, j.gpus_per_pod); }

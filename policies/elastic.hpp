@@ -16,6 +16,7 @@
 
 #include "kernel/time.hpp"
 #include "model/change.hpp"
+#include "model/meta.hpp"
 
 namespace t9k::policies {
 
@@ -23,43 +24,64 @@ using kernel::SimDuration;
 using kernel::SimTime;
 using model::JobId;
 
+// What a policy sees. Policies built in read only the fields of the plugin protocol's version 1
+// (marked v1), so that `t9ksim plugin serve elastic-policy --protocol 1` stays exact
+// (docs/protocol-v2.md); the others are for richer policies (plugins speak version 2).
 struct ElasticObservation {
   SimTime now{};
-  // Whole GPUs neither used nor shared on ready, schedulable nodes.
+  // Whole GPUs neither used nor shared on ready, schedulable nodes (v1).
   std::int64_t free_gpus = 0;
+  // Fragmentation: [k] = ready, schedulable nodes with exactly k whole free GPUs, k = 0 .. the
+  // most GPUs any node has.
+  std::vector<std::int32_t> free_gpus_per_node;
 
   struct Demand {
-    std::int32_t priority = 0;   // the waiting jobs' priority within their queue
-    std::int64_t gpu_milli = 0;  // what their waiting pods request
-    std::int32_t jobs = 0;
+    std::int32_t job_priority = 0;  // the waiting jobs' priority within their queue (v1)
+    std::int64_t gpu_milli = 0;     // what their waiting pods request (v1)
+    std::int32_t jobs = 0;          // (v1)
     bool operator==(const Demand&) const = default;
   };
   struct Queue {
-    std::string name;
-    std::int32_t priority = 0;
-    std::optional<std::int64_t> quota_gpu_milli;  // spec.quota nvidia.com/gpu; unset: no quota
-    std::int64_t allocated_gpu_milli = 0;         // what its bound pods hold
-    std::vector<Demand> pending;                  // by priority, highest first
+    std::string name;                             // (v1)
+    std::int32_t priority = 0;                    // the queue's own priority (v1)
+    std::optional<std::int64_t> quota_gpu_milli;  // spec.quota nvidia.com/gpu; unset: no quota (v1)
+    std::int64_t allocated_gpu_milli = 0;         // what its bound pods hold (v1)
+    std::vector<Demand> pending;                  // by job priority, highest first (v1)
     bool operator==(const Queue&) const = default;
   };
   std::vector<Queue> queues;  // by name
 
-  // Jobs with at least one pod waiting for a node, with their queue's priority (0 without one).
+  // Jobs with at least one live pod waiting for a node, in job id order.
   struct Waiting {
-    std::int32_t priority = 0;
-    JobId job = 0;
+    std::int32_t queue_priority = 0;  // its queue's priority, 0 without a queue (v1)
+    JobId job = 0;                    // (v1)
+    std::string name;                 // namespace/name
+    std::string queue;                // empty for the default scheduler
+    std::int32_t job_priority = 0;    // t9kScheduler.priority
+    bool elastic = false;
+    std::int32_t waiting_pods = 0;
+    // Of those, the pods an elastic job with pods bound runs without (it grew).
+    std::int32_t growth_pods = 0;
+    model::ResourceList demand;  // what the waiting pods request, summed
+    std::int64_t gpu_milli = 0;
+    SimTime waiting_since{};  // the creation time of its oldest waiting pod
+    // Why the scheduler last left it waiting, while none of its pods is bound.
+    std::optional<model::PendingCause> pending_cause;
     bool operator==(const Waiting&) const = default;
   };
   std::vector<Waiting> waiting;
 
-  // Elastic jobs the policy may resize (submitted, not finished), in job id order.
+  // Elastic jobs the policy may resize (submitted, not finished), in job id order. All v1 but
+  // job_priority and waiting_pods.
   struct Job {
     JobId id = 0;
-    std::string name;           // namespace/name
-    std::string queue;          // empty for the default scheduler
-    std::int32_t priority = 0;  // its queue's priority
+    std::string name;                 // namespace/name
+    std::string queue;                // empty for the default scheduler
+    std::int32_t queue_priority = 0;  // its queue's priority
+    std::int32_t job_priority = 0;    // t9kScheduler.priority
     std::int32_t min = 0, max = 0, expected = 0;
     std::int32_t running_pods = 0;
+    std::int32_t waiting_pods = 0;  // live, not yet bound
     std::int64_t gpus_per_pod = 0;
     double scaling_weight = 1;  // spec.replicaSpecs[0].scalingWeight (unset: 1, §11 Q8)
     // Relative throughput by replica count: speedup[n - 1] for n = 1..max (the job's scaling
@@ -103,6 +125,9 @@ class ElasticPolicy {
   virtual std::string_view name() const = 0;
   // False for a policy that never changes anything (fixed): the driver then never calls it.
   virtual bool decides() const { return true; }
+  // True when it reads the observation's fields beyond version 1 (ElasticObservation): the world
+  // computes them only then, as they cost time with deep queues. The built-in policies do not.
+  virtual bool wants_details() const { return false; }
   virtual ElasticDecisions decide(const ElasticObservation& observation) const = 0;
 };
 

@@ -17,6 +17,23 @@ constexpr int kMaxDepth = 200;
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+// The bytes that end a plain run of string text: '"', '\\' and control characters.
+constexpr std::array<bool, 256> kStringStop = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 0x20; ++c) t[c] = true;
+  t['"'] = true;
+  t['\\'] = true;
+  return t;
+}();
+
+// FNV-1a of a member name's text: decoders look members up by name, and a hash compare skips the
+// names that differ without comparing their bytes.
+std::uint32_t key_hash(std::string_view k) {
+  std::uint32_t h = 2166136261u;
+  for (const char c : k) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  return h;
+}
+
 int hex(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -77,6 +94,11 @@ class Parser {
     const auto begin = static_cast<std::uint32_t>(pos_);
     escaped = false;
     for (;;) {
+      // Most bytes of a string are none of '"', '\\' or a control character: skip them at once.
+      const char* p = s_.data() + pos_;
+      const char* const e = s_.data() + s_.size();
+      while (p < e && !kStringStop[static_cast<unsigned char>(*p)]) ++p;
+      pos_ = static_cast<std::size_t>(p - s_.data());
       if (pos_ >= s_.size()) fail("an unterminated string");
       const char c = s_[pos_];
       if (c == '"') break;
@@ -168,6 +190,7 @@ class Parser {
           if (obj) {
             doc_.nodes_[child].key_begin = key.first;
             doc_.nodes_[child].key_end = key.second;
+            doc_.nodes_[child].key_hash = key_hash(s_.substr(key.first, key.second - key.first));
             doc_.nodes_[child].key_escaped = key_escaped;
           }
           if (last == 0) {
@@ -350,8 +373,10 @@ std::vector<Value> Value::items() const {
 Value Value::find(std::string_view key) const {
   if (!is_object()) return {};
   Value found;
+  const std::uint32_t h = key_hash(key);
   for (std::uint32_t c = doc_->nodes_[index_].first; c != 0; c = doc_->nodes_[c].next) {
     const auto& n = doc_->nodes_[c];
+    if (!n.key_escaped && n.key_hash != h) continue;
     const std::string_view k = doc_->text_.substr(n.key_begin, n.key_end - n.key_begin);
     if (n.key_escaped ? unescape(k) == key : k == key) found = Value(doc_, c);
   }

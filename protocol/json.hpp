@@ -75,6 +75,7 @@ class Document {
     std::uint32_t begin = 0;  // source range of the value
     std::uint32_t end = 0;
     std::uint32_t key_begin = 0, key_end = 0;  // object member: the key's text between quotes
+    std::uint32_t key_hash = 0;                // of that text: find() compares hashes first
     bool key_escaped = false;
     std::uint32_t first = 0;  // Array/Object: first child (0: none; the root is never a child)
     std::uint32_t next = 0;   // next sibling (0: last)

@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 
-#include "protocol/objects.hpp"
-#include "protocol/protocol.hpp"
+#include "protocol/envelope.hpp"
+#include "protocol/v2.hpp"
 #include "scenarios/format/manifests.hpp"
 #include "scenarios/format/serialize.hpp"
 
@@ -17,158 +17,12 @@ std::string_view to_string(Role r) {
   return r == Role::Controller ? "controller" : "elasticPolicy";
 }
 
+std::span<const std::string_view> protocol_versions() {
+  static constexpr std::string_view kVersions[] = {kProtocolVersion, kProtocolVersion2};
+  return kVersions;
+}
+
 namespace {
-
-m::SimTime micros_time(const Value& j, const Path& path) {
-  const std::int64_t us = int64(j, path);
-  if (us < 0) bad(path, "a time >= 0 (microseconds)", j);
-  return m::SimTime{m::SimDuration{us}};
-}
-
-m::SimDuration micros(const Value& j, const Path& path) {
-  const std::int64_t us = int64(j, path);
-  if (us < 0) bad(path, "a duration >= 0 (microseconds)", j);
-  return m::SimDuration{us};
-}
-
-// "requeueAfterMicros": 30000000, or "requeueAfter": "30s".
-std::optional<m::SimDuration> duration_field(const Value& obj, const Path& path,
-                                             std::string_view micros_key,
-                                             std::string_view text_key) {
-  if (const Member x = member(obj, micros_key)) return micros(*x, child(path, micros_key));
-  if (const Member x = member(obj, text_key)) {
-    const std::string s = string(*x, child(path, text_key));
-    try {
-      return kernel::parse_duration(s);
-    } catch (const std::exception& e) {
-      bad(child(path, text_key), e.what());
-    }
-  }
-  return std::nullopt;
-}
-
-void write_action(Writer& w, const controllers::Action& action) {
-  std::visit(
-      [&](const auto& a) {
-        using T = std::decay_t<decltype(a)>;
-        w.begin_object();
-        if constexpr (std::is_same_v<T, controllers::CreatePod>) {
-          write_pod(w.key("type").string("CreatePod").key("pod"), a.pod);
-        } else if constexpr (std::is_same_v<T, controllers::DeletePod>) {
-          w.key("type")
-              .string("DeletePod")
-              .key("name")
-              .string(a.name)
-              .key("reason")
-              .string(m::to_string(a.reason));
-        } else if constexpr (std::is_same_v<T, controllers::CreatePodGroup>) {
-          write_pod_group(w.key("type").string("CreatePodGroup").key("podGroup"), a.pod_group);
-        } else if constexpr (std::is_same_v<T, controllers::UpdatePodGroup>) {
-          write_pod_group(w.key("type").string("UpdatePodGroup").key("podGroup"), a.pod_group);
-        } else if constexpr (std::is_same_v<T, controllers::CreateTensorBoard>) {
-          w.key("type")
-              .string("CreateTensorBoard")
-              .key("name")
-              .string(a.name)
-              .key("namespace")
-              .string(a.namespace_);
-          w.key("spec").begin_object();
-          if (!a.spec.image.empty()) w.key("image").string(a.spec.image);
-          if (!a.spec.training_log_filesets.empty())
-            write_strings(w.key("trainingLogFilesets"), a.spec.training_log_filesets);
-          w.end_object();
-          const auto& o = a.owner;
-          w.key("owner")
-              .begin_object()
-              .key("apiVersion")
-              .string(o.api_version)
-              .key("kind")
-              .string(o.kind);
-          w.key("name")
-              .string(o.name)
-              .key("uid")
-              .string(o.uid)
-              .key("controller")
-              .boolean(o.controller)
-              .end_object();
-        } else {
-          w.key("type").string("RestartTraining");
-          write_strings(w.key("pods"), a.pods);
-          w.key("replicas")
-              .integer(a.replicas)
-              .key("worldSize")
-              .integer(a.world_size)
-              .key("reason")
-              .string(a.reason);
-        }
-        w.end_object();
-      },
-      action);
-}
-
-controllers::Action decode_action(const Value& j, const Path& path) {
-  object(j, path);
-  const Value type_v = need(j, path, "type");
-  const std::string type = string(type_v, child(path, "type"));
-  if (type == "CreatePod")
-    return controllers::CreatePod{detail::decode_pod(need(j, path, "pod"), child(path, "pod"))};
-  if (type == "DeletePod") {
-    controllers::DeletePod d;
-    d.name = string(need(j, path, "name"), child(path, "name"));
-    if (const Member x = member(j, "reason")) d.reason = deletion_reason(*x, child(path, "reason"));
-    return d;
-  }
-  if (type == "CreatePodGroup") {
-    return controllers::CreatePodGroup{
-        detail::decode_pod_group(need(j, path, "podGroup"), child(path, "podGroup"))};
-  }
-  if (type == "UpdatePodGroup") {
-    return controllers::UpdatePodGroup{
-        detail::decode_pod_group(need(j, path, "podGroup"), child(path, "podGroup"))};
-  }
-  if (type == "CreateTensorBoard") {
-    controllers::CreateTensorBoard t;
-    t.name = string(need(j, path, "name"), child(path, "name"));
-    t.namespace_ = opt_string(j, path, "namespace");
-    if (const Member s = member(j, "spec")) {
-      const Path sp = child(path, "spec");
-      t.spec.image = opt_string(object(*s, sp), sp, "image");
-      if (const Member f = member(*s, "trainingLogFilesets"))
-        t.spec.training_log_filesets = strings(*f, child(sp, "trainingLogFilesets"));
-    }
-    if (const Member o = member(j, "owner")) {
-      const Path op = child(path, "owner");
-      object(*o, op);
-      t.owner.api_version = opt_string(*o, op, "apiVersion");
-      t.owner.kind = opt_string(*o, op, "kind");
-      t.owner.name = opt_string(*o, op, "name");
-      t.owner.uid = opt_string(*o, op, "uid");
-      if (const Member c = member(*o, "controller"))
-        t.owner.controller = boolean(*c, child(op, "controller"));
-    }
-    return t;
-  }
-  if (type == "RestartTraining") {
-    controllers::RestartTraining r;
-    if (const Member x = member(j, "pods")) r.pods = strings(*x, child(path, "pods"));
-    r.replicas = int32(need(j, path, "replicas"), child(path, "replicas"));
-    if (const Member x = member(j, "worldSize")) r.world_size = int32(*x, child(path, "worldSize"));
-    r.reason = opt_string(j, path, "reason");
-    return r;
-  }
-  bad(child(path, "type"),
-      "CreatePod, DeletePod, CreatePodGroup, UpdatePodGroup, CreateTensorBoard or RestartTraining",
-      type_v);
-}
-
-void write_optional_micros(Writer& w, std::string_view key,
-                           const std::optional<m::SimDuration>& d) {
-  if (d) {
-    w.key(key).integer(d->count());
-  } else {
-    w.key(key).null();
-  }
-}
 
 bool same_except_status(const m::Job& a, const m::Job& b) {
   if (a.index() != b.index()) return false;
@@ -207,12 +61,6 @@ std::string error_line(const std::string& id_json, int code, std::string_view me
                      id_json.empty() ? "null" : id_json, w.out());
 }
 
-struct Reply::Impl {
-  std::string text;
-  std::optional<json::Document> doc;  // points into text: both live here, on the heap
-  Value result;
-};
-
 Reply::Reply(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Reply::~Reply() = default;
 Reply::Reply(Reply&&) noexcept = default;
@@ -242,14 +90,6 @@ Reply Reply::parse(std::string_view line, std::int64_t expected_id) {
   return Reply(std::move(impl));
 }
 
-struct Request::Impl {
-  std::string text;
-  std::optional<json::Document> doc;
-  Value params;
-  std::string method;
-  std::string id_json;
-};
-
 Request::Request(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Request::~Request() = default;
 Request::Request(Request&&) noexcept = default;
@@ -268,10 +108,6 @@ Request Request::parse(std::string_view line) {
   return Request(std::move(impl));
 }
 
-struct Decoders {
-  static const Value& params(const Request& r) { return r.impl_->params; }
-};
-
 // ---- initialize ----
 
 std::string initialize_params(Role role, const std::vector<std::string>& kinds,
@@ -282,8 +118,10 @@ std::string initialize_params(Role role, const std::vector<std::string>& kinds,
   w.begin_object()
       .key("protocolVersion")
       .string(kProtocolVersion)
-      .key("role")
-      .string(to_string(role));
+      .key("protocolVersions")
+      .begin_array();
+  for (const auto v : protocol_versions()) w.string(v);
+  w.end_array().key("role").string(to_string(role));
   write_strings(w.key("kinds"), kinds);
   w.key("simulator")
       .begin_object()
@@ -306,9 +144,15 @@ std::string initialize_params(Role role, const std::vector<std::string>& kinds,
 }
 
 InitializeRequest decode_initialize(const Request& request) {
-  const Value& p = object(Decoders::params(request), "params");
+  const Value& p = object(Access::params(request), "params");
   InitializeRequest r;
   r.protocol_version = string(need(p, "params", "protocolVersion"), "params.protocolVersion");
+  // A simulator before version 2 offered its one version only.
+  if (const Member v = member(p, "protocolVersions")) {
+    r.protocol_versions = strings(*v, "params.protocolVersions");
+  } else {
+    r.protocol_versions = {r.protocol_version};
+  }
   const Value role_v = need(p, "params", "role");
   const std::string role = string(role_v, "params.role");
   if (role == "controller") {
@@ -344,7 +188,7 @@ std::string hello_result(const Hello& h) {
 }
 
 Hello decode_hello(const Reply& reply) {
-  const Value& r = object(reply.impl_->result, "result");
+  const Value& r = object(Access::result(reply), "result");
   Hello h;
   h.protocol_version = string(need(r, "result", "protocolVersion"), "result.protocolVersion");
   h.name = opt_string(r, "result", "name");
@@ -361,6 +205,38 @@ std::string job_json(const m::Job& job) {
   return scenarios::to_compact_json(scenarios::to_object(job));
 }
 
+namespace detail {
+
+void write_tensorboard(Writer& w, const controllers::TensorBoardObservation* t) {
+  if (!t) {
+    w.null();
+    return;
+  }
+  w.begin_object().key("uid").string(t->uid).key("ready").boolean(t->ready).end_object();
+}
+
+controllers::TensorBoardObservation decode_tensorboard(const Value& j, const Path& path) {
+  object(j, path);
+  return {string(need(j, path, "uid"), child(path, "uid")),
+          boolean(need(j, path, "ready"), child(path, "ready"))};
+}
+
+m::Job cached_job(const Value& job, const Path& path, JobCache& jobs) {
+  // The job without its status, as written, keys its decoded spec: a job's spec changes rarely.
+  std::string key;
+  for (const char* k : {"apiVersion", "kind", "metadata", "spec"}) {
+    key += job.find(k).raw();
+    key += '\n';
+  }
+  if (const m::Job* cached = jobs.find(key)) return *cached;
+  m::Job out = detail::decode_job(job, path);
+  m::status_of(out) = {};
+  jobs.insert(std::move(key), out);
+  return out;
+}
+
+}  // namespace detail
+
 struct JobEncoder::Entry {
   m::Job without_status;
   std::string head;  // the job's JSON without status, without its closing brace
@@ -369,7 +245,7 @@ struct JobEncoder::Entry {
 JobEncoder::JobEncoder() = default;
 JobEncoder::~JobEncoder() = default;
 
-std::string JobEncoder::encode(const m::Job& job) {
+const std::string& JobEncoder::head(const m::Job& job) {
   const std::string& uid = m::metadata_of(job).uid;
   auto it = by_uid_.find(uid);
   if (it == by_uid_.end() || !same_except_status(it->second->without_status, job)) {
@@ -381,8 +257,14 @@ std::string JobEncoder::encode(const m::Job& job) {
     e->head.pop_back();  // '}'
     it = by_uid_.insert_or_assign(uid, std::move(e)).first;
   }
+  return it->second->head;
+}
+
+std::string JobEncoder::encode_without_status(const m::Job& job) { return head(job) + '}'; }
+
+std::string JobEncoder::encode(const m::Job& job) {
   const m::JobStatus& status = m::status_of(job);
-  std::string out = it->second->head;
+  std::string out = head(job);
   if (!(status == m::JobStatus{})) {
     Writer w;
     write_status(w, status);
@@ -410,17 +292,7 @@ std::string reconcile_params(JobEncoder& jobs, const controllers::ReconcileInput
   } else {
     w.key("podGroup").null();
   }
-  if (in.tensorboard) {
-    w.key("tensorBoard")
-        .begin_object()
-        .key("uid")
-        .string(in.tensorboard->uid)
-        .key("ready")
-        .boolean(in.tensorboard->ready)
-        .end_object();
-  } else {
-    w.key("tensorBoard").null();
-  }
+  write_tensorboard(w.key("tensorBoard"), in.tensorboard ? &*in.tensorboard : nullptr);
   write_time(w.key("now"), in.now);
   w.key("nowMicros").integer(in.now.time_since_epoch().count());
   write_options(w.key("options"), in.options);
@@ -442,22 +314,10 @@ void JobCache::insert(std::string key, m::Job job) {
 }
 
 OwnedReconcileInput decode_reconcile(const Request& request, JobCache& jobs) {
-  const Value& p = object(Decoders::params(request), "params");
+  const Value& p = object(Access::params(request), "params");
   OwnedReconcileInput in;
   const Value job = object(need(p, "params", "job"), "params.job");
-  // The job without its status, as written, keys its decoded spec: a job's spec changes rarely.
-  std::string key;
-  for (const char* k : {"apiVersion", "kind", "metadata", "spec"}) {
-    key += job.find(k).raw();
-    key += '\n';
-  }
-  if (const m::Job* cached = jobs.find(key)) {
-    in.job = *cached;
-  } else {
-    in.job = detail::decode_job(job, "params.job");
-    m::status_of(in.job) = {};
-    jobs.insert(std::move(key), in.job);
-  }
+  in.job = cached_job(job, "params.job", jobs);
   if (const Member st = member(job, "status"))
     m::status_of(in.job) = detail::decode_status(*st, "params.job.status");
   std::size_t i = 0;
@@ -467,12 +327,8 @@ OwnedReconcileInput decode_reconcile(const Request& request, JobCache& jobs) {
   }
   if (const Member g = member(p, "podGroup"))
     in.pod_group = detail::decode_pod_group(*g, "params.podGroup");
-  if (const Member t = member(p, "tensorBoard")) {
-    object(*t, "params.tensorBoard");
-    in.tensorboard = controllers::TensorBoardObservation{
-        string(need(*t, "params.tensorBoard", "uid"), "params.tensorBoard.uid"),
-        boolean(need(*t, "params.tensorBoard", "ready"), "params.tensorBoard.ready")};
-  }
+  if (const Member t = member(p, "tensorBoard"))
+    in.tensorboard = decode_tensorboard(*t, "params.tensorBoard");
   if (const Member x = member(p, "nowMicros")) {
     in.now = micros_time(*x, "params.nowMicros");
   } else {
@@ -495,7 +351,7 @@ std::string reconcile_result(const controllers::ReconcileResult& r) {
 }
 
 controllers::ReconcileResult decode_reconcile_result(const Reply& reply) {
-  const Value& r = object(reply.impl_->result, "result");
+  const Value& r = object(Access::result(reply), "result");
   controllers::ReconcileResult out;
   if (const Member acts = member(r, "actions")) {
     std::size_t i = 0;
@@ -505,220 +361,6 @@ controllers::ReconcileResult decode_reconcile_result(const Reply& reply) {
   }
   out.status = detail::decode_status(need(r, "result", "status"), "result.status");
   out.requeue_after = duration_field(r, "result", "requeueAfterMicros", "requeueAfter");
-  return out;
-}
-
-// ---- decide ----
-
-std::string decide_params(const policies::ElasticObservation& o) {
-  Writer w;
-  w.begin_object();
-  write_time(w.key("now"), o.now);
-  w.key("nowMicros").integer(o.now.time_since_epoch().count()).key("freeGpus").integer(o.free_gpus);
-  w.key("queues").begin_array();
-  for (const auto& q : o.queues) {
-    w.begin_object().key("name").string(q.name).key("priority").integer(q.priority);
-    if (q.quota_gpu_milli) {
-      w.key("quotaGpuMilli").integer(*q.quota_gpu_milli);
-    } else {
-      w.key("quotaGpuMilli").null();
-    }
-    w.key("allocatedGpuMilli").integer(q.allocated_gpu_milli).key("pending").begin_array();
-    for (const auto& d : q.pending) {
-      w.begin_object()
-          .key("priority")
-          .integer(d.priority)
-          .key("gpuMilli")
-          .integer(d.gpu_milli)
-          .key("jobs")
-          .integer(d.jobs)
-          .end_object();
-    }
-    w.end_array().end_object();
-  }
-  w.end_array().key("waiting").begin_array();
-  for (const auto& x : o.waiting)
-    w.begin_object().key("jobId").integer(x.job).key("priority").integer(x.priority).end_object();
-  w.end_array().key("jobs").begin_array();
-  for (const auto& j : o.jobs) {
-    w.begin_object().key("job").string(j.name).key("jobId").integer(j.id).key("queue").string(
-        j.queue);
-    w.key("priority")
-        .integer(j.priority)
-        .key("minReplicas")
-        .integer(j.min)
-        .key("maxReplicas")
-        .integer(j.max);
-    w.key("expectedReplicas").integer(j.expected).key("runningPods").integer(j.running_pods);
-    w.key("gpusPerPod").integer(j.gpus_per_pod).key("scalingWeight").number(j.scaling_weight);
-    w.key("speedup").begin_array();
-    for (const double s : j.speedup) w.number(s);
-    w.end_array();
-    if (j.progress) {
-      w.key("progress").number(*j.progress);
-    } else {
-      w.key("progress").null();
-    }
-    w.key("training").boolean(j.training);
-    write_optional_micros(w, "sinceCheckpointMicros", j.since_checkpoint);
-    write_optional_micros(w, "checkpointIntervalMicros", j.checkpoint_interval);
-    w.key("checkpointCostMicros").integer(j.checkpoint_cost.count());
-    w.key("rescaleOverheadMicros").integer(j.rescale_overhead.count());
-    if (j.last_resize) {
-      w.key("lastResizeMicros").integer(j.last_resize->time_since_epoch().count());
-    } else {
-      w.key("lastResizeMicros").null();
-    }
-    w.end_object();
-  }
-  w.end_array().end_object();
-  return w.take();
-}
-
-policies::ElasticObservation decode_decide(const Request& request) {
-  const Value& p = object(Decoders::params(request), "params");
-  policies::ElasticObservation o;
-  if (const Member x = member(p, "nowMicros")) {
-    o.now = micros_time(*x, "params.nowMicros");
-  } else {
-    o.now = timestamp(need(p, "params", "now"), "params.now");
-  }
-  o.free_gpus = int64(need(p, "params", "freeGpus"), "params.freeGpus");
-  std::size_t i = 0;
-  const Path queues_path("params.queues");
-  for (const auto& q : array(need(p, "params", "queues"), queues_path).items()) {
-    const Path qp = item(queues_path, i++);
-    object(q, qp);
-    policies::ElasticObservation::Queue v;
-    v.name = string(need(q, qp, "name"), child(qp, "name"));
-    if (const Member x = member(q, "priority")) v.priority = int32(*x, child(qp, "priority"));
-    if (const Member x = member(q, "quotaGpuMilli"))
-      v.quota_gpu_milli = int64(*x, child(qp, "quotaGpuMilli"));
-    if (const Member x = member(q, "allocatedGpuMilli"))
-      v.allocated_gpu_milli = int64(*x, child(qp, "allocatedGpuMilli"));
-    if (const Member pend = member(q, "pending")) {
-      std::size_t k = 0;
-      const Path pp = child(qp, "pending");
-      for (const auto& d : array(*pend, pp).items()) {
-        const Path dp = item(pp, k++);
-        object(d, dp);
-        v.pending.push_back({int32(need(d, dp, "priority"), child(dp, "priority")),
-                             int64(need(d, dp, "gpuMilli"), child(dp, "gpuMilli")),
-                             int32(need(d, dp, "jobs"), child(dp, "jobs"))});
-      }
-    }
-    o.queues.push_back(std::move(v));
-  }
-  i = 0;
-  const Path waiting_path("params.waiting");
-  for (const auto& w : array(need(p, "params", "waiting"), waiting_path).items()) {
-    const Path wp = item(waiting_path, i++);
-    object(w, wp);
-    o.waiting.push_back({int32(need(w, wp, "priority"), child(wp, "priority")),
-                         static_cast<m::JobId>(int64(need(w, wp, "jobId"), child(wp, "jobId")))});
-  }
-  i = 0;
-  const Path jobs_path("params.jobs");
-  for (const auto& j : array(need(p, "params", "jobs"), jobs_path).items()) {
-    const Path jp = item(jobs_path, i++);
-    object(j, jp);
-    policies::ElasticObservation::Job v;
-    v.name = string(need(j, jp, "job"), child(jp, "job"));
-    v.id = static_cast<m::JobId>(int64(need(j, jp, "jobId"), child(jp, "jobId")));
-    v.queue = opt_string(j, jp, "queue");
-    if (const Member x = member(j, "priority")) v.priority = int32(*x, child(jp, "priority"));
-    v.min = int32(need(j, jp, "minReplicas"), child(jp, "minReplicas"));
-    v.max = int32(need(j, jp, "maxReplicas"), child(jp, "maxReplicas"));
-    v.expected = int32(need(j, jp, "expectedReplicas"), child(jp, "expectedReplicas"));
-    if (const Member x = member(j, "runningPods"))
-      v.running_pods = int32(*x, child(jp, "runningPods"));
-    if (const Member x = member(j, "gpusPerPod"))
-      v.gpus_per_pod = int64(*x, child(jp, "gpusPerPod"));
-    if (const Member x = member(j, "scalingWeight"))
-      v.scaling_weight = number(*x, child(jp, "scalingWeight"));
-    if (const Member x = member(j, "speedup")) {
-      std::size_t k = 0;
-      const Path sp = child(jp, "speedup");
-      for (const auto& s : array(*x, sp).items()) v.speedup.push_back(number(s, item(sp, k++)));
-    }
-    if (const Member x = member(j, "progress")) v.progress = number(*x, child(jp, "progress"));
-    if (const Member x = member(j, "training")) v.training = boolean(*x, child(jp, "training"));
-    if (const Member x = member(j, "sinceCheckpointMicros"))
-      v.since_checkpoint = micros(*x, child(jp, "sinceCheckpointMicros"));
-    if (const Member x = member(j, "checkpointIntervalMicros"))
-      v.checkpoint_interval = micros(*x, child(jp, "checkpointIntervalMicros"));
-    if (const Member x = member(j, "checkpointCostMicros"))
-      v.checkpoint_cost = micros(*x, child(jp, "checkpointCostMicros"));
-    if (const Member x = member(j, "rescaleOverheadMicros"))
-      v.rescale_overhead = micros(*x, child(jp, "rescaleOverheadMicros"));
-    if (const Member x = member(j, "lastResizeMicros"))
-      v.last_resize = micros_time(*x, child(jp, "lastResizeMicros"));
-    o.jobs.push_back(std::move(v));
-  }
-  return o;
-}
-
-std::string decide_result(const policies::ElasticDecisions& d,
-                          const policies::ElasticObservation& o) {
-  Writer w;
-  w.begin_object().key("decisions").begin_array();
-  for (const auto& x : d.decisions) {
-    w.begin_object()
-        .key("jobId")
-        .integer(x.job)
-        .key("expectedReplicas")
-        .integer(x.expected_replicas);
-    for (const auto& j : o.jobs) {
-      if (j.id == x.job) w.key("job").string(j.name);
-    }
-    w.end_object();
-  }
-  w.end_array();
-  if (d.next) {
-    w.key("nextDecisionMicros").integer(d.next->time_since_epoch().count());
-  } else {
-    w.key("nextDecisionMicros").null();
-  }
-  w.end_object();
-  return w.take();
-}
-
-policies::ElasticDecisions decode_decide_result(const Reply& reply,
-                                                const policies::ElasticObservation& o) {
-  const Value& r = object(reply.impl_->result, "result");
-  policies::ElasticDecisions out;
-  std::size_t i = 0;
-  const Path decisions_path("result.decisions");
-  for (const auto& d : array(need(r, "result", "decisions"), decisions_path).items()) {
-    const Path dp = item(decisions_path, i++);
-    object(d, dp);
-    policies::ElasticDecision x;
-    if (const Member id = member(d, "jobId")) {
-      x.job = static_cast<m::JobId>(int64(*id, child(dp, "jobId")));
-      // Both given: they must name one job.
-      if (const Member name_v = member(d, "job")) {
-        const std::string name = string(*name_v, child(dp, "job"));
-        const auto it = std::find_if(o.jobs.begin(), o.jobs.end(),
-                                     [&](const auto& j) { return j.id == x.job; });
-        if (it == o.jobs.end() || it->name != name)
-          bad(child(dp, "job"), "the name of the job jobId names", *name_v);
-      }
-    } else {
-      const Value name_v = need(d, dp, "job");
-      const std::string name = string(name_v, child(dp, "job"));
-      const auto it =
-          std::find_if(o.jobs.begin(), o.jobs.end(), [&](const auto& j) { return j.name == name; });
-      if (it == o.jobs.end()) bad(child(dp, "job"), "an elastic job of the request's jobs", name_v);
-      x.job = it->id;
-    }
-    x.expected_replicas = int32(need(d, dp, "expectedReplicas"), child(dp, "expectedReplicas"));
-    out.decisions.push_back(x);
-  }
-  if (const Member x = member(r, "nextDecisionMicros")) {
-    out.next = micros_time(*x, "result.nextDecisionMicros");
-  } else if (const Member t = member(r, "nextDecision")) {
-    out.next = timestamp(*t, "result.nextDecision");
-  }
   return out;
 }
 

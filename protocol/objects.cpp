@@ -34,6 +34,30 @@ m::DeletionReason deletion_reason(const Value& j, const Path& path) {
 
 // ---- Pod ----
 
+namespace {
+
+// A pod's containerStatuses: the first terminated container's exit code and finish time (in a
+// pod otherwise default).
+m::Pod decode_pod_status_only(const Value& cs, const Path& csp) {
+  m::Pod p;
+  std::size_t k = 0;
+  for (const auto& c : array(cs, csp).items()) {
+    const Path kp = item(csp, k++);
+    const Member state = member(object(c, kp), "state");
+    const Path sp2 = child(kp, "state");
+    const Member term = state ? member(object(*state, sp2), "terminated") : Member{};
+    if (!term || p.exit_code) continue;  // the first terminated container's
+    const Path tp = child(sp2, "terminated");
+    object(*term, tp);
+    if (const Member x = member(*term, "exitCode")) p.exit_code = int32(*x, child(tp, "exitCode"));
+    if (const Member x = member(*term, "finishedAt"))
+      p.finish_time = timestamp(*x, child(tp, "finishedAt"));
+  }
+  return p;
+}
+
+}  // namespace
+
 void write_pod(Writer& w, const m::Pod& p) {
   w.begin_object().key("apiVersion").string("v1").key("kind").string("Pod");
   write_metadata(w.key("metadata"), p.metadata, p.deletion_timestamp);
@@ -128,21 +152,9 @@ m::Pod decode_pod(const Value& j, const Path& path) {
     if (const Member x = member(*st, "startTime"))
       p.start_time = timestamp(*x, child(stp, "startTime"));
     if (const Member cs = member(*st, "containerStatuses")) {
-      const Path csp = child(stp, "containerStatuses");
-      std::size_t k = 0;
-      for (const auto& c : array(*cs, csp).items()) {
-        const Path kp = item(csp, k++);
-        const Member state = member(object(c, kp), "state");
-        const Path sp2 = child(kp, "state");
-        const Member term = state ? member(object(*state, sp2), "terminated") : Member{};
-        if (!term || p.exit_code) continue;  // the first terminated container's
-        const Path tp = child(sp2, "terminated");
-        object(*term, tp);
-        if (const Member x = member(*term, "exitCode"))
-          p.exit_code = int32(*x, child(tp, "exitCode"));
-        if (const Member x = member(*term, "finishedAt"))
-          p.finish_time = timestamp(*x, child(tp, "finishedAt"));
-      }
+      const m::Pod q = decode_pod_status_only(*cs, child(stp, "containerStatuses"));
+      p.exit_code = q.exit_code;
+      p.finish_time = q.finish_time;
     }
   }
   const Path ep = child(path, "t9ksim");
@@ -163,6 +175,148 @@ m::Pod decode_pod(const Value& j, const Path& path) {
   if (const Member x = member(ext, "deletionReason"))
     p.deletion_reason = deletion_reason(*x, child(ep, "deletionReason"));
   return p;
+}
+
+// ---- Pod changes in observed state, as merge patches ----
+
+namespace {
+
+// The pod with `from`'s observed state: what `from` would be had only its observed state changed.
+m::Pod with_observed_of(m::Pod pod, const m::Pod& from) {
+  pod.node_name = from.node_name;
+  pod.gpu_index = from.gpu_index;
+  pod.phase = from.phase;
+  pod.exit_code = from.exit_code;
+  pod.bind_time = from.bind_time;
+  pod.start_time = from.start_time;
+  pod.finish_time = from.finish_time;
+  pod.deletion_timestamp = from.deletion_timestamp;
+  pod.deletion_reason = from.deletion_reason;
+  return pod;
+}
+
+template <class T, class F>
+void patch_optional(Writer& w, std::string_view key, const std::optional<T>& v, F write) {
+  if (v) {
+    write(w.key(key), *v);
+  } else {
+    w.key(key).null();
+  }
+}
+
+void put_time(Writer& w, m::SimTime t) { write_time(w, t); }
+
+}  // namespace
+
+bool observed_change_only(const m::Pod& before, const m::Pod& after) {
+  return with_observed_of(before, after) == after;
+}
+
+void write_pod_patch(Writer& w, const m::Pod& a, const m::Pod& b) {
+  w.begin_object().key("metadata").begin_object().key("uid").string(b.metadata.uid);
+  if (a.deletion_timestamp != b.deletion_timestamp)
+    patch_optional(w, "deletionTimestamp", b.deletion_timestamp, put_time);
+  w.end_object();
+  if (a.node_name != b.node_name) {
+    w.key("spec").begin_object();
+    if (b.node_name.empty()) {
+      w.key("nodeName").null();
+    } else {
+      w.key("nodeName").string(b.node_name);
+    }
+    w.end_object();
+  }
+  const bool terminated_changed = a.exit_code != b.exit_code || a.finish_time != b.finish_time;
+  if (a.phase != b.phase || a.start_time != b.start_time || terminated_changed) {
+    w.key("status").begin_object();
+    if (a.phase != b.phase) w.key("phase").string(m::to_string(b.phase));
+    if (a.start_time != b.start_time) patch_optional(w, "startTime", b.start_time, put_time);
+    if (terminated_changed) {
+      if (!b.exit_code && !b.finish_time) {
+        w.key("containerStatuses").null();
+      } else {
+        // An array is replaced whole (RFC 7386).
+        w.key("containerStatuses").begin_array().begin_object().key("name").string("main");
+        w.key("state").begin_object().key("terminated").begin_object();
+        if (b.exit_code) w.key("exitCode").integer(*b.exit_code);
+        if (b.finish_time) write_time(w.key("finishedAt"), *b.finish_time);
+        w.end_object().end_object().end_object().end_array();
+      }
+    }
+    w.end_object();
+  }
+  if (a.gpu_index != b.gpu_index || a.bind_time != b.bind_time ||
+      a.deletion_reason != b.deletion_reason) {
+    w.key("t9ksim").begin_object();
+    if (a.gpu_index != b.gpu_index) {
+      if (b.gpu_index >= 0) {
+        w.key("gpuIndex").integer(b.gpu_index);
+      } else {
+        w.key("gpuIndex").null();
+      }
+    }
+    if (a.bind_time != b.bind_time) patch_optional(w, "bindTime", b.bind_time, put_time);
+    if (a.deletion_reason != b.deletion_reason) {
+      patch_optional(w, "deletionReason", b.deletion_reason,
+                     [](Writer& o, m::DeletionReason r) { o.string(m::to_string(r)); });
+    }
+    w.end_object();
+  }
+  w.end_object();
+}
+
+void apply_pod_patch(const Value& j, const Path& path, m::Pod& p) {
+  object(j, path);
+  auto time_field = [](const Value& obj, const Path& at, std::string_view key,
+                       std::optional<m::SimTime>& out) {
+    const Value x = obj.find(key);
+    if (!x.present()) return;
+    if (x.is_null()) {
+      out.reset();
+    } else {
+      out = timestamp(x, child(at, key));
+    }
+  };
+  if (const Member meta = member(j, "metadata")) {
+    const Path mp = child(path, "metadata");
+    time_field(object(*meta, mp), mp, "deletionTimestamp", p.deletion_timestamp);
+  }
+  if (const Member spec = member(j, "spec")) {
+    const Path sp = child(path, "spec");
+    if (const Value x = object(*spec, sp).find("nodeName"); x.present())
+      p.node_name = x.is_null() ? std::string() : string(x, child(sp, "nodeName"));
+  }
+  if (const Member st = member(j, "status")) {
+    const Path stp = child(path, "status");
+    object(*st, stp);
+    if (const Member x = member(*st, "phase"))
+      p.phase = enumeration<m::PodPhase>(*x, child(stp, "phase"));
+    time_field(*st, stp, "startTime", p.start_time);
+    if (const Value cs = st->find("containerStatuses"); cs.present()) {
+      p.exit_code.reset();
+      p.finish_time.reset();
+      if (!cs.is_null()) {
+        // What decode_pod reads of a whole pod: the first terminated container's.
+        m::Pod q = decode_pod_status_only(cs, child(stp, "containerStatuses"));
+        p.exit_code = q.exit_code;
+        p.finish_time = q.finish_time;
+      }
+    }
+  }
+  if (const Member ext = member(j, "t9ksim")) {
+    const Path ep = child(path, "t9ksim");
+    object(*ext, ep);
+    if (const Value x = ext->find("gpuIndex"); x.present())
+      p.gpu_index = x.is_null() ? -1 : int32(x, child(ep, "gpuIndex"));
+    time_field(*ext, ep, "bindTime", p.bind_time);
+    if (const Value x = ext->find("deletionReason"); x.present()) {
+      if (x.is_null()) {
+        p.deletion_reason.reset();
+      } else {
+        p.deletion_reason = deletion_reason(x, child(ep, "deletionReason"));
+      }
+    }
+  }
 }
 
 // ---- PodGroup (as scenarios/format prints it) ----
@@ -271,204 +425,6 @@ m::PodGroup decode_pod_group(const Value& j, const Path& path) {
     }
   }
   return g;
-}
-
-// ---- JobStatus (as scenarios/format prints it) ----
-
-void write_status(Writer& w, const m::JobStatus& st) {
-  w.begin_object();
-  if (st.phase) w.key("phase").string(m::to_string(*st.phase));
-  if (!st.conditions.empty()) {
-    w.key("conditions").begin_array();
-    for (const auto& c : st.conditions) {
-      w.begin_object()
-          .key("type")
-          .string(m::to_string(c.type))
-          .key("status")
-          .string(m::to_string(c.status));
-      write_time(w.key("lastTransitionTime"), c.last_transition_time);
-      if (!c.reason.empty()) w.key("reason").string(c.reason);
-      if (!c.message.empty()) w.key("message").string(c.message);
-      w.end_object();
-    }
-    w.end_array();
-  }
-  const m::Aggregate& ag = st.aggregate;
-  w.key("aggregate")
-      .begin_object()
-      .key("creating")
-      .integer(ag.creating)
-      .key("pending")
-      .integer(ag.pending);
-  w.key("running")
-      .integer(ag.running)
-      .key("succeeded")
-      .integer(ag.succeeded)
-      .key("failed")
-      .integer(ag.failed);
-  w.key("unknown").integer(ag.unknown).key("deleted").integer(ag.deleted).end_object();
-  if (!st.tasks.empty()) {
-    w.key("tasks").begin_array();
-    for (const auto& t : st.tasks) {
-      w.begin_object().key("type").string(t.type).key("restartCount").integer(t.restart_count);
-      if (!t.replicas.empty()) {
-        w.key("replicas").begin_array();
-        for (const auto& r : t.replicas) {
-          w.begin_object().key("name").string(r.name);
-          if (!r.uid.empty()) w.key("uid").string(r.uid);
-          w.key("phase").string(m::to_string(r.phase));
-          if (!r.containers.empty()) {
-            w.key("containers").begin_array();
-            for (const auto& c : r.containers) {
-              w.begin_object().key("name").string(c.name);
-              if (!c.state.empty()) w.key("state").string(c.state);
-              if (c.exit_code) w.key("exitCode").integer(*c.exit_code);
-              w.end_object();
-            }
-            w.end_array();
-          }
-          if (r.restart_count) w.key("restartCount").integer(r.restart_count);
-          w.end_object();
-        }
-        w.end_array();
-      }
-      w.end_object();
-    }
-    w.end_array();
-  }
-  if (st.backoff_count) w.key("backoffCount").integer(*st.backoff_count);
-  if (st.tensorboard) {
-    const auto& d = *st.tensorboard;
-    w.key("tensorboard").begin_object();
-    if (!d.name.empty()) w.key("name").string(d.name);
-    w.key("dependent").begin_object();
-    if (!d.dependent.api_version.empty()) w.key("apiVersion").string(d.dependent.api_version);
-    if (!d.dependent.kind.empty()) w.key("kind").string(d.dependent.kind);
-    if (!d.dependent.name.empty()) w.key("name").string(d.dependent.name);
-    if (!d.dependent.namespace_.empty()) w.key("namespace").string(d.dependent.namespace_);
-    if (!d.dependent.uid.empty()) w.key("uid").string(d.dependent.uid);
-    w.end_object().key("ready").boolean(d.ready);
-    if (!d.reason.empty()) w.key("reason").string(d.reason);
-    if (!d.action.empty()) w.key("action").string(d.action);
-    if (!d.note.empty()) w.key("note").string(d.note);
-    if (!d.type.empty()) w.key("type").string(d.type);
-    w.end_object();
-  }
-  if (st.start_time) write_time(w.key("startTime"), *st.start_time);
-  if (st.completion_time) write_time(w.key("completionTime"), *st.completion_time);
-  if (st.active_since) write_time(w.key("activeSince"), *st.active_since);
-  if (st.elastic_replicas) w.key("elasticReplicas").integer(*st.elastic_replicas);
-  w.end_object();
-}
-
-m::JobStatus decode_status(const Value& j, const Path& path) {
-  object(j, path);
-  m::JobStatus st;
-  if (const Member x = member(j, "phase"))
-    st.phase = enumeration<m::JobPhase>(*x, child(path, "phase"));
-  if (const Member conds = member(j, "conditions")) {
-    const Path cp = child(path, "conditions");
-    std::size_t i = 0;
-    for (const auto& c : array(*conds, cp).items()) {
-      const Path ip = item(cp, i++);
-      object(c, ip);
-      m::JobCondition cond;
-      cond.type = enumeration<m::JobConditionType>(need(c, ip, "type"), child(ip, "type"));
-      cond.status = enumeration<m::ConditionStatus>(need(c, ip, "status"), child(ip, "status"));
-      if (const Member x = member(c, "lastTransitionTime"))
-        cond.last_transition_time = timestamp(*x, child(ip, "lastTransitionTime"));
-      cond.reason = opt_string(c, ip, "reason");
-      cond.message = opt_string(c, ip, "message");
-      st.conditions.push_back(std::move(cond));
-    }
-  }
-  if (const Member ag = member(j, "aggregate")) {
-    const Path ap = child(path, "aggregate");
-    object(*ag, ap);
-    m::Aggregate& a = st.aggregate;
-    std::int32_t* slots[] = {&a.creating, &a.pending, &a.running, &a.succeeded,
-                             &a.failed,   &a.unknown, &a.deleted};
-    const char* names[] = {"creating", "pending", "running", "succeeded",
-                           "failed",   "unknown", "deleted"};
-    for (std::size_t k = 0; k < 7; ++k) {
-      if (const Member x = member(*ag, names[k])) *slots[k] = int32(*x, child(ap, names[k]));
-    }
-  }
-  if (const Member tasks = member(j, "tasks")) {
-    const Path tp = child(path, "tasks");
-    std::size_t i = 0;
-    for (const auto& t : array(*tasks, tp).items()) {
-      const Path ip = item(tp, i++);
-      object(t, ip);
-      m::TaskStatus task;
-      task.type = string(need(t, ip, "type"), child(ip, "type"));
-      if (const Member x = member(t, "restartCount"))
-        task.restart_count = int32(*x, child(ip, "restartCount"));
-      if (const Member reps = member(t, "replicas")) {
-        std::size_t k = 0;
-        const Path rsp = child(ip, "replicas");
-        for (const auto& r : array(*reps, rsp).items()) {
-          const Path rp = item(rsp, k++);
-          object(r, rp);
-          m::ReplicaStatus rs;
-          rs.name = string(need(r, rp, "name"), child(rp, "name"));
-          rs.uid = opt_string(r, rp, "uid");
-          if (const Member x = member(r, "phase"))
-            rs.phase = enumeration<m::ReplicaPhase>(*x, child(rp, "phase"));
-          if (const Member x = member(r, "restartCount"))
-            rs.restart_count = int32(*x, child(rp, "restartCount"));
-          if (const Member cs = member(r, "containers")) {
-            std::size_t q = 0;
-            const Path csp = child(rp, "containers");
-            for (const auto& c : array(*cs, csp).items()) {
-              const Path cp = item(csp, q++);
-              object(c, cp);
-              m::ContainerStatus s;
-              s.name = opt_string(c, cp, "name");
-              s.state = opt_string(c, cp, "state");
-              if (const Member x = member(c, "exitCode"))
-                s.exit_code = int32(*x, child(cp, "exitCode"));
-              rs.containers.push_back(std::move(s));
-            }
-          }
-          task.replicas.push_back(std::move(rs));
-        }
-      }
-      st.tasks.push_back(std::move(task));
-    }
-  }
-  if (const Member x = member(j, "backoffCount"))
-    st.backoff_count = int32(*x, child(path, "backoffCount"));
-  if (const Member tb = member(j, "tensorboard")) {
-    const Path tp = child(path, "tensorboard");
-    object(*tb, tp);
-    m::DependentStatus d;
-    d.name = opt_string(*tb, tp, "name");
-    if (const Member ref = member(*tb, "dependent")) {
-      const Path rp = child(tp, "dependent");
-      object(*ref, rp);
-      d.dependent.api_version = opt_string(*ref, rp, "apiVersion");
-      d.dependent.kind = opt_string(*ref, rp, "kind");
-      d.dependent.name = opt_string(*ref, rp, "name");
-      d.dependent.namespace_ = opt_string(*ref, rp, "namespace");
-      d.dependent.uid = opt_string(*ref, rp, "uid");
-    }
-    if (const Member x = member(*tb, "ready")) d.ready = boolean(*x, child(tp, "ready"));
-    d.reason = opt_string(*tb, tp, "reason");
-    d.action = opt_string(*tb, tp, "action");
-    d.note = opt_string(*tb, tp, "note");
-    d.type = opt_string(*tb, tp, "type");
-    st.tensorboard = std::move(d);
-  }
-  if (const Member x = member(j, "startTime"))
-    st.start_time = timestamp(*x, child(path, "startTime"));
-  if (const Member x = member(j, "completionTime"))
-    st.completion_time = timestamp(*x, child(path, "completionTime"));
-  if (const Member x = member(j, "activeSince"))
-    st.active_since = timestamp(*x, child(path, "activeSince"));
-  if (const Member x = member(j, "elasticReplicas"))
-    st.elastic_replicas = int32(*x, child(path, "elasticReplicas"));
-  return st;
 }
 
 // ---- controller options (controllers.options spellings, docs/controllers.md) ----

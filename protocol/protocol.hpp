@@ -21,7 +21,12 @@
 
 namespace t9k::protocol {
 
+// Version 1, and the version of `initialize` itself in every version (docs/protocol-v2.md §1).
 inline constexpr std::string_view kProtocolVersion = "1";
+
+namespace detail {
+struct Access;  // protocol/ internal: what the messages read of a parsed line
+}
 
 class ProtocolError : public std::runtime_error {
  public:
@@ -62,8 +67,11 @@ class JobEncoder {
   JobEncoder();
   ~JobEncoder();
   std::string encode(const model::Job& job);
+  // The job's JSON without its status (version 2 sends statuses apart).
+  std::string encode_without_status(const model::Job& job);
 
  private:
+  const std::string& head(const model::Job& job);
   struct Entry;
   std::map<std::string, std::unique_ptr<Entry>> by_uid_;
 };
@@ -80,10 +88,7 @@ class Reply {
   Reply(Reply&&) noexcept;
 
  private:
-  friend Hello decode_hello(const Reply&);
-  friend controllers::ReconcileResult decode_reconcile_result(const Reply&);
-  friend policies::ElasticDecisions decode_decide_result(const Reply&,
-                                                         const policies::ElasticObservation&);
+  friend struct detail::Access;
   struct Impl;
   explicit Reply(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
@@ -121,7 +126,7 @@ class Request {
   const std::string& id_json() const;
 
  private:
-  friend struct Decoders;
+  friend struct detail::Access;
   struct Impl;
   explicit Request(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
@@ -129,6 +134,7 @@ class Request {
 
 struct InitializeRequest {
   std::string protocol_version;
+  std::vector<std::string> protocol_versions;  // what the simulator speaks ("1", "2")
   Role role = Role::Controller;
   std::vector<std::string> kinds;
   controllers::ControllerOptions controller_options;
@@ -158,6 +164,17 @@ std::string hello_result(const Hello& hello);
 std::string reconcile_result(const controllers::ReconcileResult& result);
 std::string decide_result(const policies::ElasticDecisions& decisions,
                           const policies::ElasticObservation& observation);
+
+// ---- differential testing ----
+
+// Where two JSON values first differ: the path from `root` ("result.status.phase") and the
+// values there as JSON text ("(absent)" for a missing member or item).
+struct Difference {
+  std::string path;
+  std::string a, b;
+};
+std::optional<Difference> first_difference(std::string_view a, std::string_view b,
+                                           const std::string& root);
 
 // ---- pieces, for tests and tools ----
 

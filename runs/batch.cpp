@@ -28,7 +28,7 @@ int run_batch(const std::vector<BatchRun>& runs, const RunOne& run_one,
         for (std::size_t i; (i = next.fetch_add(1)) < runs.size();) {
           const BatchRun& r = runs[i];
           try {
-            codes[i] = run_one(*r.text, scenario_file, r.replication, r.dir.string());
+            codes[i] = run_one(*r.text, scenario_file, r.replication, r.dir.string(), r.label);
           } catch (const std::exception& e) {
             fmt::print(stderr, "t9ksim: error: {} replication {}: {}\n", r.label, r.replication,
                        e.what());

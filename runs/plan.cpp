@@ -191,6 +191,14 @@ Plan read_plan(const std::string& dir_arg) {
       }
       p.options.plugins.push_back(std::move(a));
     }
+    // Plans written before --reference existed have none.
+    for (const auto& spec : o.value("references", json::array())) {
+      ReferenceArg r;
+      if (auto err = parse_reference_arg(spec.get<std::string>(), timeout, r)) {
+        throw PlanError(fmt::format("{}: options.references: {}", file.string(), *err));
+      }
+      p.options.references.push_back(std::move(r));
+    }
   } catch (const json::exception& e) {
     throw PlanError(fmt::format("{}: not a t9ksim plan: {}", file.string(), e.what()));
   }
@@ -266,7 +274,7 @@ std::optional<Estimate> pilot(const Work& w, const RunOneOptions& options,
     const std::string text = scenarios::apply_sets(
         w.texts[u.text], {fmt::format("horizon={}s", pilot_us / 1000000)}, errors);
     if (!errors.empty()) return std::nullopt;
-    RunOneOptions o = options;
+    RunOneOptions o = options.for_unit(u.label);
     o.quiet = true;
     o.progress = false;
     o.check = false;
@@ -384,6 +392,7 @@ int write_plan(const Work& w, const RunOneOptions& unit_options, const PlanReque
                       {"seed", unit_options.seed ? json(*unit_options.seed) : json(nullptr)},
                       {"skipBadRows", unit_options.skip_bad_rows},
                       {"plugins", req.plugin_specs},
+                      {"references", req.reference_specs},
                       {"pluginTimeout", req.plugin_timeout}};
     analysis::write_file_atomic(out / kPlanFile, doc.dump(2) + "\n");
   } catch (const analysis::OutputError&) {
@@ -523,7 +532,7 @@ int shard_command(const ShardArgs& args) {
             const std::size_t i = todo[k];
             const auto& u = p.work.units[i];
             const fs::path staging = units_dir / fmt::format(".{}.partial", i);
-            RunOneOptions o = p.options;
+            RunOneOptions o = p.options.for_unit(u.label);
             o.quiet = true;
             std::string messages;
             o.messages = &messages;

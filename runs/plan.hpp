@@ -26,6 +26,7 @@ struct PlanRequest {
   std::string dir;  // the plan folder (the command's --out)
   std::vector<std::string>
       plugin_specs;  // --plugin KIND=COMMAND as given: each shard parses them again
+  std::vector<std::string> reference_specs;  // --reference, as given
   std::string plugin_timeout = "10s";
   bool pilot = true;  // run a short pilot and print the cost estimate
 };

@@ -42,32 +42,104 @@ std::optional<std::vector<std::string>> split_command(const std::string& line) {
   return words;
 }
 
-std::optional<std::string> parse_plugin_arg(const std::string& text, kernel::SimDuration timeout,
-                                            PluginArg& out) {
+namespace {
+
+const std::vector<std::string> kTargets{"GenericJob", "PyTorchTrainingJob", "DeepSpeedJob",
+                                        "controllers", "elastic-policy"};
+
+// "KIND=COMMAND" of --plugin and --reference; an error message on bad input.
+std::optional<std::string> parse_target(const std::string& option, const std::string& text,
+                                        kernel::SimDuration timeout, std::string& target,
+                                        scenarios::PluginSpec& plugin) {
   const auto eq = text.find('=');
-  static const std::vector<std::string> kTargets{"GenericJob", "PyTorchTrainingJob", "DeepSpeedJob",
-                                                 "controllers", "elastic-policy"};
-  if (eq == std::string::npos) return fmt::format("--plugin {}: expected KIND=COMMAND", text);
-  out.target = text.substr(0, eq);
-  if (std::find(kTargets.begin(), kTargets.end(), out.target) == kTargets.end()) {
+  if (eq == std::string::npos) return fmt::format("{} {}: expected KIND=COMMAND", option, text);
+  target = text.substr(0, eq);
+  if (std::find(kTargets.begin(), kTargets.end(), target) == kTargets.end()) {
     return fmt::format(
-        "--plugin {}: found \"{}\"; allowed: GenericJob, PyTorchTrainingJob, DeepSpeedJob, "
-        "controllers, "
-        "elastic-policy",
-        text, out.target);
+        "{} {}: found \"{}\"; allowed: GenericJob, PyTorchTrainingJob, DeepSpeedJob, "
+        "controllers, elastic-policy",
+        option, text, target);
   }
   const auto words = split_command(text.substr(eq + 1));
-  if (!words) return fmt::format("--plugin {}: an unterminated quote", text);
-  if (words->empty()) return fmt::format("--plugin {}: no command after '='", text);
-  std::string name = out.target;
+  if (!words) return fmt::format("{} {}: an unterminated quote", option, text);
+  if (words->empty()) return fmt::format("{} {}: no command after '='", option, text);
+  std::string name = target;
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return std::tolower(c); });
   if (name != "controllers" && name != "elastic-policy") name += "-controller";
-  out.plugin.name = name;
-  out.plugin.command = *words;
-  out.plugin.working_dir = std::filesystem::current_path().string();
-  out.plugin.timeout = timeout;
+  plugin.name = name;
+  plugin.command = *words;
+  plugin.working_dir = std::filesystem::current_path().string();
+  plugin.timeout = timeout;
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> parse_plugin_arg(const std::string& text, kernel::SimDuration timeout,
+                                            PluginArg& out) {
+  const auto eq = text.find('=');
+  const auto colon = text.find(':');
+  if (colon == std::string::npos || colon > eq)
+    return parse_target("--plugin", text, timeout, out.target, out.plugin);
+  // VARIANT[,VARIANT...]:KIND=COMMAND
+  std::string list = text.substr(0, colon);
+  for (std::size_t at = 0; at <= list.size();) {
+    const auto comma = std::min(list.find(',', at), list.size());
+    std::string v = list.substr(at, comma - at);
+    if (v.empty()) return fmt::format("--plugin {}: an empty variant name before ':'", text);
+    out.variants.push_back(std::move(v));
+    at = comma + 1;
+  }
+  if (auto err = parse_target("--plugin", text.substr(colon + 1), timeout, out.target, out.plugin))
+    return fmt::format("--plugin {}: {}", text, err->substr(err->find(": ") + 2));
+  return std::nullopt;
+}
+
+std::optional<std::string> parse_reference_arg(const std::string& text, kernel::SimDuration timeout,
+                                               ReferenceArg& out) {
+  if (text == "builtin") {
+    out.target = "builtin";
+    out.plugin.reset();
+    return std::nullopt;
+  }
+  scenarios::PluginSpec plugin;
+  if (auto err = parse_target("--reference", text, timeout, out.target, plugin)) {
+    if (text.find('=') == std::string::npos)
+      return fmt::format("--reference {}: expected builtin, KIND=builtin or KIND=COMMAND", text);
+    return err;
+  }
+  if (plugin.command == std::vector<std::string>{"builtin"}) {
+    out.plugin.reset();
+  } else {
+    plugin.name += "-reference";
+    out.plugin = std::move(plugin);
+  }
+  return std::nullopt;
+}
+
+void apply_references(sim::PluginSettings& settings, const scenarios::Scenario& sc,
+                      const std::vector<ReferenceArg>& references, bool where_plugins_run) {
+  const sim::PluginSettings::Reference builtin{};
+  auto served = [&](model::JobKind k) {
+    return std::any_of(sc.controller_plugins.begin(), sc.controller_plugins.end(),
+                       [&](const auto& c) { return c.kind == k; });
+  };
+  for (const auto& r : references) {
+    const sim::PluginSettings::Reference ref{r.plugin};
+    if (r.target == "builtin" || r.target == "controllers") {
+      // Every kind that runs in a plugin.
+      for (const auto& c : sc.controller_plugins) settings.controller_references[c.kind] = ref;
+      if (r.target == "builtin" && sc.controllers.elastic_policy_plugin)
+        settings.policy_reference = builtin;
+    } else if (r.target == "elastic-policy") {
+      if (!where_plugins_run || sc.controllers.elastic_policy_plugin)
+        settings.policy_reference = ref;
+    } else {
+      const auto kind = *model::parse_enum<model::JobKind>(r.target);
+      if (!where_plugins_run || served(kind)) settings.controller_references[kind] = ref;
+    }
+  }
 }
 
 void apply_plugins(scenarios::Scenario& sc, const std::vector<PluginArg>& plugins) {

@@ -19,7 +19,9 @@
 #include "kernel/hash.hpp"
 #include "kernel/kernel.hpp"
 #include "model/accelerators.hpp"
+#include "plugins/differential.hpp"
 #include "plugins/process.hpp"
+#include "runs/event_trail.hpp"
 #include "runs/exit_codes.hpp"
 #include "runs/loading.hpp"
 #include "runs/messages.hpp"
@@ -138,6 +140,7 @@ class OneRun {
   std::unique_ptr<analysis::Recorder> rec_;
   std::unique_ptr<analysis::JobsCsvWriter> jobs_csv_;
   std::unique_ptr<analysis::EventLog> log_;
+  std::unique_ptr<EventTrail> trail_;  // while compared with a reference
   std::unique_ptr<expect::ExpectationChecker> checker_;
   std::unique_ptr<sim::World> world_;
   analysis::RunInfo info_;
@@ -180,6 +183,7 @@ std::optional<int> OneRun::settings() {
   fs::remove_all(out_ / "plugins");
   settings_.plugins.log_dir = (out_ / "plugins").string();
   settings_.plugins.simulator_version = T9KSIM_VERSION;
+  apply_references(settings_.plugins, sc_, opt_.references, opt_.references_where_plugins_run);
   settings_.publish_job_status = opt_.events;  // events.jsonl carries every job status change
   settings_.keep_finished_jobs = opt_.objects;
   fs::remove(out_ / "objects.yaml");  // never an earlier run's objects beside this run
@@ -203,10 +207,13 @@ void OneRun::observe() {
 }
 
 std::optional<int> OneRun::simulate() {
+  // Compared with a reference: the last events, for the message when they diverge.
+  if (!opt_.references.empty()) trail_ = std::make_unique<EventTrail>();
   auto sink = [this](const model::TimedChange& c) {
     rec_->on_change(c);
     if (log_) log_->write(c);
     if (checker_) checker_->on_change(c);
+    if (trail_) trail_->on_change(c);
   };
   try {
     world_ = std::make_unique<sim::World>(sc_, replication_, sink, settings_);
@@ -223,6 +230,14 @@ std::optional<int> OneRun::simulate() {
     return kExitUsage;
   } catch (const sim::InvariantViolation& e) {
     err(fmt::format("t9ksim: {}\n", e.what()));
+    return kExitError;
+  } catch (const plugins::Divergence& e) {
+    std::string last;
+    if (trail_ && !e.job().empty()) {
+      for (const auto& line : trail_->of_job(e.job(), 12)) last += "\n    " + line;
+    }
+    err(fmt::format("t9ksim: error: {}{}\n", e.what(),
+                    last.empty() ? "" : fmt::format("\n  the job's last events:{}", last)));
     return kExitError;
   } catch (const plugins::PluginError& e) {
     err(fmt::format("t9ksim: error: {}\n", e.what()));
@@ -264,6 +279,10 @@ std::optional<int> OneRun::write() {
     }
   }
   for (auto& note : world_->notes()) info_.warnings.push_back(std::move(note));
+  for (const auto& p : world_->plugin_stats()) {
+    info_.plugins.push_back({p.name, p.role, p.protocol_version, p.calls, p.items, p.bytes_sent,
+                             p.bytes_received, std::chrono::duration<double>(p.waited).count()});
+  }
   try {
     if (log_) log_->commit();
     if (opt_.objects) write_objects(out_ / "objects.yaml", world_->objects());
@@ -294,6 +313,15 @@ void OneRun::print(const std::map<std::string, double>& metrics) const {
              analysis::format_percent(metrics.at("utilization_allocated")),
              analysis::format_percent(metrics.at("utilization_productive")));
   print_queue_lines(metrics);
+  for (const auto& p : info_.plugins) {
+    fmt::print("plugin {} (protocol {}): {} calls, {} {}, {} sent, {} received, {} waiting\n",
+               p.name, p.protocol_version, analysis::format_count(static_cast<double>(p.calls)),
+               analysis::format_count(static_cast<double>(p.items)),
+               p.role == "controller" ? "reconciles" : "decisions",
+               analysis::format_bytes(static_cast<double>(p.bytes_sent)),
+               analysis::format_bytes(static_cast<double>(p.bytes_received)),
+               analysis::format_duration_s(p.wait_s));
+  }
   for (const auto& w : info_.warnings) fmt::print("warning: {}\n", w);
 }
 
@@ -322,6 +350,17 @@ int OneRun::verdict(const std::map<std::string, double>& metrics) const {
 }
 
 }  // namespace
+
+RunOneOptions RunOneOptions::for_unit(const std::string& unit) const {
+  RunOneOptions out = *this;
+  out.references_where_plugins_run = std::any_of(plugins.begin(), plugins.end(),
+                                                 [](const auto& p) { return !p.variants.empty(); });
+  std::erase_if(out.plugins, [&](const PluginArg& p) {
+    return !p.variants.empty() &&
+           std::find(p.variants.begin(), p.variants.end(), unit) == p.variants.end();
+  });
+  return out;
+}
 
 int run_one(const std::string& text, const std::string& file, std::uint64_t replication,
             const std::string& out_dir, const RunOneOptions& opt) {

@@ -20,8 +20,14 @@ struct RunOneOptions {
   bool progress = false;  // progress bar over simulated time (only when stderr is a terminal)
   std::optional<std::uint64_t> seed;
   bool skip_bad_rows = false;
-  std::vector<PluginArg> plugins;   // --plugin: controllers and the elastic policy out of process
+  std::vector<PluginArg> plugins;  // --plugin: controllers and the elastic policy out of process
+  std::vector<ReferenceArg> references;  // --reference: what the plugins are compared with
+  // Set by for_unit when plugins run in some units only: a reference then applies where a plugin
+  // runs (elsewhere it is an error).
+  bool references_where_plugins_run = false;
   std::string* messages = nullptr;  // set: errors and failed checks go here instead of stderr
+  // These options for one unit of a command (compare: a variant): the plugins given for it.
+  RunOneOptions for_unit(const std::string& unit) const;
 };
 
 // Simulates `text` at `replication` into out_dir (created; an earlier run's summary, objects and
@@ -33,8 +39,10 @@ int run_one(const std::string& text, const std::string& file, std::uint64_t repl
             const std::string& out_dir, const RunOneOptions& options);
 
 // run_one as the batch runners take it (runs/batch.hpp, runs/work.hpp): options bound.
+// `unit` is the unit's label (compare: the variant; plugins may be given for some variants only).
 using RunOne = std::function<int(const std::string& scenario_text, const std::string& scenario_file,
-                                 std::uint64_t replication, const std::string& out_dir)>;
+                                 std::uint64_t replication, const std::string& out_dir,
+                                 const std::string& unit)>;
 
 // A command that writes a scenario and runs it (forecast, replay-check): out_dir is made whole or
 // not at all (analysis/result_folder.hpp) with scenario.yaml, the run's outputs, what `extra`

@@ -61,6 +61,41 @@ void write_work_files(const Work& w, const fs::path& dir) {
   }
 }
 
+namespace {
+
+// A failed command keeps its plugins' logs (docs/plugins.md: always in OUT/plugins/): the folder
+// is committed holding them only. False when there are none.
+bool keep_plugin_logs(const Work& w, analysis::ResultFolder& folder, Finished& f) {
+  const fs::path out = folder.path();
+  std::vector<fs::path> logs;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(out, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file() && it->path().parent_path().filename() == "plugins")
+      logs.push_back(it->path().lexically_relative(out));
+  }
+  if (logs.empty()) return false;
+  std::string hidden = ".";  // appended, not concatenated: GCC 12's -Wrestrict misfires on that
+  hidden += out.filename().string();
+  hidden += ".logs";
+  const fs::path kept = out.parent_path() / hidden;
+  fs::remove_all(kept, ec);
+  for (const auto& rel : logs) {
+    fs::create_directories((kept / rel).parent_path());
+    fs::rename(out / rel, kept / rel);
+  }
+  // Everything else of the failed runs goes; the logs take their places.
+  for (const auto& e : fs::directory_iterator(out)) fs::remove_all(e.path());
+  for (const auto& e : fs::directory_iterator(kept))
+    fs::rename(e.path(), out / e.path().filename());
+  fs::remove_all(kept, ec);
+  folder.commit_listing(w.command + " (failed: the plugin logs only)");
+  f.committed = true;
+  f.logs_only = true;
+  return true;
+}
+
+}  // namespace
+
 Finished finish_work(const Work& w, analysis::ResultFolder& folder, const std::vector<int>& codes) {
   Finished f;
   const fs::path out = folder.path();
@@ -73,17 +108,24 @@ Finished finish_work(const Work& w, analysis::ResultFolder& folder, const std::v
         // A run that stopped before its outputs (bad input, a crash) leaves the target as it was;
         // one that ran but failed a check or an invariant is kept, so the user can see why.
         if (worst != kExitOk && worst != kExitError) return f;
-        if (!fs::exists(out / analysis::kSummaryMarker)) return f;
+        if (!fs::exists(out / analysis::kSummaryMarker)) {
+          keep_plugin_logs(w, folder, f);
+          return f;
+        }
         if (worst == kExitOk && w.report) analysis::write_report(out);
         break;
       case Finish::Replications:
         if (worst == kExitUsage) return f;
+        if (worst != kExitOk && keep_plugin_logs(w, folder, f)) return f;
         f.replications =
             analysis::write_replication_summary(out, group_dirs(w, out, w.groups.front()));
         if (w.report) analysis::write_report(out);
         break;
       case Finish::Comparison: {
-        if (worst != kExitOk) return f;
+        if (worst != kExitOk) {
+          if (worst == kExitError) keep_plugin_logs(w, folder, f);
+          return f;
+        }
         std::vector<std::pair<std::string, std::vector<fs::path>>> dirs;
         for (const auto& g : w.groups) dirs.emplace_back(g.name, group_dirs(w, out, g));
         f.comparison = analysis::write_comparison_summary(out, dirs);
@@ -91,7 +133,10 @@ Finished finish_work(const Work& w, analysis::ResultFolder& folder, const std::v
         break;
       }
       case Finish::Sweep: {
-        if (worst != kExitOk) return f;
+        if (worst != kExitOk) {
+          if (worst == kExitError) keep_plugin_logs(w, folder, f);
+          return f;
+        }
         std::vector<std::pair<std::vector<std::string>, std::vector<fs::path>>> points;
         for (const auto& g : w.groups) points.emplace_back(g.values, group_dirs(w, out, g));
         f.sweep = analysis::write_sweep_summary(out, w.parameters, points);
@@ -126,8 +171,8 @@ Finished execute_work(const Work& w, const std::string& out_dir, const RunOne& r
   if (w.finish == Finish::Single) {
     // One run, on this thread: its own progress and closing lines are run_one's.
     const auto& u = w.units.front();
-    codes.push_back(
-        run_one(w.texts[u.text], w.scenario_file, u.replication, unit_dir(out, u).string()));
+    codes.push_back(run_one(w.texts[u.text], w.scenario_file, u.replication,
+                            unit_dir(out, u).string(), u.label));
   } else {
     std::vector<BatchRun> runs;
     for (const auto& u : w.units)
@@ -142,6 +187,11 @@ Finished execute_work(const Work& w, const std::string& out_dir, const RunOne& r
 
 void print_finished(const Work& w, const Finished& f, const std::string& shown) {
   const fs::path where(shown);
+  if (f.logs_only) {
+    fmt::print(stderr, "t9ksim: the plugin logs are in {} (the run's outputs were not written)\n",
+               shown);
+    return;
+  }
   switch (w.finish) {
     case Finish::Single:
       if (!f.committed) return;

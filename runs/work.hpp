@@ -65,6 +65,7 @@ struct Work {
 struct Finished {
   int rc = 0;
   bool committed = false;
+  bool logs_only = false;  // it failed, and the folder holds its plugins' logs only
   std::optional<analysis::ReplicationSummary> replications;
   std::optional<analysis::ComparisonSummary> comparison;
   std::optional<analysis::SweepSummary> sweep;

@@ -18,7 +18,9 @@ ControllerDriver::ControllerDriver(const scenarios::Scenario& scenario,
       k_(kernel),
       store_(store),
       registry_(std::move(registry)),
-      rng_reconcile_(streams.stream("controllers/reconcile-latency")) {}
+      rng_reconcile_(streams.stream("controllers/reconcile-latency")) {
+  for (const auto* c : registry_.controllers()) prepares_ = prepares_ || c->prepares();
+}
 
 void ControllerDriver::handle(const kernel::DispatchedEvent& e) {
   const auto id = static_cast<JobId>(e.key);
@@ -54,22 +56,43 @@ void ControllerDriver::enqueue(JobId id) {
   const StoredJob& j = store_.job(id);
   if (c.pending || j.rejected || !j.submitted || j.compacted) return;
   c.pending = true;
-  k_.post_in(sc_.controllers.reconcile_latency.draw(rng_reconcile_), kPhaseController, kReconcile,
-             id);
+  const SimDuration latency = sc_.controllers.reconcile_latency.draw(rng_reconcile_);
+  k_.post_in(latency, kPhaseController, kReconcile, id);
+  if (prepares_) due_[k_.now() + latency].push_back(id);
+}
+
+controllers::ReconcileInput ControllerDriver::input_of(const StoredJob& j) const {
+  return {j.job,
+          std::span<const model::Pod>(j.pods),
+          j.pod_group ? &*j.pod_group : nullptr,
+          j.tensorboard,
+          k_.now(),
+          st_.controller_options};
+}
+
+// The first reconcile of an instant tells the controllers in other processes every reconcile
+// due now, so that they travel in one message (docs/protocol-v2.md §2).
+void ControllerDriver::prepare_instant() {
+  const auto it = due_.find(k_.now());
+  if (it == due_.end()) return;
+  std::vector<controllers::ReconcileInput> due;
+  for (const JobId id : it->second) {
+    const StoredJob& j = store_.job(id);
+    if (jobs_[id].pending && !j.compacted) due.push_back(input_of(j));
+  }
+  due_.erase(it);
+  for (const auto* c : registry_.controllers()) {
+    if (c->prepares()) c->prepare(due);
+  }
 }
 
 void ControllerDriver::reconcile(JobId id) {
+  if (prepares_) prepare_instant();
   JobControl& c = jobs_[id];
   c.pending = false;
   const StoredJob& j = store_.job(id);
   if (j.compacted) return;
-  const controllers::ReconcileInput in{j.job,
-                                       std::span<const model::Pod>(j.pods),
-                                       j.pod_group ? &*j.pod_group : nullptr,
-                                       j.tensorboard,
-                                       k_.now(),
-                                       st_.controller_options};
-  controllers::ReconcileResult res = c.controller->reconcile(in);
+  controllers::ReconcileResult res = c.controller->reconcile(input_of(j));
   const auto before = model::status_of(j.job).phase;
   const auto counters_before = status_counters(model::status_of(j.job));
   // The whole status on every change, when asked for (events.jsonl): copied only then.
@@ -90,6 +113,7 @@ void ControllerDriver::reconcile(JobId id) {
   }
   training_->evaluate(id);
   if (!c.pending && store_.compactable(id)) {
+    c.controller->forget(model::metadata_of(j.job).uid);
     store_.compact(id);
     k_.cancel(c.requeue_ev);
     training_->forget(id);

@@ -13,6 +13,7 @@
 //        PolicyTrigger (an elastic job started running or ended).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -24,6 +25,7 @@
 namespace t9k::sim {
 
 class Store;
+struct StoredJob;
 
 class ControllerDriver final : public kernel::EventHandler, public ReconcileQueue {
  public:
@@ -57,6 +59,8 @@ class ControllerDriver final : public kernel::EventHandler, public ReconcileQueu
     bool pending = false;
     kernel::EventHandle requeue_ev;
   };
+  controllers::ReconcileInput input_of(const StoredJob& job) const;
+  void prepare_instant();
   void reconcile(JobId job);
   void apply(JobId job, controllers::Action& action);
   void phase_changed(JobId job, std::optional<model::JobPhase> before);
@@ -71,6 +75,10 @@ class ControllerDriver final : public kernel::EventHandler, public ReconcileQueu
   controllers::Registry registry_;
   kernel::Rng rng_reconcile_;
   std::vector<JobControl> jobs_;  // by JobId (added only by submissions, between events)
+  // When a controller prepares (a plugin): the jobs whose reconcile is due, by time, in the
+  // order their events were posted (the order they dispatch in).
+  bool prepares_ = false;
+  std::map<SimTime, std::vector<JobId>> due_;
 };
 
 }  // namespace t9k::sim

@@ -94,6 +94,15 @@ class PolicyTrigger {
   virtual void elastic_job_changed(JobId job) = 0;
 };
 
+// Why jobs wait for nodes (offered by the scheduling driver, read by the policy driver).
+class WaitReasons {
+ public:
+  virtual ~WaitReasons() = default;
+  // The cause the scheduler last gave for the job while none of its pods is bound; none when it
+  // has not tried it yet or the job has pods bound.
+  virtual std::optional<model::PendingCause> pending_cause(JobId job) const = 0;
+};
+
 // The scheduling driver's cycle trigger (sim/scheduling_driver.hpp).
 class CycleTrigger {
  public:

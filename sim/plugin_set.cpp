@@ -6,10 +6,14 @@
 #include <fmt/format.h>
 
 #include "plugins/adapters.hpp"
+#include "plugins/differential.hpp"
 
 namespace t9k::sim {
 
 namespace {
+
+constexpr model::JobKind kKinds[] = {model::JobKind::GenericJob, model::JobKind::PyTorchTrainingJob,
+                                     model::JobKind::DeepSpeedJob};
 
 plugins::ProcessSpec process_spec(const scenarios::PluginSpec& p, const std::string& log_dir) {
   plugins::ProcessSpec s;
@@ -26,7 +30,7 @@ plugins::ProcessSpec process_spec(const scenarios::PluginSpec& p, const std::str
 
 }  // namespace
 
-PluginSet::PluginSet(const WorldSettings& st) {
+PluginSet::PluginSet(const WorldSettings& st) : st_(st) {
   const auto& ps = st.plugins;
   std::map<std::string, const scenarios::PluginSpec*> by_name;
   auto claim = [&](const scenarios::PluginSpec& p) {
@@ -36,10 +40,59 @@ PluginSet::PluginSet(const WorldSettings& st) {
           fmt::format("two different plugins are named \"{}\"; give each its own name", p.name));
     }
   };
+  for (const auto& c : ps.controllers) claim(c.plugin);
+  if (ps.elastic_policy) claim(*ps.elastic_policy);
+  // References: a plugin to compare with, for kinds and a policy that run in a plugin.
+  std::vector<scenarios::ControllerPlugin> reference_plugins;
+  for (const auto& [kind, ref] : ps.controller_references) {
+    const bool served = std::any_of(ps.controllers.begin(), ps.controllers.end(),
+                                    [&](const auto& c) { return c.kind == kind; });
+    if (!served) {
+      throw ScenarioError(
+          fmt::format("--reference {}: no plugin runs {}: a reference is compared with a plugin "
+                      "(--plugin {}=...)",
+                      model::to_string(kind), model::to_string(kind), model::to_string(kind)));
+    }
+    if (ref.plugin) {
+      claim(*ref.plugin);
+      reference_plugins.push_back({kind, *ref.plugin});
+    }
+  }
+  if (ps.policy_reference && !ps.elastic_policy) {
+    throw ScenarioError(
+        "--reference elastic-policy: the elastic policy runs in process: a reference is compared "
+        "with a plugin (--plugin elastic-policy=...)");
+  }
+  if (ps.policy_reference && ps.policy_reference->plugin) claim(*ps.policy_reference->plugin);
+  if (ps.policy_reference && !ps.policy_reference->plugin &&
+      !policies::make_elastic_policy(st.elastic_policy, st.policy_options)) {
+    throw ScenarioError(fmt::format(
+        "--reference elastic-policy=builtin: the scenario's elastic policy \"{}\" is not a "
+        "built-in one to compare with",
+        st.elastic_policy));
+  }
+  protocol::PolicySettings policy{st.elastic_policy, st.policy_options, st.elastic_policy_period};
+  if (!ps.controllers.empty() || ps.elastic_policy) pin_.emplace();
+  controllers_ = start_controllers(ps.controllers, policy);
+  references_ = start_controllers(reference_plugins, policy);
+  auto start_policy = [&](const scenarios::PluginSpec& spec) {
+    auto client = std::make_shared<plugins::Client>(
+        process_spec(spec, ps.log_dir), protocol::Role::ElasticPolicy, std::vector<std::string>{},
+        ps.simulator_version, st.controller_options, policy);
+    clients_.push_back(client);
+    return client;
+  };
+  if (ps.elastic_policy) policy_ = start_policy(*ps.elastic_policy);
+  if (ps.policy_reference && ps.policy_reference->plugin)
+    policy_reference_ = start_policy(*ps.policy_reference->plugin);
+}
+
+std::vector<PluginSet::Served> PluginSet::start_controllers(
+    const std::vector<scenarios::ControllerPlugin>& plugins,
+    const protocol::PolicySettings& policy) {
   // One process per distinct plugin: kinds with the same spec share it.
   std::vector<std::pair<const scenarios::PluginSpec*, std::vector<model::JobKind>>> groups;
-  for (const auto& c : ps.controllers) {
-    claim(c.plugin);
+  for (const auto& c : plugins) {
     auto g = std::find_if(groups.begin(), groups.end(),
                           [&](const auto& x) { return *x.first == c.plugin; });
     if (g == groups.end()) {
@@ -48,36 +101,54 @@ PluginSet::PluginSet(const WorldSettings& st) {
       g->second.push_back(c.kind);
     }
   }
-  protocol::PolicySettings policy{st.elastic_policy, st.policy_options, st.elastic_policy_period};
-  if (!groups.empty() || ps.elastic_policy) pin_.emplace();
+  std::vector<Served> out;
+  const auto& ps = st_.plugins;
   for (const auto& [spec, kinds] : groups) {
     std::vector<std::string> names;
     for (const auto k : kinds) names.emplace_back(model::to_string(k));
     auto client = std::make_shared<plugins::Client>(
         process_spec(*spec, ps.log_dir), protocol::Role::Controller, names, ps.simulator_version,
-        st.controller_options, policy);
+        st_.controller_options, policy);
     clients_.push_back(client);
-    for (const auto k : kinds) controllers_.push_back({k, client});
+    auto session = std::make_shared<plugins::ControllerSession>(client, kinds);
+    for (const auto k : kinds) out.push_back({k, session});
   }
-  if (ps.elastic_policy) {
-    claim(*ps.elastic_policy);
-    policy_ = std::make_shared<plugins::Client>(
-        process_spec(*ps.elastic_policy, ps.log_dir), protocol::Role::ElasticPolicy,
-        std::vector<std::string>{}, ps.simulator_version, st.controller_options, policy);
-    clients_.push_back(policy_);
-  }
+  return out;
+}
+
+std::unique_ptr<controllers::Controller> PluginSet::controller(
+    model::JobKind kind, const std::vector<Served>& from) const {
+  const auto served =
+      std::find_if(from.begin(), from.end(), [&](const Served& s) { return s.kind == kind; });
+  if (served == from.end()) return nullptr;
+  return std::make_unique<plugins::PluginController>(served->session, kind);
 }
 
 controllers::Registry PluginSet::registry() const {
   controllers::Registry out;
-  for (const auto kind : {model::JobKind::GenericJob, model::JobKind::PyTorchTrainingJob,
-                          model::JobKind::DeepSpeedJob}) {
-    const auto served = std::find_if(controllers_.begin(), controllers_.end(),
-                                     [&](const Served& s) { return s.kind == kind; });
-    if (served != controllers_.end()) {
-      out.add(std::make_unique<plugins::PluginController>(served->client, kind));
-    } else {
+  for (const auto kind : kKinds) {
+    auto plugin = controller(kind, controllers_);
+    if (!plugin) {
       out.add(controllers::make_builtin_controller(kind));
+      continue;
+    }
+    const auto ref = st_.plugins.controller_references.find(kind);
+    if (ref == st_.plugins.controller_references.end()) {
+      out.add(std::move(plugin));
+      continue;
+    }
+    const std::string test_name = fmt::format(
+        "plugin {}", std::find_if(controllers_.begin(), controllers_.end(), [&](const Served& s) {
+                       return s.kind == kind;
+                     })->session->name());
+    if (ref->second.plugin) {
+      out.add(std::make_unique<plugins::DifferentialController>(
+          std::move(plugin), test_name, controller(kind, references_),
+          fmt::format("the reference plugin {}", ref->second.plugin->name)));
+    } else {
+      out.add(std::make_unique<plugins::DifferentialController>(
+          std::move(plugin), test_name, controllers::make_builtin_controller(kind),
+          "the built-in controller"));
     }
   }
   return out;
@@ -85,7 +156,14 @@ controllers::Registry PluginSet::registry() const {
 
 std::unique_ptr<policies::ElasticPolicy> PluginSet::policy() const {
   if (!policy_) return nullptr;
-  return std::make_unique<plugins::PluginPolicy>(policy_);
+  auto plugin = std::make_unique<plugins::PluginPolicy>(policy_);
+  const auto& ref = st_.plugins.policy_reference;
+  if (!ref) return plugin;
+  std::unique_ptr<policies::ElasticPolicy> reference =
+      policy_reference_ ? std::unique_ptr<policies::ElasticPolicy>(
+                              std::make_unique<plugins::PluginPolicy>(policy_reference_))
+                        : policies::make_elastic_policy(st_.elastic_policy, st_.policy_options);
+  return std::make_unique<plugins::DifferentialPolicy>(std::move(plugin), std::move(reference));
 }
 
 void PluginSet::shutdown() {

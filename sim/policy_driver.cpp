@@ -16,16 +16,18 @@ constexpr kernel::EventKey kAsked = 1;
 PolicyDriver::PolicyDriver(const scenarios::Scenario& scenario, const WorldSettings& settings,
                            kernel::Kernel& kernel, Store& store, const TrainingControl& training,
                            ReconcileQueue& reconciles,
-                           std::unique_ptr<policies::ElasticPolicy> policy)
+                           std::unique_ptr<policies::ElasticPolicy> policy,
+                           const WaitReasons* reasons)
     : sc_(scenario),
       st_(settings),
       k_(kernel),
       store_(store),
       training_(training),
       reconciles_(reconciles),
-      policy_(policy ? std::move(policy)
-                     : policies::make_elastic_policy(settings.elastic_policy,
-                                                     settings.policy_options)) {
+      policy_(
+          policy ? std::move(policy)
+                 : policies::make_elastic_policy(settings.elastic_policy, settings.policy_options)),
+      reasons_(reasons) {
   if (!policy_)
     throw ScenarioError("spec.controllers.options.elasticPolicy",
                         fmt::format("unknown policy '{}'", settings.elastic_policy));
@@ -58,7 +60,7 @@ void PolicyDriver::ask_at(SimTime t) {
 }
 
 void PolicyDriver::decide() {
-  const policies::ElasticObservation o = observe();
+  const policies::ElasticObservation o = observe(policy_->wants_details());
   const policies::ElasticDecisions answer = policy_->decide(o);
   std::map<JobId, const policies::ElasticObservation::Job*> allowed;
   for (const auto& j : o.jobs) allowed.emplace(j.id, &j);
@@ -97,14 +99,22 @@ void PolicyDriver::decide() {
   }
 }
 
-policies::ElasticObservation PolicyDriver::observe() const {
+policies::ElasticObservation PolicyDriver::observe(bool details) const {
   policies::ElasticObservation o;
   o.now = k_.now();
+  const auto& acc = store_.accelerators();
   for (const auto& [name, n] : store_.nodes()) {
     if (!n.ready || n.unschedulable) continue;
-    o.free_gpus += std::max<std::int64_t>(
-        0, store_.accelerators().gpus_of(n.allocatable) - store_.gpus_in_use(name));
+    const std::int64_t gpus = acc.gpus_of(n.allocatable);
+    const std::int64_t free = std::max<std::int64_t>(0, gpus - store_.gpus_in_use(name));
+    o.free_gpus += free;
+    if (!details) continue;
+    // Fragmentation: nodes by their whole free GPUs.
+    const auto size = static_cast<std::size_t>(std::max<std::int64_t>(gpus, free) + 1);
+    if (o.free_gpus_per_node.size() < size) o.free_gpus_per_node.resize(size, 0);
+    ++o.free_gpus_per_node[static_cast<std::size_t>(free)];
   }
+  if (details && o.free_gpus_per_node.empty()) o.free_gpus_per_node.push_back(0);
   auto priority = [&](const std::string& queue) {
     const model::Queue* q = store_.queue(queue);
     return q ? q->spec.priority : 0;
@@ -116,25 +126,46 @@ policies::ElasticObservation PolicyDriver::observe() const {
   for (JobId id = 0; id < store_.job_count(); ++id) {
     const StoredJob& j = store_.job(id);
     if (!j.submitted) continue;
-    bool waits = false;
+    policies::ElasticObservation::Waiting* w = nullptr;
+    std::int32_t bound = 0;
     for (const auto& p : j.pods) {
-      if (!live(p) || !p.node_name.empty()) continue;
-      if (!waits) {
+      if (!live(p)) continue;
+      if (!p.node_name.empty()) {
+        ++bound;
+        continue;
+      }
+      if (!w) {
         o.waiting.push_back({priority(j.queue), id});
-        waits = true;
+        w = &o.waiting.back();
         auto& d = demand[j.queue][j.priority];
-        d.priority = j.priority;
+        d.job_priority = j.priority;
         ++d.jobs;
       }
-      demand[j.queue][j.priority].gpu_milli += store_.accelerators().gpu_milli_of(p.requests);
+      const std::int64_t gpu_milli = acc.gpu_milli_of(p.requests);
+      demand[j.queue][j.priority].gpu_milli += gpu_milli;
+      if (!details) continue;
+      ++w->waiting_pods;
+      w->gpu_milli += gpu_milli;
+      for (const auto& [r, q] : p.requests) w->demand[r] += q;
+      const SimTime created = p.metadata.creation_timestamp.value_or(SimTime{});
+      if (w->waiting_pods == 1 || created < w->waiting_since) w->waiting_since = created;
+    }
+    if (w && details) {
+      w->name = j.key;
+      w->queue = j.queue;
+      w->job_priority = j.priority;
+      w->elastic = j.shape.elastic;
+      // An elastic job that runs grew: it runs without the pods it waits for.
+      w->growth_pods = j.shape.elastic && bound > 0 ? w->waiting_pods : 0;
+      if (reasons_ && bound == 0) w->pending_cause = reasons_->pending_cause(id);
     }
   }
   for (const auto& [name, q] : store_.queues()) {
     policies::ElasticObservation::Queue v;
     v.name = name;
     v.priority = q.spec.priority;
-    if (q.spec.quota) v.quota_gpu_milli = store_.accelerators().milli_of(*q.spec.quota);
-    v.allocated_gpu_milli = store_.accelerators().milli_of(store_.queue_used(name));
+    if (q.spec.quota) v.quota_gpu_milli = acc.milli_of(*q.spec.quota);
+    v.allocated_gpu_milli = acc.milli_of(store_.queue_used(name));
     for (const auto& [prio, d] : demand[name]) v.pending.push_back(d);
     o.queues.push_back(std::move(v));
   }
@@ -144,33 +175,43 @@ policies::ElasticObservation PolicyDriver::observe() const {
     if (!j.submitted || !j.shape.elastic || j.compacted) continue;
     const auto& status = model::status_of(j.job);
     if (status.phase && model::is_terminal(*status.phase)) continue;
-    policies::ElasticObservation::Job v;
-    v.id = id;
-    v.name = j.key;
-    v.queue = j.queue;
-    v.priority = priority(j.queue);
-    v.min = j.shape.min;
-    v.max = j.shape.max;
-    v.expected = j.shape.expected;
-    v.gpus_per_pod = j.shape.gpus_per_first_pod;
-    for (const auto& p : j.pods) v.running_pods += live_and_running(p) ? 1 : 0;
-    if (const auto* pt = std::get_if<model::PyTorchTrainingJob>(&j.job)) {
-      if (!pt->spec.replica_specs.empty() && pt->spec.replica_specs.front().scaling_weight) {
-        v.scaling_weight = *pt->spec.replica_specs.front().scaling_weight;
-      }
-    }
-    for (std::int32_t n = 1; n <= j.shape.max; ++n) v.speedup.push_back(training_.speedup(id, n));
-    const TrainingState t = training_.state(id);
-    v.progress = t.progress;
-    v.training = t.training;
-    v.since_checkpoint = t.since_checkpoint;
-    v.checkpoint_interval = t.checkpoint_interval;
-    v.checkpoint_cost = t.checkpoint_cost;
-    v.rescale_overhead = t.rescale_overhead;
-    if (const auto it = last_resize_.find(id); it != last_resize_.end()) v.last_resize = it->second;
-    o.jobs.push_back(std::move(v));
+    o.jobs.push_back(elastic_job(id, j, priority(j.queue), details));
   }
   return o;
+}
+
+policies::ElasticObservation::Job PolicyDriver::elastic_job(JobId id, const StoredJob& j,
+                                                            std::int32_t queue_priority,
+                                                            bool details) const {
+  policies::ElasticObservation::Job v;
+  v.id = id;
+  v.name = j.key;
+  v.queue = j.queue;
+  v.queue_priority = queue_priority;
+  v.min = j.shape.min;
+  v.max = j.shape.max;
+  v.expected = j.shape.expected;
+  v.gpus_per_pod = j.shape.gpus_per_first_pod;
+  for (const auto& p : j.pods) {
+    v.running_pods += live_and_running(p) ? 1 : 0;
+    if (details && live(p) && p.node_name.empty()) ++v.waiting_pods;
+  }
+  if (details) v.job_priority = j.priority;
+  if (const auto* pt = std::get_if<model::PyTorchTrainingJob>(&j.job)) {
+    if (!pt->spec.replica_specs.empty() && pt->spec.replica_specs.front().scaling_weight) {
+      v.scaling_weight = *pt->spec.replica_specs.front().scaling_weight;
+    }
+  }
+  for (std::int32_t n = 1; n <= j.shape.max; ++n) v.speedup.push_back(training_.speedup(id, n));
+  const TrainingState t = training_.state(id);
+  v.progress = t.progress;
+  v.training = t.training;
+  v.since_checkpoint = t.since_checkpoint;
+  v.checkpoint_interval = t.checkpoint_interval;
+  v.checkpoint_cost = t.checkpoint_cost;
+  v.rescale_overhead = t.rescale_overhead;
+  if (const auto it = last_resize_.find(id); it != last_resize_.end()) v.last_resize = it->second;
+  return v;
 }
 
 }  // namespace t9k::sim

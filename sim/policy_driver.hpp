@@ -23,6 +23,7 @@
 namespace t9k::sim {
 
 class Store;
+struct StoredJob;
 
 // A policy answered something the world cannot apply.
 class PolicyError : public std::runtime_error {
@@ -33,22 +34,26 @@ class PolicyError : public std::runtime_error {
 class PolicyDriver final : public kernel::EventHandler, public PolicyTrigger {
  public:
   // `policy` null: the built-in policy the settings name.
+  // `reasons`: why jobs wait (the scheduling driver), for observations with details.
   PolicyDriver(const scenarios::Scenario& scenario, const WorldSettings& settings,
                kernel::Kernel& kernel, Store& store, const TrainingControl& training,
                ReconcileQueue& reconciles,
-               std::unique_ptr<policies::ElasticPolicy> policy = nullptr);
+               std::unique_ptr<policies::ElasticPolicy> policy = nullptr,
+               const WaitReasons* reasons = nullptr);
 
   static constexpr EventKind kKinds[] = {kElasticPolicy};
   void handle(const kernel::DispatchedEvent& event) override;
 
   void start();
-  // What the policy sees now.
-  policies::ElasticObservation observe() const;
+  // What the policy sees now; `details`: with the fields beyond protocol version 1 too.
+  policies::ElasticObservation observe(bool details = true) const;
   // PolicyTrigger
   void elastic_job_changed(JobId job) override;
 
  private:
   void decide();
+  policies::ElasticObservation::Job elastic_job(JobId id, const StoredJob& j,
+                                                std::int32_t queue_priority, bool details) const;
   void ask_at(SimTime t);
 
   const scenarios::Scenario& sc_;
@@ -58,6 +63,7 @@ class PolicyDriver final : public kernel::EventHandler, public PolicyTrigger {
   const TrainingControl& training_;
   ReconcileQueue& reconciles_;
   std::unique_ptr<policies::ElasticPolicy> policy_;
+  const WaitReasons* reasons_;
   std::map<JobId, SimTime> last_resize_;
   kernel::EventHandle asked_ev_;  // a decision the policy asked for, or a job's start or end
   SimTime asked_at_ = kernel::kTimeMax;

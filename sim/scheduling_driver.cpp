@@ -222,6 +222,12 @@ void SchedulingDriver::note_pending(const std::vector<scheduler::PendingReason>&
   }
 }
 
+std::optional<model::PendingCause> SchedulingDriver::pending_cause(JobId id) const {
+  if (id >= waiting_slot_.size() || waiting_slot_[id] == kNoSlot) return std::nullopt;
+  const Waiting& w = waiting_[waiting_slot_[id]];
+  return w.active ? std::optional(w.last.cause) : std::nullopt;
+}
+
 void SchedulingDriver::placed(JobId id) {
   if (id >= waiting_slot_.size() || waiting_slot_[id] == kNoSlot) return;
   Waiting& w = waiting_[waiting_slot_[id]];

@@ -33,7 +33,8 @@ namespace t9k::sim {
 
 class SchedulingDriver final : public kernel::EventHandler,
                                public StoreWatcher,
-                               public CycleTrigger {
+                               public CycleTrigger,
+                               public WaitReasons {
  public:
   SchedulingDriver(const scenarios::Scenario& scenario, const WorldSettings& settings,
                    kernel::Kernel& kernel, Store& store, PodLifecycle& pods,
@@ -82,6 +83,8 @@ class SchedulingDriver final : public kernel::EventHandler,
     snap_.release(key, succeeded, hint);
   }
   void pod_removed(const std::string& key) override { snap_.remove_pod(key); }
+  // WaitReasons
+  std::optional<model::PendingCause> pending_cause(JobId job) const override;
 
  private:
   void cycle();

@@ -2,6 +2,8 @@
 // scheduler.options) and fault section read once, with every option spelled one way.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "controllers/controller.hpp"
@@ -43,6 +45,13 @@ struct PluginSettings {
   std::optional<scenarios::PluginSpec> elastic_policy;
   std::string log_dir;  // each plugin's stderr goes to <log_dir>/<name>.log; empty: discarded
   std::string simulator_version = "unknown";  // what initialize tells plugins
+  // Differential testing (--reference, docs/plugins.md): what a plugin's answers are compared
+  // with, for the kinds and the policy that run in a plugin. Without a plugin: the built-in code.
+  struct Reference {
+    std::optional<scenarios::PluginSpec> plugin;
+  };
+  std::map<model::JobKind, Reference> controller_references;
+  std::optional<Reference> policy_reference;
 };
 
 struct WorldSettings {

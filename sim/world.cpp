@@ -47,7 +47,7 @@ struct World::Impl {
         cluster(s, st, k, streams, store, kubelet, controllers, scheduling),
         submissions(s, replication, k, store, controllers, training, scheduling),
         operations(s, k, store, cluster, kubelet, training, controllers, scheduling),
-        policies(s, st, k, store, training, controllers, plugins.policy()) {
+        policies(s, st, k, store, training, controllers, plugins.policy(), &scheduling) {
     controllers.connect(kubelet, training, &policies);
     kubelet.connect(training);
     store.set_watcher(&scheduling);
@@ -111,6 +111,7 @@ std::uint64_t World::fingerprint() const { return impl_->k.fingerprint(); }
 std::uint64_t World::events_dispatched() const { return impl_->k.dispatched(); }
 
 std::uint64_t World::plugin_calls() const { return impl_->plugins.calls(); }
+std::vector<plugins::PluginStats> World::plugin_stats() const { return impl_->plugins.stats(); }
 
 std::vector<JobOutcome> World::outcomes() const {
   std::vector<JobOutcome> out;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/change.hpp"
+#include "plugins/client.hpp"
 #include "scenarios/format/scenario.hpp"
 #include "sim/common.hpp"
 #include "sim/settings.hpp"
@@ -39,6 +40,8 @@ class World {
   std::uint64_t events_dispatched() const;
   // Requests sent to plugin processes so far (docs/plugins.md); 0 when everything runs in process.
   std::uint64_t plugin_calls() const;
+  // What crossed to and from each plugin (calls, bytes, time waited), in the order started.
+  std::vector<plugins::PluginStats> plugin_stats() const;
   // Every job's outcome; needs WorldSettings::keep_outcomes once a job has finished (else throws
   // std::logic_error).
   std::vector<JobOutcome> outcomes() const;

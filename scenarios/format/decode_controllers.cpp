@@ -13,7 +13,8 @@ namespace {
 constexpr std::string_view kControllers[] = {"reconcileLatency", "options"};
 constexpr std::string_view kKubelet[] = {"podStartLatency", "podStopLatency"};
 constexpr std::string_view kPlugins[] = {"controllers"};
-constexpr std::string_view kControllerPlugin[] = {"kind", "command", "timeout", "name"};
+constexpr std::string_view kControllerPlugin[] = {"kind", "command", "timeout", "name",
+                                                  "workingDir"};
 constexpr std::string_view kPolicyPlugin[] = {"plugin"};
 
 }  // namespace
@@ -55,6 +56,20 @@ std::optional<PluginSpec> ScenarioDecoder::plugin(const Val& v, const std::strin
   PluginSpec p;
   p.name = default_name;
   p.working_dir = options_.base_dir;
+  // workingDir: the folder the command runs in, relative to the scenario's (an overlay's plugin
+  // gets its own folder this way, scenarios/format/overlay.hpp).
+  if (auto x = read_string(r_, mr.get("workingDir"))) {
+    const std::filesystem::path dir(*x);
+    p.working_dir = (dir.is_absolute() ? dir : std::filesystem::path(options_.base_dir) / dir)
+                        .lexically_normal()
+                        .string();
+    if (options_.allow_file_references && !std::filesystem::is_directory(p.working_dir)) {
+      r_.error(mr.get("workingDir").mark, mr.get("workingDir").path,
+               fmt::format("found \"{}\", which is not a folder; allowed: a folder, relative to "
+                           "the scenario's",
+                           *x));
+    }
+  }
   const std::size_t before = r_.error_count();
   if (auto x = read_string(r_, mr.get("name"))) {
     if (!is_dns1123_label(*x)) {
@@ -75,14 +90,13 @@ std::optional<PluginSpec> ScenarioDecoder::plugin(const Val& v, const std::strin
     }
     if (!p.command.empty() && p.command.front().find('/') != std::string::npos &&
         options_.allow_file_references) {
-      const auto path = std::filesystem::path(options_.base_dir) / p.command.front();
+      const auto path = std::filesystem::path(p.working_dir) / p.command.front();
       files_.insert(path.string());
       if (!std::filesystem::is_regular_file(path)) {
         r_.error(cmd.mark, cmd.path + "[0]",
                  fmt::format("found \"{}\", which is not a file; allowed: a program, on PATH or "
-                             "relative to the "
-                             "scenario's folder",
-                             p.command.front()));
+                             "relative to the folder it runs in ({})",
+                             p.command.front(), p.working_dir));
       }
     }
   }

@@ -676,12 +676,46 @@ std::string apply_sets(std::string_view base_yaml, const std::vector<std::string
   return std::string(out.c_str()) + "\n";
 }
 
+namespace {
+
+// The map's member, or a null node when the node is no map or has none (never an invalid node,
+// which yaml-cpp throws on).
+YAML::Node member_of(const YAML::Node& map, const char* key) {
+  if (!map.IsMap()) return YAML::Node();
+  const YAML::Node x = map[key];
+  return x.IsDefined() ? x : YAML::Node();
+}
+
+// A plugin map the overlay writes, without its own folder: it runs in `dir`.
+void anchor_plugin(YAML::Node plugin, const std::string& dir) {
+  if (plugin.IsMap() && member_of(plugin, "command").IsDefined() &&
+      !member_of(plugin, "command").IsNull() && member_of(plugin, "workingDir").IsNull()) {
+    plugin["workingDir"] = dir;
+  }
+}
+
+void anchor_plugins(const YAML::Node& overlay, const std::string& dir) {
+  const YAML::Node spec = member_of(overlay, "spec");
+  const YAML::Node list = member_of(member_of(spec, "plugins"), "controllers");
+  if (list.IsSequence()) {
+    for (const auto& p : list) anchor_plugin(p, dir);
+  }
+  anchor_plugin(
+      member_of(member_of(member_of(member_of(spec, "controllers"), "options"), "elasticPolicy"),
+                "plugin"),
+      dir);
+}
+
+}  // namespace
+
 std::string merge_overlay(std::string_view base_yaml, std::string_view overlay_yaml,
-                          const std::string& overlay_file, std::vector<Diagnostic>& errors) {
+                          const std::string& overlay_file, std::vector<Diagnostic>& errors,
+                          const std::string& plugins_dir) {
   const std::size_t before = errors.size();
   const auto base = load_one(base_yaml, kBaseFile, errors);
   const auto over = load_one(overlay_yaml, overlay_file, errors);
   if (!base || !over) return {};
+  if (!plugins_dir.empty()) anchor_plugins(*over, plugins_dir);
   Merger m(overlay_file, errors);
   const YAML::Node merged = m.merge(*base, *over, "");
   if (errors.size() != before) return {};

@@ -26,8 +26,12 @@ namespace t9k::scenarios {
 // Returns the merged scenario as YAML text. Problems (either text unparsable or not one mapping
 // document, duplicate names in a named sequence, $delete of an unknown name) are appended to
 // `errors`, named after `overlay_file` (or "<base scenario>"); the result is then empty.
+// `plugins_dir`: when not empty, every plugin the overlay names (spec.plugins.controllers[],
+// controllers.options.elasticPolicy.plugin) without a workingDir gets this one, so that its
+// command resolves against the overlay's folder (given relative to the base's folder).
 std::string merge_overlay(std::string_view base_yaml, std::string_view overlay_yaml,
-                          const std::string& overlay_file, std::vector<Diagnostic>& errors);
+                          const std::string& overlay_file, std::vector<Diagnostic>& errors,
+                          const std::string& plugins_dir = "");
 
 // `--set PATH=VALUE` (docs/scenario-format.md "Changing fields from the command line").
 // PATH is relative to `spec` unless it starts with spec, metadata, apiVersion or kind; keys are

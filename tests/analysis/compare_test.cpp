@@ -59,7 +59,7 @@ TEST_CASE("compare runs every variant on the same replications and writes the co
   a.quiet = true;
   // A stand-in for the simulator: the variant's waits are 20 s shorter, visible in its text.
   a.run_one = [&](const std::string& text, const std::string& file, std::uint64_t rep,
-                  const std::string& out) {
+                  const std::string& out, const std::string&) {
     const bool bigger = text.find("count: 8") != std::string::npos;
     {
       std::lock_guard lock(mu);
@@ -102,9 +102,8 @@ TEST_CASE("compare rejects bad variants before running anything", "[compare]") {
   a.base = kExamples + "/small-cluster.yaml";
   a.out_dir = (dir / "out").string();
   a.quiet = true;
-  a.run_one = [&](const std::string&, const std::string&, std::uint64_t, const std::string&) {
-    return ++runs, 0;
-  };
+  a.run_one = [&](const std::string&, const std::string&, std::uint64_t, const std::string&,
+                  const std::string&) { return ++runs, 0; };
   for (const auto& v : std::vector<std::pair<std::string, std::string>>{
            {"seed", (dir / "seed.yaml").string()},        // breaks common random numbers
            {"broken", (dir / "broken.yaml").string()},    // not YAML
@@ -123,8 +122,8 @@ TEST_CASE("compare rejects bad variants before running anything", "[compare]") {
   write(dir / "ok.yaml", "spec:\n  horizon: 24h\n");
   a.variants = {{"ok", (dir / "ok.yaml").string()}};
   a.replications = 2;
-  a.run_one = [&](const std::string&, const std::string&, std::uint64_t rep,
-                  const std::string& out) {
+  a.run_one = [&](const std::string&, const std::string&, std::uint64_t rep, const std::string& out,
+                  const std::string&) {
     t9k::testing::write_fixture_run(out, 42, rep, 0);
     return rep == 1 ? 1 : 0;
   };

@@ -21,6 +21,12 @@ first one with an elastic job in it), as MODE says:
   too-many        (decide) asks for maxReplicas + 1 of an elastic job
   unknown-job     (decide) resizes a job the request did not offer
   bad-version     answers initialize with another protocol version
+Protocol version 2 (the wrapped server speaks it; the misbehaviour is in the first job's answer):
+  v2-missing      answers one job fewer than the request carries
+  v2-wrong-uid    answers for another job's uid
+  v2-bad-action   adds an action of an unknown type to the first job's answer
+  v2-bad-patch    answers a statusPatch whose phase is no phase
+  v2-resync-loop  asks for a resync of the first job, and again when it is sent whole
 Standard library only.
 """
 import json
@@ -53,6 +59,9 @@ def main():
         answer = json.loads(ask(line))
         if method == "initialize" and mode == "bad-version":
             answer["result"]["protocolVersion"] = "99"
+        elif mode == "v2-resync-loop" and method == "reconcile":
+            first = answer["result"]["results"][0]
+            answer["result"]["results"][0] = {"uid": first["uid"], "resync": True}
         elif not done and (method == "reconcile" or (method == "decide" and msg["params"]["jobs"])):
             done = True
             misbehave(mode, msg, answer, say)
@@ -101,6 +110,15 @@ def misbehave(mode, msg, answer, say):
         # Transitions §1.1 does not allow: none -> Running, Pending -> Resuming, Running -> Pending.
         phase = params["job"].get("status", {}).get("phase")
         result["status"]["phase"] = {None: "Running", "Pending": "Resuming"}.get(phase, "Pending")
+    elif mode == "v2-missing":
+        result["results"].pop()
+    elif mode == "v2-wrong-uid":
+        result["results"][0]["uid"] = "job-999"
+    elif mode == "v2-bad-action":
+        result["results"][0].setdefault("actions", []).append({"type": "ExplodePod", "name": "x"})
+    elif mode == "v2-bad-patch":
+        result["results"][0].pop("status", None)
+        result["results"][0]["statusPatch"] = {"phase": "Sleeping"}
     elif mode == "too-many":
         j = params["jobs"][0]
         result["decisions"] = [{"job": j["job"], "expectedReplicas": j["maxReplicas"] + 1}]

@@ -58,6 +58,21 @@ CASES = [
      ["plugin elastic-policy", "exited with code 3", "during decide at t="]),
     ("policy exceeds its timeout", "elastic-policy", "hang",
      ["plugin elastic-policy", "did not answer within 1000 ms", "during decide at t="]),
+    # Protocol version 2 (docs/protocol-v2.md): the batch's answers.
+    ("v2: one answer fewer than jobs", "GenericJob", "v2-missing",
+     ["plugin genericjob-controller: reconcile of job default/plain at t=", "result.results: 0 answers for 1 jobs"]),
+    ("v2: an answer for another job", "GenericJob", "v2-wrong-uid",
+     ["plugin genericjob-controller: reconcile of job default/plain at t=", "result.results[0].uid",
+      "job-999"]),
+    ("v2: an unknown action", "GenericJob", "v2-bad-action",
+     ["plugin genericjob-controller: reconcile of job default/plain at t=", "result.results[0].actions[",
+      "ExplodePod"]),
+    ("v2: a status patch with no phase", "GenericJob", "v2-bad-patch",
+     ["plugin genericjob-controller: reconcile of job default/plain at t=",
+      "result.results[0].statusPatch.phase", "Sleeping"]),
+    ("v2: a resync asked again", "GenericJob", "v2-resync-loop",
+     ["plugin genericjob-controller: reconcile of job default/plain at t=", "result.results[0].resync",
+      "asked again"]),
 ]
 
 
@@ -65,7 +80,10 @@ def run_case(t9ksim, workdir, name, role, mode, fragments):
     out = pathlib.Path(workdir) / name.replace(" ", "-")
     shutil.rmtree(out, ignore_errors=True)
     serve = "controller" if role != "elastic-policy" else "elastic-policy"
-    plugin = f"python3 {HERE / 'bad_plugin.py'} {mode} -- {t9ksim} plugin serve {serve}"
+    # Version 1 unless the case is about version 2's messages.
+    protocol = "2" if mode.startswith("v2-") else "1"
+    plugin = (f"python3 {HERE / 'bad_plugin.py'} {mode} -- {t9ksim} plugin serve {serve}"
+              f" --protocol {protocol}")
     cmd = [t9ksim, "run", str(SCENARIO), "--out", str(out), "--quiet", "--plugin", f"{role}={plugin}",
            "--plugin-timeout", "1s"]
     start = time.monotonic()
@@ -79,6 +97,9 @@ def run_case(t9ksim, workdir, name, role, mode, fragments):
             problems.append(f"stderr lacks {f!r}")
     if (out / "summary.json").exists():
         problems.append("summary.json was written: the failed run looks complete")
+    log = out / "plugins" / ("elastic-policy.log" if role == "elastic-policy" else "genericjob-controller.log")
+    if mode != "bad-version" and not log.exists():
+        problems.append(f"{log} is missing: a failed run keeps its plugin logs in OUT/plugins/")
     if wall > 60:
         problems.append(f"took {wall:.0f} s")
     return problems, p.stderr.strip()

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "plugins/adapters.hpp"
+#include "plugins/checks.hpp"
 #include "plugins/process.hpp"
 #include "tests/controllers/support.hpp"
 

@@ -21,7 +21,7 @@ Job job(model::JobId id, std::int32_t prio, std::int32_t min, std::int32_t max,
   j.id = id;
   j.name = "default/j" + std::to_string(id);
   j.queue = std::move(queue);
-  j.priority = prio;
+  j.queue_priority = prio;
   j.min = min;
   j.max = max;
   j.expected = expected;

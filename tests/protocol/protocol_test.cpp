@@ -163,7 +163,7 @@ TEST_CASE("protocol: an elastic policy's observation and decisions cross the wir
   j.id = 9;
   j.name = "research/explore-3";
   j.queue = "research";
-  j.priority = 1;
+  j.queue_priority = 1;
   j.min = 1;
   j.max = 4;
   j.expected = 2;

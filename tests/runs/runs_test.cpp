@@ -74,7 +74,8 @@ TEST_CASE("runs: planned, sharded and merged work is byte-identical to the work 
   const Work w = three_replications();
   const RunOneOptions each;
   const RunOne runner = [each](const std::string& t, const std::string& f, std::uint64_t r,
-                               const std::string& d) { return run_one(t, f, r, d, each); };
+                               const std::string& d,
+                               const std::string&) { return run_one(t, f, r, d, each); };
   const fs::path here = fresh("here");
   REQUIRE(execute_work(w, here.string(), runner, 1, true).rc == kExitOk);
 

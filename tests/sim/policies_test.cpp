@@ -73,7 +73,7 @@ TEST_CASE("policy driver: the observation counts free GPUs, waiting jobs and ela
   CHECK(o.free_gpus == 14);
   REQUIRE(o.waiting.size() == 1);
   CHECK(o.waiting.at(0).job == rigid);
-  CHECK(o.waiting.at(0).priority == 3);
+  CHECK(o.waiting.at(0).queue_priority == 3);
   REQUIRE(o.jobs.size() == 1);
   const auto& j = o.jobs.at(0);
   CHECK(j.id == el);

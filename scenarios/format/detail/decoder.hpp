@@ -37,7 +37,7 @@ namespace t9k::scenarios::detail {
 namespace m = t9k::model;
 
 // The fields of a plugin entry (spec.plugins.controllers[i] adds kind).
-inline constexpr std::string_view kPlugin[] = {"command", "timeout", "name"};
+inline constexpr std::string_view kPlugin[] = {"command", "timeout", "name", "workingDir"};
 
 // Queries on the scenario decoded so far (detail/decoder.cpp).
 // The replica types of a job and how many ranks each may have (elastic: up to maxReplicas).
