@@ -325,8 +325,10 @@ std::optional<ChoiceDistribution> name_choice(Report& r, const Val& v,
 std::optional<kernel::Distribution> real_dist(Report& r, const Val& v) {
   if (!v.present()) return std::nullopt;
   if (v.node.IsScalar()) {
+    // Built in place: moving a Distribution here trips GCC 12's -Wmaybe-uninitialized under
+    // the sanitizers (a false positive on the variant's vector alternative).
     if (auto x = read_double(r, v, -kMaxDouble, kMaxDouble))
-      return kernel::Distribution{kernel::Constant{*x}};
+      return std::optional<kernel::Distribution>(std::in_place, kernel::Constant{*x});
     return std::nullopt;
   }
   if (auto d = duration_dist(r, v, false)) return d->seconds;
