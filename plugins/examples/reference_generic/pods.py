@@ -8,8 +8,8 @@ byte-identical twin of `t9ksim plugin serve controller`'s.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from .values import parse_time, pod_requests, write_resources
 
@@ -100,7 +100,6 @@ class Slot:
     outcome: str = "Missing"
     create: bool = False
     delete: Optional[str] = None      # the DeletePod reason decided in this step
-    extra: Dict[str, Any] = field(default_factory=dict)
 
 
 def replica_name(job: str, type_: str, rank: int) -> str:
@@ -165,7 +164,8 @@ def _queue(t9k: Mapping[str, Any]) -> str:
 
 
 def _run_mode_command(job: Mapping[str, Any], t: TypeView, resumed: bool,
-                      command: List[str], args: List[str]) -> tuple:
+                      command: List[str],
+                      args: List[str]) -> Tuple[bool, List[str], List[str], bool]:
     """§7.1 debug (the debug command replaces training) or §7.2 resumeSpecs after a resume:
     (debug, command, args, skip_init). Every matching entry applies in turn (make_pod)."""
     mode = job["spec"].get("runMode") or {}

@@ -78,7 +78,7 @@ class Reconcile:
                         and failed["reason"] == "DeadlineExceeded")
             R.terminal_deletions(self.slots, self.clean_up, deadline)
             return self.finish(False)
-        if self.paused_spec:
+        if self.paused_spec:  # §7.2: checked before anything else of a live job
             self.pause()
             return self.finish(False)
         if self.phase == "Paused":
@@ -120,7 +120,7 @@ class Reconcile:
         for p in self.pods:
             if p.job == self.name:
                 by_name.setdefault(p.name, p)
-        names = sorted(by_name)  # std::string order = code point order
+        names = sorted(by_name)  # std::string's byte order: UTF-8 sorts as code points do
         known = {t.type for t in self.types}
         self.stray = [n for n in names
                       if by_name[n].replica_type not in known and not by_name[n].terminating]
@@ -160,7 +160,9 @@ class Reconcile:
     # ---- run modes (§7.2) ----
 
     def pause(self) -> None:
-        """Graceful deletion of every pod; the deadline clock stops (§11 Q6)."""
+        """Graceful deletion of every pod not already terminating, terminated ones too; no
+        restart nor verdict while paused; the deadline clock stops (§11 Q6). A job created
+        paused goes Pending -> Paused in its first step and gets Initialized only on resume."""
         for s in self.slots:
             if s.pod is not None and not s.pod.terminating:
                 s.delete = "Pause"
@@ -339,8 +341,8 @@ class Reconcile:
                 if restarts:
                     r["restartCount"] = restarts
                 replicas.append(r)
-            task: Dict[str, Any] = {"type": t.type,
-                                    "restartCount": self.type_now[ti] if commit else self.type_prev[ti]}
+            count = self.type_now[ti] if commit else self.type_prev[ti]
+            task: Dict[str, Any] = {"type": t.type, "restartCount": count}
             if replicas:
                 task["replicas"] = replicas
             tasks.append(task)

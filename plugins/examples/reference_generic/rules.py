@@ -142,7 +142,8 @@ def decide_generic(spec: Mapping[str, Any], types: List[TypeView],
     else:
         for rule in failure_rules:
             if _all_named(slots, types, rule, FAILED_FINAL):
-                return Verdict("Failed", "Failed", "The job is failed with rule: " + rule_text(rule))
+                return Verdict("Failed", "Failed",
+                               "The job is failed with rule: " + rule_text(rule))
     # UC-1500: restarts exhausted and no success rule can still be fulfilled; with no
     # successRules the default "all replicas" rule is unreachable too.
     if first_failed is not None and not _success_reachable(slots, types, success_rules):

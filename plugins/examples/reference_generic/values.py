@@ -53,6 +53,7 @@ def parse_quantity(value: Any) -> int:
     if body and body[0] in "+-":
         negative, body = body[0] == "-", body[1:]
     m = re.match(r"(\d*)(?:\.(\d*))?", body)
+    assert m is not None  # every text matches: both parts may be empty
     whole, frac = m.group(1), m.group(2) or ""
     if not whole and not frac:
         raise ValueError(f"invalid quantity {text!r}")
@@ -69,12 +70,12 @@ def parse_quantity(value: Any) -> int:
         decimal_exp = _DECIMAL[suffix]
     else:
         raise ValueError(f"invalid quantity {text!r}: unknown suffix {suffix!r}")
-    num = digits * 1024 ** binary_power
+    num = digits * int(1024 ** binary_power)
     e10 = decimal_exp + 3 - len(frac)
     if e10 >= 0:
-        milli = num * 10 ** e10
+        milli = num * int(10 ** e10)
     else:
-        den = 10 ** -e10
+        den = int(10 ** -e10)
         milli = (num + den - 1) // den  # round up
     return -milli if negative else milli
 

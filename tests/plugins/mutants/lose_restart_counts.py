@@ -7,7 +7,8 @@ from zero every step and restartPolicy.limit is never reached across reconciles 
 live only in the status, docs/controllers.md §1). Everything else is the reference's
 (plugins/examples/reference_generic/). A differential test must tell it from the built-in.
 
-    t9ksim run scenario.yaml --plugin GenericJob="python3 tests/plugins/mutants/lose_restart_counts.py"
+    t9ksim run scenario.yaml \\
+        --plugin GenericJob="python3 tests/plugins/mutants/lose_restart_counts.py"
 """
 import sys
 from pathlib import Path
