@@ -56,7 +56,9 @@ def decisions(m):
 
 
 def chose(version):
-    return lambda m: isinstance(m.get("result"), dict) and m["result"].get("protocolVersion") == version
+    def pred(m):
+        return isinstance(m.get("result"), dict) and m["result"].get("protocolVersion") == version
+    return pred
 
 
 # (name, session, which message, how to break it, the schema and path the checker must name)
