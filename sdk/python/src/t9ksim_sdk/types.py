@@ -16,8 +16,8 @@ Times are RFC 3339 strings or integer microseconds (``...Micros``); quantities a
 ("500m", "4", "32Gi"; a reply may also give numbers): see ``t9ksim_sdk.values``.
 """
 
-from __future__ import annotations
-
+# No "from __future__ import annotations": TypedDict must see Required[...] as evaluated
+# annotations to tell required keys from optional ones (Python 3.11).
 from typing import Any, Literal, Required, TypedDict, Union
 
 # ---- enumerations ----
