@@ -52,6 +52,8 @@ def test_times_the_simulator_refuses(text):
 def test_times_refuse_what_is_not_a_time():
     with pytest.raises(ValueError):
         micros_to_rfc3339(-1)
+    with pytest.raises(ValueError):
+        micros_to_rfc3339(253402300800000000)  # 10000-01-01
     with pytest.raises(TypeError):
         micros_to_rfc3339(1.5)  # type: ignore[arg-type]
 

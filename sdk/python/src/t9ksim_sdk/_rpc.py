@@ -144,7 +144,7 @@ def _answer(handler: Handler, method: str, params: Any) -> bytes:
 def _request(line: bytes, name: str) -> tuple[Any, str, Any] | bytes:
     """(id, method, params) of a request line, or the error reply to write instead."""
     try:
-        msg = json.loads(line)
+        msg = json.loads(line.decode("utf-8"))  # the protocol's encoding: no detection needed
     except (ValueError, RecursionError) as e:  # UnicodeDecodeError is a ValueError
         log(name, f"a line that is not JSON: {e}")
         return _error(None, PARSE_ERROR, f"not JSON: {e}")

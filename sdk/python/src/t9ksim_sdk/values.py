@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime
 import math
 import re
+import time
 
 __all__ = [
     "format_quantity_milli",
@@ -26,6 +27,7 @@ __all__ = [
 
 _MICROS = 1_000_000
 _EPOCH_ORDINAL = datetime.date(1970, 1, 1).toordinal()
+_MAX_SECS = (datetime.date(9999, 12, 31).toordinal() - _EPOCH_ORDINAL + 1) * 86400 - 1
 # [0-9], not \d: \d matches every Unicode digit; fullmatch, so "$" cannot match before a "\n".
 _TIME = re.compile(
     r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})"
@@ -39,14 +41,10 @@ def micros_to_rfc3339(micros: int) -> str:
     if micros < 0:
         raise ValueError(f"micros_to_rfc3339: {micros} is before simulated time 0")
     secs, frac = divmod(micros, _MICROS)
-    days, rem = divmod(secs, 86400)
-    try:
-        d = datetime.date.fromordinal(_EPOCH_ORDINAL + days)
-    except (ValueError, OverflowError):
-        raise ValueError(f"micros_to_rfc3339: {micros} is past the year 9999") from None
-    hh, rem = divmod(rem, 3600)
-    mm, ss = divmod(rem, 60)
-    text = f"{d.year:04d}-{d.month:02d}-{d.day:02d}T{hh:02d}:{mm:02d}:{ss:02d}"
+    if secs > _MAX_SECS:
+        raise ValueError(f"micros_to_rfc3339: {micros} is past the year 9999")
+    # strftime of gmtime: twice as fast as datetime (controllers write times in every status).
+    text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs))
     return f"{text}.{frac:06d}Z" if frac else f"{text}Z"
 
 
