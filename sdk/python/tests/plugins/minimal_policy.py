@@ -3,11 +3,12 @@
 (docs/plugins.md §13)."""
 import sys
 
-from t9ksim_sdk import Decisions, Observation, serve_policy
+from t9ksim_sdk import Decision, Decisions, Observation, serve_policy
 
 
 def decide(p: Observation) -> Decisions:
-    free, waiting, decisions = p["freeGpus"], {w["jobId"] for w in p["waiting"]}, []
+    free, waiting = p["freeGpus"], {w["jobId"] for w in p["waiting"]}
+    decisions: list[Decision] = []
     for j in p["jobs"]:
         want = j["expectedReplicas"]
         if waiting - {j["jobId"]}:  # another job waits for GPUs: give them back
