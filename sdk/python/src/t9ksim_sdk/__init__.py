@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 
-def serve_controller(reconcile: Reconcile, *, name: str = "t9ksim-sdk-controller",
+def serve_controller(reconcile: Reconcile, name: str = "t9ksim-sdk-controller", *,
                      stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
     """Serve ``reconcile`` as a controller plugin until ``shutdown`` or the end of input.
 
@@ -54,7 +54,7 @@ def serve_controller(reconcile: Reconcile, *, name: str = "t9ksim-sdk-controller
                  stdout or sys.stdout.buffer)
 
 
-def serve_policy(decide: Decide, *, name: str = "t9ksim-sdk-policy", decides: bool = True,
+def serve_policy(decide: Decide, name: str = "t9ksim-sdk-policy", decides: bool = True, *,
                  stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
     """Serve ``decide`` as an elastic-policy plugin until ``shutdown`` or the end of input.
 
