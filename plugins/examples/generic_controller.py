@@ -18,39 +18,38 @@ debug), init containers' requests, activeDeadlineSeconds.
 Run it:
     t9ksim run scenario.yaml --plugin GenericJob="python3 plugins/examples/generic_controller.py"
 
-Standard library only; logs go to stderr (OUT/plugins/genericjob-controller.log).
+Written on the Python SDK (sdk/python: the protocol, its versions and errors are the SDK's);
+runs from a checkout without installing it. Logs go to stderr
+(OUT/plugins/genericjob-controller.log).
 """
-import calendar
-import json
+
+from __future__ import annotations
+
 import os
+import pathlib
 import sys
+from typing import Any, cast
+
+try:
+    import t9ksim_sdk
+except ImportError:  # not installed: the SDK of this checkout
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "sdk" / "python" / "src"))
+    import t9ksim_sdk
+
+from t9ksim_sdk import (Action, Condition, NewPod, ReconcileRequest, ReconcileResult,
+                        micros_to_rfc3339, rfc3339_to_micros)
+from t9ksim_sdk.types import (GenericJobSpec, GenericReplicaSpec, OwnerReference, PodTemplate,
+                              ReplicaStatus, T9kScheduler, TaskStatus)
 
 BASE_S = float(os.environ.get("GENERIC_BACKOFF_BASE_S", "15"))
 CAP_S = float(os.environ.get("GENERIC_BACKOFF_CAP_S", "300"))
 
 
-def log(*args):
+def log(*args: object) -> None:
     print(*args, file=sys.stderr, flush=True)
 
 
-def micros(ts):
-    """RFC 3339 ("1970-01-01T00:00:05.000250Z") to integer microseconds."""
-    date, _, rest = ts.partition("T")
-    clock = rest.rstrip("Z")
-    whole, _, frac = clock.partition(".")
-    y, mo, d = (int(x) for x in date.split("-"))
-    h, mi, s = (int(x) for x in whole.split(":"))
-    return calendar.timegm((y, mo, d, h, mi, s, 0, 0, 0)) * 1000000 + int((frac + "000000")[:6])
-
-
-def rfc3339(us):
-    secs, frac = divmod(us, 1000000)
-    import time
-    text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs))
-    return text + (f".{frac:06d}" if frac else "") + "Z"
-
-
-def requests_of(template):
+def requests_of(template: PodTemplate) -> list[dict[str, str]]:
     """The pod's requests: each container's requests, a missing one defaulting to its limit."""
     containers = []
     for c in template.get("spec", {}).get("containers", []):
@@ -61,8 +60,9 @@ def requests_of(template):
     return containers
 
 
-def condition(kind, status, now, reason="", message=""):
-    c = {"type": kind, "status": status, "lastTransitionTime": rfc3339(now)}
+def condition(kind: Any, status: Any, now: int, reason: str = "",
+              message: str = "") -> Condition:
+    c: Condition = {"type": kind, "status": status, "lastTransitionTime": micros_to_rfc3339(now)}
     if reason:
         c["reason"] = reason
     if message:
@@ -70,52 +70,60 @@ def condition(kind, status, now, reason="", message=""):
     return c
 
 
-def reconcile(p):
+def reconcile(p: ReconcileRequest) -> ReconcileResult:
     job, now = p["job"], p["nowMicros"]
-    meta, spec = job["metadata"], job["spec"]
+    meta, spec = job["metadata"], cast(GenericJobSpec, job["spec"])
     name, ns, uid = meta["name"], meta.get("namespace", ""), meta.get("uid", "")
     old = job.get("status", {})
     phase = old.get("phase")
-    owner = [{"apiVersion": "batch.tensorstack.dev/v1beta1", "kind": "GenericJob", "name": name, "uid": uid, "controller": True}]
+    owner: list[OwnerReference] = [{"apiVersion": "batch.tensorstack.dev/v1beta1",
+                                    "kind": "GenericJob", "name": name, "uid": uid,
+                                    "controller": True}]
     t9k = spec.get("scheduler", {}).get("t9kScheduler")
-    queue = (t9k or {}).get("queue") or "default"
+    queue = (t9k["queue"] if t9k else "") or "default"
     pods = {pod["metadata"]["name"]: pod for pod in p["pods"]}
     # Restart counts per rank, kept in the status this controller writes (the world stores it).
-    restarts = {}
-    for task in old.get("tasks", []):
-        for r in task.get("replicas", []):
-            restarts[r["name"]] = r.get("restartCount", 0)
+    restarts: dict[str, int] = {}
+    for task in old.get("tasks") or []:
+        for rep in task.get("replicas") or []:
+            restarts[rep["name"]] = rep.get("restartCount") or 0
 
-    actions, requeue = [], None
+    actions: list[Action] = []
+    requeue = None
     if t9k and p["podGroup"] is None:
         total = sum(r.get("replicas", 1) for r in spec["replicaSpecs"])
         actions.append({"type": "CreatePodGroup", "podGroup": {
             "apiVersion": "scheduler.tensorstack.dev/v1beta1", "kind": "PodGroup",
             "metadata": {"name": name, "namespace": ns, "ownerReferences": owner},
             "spec": {"minMember": total, "queue": queue, "priority": t9k.get("priority", 0),
-                     "roles": [{"name": r["type"], "minMember": r.get("replicas", 1)} for r in spec["replicaSpecs"]]}}})
+                     "roles": [{"name": r["type"], "minMember": r.get("replicas", 1)}
+                               for r in spec["replicaSpecs"]]}}})
 
     terminal = phase in ("Succeeded", "Failed")
-    failed_for_good, all_done, all_running, tasks = None, True, True, []
+    failed_for_good, all_done, all_running = None, True, True
+    tasks: list[TaskStatus] = []
     for r in spec["replicaSpecs"]:
         policy = r.get("restartPolicy", {}).get("policy", "OnFailure")
         limit = r.get("restartPolicy", {}).get("limit", 0)
-        reps = []
+        reps: list[ReplicaStatus] = []
         for rank in range(r.get("replicas", 1)):
             pod_name = f"{name}-{r['type']}-{rank}"
             pod = pods.get(pod_name)
             count = restarts.get(pod_name, 0)
             state = pod["status"]["phase"] if pod else "Missing"
-            reps.append({"name": pod_name, "phase": "Creating" if state == "Missing" else state, "restartCount": count})
+            reps.append({"name": pod_name, "phase": "Creating" if state == "Missing" else state,
+                         "restartCount": count})
             if state != "Running":
                 all_running = False
             ended = state in ("Succeeded", "Failed")
-            restart = (state == "Failed" and policy in ("OnFailure", "Always")) or (state == "Succeeded" and policy == "Always")
+            restart = ((state == "Failed" and policy in ("OnFailure", "Always"))
+                       or (state == "Succeeded" and policy == "Always"))
             if state != "Succeeded" or restart:
                 all_done = False
             if terminal or not pod:
                 if not pod and not terminal:
-                    actions.append({"type": "CreatePod", "pod": new_pod(name, ns, owner, r, rank, t9k, queue)})
+                    actions.append({"type": "CreatePod",
+                                    "pod": new_pod(name, ns, owner, r, rank, t9k, queue)})
                 continue
             if pod["metadata"].get("deletionTimestamp"):
                 continue
@@ -124,23 +132,28 @@ def reconcile(p):
             elif ended and restart:
                 if count >= limit:
                     if state == "Failed":
-                        failed_for_good = f"Pod[{pod_name}] failed after {count} restarts (limit {limit})"
+                        failed_for_good = (f"Pod[{pod_name}] failed after {count} restarts "
+                                           f"(limit {limit})")
                     continue
-                term = pod["status"].get("containerStatuses", [{}])[0].get("state", {}).get("terminated", {})
-                finished = micros(term["finishedAt"]) if "finishedAt" in term else now
+                statuses = pod["status"].get("containerStatuses") or []
+                term = statuses[0]["state"]["terminated"] if statuses else {}
+                finished = rfc3339_to_micros(term["finishedAt"]) if "finishedAt" in term else now
                 delay = int(min(CAP_S, BASE_S * 2 ** count) * 1e6)
                 if now >= finished + delay:
                     actions.append({"type": "DeletePod", "name": pod_name, "reason": "Restart"})
                     reps[-1]["restartCount"] = count + 1
-                    log(f"{name}: restarting {pod_name} (restart {count + 1}) after {delay / 1e6:.0f} s")
+                    log(f"{name}: restarting {pod_name} (restart {count + 1}) after "
+                        f"{delay / 1e6:.0f} s")
                 else:
                     requeue = min(requeue or 1 << 62, finished + delay - now)
-        tasks.append({"type": r["type"], "restartCount": sum(x["restartCount"] for x in reps), "replicas": reps})
+        tasks.append({"type": r["type"], "restartCount": sum(x.get("restartCount") or 0
+                                                             for x in reps),
+                      "replicas": reps})
 
     conditions = [condition("Initialized", "True", now)]
     if terminal:
         new_phase = phase
-        conditions = old.get("conditions", conditions)
+        conditions = old.get("conditions", conditions) or []
     elif failed_for_good:
         new_phase = "Failed"
         conditions += [condition("Completed", "True", now, "Failed", failed_for_good),
@@ -156,29 +169,36 @@ def reconcile(p):
     if new_phase in ("Succeeded", "Failed") and not terminal:
         cleanup = spec.get("cleanUpPolicy", "None")
         for pod in p["pods"]:
-            live = pod["status"]["phase"] in ("Pending", "Running", "Unknown") and not pod["metadata"].get("deletionTimestamp")
+            live = (pod["status"]["phase"] in ("Pending", "Running", "Unknown")
+                    and not pod["metadata"].get("deletionTimestamp"))
             if cleanup == "All" or (cleanup == "Unfinished" and live):
-                actions.append({"type": "DeletePod", "name": pod["metadata"]["name"], "reason": "Cleanup"})
+                actions.append({"type": "DeletePod", "name": pod["metadata"]["name"],
+                                "reason": "Cleanup"})
         requeue = None
-    status = {"phase": new_phase, "conditions": conditions, "tasks": tasks}
-    result = {"actions": actions, "status": status}
+    result: ReconcileResult = {
+        "actions": actions,
+        "status": {"phase": new_phase, "conditions": conditions, "tasks": tasks}}
     if requeue is not None:
         result["requeueAfterMicros"] = requeue
     return result
 
 
-def new_pod(job, ns, owner, replica, rank, t9k, queue):
+def new_pod(job: str, ns: str, owner: list[OwnerReference], replica: GenericReplicaSpec,
+            rank: int, t9k: T9kScheduler | None, queue: str) -> NewPod:
     template = replica["template"]
     labels = dict(template.get("metadata", {}).get("labels", {}))
     labels.update({"tensorstack.dev/owner-name": job, "genericjob": job})
     first = (template.get("spec", {}).get("containers") or [{}])[0]
-    pod = {
+    pod: NewPod = {
         "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": f"{job}-{replica['type']}-{rank}", "namespace": ns, "labels": labels, "ownerReferences": owner},
+        "metadata": {"name": f"{job}-{replica['type']}-{rank}", "namespace": ns,
+                     "labels": labels, "ownerReferences": owner},
         "spec": {"schedulerName": "t9k-scheduler" if t9k else "default-scheduler",
-                 "containers": [{"name": "c{}".format(i), "command": first.get("command", []) if i == 0 else [],
+                 "containers": [{"name": f"c{i}",
+                                 "command": first.get("command", []) if i == 0 else [],
                                  "args": first.get("args", []) if i == 0 else [],
-                                 "resources": {"requests": req}} for i, req in enumerate(requests_of(template))]},
+                                 "resources": {"requests": dict(req)}}
+                                for i, req in enumerate(requests_of(template))]},
         "t9ksim": {"job": job, "replicaType": replica["type"], "rank": rank},
     }
     if t9k:
@@ -186,26 +206,6 @@ def new_pod(job, ns, owner, replica, rank, t9k, queue):
     return pod
 
 
-def main():
-    for line in sys.stdin:
-        msg = json.loads(line)
-        method, rid = msg.get("method"), msg.get("id")
-        try:
-            if method == "initialize":
-                result = {"protocolVersion": "1", "name": "generic-with-backoff", "capabilities": {}}
-                log(f"initialized; backoff {BASE_S} s doubling to {CAP_S} s")
-            elif method == "reconcile":
-                result = reconcile(msg["params"])
-            elif method == "shutdown":
-                print(json.dumps({"jsonrpc": "2.0", "id": rid, "result": None}), flush=True)
-                return
-            else:
-                raise ValueError(f"unknown method {method}")
-            print(json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}), flush=True)
-        except Exception as e:
-            log(f"error in {method}: {e!r}")
-            print(json.dumps({"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": repr(e)}}), flush=True)
-
-
 if __name__ == "__main__":
-    main()
+    log(f"backoff {BASE_S} s doubling to {CAP_S} s")
+    sys.exit(t9ksim_sdk.serve_controller(reconcile, name="generic-with-backoff"))

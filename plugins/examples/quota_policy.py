@@ -16,21 +16,29 @@ Run it from a scenario:
 or from the command line:
     t9ksim run scenario.yaml --plugin elastic-policy="python3 plugins/examples/quota_policy.py"
 
-Standard library only. Logs go to stderr (OUT/plugins/elastic-policy.log); stdout carries only
-protocol messages, one JSON object per line.
+Written on the Python SDK (sdk/python), which hands it the whole observation whatever protocol
+version is spoken; runs from a checkout without installing it. Logs go to stderr
+(OUT/plugins/elastic-policy.log); stdout carries only protocol messages.
 """
-import json
+
+from __future__ import annotations
+
 import os
+import pathlib
 import sys
+
+try:
+    import t9ksim_sdk
+except ImportError:  # not installed: the SDK of this checkout
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "sdk" / "python" / "src"))
+    import t9ksim_sdk
+
+from t9ksim_sdk import Decision, Decisions, ElasticJob, Observation
 
 COOLDOWN_MICROS = int(float(os.environ.get("QUOTA_POLICY_COOLDOWN_S", "1200")) * 1e6)
 
 
-def log(*args):
-    print(*args, file=sys.stderr, flush=True)
-
-
-def decide(p):
+def decide(p: Observation) -> Decisions:
     now = p["nowMicros"]
     free = p["freeGpus"]
     room = {}  # GPUs left under each queue's quota (milli-GPU); queues without quota are absent
@@ -38,19 +46,25 @@ def decide(p):
         if q["quotaGpuMilli"] is not None:
             room[q["name"]] = max(0, q["quotaGpuMilli"] - q["allocatedGpuMilli"])
     waiting = p["waiting"]
-    jobs = sorted(p["jobs"], key=lambda j: (-j["priority"], -1 if j["lastResizeMicros"] is None else j["lastResizeMicros"], j["jobId"]))
-    decisions = []
-    for j in jobs:
+
+    def order(j: ElasticJob) -> tuple[int, int, int]:
+        last = j["lastResizeMicros"]
+        return -j["queuePriority"], -1 if last is None else last, j["jobId"]
+
+    decisions: list[Decision] = []
+    for j in sorted(p["jobs"], key=order):
         last = j["lastResizeMicros"]
         if last is not None and now - last < COOLDOWN_MICROS:
             continue
-        pressure = any(w["jobId"] != j["jobId"] and w["priority"] >= j["priority"] for w in waiting)
+        pressure = any(w["jobId"] != j["jobId"] and w["queuePriority"] >= j["queuePriority"]
+                       for w in waiting)
         per_pod = max(1, j["gpusPerPod"])
         want = j["expectedReplicas"]
         if pressure:
             want = j["minReplicas"]
         else:
-            while want < j["maxReplicas"] and free >= per_pod and room.get(j["queue"], 1 << 62) >= per_pod * 1000:
+            while (want < j["maxReplicas"] and free >= per_pod
+                   and room.get(j["queue"], 1 << 62) >= per_pod * 1000):
                 want += 1
                 free -= per_pod
                 if j["queue"] in room:
@@ -60,25 +74,6 @@ def decide(p):
     return {"decisions": decisions, "nextDecisionMicros": None}
 
 
-def main():
-    for line in sys.stdin:
-        msg = json.loads(line)
-        method, rid = msg.get("method"), msg.get("id")
-        try:
-            if method == "initialize":
-                result = {"protocolVersion": "1", "name": "quota-policy", "capabilities": {"decide": True}}
-                log("initialized; cooldown", COOLDOWN_MICROS / 1e6, "s")
-            elif method == "decide":
-                result = decide(msg["params"])
-            elif method == "shutdown":
-                print(json.dumps({"jsonrpc": "2.0", "id": rid, "result": None}), flush=True)
-                return
-            else:
-                raise ValueError(f"unknown method {method}")
-            print(json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}), flush=True)
-        except Exception as e:  # an error reply names the problem; the simulator stops the run
-            print(json.dumps({"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": str(e)}}), flush=True)
-
-
 if __name__ == "__main__":
-    main()
+    print(f"cooldown {COOLDOWN_MICROS / 1e6} s", file=sys.stderr, flush=True)
+    sys.exit(t9ksim_sdk.serve_policy(decide, name="quota-policy", decides=True))

@@ -12,13 +12,19 @@ plugins may write to one transcript, as tests/plugins/tee_plugin.py does) and, i
 
 A message sent to the plugin is checked against METHOD.request.json; a reply is matched to the
 outstanding request of its session by id and checked against METHOD.result.json, or error.json
-when it carries a non-null "error". Beyond the schemas, the checker applies what the simulator
-requires of the envelope and a schema cannot say: a reply's id is the request's, written as an
-integer (not 7.0); one request at a time (lock-step); every request answered.
+when it carries a non-null "error". Protocol versions are followed per session: an initialize
+that offers versions (protocolVersions) is checked against v2/initialize.request.json and its
+answer against v2/initialize.result.json; once the answer chose "2", the session's messages are
+checked against SCHEMA_DIR/v2/ where it has a file for them (reconcile, decide) and against
+SCHEMA_DIR's otherwise (shutdown, error). Beyond the schemas, the checker applies what the
+simulator requires of the envelope and a schema cannot say: a reply's id is the request's,
+written as an integer (not 7.0); one request at a time (lock-step); every request answered; the
+version an initialize answer chose is one the request offered.
 
 Implements the part of JSON Schema 2020-12 the schemas use: type, const, enum, minimum, maximum,
-minLength, pattern, required, properties, additionalProperties, items, allOf, anyOf, oneOf, $ref
-(to another file of SCHEMA_DIR and/or #/json/pointer); annotations ($schema, $id, title,
+minLength, minItems, pattern, required, properties, additionalProperties, items, allOf, anyOf,
+oneOf, $ref (to another file of SCHEMA_DIR, by a path relative to the referring file, such as
+../defs.json, and/or #/json/pointer); annotations ($schema, $id, title,
 description, $comment, format, default, examples, $defs) are ignored. Any other keyword is an
 error (exit 2), so a schema cannot silently use more than is checked. As in JSON Schema, 3.0 is
 an integer and true is not a number. NaN and Infinity are not JSON.
@@ -31,12 +37,13 @@ Standard library only.
 """
 import json
 import os
+import posixpath
 import re
 import sys
 
 ANNOTATIONS = {"$schema", "$id", "title", "description", "$comment", "format", "default", "examples", "$defs"}
-KEYWORDS = {"type", "const", "enum", "minimum", "maximum", "minLength", "pattern", "required", "properties",
-            "additionalProperties", "items", "allOf", "anyOf", "oneOf", "$ref"}
+KEYWORDS = {"type", "const", "enum", "minimum", "maximum", "minLength", "minItems", "pattern", "required",
+            "properties", "additionalProperties", "items", "allOf", "anyOf", "oneOf", "$ref"}
 
 
 class SchemaError(Exception):
@@ -129,10 +136,13 @@ class Validator:
         return self.files[name]
 
     def resolve(self, ref, base):
+        """`base` is the referring file's path relative to the schema folder ("v2/x.json")."""
         file_part, _, pointer = ref.partition("#")
-        name = file_part or base
-        if "/" in name or name.startswith(".."):
-            raise SchemaError(f"$ref {ref!r} in {base}: only files of the schema folder are supported")
+        name = base
+        if file_part:
+            name = posixpath.normpath(posixpath.join(posixpath.dirname(base), file_part))
+            if name.startswith("../") or name == ".." or posixpath.isabs(file_part):
+                raise SchemaError(f"$ref {ref!r} in {base}: only files of the schema folder are supported")
         node = self.file(name)
         if pointer:
             if not pointer.startswith("/"):
@@ -209,6 +219,8 @@ class Validator:
                     err = self.validate(value, extra, base, child(path, key))
                 if err:
                     return err
+        if isinstance(v, list) and "minItems" in schema and len(v) < schema["minItems"]:
+            return Violation(path, f"expected at least {schema['minItems']} item(s), found {len(v)}")
         if isinstance(v, list) and "items" in schema:
             for i, item in enumerate(v):
                 err = self.validate(item, schema["items"], base, f"{path}[{i}]")
@@ -289,9 +301,17 @@ class Validator:
         return Violation(path, f"matches no alternative of {keyword}: " + "; ".join(f"{e.path}: {e.message}" for e in top))
 
 
+def versioned(schema_dir, state, name):
+    """NAME's schema for a session: v2/NAME once it speaks version 2 (if v2/ has one)."""
+    if state["version"] == "2" and os.path.exists(os.path.join(schema_dir, "v2", name)):
+        return f"v2/{name}"
+    return name
+
+
 def check(schema_dir, transcript, report_all):
     validator = Validator(schema_dir)
     sessions = {}  # session -> {id: method} of unanswered requests
+    versions = {}  # session -> {"version": what its initialize answer chose, "offered": [...] | None}
     failures = 0
 
     def fail(index, what, path, message):
@@ -323,6 +343,7 @@ def check(schema_dir, transcript, report_all):
             continue
         direction = entry["dir"]
         pending = sessions.setdefault(str(entry.get("session", "")), {})
+        state = versions.setdefault(str(entry.get("session", "")), {"version": "1", "offered": None})
         if "message" not in entry:
             raw = entry.get("raw")
             if fail(index, direction, "$", f"not JSON: {describe(raw)}" if raw is not None else "no message"):
@@ -345,7 +366,13 @@ def check(schema_dir, transcript, report_all):
                 waiting = ", ".join(f"{m} id {i}" for i, m in pending.items())
                 if fail(index, what, "$", f"sent while {waiting} is unanswered (the protocol is lock-step)"):
                     return 1
-            schema_name = f"{method}.request.json"
+            schema_name = versioned(schema_dir, state, f"{method}.request.json")
+            if method == "initialize":
+                params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+                offered = params.get("protocolVersions")
+                state.update(version="1", offered=offered if isinstance(offered, list) else None)
+                if state["offered"] is not None:
+                    schema_name = "v2/initialize.request.json"
             if not os.path.exists(os.path.join(schema_dir, schema_name)):
                 if fail(index, what, "$.method", f"no schema {schema_name} for method {json.dumps(method)}"):
                     return 1
@@ -371,13 +398,25 @@ def check(schema_dir, transcript, report_all):
                 continue
             method = pending.pop(rid)
             what = f"from-plugin {method} reply id {rid}"
-            schema_name = "error.json" if msg.get("error") is not None else f"{method}.result.json"
+            schema_name = "error.json" if msg.get("error") is not None else \
+                versioned(schema_dir, state, f"{method}.result.json")
+            if method == "initialize" and schema_name != "error.json" and state["offered"] is not None:
+                schema_name = "v2/initialize.result.json"
         try:
             err = validator.validate(msg, validator.file(schema_name), schema_name, "$")
         except RecursionError:
             err = Violation("$", "nested too deeply")
         if err and fail(index, f"{what}, {schema_name}", err.path, err.message):
             return 1
+        if not err and direction == "from-plugin" and method == "initialize" and schema_name != "error.json":
+            chosen = msg["result"]["protocolVersion"]
+            offered = state["offered"] or ["1"]
+            if chosen not in offered:
+                if fail(index, f"{what}, {schema_name}", "$.result.protocolVersion",
+                        f"chose {json.dumps(chosen)}, which the request did not offer ({', '.join(offered)})"):
+                    return 1
+            else:
+                state["version"] = chosen
 
     for session, pending in sessions.items():
         for rid, method in pending.items():
