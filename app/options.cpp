@@ -57,13 +57,16 @@ std::string PluginOptions::parse(runs::RunOneOptions& opt,
     if (auto err = runs::parse_plugin_arg(s, t, a)) return *err;
     if (variants.empty() && !a.variants.empty())
       return fmt::format("--plugin {}: a variant before ':' is for compare only", s);
-    if (!variants.empty() && a.variants.empty()) {
+    // "*:KIND=COMMAND": every variant, said so (the proof that a plugin changes nothing).
+    const bool every = a.variants == std::vector<std::string>{"*"};
+    if (every) a.variants.clear();
+    if (!variants.empty() && a.variants.empty() && !every) {
       std::string names;
       for (const auto& v : variants) names += (names.empty() ? "" : ", ") + v;
       return fmt::format(
-          "--plugin {}: say which variants it runs in ({}): --plugin VARIANT[,VARIANT...]:{} "
-          "(a plugin in every variant would change nothing between them)",
-          s, names, s);
+          "--plugin {}: say which variants it runs in ({}): --plugin VARIANT[,VARIANT...]:{}, or "
+          "'*:{}' for every one (a plugin in every variant changes nothing between them)",
+          s, names, s, s);
     }
     for (const auto& v : a.variants) {
       if (std::find(variants.begin(), variants.end(), v) == variants.end()) {

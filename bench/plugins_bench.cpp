@@ -1,11 +1,20 @@
-// Plugins out of process (issue 14 §8, docs/plugins.md). BM_DefaultScenario runs the embedded
-// default scenario (a week on 32 x 8 H100, greedy elastic policy) with its controllers and
-// elastic policy in process (arg 0), with the three controllers behind `t9ksim plugin serve
-// controller` (arg 1), and with the elastic policy out of process too (arg 2); the target is
-// at most 5x the in-process wall time. BM_Reconcile* measure one reconcile of a running
-// 8-worker GenericJob in process and over the protocol (encode, a round trip through the
-// pipe pair, decode on both sides, the answer's checks): the per-reconcile cost of a plugin.
+// Plugins out of process (issue 14 §8, issue 45, docs/plugins.md, docs/protocol-v2.md).
+// BM_DefaultScenario runs the embedded default scenario over 28 days (the issue's measure) with:
+//   0  everything in process
+//   1  the three controllers behind `t9ksim plugin serve controller`, protocol version 2
+//   2  the same, and the elastic policy behind `t9ksim plugin serve elastic-policy`
+//   3  the three controllers over protocol version 1 (`--protocol 1`)
+//   4  the GenericJob controller in Python on the SDK
+//   (plugins/examples/reference_generic_controller.py) 5  the elastic policy alone behind `t9ksim
+//   plugin serve elastic-policy`, version 2
+// The counter cpu_total_s is the CPU (user + system) of the simulator and of every plugin process
+// it started (waited for: they have exited when the world is gone); compare it with arg 0's.
+// BM_Reconcile* measure one reconcile of a running 8-worker GenericJob in process and over the
+// protocol (encode, a round trip through the pipe pair, decode on both sides, the answer's
+// checks): the per-exchange cost of a plugin.
 #include <benchmark/benchmark.h>
+
+#include <sys/resource.h>
 
 #include <fstream>
 #include <memory>
@@ -44,34 +53,66 @@ scenarios::PluginSpec serve(const std::string& name, const std::string& role) {
   return p;
 }
 
+double cpu_seconds(int who) {
+  rusage u{};
+  getrusage(who, &u);
+  auto secs = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return secs(u.ru_utime) + secs(u.ru_stime);
+}
+
 void BM_DefaultScenario(benchmark::State& state) {
-  const scenarios::Scenario sc = default_scenario();
+  scenarios::Scenario sc = default_scenario();
+  sc.horizon = kernel::days(28);
   sim::WorldSettings settings = sim::settings_from_scenario(sc);
-  if (state.range(0) >= 1) {
-    const auto controllers = serve("controllers", "controller");
+  const auto mode = static_cast<std::size_t>(state.range(0));
+  const char* labels[] = {"in process",
+                          "controllers out of process (v2)",
+                          "controllers and policy out of process (v2)",
+                          "controllers out of process (v1)",
+                          "GenericJob controller in Python on the SDK (v2)",
+                          "policy out of process (v2)"};
+  auto all_kinds = [&](const scenarios::PluginSpec& p) {
     for (const auto k : {model::JobKind::GenericJob, model::JobKind::PyTorchTrainingJob,
                          model::JobKind::DeepSpeedJob}) {
-      settings.plugins.controllers.push_back({k, controllers});
+      settings.plugins.controllers.push_back({k, p});
     }
+  };
+  if (mode == 1 || mode == 2) all_kinds(serve("controllers", "controller"));
+  if (mode == 3) {
+    auto p = serve("controllers", "controller");
+    p.command.insert(p.command.end(), {"--protocol", "1"});
+    all_kinds(p);
   }
-  if (state.range(0) >= 2)
+  if (mode == 4) {
+    scenarios::PluginSpec p;
+    p.name = "genericjob-controller";
+    p.command = {"python3", T9KSIM_SOURCE_DIR "/plugins/examples/reference_generic_controller.py"};
+    p.timeout = kernel::seconds(60);
+    settings.plugins.controllers.push_back({model::JobKind::GenericJob, p});
+  }
+  if (mode == 2 || mode == 5)
     settings.plugins.elastic_policy = serve("elastic-policy", "elastic-policy");
   std::uint64_t events = 0, calls = 0, fingerprint = 0;
+  double cpu = 0;
   for (auto _ : state) {
-    sim::World world(
-        sc, 0, [](const model::TimedChange&) {}, settings);
-    world.run();
-    events = world.events_dispatched();
-    calls = world.plugin_calls();
-    fingerprint = world.fingerprint();
+    const double before = cpu_seconds(RUSAGE_SELF) + cpu_seconds(RUSAGE_CHILDREN);
+    {
+      sim::World world(
+          sc, 0, [](const model::TimedChange&) {}, settings);
+      world.run();
+      events = world.events_dispatched();
+      calls = world.plugin_calls();
+      fingerprint = world.fingerprint();
+    }
+    cpu = cpu_seconds(RUSAGE_SELF) + cpu_seconds(RUSAGE_CHILDREN) - before;
   }
-  state.SetLabel(fmt::format("{} fingerprint {}",
-                             state.range(0) == 0   ? "in process"
-                             : state.range(0) == 1 ? "controllers out of process"
-                                                   : "controllers and policy out of process",
-                             kernel::format_fingerprint(fingerprint)));
+  state.SetLabel(
+      fmt::format("{} fingerprint {}", labels[mode], kernel::format_fingerprint(fingerprint)));
   state.counters["events"] = static_cast<double>(events);
   state.counters["plugin_calls"] = static_cast<double>(calls);
+  state.counters["cpu_total_s"] = cpu;
 }
 
 // A running GenericJob of 8 workers and its pods, as the controller sees it after start-up.
@@ -161,7 +202,7 @@ void BM_ReconcileOverProtocol(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_DefaultScenario)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_DefaultScenario)->DenseRange(0, 5)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_ReconcileInProcess)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ReconcileOverProtocol)
     ->Args({0, 1})

@@ -514,7 +514,9 @@ def simulate(binary: str, run: Run, work: Path, table: Table) -> tuple[list[Seen
     env = dict(os.environ)
     transcript = work / (out.name + ".transcript.jsonl")
     if run.transcript:
-        words = [sys.executable, str(TEE), "--", binary, "plugin", "serve", "controller"]
+        # Version 1: every answer carries its actions whole, as this checker reads them.
+        words = [sys.executable, str(TEE), "--", binary, "plugin", "serve", "controller",
+                 "--protocol", "1"]
         serve = " ".join(shlex.quote(w) for w in words)  # t9ksim splits it as a shell would
         cmd += ["--plugin", f"controllers={serve}"]
         env["T9KSIM_TEE_TRANSCRIPT"] = str(transcript)
