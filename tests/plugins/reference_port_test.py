@@ -133,7 +133,10 @@ def execute(t9ksim: str, run: Run, out: Path, dest: Path, plugin: Optional[Path]
     events = [] if run.args[0] == "compare" else ["--events"]
     cmd = [t9ksim, *run.args, "--out", str(out), "-q", *events]
     if plugin is not None:
-        cmd += ["--plugin", f"GenericJob={shlex.quote(sys.executable)} {shlex.quote(str(plugin))}"]
+        # compare runs a plugin only in the variants it names: here every one.
+        every = "*:" if run.args[0] == "compare" else ""
+        cmd += ["--plugin",
+                f"{every}GenericJob={shlex.quote(sys.executable)} {shlex.quote(str(plugin))}"]
     start = time.monotonic()
     p = subprocess.run(cmd, cwd=run.cwd, capture_output=True, timeout=3600)
     took = time.monotonic() - start
@@ -153,14 +156,17 @@ def files(tree: Path) -> Dict[str, Path]:
 
 
 def content(rel: str, f: Path) -> bytes:
-    """The file as compared: summary.json without the plugin logs among its `files`."""
+    """The file as compared: summary.json without what t9ksim diff declares may differ (what
+    crossed to the plugins; the listing of their logs and of nested summaries)."""
     data = f.read_bytes()
     if Path(rel).name != "summary.json":
         return data
     j = json.loads(data)
+    j.pop("plugins", None)
     if "files" in j:
         j["files"] = {k: v for k, v in j["files"].items()
-                      if not k.startswith("plugins/") and "/plugins/" not in k}
+                      if not k.startswith("plugins/") and "/plugins/" not in k
+                      and not k.endswith("/summary.json")}
     return (json.dumps(j, indent=2, sort_keys=True) + "\n").encode()
 
 

@@ -51,6 +51,18 @@ def results(m):
     return isinstance(m.get("result"), dict) and "results" in m["result"]
 
 
+def with_pod_patches(m):
+    return m.get("method") == "reconcile" and "podPatches" in m["params"]["jobs"][0]
+
+
+def with_status_patch(m):
+    return results(m) and "statusPatch" in m["result"]["results"][0]
+
+
+def pod_patch(m):
+    return m["params"]["jobs"][0]["podPatches"][0]
+
+
 def decisions(m):
     return isinstance(m.get("result"), dict) and "decisions" in m["result"]
 
@@ -81,12 +93,34 @@ CORRUPTIONS = [
                                         "now": m["params"]["now"],
                                         "nowMicros": m["params"]["nowMicros"]}),
      "v2/reconcile.request.json", "$.params"),
+    ("a pod patch without metadata.uid", "controller", with_pod_patches,
+     lambda m: pod_patch(m)["metadata"].pop("uid"),
+     "v2/reconcile.request.json", "$.params.jobs[0].podPatches[0].metadata.uid"),
+    ("a pod patch of a member the world does not set", "controller", with_pod_patches,
+     lambda m: pod_patch(m)["spec"].__setitem__("schedulerName", "default-scheduler"),
+     "v2/reconcile.request.json", "$.params.jobs[0].podPatches[0].spec.schedulerName"),
+    ("a pod patch that removes the phase", "controller", with_pod_patches,
+     lambda m: pod_patch(m)["status"].__setitem__("phase", None),
+     "v2/reconcile.request.json", "$.params.jobs[0].podPatches[0].status.phase"),
+    ("a pod patch that changes nothing", "controller", with_pod_patches,
+     lambda m: m["params"]["jobs"][0]["podPatches"].__setitem__(0, {"metadata": {"uid": "pod-0"}}),
+     "v2/reconcile.request.json", "$.params.jobs[0].podPatches[0]"),
+    ("pod patches in a resync", "controller", is_request("reconcile"),
+     lambda m: m["params"]["jobs"][0].__setitem__("podPatches", [
+         {"metadata": {"uid": "pod-0"}, "status": {"phase": "Running"}}]),
+     "v2/reconcile.request.json", "$.params.jobs[0]"),
     ("a result without uid", "controller", results,
      lambda m: m["result"]["results"][0].pop("uid"),
      "v2/reconcile.result.json", "$.result.results[0].uid"),
     ("a result with a phase that does not exist", "controller", results,
      lambda m: m["result"]["results"][0].__setitem__("status", {"phase": "Sleeping"}),
      "v2/reconcile.result.json", "$.result.results[0].status.phase"),
+    ("a status patch with a phase that does not exist", "controller", with_status_patch,
+     lambda m: m["result"]["results"][0]["statusPatch"].__setitem__("phase", "Sleeping"),
+     "v2/reconcile.result.json", "$.result.results[0].statusPatch.phase"),
+    ("a status patch that is not an object", "controller", with_status_patch,
+     lambda m: m["result"]["results"][0].__setitem__("statusPatch", [{"phase": "Running"}]),
+     "v2/reconcile.result.json", "$.result.results[0].statusPatch"),
     ("a version 1 result in a session that chose 2", "controller", results,
      lambda m: m.__setitem__("result", {"actions": [], "status": {"phase": "Pending"}}),
      "v2/reconcile.result.json", "$.result.results"),

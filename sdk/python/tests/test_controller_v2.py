@@ -1,9 +1,11 @@
-"""Controllers on protocol version 2: every form of job update, the statuses answered only when
-they change, resync answers, errors; user code sees version 1's request every time."""
+"""Controllers on protocol version 2: every form of job update (pod patches among them), the
+statuses answered only when they change (as a merge patch when that is smaller), resync answers,
+errors; user code sees version 1's request every time."""
 
 import copy
 import json
 import pathlib
+import random
 
 import pytest
 from support import (OPTIONS, Recorder, controller, initialize, job, pod, request, shutdown,
@@ -227,3 +229,222 @@ def test_version_2_gives_user_code_exactly_the_requests_of_version_1():
         back.update(r["params"])
         (res,) = reply["result"]["results"]
         assert back.result(res["uid"], res) == answers[r["id"]]
+
+
+# ---- podPatches: pods changed in their observed state only ----
+
+
+def test_pod_patches_merge_into_the_kept_pods():
+    p0, p1 = pod("a", 0, "pod-0"), pod("a", 1, "pod-1")
+    bound = {"metadata": {"uid": "pod-0"}, "spec": {"nodeName": "gpu-3"},
+             "t9ksim": {"bindTime": "1970-01-01T00:00:02Z", "gpuIndex": 0}}
+    started = {"metadata": {"uid": "pod-0"},
+               "status": {"phase": "Running", "startTime": "1970-01-01T00:00:07Z"}}
+    failed = {"metadata": {"uid": "pod-1"}, "status": {"phase": "Failed", "containerStatuses": [
+        {"name": "main", "state": {"terminated": {"exitCode": 1}}}]}}
+    # Members set to null are removed; an array is replaced whole.
+    moved = {"metadata": {"uid": "pod-1", "deletionTimestamp": "1970-01-01T00:00:09Z"},
+             "status": {"containerStatuses": [{"name": "main", "state": {"terminated": {
+                 "exitCode": 137, "finishedAt": "1970-01-01T00:00:08Z"}}}]},
+             "t9ksim": {"deletionReason": "Restart"}}
+    unbound = {"metadata": {"uid": "pod-0"}, "spec": {"nodeName": None},
+               "status": {"startTime": None}, "t9ksim": {"gpuIndex": None, "bindTime": None}}
+    rec, replies = run([reconcile(2, [resync(pods=[p0, p1])]),
+                        reconcile(3, [{"uid": "job-0", "podPatches": [bound]}]),
+                        reconcile(4, [{"uid": "job-0", "podPatches": [failed, started]}]),
+                        reconcile(5, [{"uid": "job-0", "podPatches": [moved, unbound]}])])
+    assert all("resync" not in r["result"]["results"][0] for r in replies)
+    e0, e1 = copy.deepcopy(p0), copy.deepcopy(p1)
+    e0["spec"]["nodeName"] = "gpu-3"
+    e0["t9ksim"].update(bindTime="1970-01-01T00:00:02Z", gpuIndex=0)
+    assert rec.snapshots[1]["pods"] == [e0, e1]
+    e0["status"] = {"phase": "Running", "startTime": "1970-01-01T00:00:07Z"}
+    e1["status"] = failed["status"]
+    assert rec.snapshots[2]["pods"] == [e0, e1]
+    e1["metadata"]["deletionTimestamp"] = "1970-01-01T00:00:09Z"
+    e1["status"] = {"phase": "Failed", "containerStatuses": moved["status"]["containerStatuses"]}
+    e1["t9ksim"]["deletionReason"] = "Restart"
+    del e0["spec"]["nodeName"], e0["status"]["startTime"]
+    del e0["t9ksim"]["gpuIndex"], e0["t9ksim"]["bindTime"]
+    assert rec.snapshots[3]["pods"] == [e0, e1]
+    assert [p["metadata"]["uid"] for p in rec.snapshots[3]["pods"]] == ["pod-0", "pod-1"]
+
+
+def test_a_pod_patch_leaves_the_pods_user_code_was_given_as_they_were():
+    p0, p1 = pod("a", 0, "pod-0"), pod("a", 1, "pod-1")
+    rec, _ = run([reconcile(2, [resync(pods=[p0, p1])]),
+                  reconcile(3, [{"uid": "job-0", "podPatches": [
+                      {"metadata": {"uid": "pod-1"}, "status": {"phase": "Running"}}]}])])
+    assert rec.seen[0]["pods"][1] == pod("a", 1, "pod-1")  # still Pending
+    assert rec.seen[1]["pods"][1]["status"] == {"phase": "Running"}
+    assert rec.seen[1]["pods"][0] is rec.seen[0]["pods"][0]  # not patched: not copied
+    assert rec.seen[1]["pods"][1]["spec"] is rec.seen[0]["pods"][1]["spec"]
+
+
+def test_pod_patches_and_whole_pods_in_one_update():
+    p0, p1, p2 = (pod("a", i, f"pod-{i}") for i in range(3))
+    p1_again = pod("a", 1, "pod-1", "Running")
+    p1_again["metadata"]["labels"] = {"x": "y"}  # more than observed state: sent whole
+    rec, replies = run([
+        reconcile(2, [resync(pods=[p0, p1])]),
+        reconcile(3, [{"uid": "job-0", "pods": [p1_again, p2],
+                       "podPatches": [{"metadata": {"uid": "pod-0"},
+                                       "status": {"phase": "Succeeded"}}]}]),
+    ])
+    assert [p["status"]["phase"] for p in rec.snapshots[1]["pods"]] == [
+        "Succeeded", "Running", "Pending"]
+    assert rec.snapshots[1]["pods"][1] == p1_again
+
+
+@pytest.mark.parametrize("update, why", [
+    ({"podPatches": [{"metadata": {"uid": "pod-9"}, "status": {"phase": "Running"}}]},
+     "podPatches names a pod it does not have: pod-9"),
+    ({"removedPods": ["pod-0"],
+      "podPatches": [{"metadata": {"uid": "pod-0"}, "status": {"phase": "Running"}}]},
+     "podPatches names a pod it does not have: pod-0"),
+    ({"podPatches": [{"status": {"phase": "Running"}}]},
+     "a pod patch without metadata.uid cannot be applied"),
+    ({"podPatches": ["pod-0"]}, "a pod patch without metadata.uid cannot be applied"),
+])
+def test_a_pod_patch_it_cannot_apply_asks_for_a_resync(capsys, update, why):
+    rec, replies = run([reconcile(2, [resync(pods=[pod("a", 0, "pod-0")])]),
+                        reconcile(3, [{"uid": "job-0", **update}, resync("job-1", "b")]),
+                        reconcile(4, [{"uid": "job-0"}])])
+    results = [r["result"]["results"] for r in replies]
+    assert results[1][0] == {"uid": "job-0", "resync": True}
+    assert "resync" not in results[1][1]  # the other job of the batch is answered
+    assert results[2] == [{"uid": "job-0", "resync": True}]  # dropped: unknown until a resync
+    assert [s["job"]["metadata"]["name"] for s in rec.snapshots] == ["a", "b"]
+    assert f"job job-0: asking for a resync: {why}" in capsys.readouterr().err
+
+
+# ---- statusPatch: a changed status as a merge patch when that is smaller ----
+
+
+def full_status(phase="Running", running=2, failed=0, replica_phase="Running"):
+    st = status(phase)
+    st["aggregate"].update(running=running, failed=failed)
+    st["conditions"] = [
+        {"type": "Initialized", "status": "True", "lastTransitionTime": "1970-01-01T00:00:01Z",
+         "message": "All sub-resources are created."},
+        {"type": "Running", "status": "True", "lastTransitionTime": "1970-01-01T00:00:05Z",
+         "reason": "Running", "message": "All pods are running."}]
+    st["tasks"] = [{"type": "w", "restartCount": 0, "replicas": [
+        {"name": "a-w-0", "phase": "Running"}, {"name": "a-w-1", "phase": replica_phase}]}]
+    return st
+
+
+def answers(*statuses):
+    it = iter(statuses)
+    return lambda r: {"status": next(it)}
+
+
+def job_results(replies):
+    return [r["result"]["results"][0] for r in replies]
+
+
+def test_a_changed_status_is_answered_as_a_patch_when_that_is_smaller():
+    before, after = full_status(), full_status(running=1, failed=1, replica_phase="Failed")
+    rec, replies = run([reconcile(2, [resync(st=before)]), reconcile(3, [{"uid": "job-0"}])],
+                       answers(after, full_status(running=1, failed=1, replica_phase="Failed")))
+    assert job_results(replies) == [
+        {"uid": "job-0", "statusPatch": {"aggregate": {"running": 1, "failed": 1},
+                                         "tasks": after["tasks"]}},
+        {"uid": "job-0"}]  # then unchanged
+    assert rec.snapshots[1]["job"]["status"] == after  # kept: the patched status
+
+
+def test_a_patch_not_smaller_than_the_whole_status_is_not_sent():
+    small = {"phase": "Failed"}  # every other member would be null in a patch
+    _, replies = run([reconcile(2, [resync(st=full_status())]), reconcile(3, [{"uid": "job-0"}]),
+                      reconcile(4, [{"uid": "job-0"}])],
+                     answers(small, {"phase": "Succeeded"}, {"phase": "Succeeded"}))
+    # {"phase":"Succeeded"} as a patch is no smaller than as the whole status: whole.
+    assert job_results(replies) == [{"uid": "job-0", "status": small},
+                                    {"uid": "job-0", "status": {"phase": "Succeeded"}},
+                                    {"uid": "job-0"}]
+
+
+def test_a_status_patch_removes_members_with_null():
+    before = {**full_status(), "backoffCount": 2, "startTime": "1970-01-01T00:00:05Z"}
+    after = full_status()
+    after["aggregate"]["running"] = 1
+    _, replies = run([reconcile(2, [resync(st=before)])], answers(after))
+    assert job_results(replies) == [{"uid": "job-0", "statusPatch": {
+        "aggregate": {"running": 1}, "backoffCount": None, "startTime": None}}]
+
+
+def test_no_kept_status_or_the_kept_object_itself_gives_the_whole_status():
+    def answer(r):
+        st = r["job"].get("status")
+        if st is None:
+            return {"status": full_status()}
+        st["aggregate"]["running"] = 1  # changed in place (it should not be): sent whole
+        return {"status": st}
+
+    _, replies = run([reconcile(2, [resync()]), reconcile(3, [{"uid": "job-0"}])], answer)
+    results = job_results(replies)
+    assert results[0] == {"uid": "job-0", "status": full_status()}
+    assert "statusPatch" not in results[1] and results[1]["status"]["aggregate"]["running"] == 1
+
+
+def test_a_status_that_differs_in_null_members_only_is_unchanged():
+    before = full_status()
+    after = {**copy.deepcopy(before), "backoffCount": None}
+    after["aggregate"]["unknown"] = 0
+    after["tasks"][0]["replicas"][0]["uid"] = None  # in an array: compared whole, so changed
+    _, replies = run([reconcile(2, [resync(st=before)]), reconcile(3, [{"uid": "job-0"}])],
+                     answers({**before, "backoffCount": None}, after))
+    assert job_results(replies)[0] == {"uid": "job-0"}
+    assert job_results(replies)[1] == {"uid": "job-0", "statusPatch": {"tasks": after["tasks"]}}
+
+
+def test_the_other_members_of_a_result_go_with_a_status_patch():
+    after = full_status(running=1)
+    rec = Recorder(lambda r: {"actions": [], "status": after, "requeueAfterMicros": 7})
+    _, replies, out = controller(rec, [initialize(), reconcile(2, [resync(st=full_status())])])
+    assert replies[1]["result"]["results"] == [{"uid": "job-0", "actions": [],
+                                                "requeueAfterMicros": 7,
+                                                "statusPatch": {"aggregate": {"running": 1}}}]
+    # Compact, the patch spliced in last.
+    assert out.getvalue().split(b"\n")[1].endswith(
+        b'"requeueAfterMicros":7,"statusPatch":{"aggregate":{"running":1}}}]}}')
+
+
+def test_a_value_that_is_not_json_in_a_patch_fails_naming_the_job():
+    after = full_status()
+    after["aggregate"]["running"] = float("nan")
+    _, replies = run([reconcile(2, [resync(st=full_status())]),
+                      reconcile(3, [{"uid": "job-0"}])], answers(after, full_status()))
+    assert replies[0]["error"]["code"] == -32603
+    assert replies[0]["error"]["message"].endswith("(job default/a)")
+    # The failed answer's status is not kept: the next request has the one before.
+    assert job_results(replies[1:]) == [{"uid": "job-0"}]
+
+
+def test_status_patches_round_trip_over_a_sequence_of_statuses():
+    """What the simulator keeps (the wire applies each answer as RFC 7386 says) is, after every
+    answer, the status user code returned, and the next request carries it."""
+    rng = random.Random(5)
+    statuses = []
+    for _ in range(60):
+        st = full_status(running=rng.randrange(3), failed=rng.randrange(2),
+                         replica_phase=rng.choice(["Running", "Failed"]))
+        for key in ("backoffCount", "startTime", "conditions"):
+            if rng.random() < 0.3:
+                st.pop(key, None)
+            elif rng.random() < 0.3:
+                st[key] = rng.randrange(3) if key == "backoffCount" else "1970-01-01T00:00:09Z"
+        statuses.append(st if rng.random() < 0.8 else {"phase": rng.choice(["Failed", "Unknown"])})
+    updates = [reconcile(2, [resync(st=full_status())])] + [
+        reconcile(3 + i, [{"uid": "job-0"}]) for i in range(len(statuses) - 1)]
+    rec, replies = run(updates, answers(*statuses))
+    wire = ControllerWire()
+    wire.kept["job-0"] = {"status": full_status()}
+    forms = set()
+    for i, (st, res) in enumerate(zip(statuses, job_results(replies))):
+        forms |= {k for k in ("status", "statusPatch") if k in res} or {"none"}
+        assert wire.result("job-0", res)["status"] == st
+        if i + 1 < len(statuses):
+            assert rec.snapshots[i + 1]["job"]["status"] == st
+    assert forms == {"status", "statusPatch", "none"}

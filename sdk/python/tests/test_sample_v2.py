@@ -1,12 +1,14 @@
 """The SDK answers tests/plugins/sample-transcript-v2.jsonl (the hand-written version 2 transcript
 the schemas are checked on) as it is recorded, given user functions that answer each job as the
-transcript does: the resync answers are the SDK's own, statuses are left out where unchanged."""
+transcript does: the resync answers are the SDK's own, statuses are left out where unchanged and
+sent as a statusPatch where that is smaller than the whole."""
 
 import copy
 import json
 import pathlib
 
 from support import controller, policy
+from v2_wire import apply_merge_patch
 
 SAMPLE = pathlib.Path(__file__).resolve().parents[3] / "tests" / "plugins" / \
     "sample-transcript-v2.jsonl"
@@ -30,15 +32,25 @@ def test_the_controller_session():
     def reconcile(request):
         recorded = next(script)
         assert recorded["uid"] == request["job"]["metadata"]["uid"]
-        out = {k: v for k, v in recorded.items() if k != "uid"}
-        if "status" not in out:  # unchanged: the status it was given (an equal copy)
-            out["status"] = copy.deepcopy(request["job"].get("status"))
+        out = {k: v for k, v in recorded.items() if k not in ("uid", "statusPatch")}
+        if "status" not in out:  # unchanged, or patched: from the status it was given
+            status = copy.deepcopy(request["job"].get("status"))
+            out["status"] = apply_merge_patch(status, recorded["statusPatch"]) \
+                if "statusPatch" in recorded else status
         return out
 
     rc, replies, _ = controller(reconcile, asked, name="generic-with-backoff")
     assert rc == 0
     assert replies == answered
     assert next(script, None) is None
+    # The sample shows every form: a pod patch, a whole status, a status patch, none.
+    requests = [u for m in asked if m["method"] == "reconcile" for u in m["params"]["jobs"]]
+    results = [r for m in answered for r in (m.get("result") or {}).get("results", [])]
+    assert any("podPatches" in u for u in requests)
+    for form in ("status", "statusPatch"):
+        assert any(form in r for r in results), form
+    assert any(not r.get("resync") and "status" not in r and "statusPatch" not in r
+               for r in results)
 
 
 def test_the_policy_session():

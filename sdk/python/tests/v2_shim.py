@@ -7,8 +7,8 @@ To the simulator this process is a version 1 plugin; to COMMAND it is a simulato
 version 2 (tests/v2_wire.py computes the updates): each version 1 request becomes a version 2
 request of one job (or one observation), and the answer goes back as version 1's. Every 7th
 reconcile also tells the plugin to forget that job, and every 5th decide is a resync, so the
-plugin's resync answers and forget run too. Until the simulator speaks version 2 this runs the
-SDK's version 2 code against real runs: their outputs must equal those of version 1.
+plugin's resync answers and forget run too (real runs seldom have them). This runs the SDK's
+version 2 code against real runs: their outputs must equal those of version 1.
 
 COMMAND's stderr is this process's (the plugin's log). Standard library only.
 """

@@ -2,11 +2,13 @@
 
 ``ControllerWire`` turns each version 1 ``reconcile`` params into the version 2 job update a
 simulator would send (docs/protocol-v2.md §2): a resync the first time, then only what changed
-against what the plugin keeps; and a version 2 job result back into version 1's result (the kept
-status when it is absent). ``PolicyWire`` does the same for ``decide`` (§3), inventing the fields
-version 1 does not carry (fixed values, so a policy that reads only version 1's fields decides
-the same). Used by the unit tests and by ``v2_shim.py``, which puts a version 2 plugin behind a
-version 1 simulator until the simulator speaks version 2.
+against what the plugin keeps (a pod changed in its observed state only as a merge patch, in
+``podPatches``); and a version 2 job result back into version 1's result (the kept status when
+it is absent, patched by ``statusPatch`` when that is given). Its merge patches are computed
+here, independently of the SDK's. ``PolicyWire`` does the same for ``decide`` (§3), inventing
+the fields version 1 does not carry (fixed values, so a policy that reads only version 1's
+fields decides the same). Used by the unit tests and by ``v2_shim.py``, which puts a version 2
+plugin behind a version 1 simulator.
 """
 
 from __future__ import annotations
@@ -16,6 +18,48 @@ from typing import Any
 
 def _uid(pod: dict[str, Any]) -> str:
     return pod["metadata"]["uid"]
+
+
+# What the world sets of a pod (its observed state): (object, member), as the simulator's
+# podPatches carry them.
+OBSERVED = (("metadata", "deletionTimestamp"), ("spec", "nodeName"), ("status", "phase"),
+            ("status", "startTime"), ("status", "containerStatuses"), ("t9ksim", "gpuIndex"),
+            ("t9ksim", "bindTime"), ("t9ksim", "deletionReason"))
+
+
+def _without_observed(pod: dict[str, Any]) -> dict[str, Any]:
+    out = {k: dict(v) if isinstance(v, dict) else v for k, v in pod.items()}
+    for part, key in OBSERVED:
+        out.get(part, {}).pop(key, None)
+    return out
+
+
+def pod_patch(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any] | None:
+    """The merge patch from ``before`` to ``after`` when they differ in observed state only (as
+    the simulator sends it: metadata.uid and each changed member, null when gone), else None."""
+    if _without_observed(before) != _without_observed(after):
+        return None
+    patch: dict[str, Any] = {"metadata": {"uid": _uid(after)}}
+    for part, key in OBSERVED:
+        was, now = before.get(part, {}).get(key), after.get(part, {}).get(key)
+        if was != now:
+            patch.setdefault(part, {})[key] = now
+    return patch
+
+
+def apply_merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386, section 2, as written there."""
+    if not isinstance(patch, dict):
+        return patch
+    if not isinstance(target, dict):
+        target = {}
+    target = dict(target)
+    for name, value in patch.items():
+        if value is None:
+            target.pop(name, None)
+        else:
+            target[name] = apply_merge_patch(target.get(name), value)
+    return target
 
 
 class ControllerWire:
@@ -49,12 +93,23 @@ class ControllerWire:
         new_uids = {_uid(p) for p in params["pods"]}
         old = {_uid(p): p for p in kept["pods"]}
         removed = [u for u in old if u not in new_uids]
-        changed = [p for p in params["pods"] if old.get(_uid(p)) != p]
+        changed, patches = [], []
+        for p in params["pods"]:
+            before = old.get(_uid(p))
+            if before == p:
+                continue
+            patch = pod_patch(before, p) if before is not None else None
+            if patch is None:
+                changed.append(p)
+            else:
+                patches.append(patch)
         after = [u for u in old if u in new_uids] + [_uid(p) for p in changed if _uid(p) not in old]
         if after != [_uid(p) for p in params["pods"]]:
             return self.resync(params)
         if removed:
             upd["removedPods"] = removed
+        if patches:
+            upd["podPatches"] = patches
         if changed:
             upd["pods"] = changed
         for key in ("podGroup", "tensorBoard"):
@@ -66,7 +121,9 @@ class ControllerWire:
 
     def result(self, uid: str, result: dict[str, Any]) -> dict[str, Any]:
         """A version 2 job result as version 1's result; keeps the status it answers."""
-        out = {k: v for k, v in result.items() if k not in ("uid", "resync")}
+        out = {k: v for k, v in result.items() if k not in ("uid", "resync", "statusPatch")}
+        if out.get("status") is None and result.get("statusPatch") is not None:
+            out["status"] = apply_merge_patch(self.kept[uid]["status"], result["statusPatch"])
         if out.get("status") is None:
             out["status"] = self.kept[uid]["status"]
         else:

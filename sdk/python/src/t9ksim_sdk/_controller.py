@@ -2,18 +2,22 @@
 
 Version 1 hands the request over as it comes. Version 2 (docs/protocol-v2.md §2) keeps, per job
 uid, what the simulator sent (the job without its status, the status, the pods in creation order
-indexed by uid, the PodGroup, the TensorBoard), applies each update to it, assembles version 1's
-request from it for each job of the batch, and answers the statuses only when they changed.
+indexed by uid, the PodGroup, the TensorBoard), applies each update to it (pods changed in their
+observed state arrive as JSON merge patches), assembles version 1's request from it for each job
+of the batch, and answers the statuses only when they changed: as a merge patch against the
+status kept when that is smaller than the whole.
 
 What user code gets references the kept objects (read-only: build new objects to return); only
 the request dict itself and its ``pods`` list are new per call, so a reconcile costs no copy of
-the job or its pods.
+the job or its pods. A pod patch builds a new pod (sharing what it does not change), so a pod
+user code was given earlier stays as it was.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
+from ._merge import diff, merge
 from ._rpc import INVALID_PARAMS, Handler, RpcError, describe, encode, log, user_error
 from .types import ReconcileRequest, ReconcileResult
 
@@ -137,16 +141,37 @@ class ControllerHandler(Handler):
                 parts.append(b'{"uid":' + encode(uid) + b',"resync":true}')
                 continue
             request = kept.request(now, now_micros, options)
-            result = self.call(request)
-            status = result["status"]
-            out = {"uid": uid, **result}
-            if status is not kept.status and status == kept.status:
-                del out["status"]  # unchanged: the status kept stays
-            else:
-                self.undo.append((kept, kept.status))
-                kept.status = status
-            parts.append(self.encode_result(out, request["job"]))
+            parts.append(self.answer(uid, kept, self.call(request), request["job"]))
         return b'{"results":[' + b",".join(parts) + b"]}"
+
+    def answer(self, uid: str, kept: _Job, result: dict[str, Any], job: Any) -> bytes:
+        """One job's encoded result: the status left out when unchanged, else sent as a merge
+        patch against the kept one when that is smaller than the whole status; kept after."""
+        status, old = result["status"], kept.status
+        out = {"uid": uid, **result}
+        if status is old or not isinstance(old, dict) or not isinstance(status, dict):
+            # The kept object itself (user code may have changed it in place: what changed
+            # cannot be told), or nothing to patch: the whole status.
+            self.keep(kept, status)
+            return self.encode_result(out, job)
+        del out["status"]
+        if status == old:
+            return self.encode_result(out, job)  # unchanged: the status kept stays
+        patch = diff(old, status)
+        if not patch:  # it differs in null members only: the same status for the simulator
+            return self.encode_result(out, job)
+        self.keep(kept, status)
+        whole = self.encode_result(status, job)
+        small = self.encode_result(patch, job)
+        # The rest encoded once; the status member spliced in at the end.
+        head = self.encode_result(out, job)[:-1]
+        if len(small) < len(whole):
+            return head + b',"statusPatch":' + small + b"}"
+        return head + b',"status":' + whole + b"}"
+
+    def keep(self, kept: _Job, status: Any) -> None:
+        self.undo.append((kept, kept.status))
+        kept.status = status
 
     def apply(self, i: int, uid: str, update: dict[str, Any]) -> _Job | None:
         """Apply one job update to what is kept; None (and nothing kept) when it cannot be
@@ -189,6 +214,17 @@ class ControllerHandler(Handler):
                 return f"removedPods names pods it does not have: {sorted(missing)}"
             kept.pods = [p for p in kept.pods if _pod_uid(p) not in gone]
             kept.index = _index(kept.pods)
+        patches = update.get("podPatches")
+        if patches:
+            pods, index = kept.pods, kept.index
+            for patch in patches:
+                puid = _pod_uid(patch)
+                if not isinstance(puid, str):
+                    return "a pod patch without metadata.uid cannot be applied"
+                at = index.get(puid)
+                if at is None:
+                    return f"podPatches names a pod it does not have: {puid}"
+                pods[at] = merge(pods[at], patch)
         changed = update.get("pods")
         if changed:
             pods, index = kept.pods, kept.index

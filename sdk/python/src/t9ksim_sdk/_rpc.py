@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import traceback
 from typing import Any, BinaryIO, Callable
 
 # Compact, UTF-8, and NaN or Infinity refused (they are not JSON: the simulator would stop the
@@ -49,6 +48,8 @@ class RpcError(Exception):
 
 def user_error(name: str, exc: BaseException, where: str = "") -> RpcError:
     """An exception raised by user code: its traceback on stderr, an internal error to answer."""
+    import traceback  # here: errors only; its imports cost a plugin's start ~3 ms
+
     log(name, f"an exception in user code{where}:")
     traceback.print_exception(exc, file=sys.stderr)
     sys.stderr.flush()
@@ -181,6 +182,8 @@ def serve(handler: Handler, stdin: BinaryIO, stdout: BinaryIO) -> int:
                     handler.rollback()
                     data = _error(rid, e.code, e.message)
                 except Exception as e:  # an SDK bug: say so, and go on serving
+                    import traceback  # errors only (see user_error)
+
                     handler.rollback()
                     log(handler.name, f"internal error in {method}:")
                     traceback.print_exc(file=sys.stderr)
