@@ -19,16 +19,6 @@ std::string when(model::SimTime now) {
   return fmt::format("at t={} s", kernel::format_seconds(now));
 }
 
-bool same_spec(const model::Job& a, const model::Job& b) {
-  if (a.index() != b.index()) return false;
-  return std::visit(
-      [&](const auto& x) {
-        const auto& y = std::get<std::decay_t<decltype(x)>>(b);
-        return x.metadata == y.metadata && x.spec == y.spec;
-      },
-      a);
-}
-
 model::Job spec_of(const model::Job& job) {
   model::Job out = job;
   model::status_of(out) = {};
@@ -151,7 +141,7 @@ protocol::JobUpdate ControllerSession::update(const controllers::ReconcileInput&
     k.tensorboard = in.tensorboard;
     return u;
   }
-  if (!same_spec(k.spec, in.job)) {
+  if (!protocol::same_except_status(k.spec, in.job)) {
     u.job = &in.job;
     k.spec = spec_of(in.job);
   }
@@ -180,7 +170,7 @@ bool ControllerSession::unchanged(const controllers::ReconcileInput& in, const K
          std::equal(in.pods.begin(), in.pods.end(), k.pods.begin()) &&
          same_optional(k.pod_group, in.pod_group) &&
          same_optional(k.tensorboard, in.tensorboard ? &*in.tensorboard : nullptr) &&
-         same_spec(k.spec, in.job);
+         protocol::same_except_status(k.spec, in.job);
 }
 
 std::vector<protocol::JobAnswer> ControllerSession::exchange(

@@ -1,4 +1,4 @@
-// decide, version 1 (docs/plugins.md §5): an elastic policy's observation and its decisions.
+// decide, version 1 (docs/protocol.md §5): an elastic policy's observation and its decisions.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -10,13 +10,12 @@ namespace t9k::protocol {
 using namespace detail;
 namespace m = t9k::model;
 
-std::string decide_params(const policies::ElasticObservation& o) {
-  Writer w;
-  w.begin_object();
-  write_time(w.key("now"), o.now);
-  w.key("nowMicros").integer(o.now.time_since_epoch().count()).key("freeGpus").integer(o.free_gpus);
-  w.key("queues").begin_array();
-  for (const auto& q : o.queues) {
+namespace detail {
+
+void write_queues(Writer& w, const std::vector<policies::ElasticObservation::Queue>& queues,
+                  std::string_view pending_priority) {
+  w.begin_array();
+  for (const auto& q : queues) {
     w.begin_object().key("name").string(q.name).key("priority").integer(q.priority);
     if (q.quota_gpu_milli) {
       w.key("quotaGpuMilli").integer(*q.quota_gpu_milli);
@@ -25,17 +24,53 @@ std::string decide_params(const policies::ElasticObservation& o) {
     }
     w.key("allocatedGpuMilli").integer(q.allocated_gpu_milli).key("pending").begin_array();
     for (const auto& d : q.pending) {
-      w.begin_object()
-          .key("priority")
-          .integer(d.job_priority)
-          .key("gpuMilli")
-          .integer(d.gpu_milli)
-          .key("jobs")
-          .integer(d.jobs)
-          .end_object();
+      w.begin_object().key(pending_priority).integer(d.job_priority);
+      w.key("gpuMilli").integer(d.gpu_milli).key("jobs").integer(d.jobs).end_object();
     }
     w.end_array().end_object();
   }
+  w.end_array();
+}
+
+std::vector<policies::ElasticObservation::Queue> read_queues(const Value& j, const Path& path,
+                                                             std::string_view pending_priority) {
+  std::vector<policies::ElasticObservation::Queue> out;
+  std::size_t i = 0;
+  for (const auto& q : array(j, path).items()) {
+    const Path qp = item(path, i++);
+    object(q, qp);
+    policies::ElasticObservation::Queue v;
+    v.name = string(need(q, qp, "name"), child(qp, "name"));
+    if (const Member x = member(q, "priority")) v.priority = int32(*x, child(qp, "priority"));
+    if (const Member x = member(q, "quotaGpuMilli"))
+      v.quota_gpu_milli = int64(*x, child(qp, "quotaGpuMilli"));
+    if (const Member x = member(q, "allocatedGpuMilli"))
+      v.allocated_gpu_milli = int64(*x, child(qp, "allocatedGpuMilli"));
+    if (const Member pend = member(q, "pending")) {
+      std::size_t k = 0;
+      const Path pp = child(qp, "pending");
+      for (const auto& d : array(*pend, pp).items()) {
+        const Path dp = item(pp, k++);
+        object(d, dp);
+        v.pending.push_back({int32(need(d, dp, pending_priority), child(dp, pending_priority)),
+                             int64(need(d, dp, "gpuMilli"), child(dp, "gpuMilli")),
+                             int32(need(d, dp, "jobs"), child(dp, "jobs"))});
+      }
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+}  // namespace detail
+
+std::string decide_params(const policies::ElasticObservation& o) {
+  Writer w;
+  w.begin_object();
+  write_time(w.key("now"), o.now);
+  w.key("nowMicros").integer(o.now.time_since_epoch().count()).key("freeGpus").integer(o.free_gpus);
+  write_queues(w.key("queues"), o.queues, "priority");
+  w.key("waiting").begin_array();
   w.end_array().key("waiting").begin_array();
   for (const auto& x : o.waiting)
     w.begin_object()
@@ -89,38 +124,15 @@ policies::ElasticObservation decode_decide(const Request& request) {
     o.now = timestamp(need(p, "params", "now"), "params.now");
   }
   o.free_gpus = int64(need(p, "params", "freeGpus"), "params.freeGpus");
+  o.queues = read_queues(need(p, "params", "queues"), "params.queues", "priority");
   std::size_t i = 0;
-  const Path queues_path("params.queues");
-  for (const auto& q : array(need(p, "params", "queues"), queues_path).items()) {
-    const Path qp = item(queues_path, i++);
-    object(q, qp);
-    policies::ElasticObservation::Queue v;
-    v.name = string(need(q, qp, "name"), child(qp, "name"));
-    if (const Member x = member(q, "priority")) v.priority = int32(*x, child(qp, "priority"));
-    if (const Member x = member(q, "quotaGpuMilli"))
-      v.quota_gpu_milli = int64(*x, child(qp, "quotaGpuMilli"));
-    if (const Member x = member(q, "allocatedGpuMilli"))
-      v.allocated_gpu_milli = int64(*x, child(qp, "allocatedGpuMilli"));
-    if (const Member pend = member(q, "pending")) {
-      std::size_t k = 0;
-      const Path pp = child(qp, "pending");
-      for (const auto& d : array(*pend, pp).items()) {
-        const Path dp = item(pp, k++);
-        object(d, dp);
-        v.pending.push_back({int32(need(d, dp, "priority"), child(dp, "priority")),
-                             int64(need(d, dp, "gpuMilli"), child(dp, "gpuMilli")),
-                             int32(need(d, dp, "jobs"), child(dp, "jobs"))});
-      }
-    }
-    o.queues.push_back(std::move(v));
-  }
-  i = 0;
   const Path waiting_path("params.waiting");
   for (const auto& w : array(need(p, "params", "waiting"), waiting_path).items()) {
     const Path wp = item(waiting_path, i++);
     object(w, wp);
-    o.waiting.push_back({int32(need(w, wp, "priority"), child(wp, "priority")),
-                         static_cast<m::JobId>(int64(need(w, wp, "jobId"), child(wp, "jobId")))});
+    auto& x = o.waiting.emplace_back();
+    x.queue_priority = int32(need(w, wp, "priority"), child(wp, "priority"));
+    x.job = static_cast<m::JobId>(int64(need(w, wp, "jobId"), child(wp, "jobId")));
   }
   i = 0;
   const Path jobs_path("params.jobs");

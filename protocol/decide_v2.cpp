@@ -88,25 +88,6 @@ void write_job(Writer& w, const Obs::Job* before, const Obs::Job& x) {
   w.end_object();
 }
 
-void write_queues(Writer& w, const std::vector<Obs::Queue>& queues) {
-  w.begin_array();
-  for (const auto& q : queues) {
-    w.begin_object().key("name").string(q.name).key("priority").integer(q.priority);
-    if (q.quota_gpu_milli) {
-      w.key("quotaGpuMilli").integer(*q.quota_gpu_milli);
-    } else {
-      w.key("quotaGpuMilli").null();
-    }
-    w.key("allocatedGpuMilli").integer(q.allocated_gpu_milli).key("pending").begin_array();
-    for (const auto& d : q.pending) {
-      w.begin_object().key("jobPriority").integer(d.job_priority);
-      w.key("gpuMilli").integer(d.gpu_milli).key("jobs").integer(d.jobs).end_object();
-    }
-    w.end_array().end_object();
-  }
-  w.end_array();
-}
-
 // The entries of `now` that are new or changed against `kept` (which becomes `now`), and the
 // ids that left it.
 template <class T, class Id, class Write>
@@ -140,7 +121,7 @@ std::string ObservationEncoder::params(const Obs& o) {
   w.key("freeGpus").integer(o.free_gpus).key("freeGpusPerNode").begin_array();
   for (const auto n : o.free_gpus_per_node) w.integer(n);
   w.end_array();
-  write_queues(w.key("queues"), o.queues);
+  write_queues(w.key("queues"), o.queues, "jobPriority");
   std::vector<m::JobId> gone_waiting, gone_jobs;
   write_changes(
       w, "waiting", waiting_, o.waiting, [](const Obs::Waiting& x) { return x.job; }, write_waiting,
@@ -174,28 +155,6 @@ DecideAnswer decode_decide_answer(const Reply& reply, const Obs& observation) {
 // ---- the other side ----
 
 namespace {
-
-// A member to merge: absent leaves the field, null clears an optional one.
-Value merge_member(const Value& obj, std::string_view key) { return obj.find(key); }
-
-template <class T, class F>
-void merge(const Value& obj, const Path& path, std::string_view key, T& out, F read) {
-  const Value x = merge_member(obj, key);
-  if (!x.present()) return;
-  out = read(x, child(path, key));
-}
-
-template <class T, class F>
-void merge_optional(const Value& obj, const Path& path, std::string_view key, std::optional<T>& out,
-                    F read) {
-  const Value x = merge_member(obj, key);
-  if (!x.present()) return;
-  if (x.is_null()) {
-    out.reset();
-  } else {
-    out = read(x, child(path, key));
-  }
-}
 
 m::PendingCause pending_cause(const Value& j, const Path& path) {
   const std::string s = string(j, path);
@@ -253,35 +212,6 @@ void merge_job(const Value& e, const Path& p, Obs::Job& v) {
   merge_optional(e, p, "lastResizeMicros", v.last_resize, time_micros);
 }
 
-std::vector<Obs::Queue> read_queues(const Value& j, const Path& path) {
-  std::vector<Obs::Queue> out;
-  std::size_t i = 0;
-  for (const auto& q : array(j, path).items()) {
-    const Path qp = item(path, i++);
-    object(q, qp);
-    Obs::Queue v;
-    v.name = string(need(q, qp, "name"), child(qp, "name"));
-    if (const Member x = member(q, "priority")) v.priority = int32(*x, child(qp, "priority"));
-    if (const Member x = member(q, "quotaGpuMilli"))
-      v.quota_gpu_milli = int64(*x, child(qp, "quotaGpuMilli"));
-    if (const Member x = member(q, "allocatedGpuMilli"))
-      v.allocated_gpu_milli = int64(*x, child(qp, "allocatedGpuMilli"));
-    if (const Member pend = member(q, "pending")) {
-      std::size_t k = 0;
-      const Path pp = child(qp, "pending");
-      for (const auto& d : array(*pend, pp).items()) {
-        const Path dp = item(pp, k++);
-        object(d, dp);
-        v.pending.push_back({int32(need(d, dp, "jobPriority"), child(dp, "jobPriority")),
-                             int64(need(d, dp, "gpuMilli"), child(dp, "gpuMilli")),
-                             int32(need(d, dp, "jobs"), child(dp, "jobs"))});
-      }
-    }
-    out.push_back(std::move(v));
-  }
-  return out;
-}
-
 template <class T, class Merge>
 void apply_changes(const Value& p, std::string_view key, const Path& path,
                    std::map<m::JobId, T>& kept, Merge merge_entry, bool whole, m::JobId T::*id) {
@@ -315,7 +245,7 @@ Obs ObservationDecoder::apply(const Request& request) {
     for (const auto& n : array(*f, fp).items())
       o.free_gpus_per_node.push_back(int32(n, item(fp, k++)));
   }
-  o.queues = read_queues(need(p, "params", "queues"), "params.queues");
+  o.queues = read_queues(need(p, "params", "queues"), "params.queues", "jobPriority");
   apply_changes(p, "waiting", "params.waiting", waiting_, merge_waiting, whole, &Obs::Waiting::job);
   apply_changes(p, "jobs", "params.jobs", jobs_, merge_job, whole, &Obs::Job::id);
   if (const Member r = member(p, "removed")) {

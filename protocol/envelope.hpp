@@ -44,6 +44,31 @@ void write_tensorboard(Writer& w, const controllers::TensorBoardObservation* ten
 controllers::TensorBoardObservation decode_tensorboard(const Value& j, const Path& path);
 // The job (without status) a request carries, its spec decoded once per distinct text.
 model::Job cached_job(const Value& job, const Path& path, JobCache& jobs);
+// Merging (RFC 7386, version 2's patches and increments): the member to merge, absent to leave
+// the field as it is; a null one clears it.
+inline Value merge_member(const Value& obj, std::string_view key) { return obj.find(key); }
+template <class T, class F>
+void merge(const Value& obj, const Path& path, std::string_view key, T& out, F read) {
+  const Value x = merge_member(obj, key);
+  if (x.present()) out = read(x, child(path, key));
+}
+template <class T, class F>
+void merge_optional(const Value& obj, const Path& path, std::string_view key, std::optional<T>& out,
+                    F read) {
+  const Value x = merge_member(obj, key);
+  if (!x.present()) return;
+  if (x.is_null()) {
+    out.reset();
+  } else {
+    out = read(x, child(path, key));
+  }
+}
+// The queues of an observation; versions 1 and 2 name a demand's priority differently
+// ("priority", "jobPriority").
+void write_queues(Writer& w, const std::vector<policies::ElasticObservation::Queue>& queues,
+                  std::string_view pending_priority);
+std::vector<policies::ElasticObservation::Queue> read_queues(const Value& j, const Path& path,
+                                                             std::string_view pending_priority);
 // key: the duration in µs, or null.
 void write_optional_micros(Writer& w, std::string_view key,
                            const std::optional<model::SimDuration>& d);

@@ -17,13 +17,6 @@ std::string_view to_string(Role r) {
   return r == Role::Controller ? "controller" : "elasticPolicy";
 }
 
-std::span<const std::string_view> protocol_versions() {
-  static constexpr std::string_view kVersions[] = {kProtocolVersion, kProtocolVersion2};
-  return kVersions;
-}
-
-namespace {
-
 bool same_except_status(const m::Job& a, const m::Job& b) {
   if (a.index() != b.index()) return false;
   return std::visit(
@@ -34,7 +27,10 @@ bool same_except_status(const m::Job& a, const m::Job& b) {
       a);
 }
 
-}  // namespace
+std::span<const std::string_view> protocol_versions() {
+  static constexpr std::string_view kVersions[] = {kProtocolVersion, kProtocolVersion2};
+  return kVersions;
+}
 
 // ---- framing ----
 

@@ -1,7 +1,7 @@
-// The plugin protocol (docs/plugins.md): JSON-RPC 2.0, one JSON object per line, lock-step.
-// This library turns the simulator's types into the protocol's messages and back, exactly: a
-// request decoded on the other side and its answer decoded here give the same values as the call
-// in process. No JSON type appears in this header; the wire is text.
+// The plugin protocol (docs/protocol.md, docs/protocol-v2.md): JSON-RPC 2.0, one JSON object per
+// line, lock-step. This library turns the simulator's types into the protocol's messages and back,
+// exactly: a request decoded on the other side and its answer decoded here give the same values as
+// the call in process. No JSON type appears in this header; the wire is text.
 //
 // Errors: ProtocolError, whose message names the offending field by its path in the message
 // ("result.actions[2].pod.metadata.name: expected a string, found 3").
@@ -177,6 +177,9 @@ std::optional<Difference> first_difference(std::string_view a, std::string_view 
                                            const std::string& root);
 
 // ---- pieces, for tests and tools ----
+
+// Whether two jobs have the same metadata and spec (their statuses aside).
+bool same_except_status(const model::Job& a, const model::Job& b);
 
 std::string pod_json(const model::Pod& pod);
 model::Pod decode_pod(std::string_view json);

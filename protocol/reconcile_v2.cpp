@@ -34,7 +34,7 @@ void write_update(Writer& w, JobEncoder& specs, const JobUpdate& u) {
   }
   if (!u.removed_pods.empty()) {
     w.key("removedPods").begin_array();
-    for (const auto uid : u.removed_pods) w.string(uid);
+    for (const auto& uid : u.removed_pods) w.string(uid);
     w.end_array();
   }
   if (u.has_pod_group) {

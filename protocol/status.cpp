@@ -4,6 +4,7 @@
 // A whole status read is a patch applied to an empty status.
 #include <fmt/format.h>
 
+#include "protocol/envelope.hpp"
 #include "protocol/objects.hpp"
 
 namespace t9k::protocol::detail {
@@ -165,9 +166,6 @@ void write_status_patch(Writer& w, const m::JobStatus& before, const m::JobStatu
 
 namespace {
 
-// The member to merge: absent leaves the field as it is; null clears it (RFC 7386).
-Value merge_member(const Value& obj, std::string_view key) { return obj.find(key); }
-
 std::vector<m::JobCondition> read_conditions(const Value& j, const Path& cp) {
   std::vector<m::JobCondition> out;
   std::size_t i = 0;
@@ -271,18 +269,6 @@ void merge_dependent(const Value& j, const Path& tp, m::DependentStatus& d) {
   merge_text(j, tp, "action", d.action);
   merge_text(j, tp, "note", d.note);
   merge_text(j, tp, "type", d.type);
-}
-
-template <class T, class F>
-void merge_optional(const Value& obj, const Path& path, std::string_view key, std::optional<T>& out,
-                    F read) {
-  const Value x = merge_member(obj, key);
-  if (!x.present()) return;
-  if (x.is_null()) {
-    out.reset();
-  } else {
-    out = read(x, child(path, key));
-  }
 }
 
 }  // namespace

@@ -135,8 +135,9 @@ policies::ElasticObservation PolicyDriver::observe(bool details) const {
         continue;
       }
       if (!w) {
-        o.waiting.push_back({priority(j.queue), id});
-        w = &o.waiting.back();
+        w = &o.waiting.emplace_back();
+        w->queue_priority = priority(j.queue);
+        w->job = id;
         auto& d = demand[j.queue][j.priority];
         d.job_priority = j.priority;
         ++d.jobs;

@@ -30,6 +30,14 @@ Job job(model::JobId id, std::int32_t prio, std::int32_t min, std::int32_t max,
   return j;
 }
 
+// A waiting job as version 1 of the observation gives it: its queue's priority and its id.
+Waiting waiting(std::int32_t queue_priority, model::JobId job) {
+  Waiting w;
+  w.queue_priority = queue_priority;
+  w.job = job;
+  return w;
+}
+
 struct Row {
   const char* what;
   std::int64_t free_gpus;
@@ -57,14 +65,22 @@ TEST_CASE("greedy: grow on idle GPUs, shrink under pressure", "[policies]") {
       {"at maxReplicas: no change", 64, {}, {job(0, 1, 1, 4, 4, 4)}, {}},
       {"work of equal priority waits: shrink to minReplicas",
        64,
-       {{1, 5}},
+       {waiting(1, 5)},
        {job(0, 1, 1, 4, 3, 4)},
        {{0, 1}}},
-      {"work of higher priority waits: shrink", 0, {{9, 5}}, {job(0, 1, 2, 4, 3, 4)}, {{0, 2}}},
-      {"only lower-priority work waits: grow", 8, {{0, 5}}, {job(0, 1, 1, 4, 2, 4)}, {{0, 4}}},
+      {"work of higher priority waits: shrink",
+       0,
+       {waiting(9, 5)},
+       {job(0, 1, 2, 4, 3, 4)},
+       {{0, 2}}},
+      {"only lower-priority work waits: grow",
+       8,
+       {waiting(0, 5)},
+       {job(0, 1, 1, 4, 2, 4)},
+       {{0, 4}}},
       {"the job's own pending pods are no pressure",
        8,
-       {{1, 0}},
+       {waiting(1, 0)},
        {job(0, 1, 1, 4, 2, 4)},
        {{0, 4}}},
       {"jobs in id order take the free GPUs first",
@@ -73,7 +89,7 @@ TEST_CASE("greedy: grow on idle GPUs, shrink under pressure", "[policies]") {
        {job(0, 1, 1, 4, 1, 4), job(1, 1, 1, 4, 1, 4)},
        {{0, 3}}},
       {"a pod without GPUs counts one", 2, {}, {job(0, 1, 1, 8, 1, 0)}, {{0, 3}}},
-      {"under pressure at minReplicas: no change", 0, {{1, 5}}, {job(0, 1, 2, 4, 2, 4)}, {}},
+      {"under pressure at minReplicas: no change", 0, {waiting(1, 5)}, {job(0, 1, 2, 4, 2, 4)}, {}},
   };
   const GreedyPolicy greedy;
   for (const auto& row : rows) {
@@ -144,7 +160,7 @@ TEST_CASE("goodput: free GPUs go to the best marginal speed-up per GPU first", "
   o.jobs[1].speedup = {1, 1, 1, 1};
   CHECK(GoodputPolicy().decide(o).decisions.empty());
   // Pressure shrinks as greedy does.
-  o.waiting = {{1, 9}};
+  o.waiting = {waiting(1, 9)};
   o.jobs[1].expected = 3;
   CHECK(GoodputPolicy().decide(o).decisions == std::vector<ElasticDecision>{{1, 1}});
 }

@@ -1,7 +1,7 @@
-// The plugin protocol's codec (docs/plugins.md): what one side encodes, the other decodes to the
-// same values, for every reconcile the real controllers see and answer over random histories
-// (tests/controllers/random_history.hpp), for every field the world sets on pods, and for the
-// elastic policies' observations; malformed messages are refused with the field's path.
+// The plugin protocol's codec (docs/protocol.md, docs/protocol-v2.md): what one side encodes, the
+// other decodes to the same values, for every reconcile the real controllers see and answer over
+// random histories (tests/controllers/random_history.hpp), for every field the world sets on pods,
+// and for the elastic policies' observations; malformed messages are refused with the field's path.
 #include "tests/controllers/random_history.hpp"
 
 #include "protocol/json_reader.hpp"
@@ -158,7 +158,11 @@ TEST_CASE("protocol: an elastic policy's observation and decisions cross the wir
   o.free_gpus = 17;
   o.queues = {{"production", 10, 192000, 184000, {{50, 16000, 2}, {0, 500, 1}}},
               {"research", 1, std::nullopt, 64500, {}}};
-  o.waiting = {{10, 4}, {1, 9}};
+  for (const auto& [queue_priority, id] : {std::pair{10, 4}, std::pair{1, 9}}) {
+    auto& w = o.waiting.emplace_back();  // as version 1 gives a waiting job
+    w.queue_priority = queue_priority;
+    w.job = id;
+  }
   policies::ElasticObservation::Job j;
   j.id = 9;
   j.name = "research/explore-3";
