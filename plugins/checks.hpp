@@ -1,4 +1,4 @@
-// What a controller plugin's answer must respect before the world sees it (docs/plugins.md §8),
+// What a controller plugin's answer must respect before the world sees it (docs/plugins.md §3),
 // so that the world's invariants hold whatever it answers: pods of this job only, of its replica
 // types and ranks; deletions and restarts of its own pods; phase transitions the job's lifecycle
 // allows (§1.1); a PodGroup named after the job. A violation is a PluginError naming the plugin,

@@ -1,4 +1,4 @@
-// Differential testing (docs/plugins.md "Checking a controller against a reference"): a plugin
+// Differential testing (docs/plugins.md §5 "Checking a plugin against a reference"): a plugin
 // under test and a reference (the built-in code, or another plugin such as the last release of
 // the same controller) answer every observation in lock-step; the first answer that differs stops
 // the run with a Divergence naming the job, the simulated time, the JSON path and both values.

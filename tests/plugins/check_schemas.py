@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks a transcript of plugin-protocol messages against protocol/schema/ (docs/plugins.md).
+"""Checks a transcript of plugin-protocol messages against protocol/schema/ (docs/protocol.md §9).
 
 Usage:
     check_schemas.py [--all] SCHEMA_DIR TRANSCRIPT.jsonl

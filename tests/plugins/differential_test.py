@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Differential testing through the real command line (issue 45, docs/plugins.md §12).
+"""Differential testing through the real command line (issue 45, docs/plugins.md §5).
 
     differential_test.py T9KSIM WORKDIR
 

@@ -1,4 +1,4 @@
-"""Random GenericJob reconcile requests (protocol version 1, docs/plugins.md §5) for comparing a
+"""Random GenericJob reconcile requests (protocol version 1, docs/protocol.md §5) for comparing a
 controller's answers with `t9ksim plugin serve controller`'s (tests/plugins/reference_port_test.py).
 
 They reach what no scenario can: pods of a replica type the spec lost, ranks beyond the replicas,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs a plugin and records every protocol line both ways (docs/plugins.md, "Checking messages").
+"""Runs a plugin and records every protocol line both ways (docs/protocol.md §9, "Checking messages against the schemas").
 
 Usage, in place of a plugin command:
     T9KSIM_TEE_TRANSCRIPT=/tmp/t.jsonl tee_plugin.py -- COMMAND [ARG...]

@@ -25,7 +25,7 @@ REPLICA_PHASES = ["Creating", "Pending", "Running", "Succeeded", "Failed", "Unkn
 
 
 class Reconcile:
-    """One reconcile step; `run()` gives version 1's reconcile result (docs/plugins.md §5)."""
+    """One reconcile step; `run()` gives version 1's reconcile result (docs/protocol.md §5)."""
 
     def __init__(self, request: Mapping[str, Any]) -> None:
         self.job: Mapping[str, Any] = request["job"]
@@ -351,6 +351,6 @@ class Reconcile:
 
 
 def reconcile(request: Mapping[str, Any]) -> Dict[str, Any]:
-    """Version 1's reconcile: params in, result out (docs/plugins.md §5). Pure: no clock, no
+    """Version 1's reconcile: params in, result out (docs/protocol.md §5). Pure: no clock, no
     randomness, nothing kept between calls but what the status carries."""
     return Reconcile(request).run()

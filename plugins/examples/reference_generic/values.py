@@ -1,4 +1,4 @@
-"""Values on the wire: times, Kubernetes quantities and a pod's requests (docs/plugins.md §4).
+"""Values on the wire: times, Kubernetes quantities and a pod's requests (docs/protocol.md §4).
 
 Ports of model/quantity.cpp (Quantity::parse, Quantity::to_string), model/model.cpp
 (effective_requests, pod_requests) and the RFC 3339 reader of scenarios/format/serialize.cpp.

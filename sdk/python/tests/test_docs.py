@@ -1,4 +1,4 @@
-"""docs/plugins.md §13 shows the minimal plugins of tests/plugins/ (which test_end_to_end.py
+"""docs/plugins.md §8 shows the minimal plugins of tests/plugins/ (which test_end_to_end.py
 runs) as they are."""
 
 import pathlib
@@ -13,4 +13,4 @@ def test_the_docs_show_the_tested_minimal_plugins():
     blocks = re.findall(r"```python\n(.*?)```", section, re.S)
     for name in ("minimal_controller.py", "minimal_policy.py"):
         code = (pathlib.Path(__file__).parent / "plugins" / name).read_text()
-        assert code in blocks, f"docs/plugins.md §13 does not show tests/plugins/{name} as it is"
+        assert code in blocks, f"docs/plugins.md §8 does not show tests/plugins/{name} as it is"

@@ -1,4 +1,4 @@
-"""What both roles share: framing, initialize, shutdown, errors (docs/plugins.md §2, §3, §10).
+"""What both roles share: framing, initialize, shutdown, errors (docs/protocol.md §2, §3, §8).
 
 One JSON-RPC 2.0 object per line each way. Requests are read with the binary stream's
 ``readline`` (no length limit); replies are written as compact UTF-8 JSON and flushed one by one.

@@ -1,4 +1,4 @@
-"""Times and quantities exactly as the simulator writes and reads them (docs/plugins.md §4).
+"""Times and quantities exactly as the simulator writes and reads them (docs/protocol.md §4).
 
 Times: ``micros_to_rfc3339`` writes what ``scenarios::format_timestamp`` writes (seconds, a
 6-digit fraction only when not whole, ``Z``); ``rfc3339_to_micros`` reads what

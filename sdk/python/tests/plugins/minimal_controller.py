@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A minimal GenericJob controller on the SDK: one pod per rank, no restarts
-(docs/plugins.md §13)."""
+(docs/plugins.md §8)."""
 import sys
 from typing import Any
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A small elastic policy on the SDK (docs/plugins.md §13): give a pod back only to more
+"""A small elastic policy on the SDK (docs/plugins.md §8): give a pod back only to more
 important work that really waits, grow only into a node with room while nothing waits, and
 resize only right after a checkpoint."""
 import sys
