@@ -250,8 +250,9 @@ void add_compare_command(Commands& c) {
       plan->plugin_specs = plugins->specs;
       plan->reference_specs = plugins->references;
       plan->plugin_timeout = plugins->timeout;
-      args->plan = [&plan, args](const runs::Work& w) {
-        return runs::write_plan(w, runs::RunOneOptions{}, *plan, args->quiet);
+      // Captures the flag, not args: args holding a function that holds args is a cycle.
+      args->plan = [&plan, quiet = args->quiet](const runs::Work& w) {
+        return runs::write_plan(w, runs::RunOneOptions{}, *plan, quiet);
       };
     }
     return compare_command(*args);
