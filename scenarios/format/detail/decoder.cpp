@@ -46,15 +46,29 @@ std::string queue_names(const Scenario& sc) {
   return s;
 }
 
+namespace {
+// How operations and expectations name a job: its name in the default namespace (as jobs.csv
+// and events.jsonl print it), namespace/name in any other (the simulator's store resolves both).
+std::string job_reference(const Scenario& sc, const JobSubmission& j) {
+  const auto& meta = m::metadata_of(j.job);
+  const auto& ns = meta.namespace_.empty() ? sc.default_namespace : meta.namespace_;
+  return ns == sc.default_namespace ? meta.name : ns + "/" + meta.name;
+}
+}  // namespace
+
 std::string job_names(const Scenario& sc) {
   std::string s;
-  for (const auto& j : sc.workload.jobs) s += (s.empty() ? "" : ", ") + m::metadata_of(j.job).name;
+  for (const auto& j : sc.workload.jobs) s += (s.empty() ? "" : ", ") + job_reference(sc, j);
   return s.empty() ? "none defined" : s;
 }
 
 const JobSubmission* find_job(const Scenario& sc, const std::string& name) {
+  const auto qualified =
+      name.find('/') == std::string::npos ? sc.default_namespace + "/" + name : name;
   for (const auto& j : sc.workload.jobs) {
-    if (m::metadata_of(j.job).name == name) return &j;
+    const auto& meta = m::metadata_of(j.job);
+    const auto& ns = meta.namespace_.empty() ? sc.default_namespace : meta.namespace_;
+    if (ns + "/" + meta.name == qualified) return &j;
   }
   return nullptr;
 }

@@ -44,9 +44,11 @@ inline constexpr std::string_view kPlugin[] = {"command", "timeout", "name", "wo
 std::vector<std::pair<std::string, std::int32_t>> replica_ranks(const m::Job& job);
 // The queues a job may name, for messages ("default (implicit)" when not defined).
 std::string queue_names(const Scenario& sc);
-// The explicit jobs' names, for messages ("none defined" when there are none).
+// The explicit jobs as operations and expectations name them (namespace/name outside the default
+// namespace), for messages ("none defined" when there are none).
 std::string job_names(const Scenario& sc);
-// The explicit job of that name, or nullptr.
+// The explicit job a reference names ("name" in the default namespace, or "namespace/name"),
+// or nullptr.
 const JobSubmission* find_job(const Scenario& sc, const std::string& name);
 
 class ScenarioDecoder {
