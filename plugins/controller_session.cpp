@@ -10,10 +10,7 @@ namespace t9k::plugins {
 
 namespace {
 
-std::string job_name(const model::Job& job) {
-  const auto& meta = model::metadata_of(job);
-  return fmt::format("{}/{}", meta.namespace_, meta.name);
-}
+std::string job_name(const model::Job& job) { return model::object_key(model::metadata_of(job)); }
 
 std::string when(model::SimTime now) {
   return fmt::format("at t={} s", kernel::format_seconds(now));

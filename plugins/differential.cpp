@@ -46,8 +46,7 @@ controllers::ReconcileResult DifferentialController::reconcile(
   const std::string b = protocol::reconcile_result(expected);
   if (a == b) return answer;
   const auto d = protocol::first_difference(a, b, "result");
-  const auto& meta = model::metadata_of(in.job);
-  const std::string job = fmt::format("{}/{}", meta.namespace_, meta.name);
+  const std::string job = model::object_key(model::metadata_of(in.job));
   throw Divergence(fmt::format("{} diverged from {} on job {} at t={} s: {}", test_name_,
                                reference_name_, job, kernel::format_seconds(in.now),
                                d ? describe(*d, test_name_, reference_name_)

@@ -49,10 +49,10 @@ std::string queue_names(const Scenario& sc) {
 namespace {
 // How operations and expectations name a job: its name in the default namespace (as jobs.csv
 // and events.jsonl print it), namespace/name in any other (the simulator's store resolves both).
+// Explicit jobs always have a namespace here (decode_workload.cpp gives them the default).
 std::string job_reference(const Scenario& sc, const JobSubmission& j) {
   const auto& meta = m::metadata_of(j.job);
-  const auto& ns = meta.namespace_.empty() ? sc.default_namespace : meta.namespace_;
-  return ns == sc.default_namespace ? meta.name : ns + "/" + meta.name;
+  return meta.namespace_ == sc.default_namespace ? meta.name : m::object_key(meta);
 }
 }  // namespace
 
@@ -63,12 +63,10 @@ std::string job_names(const Scenario& sc) {
 }
 
 const JobSubmission* find_job(const Scenario& sc, const std::string& name) {
-  const auto qualified =
-      name.find('/') == std::string::npos ? sc.default_namespace + "/" + name : name;
+  const auto key =
+      name.find('/') == std::string::npos ? m::object_key(sc.default_namespace, name) : name;
   for (const auto& j : sc.workload.jobs) {
-    const auto& meta = m::metadata_of(j.job);
-    const auto& ns = meta.namespace_.empty() ? sc.default_namespace : meta.namespace_;
-    if (ns + "/" + meta.name == qualified) return &j;
+    if (m::is_key_of(m::metadata_of(j.job), key)) return &j;
   }
   return nullptr;
 }
