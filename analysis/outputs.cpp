@@ -19,13 +19,13 @@ namespace t9k::analysis {
 
 namespace {
 
-constexpr double kHourUs = 3600.0 * 1e6;
+constexpr double kMicrosPerHour = 3600.0 * 1e6;
 
 std::string secs(SimTime t) { return kernel::format_seconds(t); }
 std::string secs(SimDuration d) { return kernel::format_seconds(d); }
 // GPU-hours of milli-GPU × µs, 6 decimals.
 std::string hours(Int128 gpu_milli_us) {
-  return fmt::format("{:.6f}", gpu_value(gpu_milli_us) / kHourUs);
+  return fmt::format("{:.6f}", gpu_value(gpu_milli_us) / kMicrosPerHour);
 }
 
 // A milli-GPU amount in events.jsonl: an integer when whole (8000 -> 8), else the fraction (0.5).

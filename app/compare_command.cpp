@@ -36,17 +36,13 @@ namespace fs = std::filesystem;
 
 constexpr const char* kBaseName = "base";
 
-void print_diagnostics(const std::vector<scenarios::Diagnostic>& ds) {
-  for (const auto& d : ds) fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
-}
-
 // The file's text through the loaders' reader (regular files within the size limit), or nullopt
 // after printing why.
 std::optional<std::string> read_file(const std::string& path) {
   std::string text;
   std::vector<scenarios::Diagnostic> errors;
   if (!scenarios::read_input_file(path, text, errors)) {
-    print_diagnostics(errors);
+    print_to_stderr(errors);
     return std::nullopt;
   }
   return text;
@@ -86,7 +82,7 @@ int compare_command(const CompareArgs& args) {
     std::vector<scenarios::Diagnostic> errors;
     std::string out = scenarios::apply_sets(text, args.sets, errors);
     if (!errors.empty()) {
-      print_diagnostics(errors);
+      print_to_stderr(errors);
       return std::nullopt;
     }
     return out;
@@ -100,9 +96,9 @@ int compare_command(const CompareArgs& args) {
       load_checked(*base_text, args.sets.empty() ? args.base : args.base + " with --set", lo,
                    args.check_settings);
   if (!base.ok()) {
-    print_diagnostics(args.sets.empty() ? base.diagnostics
-                                        : scenarios::point_at_sources(base.diagnostics, *base_text,
-                                                                      {{args.base, *file_text}}));
+    print_to_stderr(args.sets.empty() ? base.diagnostics
+                                      : scenarios::point_at_sources(base.diagnostics, *base_text,
+                                                                    {{args.base, *file_text}}));
     return kExitUsage;
   }
   if (args.variants.empty()) {
@@ -148,7 +144,7 @@ int compare_command(const CompareArgs& args) {
     const std::string merged_text =
         scenarios::merge_overlay(*file_text, *overlay, overlay_file, errors, plugins_dir);
     if (!errors.empty()) {
-      print_diagnostics(errors);
+      print_to_stderr(errors);
       return kExitUsage;
     }
     const auto set_text = with_sets(merged_text);
@@ -160,7 +156,7 @@ int compare_command(const CompareArgs& args) {
     const auto loaded = load_checked(merged, shown, lo, args.check_settings);
     if (!loaded.ok()) {
       // Each problem at the line the user wrote it: the overlay's, else the base's.
-      print_diagnostics(scenarios::point_at_sources(
+      print_to_stderr(scenarios::point_at_sources(
           loaded.diagnostics, merged, {{overlay_file, *overlay}, {args.base, *file_text}}));
       return kExitUsage;
     }

@@ -45,15 +45,6 @@ namespace t9k::app {
 
 using namespace runs;  // the library the commands are built on
 
-namespace {
-
-// A scenario that does not load: every diagnostic on stderr, the warnings with the errors.
-void print_to_stderr(const std::vector<scenarios::Diagnostic>& ds) {
-  for (const auto& d : ds) fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
-}
-
-}  // namespace
-
 int run_command(const RunArgs& args) {
   std::string text;
   std::string file;

@@ -26,6 +26,10 @@ using SimTime = SimClock::time_point;
 inline constexpr SimTime kTimeZero{};
 inline constexpr SimTime kTimeMax{SimDuration{INT64_MAX}};
 
+// Calendar units in microseconds, for arithmetic on raw counts (trace times, Unix times).
+inline constexpr std::int64_t kMicrosPerHour = 3'600'000'000;
+inline constexpr std::int64_t kMicrosPerDay = 24 * kMicrosPerHour;
+
 constexpr SimDuration microseconds(std::int64_t n) { return SimDuration{n}; }
 constexpr SimDuration milliseconds(std::int64_t n) { return SimDuration{n * 1000}; }
 constexpr SimDuration seconds(std::int64_t n) { return SimDuration{n * 1000000}; }

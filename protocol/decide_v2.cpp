@@ -25,7 +25,7 @@ void put_int(Writer& w, std::int64_t v) { w.integer(v); }
 void put_string(Writer& w, const std::string& v) { w.string(v); }
 void put_bool(Writer& w, bool v) { w.boolean(v); }
 void put_duration(Writer& w, m::SimDuration d) { w.integer(d.count()); }
-void put_time(Writer& w, m::SimTime t) { w.integer(t.time_since_epoch().count()); }
+void put_micros(Writer& w, m::SimTime t) { w.integer(t.time_since_epoch().count()); }
 template <class T, class F>
 auto put_optional(F f) {
   return [f](Writer& w, const std::optional<T>& v) {
@@ -48,7 +48,7 @@ void write_waiting(Writer& w, const Obs::Waiting* before, const Obs::Waiting& x)
   field(w, before, x, &Obs::Waiting::growth_pods, "growthPods", put_int);
   field(w, before, x, &Obs::Waiting::demand, "demand", write_resources);
   field(w, before, x, &Obs::Waiting::gpu_milli, "gpuMilli", put_int);
-  field(w, before, x, &Obs::Waiting::waiting_since, "waitingSinceMicros", put_time);
+  field(w, before, x, &Obs::Waiting::waiting_since, "waitingSinceMicros", put_micros);
   field(
       w, before, x, &Obs::Waiting::pending_cause, "pendingCause",
       put_optional<m::PendingCause>([](Writer& o, m::PendingCause c) { o.string(to_string(c)); }));
@@ -84,7 +84,7 @@ void write_job(Writer& w, const Obs::Job* before, const Obs::Job& x) {
   field(w, before, x, &Obs::Job::checkpoint_cost, "checkpointCostMicros", put_duration);
   field(w, before, x, &Obs::Job::rescale_overhead, "rescaleOverheadMicros", put_duration);
   field(w, before, x, &Obs::Job::last_resize, "lastResizeMicros",
-        put_optional<m::SimTime>(put_time));
+        put_optional<m::SimTime>(put_micros));
   w.end_object();
 }
 

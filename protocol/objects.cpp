@@ -204,8 +204,6 @@ void patch_optional(Writer& w, std::string_view key, const std::optional<T>& v, 
   }
 }
 
-void put_time(Writer& w, m::SimTime t) { write_time(w, t); }
-
 }  // namespace
 
 bool observed_change_only(const m::Pod& before, const m::Pod& after) {
@@ -215,7 +213,7 @@ bool observed_change_only(const m::Pod& before, const m::Pod& after) {
 void write_pod_patch(Writer& w, const m::Pod& a, const m::Pod& b) {
   w.begin_object().key("metadata").begin_object().key("uid").string(b.metadata.uid);
   if (a.deletion_timestamp != b.deletion_timestamp)
-    patch_optional(w, "deletionTimestamp", b.deletion_timestamp, put_time);
+    patch_optional(w, "deletionTimestamp", b.deletion_timestamp, write_time);
   w.end_object();
   if (a.node_name != b.node_name) {
     w.key("spec").begin_object();
@@ -230,7 +228,7 @@ void write_pod_patch(Writer& w, const m::Pod& a, const m::Pod& b) {
   if (a.phase != b.phase || a.start_time != b.start_time || terminated_changed) {
     w.key("status").begin_object();
     if (a.phase != b.phase) w.key("phase").string(m::to_string(b.phase));
-    if (a.start_time != b.start_time) patch_optional(w, "startTime", b.start_time, put_time);
+    if (a.start_time != b.start_time) patch_optional(w, "startTime", b.start_time, write_time);
     if (terminated_changed) {
       if (!b.exit_code && !b.finish_time) {
         w.key("containerStatuses").null();
@@ -255,7 +253,7 @@ void write_pod_patch(Writer& w, const m::Pod& a, const m::Pod& b) {
         w.key("gpuIndex").null();
       }
     }
-    if (a.bind_time != b.bind_time) patch_optional(w, "bindTime", b.bind_time, put_time);
+    if (a.bind_time != b.bind_time) patch_optional(w, "bindTime", b.bind_time, write_time);
     if (a.deletion_reason != b.deletion_reason) {
       patch_optional(w, "deletionReason", b.deletion_reason,
                      [](Writer& o, m::DeletionReason r) { o.string(m::to_string(r)); });

@@ -103,7 +103,6 @@ void optional_field(Writer& w, std::string_view key, const std::optional<T>& v, 
   }
 }
 
-void put_time(Writer& w, m::SimTime t) { write_time(w, t); }
 void put_int(Writer& w, std::int32_t v) { w.integer(v); }
 
 }  // namespace
@@ -154,11 +153,11 @@ void write_status_patch(Writer& w, const m::JobStatus& before, const m::JobStatu
                       before.tensorboard ? &*before.tensorboard : nullptr);
     }
   }
-  if (st.start_time != before.start_time) optional_field(w, "startTime", st.start_time, put_time);
+  if (st.start_time != before.start_time) optional_field(w, "startTime", st.start_time, write_time);
   if (st.completion_time != before.completion_time)
-    optional_field(w, "completionTime", st.completion_time, put_time);
+    optional_field(w, "completionTime", st.completion_time, write_time);
   if (st.active_since != before.active_since)
-    optional_field(w, "activeSince", st.active_since, put_time);
+    optional_field(w, "activeSince", st.active_since, write_time);
   if (st.elastic_replicas != before.elastic_replicas)
     optional_field(w, "elasticReplicas", st.elastic_replicas, put_int);
   w.end_object();

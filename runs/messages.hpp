@@ -25,6 +25,11 @@ inline void print_diagnostics(const std::vector<scenarios::Diagnostic>& diags, b
   }
 }
 
+// A scenario that does not load: every diagnostic on stderr, the warnings with the errors.
+inline void print_to_stderr(const std::vector<scenarios::Diagnostic>& diags) {
+  for (const auto& d : diags) fmt::print(stderr, "{}\n", scenarios::format_diagnostic(d));
+}
+
 // Runs a command's body and returns its exit code; an exception is printed as
 // "t9ksim COMMAND: error: WHAT" and exits with kExitUsage for the `UsageErrors` types and for an
 // OutputError that blames the user's input, kExitError otherwise.

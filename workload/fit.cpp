@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "kernel/time.hpp"
 #include "model/accelerators.hpp"
 #include "scenarios/format/serialize.hpp"
 
@@ -17,15 +18,13 @@ namespace m = t9k::model;
 
 namespace {
 
-constexpr std::int64_t kUsPerHour = 3600LL * 1000000;
-constexpr std::int64_t kUsPerDay = 24 * kUsPerHour;
-constexpr std::int64_t kUsPerWeek = 7 * kUsPerDay;
+constexpr std::int64_t kUsPerWeek = 7 * kernel::kMicrosPerDay;
 
 std::int64_t floor_mod(std::int64_t a, std::int64_t b) { return ((a % b) + b) % b; }
 
 // Unix time 0 was a Thursday: time since Monday 00:00 UTC of the same week.
 std::int64_t time_of_week(std::int64_t unix_us) {
-  return floor_mod(unix_us + 3 * kUsPerDay, kUsPerWeek);
+  return floor_mod(unix_us + 3 * kernel::kMicrosPerDay, kUsPerWeek);
 }
 
 // How much of [from, to) falls in each hour of the day (UTC), in µs, and in each day of the week.
@@ -33,10 +32,12 @@ void exposure(std::int64_t from, std::int64_t to, std::vector<double>& hours,
               std::vector<double>& days) {
   std::int64_t t = from;
   while (t < to) {
-    const std::int64_t next = std::min(to, t - floor_mod(t, kUsPerHour) + kUsPerHour);
+    const std::int64_t next =
+        std::min(to, t - floor_mod(t, kernel::kMicrosPerHour) + kernel::kMicrosPerHour);
     const auto span = static_cast<double>(next - t);
-    hours[static_cast<std::size_t>(floor_mod(t, kUsPerDay) / kUsPerHour)] += span;
-    days[static_cast<std::size_t>(time_of_week(t) / kUsPerDay)] += span;
+    hours[static_cast<std::size_t>(floor_mod(t, kernel::kMicrosPerDay) / kernel::kMicrosPerHour)] +=
+        span;
+    days[static_cast<std::size_t>(time_of_week(t) / kernel::kMicrosPerDay)] += span;
     t = next;
   }
 }
@@ -122,12 +123,13 @@ FitResult fit_generator(const scenarios::TraceData& d, std::int64_t at_us, const
   FitResult out;
   out.jobs = static_cast<std::int64_t>(jobs.size());
   const double rate = static_cast<double>(jobs.size()) /
-                      (static_cast<double>(span) / static_cast<double>(kUsPerHour));
+                      (static_cast<double>(span) / static_cast<double>(kernel::kMicrosPerHour));
   std::vector<double> hour_exposure(24, 0), day_exposure(7, 0), hour_count(24, 0), day_count(7, 0);
   exposure(first, at_us, hour_exposure, day_exposure);
   for (const auto& j : jobs) {
-    hour_count[static_cast<std::size_t>(floor_mod(j.created_us, kUsPerDay) / kUsPerHour)] += 1;
-    day_count[static_cast<std::size_t>(time_of_week(j.created_us) / kUsPerDay)] += 1;
+    hour_count[static_cast<std::size_t>(floor_mod(j.created_us, kernel::kMicrosPerDay) /
+                                        kernel::kMicrosPerHour)] += 1;
+    day_count[static_cast<std::size_t>(time_of_week(j.created_us) / kernel::kMicrosPerDay)] += 1;
   }
   // A multiplier is the hour's own rate over the mean rate; an hour the history never covers
   // gets 1.
@@ -135,7 +137,8 @@ FitResult fit_generator(const scenarios::TraceData& d, std::int64_t at_us, const
   int unseen = 0;
   for (std::size_t h = 0; h < 24; ++h) {
     if (hour_exposure[h] > 0) {
-      hours[h] = hour_count[h] / (hour_exposure[h] / static_cast<double>(kUsPerHour)) / rate;
+      hours[h] =
+          hour_count[h] / (hour_exposure[h] / static_cast<double>(kernel::kMicrosPerHour)) / rate;
     } else {
       ++unseen;
     }
@@ -143,12 +146,14 @@ FitResult fit_generator(const scenarios::TraceData& d, std::int64_t at_us, const
   const bool weekly = span >= 2 * kUsPerWeek;
   if (weekly) {
     for (std::size_t w = 0; w < 7; ++w)
-      days[w] = day_count[w] / (day_exposure[w] / static_cast<double>(kUsPerHour)) / rate;
+      days[w] =
+          day_count[w] / (day_exposure[w] / static_cast<double>(kernel::kMicrosPerHour)) / rate;
   }
   out.notes.push_back(fmt::format(
       "arrivals: {} jobs over {:.1f} h of history: {} jobs per hour on average, by UTC hour of "
       "day{}",
-      jobs.size(), static_cast<double>(span) / static_cast<double>(kUsPerHour), number(rate),
+      jobs.size(), static_cast<double>(span) / static_cast<double>(kernel::kMicrosPerHour),
+      number(rate),
       weekly ? " and day of week" : " (no day-of-week profile: under two weeks of history)"));
   if (unseen > 0)
     out.notes.push_back(

@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "kernel/time.hpp"
+
 namespace t9k::workload {
 
 using kernel::SimDuration;
@@ -23,8 +25,6 @@ namespace m = t9k::model;
 
 namespace {
 
-constexpr std::int64_t kUsPerHour = 3'600'000'000;
-constexpr std::int64_t kUsPerDay = 24 * kUsPerHour;
 // Integer ranges (scenarios/format/decode_generators.cpp checks choices against the same bounds).
 constexpr std::int64_t kMaxReplicas = 10000;
 constexpr std::int64_t kMaxGpus = model::kMaxGpusPerObject;
@@ -191,8 +191,10 @@ double GeneratorCursor::rate_per_hour(SimTime t) const {
   const std::int64_t us =
       std::max<std::int64_t>(0, t.time_since_epoch().count()) + a.week_offset.count();
   double r = a.rate_per_hour;
-  if (!a.hour_of_day.empty()) r *= a.hour_of_day[static_cast<std::size_t>((us / kUsPerHour) % 24)];
-  if (!a.day_of_week.empty()) r *= a.day_of_week[static_cast<std::size_t>((us / kUsPerDay) % 7)];
+  if (!a.hour_of_day.empty())
+    r *= a.hour_of_day[static_cast<std::size_t>((us / kernel::kMicrosPerHour) % 24)];
+  if (!a.day_of_week.empty())
+    r *= a.day_of_week[static_cast<std::size_t>((us / kernel::kMicrosPerDay) % 7)];
   return r;
 }
 

@@ -73,7 +73,7 @@ std::vector<double> multipliers(Report& r, const Val& v, std::size_t n, std::str
 }
 
 // The value at `key` of a mapping node, or an undefined node (without operator[]'s zombies).
-YAML::Node has_key(const YAML::Node& n, std::string_view key) {
+YAML::Node value_at(const YAML::Node& n, std::string_view key) {
   if (n.IsDefined() && n.IsMap()) {
     for (const auto& kv : n) {
       if (kv.first.IsScalar() && kv.first.Scalar() == key) return kv.second;
@@ -315,7 +315,8 @@ std::optional<JobClass> ScenarioDecoder::job_class(const MapReader& c, const Val
   jc.backoff_limit = int_dist(r_, c.get("backoffLimit"), 0, kMaxLimit);
   jc.clean_up_policy = name_choice(r_, c.get("cleanUpPolicy"), kCleanUp);
   jc.active_deadline = duration_dist(r_, c.get("activeDeadline"));
-  if (c.has("hazardPerHour") && has_key(has_key(bv.node, "failure"), "hazardPerHour").IsDefined()) {
+  if (c.has("hazardPerHour") &&
+      value_at(value_at(bv.node, "failure"), "hazardPerHour").IsDefined()) {
     r_.error(
         c.get("hazardPerHour").mark, c.get("hazardPerHour").path,
         "found hazardPerHour in both the class and its behaviour.failure; allowed: one of them");

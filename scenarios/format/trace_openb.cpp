@@ -18,16 +18,6 @@ namespace m = t9k::model;
 
 namespace detail {
 
-namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-}  // namespace
-
 void read_openb(TraceData& d, RowErrors& errors) {
   CsvReader csv(d.file, errors);
   if (!csv.ok()) return;

@@ -22,16 +22,16 @@ constexpr std::size_t kWorkPerByte = 2;
 // A file with this many findings is not worth reading further.
 constexpr std::size_t kMaxDiagnostics = 1000;
 
+bool is_alnum_lower(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+bool is_alnum(char c) { return is_alnum_lower(c) || (c >= 'A' && c <= 'Z'); }
+
+}  // namespace
+
 std::string lower(std::string_view s) {
   std::string r(s);
   for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return r;
 }
-
-bool is_alnum_lower(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-bool is_alnum(char c) { return is_alnum_lower(c) || (c >= 'A' && c <= 'Z'); }
-
-}  // namespace
 
 std::string child_path(const std::string& path, std::string_view key) {
   if (path.empty()) return std::string(key);

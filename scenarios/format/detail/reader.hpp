@@ -38,6 +38,8 @@ std::string index_path(const std::string& path, std::size_t i);
 
 // Optimal string alignment distance (Levenshtein plus adjacent transpositions).
 std::size_t edit_distance(std::string_view a, std::string_view b);
+// ASCII lower case (names and keys are ASCII).
+std::string lower(std::string_view s);
 // The candidate nearest to `word`, when it is near enough to be a likely typo.
 std::optional<std::string> closest_match(std::string_view word,
                                          std::span<const std::string_view> candidates);
