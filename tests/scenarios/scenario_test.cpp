@@ -354,7 +354,7 @@ TEST_CASE("each scenario rule rejects its bad input with the exact path and mess
     INFO("rule: " << row.rule);
     INFO("input:\n" << row.input);
     LoadOptions options;
-    options.base_dir = std::string(T9KSIM_SHARED_DIR) + "/traces";
+    options.base_dir = std::string(T9KSIM_SOURCE_DIR) + "/data/traces";
     const auto r = parse_scenario(row.input, "s.yaml", options);
     const auto errors = errors_only(r.diagnostics);
     INFO("diagnostics:\n" << listing(r.diagnostics));

@@ -17,7 +17,8 @@ namespace t9k::tracetest {
 
 namespace fs = std::filesystem;
 
-inline const std::string kPhilly = std::string(T9KSIM_SHARED_DIR) + "/traces/philly/philly.csv";
+inline const std::string kPhilly =
+    std::string(T9KSIM_SOURCE_DIR) + "/data/traces/philly/philly.csv";
 
 // An empty folder under the system's temporary folder, named t9ksim-traces-<name>.
 inline fs::path temp_dir(const std::string& name) {

@@ -31,7 +31,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kOpenbPods =
-    std::string(T9KSIM_SHARED_DIR) + "/traces/alibaba-openb/openb_pod_list_default.csv";
+    std::string(T9KSIM_SOURCE_DIR) + "/data/traces/alibaba-openb/openb_pod_list_default.csv";
 
 const char* kZeroLatency = R"(
   controllers: {reconcileLatency: 0s}
