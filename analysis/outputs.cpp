@@ -176,6 +176,26 @@ std::string timeseries_csv(const Recorder& r) {
   return out;
 }
 
+namespace {
+constexpr std::string_view kNoFaultLead = "the fault profile ";
+constexpr std::string_view kNoFaultMiddle = " is set but no fault happened in ";
+}  // namespace
+
+std::string no_fault_warning(std::string_view profile, std::size_t runs) {
+  return fmt::format(
+      "{}{}{}{}: its fault costs are 0 by chance; use more replications or a longer horizon to "
+      "see them",
+      kNoFaultLead, profile, kNoFaultMiddle,
+      runs == 1 ? std::string("this run") : fmt::format("any of the {} runs", runs));
+}
+
+std::optional<std::string> no_fault_profile(std::string_view warning) {
+  if (!warning.starts_with(kNoFaultLead)) return std::nullopt;
+  const std::size_t end = warning.find(kNoFaultMiddle);
+  if (end == std::string_view::npos) return std::nullopt;
+  return std::string(warning.substr(kNoFaultLead.size(), end - kNoFaultLead.size()));
+}
+
 std::string faults_csv(const Recorder& r) {
   std::string out = "time_s,node,cause,state\n";
   for (const auto& f : r.faults()) {

@@ -8,8 +8,10 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -73,6 +75,13 @@ struct RunInfo {
   std::vector<std::string> warnings;
   std::vector<PluginUse> plugins;  // summary.json "plugins", written only when there are any
 };
+
+// The run warning that a fault profile is set but no fault happened in the run. Over several
+// replications it is chance, not a caution, unless it holds in every run (the report's "Read with
+// care" box, analysis/report_tables.cpp).
+std::string no_fault_warning(std::string_view profile, std::size_t runs = 1);
+// The profile a no_fault_warning names, or nullopt for any other warning.
+std::optional<std::string> no_fault_profile(std::string_view warning);
 
 std::string jobs_csv(const Recorder& r);
 void write_jobs_csv(std::ostream& os, const Recorder& r);  // jobs_csv, streamed

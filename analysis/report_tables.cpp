@@ -182,11 +182,24 @@ std::string warnings_block(const ReportInput& in) {
   for (const auto& v : in.variants) {
     std::size_t without = 0;
     std::string first;
+    std::size_t fault_free = 0;
+    std::string profile;
     for (const auto& r : v.replications.runs) {
       for (const auto& w : r.warnings) {
+        if (auto p = no_fault_profile(w)) {
+          profile = std::move(*p);
+          ++fault_free;
+          continue;
+        }
         if (first.empty()) first = w;
         ++without;
       }
+    }
+    // A replication without a fault is chance; no fault in every replication is a caution.
+    const std::size_t n_runs = v.replications.runs.size();
+    if (fault_free > 0 && fault_free == n_runs) {
+      const std::string text = no_fault_warning(profile, n_runs);
+      warnings.push_back(in.variants.size() > 1 ? v.name + ": " + text : text);
     }
     if (without > 0 && seen.insert(v.name + "\n" + first).second) {
       warnings.push_back(

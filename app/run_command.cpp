@@ -45,6 +45,18 @@ namespace t9k::app {
 
 using namespace runs;  // the library the commands are built on
 
+namespace {
+
+// Where `run` writes without --out: one folder per scenario under results/, the embedded default
+// scenario's being results/default (the README's main job).
+std::string default_out_dir(const std::string& scenario) {
+  if (scenario.empty()) return "results/default";
+  const std::string stem = std::filesystem::path(scenario).stem().string();
+  return "results/" + (stem.empty() ? std::string("run") : stem);
+}
+
+}  // namespace
+
 int run_command(const RunArgs& args) {
   std::string text;
   std::string file;
@@ -143,7 +155,9 @@ void add_run_command(Commands& c) {
             "Simulate a scenario (the embedded default scenario when no file is given) and write "
             "jobs.csv, timeseries.csv, faults.csv, summary.json and report.html");
   run->add_option("SCENARIO", args->scenario, "Scenario file (YAML or JSON)");
-  run->add_option("-o,--out", args->out_dir, "Results directory")->capture_default_str();
+  run->add_option("-o,--out", args->out_dir,
+                  "Results directory (default: results/<scenario file name without extension>; "
+                  "results/default for the embedded scenario)");
   run->add_option("--seed", args->seed, "Override the scenario's seed")->transform(seed_number());
   run->add_option("-r,--replications", args->replications,
                   "Independent replications (default: the scenario's spec.replications); with more "
@@ -178,6 +192,7 @@ void add_run_command(Commands& c) {
     }
     args->plugins = std::move(parsed.plugins);
     args->references = std::move(parsed.references);
+    if (args->out_dir.empty()) args->out_dir = default_out_dir(args->scenario);
     if (auto& plan = c.plan_request()) {
       plan->dir = args->out_dir;
       plan->plugin_specs = plugins->specs;

@@ -19,7 +19,7 @@ namespace t9k::app {
 
 struct RunArgs {
   std::string scenario;  // empty: the embedded default scenario
-  std::string out_dir = "t9ksim-out";
+  std::string out_dir;  // empty: results/<scenario file stem>, results/default for the embedded one
   std::optional<std::uint64_t> seed;
   std::optional<std::uint64_t> replications;  // default: the scenario's spec.replications
   std::uint64_t first_replication = 0;

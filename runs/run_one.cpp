@@ -271,11 +271,7 @@ std::optional<int> OneRun::write() {
           return f.down && f.cause != "drain" && f.cause != "removed";
         });
     if (!any_fault) {
-      info_.warnings.push_back(
-          fmt::format("the fault profile {} is set but no fault happened in this run: its fault "
-                      "costs are 0 by chance; use "
-                      "more replications or a longer horizon to see them",
-                      sc_.faults.profile));
+      info_.warnings.push_back(analysis::no_fault_warning(sc_.faults.profile));
     }
   }
   for (auto& note : world_->notes()) info_.warnings.push_back(std::move(note));

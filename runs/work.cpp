@@ -185,6 +185,22 @@ Finished execute_work(const Work& w, const std::string& out_dir, const RunOne& r
   return finish_work(w, folder, codes);
 }
 
+namespace {
+
+// A metric's mean and 95 % half-width in its unit: durations (names ending in _s), shares
+// (utilisation, goodput), counts and GPU-hours.
+void print_interval(const std::string& name, const analysis::Interval& iv) {
+  const auto value = [&](double v) {
+    if (name.ends_with("_s")) return analysis::format_duration_s(v);
+    if (name.starts_with("utilization") || name == "goodput") return analysis::format_percent(v);
+    if (name.starts_with("gpu_hours")) return analysis::format_count(v) + " GPU-h";
+    return analysis::format_count(v);
+  };
+  fmt::print("  {:<28} {} ± {} (95 % CI)\n", name, value(iv.mean), value(iv.half_width));
+}
+
+}  // namespace
+
 void print_finished(const Work& w, const Finished& f, const std::string& shown) {
   const fs::path where(shown);
   if (f.logs_only) {
@@ -203,20 +219,18 @@ void print_finished(const Work& w, const Finished& f, const std::string& shown) 
       const auto& summary = *f.replications;
       fmt::print("{} replications of {} (seed {}):\n", summary.runs.size(), summary.scenario,
                  summary.runs.front().seed);
-      for (const char* m :
-           {"jobs_succeeded", "wait_p90_s", "jct_p50_s", "utilization_allocated", "goodput"}) {
+      for (const char* m : {"jobs_succeeded", "wait_p90_s", "jct_p50_s", "utilization_allocated",
+                            "goodput", "gpu_hours_lost_fault"}) {
         const auto it = summary.metrics.find(m);
-        if (it == summary.metrics.end()) continue;
-        const auto& iv = it->second.interval;
-        fmt::print("  {:<24} {:.4g} ± {:.2g} (95 % CI)\n", m, iv.mean, iv.half_width);
+        if (it != summary.metrics.end()) print_interval(m, it->second.interval);
       }
       // Each queue's p90 wait beside the cluster's.
       for (const auto& [m, ms] : summary.metrics) {
         if (!m.starts_with(std::string(analysis::kGroupQueue) + "/") || !m.ends_with("/wait_p90_s"))
           continue;
-        fmt::print("  {:<24} {:.4g} ± {:.2g} (95 % CI)\n", m, ms.interval.mean,
-                   ms.interval.half_width);
+        print_interval(m, ms.interval);
       }
+      if (f.rc == kExitOk && w.report) fmt::print("report: {}\n", (where / "report.html").string());
       fmt::print("results in {}\n", shown);
       break;
     }

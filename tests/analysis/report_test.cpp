@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "analysis/detail/report.hpp"
+#include "analysis/outputs.hpp"
 #include "analysis/progress.hpp"
 #include "analysis/report.hpp"
 #include "analysis/report_assets.hpp"
@@ -168,6 +170,46 @@ TEST_CASE("run progress: simulated time, events per second and an ETA, only afte
   CHECK(shown.find("events/s") != std::string::npos);
   CHECK(shown.find("100% 1 h of 1 h") != std::string::npos);  // the finished line
   CHECK(shown.back() == '\n');
+}
+
+TEST_CASE("a run without faults is a caution only when every run lacks them", "[report]") {
+  // issue 51: five replications of the default scenario, one of them fault-free by chance, must
+  // not open the report with a warning; a set in which no run had a fault must.
+  const std::string none = no_fault_warning("h100-frontier");
+  CHECK(no_fault_profile(none) == "h100-frontier");
+  CHECK_FALSE(no_fault_profile("skipped 3 malformed trace rows").has_value());
+  struct Row {
+    std::vector<std::vector<std::string>> runs;  // each run's warnings
+    bool fault_warning;
+    std::string other;  // expected other text, or empty
+  };
+  const std::vector<Row> rows = {
+      {{{}}, false, ""},
+      {{{none}}, true, ""},
+      {{{}, {none}, {}, {}, {}}, false, ""},
+      {{{none}, {none}, {none}}, true, ""},
+      {{{none, "skipped 2 rows"}, {}}, false, "skipped 2 rows (1 of 2 runs)"},
+  };
+  for (const auto& row : rows) {
+    ReportInput in;
+    in.kind = row.runs.size() == 1 ? ReportKind::Run : ReportKind::Replications;
+    ReportVariant v;
+    v.name = "run";
+    for (std::size_t i = 0; i < row.runs.size(); ++i) {
+      RunSummary r;
+      r.replication = i;
+      r.warnings = row.runs[i];
+      v.replications.runs.push_back(r);
+    }
+    in.variants.push_back(v);
+    const std::string html = detail::warnings_block(in);
+    INFO(html);
+    const std::string expected = no_fault_warning("h100-frontier", row.runs.size());
+    CHECK((html.find(expected) != std::string::npos) == row.fault_warning);
+    const bool single = row.fault_warning && row.runs.size() == 1;
+    CHECK((html.find("no fault happened in this run") != std::string::npos) == single);
+    if (!row.other.empty()) CHECK(html.find(row.other) != std::string::npos);
+  }
 }
 
 TEST_CASE("progress bar: drawn only when enabled", "[progress]") {

@@ -493,12 +493,14 @@ class Run:
 
 
 def shipped_runs(repo: Path = REPO) -> list[Run]:
-    """Every regression case (with transcripts: they are small), the default scenario, the
-    runnable examples and every study at one replication. Left out: the 82,247-job Philly
-    replay (17 s and 440 MB of events here), and example files that are manifests only."""
+    """Every regression case (with transcripts: they are small), the default scenario (one of its
+    five replications), the runnable examples and every study at one replication. Left out: the
+    82,247-job Philly replay (17 s and 440 MB of events here), and example files that are
+    manifests only."""
     cases = sorted((repo / "tests/scenarios/cases").glob("*.yaml"))
     runs = [Run(p, transcript=True) for p in cases]
-    runs += [Run(repo / "scenarios/default.yaml"), Run(repo / "scenarios/openb-replay.yaml")]
+    runs += [Run(repo / "scenarios/default.yaml", ("-r", "1")),
+             Run(repo / "scenarios/openb-replay.yaml")]
     for name in ("mixed-accelerators.yaml", "small-cluster.yaml"):
         runs.append(Run(repo / "scenarios/examples" / name))
     runs += [Run(p, ("-r", "1")) for p in sorted((repo / "scenarios/studies").glob("*.yaml"))]

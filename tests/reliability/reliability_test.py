@@ -19,7 +19,7 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "tests/scenarios/cases/pending-reasons.yaml"
-TRACE = ROOT.parent / "shared/traces/philly/philly.csv"
+TRACE = ROOT / "data/traces/philly/philly.csv"
 SKIP = 77
 
 
@@ -114,7 +114,7 @@ def case_file_size_limit(t9ksim, work):
     """A write that fails (file-size limit) is exit 1 naming the file; --out keeps the earlier run."""
     d = fresh(work, "fsize")
     out = d / "out"
-    small = ("--set", "horizon=2d", "--no-report")  # every file but events.jsonl (3 MB) below 1 MB
+    small = ("-r", "1", "--set", "horizon=2d", "--no-report")  # every file but events.jsonl (3 MB) below 1 MB
     expect(run(t9ksim, "run", "--out", out, "-q", *small), 0)
     before = d / "before"
     shutil.copytree(out, before)
@@ -134,7 +134,7 @@ def case_full_disk(t9ksim, work):
         print(f"cannot mount a small tmpfs here ({mounted.stderr.decode().strip()}): skipped")
         sys.exit(SKIP)
     try:
-        small = ("--set", "horizon=2d", "--no-report")  # 0.3 MB of outputs, and 3 MB of events
+        small = ("-r", "1", "--set", "horizon=2d", "--no-report")  # 0.3 MB of outputs, and 3 MB of events
         p = run(t9ksim, "run", "--out", mnt / "out", "-q", "--events", *small)
         expect(p, 1, "cannot write", "events.jsonl", "No space left on device")
         check(not (mnt / "out").exists(), "a results folder was left on the full disk")
@@ -150,16 +150,16 @@ def case_kill(t9ksim, work):
     """SIGKILL at points through the run and its output phase: --out is the old run or the new one."""
     d = fresh(work, "kill")
     old_ref, new_ref, out = d / "old", d / "new", d / "out"
-    expect(run(t9ksim, "run", "--out", old_ref, "-q", "--no-report", "--set", "horizon=2d"), 0)
+    expect(run(t9ksim, "run", "--out", old_ref, "-q", "--no-report", "-r", "1", "--set", "horizon=2d"), 0)
     start = time.monotonic()
-    expect(run(t9ksim, "run", "--out", new_ref, "-q", "--events", "--set", "horizon=2d"), 0)
+    expect(run(t9ksim, "run", "--out", new_ref, "-q", "--events", "-r", "1", "--set", "horizon=2d"), 0)
     span = time.monotonic() - start
     check(not whole_problems(new_ref), f"reference not whole: {whole_problems(new_ref)}")
     outcomes = []
     for frac in (0.1, 0.4, 0.7, 0.85, 0.92, 0.96, 0.99, 1.02, 1.1):
         shutil.rmtree(out, ignore_errors=True)
         shutil.copytree(old_ref, out)
-        proc = subprocess.Popen([t9ksim, "run", "--out", str(out), "-q", "--events", "--set", "horizon=2d"],
+        proc = subprocess.Popen([t9ksim, "run", "--out", str(out), "-q", "--events", "-r", "1", "--set", "horizon=2d"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(span * frac)
         proc.send_signal(signal.SIGKILL)
@@ -174,7 +174,7 @@ def case_kill(t9ksim, work):
     print("outcomes:", " ".join(outcomes))
     check("old" in outcomes, "no kill landed before the end (the run was too quick to test)")
     # The next run into the folder cleans the killed run's staging folder and completes.
-    expect(run(t9ksim, "run", "--out", out, "-q", "--events", "--set", "horizon=2d"), 0)
+    expect(run(t9ksim, "run", "--out", out, "-q", "--events", "-r", "1", "--set", "horizon=2d"), 0)
     check(same_content(out, new_ref), "the run after the kills differs from the reference")
     check(not (d / ".out.t9ksim-staging").exists(), "a staging folder was left after a complete run")
 
@@ -183,7 +183,9 @@ def case_concurrent_writers(t9ksim, work):
     """A second writer into the same --out is refused while the first runs; the first completes."""
     d = fresh(work, "concurrent")
     out = d / "out"
-    first = subprocess.Popen([t9ksim, "run", "--out", str(out), "-q", "--events"], stdout=subprocess.DEVNULL,
+    # One week of the embedded default, one replication: long enough to be caught while it writes.
+    first = subprocess.Popen([t9ksim, "run", "--out", str(out), "-q", "--events", "-r", "1", "--set",
+                              "horizon=7d"], stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while not (d / ".out.t9ksim-staging").exists() and time.monotonic() < deadline and first.poll() is None:
