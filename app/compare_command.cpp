@@ -21,6 +21,7 @@
 #include "app/options.hpp"
 #include "runs/exit_codes.hpp"
 #include "runs/loading.hpp"
+#include "runs/messages.hpp"
 #include "runs/work.hpp"
 #include "scenarios/format/load.hpp"
 #include "scenarios/format/overlay.hpp"
