@@ -339,6 +339,12 @@ std::string change_json(const model::TimedChange& tc, const std::vector<std::str
           job_ref(c.job);
           j["cause"] = std::string(model::to_string(c.cause));
           j["message"] = c.message;
+        } else if constexpr (std::is_same_v<T, model::ControllerEventRecorded>) {
+          j["type"] = "ControllerEvent";
+          job_ref(c.job);
+          j["eventType"] = c.type;
+          j["reason"] = c.reason;
+          j["message"] = c.message;
         }
       },
       tc.change);

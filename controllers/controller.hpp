@@ -158,11 +158,21 @@ struct RestartTraining {
 using Action = std::variant<CreatePod, DeletePod, CreatePodGroup, UpdatePodGroup, CreateTensorBoard,
                             RestartTraining>;
 
+// An event a controller recorded (a plugin's event recorder, docs/protocol.md §5 reconcile):
+// written to events.jsonl and read by nothing else; differential tests leave it aside.
+struct ControllerEvent {
+  std::string type;  // "Normal" | "Warning", as the controller gave it
+  std::string reason;
+  std::string message;
+  bool operator==(const ControllerEvent&) const = default;
+};
+
 struct ReconcileResult {
   std::vector<Action> actions;
   model::JobStatus status;  // the whole new status (the status patch)
   std::optional<SimDuration>
       requeue_after;  // reconcile again after this long, even if nothing changes
+  std::vector<ControllerEvent> events;
   bool operator==(const ReconcileResult&) const = default;
 };
 

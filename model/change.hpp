@@ -163,11 +163,20 @@ struct JobLeft {
   JobId job;
 };
 
+// The job's controller recorded an event (a plugin's event recorder; published only for runs with
+// `--events`).
+struct ControllerEventRecorded {
+  JobId job;
+  std::string type;
+  std::string reason;
+  std::string message;
+};
+
 // New kinds go at the end: their index is part of nothing persistent, but keep the order stable.
-using Change =
-    std::variant<JobSubmitted, JobRejected, JobPhaseChanged, PodCreated, PodBound, PodRunning,
-                 PodReleased, PodDeleted, TrainingChanged, ProgressLost, ProgressCommitted,
-                 NodeChanged, QueueChanged, PodUnknown, JobStatusChanged, JobPending, JobLeft>;
+using Change = std::variant<JobSubmitted, JobRejected, JobPhaseChanged, PodCreated, PodBound,
+                            PodRunning, PodReleased, PodDeleted, TrainingChanged, ProgressLost,
+                            ProgressCommitted, NodeChanged, QueueChanged, PodUnknown,
+                            JobStatusChanged, JobPending, JobLeft, ControllerEventRecorded>;
 
 struct TimedChange {
   SimTime time;

@@ -281,6 +281,7 @@ controllers::ReconcileResult ControllerSession::reconcile(const controllers::Rec
   res.actions = std::move(ready->answer.actions);
   res.status = ready->answer.status ? std::move(*ready->answer.status) : ready->status_before;
   res.requeue_after = ready->answer.requeue_after;
+  res.events = std::move(ready->answer.events);
   check_reconcile_result(
       in, res,
       fmt::format("plugin {}: reconcile of job {} {}", name(), job_name(in.job), when(in.now)));

@@ -95,6 +95,27 @@ void write_action(Writer& w, const controllers::Action& action) {
       action);
 }
 
+void write_events(Writer& w, const std::vector<controllers::ControllerEvent>& events) {
+  w.begin_array();
+  for (const auto& e : events) {
+    w.begin_object().key("type").string(e.type).key("reason").string(e.reason);
+    w.key("message").string(e.message).end_object();
+  }
+  w.end_array();
+}
+
+std::vector<controllers::ControllerEvent> decode_events(const Value& j, const Path& path) {
+  std::vector<controllers::ControllerEvent> out;
+  std::size_t i = 0;
+  for (const auto& e : array(j, path).items()) {
+    const Path ep = item(path, i++);
+    object(e, ep);
+    out.push_back({opt_string(e, ep, "type", "Normal"), opt_string(e, ep, "reason"),
+                   opt_string(e, ep, "message")});
+  }
+  return out;
+}
+
 controllers::Action decode_action(const Value& j, const Path& path) {
   object(j, path);
   const Value type_v = need(j, path, "type");

@@ -40,6 +40,9 @@ std::optional<model::SimDuration> duration_field(const Value& obj, const Path& p
                                                  std::string_view text_key);
 void write_action(Writer& w, const controllers::Action& action);
 controllers::Action decode_action(const Value& j, const Path& path);
+// A reconcile result's "events": [{"type", "reason", "message"}] (docs/protocol.md §5).
+void write_events(Writer& w, const std::vector<controllers::ControllerEvent>& events);
+std::vector<controllers::ControllerEvent> decode_events(const Value& j, const Path& path);
 void write_tensorboard(Writer& w, const controllers::TensorBoardObservation* tensorboard);
 controllers::TensorBoardObservation decode_tensorboard(const Value& j, const Path& path);
 // The job (without status) a request carries, its spec decoded once per distinct text.

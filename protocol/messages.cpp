@@ -342,6 +342,7 @@ std::string reconcile_result(const controllers::ReconcileResult& r) {
   w.end_array();
   write_status(w.key("status"), r.status);
   if (r.requeue_after) w.key("requeueAfterMicros").integer(r.requeue_after->count());
+  if (!r.events.empty()) write_events(w.key("events"), r.events);
   w.end_object();
   return w.take();
 }
@@ -357,6 +358,7 @@ controllers::ReconcileResult decode_reconcile_result(const Reply& reply) {
   }
   out.status = detail::decode_status(need(r, "result", "status"), "result.status");
   out.requeue_after = duration_field(r, "result", "requeueAfterMicros", "requeueAfter");
+  if (const Member ev = member(r, "events")) out.events = decode_events(*ev, "result.events");
   return out;
 }
 

@@ -104,6 +104,7 @@ JobAnswer decode_job_answer(const Reply& reply, std::size_t i, std::string_view 
     apply_status_patch(*patch, child(path, "statusPatch"), *out.status);
   }
   out.requeue_after = duration_field(a, path, "requeueAfterMicros", "requeueAfter");
+  if (const Member ev = member(a, "events")) out.events = decode_events(*ev, child(path, "events"));
   return out;
 }
 
@@ -198,6 +199,7 @@ std::string reconcile_batch_result(std::span<const JobAnswerOut> answers) {
     }
     if (a.result->requeue_after)
       w.key("requeueAfterMicros").integer(a.result->requeue_after->count());
+    if (!a.result->events.empty()) write_events(w.key("events"), a.result->events);
     w.end_object();
   }
   w.end_array().end_object();

@@ -50,6 +50,7 @@ struct JobAnswer {
   std::vector<controllers::Action> actions;
   std::optional<model::JobStatus> status;  // absent: unchanged
   std::optional<model::SimDuration> requeue_after;
+  std::vector<controllers::ControllerEvent> events;
 };
 // How many answers result.results holds (throws ProtocolError when it is not an array).
 std::size_t batch_answers(const Reply& reply);

@@ -102,6 +102,12 @@ void ControllerDriver::reconcile(JobId id) {
     store_.publish(
         model::JobStatusChanged{id, scenarios::to_compact_json(model::status_of(j.job))});
   }
+  if (st_.publish_job_status) {  // events.jsonl only
+    for (auto& e : res.events) {
+      store_.publish(model::ControllerEventRecorded{id, std::move(e.type), std::move(e.reason),
+                                                    std::move(e.message)});
+    }
+  }
   for (auto& a : res.actions) apply(id, a);
   const auto& status = model::status_of(j.job);
   if (status.phase && (status.phase != before || status_counters(status) != counters_before)) {

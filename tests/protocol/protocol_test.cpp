@@ -280,6 +280,10 @@ TEST_CASE("protocol: malformed messages are refused with the field's path", "[pr
        "result.requeueAfter:"},
       {R"({"jsonrpc":"2.0","id":7,"result":{)" + status + R"(,"requeueAfterMicros":-5}})",
        "result.requeueAfterMicros: expected a duration >= 0 (microseconds), found -5"},
+      {R"({"jsonrpc":"2.0","id":7,"result":{)" + status + R"(,"events":{"reason":"x"}}})",
+       "result.events: expected a list"},
+      {R"({"jsonrpc":"2.0","id":7,"result":{)" + status + R"(,"events":[{"reason":7}]}})",
+       "result.events[0].reason: expected a string"},
   };
   for (const auto& row : rows) {
     INFO(row.reply);
@@ -290,4 +294,13 @@ TEST_CASE("protocol: malformed messages are refused with the field's path", "[pr
   const auto r = protocol::decode_reconcile_result(protocol::Reply::parse(
       R"({"jsonrpc":"2.0","id":7,"result":{)" + status + R"(,"requeueAfter":"1m30s"}})", 7));
   CHECK(r.requeue_after == seconds(90));
+  // Events a controller recorded (docs/protocol.md §5): type defaults to Normal.
+  const auto e = protocol::decode_reconcile_result(protocol::Reply::parse(
+      R"({"jsonrpc":"2.0","id":7,"result":{)" + status +
+          R"(,"events":[{"reason":"Created","message":"pod a-w-0"},{"type":"Warning","reason":"Failed"}]}})",
+      7));
+  REQUIRE(e.events.size() == 2);
+  CHECK(e.events[0] == controllers::ControllerEvent{"Normal", "Created", "pod a-w-0"});
+  CHECK(e.events[1] == controllers::ControllerEvent{"Warning", "Failed", ""});
+  CHECK(protocol::decode_reconcile_result(reply_of(protocol::reconcile_result(e))) == e);
 }

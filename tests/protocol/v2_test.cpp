@@ -210,6 +210,7 @@ TEST_CASE("protocol v2: a batch and its answers cross the wire", "[protocol]") {
   ReconcileResult next = result;
   next.status.aggregate.running += 1;
   next.requeue_after = seconds(30);
+  next.events = {{"Warning", "BackOff", "restarting a-w-0 in 10s"}};
   const std::vector<protocol::JobAnswerOut> out{{"job-0", false, &next, true, &kept},
                                                 {"job-1", false, &result, false, nullptr},
                                                 {"job-2", true, nullptr, true, nullptr}};
@@ -219,6 +220,7 @@ TEST_CASE("protocol v2: a batch and its answers cross the wire", "[protocol]") {
   CHECK(ans0.status == next.status);
   CHECK(ans0.actions == next.actions);
   CHECK(ans0.requeue_after == seconds(30));
+  CHECK(ans0.events == next.events);
   CHECK_FALSE(protocol::decode_job_answer(reply, 1, "job-1", kept).status);
   CHECK(protocol::decode_job_answer(reply, 2, "job-2", kept).resync);
   CHECK_THROWS_WITH(protocol::decode_job_answer(reply, 1, "job-9", kept),

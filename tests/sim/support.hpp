@@ -129,7 +129,7 @@ inline std::string change_name(const model::Change& c) {
       "JobSubmitted",      "JobRejected", "JobPhaseChanged", "PodCreated",      "PodBound",
       "PodRunning",        "PodReleased", "PodDeleted",      "TrainingChanged", "ProgressLost",
       "ProgressCommitted", "NodeChanged", "QueueChanged",    "PodUnknown",      "JobStatusChanged",
-      "JobPending",        "JobLeft"};
+      "JobPending",        "JobLeft",     "ControllerEvent"};
   static_assert(std::size(kNames) == std::variant_size_v<model::Change>);
   return kNames[c.index()];
 }

@@ -183,6 +183,7 @@ S: dict[str, list[tuple[str, str]]] = {
     "TensorBoardSpec": [("defs.json#$createTensorBoard.spec", "exact")],
     "RestartTraining": [("defs.json#$restartTraining", "exact")],
     "ReconcileResult": [("reconcile.result.json#result", "exact")],
+    "ControllerEvent": [("defs.json#$controllerEvent", "exact")],
     "JobResult": [("v2/reconcile.result.json#$jobResult", "exact")],
     "ReconcileResultV2": [("v2/reconcile.result.json#result", "exact")],
     "Capabilities": [("initialize.result.json#result.capabilities", "exact")],

@@ -34,7 +34,7 @@ from ._jobs import (Aggregate, Condition, ControllerOptions, DeepSpeedConfig, De
                     PyTorchTrainingJobSpec, ReplicaContainer, ReplicaStatus, RunMode, RunPolicy,
                     SchedulerSpec, T9kScheduler, TaskStatus, TemplateContainer, TemplateResources,
                     TensorBoardDependent, TensorBoardStatus, TensorboardSpec, TorchrunConfig)
-from ._messages import (Action, Capabilities, CreatePod, CreatePodGroup, CreateTensorBoard,
+from ._messages import (Action, Capabilities, ControllerEvent, CreatePod, CreatePodGroup, CreateTensorBoard,
                         Decision, Decisions, DeletePod, ElasticJob, ElasticJobV1, ErrorReply,
                         InitializeParams, InitializeResult, Observation, ObservationV1, Pending,
                         PendingV1, PolicySettings, Queue, QueueV1, ReconcileRequest,
@@ -46,7 +46,7 @@ from ._wire import (DecideParamsV2, DecisionsV2, ElasticJobUpdate, JobResult, Jo
 
 __all__ = [
     "Action", "Aggregate", "Capabilities", "Condition", "ConditionStatus", "ConditionType",
-    "ContainerState", "ContainerStatus", "ControllerOptions", "CreatePod", "CreatePodGroup",
+    "ContainerState", "ContainerStatus", "ControllerEvent", "ControllerOptions", "CreatePod", "CreatePodGroup",
     "CreateTensorBoard", "DecideParamsV2", "Decision", "Decisions", "DecisionsV2",
     "DeepSpeedConfig", "DeepSpeedJob", "DeepSpeedJobSpec", "DeepSpeedWorker", "DeletePod",
     "DeletionReason", "ElasticJob", "ElasticJobUpdate", "ElasticJobV1", "ElasticSpec",

@@ -72,11 +72,19 @@ class ReconcileRequest(TypedDict):
     options: ControllerOptions
 
 
+class ControllerEvent(TypedDict, total=False):
+    """An event the controller recorded: to events.jsonl (with --events), read by nothing else."""
+    type: str  # "Normal" (the default) or "Warning"
+    reason: str
+    message: str
+
+
 class ReconcileResult(TypedDict, total=False):
     actions: list[Action] | None
     status: Required[JobStatus]
     requeueAfterMicros: int | None
     requeueAfter: str | None  # a duration text, read when requeueAfterMicros is absent
+    events: list[ControllerEvent] | None
 
 
 # ---- initialize, shutdown, the envelope ----

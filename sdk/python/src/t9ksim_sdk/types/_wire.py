@@ -6,7 +6,7 @@ from typing import Required, TypedDict
 
 from ._common import DeletionReason, PendingCause, PodPhase, Resources
 from ._jobs import Job, JobStatus
-from ._messages import Action, Decision, Queue
+from ._messages import Action, ControllerEvent, Decision, Queue
 from ._pods import ContainerStatus, Pod, PodGroup, TensorBoard
 
 
@@ -70,6 +70,7 @@ class JobResult(TypedDict, total=False):
     statusPatch: JobStatus | None  # instead of status: a merge patch against the kept one
     requeueAfterMicros: int | None
     requeueAfter: str | None
+    events: list[ControllerEvent] | None
 
 
 class ReconcileResultV2(TypedDict):
