@@ -1,0 +1,132 @@
+package plugin
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+var (
+	podGVK      = schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
+	podGroupGVK = schema.GroupVersionKind{Group: "scheduler.tensorstack.dev", Version: "v1beta1",
+		Kind: "PodGroup"}
+)
+
+type objKey struct {
+	gvk             schema.GroupVersionKind
+	namespace, name string
+}
+
+// session is one reconcile: the objects of the observation, typed, and what the reconciler
+// wrote, as the protocol's answer.
+type session struct {
+	s         *Server
+	entry     *kindEntry
+	jobKey    types.NamespacedName
+	objs      map[objKey]client.Object
+	order     []objKey // insertion order: pods in the world's creation order
+	actions   []map[string]any
+	status    map[string]any // the status written, nil: unchanged
+	localMeta map[string]any
+	failed    error // a write the simulator cannot apply: the reconcile fails with it
+	version   int64 // the last resource version given out
+	events    []map[string]any
+}
+
+func (s *Server) typed(gvk schema.GroupVersionKind, m map[string]any) (client.Object, error) {
+	o, err := s.scheme.New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := o.(client.Object)
+	if !ok {
+		return nil, fmt.Errorf("%s is not a client.Object", gvk)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, obj); err != nil {
+		return nil, err
+	}
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	return obj, nil
+}
+
+func newSession(s *Server, e *kindEntry, k *keptJob) (*session, error) {
+	sess := &session{s: s, entry: e, objs: map[objKey]client.Object{}, localMeta: nil}
+	jm := deepCopyJSON(k.job).(map[string]any)
+	if k.status != nil {
+		jm["status"] = deepCopyJSON(k.status)
+	}
+	if k.localMeta != nil {
+		meta, _ := jm["metadata"].(map[string]any)
+		for key, v := range k.localMeta {
+			meta[key] = deepCopyJSON(v)
+		}
+	}
+	job, err := s.typed(e.gvk, jm)
+	if err != nil {
+		return nil, fmt.Errorf("the job: %w", err)
+	}
+	sess.jobKey = types.NamespacedName{Namespace: job.GetNamespace(), Name: job.GetName()}
+	sess.put(e.gvk, job)
+	for _, pm := range k.pods {
+		pod, err := podFromWire(pm)
+		if err != nil {
+			return nil, err
+		}
+		pod.SetGroupVersionKind(podGVK)
+		sess.put(podGVK, pod)
+	}
+	if k.podGroup != nil && s.scheme.Recognizes(podGroupGVK) {
+		pg, err := s.typed(podGroupGVK, k.podGroup)
+		if err != nil {
+			return nil, fmt.Errorf("the PodGroup: %w", err)
+		}
+		sess.put(podGroupGVK, pg)
+	}
+	return sess, nil
+}
+
+// put stores obj with a new resource version, which it also gets: as on an API server, every
+// write gives the object a new one, and a write based on an older one is a Conflict. The versions
+// live only within one reconcile (the simulator has none); they count from 1 in load order, so
+// they are the same run after run.
+func (sess *session) put(gvk schema.GroupVersionKind, obj client.Object) {
+	sess.version++
+	obj.SetResourceVersion(strconv.FormatInt(sess.version, 10))
+	key := objKey{gvk, obj.GetNamespace(), obj.GetName()}
+	if _, ok := sess.objs[key]; !ok {
+		sess.order = append(sess.order, key)
+	}
+	sess.objs[key] = obj
+}
+
+func (sess *session) now() metav1.Time { return metav1.NewTime(simNow()) }
+
+func notFound(gvk schema.GroupVersionKind, name string) error {
+	return apierrors.NewNotFound(schema.GroupResource{Group: gvk.Group, Resource: resourceOf(gvk)},
+		name)
+}
+
+// resourceOf is the plural resource name of a kind, as the API server would name it.
+func resourceOf(gvk schema.GroupVersionKind) string {
+	return lower(gvk.Kind) + "s"
+}
+
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}

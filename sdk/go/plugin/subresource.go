@@ -1,0 +1,93 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// statusWriter is Status(): the job's status becomes the answer's.
+type statusWriter struct{ c *memClient }
+
+func (w statusWriter) Create(ctx context.Context, obj client.Object, sub client.Object,
+	opts ...client.SubResourceCreateOption) error {
+	return fmt.Errorf("Status().Create of %s: there is no such call on a status", obj.GetName())
+}
+
+func (w statusWriter) Update(ctx context.Context, obj client.Object,
+	opts ...client.SubResourceUpdateOption) error {
+	sess, err := w.c.session("Status().Update")
+	if err != nil {
+		return err
+	}
+	return w.c.update(sess, "Status().Update", obj, true)
+}
+
+func (w statusWriter) Patch(ctx context.Context, obj client.Object, patch client.Patch,
+	opts ...client.SubResourcePatchOption) error {
+	sess, err := w.c.session("Status().Patch")
+	if err != nil {
+		return err
+	}
+	return w.c.patch(sess, "Status().Patch", obj, patch, true)
+}
+
+func (w statusWriter) Apply(ctx context.Context, obj runtime.ApplyConfiguration,
+	opts ...client.SubResourceApplyOption) error {
+	return fmt.Errorf("Status().Apply: server-side apply is not supported by the t9ksim client")
+}
+
+// subResource is SubResource(name): "status" is Status(); the simulator has no other.
+type subResource struct {
+	c    *memClient
+	name string
+}
+
+func (s subResource) Get(ctx context.Context, obj client.Object, sub client.Object,
+	opts ...client.SubResourceGetOption) error {
+	return fmt.Errorf("SubResource(%q).Get: the simulator has no such subresource", s.name)
+}
+
+func (s subResource) Create(ctx context.Context, obj client.Object, sub client.Object,
+	opts ...client.SubResourceCreateOption) error {
+	return fmt.Errorf("SubResource(%q).Create: the simulator has no such subresource", s.name)
+}
+
+func (s subResource) Update(ctx context.Context, obj client.Object,
+	opts ...client.SubResourceUpdateOption) error {
+	if s.name != "status" {
+		return fmt.Errorf("SubResource(%q).Update: the simulator has no such subresource", s.name)
+	}
+	return statusWriter{s.c}.Update(ctx, obj, opts...)
+}
+
+func (s subResource) Patch(ctx context.Context, obj client.Object, patch client.Patch,
+	opts ...client.SubResourcePatchOption) error {
+	if s.name != "status" {
+		return fmt.Errorf("SubResource(%q).Patch: the simulator has no such subresource", s.name)
+	}
+	return statusWriter{s.c}.Patch(ctx, obj, patch, opts...)
+}
+
+func (s subResource) Apply(ctx context.Context, obj runtime.ApplyConfiguration,
+	opts ...client.SubResourceApplyOption) error {
+	return fmt.Errorf("SubResource(%q).Apply: server-side apply is not supported", s.name)
+}
+
+// indexer registers field indexes for List's field selectors.
+type indexer struct{ s *Server }
+
+func (i indexer) IndexField(ctx context.Context, obj client.Object, field string,
+	extract client.IndexerFunc) error {
+	gvk, err := i.s.client.gvkOf(obj)
+	if err != nil {
+		return err
+	}
+	if i.s.indexes[gvk] == nil {
+		i.s.indexes[gvk] = map[string]client.IndexerFunc{}
+	}
+	i.s.indexes[gvk][field] = extract
+	return nil
+}
