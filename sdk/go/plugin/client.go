@@ -234,8 +234,11 @@ func (c *memClient) Delete(ctx context.Context, obj client.Object, opts ...clien
 	}
 	sess.actions = append(sess.actions, action)
 	if stored.GetDeletionTimestamp() == nil {
+		// A copy: the stored object may be the one the SDK keeps between reconciles.
+		next := stored.DeepCopyObject().(client.Object)
 		now := sess.now()
-		stored.SetDeletionTimestamp(&now)
+		next.SetDeletionTimestamp(&now)
+		sess.objs[objKey{gvk, obj.GetNamespace(), obj.GetName()}] = next
 	}
 	return nil
 }
@@ -333,15 +336,22 @@ func (c *memClient) update(sess *session, call string, obj client.Object, status
 }
 
 func (c *memClient) updateJobStatus(sess *session, what string, obj, stored client.Object) error {
-	w, err := toWire(obj)
-	if err != nil {
-		return sess.refuse(what, "%v", err)
+	var w any = map[string]any{}
+	if f := reflect.ValueOf(obj).Elem().FieldByName("Status"); f.IsValid() {
+		var err error
+		if w, err = encodeValue(f); err != nil {
+			return sess.refuse(what, "%v", err)
+		}
 	}
-	st, _ := w.(map[string]any)["status"].(map[string]any)
+	st, _ := w.(map[string]any)
 	if st == nil {
 		st = map[string]any{}
 	}
-	sess.status = st
+	b, err := json.Marshal(st)
+	if err != nil {
+		return sess.refuse(what, "%v", err)
+	}
+	sess.status = b
 	// The stored job takes the new status; its spec and metadata stay.
 	next := stored.DeepCopyObject().(client.Object)
 	setField(next, obj, "Status")

@@ -79,20 +79,18 @@ func extString(v any) string {
 
 // podFromWire reads a pod as the simulator sends it.
 func podFromWire(m map[string]any) (*corev1.Pod, error) {
-	c := deepCopyJSON(m).(map[string]any)
+	// Copies of the maps this changes only (the kept pod stays as the simulator sent it).
+	c := shallowCopy(m)
 	ext, _ := c["t9ksim"].(map[string]any)
 	delete(c, "t9ksim")
+	if status, ok := c["status"].(map[string]any); ok {
+		c["status"] = deepCopyJSON(status)
+	}
 	if len(ext) > 0 {
-		meta, _ := c["metadata"].(map[string]any)
-		if meta == nil {
-			meta = map[string]any{}
-			c["metadata"] = meta
-		}
-		ann, _ := meta["annotations"].(map[string]any)
-		if ann == nil {
-			ann = map[string]any{}
-			meta["annotations"] = ann
-		}
+		meta := shallowCopy(asObject(c["metadata"]))
+		c["metadata"] = meta
+		ann := shallowCopy(asObject(meta["annotations"]))
+		meta["annotations"] = ann
 		for _, e := range extAnnotations {
 			if v, ok := ext[e.member]; ok && v != nil {
 				ann[e.annotation] = extString(v)
@@ -128,6 +126,19 @@ func fillExitCodes(pod map[string]any) {
 			}
 		}
 	}
+}
+
+func asObject(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func shallowCopy(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }
 
 // podIdentity is what the simulator must know of a pod a controller creates: its job, replica

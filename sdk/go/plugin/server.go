@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"sort"
 	"strings"
 
@@ -102,7 +103,22 @@ func (s *Server) Register(kind string, obj client.Object, r reconcile.Reconciler
 }
 
 // Serve answers the simulator on stdin/stdout until it shuts the plugin down or closes stdin.
-func (s *Server) Serve() error { return s.ServeIO(os.Stdin, os.Stdout) }
+// With T9KSIM_SDK_CPUPROFILE=FILE in its environment it writes a CPU profile of the whole
+// session there (go tool pprof), to see where a controller's time goes.
+func (s *Server) Serve() error {
+	if path := os.Getenv("T9KSIM_SDK_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	return s.ServeIO(os.Stdin, os.Stdout)
+}
 
 // ServeIO is Serve on the given streams.
 func (s *Server) ServeIO(in io.Reader, out io.Writer) error {
@@ -275,11 +291,12 @@ func (s *Server) reconcileJob(uid string, k *keptJob) (map[string]any, error) {
 		out["events"] = sess.events
 	}
 	if sess.status != nil {
-		k.status = sess.status
+		k.setStatus(sess.status)
 		out["status"] = sess.status
 	}
 	if sess.localMeta != nil {
 		k.localMeta = sess.localMeta
+		k.typedJob = nil
 	}
 	if res.RequeueAfter > 0 {
 		out["requeueAfterMicros"] = res.RequeueAfter.Microseconds()

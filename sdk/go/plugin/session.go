@@ -3,6 +3,7 @@ package plugin
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,7 +33,7 @@ type session struct {
 	objs      map[objKey]client.Object
 	order     []objKey // insertion order: pods in the world's creation order
 	actions   []map[string]any
-	status    map[string]any // the status written, nil: unchanged
+	status    json.RawMessage // the status written, as JSON text; nil: unchanged
 	localMeta map[string]any
 	failed    error // a write the simulator cannot apply: the reconcile fails with it
 	version   int64 // the last resource version given out
@@ -61,36 +62,33 @@ func (s *Server) typed(gvk schema.GroupVersionKind, m map[string]any) (client.Ob
 
 func newSession(s *Server, e *kindEntry, k *keptJob) (*session, error) {
 	sess := &session{s: s, entry: e, objs: map[objKey]client.Object{}, localMeta: nil}
-	jm := deepCopyJSON(k.job).(map[string]any)
-	if k.status != nil {
-		jm["status"] = deepCopyJSON(k.status)
-	}
-	if k.localMeta != nil {
-		meta, _ := jm["metadata"].(map[string]any)
-		for key, v := range k.localMeta {
-			meta[key] = deepCopyJSON(v)
-		}
-	}
-	job, err := s.typed(e.gvk, jm)
+	job, err := s.typedJob(e, k)
 	if err != nil {
 		return nil, fmt.Errorf("the job: %w", err)
 	}
 	sess.jobKey = types.NamespacedName{Namespace: job.GetNamespace(), Name: job.GetName()}
 	sess.put(e.gvk, job)
-	for _, pm := range k.pods {
-		pod, err := podFromWire(pm)
-		if err != nil {
-			return nil, err
+	for i, pm := range k.pods {
+		if k.typedPods[i] == nil {
+			pod, err := podFromWire(pm)
+			if err != nil {
+				return nil, err
+			}
+			pod.SetGroupVersionKind(podGVK)
+			k.typedPods[i] = pod
 		}
-		pod.SetGroupVersionKind(podGVK)
-		sess.put(podGVK, pod)
+		// The kept object itself: reads hand out copies, and a write replaces it (copy on write).
+		sess.put(podGVK, k.typedPods[i])
 	}
 	if k.podGroup != nil && s.scheme.Recognizes(podGroupGVK) {
-		pg, err := s.typed(podGroupGVK, k.podGroup)
-		if err != nil {
-			return nil, fmt.Errorf("the PodGroup: %w", err)
+		if k.typedPodGroup == nil {
+			pg, err := s.typed(podGroupGVK, k.podGroup)
+			if err != nil {
+				return nil, fmt.Errorf("the PodGroup: %w", err)
+			}
+			k.typedPodGroup = pg
 		}
-		sess.put(podGroupGVK, pg)
+		sess.put(podGroupGVK, k.typedPodGroup)
 	}
 	return sess, nil
 }
@@ -99,6 +97,45 @@ func newSession(s *Server, e *kindEntry, k *keptJob) (*session, error) {
 // write gives the object a new one, and a write based on an older one is a Conflict. The versions
 // live only within one reconcile (the simulator has none); they count from 1 in load order, so
 // they are the same run after run.
+// typedJob is the job with its status and the SDK's own metadata, as a typed object of its own
+// (the reconciler may change it): decoded from what is kept only when that changed.
+func (s *Server) typedJob(e *kindEntry, k *keptJob) (client.Object, error) {
+	if k.typedJob == nil {
+		jm := deepCopyJSON(k.job).(map[string]any)
+		if k.localMeta != nil {
+			meta, _ := jm["metadata"].(map[string]any)
+			for key, v := range k.localMeta {
+				meta[key] = deepCopyJSON(v)
+			}
+		}
+		job, err := s.typed(e.gvk, jm)
+		if err != nil {
+			return nil, err
+		}
+		k.typedJob = job
+	}
+	job := k.typedJob.DeepCopyObject().(client.Object)
+	status := reflect.ValueOf(job).Elem().FieldByName("Status")
+	if k.status == nil || !status.IsValid() {
+		return job, nil
+	}
+	// A status type without DeepCopy cannot be copied safely: decoded afresh each time.
+	_, copyable := reflect.PointerTo(status.Type()).MethodByName("DeepCopy")
+	if k.typedStatus == nil || !copyable {
+		p := reflect.New(status.Type())
+		if err := json.Unmarshal(k.status, p.Interface()); err != nil {
+			return nil, fmt.Errorf("status: %w", err)
+		}
+		if !copyable {
+			status.Set(p.Elem())
+			return job, nil
+		}
+		k.typedStatus = p.Elem().Interface()
+	}
+	status.Set(reflect.ValueOf(deepCopyValue(k.typedStatus)))
+	return job, nil
+}
+
 func (sess *session) put(gvk schema.GroupVersionKind, obj client.Object) {
 	sess.version++
 	obj.SetResourceVersion(strconv.FormatInt(sess.version, 10))

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // keptJob is what the plugin keeps of one job between reconciles (docs/protocol-v2.md §2, "What
@@ -11,13 +14,27 @@ import (
 // for each reconcile.
 type keptJob struct {
 	job         map[string]any   // without status
-	status      map[string]any   // nil: the job has no status yet
+	status      json.RawMessage  // the status as JSON text; nil: the job has no status yet
 	pods        []map[string]any // in creation order
 	podGroup    map[string]any
 	tensorBoard map[string]any
 	// metadata the reconciler changed that the simulator does not carry (finalizers, labels,
 	// annotations written with Update): kept here so that the next reconcile sees them.
 	localMeta map[string]any
+
+	// The typed objects decoded from the above, kept until what they come from changes (decoding
+	// JSON into Go types is most of the SDK's cost): the job without its status, its status, each
+	// pod (nil: to decode again).
+	typedJob      client.Object
+	typedStatus   any
+	typedPods     []*corev1.Pod
+	typedPodGroup client.Object
+}
+
+// setStatus replaces the kept status.
+func (k *keptJob) setStatus(st json.RawMessage) {
+	k.status = st
+	k.typedStatus = nil
 }
 
 // A jobUpdate of a reconcile's params; a member's presence matters, so the optional ones stay raw.
@@ -79,11 +96,17 @@ func apply(k *keptJob, u *jobUpdate) (*keptJob, error) {
 		}
 		delete(j, "status")
 		k.job = j
+		k.typedJob = nil
 	}
 	if len(u.Status) > 0 {
-		if k.status, err = decodeObject(u.Status, "status"); err != nil {
-			return nil, err
+		var st json.RawMessage
+		if string(u.Status) != "null" {
+			if !json.Valid(u.Status) || bytes.TrimSpace(u.Status)[0] != '{' {
+				return nil, invalidParams("status: not a JSON object")
+			}
+			st = append(json.RawMessage(nil), u.Status...)
 		}
+		k.setStatus(st)
 	}
 	if err := applyPods(k, u); err != nil {
 		return nil, err
@@ -92,6 +115,7 @@ func apply(k *keptJob, u *jobUpdate) (*keptJob, error) {
 		if k.podGroup, err = decodeObject(u.PodGroup, "podGroup"); err != nil {
 			return nil, err
 		}
+		k.typedPodGroup = nil
 	}
 	if len(u.TensorBoard) > 0 {
 		if k.tensorBoard, err = decodeObject(u.TensorBoard, "tensorBoard"); err != nil {
@@ -116,6 +140,7 @@ func applyPods(k *keptJob, u *jobUpdate) error {
 			return errLost{fmt.Sprintf("removal of pod %s, which the plugin does not have", uid)}
 		}
 		k.pods = append(k.pods[:i], k.pods[i+1:]...)
+		k.typedPods = append(k.typedPods[:i], k.typedPods[i+1:]...)
 	}
 	for n, raw := range u.PodPatches {
 		patch, err := decodeObject(raw, fmt.Sprintf("podPatches[%d]", n))
@@ -127,6 +152,7 @@ func applyPods(k *keptJob, u *jobUpdate) error {
 			return errLost{fmt.Sprintf("a patch of pod %s, which the plugin does not have", podUID(patch))}
 		}
 		k.pods[i] = mergePatch(k.pods[i], patch).(map[string]any)
+		k.typedPods[i] = nil
 	}
 	for n, raw := range u.Pods {
 		pod, err := decodeObject(raw, fmt.Sprintf("pods[%d]", n))
@@ -138,8 +164,10 @@ func applyPods(k *keptJob, u *jobUpdate) error {
 		}
 		if i := index(podUID(pod)); i >= 0 {
 			k.pods[i] = pod
+			k.typedPods[i] = nil
 		} else {
 			k.pods = append(k.pods, pod)
+			k.typedPods = append(k.typedPods, nil)
 		}
 	}
 	return nil
