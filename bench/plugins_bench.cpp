@@ -6,7 +6,8 @@
 //   3  the three controllers over protocol version 1 (`--protocol 1`)
 //   4  the GenericJob controller in Python on the SDK
 //   (plugins/examples/reference_generic_controller.py) 5  the elastic policy alone behind `t9ksim
-//   plugin serve elastic-policy`, version 2
+//   plugin serve elastic-policy`, version 2 6  the GenericJob controller in Go on the SDK
+//   (sdk/go/examples/genericjob, built with t9ksim-go; when Go was found at configure time)
 // The counter cpu_total_s is the CPU (user + system) of the simulator and of every plugin process
 // it started (waited for: they have exited when the world is gone); compare it with arg 0's.
 // BM_Reconcile* measure one reconcile of a running 8-worker GenericJob in process and over the
@@ -72,7 +73,8 @@ void BM_DefaultScenario(benchmark::State& state) {
                           "controllers and policy out of process (v2)",
                           "controllers out of process (v1)",
                           "GenericJob controller in Python on the SDK (v2)",
-                          "policy out of process (v2)"};
+                          "policy out of process (v2)",
+                          "GenericJob controller in Go on the SDK (v2)"};
   auto all_kinds = [&](const scenarios::PluginSpec& p) {
     for (const auto k : {model::JobKind::GenericJob, model::JobKind::PyTorchTrainingJob,
                          model::JobKind::DeepSpeedJob}) {
@@ -92,6 +94,15 @@ void BM_DefaultScenario(benchmark::State& state) {
     p.timeout = kernel::seconds(60);
     settings.plugins.controllers.push_back({model::JobKind::GenericJob, p});
   }
+#ifdef T9KSIM_GO_GENERIC
+  if (mode == 6) {
+    scenarios::PluginSpec p;
+    p.name = "genericjob-controller";
+    p.command = {T9KSIM_GO_GENERIC};
+    p.timeout = kernel::seconds(60);
+    settings.plugins.controllers.push_back({model::JobKind::GenericJob, p});
+  }
+#endif
   if (mode == 2 || mode == 5)
     settings.plugins.elastic_policy = serve("elastic-policy", "elastic-policy");
   std::uint64_t events = 0, calls = 0, fingerprint = 0;
@@ -202,7 +213,11 @@ void BM_ReconcileOverProtocol(benchmark::State& state) {
 
 }  // namespace
 
+#ifdef T9KSIM_GO_GENERIC
+BENCHMARK(BM_DefaultScenario)->DenseRange(0, 6)->Unit(benchmark::kSecond)->Iterations(1);
+#else
 BENCHMARK(BM_DefaultScenario)->DenseRange(0, 5)->Unit(benchmark::kSecond)->Iterations(1);
+#endif
 BENCHMARK(BM_ReconcileInProcess)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ReconcileOverProtocol)
     ->Args({0, 1})
