@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -314,5 +315,25 @@ func TestEventsAndMissingExitCodes(t *testing.T) {
 	want := `"events":[{"message":"pod a-w-0 exited 137","reason":"Restarting","type":"Warning"}]`
 	if !strings.Contains(replies[1], want) {
 		t.Errorf("got %s\nwant %s in it", replies[1], want)
+	}
+}
+
+func TestReconcileLogsToThePluginLog(t *testing.T) {
+	s, r := newToy(t)
+	r.do = func(ctx context.Context, job *testJob) error {
+		logf.FromContext(ctx).Info("reconciling", "replicas", job.Spec.Replicas)
+		return nil
+	}
+	var log bytes.Buffer
+	s.log = &log
+	var out bytes.Buffer
+	in := initLine + "\n" + `{"jsonrpc":"2.0","id":2,"method":"reconcile","params":{"nowMicros":5,"jobs":[` +
+		`{"uid":"job-0","resync":true,"job":` + jobJSON + `,"status":null,"pods":[],"podGroup":null,"tensorBoard":null}]}}` + "\n"
+	if err := s.ServeIO(strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	want := `"msg"="reconciling" "controllerKind"="GenericJob" "namespace"="default" "name"="a" "replicas"=2`
+	if !strings.Contains(log.String(), want) {
+		t.Errorf("the plugin log:\n%s\nwant a line with %s", log.String(), want)
 	}
 }

@@ -16,12 +16,15 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -39,6 +42,7 @@ type Server struct {
 	client  *memClient
 	cur     *session // the reconcile in progress
 	log     io.Writer
+	logger  *logr.Logger // nil: one writing to log (the plugin's log file)
 }
 
 type kindEntry struct {
@@ -55,6 +59,11 @@ func NewServer(scheme *runtime.Scheme) *Server {
 	s.client = &memClient{s: s}
 	return s
 }
+
+// SetLogger sets the logger Serve installs as controller-runtime's (log.SetLogger) and puts in
+// each reconcile's context. Without it: the plugin's log (its stderr, OUT/plugins/NAME.log),
+// verbosity 0, without wall-clock timestamps, so that the log is the same run after run.
+func (s *Server) SetLogger(l logr.Logger) { s.logger = &l }
 
 // SetName sets the name the plugin gives itself at initialize.
 func (s *Server) SetName(name string) { s.name = name }
@@ -125,6 +134,18 @@ func (s *Server) ServeIO(in io.Reader, out io.Writer) error {
 	if len(s.kinds) == 0 {
 		return errors.New("no reconciler registered")
 	}
+	if s.logger == nil {
+		w := s.log
+		l := funcr.New(func(prefix, args string) {
+			if prefix != "" {
+				fmt.Fprintf(w, "%s: %s\n", prefix, args)
+			} else {
+				fmt.Fprintln(w, args)
+			}
+		}, funcr.Options{})
+		s.logger = &l
+	}
+	logf.SetLogger(*s.logger)
 	c := newConn(in, out)
 	for {
 		line, err := c.read()
@@ -315,5 +336,8 @@ func (s *Server) callReconciler(e *kindEntry, sess *session) (res reconcile.Resu
 			err = fmt.Errorf("panic: %v (stack in the plugin's log)", r)
 		}
 	}()
-	return e.r.Reconcile(context.Background(), reconcile.Request{NamespacedName: sess.jobKey})
+	// As controller-runtime's controllers do: a logger with the object in the context.
+	ctx := logf.IntoContext(context.Background(), s.logger.WithValues("controllerKind", e.kind,
+		"namespace", sess.jobKey.Namespace, "name", sess.jobKey.Name))
+	return e.r.Reconcile(ctx, reconcile.Request{NamespacedName: sess.jobKey})
 }
