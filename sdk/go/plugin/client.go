@@ -51,6 +51,31 @@ func describe(call string, gvk schema.GroupVersionKind, obj client.Object) strin
 	return fmt.Sprintf("%s of %s %s/%s", call, gvk.Kind, obj.GetNamespace(), obj.GetName())
 }
 
+// write is what every write starts from: the reconcile in progress, the object's kind and key
+// (an empty namespace is the job's, as with a namespaced client) and the call's name for errors.
+type write struct {
+	sess *session
+	gvk  schema.GroupVersionKind
+	key  objKey
+	what string
+}
+
+func (c *memClient) begin(call string, obj client.Object) (write, error) {
+	sess, err := c.session(call)
+	if err != nil {
+		return write{}, err
+	}
+	gvk, err := c.gvkOf(obj)
+	if err != nil {
+		return write{}, err
+	}
+	if obj.GetNamespace() == "" {
+		obj.SetNamespace(sess.jobKey.Namespace)
+	}
+	return write{sess, gvk, objKey{gvk, obj.GetNamespace(), obj.GetName()},
+		describe(call, gvk, obj)}, nil
+}
+
 // refuse records a write the simulator cannot apply; the reconcile fails with it even if the
 // reconciler ignores the error.
 func (sess *session) refuse(what string, format string, args ...any) error {
@@ -148,19 +173,12 @@ func (c *memClient) matchFields(gvk schema.GroupVersionKind, o client.Object,
 }
 
 func (c *memClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
-	sess, err := c.session("Create")
+	w, err := c.begin("Create", obj)
 	if err != nil {
 		return err
 	}
-	gvk, err := c.gvkOf(obj)
-	if err != nil {
-		return err
-	}
-	if obj.GetNamespace() == "" {
-		obj.SetNamespace(sess.jobKey.Namespace)
-	}
-	what := describe("Create", gvk, obj)
-	key := objKey{gvk, obj.GetNamespace(), obj.GetName()}
+	sess, gvk, what := w.sess, w.gvk, w.what
+	key := w.key
 	if _, exists := sess.objs[key]; exists {
 		return apierrors.NewAlreadyExists(schema.GroupResource{Group: gvk.Group,
 			Resource: resourceOf(gvk)}, obj.GetName())
@@ -206,23 +224,16 @@ func (c *memClient) Create(ctx context.Context, obj client.Object, opts ...clien
 }
 
 func (c *memClient) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
-	sess, err := c.session("Delete")
+	w, err := c.begin("Delete", obj)
 	if err != nil {
 		return err
 	}
-	gvk, err := c.gvkOf(obj)
-	if err != nil {
-		return err
-	}
-	if obj.GetNamespace() == "" {
-		obj.SetNamespace(sess.jobKey.Namespace)
-	}
-	what := describe("Delete", gvk, obj)
+	sess, gvk, what := w.sess, w.gvk, w.what
 	if gvk != podGVK {
 		return sess.refuse(what, "the simulator deletes pods only (a job's other objects go "+
 			"with the job)")
 	}
-	stored, ok := sess.objs[objKey{gvk, obj.GetNamespace(), obj.GetName()}]
+	stored, ok := sess.objs[w.key]
 	if !ok {
 		return notFound(gvk, obj.GetName())
 	}
@@ -238,7 +249,7 @@ func (c *memClient) Delete(ctx context.Context, obj client.Object, opts ...clien
 		next := stored.DeepCopyObject().(client.Object)
 		now := sess.now()
 		next.SetDeletionTimestamp(&now)
-		sess.objs[objKey{gvk, obj.GetNamespace(), obj.GetName()}] = next
+		sess.objs[w.key] = next
 	}
 	return nil
 }
@@ -278,25 +289,17 @@ func (c *memClient) DeleteAllOf(ctx context.Context, obj client.Object,
 }
 
 func (c *memClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
-	sess, err := c.session("Update")
-	if err != nil {
-		return err
-	}
-	return c.update(sess, "Update", obj, false)
+	return c.update("Update", obj, false)
 }
 
 // update applies a whole new object (Update, or the result of a Patch); status: through the
 // status subresource.
-func (c *memClient) update(sess *session, call string, obj client.Object, status bool) error {
-	gvk, err := c.gvkOf(obj)
+func (c *memClient) update(call string, obj client.Object, status bool) error {
+	w, err := c.begin(call, obj)
 	if err != nil {
 		return err
 	}
-	if obj.GetNamespace() == "" {
-		obj.SetNamespace(sess.jobKey.Namespace)
-	}
-	what := describe(call, gvk, obj)
-	key := objKey{gvk, obj.GetNamespace(), obj.GetName()}
+	sess, gvk, what, key := w.sess, w.gvk, w.what, w.key
 	stored, ok := sess.objs[key]
 	if !ok {
 		return notFound(gvk, obj.GetName())
@@ -424,26 +427,18 @@ func deepCopyValue(v any) any {
 
 func (c *memClient) Patch(ctx context.Context, obj client.Object, patch client.Patch,
 	opts ...client.PatchOption) error {
-	sess, err := c.session("Patch")
-	if err != nil {
-		return err
-	}
-	return c.patch(sess, "Patch", obj, patch, false)
+	return c.patch("Patch", obj, patch, false)
 }
 
 // patch applies a patch to the stored object as an API server would, then updates with the
 // result. Times in a patch body are at the second (metav1.Time's JSON), as on a real server.
-func (c *memClient) patch(sess *session, call string, obj client.Object, patch client.Patch,
-	status bool) error {
-	gvk, err := c.gvkOf(obj)
+func (c *memClient) patch(call string, obj client.Object, patch client.Patch, status bool) error {
+	w, err := c.begin(call, obj)
 	if err != nil {
 		return err
 	}
-	if obj.GetNamespace() == "" {
-		obj.SetNamespace(sess.jobKey.Namespace)
-	}
-	what := describe(call, gvk, obj)
-	stored, ok := sess.objs[objKey{gvk, obj.GetNamespace(), obj.GetName()}]
+	sess, gvk, what := w.sess, w.gvk, w.what
+	stored, ok := sess.objs[w.key]
 	if !ok {
 		return notFound(gvk, obj.GetName())
 	}
@@ -484,10 +479,10 @@ func (c *memClient) patch(sess *session, call string, obj client.Object, patch c
 	if err != nil {
 		return err
 	}
-	if err := c.update(sess, call, next, status); err != nil {
+	if err := c.update(call, next, status); err != nil {
 		return err
 	}
-	copyInto(obj, sess.objs[objKey{gvk, obj.GetNamespace(), obj.GetName()}])
+	copyInto(obj, sess.objs[w.key])
 	return nil
 }
 

@@ -18,20 +18,12 @@ func (w statusWriter) Create(ctx context.Context, obj client.Object, sub client.
 
 func (w statusWriter) Update(ctx context.Context, obj client.Object,
 	opts ...client.SubResourceUpdateOption) error {
-	sess, err := w.c.session("Status().Update")
-	if err != nil {
-		return err
-	}
-	return w.c.update(sess, "Status().Update", obj, true)
+	return w.c.update("Status().Update", obj, true)
 }
 
 func (w statusWriter) Patch(ctx context.Context, obj client.Object, patch client.Patch,
 	opts ...client.SubResourcePatchOption) error {
-	sess, err := w.c.session("Status().Patch")
-	if err != nil {
-		return err
-	}
-	return w.c.patch(sess, "Status().Patch", obj, patch, true)
+	return w.c.patch("Status().Patch", obj, patch, true)
 }
 
 func (w statusWriter) Apply(ctx context.Context, obj runtime.ApplyConfiguration,
