@@ -21,6 +21,14 @@ if(NOT out MATCHES "passed")
   message(FATAL_ERROR "t9ksim test printed no summary")
 endif()
 
+# Random reconciles, in states the regression cases do not reach, answered by both.
+execute_process(COMMAND ${PYTHON} ${SOURCE}/tests/sdk/go_random_reconciles.py ${T9KSIM} ${bin} 3000 46
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}${err}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the Go controller answered random reconciles differently")
+endif()
+
 # The embedded default scenario (four weeks, GenericJobs among the others) against the built-in,
 # twice: the two runs' outputs are byte-identical (t9ksim diff leaves only the plugin logs and
 # the wall-clock wait aside).
