@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -155,15 +156,5 @@ func notFound(gvk schema.GroupVersionKind, name string) error {
 
 // resourceOf is the plural resource name of a kind, as the API server would name it.
 func resourceOf(gvk schema.GroupVersionKind) string {
-	return lower(gvk.Kind) + "s"
-}
-
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
+	return strings.ToLower(gvk.Kind) + "s"
 }

@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"t9ksim.dev/sdk/api/internal/roundtrip"
 )
@@ -53,38 +52,8 @@ func TestSchemeKnowsAllKinds(t *testing.T) {
 	if err := AddToScheme(sch); err != nil {
 		t.Fatal(err)
 	}
-	objects := []client.Object{&GenericJob{}, &PyTorchTrainingJob{}, &DeepSpeedJob{}}
-	lists := []client.ObjectList{&GenericJobList{}, &PyTorchTrainingJobList{}, &DeepSpeedJobList{}}
-	var all []runtime.Object
-	for _, o := range objects {
-		all = append(all, o)
-	}
-	for _, l := range lists {
-		all = append(all, l)
-	}
-	for _, obj := range all {
-		kind := reflect.TypeOf(obj).Elem().Name()
-		gvk := GroupVersion.WithKind(kind)
-		t.Run(kind, func(t *testing.T) {
-			got, _, err := sch.ObjectKinds(obj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got) != 1 || got[0] != gvk {
-				t.Errorf("ObjectKinds = %v, want [%v]", got, gvk)
-			}
-			fresh, err := sch.New(gvk)
-			if err != nil {
-				t.Fatalf("scheme.New(%v): %v", gvk, err)
-			}
-			if reflect.TypeOf(fresh) != reflect.TypeOf(obj) {
-				t.Errorf("scheme.New(%v) = %T, want %T", gvk, fresh, obj)
-			}
-			if c := obj.DeepCopyObject(); reflect.TypeOf(c) != reflect.TypeOf(obj) {
-				t.Errorf("DeepCopyObject gives %T", c)
-			}
-		})
-	}
+	roundtrip.CheckSchemeKnows(t, sch, GroupVersion, &GenericJob{}, &PyTorchTrainingJob{},
+		&DeepSpeedJob{}, &GenericJobList{}, &PyTorchTrainingJobList{}, &DeepSpeedJobList{})
 	for _, gvk := range []schema.GroupVersionKind{
 		{Group: "batch.tensorstack.dev", Version: "v1beta1", Kind: "GenericJob"},
 		{Group: "batch.tensorstack.dev", Version: "v1beta1", Kind: "PyTorchTrainingJob"},

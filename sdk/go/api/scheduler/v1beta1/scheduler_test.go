@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"t9ksim.dev/sdk/api/internal/roundtrip"
 )
@@ -124,26 +123,6 @@ func TestSchemeKnowsAllKinds(t *testing.T) {
 	if err := AddToScheme(sch); err != nil {
 		t.Fatal(err)
 	}
-	all := []runtime.Object{client.Object(&PodGroup{}), client.Object(&Queue{}),
-		client.ObjectList(&PodGroupList{}), client.ObjectList(&QueueList{})}
-	for _, obj := range all {
-		kind := reflect.TypeOf(obj).Elem().Name()
-		gvk := GroupVersion.WithKind(kind)
-		t.Run(kind, func(t *testing.T) {
-			got, _, err := sch.ObjectKinds(obj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got) != 1 || got[0] != gvk {
-				t.Errorf("ObjectKinds = %v, want [%v]", got, gvk)
-			}
-			fresh, err := sch.New(gvk)
-			if err != nil {
-				t.Fatalf("scheme.New(%v): %v", gvk, err)
-			}
-			if reflect.TypeOf(fresh) != reflect.TypeOf(obj) {
-				t.Errorf("scheme.New(%v) = %T, want %T", gvk, fresh, obj)
-			}
-		})
-	}
+	roundtrip.CheckSchemeKnows(t, sch, GroupVersion, &PodGroup{}, &Queue{}, &PodGroupList{},
+		&QueueList{})
 }
