@@ -55,8 +55,9 @@ RunTables load_run_tables(const std::filesystem::path& run_dir);
 struct SweepSummary;
 std::string render_sweep_report(const SweepSummary& s);
 
-// load_report_input + render_report (render_sweep_report for a sweep folder), written atomically to
-// dir/report.html; returns that path.
+// load_report_input + render_report (render_sweep_report for a sweep folder): dir's report.html.
+std::string render_folder_report(const std::filesystem::path& dir);
+// The same, written atomically to dir/report.html (a folder being written); returns its path.
 std::filesystem::path write_report(const std::filesystem::path& dir);
 
 // Escaping, exposed for tests.

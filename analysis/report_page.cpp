@@ -225,7 +225,7 @@ std::string render_report(const ReportInput& in) {
   return h + page_end(charts, data_text);
 }
 
-fs::path write_report(const fs::path& dir) {
+std::string render_folder_report(const fs::path& dir) {
   const fs::path summary = dir / "summary.json";
   bool sweep = false;
   if (fs::exists(summary)) {
@@ -235,14 +235,13 @@ fs::path write_report(const fs::path& dir) {
       // load_report_input reports the malformed file.
     }
   }
-  if (sweep) {
-    const fs::path out = dir / "report.html";
-    write_file_atomic(out, render_sweep_report(load_sweep_summary(dir)));
-    return out;
-  }
-  const std::string html = render_report(load_report_input(dir));
+  if (sweep) return render_sweep_report(load_sweep_summary(dir));
+  return render_report(load_report_input(dir));
+}
+
+fs::path write_report(const fs::path& dir) {
   const fs::path out = dir / "report.html";
-  write_file_atomic(out, html);
+  write_file_atomic(out, render_folder_report(dir));
   return out;
 }
 

@@ -1,9 +1,5 @@
 #include "analysis/result_folder.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -14,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "analysis/folder_commit.hpp"
 #include "analysis/outputs.hpp"
 #include "kernel/hash.hpp"
 #include "kernel/kernel.hpp"
@@ -28,43 +25,12 @@ namespace {
 constexpr const char* kReplaceHint =
     "t9ksim replaces --out as a whole; choose a new or empty folder";
 
-// Absolute, symlinks resolved, no trailing separator.
-fs::path normal_path(const fs::path& p) {
-  fs::path n = fs::weakly_canonical(fs::absolute(p)).lexically_normal();
-  if (!n.has_filename() && n.has_parent_path() && n != n.root_path()) n = n.parent_path();
-  return n;
-}
-
 bool is_within(const fs::path& inner, const fs::path& outer) {
   auto i = inner.begin();
   for (auto o = outer.begin(); o != outer.end(); ++o, ++i) {
     if (i == inner.end() || *i != *o) return false;
   }
   return true;
-}
-
-fs::path lock_path(const fs::path& target) {
-  return target.parent_path() / ("." + target.filename().string() + ".t9ksim-lock");
-}
-
-// flock on a file beside the folder: released by the kernel when the process dies, so a killed
-// run never leaves a stale lock.
-int take_lock(const fs::path& target) {
-  const fs::path file = lock_path(target);
-  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw OutputError(fmt::format("cannot create {}: {}", file.string(), std::strerror(errno)),
-                      true);
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    ::close(fd);
-    throw OutputError(
-        fmt::format(
-            "{} is being written by another t9ksim (lock {} is held); wait for it or choose "
-            "another --out",
-            target.string(), file.string()),
-        true);
-  }
-  return fd;
 }
 
 json listing_json(const std::map<std::string, FileEntry>& files) {
@@ -132,7 +98,7 @@ std::map<std::string, FileEntry> list_files(const fs::path& dir, const std::stri
 }
 
 std::string folder_problem(const fs::path& dir, const std::vector<std::string>& ignore,
-                           bool unlisted_ok) {
+                           bool unlisted_ok, bool hashes) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) return {};
   if (!fs::is_directory(dir, ec)) return fmt::format("{} exists and is not a folder", dir.string());
@@ -157,7 +123,7 @@ std::string folder_problem(const fs::path& dir, const std::vector<std::string>& 
       return fmt::format("{} holds {}, which t9ksim did not write", dir.string(), rel);
     }
     if (f->value("bytes", std::uintmax_t{0}) != it->file_size() ||
-        f->value("hash", std::string()) != hash_file(it->path())) {
+        (hashes && f->value("hash", std::string()) != hash_file(it->path()))) {
       return fmt::format("{}: {} changed since t9ksim wrote it", dir.string(), rel);
     }
   }
@@ -175,18 +141,18 @@ ResultFolder::ResultFolder(const fs::path& target, FolderOptions options)
   const std::string shown = target.string();
   if (shown.empty()) throw OutputError("--out is empty; expected a folder", true);
   std::error_code ec;
-  target_ = normal_path(target);
+  target_ = normal_folder_path(target);
   if (!target_.has_filename() || target_ == target_.root_path()) {
     throw OutputError(fmt::format("--out {}: {}", shown, kReplaceHint), true);
   }
-  const fs::path cwd = normal_path(fs::current_path());
+  const fs::path cwd = normal_folder_path(fs::current_path());
   if (is_within(cwd, target_)) {
     throw OutputError(
         fmt::format("--out {} is the current folder or holds it; {}", shown, kReplaceHint), true);
   }
   for (const auto& in : options_.inputs) {
     if (in.empty() || in.native().front() == '<') continue;  // the embedded scenario
-    const fs::path p = normal_path(in);
+    const fs::path p = normal_folder_path(in);
     if (is_within(p, target_)) {
       throw OutputError(fmt::format("the input {} lies inside --out {}, which {} replaces as a "
                                     "whole; choose another --out",
@@ -194,27 +160,21 @@ ResultFolder::ResultFolder(const fs::path& target, FolderOptions options)
                         true);
     }
   }
+  check_no_writer_above(target_);  // before anything is created inside the other's folder
   fs::create_directories(target_.parent_path(), ec);
   if (ec)
     throw OutputError(fmt::format("--out {}: cannot create {}: {}", shown,
                                   target_.parent_path().string(), ec.message()),
                       true);
-  lock_fd_ = take_lock(target_);
-  try {
-    check_replaceable(target_);
-    staging_ = target_.parent_path() / ("." + target_.filename().string() + ".t9ksim-staging");
-    fs::remove_all(staging_, ec);  // a killed run's, safe to remove under the lock
-    if (ec)
-      throw OutputError(fmt::format("cannot remove {}: {}", staging_.string(), ec.message()), true);
-    fs::create_directory(staging_, ec);
-    if (ec)
-      throw OutputError(
-          fmt::format("--out {}: cannot create {}: {}", shown, staging_.string(), ec.message()),
-          true);
-  } catch (...) {
-    ::close(lock_fd_);
-    throw;
-  }
+  lock_.emplace(target_);
+  recover_interrupted(target_);
+  check_replaceable(target_);
+  staging_ = staging_path(target_);
+  fs::create_directory(staging_, ec);
+  if (ec)
+    throw OutputError(
+        fmt::format("--out {}: cannot create {}: {}", shown, staging_.string(), ec.message()),
+        true);
 }
 
 ResultFolder::~ResultFolder() {
@@ -227,7 +187,6 @@ ResultFolder::~ResultFolder() {
     } catch (...) {
     }
   }
-  if (lock_fd_ >= 0) ::close(lock_fd_);
 }
 
 void ResultFolder::commit_listing(const std::string& command) {
@@ -250,32 +209,32 @@ void ResultFolder::commit() {
     json j = {{"command", options_.command}, {"files", listing_json(files)}};
     write_file_atomic(marker, j.dump(2) + "\n");
   }
-  std::error_code ec;
-  if (fs::exists(target_, ec)) {
-    // One atomic step: the target is the old folder or the new one, never neither.
-    if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) != 0) {
-      if (errno != EINVAL && errno != ENOSYS) {
-        throw OutputError(
-            fmt::format("cannot replace {}: {}", target_.string(), std::strerror(errno)), false);
-      }
-      // A file system without RENAME_EXCHANGE: the old folder steps aside first.
-      const fs::path old =
-          target_.parent_path() / ("." + target_.filename().string() + ".t9ksim-old");
-      fs::remove_all(old, ec);
-      fs::rename(target_, old);
-      fs::rename(staging_, target_);
-      fs::remove_all(old, ec);
-    } else {
-      fs::remove_all(staging_, ec);  // now the old folder
+  fault_point("before-check");
+  // The folder is checked again just before it is replaced: anything written into it since the
+  // writer started (by a program that ignores the lock) stops the commit, and both are kept.
+  if (const auto problem = folder_problem(target_, {}, false); !problem.empty()) {
+    std::error_code ec;
+    fs::path kept = target_;
+    kept += ".t9ksim-new";
+    for (int n = 2; fs::exists(kept, ec); ++n) {
+      kept = target_;
+      kept += fmt::format(".t9ksim-new-{}", n);
     }
-  } else {
-    fs::rename(staging_, target_);
+    fs::rename(staging_, kept, ec);
+    committed_ = true;  // nothing is left in the staging folder to speak of
+    throw OutputError(
+        fmt::format("{} changed while this {} ran: {}; nothing was replaced; the new results are "
+                    "in {}",
+                    target_.string(), options_.command, problem,
+                    ec ? staging_.string() : kept.string()),
+        false);
   }
+  swap_in(staging_, target_, options_.marker, options_.command);
   committed_ = true;
 }
 
 fs::path listing_owner(const fs::path& dir) {
-  const fs::path own = normal_path(dir);
+  const fs::path own = normal_folder_path(dir);
   fs::path owner = own;
   fs::path d = own;
   for (int depth = 0; depth < 4 && d.has_relative_path(); ++depth, d = d.parent_path()) {
@@ -288,14 +247,8 @@ fs::path listing_owner(const fs::path& dir) {
   return owner;
 }
 
-FolderLock::FolderLock(const fs::path& target) : fd_(take_lock(normal_path(target))) {}
-
-FolderLock::~FolderLock() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 int relist_file(const fs::path& file) {
-  const fs::path f = normal_path(file);
+  const fs::path f = normal_folder_path(file);
   const fs::path own = f.parent_path();
   int updated = 0;
   fs::path dir = own;

@@ -11,9 +11,12 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "analysis/folder_lock.hpp"
 
 namespace t9k::analysis {
 
@@ -76,7 +79,7 @@ class ResultFolder {
   std::filesystem::path target_;
   std::filesystem::path staging_;
   FolderOptions options_;
-  int lock_fd_ = -1;
+  std::optional<FolderLock> lock_;
   bool committed_ = false;
 };
 
@@ -87,25 +90,13 @@ void check_replaceable(const std::filesystem::path& dir,
                        const std::vector<std::string>& ignore = {});
 // What check_replaceable would refuse, or "" (t9ksim report warns with it). `unlisted_ok`: a
 // folder without a listing (a run inside a comparison, an older version's) is no problem.
+// `hashes`: false compares names and sizes only.
 std::string folder_problem(const std::filesystem::path& dir, const std::vector<std::string>& ignore,
-                           bool unlisted_ok);
+                           bool unlisted_ok, bool hashes = true);
 
 // The outermost folder whose listing includes dir's run (a comparison holding a variant), or dir:
 // the folder whose lock guards an in-place update of dir.
 std::filesystem::path listing_owner(const std::filesystem::path& dir);
-
-// Takes the lock of an existing folder for an in-place update (t9ksim report), or throws
-// OutputError when another t9ksim writes it. Released by the destructor.
-class FolderLock {
- public:
-  explicit FolderLock(const std::filesystem::path& target);
-  ~FolderLock();
-  FolderLock(const FolderLock&) = delete;
-  FolderLock& operator=(const FolderLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
 
 // After `file` was rewritten in place (t9ksim report): updates its entry in its folder's listing
 // and in the listings of the folders above that include that folder's run. Returns how many.

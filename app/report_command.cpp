@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/folder_commit.hpp"
 #include "analysis/report.hpp"
 #include "analysis/result_folder.hpp"
 #include "app/commands.hpp"
@@ -16,20 +17,31 @@ namespace t9k::app {
 using namespace runs;  // the library the commands are built on
 
 int report_command(const std::string& dir) {
-  if (!std::filesystem::is_directory(dir)) {
-    fmt::print(stderr, "t9ksim: error: {}: no such directory\n", dir);
-    return 2;
-  }
+  namespace fs = std::filesystem;
   try {
-    // One writer at a time; a folder whose files are not those its run listed is still reported
-    // on, with a warning, since reading it is how a user finds out what is wrong.
-    const analysis::FolderLock lock(analysis::listing_owner(dir));
-    if (const auto problem = analysis::folder_problem(dir, {"report.html"}, true);
+    std::error_code ec;
+    const fs::path folder = analysis::normal_folder_path(dir);
+    // A folder a killed commit left set aside is still found: the lock's owner restores it.
+    if (!fs::is_directory(folder, ec) && !fs::exists(analysis::aside_path(folder), ec)) {
+      fmt::print(stderr, "t9ksim: error: {}: no such directory\n", dir);
+      return 2;
+    }
+    // One writer at a time, the same lock and the same recovery as every other writer; a folder
+    // whose files are not those its run listed is still reported on, with a warning, since
+    // reading it is how a user finds out what is wrong.
+    const fs::path owner = analysis::listing_owner(folder);
+    const analysis::FolderLock lock(owner);
+    analysis::recover_interrupted(owner);
+    if (!fs::is_directory(folder, ec)) {
+      fmt::print(stderr, "t9ksim: error: {}: no such directory\n", dir);
+      return 2;
+    }
+    if (const auto problem = analysis::folder_problem(folder, {"report.html"}, true);
         !problem.empty()) {
       fmt::print(stderr, "t9ksim: warning: {}\n", problem);
     }
-    const auto out = analysis::write_report(dir);
-    analysis::relist_file(out);
+    const fs::path out = fs::path(dir) / "report.html";
+    analysis::replace_listed_file(folder / "report.html", analysis::render_folder_report(folder));
     fmt::print("{}\n", out.string());
     std::fflush(stdout);
     return 0;
