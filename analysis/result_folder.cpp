@@ -97,6 +97,27 @@ std::map<std::string, FileEntry> list_files(const fs::path& dir, const std::stri
   return out;
 }
 
+std::string listing_difference(const fs::path& dir, const std::map<std::string, FileEntry>& listed,
+                               const std::string& skip) {
+  std::error_code ec;
+  for (const auto& [rel, entry] : listed) {
+    const fs::path f = dir / rel;
+    if (!fs::is_regular_file(f, ec)) return fmt::format("{} is missing", rel);
+    const auto bytes = fs::file_size(f, ec);
+    if (bytes != entry.bytes)
+      return fmt::format("{} has {} bytes, listed {}", rel, bytes, entry.bytes);
+    if (hash_file(f) != entry.hash) return fmt::format("{} differs from its listed hash", rel);
+  }
+  for (auto it = fs::recursive_directory_iterator(dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_directory(ec) && !it->is_symlink(ec)) continue;
+    const std::string rel = it->path().lexically_relative(dir).generic_string();
+    if (rel != skip && !listed.contains(rel))
+      return fmt::format("holds {}, which is not listed", rel);
+  }
+  return {};
+}
+
 std::string folder_problem(const fs::path& dir, const std::vector<std::string>& ignore,
                            bool unlisted_ok, bool hashes) {
   std::error_code ec;

@@ -47,6 +47,12 @@ struct FileEntry {
 // Relative generic path -> entry, for every regular file under dir except `skip` (relative).
 std::map<std::string, FileEntry> list_files(const std::filesystem::path& dir,
                                             const std::string& skip = {});
+// The first difference between dir's files (except `skip`) and `listed`, as "FILE is missing",
+// "holds FILE, which is not listed" or "FILE has N bytes, listed M" / "FILE differs from its
+// hash"; "" when they agree.
+std::string listing_difference(const std::filesystem::path& dir,
+                               const std::map<std::string, FileEntry>& listed,
+                               const std::string& skip = {});
 // The hash kernel::hash_string gives the file's bytes, read in blocks.
 std::string hash_file(const std::filesystem::path& file);
 

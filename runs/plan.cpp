@@ -74,6 +74,22 @@ std::string read_text(const fs::path& file) {
 }
 
 // A unit's marker; PlanError naming the file when it is not one.
+// Why a unit its shard finished cannot be merged, or "": its files must be those its marker lists
+// (docs/scale-out.md "Verified units").
+std::string unit_damage(const fs::path& dir, const json& marker) {
+  const auto files = marker.find("files");
+  if (files == marker.end() || !files->is_object())
+    return fmt::format("its {} lists no files (a unit of an older t9ksim)", kUnitMarker);
+  std::map<std::string, analysis::FileEntry> listed;
+  try {
+    for (const auto& [rel, e] : files->items())
+      listed[rel] = {e.at("bytes").get<std::uintmax_t>(), e.at("hash").get<std::string>()};
+  } catch (const json::exception&) {
+    return fmt::format("its {}'s list of files is malformed", kUnitMarker);
+  }
+  return analysis::listing_difference(dir, listed, kUnitMarker);
+}
+
 json read_marker(const fs::path& file) {
   try {
     json m = json::parse(read_text(file));
@@ -511,8 +527,13 @@ int shard_command(const ShardArgs& args) {
                           "own part folders",
                           dir.string(), marker.value("plan", ""), p.id));
         }
-        ++done_before;
-        continue;
+        if (const auto damage = unit_damage(dir, marker); !damage.empty()) {
+          fmt::print(stderr, "t9ksim shard: unit {} in {} is damaged ({}); running it again\n", i,
+                     dir.string(), damage);
+        } else {
+          ++done_before;
+          continue;
+        }
       }
       fs::remove_all(dir);  // a unit without its marker was cut short: run it again
       todo.push_back(i);
@@ -546,9 +567,13 @@ int shard_command(const ShardArgs& args) {
               // again by the next shard run.
               if ((rc == kExitOk || rc == kExitError) &&
                   fs::exists(staging / analysis::kSummaryMarker)) {
+                json listing = json::object();
+                for (const auto& [rel, e] : analysis::list_files(staging))
+                  listing[rel] = {{"bytes", e.bytes}, {"hash", e.hash}};
                 const json marker = {{"plan", p.id},     {"index", i},
                                      {"label", u.label}, {"replication", u.replication},
-                                     {"dir", u.dir},     {"exitCode", rc}};
+                                     {"dir", u.dir},     {"exitCode", rc},
+                                     {"files", listing}};
                 analysis::write_file_atomic(staging / kUnitMarker, marker.dump(2) + "\n");
                 fs::rename(staging, units_dir / std::to_string(i));
               }
@@ -624,6 +649,13 @@ int merge_command(const MergeArgs& args) {
         if (!found[i].empty()) {
           problems.push_back(fmt::format("unit {} is in two parts: {} and {}", i, found[i].string(),
                                          e.path().string()));
+          continue;
+        }
+        if (const auto damage = unit_damage(e.path(), marker); !damage.empty()) {
+          problems.push_back(fmt::format(
+              "{}: unit {} is damaged: {}; remove it and run its shard again (a shard runs the "
+              "units that are missing)",
+              e.path().string(), i, damage));
           continue;
         }
         found[i] = e.path();

@@ -190,6 +190,42 @@ def case_merge_refuses(binary, work):
     same_tree(work / "fails-single", work / "fails-merged")
 
 
+def case_damaged_units(binary, work):
+    """A unit whose files are not those its shard listed (edited, cut in half, missing, added) is
+    refused by merge naming the unit and the file; the next shard run redoes it."""
+    command = ["run", SMALL, "-r", 2]
+    t9k(binary, *command, "--out", work / "single", "-q")
+    plan = work / "plan"
+    t9k(binary, "plan", *command, "--out", plan, "--no-pilot", "-q")
+    part = work / "part"
+    t9k(binary, "shard", plan, "--index", 0, "--count", 1, "--out", part, "-q")
+    units = part / "units"
+    jobs = units / "1/jobs.csv"
+    good = jobs.read_bytes()
+    out = work / "out"
+    edited = bytearray(good)
+    edited[-2] = ord("9") if edited[-2] != ord("9") else ord("8")
+    damages = [
+        (lambda: jobs.write_bytes(bytes(edited)), "jobs.csv differs from its listed hash"),
+        (lambda: jobs.write_bytes(good[: len(good) // 2]), f"jobs.csv has {len(good) // 2} bytes, listed {len(good)}"),
+        (lambda: jobs.unlink(), "jobs.csv is missing"),
+        (lambda: (units / "1/extra.csv").write_text("x\n"), "holds extra.csv, which is not listed"),
+    ]
+    for damage, said in damages:
+        damage()
+        r = t9k(binary, "merge", plan, part, "--out", out, expect=2)
+        check(f"{units / '1'}: unit 1 is damaged: {said}" in r.stderr, r.stderr)
+        check(not out.exists(), "a refused merge wrote its folder")
+        (units / "1/extra.csv").unlink(missing_ok=True)
+        jobs.write_bytes(good)
+    jobs.write_bytes(good[:10])
+    r = t9k(binary, "shard", plan, "--index", 0, "--count", 1, "--out", part)
+    check("unit 1 in" in r.stderr and "is damaged (jobs.csv has 10 bytes" in r.stderr, r.stderr)
+    check("1 run now, 1 already complete" in r.stdout, r.stdout)
+    t9k(binary, "merge", plan, part, "--out", out, "-q")
+    same_tree(work / "single", out)
+
+
 def case_engines(binary, work):
     """Index and count from what Kubernetes Indexed Jobs and Slurm arrays set."""
     plan = work / "plan"
