@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/csv.hpp"
+#include "analysis/detail/summary_file.hpp"
 #include "analysis/outputs.hpp"
 
 namespace t9k::analysis {
@@ -130,8 +131,8 @@ RunSummary load_run_summary(const fs::path& dir) {
   }
   RunSummary r;
   r.dir = dir;
+  const json j = detail::read_summary_file(file);
   try {
-    const json j = json::parse(read_text_file(file));
     r.version = j.value("version", "");
     r.scenario = j.value("scenario", "");
     r.scenario_hash = j.value("scenario_hash", "");
@@ -141,11 +142,12 @@ RunSummary load_run_summary(const fs::path& dir) {
     r.horizon_s = j.value("horizon_s", 0.0);
     if (j.contains("invariants")) r.invariants_ok = j["invariants"].value("ok", true);
     if (j.contains("warnings")) r.warnings = j.at("warnings").get<std::vector<std::string>>();
+    if (!j.at("metrics").is_object()) detail::bad_summary(file, "its metrics are not an object");
     for (const auto& [k, v] : j.at("metrics").items()) {
       if (v.is_number()) r.metrics[k] = v.get<double>();
     }
   } catch (const json::exception& e) {
-    throw std::runtime_error(file.string() + ": " + e.what());
+    detail::bad_summary(file, detail::json_reason(e));
   }
   if (fs::exists(dir / "timeseries.csv")) {
     const SteadyState st = steady_state(read_text_file(dir / "timeseries.csv"));

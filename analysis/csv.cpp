@@ -7,6 +7,29 @@
 
 namespace t9k::analysis {
 
+namespace {
+
+// A cell a spreadsheet would evaluate as a formula ("CSV injection", OWASP): it starts with = + -
+// @ tab or CR and is not a plain number (-1.5 and 2e-3 are data and stay as they are).
+bool formula_like(std::string_view s) {
+  if (s.empty() || std::string_view("=+-@\t\r").find(s.front()) == std::string_view::npos)
+    return false;
+  if (s.find_first_not_of("0123456789.eE+-") != std::string_view::npos) return true;
+  double v = 0;
+  const char* begin = s.data() + (s.front() == '+' ? 1 : 0);
+  const auto [p, ec] = std::from_chars(begin, s.data() + s.size(), v);
+  return ec != std::errc() || p != s.data() + s.size();
+}
+
+// What csv_field guarded with a leading apostrophe (spreadsheets show it as text) is read back as
+// it was written.
+void unguard(std::string& field) {
+  if (field.size() > 1 && field.front() == '\'' && formula_like(std::string_view(field).substr(1)))
+    field.erase(0, 1);
+}
+
+}  // namespace
+
 std::optional<std::size_t> CsvTable::column(std::string_view name) const {
   for (std::size_t i = 0; i < header.size(); ++i) {
     if (header[i] == name) return i;
@@ -58,6 +81,7 @@ CsvTable parse_csv(std::string_view text, const std::string& what) {
         any = true;
         break;
       case ',':
+        unguard(field);
         record.push_back(std::move(field));
         field.clear();
         any = true;
@@ -65,6 +89,7 @@ CsvTable parse_csv(std::string_view text, const std::string& what) {
       case '\r':
         break;
       case '\n':
+        unguard(field);
         record.push_back(std::move(field));
         field.clear();
         records.push_back(std::move(record));
@@ -80,6 +105,7 @@ CsvTable parse_csv(std::string_view text, const std::string& what) {
   if (in_quotes)
     throw std::runtime_error(fmt::format("{}: line {}: unterminated quoted field", what, line));
   if (any) {
+    unguard(field);
     record.push_back(std::move(field));
     records.push_back(std::move(record));
   }
@@ -97,7 +123,10 @@ CsvTable parse_csv(std::string_view text, const std::string& what) {
   return t;
 }
 
-std::string csv_field(const std::string& s) {
+std::string csv_field(const std::string& text) {
+  const bool guard = formula_like(text) || (text.size() > 1 && text.front() == '\'' &&
+                                            formula_like(std::string_view(text).substr(1)));
+  const std::string s = guard ? "'" + text : text;
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {

@@ -24,7 +24,9 @@ struct CsvTable {
 // a quote is unterminated.
 CsvTable parse_csv(std::string_view text, const std::string& what);
 
-// Writing: RFC 4180 quoting (fields with a comma, quote or newline are quoted, quotes doubled).
+// Writing: RFC 4180 quoting (fields with a comma, quote or newline are quoted, quotes doubled);
+// a field a spreadsheet would run as a formula (starting with = + - @ tab or CR, and not a
+// number) gets a leading apostrophe, which parse_csv removes again.
 std::string csv_field(const std::string& s);
 // The fields quoted as needed, joined by ',', ending in '\n'.
 std::string csv_row(const std::vector<std::string>& fields);

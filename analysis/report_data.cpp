@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/detail/report.hpp"
+#include "analysis/detail/summary_file.hpp"
 #include "analysis/outputs.hpp"
 #include "analysis/recorder.hpp"
 #include "analysis/report_assets.hpp"
@@ -311,25 +312,18 @@ RunTables load_run_tables(const fs::path& dir) {
   load("replay-check.csv", t.replay_check);
   load("initial-state.csv", t.initial_state);
   if (fs::exists(dir / "summary.json")) {
+    const json j = read_summary_file(dir / "summary.json");
     try {
-      t.horizon_s = json::parse(read_text_file(dir / "summary.json")).value("horizon_s", 0.0);
+      t.horizon_s = j.value("horizon_s", 0.0);
     } catch (const json::exception& e) {
-      throw std::runtime_error((dir / "summary.json").string() + ": " + e.what());
+      bad_summary(dir / "summary.json", json_reason(e));
     }
   }
   return t;
 }
 
-ReportInput load_report_input(const fs::path& dir) {
-  const fs::path file = dir / "summary.json";
-  if (!fs::exists(file))
-    throw std::runtime_error(dir.string() + ": no summary.json (not a results directory)");
-  json j;
-  try {
-    j = json::parse(read_text_file(file));
-  } catch (const json::exception& e) {
-    throw std::runtime_error(file.string() + ": " + e.what());
-  }
+namespace {
+ReportInput report_input_from(const fs::path& dir, const fs::path& file, const json& j) {
   const std::string kind = j.value("kind", "run");
   auto run_dirs = [&](const json& body) {
     std::vector<fs::path> dirs;
@@ -367,15 +361,27 @@ ReportInput load_report_input(const fs::path& dir) {
       for (std::size_t k = 0; k < c.variants.size(); ++k)
         in.variants[k].vs_base = c.variants[k].vs_base;
     } else {
-      throw std::runtime_error(file.string() + ": unknown kind \"" + kind + "\"");
+      bad_summary(file,
+                  fmt::format("found kind \"{}\"; allowed: run, replications or comparison", kind));
     }
-  } catch (const json::exception& e) {
-    throw std::runtime_error(file.string() + ": " + e.what());
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(dir.string() + ": " + e.what());
   }
   in.title = in.variants.front().replications.scenario;
   return in;
+}
+}  // namespace
+
+ReportInput load_report_input(const fs::path& dir) {
+  const fs::path file = dir / "summary.json";
+  if (!fs::exists(file))
+    throw std::runtime_error(dir.string() + ": no summary.json (not a results directory)");
+  const json j = read_summary_file(file);
+  try {
+    return report_input_from(dir, file, j);
+  } catch (const json::exception& e) {
+    bad_summary(file, json_reason(e));
+  }
 }
 
 }  // namespace t9k::analysis

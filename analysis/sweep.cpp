@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/csv.hpp"
+#include "analysis/detail/summary_file.hpp"
 #include "analysis/outputs.hpp"
 #include "kernel/time.hpp"
 
@@ -272,12 +273,7 @@ SweepSummary write_sweep_summary(
 
 SweepSummary load_sweep_summary(const fs::path& dir) {
   const fs::path file = dir / "summary.json";
-  json j;
-  try {
-    j = json::parse(read_text_file(file));
-  } catch (const json::exception& e) {
-    throw std::runtime_error(file.string() + ": " + e.what());
-  }
+  const json j = detail::read_summary_file(file);
   SweepSummary s;
   try {
     if (j.value("kind", "") != "sweep")
@@ -309,7 +305,7 @@ SweepSummary load_sweep_summary(const fs::path& dir) {
       s.points.push_back(std::move(pt));
     }
   } catch (const json::exception& e) {
-    throw std::runtime_error(file.string() + ": " + e.what());
+    detail::bad_summary(file, detail::json_reason(e));
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(dir.string() + ": " + e.what());
   }

@@ -58,7 +58,7 @@ std::string trace_scenario(const ImportArgs& a, const std::string& trace_rel,
     s += fmt::format(
         "    queues:\n    - manifest: {{apiVersion: scheduler.tensorstack.dev/v1beta1, kind: "
         "Queue, "
-        "metadata: {{name: {}}}}}\n",
+        "metadata: {{name: {}}}, spec: {{}}}}\n",
         scenarios::yaml_quoted(a.queue));
   }
   s += "  workload:\n    traces:\n";

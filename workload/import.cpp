@@ -1,6 +1,8 @@
 #include "workload/import.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -22,10 +24,13 @@ namespace {
 constexpr std::size_t kImportJobsPerFile = 1000;
 
 void write_file(const fs::path& p, const std::string& text) {
+  errno = 0;
   std::ofstream f(p, std::ios::binary);
-  f << text;
+  if (f) f << text;
   f.close();  // a short write (full disk, file-size limit) fails here at the latest
-  if (!f) throw std::runtime_error(fmt::format("cannot write {}", p.string()));
+  if (!f)
+    throw std::runtime_error(
+        fmt::format("cannot write {}: {}", p.string(), std::strerror(errno ? errno : EIO)));
 }
 
 std::string pool_yaml(const scenarios::NodePool& p) {

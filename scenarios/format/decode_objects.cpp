@@ -51,12 +51,13 @@ m::Labels Decoder::labels(const Val& v) {
 
 void Decoder::timestamp(const Val& v, std::optional<m::SimTime>& out) {
   const auto s = read_string(r_, v);
-  if (!s) return;
+  if (!s || is_unset_time(*s)) return;  // Go's zero time: never set
   m::SimTime t{};
   if (!parse_timestamp(*s, t)) {
     r_.error(v.mark, v.path,
              fmt::format("found \"{}\"; allowed: an RFC 3339 time at or after "
-                         "1970-01-01T00:00:00Z (simulation time zero)",
+                         "1970-01-01T00:00:00Z (simulation time zero), or "
+                         "0001-01-01T00:00:00Z for unset",
                          *s));
     return;
   }

@@ -82,8 +82,7 @@ std::optional<Scenario> ScenarioDecoder::scenario(const Val& root) {
       sc.horizon = *x;
     }
   }
-  if (auto x = read_int(r_, spec.get("seed"), 0, INT64_MAX))
-    sc.seed = static_cast<std::uint64_t>(*x);
+  if (auto x = read_uint64(r_, spec.get("seed"))) sc.seed = static_cast<std::uint64_t>(*x);
   if (auto x = read_int32(r_, spec.get("replications"), 1, 100000)) sc.replications = *x;
 
   cluster(spec.get("cluster"), sc);

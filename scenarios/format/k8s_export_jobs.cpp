@@ -56,6 +56,10 @@ struct PodTimes {
   std::vector<std::pair<std::string, std::string>> placed;  // live pods on a node: (name, node)
 };
 
+// What a time of an export may be (the zero time 0001-01-01T00:00:00Z counts as unset).
+constexpr const char* kExportTime =
+    "an RFC 3339 time at or after 1970-01-01T00:00:00Z, or 0001-01-01T00:00:00Z for unset";
+
 std::optional<std::int64_t> scalar_time(const YAML::Node& n) {
   if (!n.IsDefined() || !n.IsScalar()) return std::nullopt;
   m::SimTime t{};
@@ -129,10 +133,11 @@ struct StatusTimes {
 
   std::optional<std::int64_t> field(const YAML::Node& n, const std::string& path) {
     if (!n.IsDefined() || n.IsNull()) return std::nullopt;
+    if (n.IsScalar() && is_unset_time(n.Scalar())) return std::nullopt;  // Go's "never set"
     if (auto t = scalar_time(n)) return t;
     errors.bad(n.Mark().line + 1, n.Mark().column + 1, path,
-               fmt::format("found \"{}\"; allowed: an RFC 3339 time",
-                           n.IsScalar() ? n.Scalar() : describe(n)));
+               fmt::format("found \"{}\"; allowed: {}", n.IsScalar() ? n.Scalar() : describe(n),
+                           kExportTime));
     bad = true;
     return std::nullopt;
   }
@@ -252,9 +257,13 @@ std::optional<std::int64_t> ExportJobsReader::created(const Val& item, const YAM
       : at_meta                ? meta.Mark().column + 1
                                : column,
       prefix + "metadata.creationTimestamp",
-      created_node.IsDefined()
-          ? fmt::format("found \"{}\"; allowed: an RFC 3339 time",
-                        created_node.IsScalar() ? created_node.Scalar() : describe(created_node))
+      created_node.IsDefined() && created_node.IsScalar() && is_unset_time(created_node.Scalar())
+          ? std::string("found the zero time 0001-01-01T00:00:00Z (never set); allowed: the time "
+                        "the job was created")
+      : created_node.IsDefined()
+          ? fmt::format("found \"{}\"; allowed: {}",
+                        created_node.IsScalar() ? created_node.Scalar() : describe(created_node),
+                        kExportTime)
           : "missing metadata.creationTimestamp; allowed: an RFC 3339 time (when the "
             "job was submitted)");
   return std::nullopt;

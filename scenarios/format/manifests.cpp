@@ -93,7 +93,34 @@ bool parser_terminates(const std::string& text, YAML::Mark& where) {
 std::optional<std::vector<YamlDocument>> parse_yaml(std::string_view text, const std::string& file,
                                                     std::vector<Diagnostic>& out) {
   try {
-    const std::string copy(text);
+    std::string copy(text);
+    // YAML 1.2 allows a lone CR as a line break (old Mac files); yaml-cpp knows LF and CRLF only.
+    // Same length, so positions still match the file.
+    for (std::size_t i = 0; i < copy.size(); ++i) {
+      if (copy[i] == '\r' && (i + 1 == copy.size() || copy[i + 1] != '\n')) copy[i] = '\n';
+    }
+    // No control character but tab and line breaks (YAML 1.2 "c-printable"); yaml-cpp would
+    // misreport a NUL as an escape error, and let others through.
+    for (std::size_t i = 0, line = 1, col = 1; i < copy.size(); ++i, ++col) {
+      const auto c = static_cast<unsigned char>(copy[i]);
+      if (c == '\n') {
+        ++line;
+        col = 0;
+        continue;
+      }
+      if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) {
+        Diagnostic d;
+        d.file = file;
+        d.line = static_cast<int>(line);
+        d.column = static_cast<int>(col);
+        d.message = fmt::format(
+            "found a control character (byte 0x{:02x}{}); allowed: text without control "
+            "characters but tab and line breaks (YAML 1.2)",
+            c, c == 0 ? ", NUL" : "");
+        out.push_back(std::move(d));
+        return std::nullopt;
+      }
+    }
     YAML::Mark stuck = YAML::Mark::null_mark();
     if (!parser_terminates(copy, stuck)) {
       Diagnostic d;

@@ -97,6 +97,8 @@ std::string format_timestamp(m::SimTime t) {
   return std::string(buf, static_cast<std::size_t>(n));
 }
 
+bool is_unset_time(std::string_view s) { return s == "0001-01-01T00:00:00Z"; }
+
 bool parse_timestamp(std::string_view s, m::SimTime& out) {
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, se = 0;
   if (!digits(s, 0, 4, y) || s.size() < 20 || s[4] != '-' || !digits(s, 5, 2, mo) || s[7] != '-' ||

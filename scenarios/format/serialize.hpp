@@ -30,5 +30,8 @@ std::string yaml_quoted(std::string_view s);
 // false for malformed text or a time before time zero.
 std::string format_timestamp(model::SimTime t);
 bool parse_timestamp(std::string_view text, model::SimTime& out);
+// Go's zero time.Time, "0001-01-01T00:00:00Z": how Go programs (kubectl exports, controllers)
+// write a time that was never set. Readers treat it as absent.
+bool is_unset_time(std::string_view text);
 
 }  // namespace t9k::scenarios

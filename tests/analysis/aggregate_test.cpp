@@ -65,6 +65,23 @@ TEST_CASE("csv: quoted fields, doubled quotes, CRLF and errors", "[aggregate]") 
   CHECK_THROWS(parse_csv("a\n\"open\n", "q.csv"));
 }
 
+TEST_CASE(
+    "csv: cells a spreadsheet would run are guarded, numbers are not, and read back as written",
+    "[aggregate]") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"=1+2", "'=1+2"}, {"+cmd", "'+cmd"},  {"-2+3", "'-2+3"},        {"@SUM(A1)", "'@SUM(A1)"},
+      {"\tx", "'\tx"},   {"'=x", "''=x"},    {"-1.5", "-1.5"},         {"+2e-3", "+2e-3"},
+      {"-", "'-"},       {"plain", "plain"}, {"'quoted'", "'quoted'"}, {"=a,b", "\"'=a,b\""}};
+  std::string text = "v\n";
+  for (const auto& [cell, written] : cases) {
+    CHECK(csv_field(cell) == written);
+    text += csv_field(cell) + "\n";
+  }
+  const CsvTable t = parse_csv(text, "g.csv");
+  REQUIRE(t.rows.size() == cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) CHECK(t.rows[i][0] == cases[i].first);
+}
+
 TEST_CASE("replications: mean, stddev, ci95, values, seeds", "[aggregate]") {
   const fs::path dir = fresh_dir("reps");
   // Waits 10, 20, 30 (written out of order): mean 20, s 10, ci95 = t(0.975,2)·10/√3

@@ -360,7 +360,7 @@ TEST_CASE("each rule rejects its bad input with the exact path and message", "[v
                   "yesterday}]}\n",
        "status.conditions[0].lastTransitionTime",
        "found \"yesterday\"; allowed: an RFC 3339 time at or after 1970-01-01T00:00:00Z "
-       "(simulation time zero)"},
+       "(simulation time zero), or 0001-01-01T00:00:00Z for unset"},
       {"GenericJob status has no backoffCount", kGeneric + "status: {backoffCount: 1}\n",
        "status.backoffCount",
        "unknown field \"backoffCount\"; allowed: phase, conditions, aggregate, tasks, startTime, "

@@ -9,18 +9,18 @@ namespace t9k::scenarios::detail {
 
 namespace m = t9k::model;
 
-// Splits one line (RFC 4180 quoting within the line; no line breaks inside quotes). Quoted
-// fields are unescaped into `scratch`, which must outlive the fields.
-void split_csv(std::string_view line, std::vector<CsvField>& out,
-               std::vector<std::string>& scratch) {
+int split_csv(std::string_view line, std::vector<CsvField>& out,
+              std::vector<std::string>& scratch) {
   out.clear();
   scratch.clear();
   scratch.reserve(line.size());
+  int open_quote = 0;
   std::size_t i = 0;
   while (true) {
     const int col = static_cast<int>(i) + 1;
     if (i < line.size() && line[i] == '"') {
       std::string s;
+      bool closed = false;
       ++i;
       while (i < line.size()) {
         if (line[i] == '"') {
@@ -30,10 +30,12 @@ void split_csv(std::string_view line, std::vector<CsvField>& out,
             continue;
           }
           ++i;
+          closed = true;
           break;
         }
         s += line[i++];
       }
+      if (!closed && open_quote == 0) open_quote = col;
       scratch.push_back(std::move(s));
       out.push_back(CsvField{scratch.back(), col});
       while (i < line.size() && line[i] != ',') ++i;
@@ -45,6 +47,7 @@ void split_csv(std::string_view line, std::vector<CsvField>& out,
     if (i >= line.size()) break;
     ++i;  // the comma
   }
+  return open_quote;
 }
 
 std::string_view trim(std::string_view s) {

@@ -24,8 +24,8 @@ struct CsvField {
 
 // Splits one line (RFC 4180 quoting within the line; no line breaks inside quotes). Quoted
 // fields are unescaped into `scratch`, which must outlive the fields.
-void split_csv(std::string_view line, std::vector<CsvField>& out,
-               std::vector<std::string>& scratch);
+// Returns the column of a quote not closed on the line, or 0.
+int split_csv(std::string_view line, std::vector<CsvField>& out, std::vector<std::string>& scratch);
 
 std::string_view trim(std::string_view s);
 
@@ -58,7 +58,18 @@ class CsvReader {
     line_no_ = 1;
     if (line_.size() >= 3 && line_.compare(0, 3, "\xEF\xBB\xBF") == 0)
       line_.erase(0, 3);  // UTF-8 BOM
-    split_csv(line_, fields_, scratch_);
+    if (const auto cr = line_.find('\r'); cr != std::string::npos && cr + 1 < line_.size()) {
+      errors_.fatal(1, static_cast<int>(cr) + 1,
+                    "found a line break that is a CR alone (a classic Mac file); allowed: LF or "
+                    "CRLF line breaks (convert the file, e.g. tr '\\r' '\\n')");
+      return;
+    }
+    if (const int open = split_csv(line_, fields_, scratch_)) {
+      errors_.fatal(1, open,
+                    "header: found a quote '\"' not closed on its line; allowed: quoted names "
+                    "closed on their line");
+      return;
+    }
     for (std::size_t i = 0; i < fields_.size(); ++i) header_.emplace_back(trim(fields_[i].text));
     ok_ = true;
   }
@@ -80,7 +91,7 @@ class CsvReader {
     while (std::getline(in_, line_)) {
       ++line_no_;
       if (trim(line_).empty()) continue;
-      split_csv(line_, fields_, scratch_);
+      open_quote_ = split_csv(line_, fields_, scratch_);
       return true;
     }
     return false;
@@ -88,6 +99,13 @@ class CsvReader {
   int line() const { return line_no_; }
   // The field of a column, or nullopt after reporting "missing column" for this row.
   std::optional<CsvField> field(std::size_t index) {
+    if (open_quote_ != 0) {  // the fields after it are not what the row meant
+      const std::size_t open_field = fields_.size() - 1;
+      errors_.bad(line_no_, open_quote_, open_field < header_.size() ? header_[open_field] : "",
+                  "found a quote '\"' with no closing quote on this line; allowed: a quoted field "
+                  "closed on its line (\"\" for a quote inside; fields may not span lines)");
+      return std::nullopt;
+    }
     if (index < fields_.size()) return fields_[index];
     errors_.bad(line_no_, static_cast<int>(line_.size()) + 1, header_[index],
                 fmt::format("missing column {} (\"{}\"): the row has {} field{}", index + 1,
@@ -101,6 +119,7 @@ class CsvReader {
   RowErrors& errors_;
   std::string line_;
   int line_no_ = 0;
+  int open_quote_ = 0;  // the column of a quote the current row leaves open
   std::vector<std::string> header_;
   std::vector<CsvField> fields_;
   std::vector<std::string> scratch_;

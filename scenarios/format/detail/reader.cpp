@@ -414,10 +414,36 @@ std::optional<std::int64_t> read_int(Report& r, const Val& v, std::int64_t min, 
   }
   if (neg) value = -value;
   if (!ok || value < min || value > max) {
+    // A number out of range is told both bounds, so the message never calls a number "an
+    // integer >= 0" that is one.
+    const bool unbounded_min = min == std::numeric_limits<std::int64_t>::min() || min == INT32_MIN;
+    if (ok && (value > max || unbounded_min))
+      allowed = fmt::format("an integer in [{}, {}]{}", min, max,
+                            rule.empty() ? "" : fmt::format(" ({})", rule));
     r.error(v.mark, v.path, fmt::format("found {}; allowed: {}", describe(v.node), allowed));
     return std::nullopt;
   }
   return static_cast<std::int64_t>(value);
+}
+
+std::optional<std::uint64_t> read_uint64(Report& r, const Val& v) {
+  r.tick();
+  const std::string allowed = "an integer in [0, 18446744073709551615]";
+  if (!scalar_or_report(r, v, allowed)) return std::nullopt;
+  const std::string& s = v.node.Scalar();
+  bool ok = is_plain(v.node) && !s.empty() && s.size() <= 21;
+  std::size_t i = ok && s[0] == '+' ? 1 : 0;
+  ok = ok && i < s.size();
+  kernel::Int128 value = 0;
+  for (; ok && i < s.size(); ++i) {
+    ok = s[i] >= '0' && s[i] <= '9';
+    if (ok) value = value * 10 + (s[i] - '0');
+  }
+  if (!ok || value > kernel::Int128{std::numeric_limits<std::uint64_t>::max()}) {
+    r.error(v.mark, v.path, fmt::format("found {}; allowed: {}", describe(v.node), allowed));
+    return std::nullopt;
+  }
+  return static_cast<std::uint64_t>(value);
 }
 
 std::optional<std::int32_t> read_int32(Report& r, const Val& v, std::int64_t min, std::int64_t max,
@@ -429,9 +455,11 @@ std::optional<std::int32_t> read_int32(Report& r, const Val& v, std::int64_t min
 
 std::optional<double> read_double(Report& r, const Val& v, double min, double max) {
   r.tick();
-  const std::string allowed = max == std::numeric_limits<double>::max()
-                                  ? fmt::format("a number >= {}", min)
-                                  : fmt::format("a number in [{}, {}]", min, max);
+  constexpr double kMax = std::numeric_limits<double>::max();
+  const std::string allowed = min == -kMax && max == kMax
+                                  ? std::string("a finite decimal number (no nan or inf)")
+                              : max == kMax ? fmt::format("a number >= {}", min)
+                                            : fmt::format("a number in [{}, {}]", min, max);
   if (!scalar_or_report(r, v, allowed)) return std::nullopt;
   const std::string& s = v.node.Scalar();
   // Decimal notation only: [sign] digits [. digits] [e [sign] digits]; no inf, nan or hex.

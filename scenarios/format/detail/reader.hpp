@@ -145,6 +145,8 @@ std::optional<std::int64_t> read_int(Report& r, const Val& v, std::int64_t min, 
 std::optional<std::int32_t> read_int32(Report& r, const Val& v, std::int64_t min = INT32_MIN,
                                        std::int64_t max = INT32_MAX, std::string_view rule = "");
 std::optional<double> read_double(Report& r, const Val& v, double min, double max);
+// 0 .. 2^64 - 1 (a seed).
+std::optional<std::uint64_t> read_uint64(Report& r, const Val& v);
 std::optional<bool> read_bool(Report& r, const Val& v);
 std::optional<model::Quantity> read_quantity(Report& r, const Val& v, bool allow_negative = false);
 std::optional<kernel::SimDuration> read_duration(Report& r, const Val& v);

@@ -1,0 +1,36 @@
+#include "analysis/detail/summary_file.hpp"
+
+#include <fmt/format.h>
+
+#include "analysis/outputs.hpp"
+#include "analysis/result_folder.hpp"
+
+namespace t9k::analysis::detail {
+
+using nlohmann::json;
+
+void bad_summary(const std::filesystem::path& file, const std::string& what) {
+  throw OutputError(fmt::format("{}: {}; not a summary.json as t9ksim wrote it (cut short or "
+                                "edited?): run the command that wrote it again",
+                                file.string(), what),
+                    true);
+}
+
+std::string json_reason(const json::exception& e) {
+  const std::string w = e.what();
+  const auto p = w.find("] ");
+  return p == std::string::npos ? w : w.substr(p + 2);
+}
+
+json read_summary_file(const std::filesystem::path& file) {
+  json j;
+  try {
+    j = json::parse(read_text_file(file));
+  } catch (const json::parse_error& e) {
+    bad_summary(file, fmt::format("not valid JSON at byte {}: {}", e.byte, json_reason(e)));
+  }
+  if (!j.is_object()) bad_summary(file, fmt::format("a JSON {}, not an object", j.type_name()));
+  return j;
+}
+
+}  // namespace t9k::analysis::detail

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Bad inputs get true, specific messages (docs/reliability.md "Messages that say what is wrong"),
+through the real command line: each case names the input, the exit code and the message.
+
+    bad_inputs_test.py T9KSIM WORKDIR CASE
+"""
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+from reliability_test import ROOT, Failure, check, expect, fresh, run
+
+EXAMPLES = ROOT / "scenarios/examples"
+EXPORT = ROOT / "tests/traces/fixtures/t9k-cluster-export.yaml"
+PHILLY = ROOT / "data/traces/philly"
+
+
+def examples(d):
+    ex = d / "ex"
+    shutil.copytree(EXAMPLES, ex)
+    return ex
+
+
+def case_yaml_text(t9ksim, work):
+    """CR-only line breaks load like LF ones; a control character is named with its byte."""
+    ex = examples(fresh(work, "yaml-text"))
+    text = (ex / "small-cluster.yaml").read_bytes()
+    (ex / "cr.yaml").write_bytes(text.replace(b"\n", b"\r"))
+    expect(run(t9ksim, "validate", ex / "cr.yaml"), 0)
+    expect(run(t9ksim, "run", ex / "cr.yaml", "--out", ex.parent / "o", "-q", "-r", "1"), 0)
+    check((ex.parent / "o/summary.json").is_file(), "the CR-only scenario did not run")
+    line = text.split(b"\n").index(next(l for l in text.split(b"\n") if l.strip().startswith(b"name:")))
+    for byte in (b"\x00", b"\x01", b"\x7f"):
+        lines = text.split(b"\n")
+        lines[line] = lines[line].replace(b"name: ", b"name: a" + byte, 1)
+        (ex / "ctl.yaml").write_bytes(b"\n".join(lines))
+        col = lines[line].index(byte) + 1
+        p = run(t9ksim, "validate", ex / "ctl.yaml")
+        expect(p, 2, f"ctl.yaml:{line + 1}:{col}: error: found a control character (byte 0x{byte[0]:02x}")
+        check("escape" not in p.stderr, p.stderr)
+
+
+def case_numeric_bounds(t9ksim, work):
+    """The largest seed is accepted; one above it and NaN get messages that do not contradict
+    themselves."""
+    ex = examples(fresh(work, "bounds"))
+    text = (ex / "small-cluster.yaml").read_text()
+    check("seed: 42" in text, "setup: the example's seed changed")
+    (ex / "s.yaml").write_text(text.replace("seed: 42", "seed: 18446744073709551615"))
+    expect(run(t9ksim, "validate", ex / "s.yaml"), 0)
+    (ex / "s.yaml").write_text(text.replace("seed: 42", "seed: 18446744073709551616"))
+    expect(run(t9ksim, "validate", ex / "s.yaml"), 2,
+           "spec.seed: found 18446744073709551616; allowed: an integer in [0, 18446744073709551615]")
+    p = run(t9ksim, "run", ex / "small-cluster.yaml", "--set", "seed=9223372036854775808", "--out",
+            ex.parent / "o", "-q", "-r", "1")
+    expect(p, 0)
+    (ex / "s.yaml").write_text(text.replace("seed: 42", "seed: 1\n  replications: 100001"))
+    expect(run(t9ksim, "validate", ex / "s.yaml"), 2, "allowed: an integer in [1, 100000]")
+    gen = ROOT / "scenarios/default.yaml"
+    if gen.is_file():
+        g = gen.read_text()
+        if "rate:" in g:
+            bad = ex / "g.yaml"
+            bad.write_text(g.replace("rate:", "rate: .nan #", 1))
+            p = run(t9ksim, "validate", bad)
+            expect(p, 2, "found .nan; allowed: a finite decimal number (no nan or inf)")
+            check("1.797" not in p.stderr, p.stderr)
+
+
+def case_csv_open_quote(t9ksim, work):
+    """An unterminated quote in a trace row is named as such at its column, not as a missing
+    column; in the header too; CR-only CSV is named."""
+    d = fresh(work, "csv-quote")
+    lines = (PHILLY / "philly.csv").read_text().split("\n")[:6]
+    shutil.copy(PHILLY / "philly_vc.csv", d / "philly_vc.csv")
+    bad = list(lines)
+    bad[2] = '"' + bad[2]
+    (d / "philly.csv").write_text("\n".join(bad) + "\n")
+    p = run(t9ksim, "import", d / "philly.csv", "--format", "philly", "--out", d / "o", "-q")
+    expect(p, 2, "philly.csv:3:1: error: timestamp: found a quote '\"' with no closing quote on this line")
+    check("missing column" not in p.stderr, p.stderr)
+    head = list(lines)
+    head[0] = head[0].replace(",", ',"', 1)
+    (d / "philly.csv").write_text("\n".join(head) + "\n")
+    p = run(t9ksim, "import", d / "philly.csv", "--format", "philly", "--out", d / "o", "-q")
+    expect(p, 2, "header: found a quote '\"' not closed on its line")
+    (d / "philly.csv").write_text("\r".join(lines) + "\r")
+    p = run(t9ksim, "import", d / "philly.csv", "--format", "philly", "--out", d / "o", "-q")
+    expect(p, 2, "found a line break that is a CR alone")
+
+
+def case_go_zero_time(t9ksim, work):
+    """Go's zero time in an export means "never set": a condition's time is ignored, a zero
+    creationTimestamp is named as such, and times before 1970 get a true message."""
+    d = fresh(work, "zero-time")
+    text = EXPORT.read_text()
+    first = text.index('lastTransitionTime: "', text.index("conditions"))
+    end = text.index('"', first + len('lastTransitionTime: "'))
+    ignored = text[:first] + 'lastTransitionTime: "0001-01-01T00:00:00Z"' + text[end + 1:]
+    (d / "z1.yaml").write_text(ignored)
+    expect(run(t9ksim, "replay-check", d / "z1.yaml", "-o", d / "r1", "-q"), 0)
+    c = text.index("creationTimestamp: ", text.index("kind: GenericJob") if "kind: GenericJob" in text else 0)
+    q = text.index('"', c)
+    zero = text[:q + 1] + "0001-01-01T00:00:00Z" + text[text.index('"', q + 1):]
+    (d / "z2.yaml").write_text(zero)
+    p = run(t9ksim, "replay-check", d / "z2.yaml", "-o", d / "r2", "-q")
+    expect(p, 2, "creationTimestamp: found the zero time 0001-01-01T00:00:00Z (never set)")
+    (d / "z3.yaml").write_text(ignored.replace("0001-01-01T00:00:00Z", "1960-05-01T10:00:05Z"))
+    p = run(t9ksim, "replay-check", d / "z3.yaml", "-o", d / "r3", "-q")
+    expect(p, 2, 'found "1960-05-01T10:00:05Z"; allowed: an RFC 3339 time at or after 1970-01-01T00:00:00Z')
+
+
+def case_import_outputs(t9ksim, work):
+    """import --queue writes a scenario that loads; a failed write names the system's reason."""
+    d = fresh(work, "import")
+    lines = (PHILLY / "philly.csv").read_text().split("\n")[:30]
+    (d / "philly.csv").write_text("\n".join(lines) + "\n")
+    shutil.copy(PHILLY / "philly_vc.csv", d / "philly_vc.csv")
+    expect(run(t9ksim, "import", d / "philly.csv", "--format", "philly", "--out", d / "q", "-q",
+               "--queue", "research"), 0)
+    expect(run(t9ksim, "validate", d / "q/scenario.yaml"), 0)
+    expect(run(t9ksim, "run", d / "q/scenario.yaml", "--out", d / "qr", "-q", "-r", "1"), 0)
+    check("queue/research/" in (d / "qr/summary.json").read_text(), "the jobs did not run in queue research")
+    p = run(t9ksim, "import", PHILLY / "philly.csv", "--format", "philly", "--out", d / "big", "-q",
+            "--limit", "3000", limit_bytes=64 << 10)
+    expect(p, 1, "cannot write", "File too large")
+
+
+def case_damaged_summary(t9ksim, work):
+    """report on a damaged summary.json: exit 2, the file named, what is wrong in words."""
+    d = fresh(work, "summary")
+    out = d / "r"
+    expect(run(t9ksim, "run", EXAMPLES / "small-cluster.yaml", "--out", out, "-q", "-r", "2"), 0)
+    good = (out / "summary.json").read_bytes()
+    for content, said in ((good[:300], "not valid JSON at byte"), (b"[1, 2]", "a JSON array, not an object"),
+                          (b'{"kind": "nonsense"}', 'found kind "nonsense"'),
+                          (b'{"kind": 7}', "type must be string")):
+        (out / "summary.json").write_bytes(content)
+        p = run(t9ksim, "report", out)
+        expect(p, 2, f"{out / 'summary.json'}: {said}", "not a summary.json as t9ksim wrote it")
+        check("json.exception" not in p.stderr, p.stderr)
+    (out / "summary.json").write_bytes(good)
+    (out / "rep-1/summary.json").write_text('{"metrics": "x"}')
+    p = run(t9ksim, "report", out)
+    expect(p, 2, f"{out / 'rep-1/summary.json'}: its metrics are not an object")
+
+
+def main():
+    t9ksim, work, case = sys.argv[1], pathlib.Path(sys.argv[2]).resolve(), sys.argv[3]
+    fn = globals().get("case_" + case.replace("-", "_"))
+    if fn is None:
+        print(f"unknown case {case}")
+        return 2
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        fn(t9ksim, work)
+    except Failure as e:
+        print(f"FAIL {case}: {e}")
+        return 1
+    print(f"ok {case}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
