@@ -61,6 +61,30 @@ json replication_body(const ReplicationSummary& s, const fs::path& dir) {
     ok = ok && r.invariants_ok;
   }
   j["runs"] = runs;
+  // Every run's warnings once, in order of first appearance; one that not every replication gave
+  // says which did.
+  std::vector<std::pair<std::string, std::vector<std::uint64_t>>> warned;
+  for (const auto& r : s.runs) {
+    for (const auto& w : r.warnings) {
+      auto it =
+          std::find_if(warned.begin(), warned.end(), [&](const auto& x) { return x.first == w; });
+      if (it == warned.end()) it = warned.insert(warned.end(), {w, {}});
+      if (it->second.empty() || it->second.back() != r.replication)
+        it->second.push_back(r.replication);
+    }
+  }
+  if (!warned.empty()) {
+    json ws = json::array();
+    for (const auto& [w, in] : warned) {
+      if (in.size() == s.runs.size()) {
+        ws.push_back(w);
+      } else {
+        ws.push_back(fmt::format("{} (replication{} {})", w, in.size() == 1 ? "" : "s",
+                                 fmt::join(in, ", ")));
+      }
+    }
+    j["warnings"] = ws;
+  }
   j["seeds"] = seeds;
   j["replication_numbers"] = reps;
   j["invariants_ok"] = ok;

@@ -21,10 +21,17 @@ bool formula_like(std::string_view s) {
   return ec != std::errc() || p != s.data() + s.size();
 }
 
+// Guarded: a formula, or apostrophes before one (so that what the reader strips is exactly what
+// the writer added).
+bool needs_guard(std::string_view s) {
+  while (!s.empty() && s.front() == '\'') s.remove_prefix(1);
+  return formula_like(s);
+}
+
 // What csv_field guarded with a leading apostrophe (spreadsheets show it as text) is read back as
 // it was written.
 void unguard(std::string& field) {
-  if (field.size() > 1 && field.front() == '\'' && formula_like(std::string_view(field).substr(1)))
+  if (field.size() > 1 && field.front() == '\'' && needs_guard(std::string_view(field).substr(1)))
     field.erase(0, 1);
 }
 
@@ -124,9 +131,7 @@ CsvTable parse_csv(std::string_view text, const std::string& what) {
 }
 
 std::string csv_field(const std::string& text) {
-  const bool guard = formula_like(text) || (text.size() > 1 && text.front() == '\'' &&
-                                            formula_like(std::string_view(text).substr(1)));
-  const std::string s = guard ? "'" + text : text;
+  const std::string s = needs_guard(text) ? "'" + text : text;
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {

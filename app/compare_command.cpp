@@ -96,12 +96,15 @@ int compare_command(const CompareArgs& args) {
   const auto base =
       load_checked(*base_text, args.sets.empty() ? args.base : args.base + " with --set", lo,
                    args.check_settings);
+  std::vector<scenarios::Diagnostic> findings = base.diagnostics;
+  if (!args.sets.empty())
+    findings = scenarios::point_at_sources(base.diagnostics, *base_text, {{args.base, *file_text}});
   if (!base.ok()) {
-    print_to_stderr(args.sets.empty() ? base.diagnostics
-                                      : scenarios::point_at_sources(base.diagnostics, *base_text,
-                                                                    {{args.base, *file_text}}));
+    print_to_stderr(findings);
     return kExitUsage;
   }
+  // The runs load quietly: the base's warnings are said once here (and kept in summary.json).
+  if (!args.quiet) print_to_stderr(findings);
   if (args.variants.empty()) {
     fmt::print(stderr, "t9ksim: error: compare needs at least one --variant NAME=OVERLAY\n");
     return kExitUsage;

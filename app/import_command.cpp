@@ -152,11 +152,17 @@ int import_command(const ImportArgs& a) {
                                           a.replication, a.skip_bad_rows, diags);
     if (r.jobs == 0) {
       print_shown(diags);
-      fmt::print(stderr,
-                 "t9ksim import: {}: no job falls inside the window (--from, --to, --time-offset, "
-                 "--horizon, --sample, "
-                 "--limit); nothing to import\n",
-                 a.trace);
+      const bool window = !a.from.empty() || !a.to.empty() || !a.time_offset.empty() ||
+                          !a.horizon.empty() || a.sample || a.limit;
+      if (window) {
+        fmt::print(stderr,
+                   "t9ksim import: {}: no job falls inside the window (--from, --to, "
+                   "--time-offset, --horizon, --sample, --limit); nothing to import\n",
+                   a.trace);
+      } else {
+        fmt::print(stderr, "t9ksim import: {}: the trace holds no job; nothing to import\n",
+                   a.trace);
+      }
       return 2;
     }
     folder.commit();

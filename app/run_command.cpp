@@ -101,6 +101,12 @@ int run_command(const RunArgs& args) {
     fmt::print(stderr, "t9ksim: error: --replications must be at least 1\n");
     return kExitUsage;
   }
+  // Each replication loads quietly: the warnings are said once here (and kept in summary.json).
+  if (reps > 1 && !args.quiet && !loaded.diagnostics.empty()) {
+    print_to_stderr(args.sets.empty() ? loaded.diagnostics
+                                      : scenarios::point_at_sources(loaded.diagnostics, text,
+                                                                    sources_of(file, original)));
+  }
   Work w;
   w.command = "run";
   w.scenario_file = file;

@@ -144,6 +144,7 @@ class OneRun {
   std::unique_ptr<expect::ExpectationChecker> checker_;
   std::unique_ptr<sim::World> world_;
   analysis::RunInfo info_;
+  std::size_t load_warnings_ = 0;  // the first warnings of info_ are the load's
 };
 
 std::optional<int> OneRun::load() {
@@ -161,6 +162,13 @@ std::optional<int> OneRun::load() {
     // Skipped trace rows and other warnings; errors would have stopped the load.
     for (const auto& d : loaded.diagnostics) err(scenarios::format_diagnostic(d) + "\n");
   }
+  // Recorded in summary.json too, so that -q and replications keep them (without the file's
+  // place: the outputs do not depend on where the scenario lies).
+  for (const auto& d : loaded.diagnostics) {
+    if (d.severity == scenarios::Severity::Warning)
+      info_.warnings.push_back(d.path.empty() ? d.message : d.path + ": " + d.message);
+  }
+  load_warnings_ = info_.warnings.size();
   sc_ = std::move(*loaded.scenario);
   if (opt_.seed) sc_.seed = *opt_.seed;
   apply_plugins(sc_, opt_.plugins);
@@ -318,7 +326,9 @@ void OneRun::print(const std::map<std::string, double>& metrics) const {
                analysis::format_bytes(static_cast<double>(p.bytes_received)),
                analysis::format_duration_s(p.wait_s));
   }
-  for (const auto& w : info_.warnings) fmt::print("warning: {}\n", w);
+  // The load's warnings were printed when the scenario loaded.
+  for (std::size_t i = load_warnings_; i < info_.warnings.size(); ++i)
+    fmt::print("warning: {}\n", info_.warnings[i]);
 }
 
 int OneRun::verdict(const std::map<std::string, double>& metrics) const {

@@ -7,6 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "model/accelerators.hpp"
+
+#include "scenarios/format/detail/decode.hpp"
 #include "scenarios/format/traces.hpp"
 
 namespace t9k::scenarios::detail {
@@ -100,6 +103,7 @@ std::optional<Scenario> ScenarioDecoder::scenario(const Val& root) {
   expect(spec.get("expect"), sc);
   plugins(spec.get("plugins"), sc);
   warn_gpu_jobs_without_gpus(spec, sc);
+  warn_jobs_no_node_holds(spec, sc);
   return sc;
 }
 
@@ -135,6 +139,87 @@ void ScenarioDecoder::warn_gpu_jobs_without_gpus(MapReader& spec, const Scenario
              fmt::format("found no GPUs in the cluster, but {} asks for GPUs: those jobs will "
                          "wait until the horizon",
                          first));
+}
+
+namespace {
+
+// What keeps a pod needing `need` off every node of `pools`, or "" when some node holds it.
+std::string never_fits(m::ResourceList need, const std::vector<const NodePool*>& pools) {
+  const bool share = m::share_of(need) > 0;  // a share needs a whole GPU of the pool's model
+  need.erase(m::kGpuMilliName);
+  for (const NodePool* p : pools) {
+    if ((!share || p->gpus_per_node > 0) && m::fits(need, p->capacity())) return {};
+  }
+  for (const auto& [name, q] : need) {
+    const NodePool* most = nullptr;
+    m::Quantity largest{};
+    for (const NodePool* p : pools) {
+      const auto cap = p->capacity();
+      const auto it = cap.find(name);
+      if (it != cap.end() && (most == nullptr || largest < it->second)) {
+        most = p;
+        largest = it->second;
+      }
+    }
+    if (most == nullptr)
+      return fmt::format("{} {} per pod, which no node pool has", q.to_string(), name);
+    if (largest < q)
+      return fmt::format("{} {} per pod; the most a node has is {} (pool {})", q.to_string(), name,
+                         largest.to_string(), most->name);
+  }
+  if (share) return "a share of a GPU, and no node pool has GPUs";
+  return "its resources together, which no single node pool's nodes have";
+}
+
+}  // namespace
+
+// A job whose pods no node of any pool can ever hold (a resource the cluster lacks, or more of one
+// than any node has) waits until the horizon: named at load with what is missing. A warning, since
+// an addNodePool operation may be meant for it; node selectors and taints are not considered.
+void ScenarioDecoder::warn_jobs_no_node_holds(MapReader& spec, const Scenario& sc) {
+  std::vector<const NodePool*> pools;
+  for (const auto& p : sc.cluster.node_pools)
+    if (p.count > 0) pools.push_back(&p);
+  for (const auto& o : sc.operations)
+    if (o.type == OperationType::AddNodePool && o.node_pool) pools.push_back(&*o.node_pool);
+  if (pools.empty()) return;  // warn_gpu_jobs_without_gpus speaks for an empty cluster
+  const Val workload = spec.get("workload");
+  const auto mark_of = [&](const char* list, std::size_t i) {
+    if (workload.node.IsMap()) {
+      const YAML::Node items = workload.node[list];
+      if (items.IsSequence() && i < items.size()) return items[i].Mark();
+    }
+    return workload.present() ? workload.mark : spec.self().mark;
+  };
+  constexpr int kShown = 5;
+  int found = 0;
+  const auto check = [&](const m::Job& job, const std::string& at, const YAML::Mark& mark) {
+    for (const auto& t : templates_of(job)) {
+      const std::string why = never_fits(m::pod_requests(t.tpl->spec), pools);
+      if (why.empty()) continue;
+      if (++found <= kShown) {
+        r_.warning(mark, at + "." + t.path,
+                   fmt::format("job \"{}\" asks for {}: its pods can never be placed, so it waits "
+                               "until the horizon",
+                               m::metadata_of(job).name, why));
+      }
+      return;
+    }
+  };
+  for (std::size_t i = 0; i < sc.workload.jobs.size(); ++i)
+    check(sc.workload.jobs[i].job, fmt::format("spec.workload.jobs[{}]", i), mark_of("jobs", i));
+  for (std::size_t i = 0; i < sc.workload.generators.size(); ++i) {
+    const auto& classes = sc.workload.generators[i].classes;
+    for (std::size_t c = 0; c < classes.size(); ++c)
+      check(classes[c].template_job,
+            classes.size() > 1
+                ? fmt::format("spec.workload.generators[{}].classes[{}].manifest", i, c)
+                : fmt::format("spec.workload.generators[{}].manifest", i),
+            mark_of("generators", i));
+  }
+  if (found > kShown)
+    r_.warning(workload.mark, "spec.workload",
+               fmt::format("{} more jobs or classes whose pods no node can hold", found - kShown));
 }
 
 }  // namespace t9k::scenarios::detail

@@ -453,6 +453,16 @@ std::shared_ptr<const InitialStateData> load_initial_state(const std::string& pa
   auto st = std::make_shared<InitialStateData>();
   st->file = path;
   st->at_us = at_us ? *at_us : d.latest_us;
+  if (!at_us && d.latest_us == INT64_MIN) {
+    // No time anywhere in the export (empty, or Nodes only): nothing to measure time zero from.
+    if (!d.unfinished.empty()) {
+      out.push_back(Diagnostic{Severity::Error, path, 1, 1, 0, "",
+                               "found unfinished jobs but no time in the export; allowed: an "
+                               "export with times, or spec.initialState.at"});
+      return nullptr;
+    }
+    st->at_us = 0;
+  }
   for (const auto& r : d.records) st->finished_run_us.push_back(r.duration_us);
   std::set<std::string> nodes;
   for (const auto& p : d.pools) nodes.insert(p.node_names.begin(), p.node_names.end());
@@ -502,11 +512,19 @@ std::shared_ptr<const InitialStateData> load_initial_state(const std::string& pa
   std::int64_t running = 0;
   for (const auto& j : st->jobs) running += j.running;
   const std::int64_t queued = static_cast<std::int64_t>(st->jobs.size()) - running;
+  if (st->jobs.empty()) {
+    st->notes.push_back(
+        "found no unfinished job in the export: spec.initialState starts from an empty cluster");
+  }
   st->notes.push_back(fmt::format(
       "time zero is {}{}: {} running job{} placed on their recorded nodes, {} waiting job{} "
       "queued in creation order",
-      format_trace_time(st->at_us), at_us ? "" : " (the latest time the export records)", running,
-      plural(static_cast<std::size_t>(running)), queued, plural(static_cast<std::size_t>(queued))));
+      format_trace_time(st->at_us),
+      at_us                      ? ""
+      : d.latest_us == INT64_MIN ? " (the export records no time)"
+                                 : " (the latest time the export records)",
+      running, plural(static_cast<std::size_t>(running)), queued,
+      plural(static_cast<std::size_t>(queued))));
   if (!later.empty()) {
     st->notes.push_back(fmt::format("{} job{} created after time zero left out: {}", later.size(),
                                     plural(later.size()), list(later)));

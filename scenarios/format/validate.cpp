@@ -510,15 +510,7 @@ std::vector<Diagnostic> validate_object(const Object& object, const std::string&
 
 }  // namespace t9k::scenarios
 
-namespace t9k::scenarios {
-
-namespace {
-
-// Pod templates of a job with the replica count each stands for, and their paths.
-struct TemplateAt {
-  const model::PodTemplateSpec* tpl;
-  std::string path;
-};
+namespace t9k::scenarios::detail {
 
 std::vector<TemplateAt> templates_of(const model::Job& job) {
   std::vector<TemplateAt> out;
@@ -538,7 +530,11 @@ std::vector<TemplateAt> templates_of(const model::Job& job) {
   return out;
 }
 
-}  // namespace
+}  // namespace t9k::scenarios::detail
+
+namespace t9k::scenarios {
+
+using detail::templates_of;
 
 std::vector<Diagnostic> lint_objects(const std::vector<LoadedObject>& objects) {
   std::vector<Diagnostic> out;

@@ -147,6 +147,113 @@ def case_damaged_summary(t9ksim, work):
     expect(p, 2, f"{out / 'rep-1/summary.json'}: its metrics are not an object")
 
 
+NEVER_FITS = """apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {name: never-fits}
+spec:
+  horizon: 2h
+  cluster:
+    nodePools:
+    - {name: gpu, count: 2, gpusPerNode: 8, cpu: 64, memory: 512Gi}
+  workload:
+    jobs:
+    - submitAt: 0s
+      behaviour: {runTime: 10m}
+      manifest:
+        apiVersion: batch.tensorstack.dev/v1beta1
+        kind: GenericJob
+        metadata: {name: big}
+        spec:
+          replicaSpecs:
+          - type: worker
+            template:
+              spec:
+                containers:
+                - {name: c, image: x, resources: {limits: {nvidia.com/gpu: 16}}}
+    - submitAt: 0s
+      behaviour: {runTime: 10m}
+      manifest:
+        apiVersion: batch.tensorstack.dev/v1beta1
+        kind: GenericJob
+        metadata: {name: fpga}
+        spec:
+          replicaSpecs:
+          - type: worker
+            template:
+              spec:
+                containers:
+                - {name: c, image: x, resources: {limits: {example.com/fpga: 1, memory: 1Gi}}}
+    - submitAt: 0s
+      behaviour: {runTime: 10m}
+      manifest:
+        apiVersion: batch.tensorstack.dev/v1beta1
+        kind: GenericJob
+        metadata: {name: fits}
+        spec:
+          replicaSpecs:
+          - type: worker
+            template:
+              spec:
+                containers:
+                - {name: c, image: x, resources: {limits: {nvidia.com/gpu: 8, memory: 512Gi}}}
+"""
+
+
+def case_never_fits(t9ksim, work):
+    """A job no node can ever hold is named at load with what is missing; one that fits is not."""
+    d = fresh(work, "never-fits")
+    (d / "s.yaml").write_text(NEVER_FITS)
+    p = run(t9ksim, "validate", d / "s.yaml")
+    p.stderr += p.stdout  # validate writes warnings to stdout
+    expect(p, 0, 's.yaml:11:7: warning: spec.workload.jobs[0].spec.replicaSpecs[0].template: job "big" asks '
+           "for 16 nvidia.com/gpu per pod; the most a node has is 8 (pool gpu): its pods can never be placed",
+           'job "fpga" asks for 1 example.com/fpga per pod, which no node pool has')
+    check('"fits"' not in p.stderr, p.stderr)
+
+
+def case_warnings_kept(t9ksim, work):
+    """Warnings survive -q and replications: in summary.json, and said once on the console."""
+    d = fresh(work, "warnings")
+    (d / "s.yaml").write_text(NEVER_FITS)
+    import json
+    p = run(t9ksim, "run", d / "s.yaml", "--out", d / "q", "-q")
+    expect(p, 0)
+    check(p.stderr == "" and p.stdout == "", f"-q printed: {p.stdout} {p.stderr}")
+    warnings = json.loads((d / "q/summary.json").read_text()).get("warnings", [])
+    check(any('job "big"' in w for w in warnings), f"summary.json warnings: {warnings}")
+    check(not any("s.yaml" in w for w in warnings), f"a warning names the file's place: {warnings}")
+    p = run(t9ksim, "run", d / "s.yaml", "--out", d / "r", "-r", "2")
+    expect(p, 0)
+    check(p.stderr.count('job "big"') == 1, f"said other than once: {p.stderr}")
+    top = json.loads((d / "r/summary.json").read_text()).get("warnings", [])
+    check(top == warnings, f"the replications' summary.json: {top}")
+    overlay = d / "o.yaml"
+    overlay.write_text("metadata:\n  description: the same\n")
+    p = run(t9ksim, "compare", d / "s.yaml", "--variant", f"v={overlay}", "--out", d / "c", "-r", "1")
+    expect(p, 0, 'job "big"')
+
+
+def case_empty_inputs(t9ksim, work):
+    """An export without jobs or times, and a trace with a header only, are said plainly."""
+    d = fresh(work, "empty")
+    (d / "empty.yaml").write_text("apiVersion: v1\nkind: List\nitems: []\n")
+    (d / "s.yaml").write_text(
+        "apiVersion: t9ksim/v1\nkind: Scenario\nmetadata: {name: e}\nspec:\n  horizon: 1h\n"
+        "  cluster:\n    nodePools:\n    - {name: gpu, count: 1, gpusPerNode: 8, cpu: 64, memory: 512Gi}\n"
+        "  initialState: {fromExport: empty.yaml}\n")
+    p = run(t9ksim, "run", d / "s.yaml", "--out", d / "o")
+    expect(p, 0)
+    said = p.stdout + p.stderr
+    check("found no unfinished job in the export" in said, said)
+    check("(the export records no time)" in said and "294247" not in said, said)
+    header = (PHILLY / "philly.csv").read_text().split("\n")[0]
+    (d / "philly.csv").write_text(header + "\n")
+    shutil.copy(PHILLY / "philly_vc.csv", d / "philly_vc.csv")
+    p = run(t9ksim, "import", d / "philly.csv", "--format", "philly", "--out", d / "i", "-q")
+    expect(p, 2, "the trace holds no job; nothing to import")
+    check("window" not in p.stderr, p.stderr)
+
+
 def main():
     t9ksim, work, case = sys.argv[1], pathlib.Path(sys.argv[2]).resolve(), sys.argv[3]
     fn = globals().get("case_" + case.replace("-", "_"))

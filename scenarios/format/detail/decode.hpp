@@ -32,4 +32,11 @@ extern const std::vector<std::string_view> kPodSpecFields;
 extern const std::vector<std::string_view> kContainerFields;
 extern const std::vector<std::string_view> kObjectMetaFields;
 
+// Pod templates of a job, and their paths ("spec.replicaSpecs[1].template").
+struct TemplateAt {
+  const model::PodTemplateSpec* tpl;
+  std::string path;
+};
+std::vector<TemplateAt> templates_of(const model::Job& job);
+
 }  // namespace t9k::scenarios::detail

@@ -78,6 +78,7 @@ class ScenarioDecoder {
   // Jobs that ask for GPUs on a cluster that never has any wait for ever: a warning, since a
   // CPU-only study is legitimate but this combination is almost always a slip.
   void warn_gpu_jobs_without_gpus(MapReader& spec, const Scenario& sc);
+  void warn_jobs_no_node_holds(MapReader& spec, const Scenario& sc);
 
   // ---- spec.cluster (decode_cluster.cpp) ----
   void cluster(const Val& v, Scenario& sc);
