@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 
-from reliability_test import ROOT, Failure, check, expect, fresh, run
+from reliability_test import ROOT, Failure, check, expect, fresh, main, run
 
 EXAMPLES = ROOT / "scenarios/examples"
 EXPORT = ROOT / "tests/traces/fixtures/t9k-cluster-export.yaml"
@@ -147,6 +147,24 @@ def case_damaged_summary(t9ksim, work):
     expect(p, 2, f"{out / 'rep-1/summary.json'}: its metrics are not an object")
 
 
+def generic_job(name, limits):
+    """A workload.jobs entry: a one-pod GenericJob with these limits."""
+    return f"""    - submitAt: 0s
+      behaviour: {{runTime: 10m}}
+      manifest:
+        apiVersion: batch.tensorstack.dev/v1beta1
+        kind: GenericJob
+        metadata: {{name: {name}}}
+        spec:
+          replicaSpecs:
+          - type: worker
+            template:
+              spec:
+                containers:
+                - {{name: c, image: x, resources: {{limits: {limits}}}}}
+"""
+
+
 NEVER_FITS = """apiVersion: t9ksim/v1
 kind: Scenario
 metadata: {name: never-fits}
@@ -157,46 +175,8 @@ spec:
     - {name: gpu, count: 2, gpusPerNode: 8, cpu: 64, memory: 512Gi}
   workload:
     jobs:
-    - submitAt: 0s
-      behaviour: {runTime: 10m}
-      manifest:
-        apiVersion: batch.tensorstack.dev/v1beta1
-        kind: GenericJob
-        metadata: {name: big}
-        spec:
-          replicaSpecs:
-          - type: worker
-            template:
-              spec:
-                containers:
-                - {name: c, image: x, resources: {limits: {nvidia.com/gpu: 16}}}
-    - submitAt: 0s
-      behaviour: {runTime: 10m}
-      manifest:
-        apiVersion: batch.tensorstack.dev/v1beta1
-        kind: GenericJob
-        metadata: {name: fpga}
-        spec:
-          replicaSpecs:
-          - type: worker
-            template:
-              spec:
-                containers:
-                - {name: c, image: x, resources: {limits: {example.com/fpga: 1, memory: 1Gi}}}
-    - submitAt: 0s
-      behaviour: {runTime: 10m}
-      manifest:
-        apiVersion: batch.tensorstack.dev/v1beta1
-        kind: GenericJob
-        metadata: {name: fits}
-        spec:
-          replicaSpecs:
-          - type: worker
-            template:
-              spec:
-                containers:
-                - {name: c, image: x, resources: {limits: {nvidia.com/gpu: 8, memory: 512Gi}}}
-"""
+""" + generic_job("big", "{nvidia.com/gpu: 16}") + generic_job("fpga", "{example.com/fpga: 1, memory: 1Gi}") + \
+    generic_job("fits", "{nvidia.com/gpu: 8, memory: 512Gi}")
 
 
 def case_never_fits(t9ksim, work):
@@ -254,21 +234,5 @@ def case_empty_inputs(t9ksim, work):
     check("window" not in p.stderr, p.stderr)
 
 
-def main():
-    t9ksim, work, case = sys.argv[1], pathlib.Path(sys.argv[2]).resolve(), sys.argv[3]
-    fn = globals().get("case_" + case.replace("-", "_"))
-    if fn is None:
-        print(f"unknown case {case}")
-        return 2
-    work.mkdir(parents=True, exist_ok=True)
-    try:
-        fn(t9ksim, work)
-    except Failure as e:
-        print(f"FAIL {case}: {e}")
-        return 1
-    print(f"ok {case}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(globals()))

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 
-from reliability_test import (SCENARIO, Failure, check, expect, files_in, fresh, run,
+from reliability_test import (SCENARIO, Failure, check, expect, files_in, fresh, main, run,
                               same_content, whole_problems)
 
 SMALL = ("-q", "-r", "1", "--set", "horizon=2d", "--no-report")
@@ -188,21 +188,5 @@ def case_interrupted_reports(t9ksim, work):
         expect(run(t9ksim, *compare, "--out", cmp_out), 0)
 
 
-def main():
-    t9ksim, work, case = sys.argv[1], pathlib.Path(sys.argv[2]).resolve(), sys.argv[3]
-    fn = globals().get("case_" + case.replace("-", "_"))
-    if fn is None:
-        print(f"unknown case {case}")
-        return 2
-    work.mkdir(parents=True, exist_ok=True)
-    try:
-        fn(t9ksim, work)
-    except Failure as e:
-        print(f"FAIL {case}: {e}")
-        return 1
-    print(f"ok {case}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(globals()))

@@ -446,9 +446,11 @@ def case_hardened_inputs(t9ksim, work):
     check(not (d / "c").exists() and not (d / "r").exists() and not (d / "o").exists(), "an output folder was written")
 
 
-def main():
+def main(cases=None):
+    """Runs the case named on the command line among `cases` (a module's globals; this one's by
+    default), so that the other scripts of this folder share the runner."""
     t9ksim, work, case = sys.argv[1], pathlib.Path(sys.argv[2]).resolve(), sys.argv[3]
-    fn = globals().get("case_" + case.replace("-", "_"))
+    fn = (cases or globals()).get("case_" + case.replace("-", "_"))
     if fn is None:
         print(f"unknown case {case}")
         return 2
