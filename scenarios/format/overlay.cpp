@@ -37,6 +37,23 @@ std::optional<std::string> item_name(const YAML::Node& item) {
   return std::nullopt;
 }
 
+// How a named list's elements are matched: by name, and by namespace too when an element's
+// manifest has one (jobs of one name in two namespaces are two jobs, as the loader counts them).
+std::string item_key(const YAML::Node& item) {
+  std::string key = *item_name(item);
+  const auto namespace_in = [&](const YAML::Node& meta) {
+    if (!meta || !meta.IsMap()) return;
+    if (const YAML::Node ns = meta["namespace"]; ns && ns.IsScalar() && !ns.Scalar().empty())
+      key = ns.Scalar() + "/" + key;
+  };
+  if (const YAML::Node meta = item["metadata"]) {
+    namespace_in(meta);
+  } else if (const YAML::Node manifest = item["manifest"]; manifest && manifest.IsMap()) {
+    namespace_in(manifest["metadata"]);
+  }
+  return key;
+}
+
 class Merger {
  public:
   Merger(std::string overlay_file, std::vector<Diagnostic>& errors)
@@ -51,9 +68,11 @@ class Merger {
   }
 
  private:
-  void error(const YAML::Node& at, const std::string& path, std::string message) {
+  // `in_base`: the node is the base scenario's, so the place is in the base's file.
+  void error(const YAML::Node& at, const std::string& path, std::string message,
+             bool in_base = false) {
     Diagnostic d;
-    d.file = file_;
+    d.file = in_base ? kBaseFile : file_;
     if (!at.Mark().is_null()) {
       d.line = at.Mark().line + 1;
       d.column = at.Mark().column + 1;
@@ -121,7 +140,7 @@ class Merger {
     std::vector<std::string> over_order;
     std::size_t i = 0;
     for (const auto& item : over) {
-      const std::string name = *name_of(item);
+      const std::string name = item_key(item);
       const std::string item_path = fmt::format("{}[{}]", path, i++);
       if (over_by_name.count(name)) {
         error(item, item_path, fmt::format("name \"{}\" appears twice in the overlay", name));
@@ -134,10 +153,11 @@ class Merger {
     std::set<std::string> seen;
     i = 0;
     for (const auto& item : base) {
-      const std::string name = *name_of(item);
+      const std::string name = item_key(item);
       const std::string item_path = fmt::format("{}[{}]", path, i++);
       if (!seen.insert(name).second) {
-        error(item, item_path, fmt::format("name \"{}\" appears twice in the base scenario", name));
+        error(item, item_path, fmt::format("name \"{}\" appears twice in the base scenario", name),
+              true);
       }
       const auto it = over_by_name.find(name);
       if (it == over_by_name.end()) {

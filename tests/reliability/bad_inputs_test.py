@@ -213,6 +213,24 @@ def case_warnings_kept(t9ksim, work):
     expect(p, 0, 'job "big"')
 
 
+def case_compare_namespaces(t9ksim, work):
+    """A base that run accepts is accepted by compare: jobs of one name in two namespaces are two
+    jobs to the overlay merge too; a true duplicate is blamed on the base's own line."""
+    d = fresh(work, "namespaces")
+    data = ROOT / "tests/reliability/data"
+    base, overlay = data / "namespaces.yaml", data / "add-job.yaml"
+    expect(run(t9ksim, "run", base, "--out", d / "run", "-q"), 0)
+    expect(run(t9ksim, "compare", base, "--variant", f"more={overlay}", "--out", d / "cmp", "-q", "-r", "1"), 0)
+    jobs = (d / "cmp/more/jobs.csv").read_text() if (d / "cmp/more/jobs.csv").exists() else \
+        (d / "cmp/more/rep-0/jobs.csv").read_text()
+    check(all(j in jobs for j in ("a/j1", "b/j1", "j2")), jobs)
+    twice = d / "twice.yaml"
+    twice.write_text(base.read_text().replace("namespace: b", "namespace: a"))
+    p = run(t9ksim, "compare", twice, "--variant", f"more={overlay}", "--out", d / "cmp2", "-q", "-r", "1")
+    expect(p, 2)
+    check("add-job.yaml" not in p.stderr, f"the base's problem is blamed on the overlay: {p.stderr}")
+
+
 def case_empty_inputs(t9ksim, work):
     """An export without jobs or times, and a trace with a header only, are said plainly."""
     d = fresh(work, "empty")
