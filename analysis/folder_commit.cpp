@@ -67,6 +67,15 @@ fs::path free_name(const fs::path& target, const std::string& what) {
   return p;
 }
 
+// Puts the folder a commit set aside back in the target's place when the target is missing, with
+// `why` said; false when there is nothing to restore.
+bool restore_aside(const fs::path& target, const std::string& why) {
+  if (present(target) || !present(aside_path(target))) return false;
+  move(aside_path(target), target);
+  note(fmt::format("restored {}: {}", target.string(), why));
+  return true;
+}
+
 std::string content_hash(const std::string& content) {
   return kernel::format_fingerprint(kernel::hash_string(content));
 }
@@ -151,8 +160,7 @@ void resolve_journal(const fs::path& target) {
              folder_problem(staging, {}, false).empty()) {
     // The run had finished: its results were whole but not yet in place.
     if (present(target) && !present(aside) && !folder_problem(target, {}, false).empty()) {
-      const fs::path kept = free_name(target, "new");
-      move(staging, kept);
+      const fs::path kept = keep_as_new(staging, target);
       note(
           fmt::format("an interrupted commit of {} by {} found the folder changed since; its "
                       "finished results are kept in {}",
@@ -165,10 +173,10 @@ void resolve_journal(const fs::path& target) {
                       "now in place",
                       target.string(), command));
     }
-  } else if (!present(target) && present(aside)) {
-    move(aside, target);
-    note(fmt::format("restored {}: a commit by {} was interrupted before its results were whole",
-                     target.string(), command));
+  } else {
+    restore_aside(
+        target,
+        fmt::format("a commit by {} was interrupted before its results were whole", command));
   }
   std::error_code ec;
   fs::remove(journal, ec);
@@ -208,6 +216,13 @@ void resolve_pending(const fs::path& dir) {
 
 }  // namespace
 
+fs::path keep_as_new(const fs::path& staging, const fs::path& target) {
+  const fs::path kept = free_name(target, "new");
+  std::error_code ec;
+  fs::rename(staging, kept, ec);
+  return ec ? staging : kept;
+}
+
 fs::path staging_path(const fs::path& target) { return beside(target, ".t9ksim-staging"); }
 fs::path aside_path(const fs::path& target) { return beside(target, ".t9ksim-old"); }
 fs::path journal_path(const fs::path& target) { return beside(target, ".t9ksim-commit"); }
@@ -246,16 +261,12 @@ void recover_interrupted(const fs::path& target) {
   fs::remove(beside(target, ".t9ksim-commit.tmp"), ec);  // a journal cut short: nothing began
   if (present(journal_path(target))) {
     resolve_journal(target);
-  } else if (present(aside_path(target))) {
-    if (!present(target)) {
-      move(aside_path(target), target);
-      note(fmt::format("restored {} from {}, left by an interrupted commit", target.string(),
-                       aside_path(target).string()));
-    } else {
-      remove_tree(aside_path(target));
-      note(fmt::format("removed {}, a folder an earlier commit replaced",
-                       aside_path(target).string()));
-    }
+  } else if (!restore_aside(target, fmt::format("an interrupted commit had set it aside as {}",
+                                                aside_path(target).string())) &&
+             present(aside_path(target))) {
+    remove_tree(aside_path(target));
+    note(fmt::format("removed {}, a folder an earlier commit replaced",
+                     aside_path(target).string()));
   }
   const fs::path staging = staging_path(target);
   if (present(staging)) {

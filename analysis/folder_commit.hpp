@@ -31,6 +31,12 @@ std::filesystem::path journal_path(const std::filesystem::path& target);
 void swap_in(const std::filesystem::path& staging, const std::filesystem::path& target,
              const std::string& marker, const std::string& command);
 
+// Moves a finished staging folder to a visible name beside the target (NAME.t9ksim-new, -2...),
+// for a commit that must not replace the target; returns where the results are (staging itself
+// when the move failed).
+std::filesystem::path keep_as_new(const std::filesystem::path& staging,
+                                  const std::filesystem::path& target);
+
 // Resolves what an interrupted writer of `target` left: a journalled commit, a staging folder, an
 // old folder set aside, a pending update inside it. Prints one note per thing done. Call under
 // `target`'s lock, before checking it.

@@ -234,20 +234,12 @@ void ResultFolder::commit() {
   // The folder is checked again just before it is replaced: anything written into it since the
   // writer started (by a program that ignores the lock) stops the commit, and both are kept.
   if (const auto problem = folder_problem(target_, {}, false); !problem.empty()) {
-    std::error_code ec;
-    fs::path kept = target_;
-    kept += ".t9ksim-new";
-    for (int n = 2; fs::exists(kept, ec); ++n) {
-      kept = target_;
-      kept += fmt::format(".t9ksim-new-{}", n);
-    }
-    fs::rename(staging_, kept, ec);
-    committed_ = true;  // nothing is left in the staging folder to speak of
+    const fs::path kept = keep_as_new(staging_, target_);
+    committed_ = true;  // the destructor has no staging folder to speak of
     throw OutputError(
         fmt::format("{} changed while this {} ran: {}; nothing was replaced; the new results are "
                     "in {}",
-                    target_.string(), options_.command, problem,
-                    ec ? staging_.string() : kept.string()),
+                    target_.string(), options_.command, problem, kept.string()),
         false);
   }
   swap_in(staging_, target_, options_.marker, options_.command);

@@ -73,7 +73,6 @@ std::string read_text(const fs::path& file) {
   return text;
 }
 
-// A unit's marker; PlanError naming the file when it is not one.
 // Why a unit its shard finished cannot be merged, or "": its files must be those its marker lists
 // (docs/scale-out.md "Verified units").
 std::string unit_damage(const fs::path& dir, const json& marker) {
@@ -90,6 +89,7 @@ std::string unit_damage(const fs::path& dir, const json& marker) {
   return analysis::listing_difference(dir, listed, kUnitMarker);
 }
 
+// A unit's marker; PlanError naming the file when it is not one.
 json read_marker(const fs::path& file) {
   try {
     json m = json::parse(read_text(file));

@@ -372,6 +372,22 @@ bool scalar_or_report(Report& r, const Val& v, std::string_view what) {
 bool is_plain(const YAML::Node& n) {
   return n.Tag() == "?" || n.Tag().rfind("tag:yaml.org,2002:", 0) == 0;
 }
+
+// A plain scalar of decimal digits with an optional sign, or nullopt. Values far beyond 64 bits
+// stop growing (still out of any range), so no digit string overflows.
+std::optional<kernel::Int128> plain_integer(const YAML::Node& n) {
+  const std::string& s = n.Scalar();
+  if (!is_plain(n) || s.empty()) return std::nullopt;
+  const bool neg = s[0] == '-';
+  std::size_t i = (neg || s[0] == '+') ? 1 : 0;
+  if (i == s.size()) return std::nullopt;
+  kernel::Int128 value = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return std::nullopt;
+    if (value < (kernel::Int128{1} << 80)) value = value * 10 + (s[i] - '0');
+  }
+  return neg ? -value : value;
+}
 }  // namespace
 
 std::optional<std::string> read_string(Report& r, const Val& v) {
@@ -395,24 +411,9 @@ std::optional<std::int64_t> read_int(Report& r, const Val& v, std::int64_t min, 
   }
   if (!rule.empty()) allowed += fmt::format(" ({})", rule);
   if (!scalar_or_report(r, v, allowed)) return std::nullopt;
-  const std::string& s = v.node.Scalar();
-  bool ok = is_plain(v.node) && !s.empty();
-  std::size_t i = 0;
-  bool neg = false;
-  if (ok && (s[0] == '-' || s[0] == '+')) {
-    neg = s[0] == '-';
-    i = 1;
-    ok = s.size() > 1;
-  }
-  kernel::Int128 value = 0;
-  for (; ok && i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') {
-      ok = false;
-      break;
-    }
-    if (value < (kernel::Int128{1} << 80)) value = value * 10 + (s[i] - '0');
-  }
-  if (neg) value = -value;
+  const auto parsed = plain_integer(v.node);
+  const bool ok = parsed.has_value();
+  const kernel::Int128 value = parsed.value_or(0);
   if (!ok || value < min || value > max) {
     // A number out of range is told both bounds, so the message never calls a number "an
     // integer >= 0" that is one.
@@ -430,20 +431,12 @@ std::optional<std::uint64_t> read_uint64(Report& r, const Val& v) {
   r.tick();
   const std::string allowed = "an integer in [0, 18446744073709551615]";
   if (!scalar_or_report(r, v, allowed)) return std::nullopt;
-  const std::string& s = v.node.Scalar();
-  bool ok = is_plain(v.node) && !s.empty() && s.size() <= 21;
-  std::size_t i = ok && s[0] == '+' ? 1 : 0;
-  ok = ok && i < s.size();
-  kernel::Int128 value = 0;
-  for (; ok && i < s.size(); ++i) {
-    ok = s[i] >= '0' && s[i] <= '9';
-    if (ok) value = value * 10 + (s[i] - '0');
-  }
-  if (!ok || value > kernel::Int128{std::numeric_limits<std::uint64_t>::max()}) {
+  const auto value = plain_integer(v.node);
+  if (!value || *value < 0 || *value > kernel::Int128{std::numeric_limits<std::uint64_t>::max()}) {
     r.error(v.mark, v.path, fmt::format("found {}; allowed: {}", describe(v.node), allowed));
     return std::nullopt;
   }
-  return static_cast<std::uint64_t>(value);
+  return static_cast<std::uint64_t>(*value);
 }
 
 std::optional<std::int32_t> read_int32(Report& r, const Val& v, std::int64_t min, std::int64_t max,
