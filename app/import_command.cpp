@@ -168,9 +168,13 @@ int import_command(const ImportArgs& a) {
     folder.commit();
     if (!a.quiet) {
       print_shown(diags);
-      fmt::print("imported {} jobs: {} (manifests in {}), same run as {}\n", r.jobs,
-                 (shown / "scenario.yaml").string(), (shown / "jobs").string(),
-                 (shown / "trace.yaml").string());
+      fmt::print(
+          "imported {} jobs: {} ({} distinct manifest{} in {}), same run as {}\n", r.jobs,
+          (shown / "scenario.yaml").string(), r.shapes, r.shapes == 1 ? "" : "s",
+          (shown / (static_cast<std::size_t>(r.shapes) > workload::kShapesPerFile ? "shapes*.yaml"
+                                                                                  : "shapes.yaml"))
+              .string(),
+          (shown / "trace.yaml").string());
     }
     return 0;
   } catch (const std::runtime_error& e) {

@@ -5,12 +5,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "scenarios/format/load.hpp"
 #include "scenarios/format/serialize.hpp"
+#include "scenarios/format/traces.hpp"
 #include "workload/trace_cursor.hpp"
 
 namespace t9k::workload {
@@ -18,10 +20,6 @@ namespace t9k::workload {
 namespace fs = std::filesystem;
 
 namespace {
-
-// Manifests per file of an import: small enough to stay far below the loader's file-size limit,
-// large enough that an 80,000-job trace makes under a hundred files.
-constexpr std::size_t kImportJobsPerFile = 1000;
 
 void write_file(const fs::path& p, const std::string& text) {
   errno = 0;
@@ -54,13 +52,73 @@ std::string pool_yaml(const scenarios::NodePool& p) {
   return s;
 }
 
+// shapes.yaml, then shapes-1.yaml, ...: most traces have a few hundred shapes at most, and the
+// file's name is repeated on every job's line.
+std::string shapes_file(std::size_t i) {
+  return i == 0 ? std::string("shapes.yaml") : fmt::format("shapes-{}.yaml", i);
+}
+
+// The distinct job shapes of an import: a job without its name and its trace identity
+// (docs/traces.md "Mapping rules"), which the scenario entry gives back through `as` and its
+// name. Each shape is written once, in order of first use, with the number of jobs using it.
+class ShapeWriter {
+ public:
+  explicit ShapeWriter(fs::path dir) : dir_(std::move(dir)) {}
+
+  // The entry's `path: …, name: …` for a job of this shape.
+  std::string entry(const model::Job& job) {
+    model::Job shape = job;
+    auto& meta = model::metadata_of(shape);
+    meta.annotations.erase(scenarios::kAnnotationTraceId);
+    meta.annotations.erase(scenarios::kAnnotationTraceSource);
+    meta.name.clear();
+    auto key = scenarios::to_compact_json(scenarios::to_object(shape));
+    auto [it, added] = index_.try_emplace(std::move(key), shapes_.size());
+    if (added) {
+      meta.name = fmt::format("shape-{}", shapes_.size());
+      shapes_.push_back(Shape{scenarios::to_compact_json(scenarios::to_object(shape)),
+                              shapes_file(shapes_.size() / kShapesPerFile), meta.name, 0});
+    }
+    auto& sh = shapes_[it->second];
+    ++sh.jobs;
+    return fmt::format("path: {}, name: {}", sh.file, sh.name);
+  }
+
+  // Writes the shape files; returns how many shapes there are.
+  std::size_t finish() const {
+    std::string chunk;
+    for (std::size_t i = 0; i < shapes_.size(); ++i) {
+      const auto& sh = shapes_[i];
+      if (i % kShapesPerFile != 0) chunk += "---\n";
+      chunk +=
+          fmt::format("# {}: {} job{}\n{}\n", sh.name, sh.jobs, sh.jobs == 1 ? "" : "s", sh.json);
+      if ((i + 1) % kShapesPerFile == 0 || i + 1 == shapes_.size()) {
+        write_file(dir_ / sh.file, chunk);
+        chunk.clear();
+      }
+    }
+    return shapes_.size();
+  }
+
+ private:
+  struct Shape {
+    std::string json;  // the manifest, named
+    std::string file;  // in the import's folder
+    std::string name;
+    std::size_t jobs;
+  };
+  fs::path dir_;
+  std::map<std::string, std::size_t> index_;  // unnamed manifest -> shape
+  std::vector<Shape> shapes_;
+};
+
 }  // namespace
 
 ImportResult import_trace(const std::string& text, const std::string& dir,
                           std::uint64_t replication, bool skip_bad_rows,
                           std::vector<scenarios::Diagnostic>& diagnostics) {
   const fs::path out(dir);
-  fs::create_directories(out / "jobs");
+  fs::create_directories(out);
   ImportResult res;
   res.trace_path = (out / "trace.yaml").string();
   res.scenario_path = (out / "scenario.yaml").string();
@@ -116,34 +174,24 @@ ImportResult import_trace(const std::string& text, const std::string& dir,
     write_file(out / "queues.yaml", scenarios::to_json_stream(queues));
     s += "    queues:\n    - path: queues.yaml\n";
   }
-  // Compact: the manifests go kImportJobsPerFile to a file, one single-line JSON document each;
-  // scenario.yaml names each job once, with its submit time and behaviour (one line a job).
+  // Compact: jobs that differ only in their name and trace identity share one manifest (a
+  // "shape"), written once; scenario.yaml names each job once, with its shape, submit time and
+  // behaviour (one line a job). Shapes go kShapesPerFile to a file, one single-line JSON
+  // document each, so even a trace of all-distinct jobs stays far below the loader's file limit.
   s += "  workload:\n    jobs:\n";
-  std::string chunk;
-  std::string chunk_name;
-  std::size_t in_chunk = 0, files = 0;
-  const auto flush = [&] {
-    if (in_chunk == 0) return;
-    write_file(out / "jobs" / chunk_name, chunk);
-    chunk.clear();
-    in_chunk = 0;
-  };
+  ShapeWriter shapes(out);
   for (const auto& j : jobs) {
-    if (in_chunk == 0) chunk_name = fmt::format("jobs-{:05}.yaml", files++);
     const auto& name = model::metadata_of(j.job).name;
-    if (in_chunk > 0) chunk += "---\n";
-    chunk += scenarios::to_compact_json(scenarios::to_object(j.job));
-    chunk += '\n';
-    s += fmt::format("    - {{path: jobs/{}, name: {}, submitAt: {}, behaviour: {{runTime: {}",
-                     chunk_name, name, kernel::format_duration(j.submit_time.time_since_epoch()),
+    s += fmt::format("    - {{{}, as: {}, submitAt: {}, behaviour: {{runTime: {}",
+                     shapes.entry(j.job), name,
+                     kernel::format_duration(j.submit_time.time_since_epoch()),
                      kernel::format_duration(j.behaviour.run_time->mean()));
     if (j.behaviour.failure.final_exit_code != 0) {
       s += fmt::format(", failure: {{finalExitCode: {}}}", j.behaviour.failure.final_exit_code);
     }
     s += "}}\n";
-    if (++in_chunk == kImportJobsPerFile) flush();
   }
-  flush();
+  res.shapes = static_cast<std::int64_t>(shapes.finish());
   write_file(res.scenario_path, s);
   res.jobs = static_cast<std::int64_t>(jobs.size());
   return res;

@@ -12,7 +12,8 @@ namespace t9k::scenarios::detail {
 namespace {
 
 constexpr std::string_view kWorkload[] = {"jobs", "generators", "traces"};
-constexpr std::string_view kJobEntry[] = {"manifest", "path", "name", "submitAt", "behaviour"};
+constexpr std::string_view kJobEntry[] = {"manifest", "path",     "name",
+                                          "as",       "submitAt", "behaviour"};
 constexpr std::string_view kTrace[] = {"name",        "format",  "path", "limit",      "timeOffset",
                                        "queue",       "from",    "to",   "loadFactor", "sample",
                                        "skipBadRows", "options", "epoch"};
@@ -73,6 +74,10 @@ void ScenarioDecoder::jobs(const Val& v, Scenario& sc) {
                            "one object in path",
                            *only));
     }
+    // `as` submits the entry's one manifest under another name, so many jobs can share one
+    // manifest (t9ksim import writes one manifest per distinct job shape).
+    std::optional<std::string> as;
+    if (e.has("as")) as = renamed_as(e.get("as"), objects.size());
     for (auto& [obj, source] : objects) {
       if (!is_job(obj)) {
         r_.error(anchor, fmt::format("found {} \"{}\"; allowed: GenericJob, PyTorchTrainingJob or "
@@ -82,11 +87,16 @@ void ScenarioDecoder::jobs(const Val& v, Scenario& sc) {
       }
       m::Job job = to_job(obj);
       auto& meta = m::metadata_of(job);
+      if (as) meta.name = *as;
       if (meta.namespace_.empty()) meta.namespace_ = sc.default_namespace;
       if (!names.insert(meta.namespace_ + "/" + meta.name).second) {
-        r_.error(anchor,
-                 fmt::format("found job \"{}\" again; allowed: job names unique per namespace",
-                             meta.name));
+        const auto msg = fmt::format(
+            "found job \"{}\" again; allowed: job names unique per namespace", meta.name);
+        if (as) {
+          r_.error(e.get("as").mark, e.get("as").path, msg);
+        } else {
+          r_.error(anchor, msg);
+        }
         continue;
       }
       const std::string sched_path =
@@ -96,6 +106,25 @@ void ScenarioDecoder::jobs(const Val& v, Scenario& sc) {
       sc.workload.jobs.push_back(JobSubmission{std::move(job), submit, b, source});
     }
   }
+}
+
+// A job entry's `as`: a job name, for an entry that yields exactly one manifest.
+std::optional<std::string> ScenarioDecoder::renamed_as(const Val& v, std::size_t objects) {
+  auto x = read_string(r_, v);
+  if (!x) return std::nullopt;
+  if (!is_dns1123_label(*x)) {
+    r_.error(v.mark, v.path,
+             fmt::format("found \"{}\"; allowed: a job name (a DNS-1123 label)", *x));
+    return std::nullopt;
+  }
+  if (objects > 1) {
+    r_.error(v.mark, v.path,
+             fmt::format("found as with {} objects in path; allowed: as with one object (add name: "
+                         "to pick one)",
+                         objects));
+    return std::nullopt;
+  }
+  return x;
 }
 
 // One entry of spec.workload.traces, read now: bad rows stop the load (file:line:column), and

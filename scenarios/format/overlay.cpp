@@ -20,10 +20,12 @@ namespace {
 constexpr const char* kBaseFile = "<base scenario>";
 constexpr const char* kDeleteKey = "$delete";
 
-// An element's name in a named list: `name`, else `metadata.name` (a manifest), else
-// `manifest.metadata.name` (a queue or job entry wrapping a manifest).
+// An element's name in a named list: `as` (a job entry submitting a manifest under that name),
+// else `name`, else `metadata.name` (a manifest), else `manifest.metadata.name` (a queue or job
+// entry wrapping a manifest).
 std::optional<std::string> item_name(const YAML::Node& item) {
   if (!item.IsMap()) return std::nullopt;
+  if (const YAML::Node n = item["as"]; n && n.IsScalar()) return n.Scalar();
   if (const YAML::Node n = item["name"]; n && n.IsScalar()) return n.Scalar();
   const auto name_in = [](const YAML::Node& meta) -> std::optional<std::string> {
     if (!meta || !meta.IsMap()) return std::nullopt;

@@ -275,3 +275,24 @@ TEST_CASE("overlay set: removals of missing fields and alias bombs are refused",
   REQUIRE_FALSE(errors.empty());
   CHECK(errors.front().message.find("aliases?") != std::string::npos);
 }
+
+TEST_CASE("overlay: job entries that share a manifest are known by their as name", "[overlay]") {
+  // t9ksim import writes {path: shapes.yaml, name: shape-N, as: JOB}: many entries share a
+  // `name`, so matching by it would merge distinct jobs (docs/scenario-format.md "jobs").
+  const std::string base =
+      "spec:\n  workload:\n    jobs:\n"
+      "    - {path: shapes.yaml, name: shape-0, as: a, submitAt: 1m}\n"
+      "    - {path: shapes.yaml, name: shape-0, as: b, submitAt: 2m}\n";
+  const std::string over = "spec:\n  workload:\n    jobs:\n    - {as: b, submitAt: 5m}\n";
+  const YAML::Node m = YAML::Load(merge_ok(base, over));
+  const YAML::Node jobs = m["spec"]["workload"]["jobs"];
+  REQUIRE(jobs.size() == 2);
+  CHECK(jobs[0]["submitAt"].as<std::string>() == "1m");
+  CHECK(jobs[1]["submitAt"].as<std::string>() == "5m");
+  std::vector<Diagnostic> errors;
+  const YAML::Node s =
+      YAML::Load(t9k::scenarios::apply_sets(base, {"workload.jobs[name=a].submitAt=9m"}, errors));
+  REQUIRE(errors.empty());
+  CHECK(s["spec"]["workload"]["jobs"][0]["submitAt"].as<std::string>() == "9m");
+  CHECK(s["spec"]["workload"]["jobs"][1]["submitAt"].as<std::string>() == "2m");
+}

@@ -2,6 +2,10 @@
 // rejected with exact paths and messages.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+
 #include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
 
@@ -392,4 +396,88 @@ TEST_CASE("the base scenario is valid", "[scenario]") {
   INFO(listing(r.diagnostics));
   REQUIRE(r.ok());
   CHECK(r.scenario->operations[0].expected_replicas == 3);
+}
+
+// `as` (docs/scenario-format.md "workload"): one manifest of a file submitted under many names,
+// the form t9ksim import writes (one manifest per distinct job shape).
+TEST_CASE("as submits one manifest of a file under many job names", "[scenario]") {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("t9ksim-scenario-as-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string job = R"({"apiVersion": "batch.tensorstack.dev/v1beta1", "kind": "GenericJob",
+ "metadata": {"name": "NAME", "labels": {"size": "SIZE"}}, "spec": {"replicaSpecs": [{"type": "w",
+ "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}]}})";
+  const auto named = [&](const std::string& name, const std::string& size) {
+    return edit(edit(job, "NAME", name), "SIZE", size);
+  };
+  std::ofstream(dir / "shapes.yaml") << "# shape-0: 2 jobs\n"
+                                     << named("shape-0", "s") << "\n---\n"
+                                     << named("shape-1", "l") << "\n";
+  std::ofstream(dir / "one.yaml") << named("solo", "m") << "\n";
+  const auto scenario = [](const std::string& jobs) {
+    return "apiVersion: t9ksim/v1\nkind: Scenario\nmetadata: {name: s}\nspec:\n  horizon: 10h\n"
+           "  cluster: {nodePools: [{name: a, count: 1, cpu: 8, memory: 8Gi}]}\n"
+           "  scheduler: {name: t9k}\n  workload:\n    jobs:\n" +
+           jobs;
+  };
+  LoadOptions options;
+  options.base_dir = dir.string();
+
+  const auto ok = parse_scenario(
+      scenario("    - {path: shapes.yaml, name: shape-0, as: a, submitAt: 1m, behaviour: {runTime: "
+               "1h}}\n"
+               "    - {path: shapes.yaml, name: shape-0, as: b, submitAt: 2m, behaviour: {runTime: "
+               "2h}}\n"
+               "    - {path: shapes.yaml, name: shape-1, as: c, behaviour: {runTime: 3h}}\n"
+               "    - {path: one.yaml, as: d, behaviour: {runTime: 1h}}\n"
+               "    - {path: one.yaml, behaviour: {runTime: 1h}}\n"),
+      "s.yaml", options);
+  INFO(listing(ok.diagnostics));
+  REQUIRE(ok.ok());
+  const auto& jobs = ok.scenario->workload.jobs;
+  REQUIRE(jobs.size() == 5);
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"a", "s"}, {"b", "s"}, {"c", "l"}, {"d", "m"}, {"solo", "m"}};
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const auto& meta = m::metadata_of(jobs[i].job);
+    CHECK(meta.name == want[i].first);
+    CHECK(meta.labels.at("size") == want[i].second);
+  }
+  CHECK(jobs[1].submit_time.time_since_epoch() == minutes(2));
+
+  struct Row {
+    const char* rule;
+    std::string jobs;
+    std::string path;
+    std::string message;
+  };
+  const std::vector<Row> rows = {
+      {"as is a job name", "    - {path: one.yaml, as: Job_A, behaviour: {runTime: 1h}}\n",
+       "spec.workload.jobs[0].as", "found \"Job_A\"; allowed: a job name (a DNS-1123 label)"},
+      {"as needs one object", "    - {path: shapes.yaml, as: x, behaviour: {runTime: 1h}}\n",
+       "spec.workload.jobs[0].as",
+       "found as with 2 objects in path; allowed: as with one object (add name: to pick one)"},
+      {"as names are unique",
+       "    - {path: shapes.yaml, name: shape-0, as: x, behaviour: {runTime: 1h}}\n"
+       "    - {path: shapes.yaml, name: shape-1, as: x, behaviour: {runTime: 1h}}\n",
+       "spec.workload.jobs[1].as",
+       "found job \"x\" again; allowed: job names unique per namespace"},
+      {"as meets a manifest's own name",
+       "    - {path: one.yaml, behaviour: {runTime: 1h}}\n"
+       "    - {path: shapes.yaml, name: shape-0, as: solo, behaviour: {runTime: 1h}}\n",
+       "spec.workload.jobs[1].as",
+       "found job \"solo\" again; allowed: job names unique per namespace"},
+  };
+  for (const auto& row : rows) {
+    INFO("rule: " << row.rule);
+    const auto r = parse_scenario(scenario(row.jobs), "s.yaml", options);
+    const auto errors = errors_only(r.diagnostics);
+    INFO("diagnostics:\n" << listing(r.diagnostics));
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].path == row.path);
+    CHECK(errors[0].message == row.message);
+  }
+  fs::remove_all(dir);
 }

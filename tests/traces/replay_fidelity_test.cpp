@@ -221,7 +221,7 @@ spec:
   std::vector<scenarios::Diagnostic> diags;
   const auto res = workload::import_trace(text, dir.string(), 0, false, diags);
   CHECK(res.jobs > 80000);
-  // Compact: a few times the trace's size, in files of 1,000 manifests.
+  // Compact (issue 50 item 6): at most 3 times the trace, one manifest per distinct job shape.
   std::uintmax_t bytes = 0;
   std::size_t files = 0;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
@@ -231,8 +231,9 @@ spec:
     }
   }
   INFO("import: " << bytes << " bytes in " << files << " files");
-  CHECK(files < 100);
-  CHECK(bytes < 20 * fs::file_size(kPhilly));
+  CHECK(files <= 5);  // trace.yaml, scenario.yaml, queues.yaml, shapes.yaml
+  CHECK(res.shapes < 1000);
+  CHECK(bytes <= 3 * fs::file_size(kPhilly));
   const auto direct = scenarios::load_scenario(res.trace_path);
   const auto imported = scenarios::load_scenario(res.scenario_path);
   for (const auto& d : imported.diagnostics) UNSCOPED_INFO(scenarios::format_diagnostic(d));

@@ -923,6 +923,10 @@ spec:
   const auto res = workload::import_trace(text, dir.string(), 0, false, diags);
   CHECK(res.jobs > 100);
   CHECK(fs::exists(dir / "queues.yaml"));
+  // Jobs of one shape share its manifest: far fewer manifests than jobs.
+  CHECK(fs::exists(dir / "shapes.yaml"));
+  CHECK(res.shapes > 1);
+  CHECK(res.shapes * 4 < res.jobs);
   const auto direct = scenarios::load_scenario(res.trace_path);
   const auto imported = scenarios::load_scenario(res.scenario_path);
   for (const auto& d : imported.diagnostics) UNSCOPED_INFO(scenarios::format_diagnostic(d));

@@ -113,6 +113,7 @@ class ScenarioDecoder {
   // ---- spec.workload (decode_workload.cpp) ----
   void workload(const Val& v, Scenario& sc);
   void jobs(const Val& v, Scenario& sc);
+  std::optional<std::string> renamed_as(const Val& v, std::size_t objects);
   void trace(const Val& item, Scenario& sc, std::set<std::string>& names);
   void cluster_from_trace(Scenario& sc);
 
