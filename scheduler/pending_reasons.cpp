@@ -48,7 +48,9 @@ std::string describe(const PendingReason& r, const ClusterSnapshot& snap) {
     if (r.pods <= 1) return std::string{};
     return "gang of " + std::to_string(r.pods) + " pods, " + std::to_string(r.placed) + " placed: ";
   };
-  auto quantity = [](std::int64_t milli) { return model::Quantity::from_milli(milli).to_string(); };
+  auto quantity = [&](std::int64_t amount) {
+    return snap.resources().quantity(r.quota_dim, amount).to_string();
+  };
   switch (r.cause) {
     case PendingCause::Quota:
       return "queue " + queue + " at quota: " + snap.resources().name(r.quota_dim) + " " +

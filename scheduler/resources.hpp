@@ -1,7 +1,10 @@
 // Dense resource vectors for the scheduler's hot loops. model::ResourceList is an ordered map of
 // name -> Quantity; here every resource name gets a small integer dimension (cpu 0, memory 1,
 // nvidia.com/gpu 2, extended resources after them in order of first sight) and amounts are
-// int64 milli-units. A vector shorter than the table reads as zero in the missing dimensions.
+// int64: milli-units, except byte resources (memory, ephemeral-storage, hugepages-*) in whole
+// bytes rounded up, as kube-scheduler counts them (Quantity.Value()); in milli-bytes a
+// 10,000-node cluster's memory overflowed int64. ResourceTable::amount and ::quantity convert.
+// A vector shorter than the table reads as zero in the missing dimensions.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +35,15 @@ class ResourceTable {
   const std::string& name(Dim d) const { return names_[static_cast<std::size_t>(d)]; }
   std::size_t size() const { return names_.size(); }
 
+  // A quantity in dimension d's unit, and back.
+  std::int64_t amount(Dim d, const model::Quantity& q) const {
+    return in_bytes_[static_cast<std::size_t>(d)] ? q.units_ceil() : q.milli();
+  }
+  model::Quantity quantity(Dim d, std::int64_t amount) const {
+    return in_bytes_[static_cast<std::size_t>(d)] ? model::Quantity::from_units(amount)
+                                                  : model::Quantity::from_milli(amount);
+  }
+
   DenseRes dense(const model::ResourceList& r);
   SparseRes sparse(const model::ResourceList& r);
   model::ResourceList to_list(const DenseRes& r) const;
@@ -39,6 +51,7 @@ class ResourceTable {
  private:
   std::map<std::string, Dim> dims_;
   std::vector<std::string> names_;
+  std::vector<bool> in_bytes_;  // by dimension: counted in bytes, not milli-units
 };
 
 inline std::int64_t at(const DenseRes& v, Dim d) {

@@ -41,7 +41,8 @@ std::optional<Rejection> Scheduler::admit(const ClusterSnapshot& snapshot,
   if (impl_->opt.quota_mode == QuotaMode::RejectAtAdmission && info.has_quota) {
     for (const Dim d : info.quota_dims) {
       const auto& name = snapshot.resources().name(d);
-      std::int64_t want = model::get_resource(request.requests, name).milli();
+      const auto& table = snapshot.resources();
+      std::int64_t want = table.amount(d, model::get_resource(request.requests, name));
       // Shares of GPUs count as fractions of nvidia.com/gpu, as in the queue's `requested`.
       if (d == kDimGpu)
         want += model::get_resource(request.requests, model::kResourceGpuMilli).units_ceil();
@@ -50,9 +51,9 @@ std::optional<Rejection> Scheduler::admit(const ClusterSnapshot& snapshot,
       if (want > 0 && used + want > at(info.quota, d))
         return Rejection{request.pod_group, RejectReason::QuotaExceeded,
                          "queue " + qname + " quota of " + name + " is " +
-                             model::Quantity::from_milli(at(info.quota, d)).to_string() + "; " +
-                             model::Quantity::from_milli(used).to_string() + " requested, " +
-                             model::Quantity::from_milli(want).to_string() + " more asked"};
+                             table.quantity(d, at(info.quota, d)).to_string() + "; " +
+                             table.quantity(d, used).to_string() + " requested, " +
+                             table.quantity(d, want).to_string() + " more asked"};
     }
   }
   return std::nullopt;

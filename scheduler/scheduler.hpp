@@ -114,7 +114,7 @@ struct PendingReason {
   std::int32_t placed =
       0;  // pods of the core placed before one found no node; minMember (GangMembers)
   Dim quota_dim = kDimGpu;  // Quota: the first resource over quota
-  std::int64_t quota_used = 0, quota_asked = 0, quota_limit = 0;  // milli-units
+  std::int64_t quota_used = 0, quota_asked = 0, quota_limit = 0;  // ResourceTable::amount units
   GroupId ahead = kNone;  // QueueOrder: the blocked group ahead of it
   bool operator==(const PendingReason&) const = default;
 };

@@ -291,7 +291,7 @@ void ClusterSnapshot::upsert_queue(const model::Queue& queue) {
   if (info.has_quota) {
     for (const auto& [name, qty] : *queue.spec.quota) {
       const Dim d = resources_.dim(name);
-      slot(info.quota, d) = qty.milli();
+      slot(info.quota, d) = resources_.amount(d, qty);
       info.quota_dims.push_back(d);
     }
     std::sort(info.quota_dims.begin(), info.quota_dims.end());

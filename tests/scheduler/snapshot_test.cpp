@@ -185,6 +185,22 @@ TEST_CASE("snapshot: removing a node drops it from the index and the capacity", 
   CHECK_FALSE(w.snap.find_node("n1").has_value());
 }
 
+// Memory in milli-bytes overflowed int64 past 8 PiB: the bench's 10,000 nodes of 2 TiB sum to
+// 20 PiB, and DRF over the cluster's capacity then ignored memory (a negative denominator).
+TEST_CASE("snapshot: a 10,000-node cluster's memory is counted in bytes, without overflow",
+          "[snapshot]") {
+  TestWorld w;
+  for (int i = 0; i < 10000; ++i) w.add_node("n" + std::to_string(i), res(192, 8, 2048));
+  const std::int64_t tib = std::int64_t{1} << 40;
+  CHECK(at(w.snap.cluster_capacity(), kDimMemory) == 10000 * 2 * tib);
+  CHECK(at(w.snap.cluster_capacity(), kDimCpu) == 10000 * 192 * 1000);  // CPU stays in milli
+  const auto& table = w.snap.resources();
+  CHECK(table.quantity(kDimMemory, 2 * tib).to_string() == "2Ti");
+  // Kubernetes' Value(): a fraction of a byte counts as a whole one.
+  CHECK(table.amount(kDimMemory, t9k::model::Quantity::from_milli(1500)) == 2);
+  CHECK(table.amount(kDimCpu, t9k::model::Quantity::from_milli(1500)) == 1500);
+}
+
 TEST_CASE("snapshot: a nomination lasts while its group waits (§8.6 nomination)",
           "[snapshot][nomination]") {
   TestWorld w;
