@@ -131,8 +131,26 @@ std::optional<Target> parse_target(std::string_view text, std::string& error) {
     prefix = group + "/" + value + "/";
     w.erase(w.begin());
   }
+  // The SLO form: "... in 90% of runs".
+  if (w.size() == 7 && w[3] == "in" && w[5] == "of" && (w[6] == "runs" || w[6] == "replications")) {
+    const std::string& p = w[4];
+    const auto v = p.size() > 1 && p.back() == '%'
+                       ? number(std::string_view(p).substr(0, p.size() - 1))
+                       : std::nullopt;
+    if (!v || !(*v > 0 && *v <= 100)) {
+      error = fmt::format(
+          "\"in {} of {}\": expected a percentage above 0% and at most 100%, "
+          "e.g. 'in 90% of runs'",
+          p, w[6]);
+      return std::nullopt;
+    }
+    t.runs_share = *v / 100;
+    w.resize(3);
+  }
   if (w.size() != 3) {
-    error = "expected [GROUP=VALUE] METRIC OP THRESHOLD, e.g. 'queue=production wait_p90 < 1h'";
+    error =
+        "expected [GROUP=VALUE] METRIC OP THRESHOLD [in P% of runs], e.g. 'queue=production "
+        "wait_p90 < 1h' or 'queue=production wait_p90 < 1h in 90% of runs'";
     return std::nullopt;
   }
   std::string metric = w[0];
@@ -199,6 +217,20 @@ std::optional<Target> parse_target(std::string_view text, std::string& error) {
   return t;
 }
 
+bool meets_bound(const Target& t, double v) {
+  switch (t.op) {
+    case TargetOp::Less:
+      return v < t.threshold;
+    case TargetOp::LessEqual:
+      return v <= t.threshold;
+    case TargetOp::Greater:
+      return v > t.threshold;
+    case TargetOp::GreaterEqual:
+      return v >= t.threshold;
+  }
+  return false;
+}
+
 TargetCheck check_target(const Target& t, const ReplicationSummary& s) {
   TargetCheck c;
   const auto it = s.metrics.find(t.metric);
@@ -208,10 +240,19 @@ TargetCheck check_target(const Target& t, const ReplicationSummary& s) {
   c.mean = iv.mean;
   c.half_width = iv.half_width;
   c.n = iv.n;
+  if (t.runs_share) {
+    const auto& values = it->second.values;
+    c.runs_meeting = static_cast<std::size_t>(
+        std::count_if(values.begin(), values.end(), [&](double v) { return meets_bound(t, v); }));
+    // Met when the observed share reaches P (k >= P n, with P n rounded against float noise).
+    const double needed = *t.runs_share * static_cast<double>(values.size());
+    c.met = !values.empty() && static_cast<double>(c.runs_meeting) >= needed - 1e-9;
+    c.share_lower = share_lower_bound(c.runs_meeting, values.size());
+    c.confidence = 1 - binomial_upper_tail(c.runs_meeting, values.size(), *t.runs_share);
+    return c;
+  }
   const bool below = t.op == TargetOp::Less || t.op == TargetOp::LessEqual;
-  const bool strict = t.op == TargetOp::Less || t.op == TargetOp::Greater;
-  c.met = below ? (strict ? iv.mean < t.threshold : iv.mean <= t.threshold)
-                : (strict ? iv.mean > t.threshold : iv.mean >= t.threshold);
+  c.met = meets_bound(t, iv.mean);
   if (iv.n >= 2 && iv.stddev > 0) {
     const double margin = below ? t.threshold - iv.mean : iv.mean - t.threshold;
     c.confidence = student_t_cdf(margin / (iv.stddev / std::sqrt(static_cast<double>(iv.n))),
@@ -334,12 +375,7 @@ std::string binding_constraint(const Target& t, const ReplicationSummary& s) {
   for (const auto& run : s.runs) {
     const auto it = run.metrics.find(t.metric);
     if (it == run.metrics.end()) continue;
-    ReplicationSummary one;
-    MetricSummary ms;
-    ms.values = {it->second};
-    ms.interval = mean_interval(ms.values);
-    one.metrics[t.metric] = ms;
-    if (!check_target(t, one).met) missing.push_back(classify(t, run.metrics));
+    if (!meets_bound(t, it->second)) missing.push_back(classify(t, run.metrics));
   }
   if (missing.empty()) {
     std::map<std::string, double> means;

@@ -14,28 +14,37 @@ namespace t9k::analysis {
 
 enum class TargetOp { Less, LessEqual, Greater, GreaterEqual };
 
-// "[GROUP=VALUE] METRIC OP THRESHOLD": `queue=production wait_p90 < 1h`,
+// "[GROUP=VALUE] METRIC OP THRESHOLD [in P% of runs]": `queue=production wait_p90 < 1h`,
 // `utilisation_allocated > 0.7`, `kind=DeepSpeedJob jobs_never_started <= 0`. METRIC is a
 // summary.json metric name; `_s` may be left out of time metrics and `utilisation` is accepted
 // for `utilization`. THRESHOLD is a number, a percentage (`70%`) or, for time metrics, a duration.
+// Without `in P% of runs` the mean over replications must meet the bound (the mean form); with
+// it, at least P% of the replications must each meet it (the SLO form: "p90 under 1 h in 90 % of
+// weeks"; `of replications` is accepted too).
 struct Target {
   std::string text;    // as given
   std::string metric;  // the full metric name, e.g. "queue/production/wait_p90_s"
   TargetOp op = TargetOp::Less;
   double threshold = 0;
+  std::optional<double> runs_share;  // the SLO form's P, in (0, 1]
 };
 std::optional<Target> parse_target(std::string_view text, std::string& error);
 std::string_view to_string(TargetOp op);
+// Whether one value meets the target's bound.
+bool meets_bound(const Target& t, double value);
 
 struct TargetCheck {
   bool present = false;  // the runs have the metric
-  bool met = false;      // the mean over replications meets the target
+  bool met = false;      // the mean (the SLO form: the share of runs meeting the bound) meets it
   double mean = 0;
   double half_width = 0;  // NaN without an interval
   std::size_t n = 0;
-  // One-sided Student-t probability that the true mean meets the target (1 or 0 when the sample
-  // has no spread or n < 2).
+  // The mean form: the one-sided Student-t probability that the true mean meets the target (1 or
+  // 0 when the sample has no spread or n < 2). The SLO form: 1 minus the p-value of the exact
+  // binomial test that the true share of runs meeting the bound is below P.
   double confidence = 0;
+  std::size_t runs_meeting = 0;  // the SLO form: replications whose value meets the bound
+  double share_lower = 0;        // the SLO form: the share's one-sided 95 % lower bound
 };
 TargetCheck check_target(const Target& t, const ReplicationSummary& s);
 

@@ -89,6 +89,27 @@ double regularized_incomplete_beta(double a, double b, double x) {
   return incomplete_beta_xy(a, b, x, 1.0 - x);
 }
 
+double binomial_upper_tail(std::size_t k, std::size_t n, double p) {
+  if (k == 0) return 1;
+  if (k > n) return 0;
+  if (p <= 0) return 0;
+  if (p >= 1) return 1;
+  // P(X >= k) = I_p(k, n − k + 1).
+  return regularized_incomplete_beta(static_cast<double>(k), static_cast<double>(n - k + 1), p);
+}
+
+double share_lower_bound(std::size_t k, std::size_t n, double confidence) {
+  if (k == 0 || n == 0) return 0;
+  const double alpha = 1 - confidence;
+  double lo = 0, hi = static_cast<double>(std::min(k, n)) / static_cast<double>(n);
+  // The tail grows with p: bisect to the p where it reaches alpha (60 halvings: below 1e-18).
+  for (int i = 0; i < 60; ++i) {
+    const double mid = (lo + hi) / 2;
+    (binomial_upper_tail(k, n, mid) < alpha ? lo : hi) = mid;
+  }
+  return lo;
+}
+
 double student_t_cdf(double t, double dof) {
   if (!(dof > 0)) throw std::invalid_argument("Student t: degrees of freedom must be positive");
   if (std::isnan(t)) return t;

@@ -25,6 +25,12 @@ double student_t_cdf(double t, double dof);
 // Inverse CDF: the t with student_t_cdf(t, dof) == p, for p in (0, 1).
 double student_t_quantile(double p, double dof);
 
+// P(X >= k) for X ~ Binomial(n, p): 1 when k == 0, 0 when k > n.
+double binomial_upper_tail(std::size_t k, std::size_t n, double p);
+// The one-sided Clopper–Pearson lower bound at `confidence` of a share observed as k of n: the
+// smallest p with binomial_upper_tail(k, n, p) >= 1 − confidence (0 when k == 0).
+double share_lower_bound(std::size_t k, std::size_t n, double confidence = 0.95);
+
 // mean ± half_width is a `confidence` Student-t interval for the mean: half_width =
 // t_{n−1, (1+confidence)/2} · s / √n. With n < 2 there is no interval: half_width is NaN.
 struct Interval {

@@ -60,13 +60,52 @@ std::string show_value(const std::string& metric, double v) {
   return fmt::format("{:.4g}", v);
 }
 
+// One target at one value, saying which form it is checked in (analysis/goal.hpp).
 std::string describe(const analysis::Target& t, const analysis::TargetCheck& c) {
   if (!c.present) return fmt::format("{}: no run has metric {}", t.text, t.metric);
-  const std::string mean = show_value(t.metric, c.mean);
+  const std::string verdict =
+      fmt::format("{}, confidence that it is met {}", c.met ? "met" : "not met",
+                  analysis::format_percent(c.confidence));
+  const std::string bound =
+      fmt::format("{} {}", analysis::to_string(t.op), show_value(t.metric, t.threshold));
+  if (t.runs_share) {
+    return fmt::format(
+        "{} {} in {} of {} run{} ({}, at least {} with 95 % confidence); target: in {} of "
+        "runs: {}",
+        t.metric, bound, c.runs_meeting, c.n, c.n == 1 ? "" : "s",
+        analysis::format_percent(static_cast<double>(c.runs_meeting) / static_cast<double>(c.n)),
+        analysis::format_percent(c.share_lower), analysis::format_percent(*t.runs_share), verdict);
+  }
   const std::string hw =
       std::isfinite(c.half_width) ? " ± " + show_value(t.metric, c.half_width) : "";
-  return fmt::format("{} is {}{} (n={}): {}, confidence that it is met {}", t.metric, mean, hw, c.n,
-                     c.met ? "met" : "not met", analysis::format_percent(c.confidence));
+  return fmt::format("{}: mean of {} run{} {}{}; target: the mean {}: {}", t.metric, c.n,
+                     c.n == 1 ? "" : "s", show_value(t.metric, c.mean), hw, bound, verdict);
+}
+
+// A target on a queue or job kind the scenario does not have is met by no run (or vacuously):
+// the search would run to the end for nothing. What is wrong, naming what exists; empty when
+// the target's group exists (generator classes are not checked).
+std::string unknown_group(const analysis::Target& t, const scenarios::Scenario& sc) {
+  const auto first = t.metric.find('/');
+  if (first == std::string::npos) return {};
+  const std::string group = t.metric.substr(0, first);
+  const auto second = t.metric.find('/', first + 1);
+  const std::string value = t.metric.substr(first + 1, second - first - 1);
+  std::vector<std::string> names;
+  if (group == analysis::kGroupQueue) {
+    if (sc.scheduler.kind != scenarios::SchedulerKind::T9k)
+      return "the scenario's scheduler is the default one, which has no queues";
+    names.push_back(model::kDefaultQueue);  // always exists (spec §8.2)
+    for (const auto& q : sc.scheduler.queues)
+      if (q.metadata.name != model::kDefaultQueue) names.push_back(q.metadata.name);
+  } else if (group == analysis::kGroupKind) {
+    names = {"GenericJob", "PyTorchTrainingJob", "DeepSpeedJob"};
+  } else {
+    return {};
+  }
+  if (std::find(names.begin(), names.end(), value) != names.end()) return {};
+  return fmt::format("the scenario has no {} \"{}\" ({}s: {})", group, value, group,
+                     fmt::join(names, ", "));
 }
 
 // The search of one `t9ksim size`: its parameter's values, the scenario at each, the values
@@ -177,6 +216,12 @@ int SizeSearch::prepare(std::size_t i) {
   }
   inputs_.insert(inputs_.end(), loaded.files.begin(), loaded.files.end());
   if (!seed_) {
+    for (std::size_t k = 0; k < targets_.size(); ++k) {
+      if (const auto why = unknown_group(targets_[k], *loaded.scenario); !why.empty()) {
+        fmt::print(stderr, "t9ksim size: --target '{}': {}\n", args_.targets[k], why);
+        return kExitUsage;
+      }
+    }
     seed_ = loaded.scenario->seed;
     reps_ = args_.replications.value_or(
         static_cast<std::uint64_t>(std::max(1, loaded.scenario->replications)));

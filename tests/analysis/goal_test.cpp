@@ -62,6 +62,44 @@ TEST_CASE("goal: targets parse with groups, unit-less names, durations and perce
   }
 }
 
+// Issue 47: "p90 under 1 h in 90 % of weeks" is not "the mean of the weeks' p90 under 1 h".
+TEST_CASE("goal: the SLO form counts the runs that meet the bound, with an exact confidence",
+          "[goal]") {
+  std::string error;
+  const auto t = parse_target("queue=production wait_p90 < 1h in 90% of runs", error);
+  REQUIRE(t);
+  CHECK(t->metric == "queue/production/wait_p90_s");
+  REQUIRE(t->runs_share);
+  CHECK(*t->runs_share == Approx(0.9));
+  CHECK(parse_target("wait_p90<1h in 75% of replications", error)->runs_share == Approx(0.75));
+  CHECK_FALSE(parse_target("wait_p90 < 1h", error)->runs_share);
+  // The issue's weeks (minutes): a mean of 38 min meets "mean < 1h", but 2 of 10 weeks miss.
+  const std::vector<double> weeks = {188, 0.8, 0.8, 1.4, 0.8, 152, 0.8, 39.8, 0.8, 1.1};
+  std::vector<double> seconds;
+  for (const double m : weeks) seconds.push_back(m * 60);
+  const auto s = with({{"queue/production/wait_p90_s", seconds}});
+  const auto mean_form = check_target(*parse_target("queue=production wait_p90 < 1h", error), s);
+  CHECK(mean_form.met);
+  const auto slo = check_target(*t, s);
+  CHECK(slo.runs_meeting == 8);
+  CHECK(slo.n == 10);
+  CHECK_FALSE(slo.met);
+  CHECK(slo.share_lower == Approx(0.4931).margin(1e-4));
+  // 1 - P(X >= 8 | n = 10, p = 0.9): the evidence that the true share reaches 90 %.
+  CHECK(slo.confidence == Approx(1 - 0.9298).margin(1e-4));
+  // In 80 % of runs: met, by 8 of 10 exactly.
+  CHECK(check_target(*parse_target("queue=production wait_p90 < 1h in 80% of runs", error), s).met);
+  for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
+           {"wait_p90 < 1h in 0% of runs", "expected a percentage above 0% and at most 100%"},
+           {"wait_p90 < 1h in 120% of runs", "expected a percentage above 0%"},
+           {"wait_p90 < 1h in 90 of runs", "expected a percentage"},
+           {"wait_p90 < 1h in 90% of weeks", "[in P% of runs]"}}) {
+    INFO(text);
+    CHECK_FALSE(parse_target(text, error));
+    CHECK(error.find(message) != std::string::npos);
+  }
+}
+
 TEST_CASE("goal: a target is met by the mean, with a one-sided Student-t confidence", "[goal]") {
   std::string error;
   const auto t = *parse_target("wait_p90 < 1h", error);

@@ -30,6 +30,19 @@ TEST_CASE("regularized incomplete beta against closed forms", "[statistics]") {
   CHECK_THROWS(regularized_incomplete_beta(1, 1, 1.5));
 }
 
+TEST_CASE("binomial tails and Clopper-Pearson lower bounds match closed forms and tables",
+          "[statistics]") {
+  CHECK(binomial_upper_tail(10, 10, 0.9) == Approx(std::pow(0.9, 10)));
+  CHECK(binomial_upper_tail(9, 10, 0.9) == Approx(std::pow(0.9, 10) + 10 * std::pow(0.9, 9) * 0.1));
+  CHECK(binomial_upper_tail(0, 10, 0.3) == 1);
+  CHECK(binomial_upper_tail(11, 10, 0.3) == 0);
+  // All n of n: the lower bound solves p^n = 0.05.
+  CHECK(share_lower_bound(10, 10) == Approx(std::pow(0.05, 0.1)).margin(1e-9));
+  // 8 of 10: the lower end of the two-sided 90 % Clopper-Pearson interval (0.4931, 0.9632).
+  CHECK(share_lower_bound(8, 10) == Approx(0.4931).margin(1e-4));
+  CHECK(share_lower_bound(0, 10) == 0);
+}
+
 TEST_CASE("Student-t quantiles match the tables", "[statistics]") {
   // Two-sided 95 % critical values from standard t tables.
   struct Row {

@@ -79,3 +79,18 @@ expect_contains("${last_out}" "of the job-hours queue production's jobs waited w
 expect_exit(2 ${T9KSIM} size ${SIZE_SCENARIO} --param cluster.nodePools[name=h100].count=1:8
             --target "queue=production wait_p9 < 30m" -o ${OUT}/bad)
 expect_contains("${last_err}" "unknown metric \"wait_p9\"")
+# A queue the scenario does not have is refused before anything runs (issue 47: a typo used to
+# run the whole search and exit 0), naming the queues there are.
+expect_exit(2 ${T9KSIM} size ${SIZE_SCENARIO} --param cluster.nodePools[name=h100].count=1:8
+            --target "queue=prodution wait_p90 < 30m" -o ${OUT}/typo)
+expect_contains("${last_err}" "the scenario has no queue \"prodution\" (queues: default, production")
+if(EXISTS ${OUT}/typo)
+  message(FATAL_ERROR "a refused size wrote ${OUT}/typo")
+endif()
+# The SLO form counts the runs meeting the bound and says so; the mean form says it is a mean.
+expect_exit(0 ${T9KSIM} size ${SIZE_SCENARIO} --param cluster.nodePools[name=h100].count=1:8
+            --target "queue=production wait_p90 < 30m in 100% of runs"
+            --target "queue=production wait_p90 < 30m" -r 2 -o ${OUT}/size-slo)
+expect_contains("${last_out}" "queue/production/wait_p90_s < 30 min in 2 of 2 runs (100.0 %, at least 22.4 % with 95 % confidence); target: in 100.0 % of runs: met")
+expect_contains("${last_out}" "queue/production/wait_p90_s: mean of 2 runs ")
+expect_contains("${last_out}" "; target: the mean < 30 min: met")
