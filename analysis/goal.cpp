@@ -390,9 +390,17 @@ std::string binding_constraint(const Target& t, const ReplicationSummary& s) {
   });
   const auto first = std::find_if(missing.begin(), missing.end(),
                                   [&](const Classified& c) { return c.binding == top->first; });
-  if (s.runs.size() == 1) return first->sentence;
-  return fmt::format("in {} of the {} replications that miss the target, {}", top->second,
-                     missing.size(), first->sentence);
+  const std::size_t n = s.runs.size();
+  if (n == 1) return first->sentence;
+  // "in 1 of the 1 replications" read as if nothing else was run: say how many ran.
+  if (missing.size() == 1)
+    return fmt::format("in the one replication of {} that misses the target, {}", n,
+                       first->sentence);
+  if (top->second == missing.size())
+    return fmt::format("in the {} replications of {} that miss the target, {}", missing.size(), n,
+                       first->sentence);
+  return fmt::format("in {} of the {} replications of {} that miss the target, {}", top->second,
+                     missing.size(), n, first->sentence);
 }
 
 }  // namespace t9k::analysis

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/detail/report.hpp"
+#include "analysis/intervals.hpp"
 #include "analysis/outputs.hpp"
 #include "analysis/recorder.hpp"
 #include "analysis/report_assets.hpp"
@@ -59,24 +60,32 @@ std::string num(double v) {
   return fmt::format("{:.4g}", v);
 }
 
-// A metric's value in the unit a reader expects: durations in s/min/h/d, shares as percentages,
-// counts with thousands separators; the interval's half-width in the same unit.
-std::string metric_value(const std::string& metric, const Interval& i) {
+namespace {
+
+// One value of a metric in the unit a reader expects: durations in s/min/h/d, shares as
+// percentages, counts with thousands separators.
+std::string in_unit(const std::string& metric, double v) {
   const std::string base =
       metric.substr(metric.rfind('/') == std::string::npos ? 0 : metric.rfind('/') + 1);
   const bool duration = base.ends_with("_s");
   const bool share = base.starts_with("utilization") || base.starts_with("steady_utilization") ||
                      base == "goodput" || base.starts_with("quota_share");
-  const auto f = [&](double v) {
-    if (!std::isfinite(v)) return std::string("–");
-    if (duration) return format_duration_s(v);
-    if (share) return format_percent(v);
-    if (v == std::floor(v) && std::fabs(v) < 1e15) return format_count(v);
-    return std::fabs(v) >= 1000 ? format_count(std::round(v)) : fmt::format("{:.4g}", v);
-  };
-  if (!i.has_interval()) return f(i.mean);
-  const double hw = i.half_width < 1e-9 * std::max(1.0, std::fabs(i.mean)) ? 0.0 : i.half_width;
-  return fmt::format("{} ± {}", f(i.mean), f(hw));
+  if (!std::isfinite(v)) return "–";
+  if (duration) return format_duration_s(v);
+  if (share) return format_percent(v);
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return format_count(v);
+  return std::fabs(v) >= 1000 ? format_count(std::round(v)) : fmt::format("{:.4g}", v);
+}
+
+}  // namespace
+
+// A metric's value and its interval, clipped to the metric's range (analysis/intervals.hpp).
+std::string metric_value(const std::string& metric, const Interval& i) {
+  return interval_text(metric, i, [&](double v) { return in_unit(metric, v); });
+}
+
+std::string difference_value(const std::string& metric, const Interval& d) {
+  return plus_minus_text(d, [&](double v) { return in_unit(metric, v); });
 }
 
 double metric_mean(const ReportVariant& v, const std::string& name) {

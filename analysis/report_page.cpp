@@ -181,8 +181,9 @@ std::string render_report(const ReportInput& in) {
   h += in.kind == ReportKind::Run
            ? "<p class=\"q\">One run: no interval. Run with replications for 95 % Student-t "
              "intervals.</p>\n"
-           : "<p class=\"q\">Mean ± half-width of the 95 % Student-t interval across replications. "
-             "Differences are "
+           : "<p class=\"q\">Mean ± half-width of the 95 % Student-t interval across replications; "
+             "where that would reach below 0 or above 100 %, the mean and the interval's ends "
+             "clipped to the metric's range, as in 21.3 min (0 s to 45.4 min). Differences are "
              "paired by replication (common random numbers), with the change in % of the base's "
              "mean; highlighted ones "
              "are significant at 95 % after Holm's correction for the number of metrics in their "

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/detail/report.hpp"
+#include "analysis/intervals.hpp"
 #include "analysis/outputs.hpp"
 #include "analysis/recorder.hpp"
 #include "analysis/report_assets.hpp"
@@ -81,13 +82,8 @@ std::vector<Chart> sweep_charts(const SweepSummary& s, const std::vector<std::st
                {"line", scope + rest},
                {"mean", iv.mean},
                {"n", iv.n}};
-        if (iv.has_interval()) {
-          r["low"] = clipped_lower(iv);
-          r["high"] = iv.upper();
-        } else {
-          r["low"] = iv.mean;
-          r["high"] = iv.mean;
-        }
+        r["low"] = interval_low(name, iv);
+        r["high"] = interval_high(name, iv);
         rows.push_back(r);
       }
     }
@@ -190,7 +186,7 @@ std::string sweep_table(const SweepSummary& s) {
                  : share  ? format_percent(v)
                           : format_count(std::round(v * 10) / 10);
         };
-        cell = iv.has_interval() ? f(iv.mean) + " ± " + f(iv.half_width) : f(iv.mean);
+        cell = interval_text(metric, iv, f);
       }
       table += "<td class=\"num\">" + html_escape(cell) + "</td>";
     }

@@ -86,8 +86,8 @@ std::string compact_metric_table(const ReportInput& in, const std::vector<TableR
         change =
             base_mean != 0
                 ? fmt::format("{:+.1f} %", 100 * d->second.difference.mean / std::fabs(base_mean))
-                : metric_value(m, Interval{d->second.difference.mean, 0, std::nan(""), 1});
-        tip += "; difference " + metric_value(m, d->second.difference);
+                : difference_value(m, Interval{d->second.difference.mean, 0, std::nan(""), 1});
+        tip += "; difference " + difference_value(m, d->second.difference);
       }
       const bool sig = significant[k].count(m) > 0;
       if (sig) tip += "; significant at 95 % after Holm's correction";
@@ -156,7 +156,8 @@ std::string metric_table(const ReportInput& in, const std::vector<TableRow>& row
                                 100 * d->second.difference.mean / std::fabs(base_mean))
                   : std::string();
           h += fmt::format("<td class=\"num{}\">{}{}{}</td>", sig ? " sig" : "",
-                           html_escape(metric_value(m, d->second.difference)), html_escape(change),
+                           html_escape(difference_value(m, d->second.difference)),
+                           html_escape(change),
                            sig ? " <span class=\"flag\">significant</span>" : "");
         }
       }

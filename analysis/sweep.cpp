@@ -12,6 +12,7 @@
 
 #include "analysis/csv.hpp"
 #include "analysis/detail/summary_file.hpp"
+#include "analysis/intervals.hpp"
 #include "analysis/outputs.hpp"
 #include "kernel/time.hpp"
 
@@ -164,11 +165,6 @@ std::vector<std::string> sweep_values(std::string_view spec, std::string& error)
   return values;
 }
 
-double clipped_lower(const Interval& i) {
-  if (!i.has_interval()) return i.mean;
-  return std::max(0.0, i.lower());
-}
-
 std::string sweep_csv(const SweepSummary& s) {
   std::vector<std::string> header{"point"};
   for (const auto& p : s.parameters) header.push_back(p);
@@ -191,8 +187,8 @@ std::string sweep_csv(const SweepSummary& s) {
       row.push_back(number(iv.mean));
       row.push_back(iv.n >= 2 ? number(iv.stddev) : "");
       row.push_back(iv.has_interval() ? number(iv.half_width) : "");
-      row.push_back(iv.has_interval() ? number(clipped_lower(iv)) : "");
-      row.push_back(iv.has_interval() ? number(iv.upper()) : "");
+      row.push_back(iv.has_interval() ? number(interval_low(name, iv)) : "");
+      row.push_back(iv.has_interval() ? number(interval_high(name, iv)) : "");
       out += csv_row(row);
     }
   }
@@ -223,8 +219,8 @@ std::string sweep_summary_json(const SweepSummary& s, const fs::path& dir) {
       json m{{"mean", iv.mean}, {"n", iv.n}};
       if (iv.has_interval()) {
         m["half_width"] = iv.half_width;
-        m["low"] = clipped_lower(iv);
-        m["high"] = iv.upper();
+        m["low"] = interval_low(name, iv);
+        m["high"] = interval_high(name, iv);
       }
       metrics[name] = m;
     }

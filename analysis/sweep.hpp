@@ -55,9 +55,6 @@ MetricName split_metric_name(const std::string& name);
 inline constexpr std::size_t kMaxSweepPoints = 1000;
 std::vector<std::string> sweep_values(std::string_view spec, std::string& error);
 
-// Every metric here is non-negative, so an interval is clipped at 0 (the Student-t interval of a
-// skewed non-negative sample can reach below 0; the clipped bound is what can be observed).
-double clipped_lower(const Interval& i);
 
 // sweep.csv: point, one column per parameter, group, group_value, metric, n, mean, sd, half_width,
 // low, high (docs/outputs.md).

@@ -15,6 +15,7 @@
 
 #include "analysis/aggregate.hpp"
 #include "analysis/goal.hpp"
+#include "analysis/intervals.hpp"
 #include "analysis/outputs.hpp"
 #include "analysis/report.hpp"
 #include "analysis/result_folder.hpp"
@@ -76,10 +77,14 @@ std::string describe(const analysis::Target& t, const analysis::TargetCheck& c) 
         analysis::format_percent(static_cast<double>(c.runs_meeting) / static_cast<double>(c.n)),
         analysis::format_percent(c.share_lower), analysis::format_percent(*t.runs_share), verdict);
   }
-  const std::string hw =
-      std::isfinite(c.half_width) ? " ± " + show_value(t.metric, c.half_width) : "";
-  return fmt::format("{}: mean of {} run{} {}{}; target: the mean {}: {}", t.metric, c.n,
-                     c.n == 1 ? "" : "s", show_value(t.metric, c.mean), hw, bound, verdict);
+  analysis::Interval iv;
+  iv.mean = c.mean;
+  iv.half_width = c.half_width;
+  iv.n = c.n;
+  const auto value = [&](double v) { return show_value(t.metric, v); };
+  return fmt::format("{}: mean of {} run{} {}; target: the mean {}: {}", t.metric, c.n,
+                     c.n == 1 ? "" : "s", analysis::interval_text(t.metric, iv, value), bound,
+                     verdict);
 }
 
 // A target on a queue or job kind the scenario does not have is met by no run (or vacuously):

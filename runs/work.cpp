@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "analysis/intervals.hpp"
 #include "analysis/outputs.hpp"
 #include "analysis/recorder.hpp"
 #include "analysis/report.hpp"
@@ -196,7 +197,7 @@ void print_interval(const std::string& name, const analysis::Interval& iv) {
     if (name.starts_with("gpu_hours")) return analysis::format_count(v) + " GPU-h";
     return analysis::format_count(v);
   };
-  fmt::print("  {:<28} {} ± {} (95 % CI)\n", name, value(iv.mean), value(iv.half_width));
+  fmt::print("  {:<28} {}\n", name, analysis::interval_text(name, iv, value, "95 % CI"));
 }
 
 }  // namespace
@@ -279,9 +280,7 @@ void print_finished(const Work& w, const Finished& f, const std::string& shown) 
           const auto fmt_value = [&](double x) {
             return duration ? analysis::format_duration_s(x) : analysis::format_percent(x);
           };
-          return iv.has_interval()
-                     ? fmt::format("{} ± {}", fmt_value(iv.mean), fmt_value(iv.half_width))
-                     : fmt_value(iv.mean);
+          return analysis::interval_text(name, iv, fmt_value);
         };
         std::vector<std::string> vals;
         for (std::size_t k = 0; k < s.parameters.size(); ++k)

@@ -109,6 +109,8 @@ std::string num(double v);
 // A metric's value in the unit a reader expects: durations in s/min/h/d, shares as percentages,
 // counts with thousands separators; the interval's half-width in the same unit.
 std::string metric_value(const std::string& metric, const Interval& i);
+// A paired difference of a metric in the metric's unit, "M ± H" (never clipped: it may be < 0).
+std::string difference_value(const std::string& metric, const Interval& d);
 
 double metric_mean(const ReportVariant& v, const std::string& name);
 

@@ -179,3 +179,27 @@ TEST_CASE(
   CHECK(error.find("metric of a queue") != std::string::npos);
   CHECK(parse_target("queue=a waiting_hours < 2", error));
 }
+
+// Issue 47: "1 of the 1 replications" was said when 2 of 3 met; the sentence now counts the runs.
+TEST_CASE("goal: the binding sentence says how many replications ran and how many missed",
+          "[goal]") {
+  std::string error;
+  const auto t = *parse_target("queue=production wait_p90 < 1h", error);
+  const auto runs = [](std::vector<std::pair<double, double>> wait_and_quota_hours) {
+    ReplicationSummary s;
+    for (const auto& [wait, quota] : wait_and_quota_hours) {
+      RunSummary r;
+      r.metrics["queue/production/wait_p90_s"] = wait;
+      r.metrics["queue/production/job_hours_pending_quota"] = quota;
+      r.metrics["queue/production/job_hours_pending_capacity"] = 10 - quota;
+      s.runs.push_back(r);
+    }
+    return s;
+  };
+  CHECK(binding_constraint(t, runs({{60, 9}, {7200, 9}, {60, 9}}))
+            .starts_with("in the one replication of 3 that misses the target, the quota binds"));
+  CHECK(binding_constraint(t, runs({{7200, 9}, {7200, 9}, {60, 9}}))
+            .starts_with("in the 2 replications of 3 that miss the target, the quota binds"));
+  CHECK(binding_constraint(t, runs({{7200, 9}, {7200, 1}, {7200, 9}, {60, 9}}))
+            .starts_with("in 2 of the 3 replications of 4 that miss the target, the quota binds"));
+}

@@ -1,10 +1,11 @@
 // Sweeps (analysis/sweep.hpp, app/sweep_command.hpp): --vary value lists, metric names by group,
-// sweep.csv rows with intervals clipped at 0.
+// sweep.csv rows with intervals clipped to the metric's range.
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
+#include "analysis/intervals.hpp"
 #include "analysis/sweep.hpp"
 
 using namespace t9k;
@@ -88,5 +89,10 @@ TEST_CASE("sweep: sweep.csv has one row per point, group and metric, intervals c
   CHECK(csv.find("1,16,cluster,,utilization_allocated,1,0.5,,,,\n") != std::string::npos);
   const auto iv = analysis::mean_interval(std::vector<double>{0, 0, 30});
   CHECK(iv.lower() < 0);
-  CHECK(analysis::clipped_lower(iv) == 0);
+  CHECK(analysis::interval_low("wait_p90_s", iv) == 0);
+  // Utilisations are also clipped at 100 %.
+  const auto u = analysis::mean_interval(std::vector<double>{0.2, 0.9, 1.0});
+  CHECK(u.upper() > 1);
+  CHECK(analysis::interval_high("queue/a/utilization_allocated", u) == 1);
+  CHECK(analysis::interval_high("wait_p90_s", u) == u.upper());
 }
