@@ -55,7 +55,6 @@ MetricName split_metric_name(const std::string& name);
 inline constexpr std::size_t kMaxSweepPoints = 1000;
 std::vector<std::string> sweep_values(std::string_view spec, std::string& error);
 
-
 // sweep.csv: point, one column per parameter, group, group_value, metric, n, mean, sd, half_width,
 // low, high (docs/outputs.md).
 std::string sweep_csv(const SweepSummary& s);
