@@ -166,6 +166,7 @@ RunSummary load_run_summary(const fs::path& dir) {
     r.horizon_s = j.value("horizon_s", 0.0);
     if (j.contains("invariants")) r.invariants_ok = j["invariants"].value("ok", true);
     if (j.contains("warnings")) r.warnings = j.at("warnings").get<std::vector<std::string>>();
+    if (j.contains("setup")) r.setup = detail::read_setup(j.at("setup"));
     if (!j.at("metrics").is_object()) detail::bad_summary(file, "its metrics are not an object");
     for (const auto& [k, v] : j.at("metrics").items()) {
       if (v.is_number()) r.metrics[k] = v.get<double>();

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/outputs.hpp"
 #include "analysis/statistics.hpp"
 
 namespace t9k::analysis {
@@ -34,6 +35,7 @@ struct RunSummary {
   bool invariants_ok = true;
   std::vector<std::string> warnings;  // the run's summary.json "warnings"
   std::map<std::string, double> metrics;
+  RunSetup setup;  // what the run simulated (setup.present false for older summaries)
 };
 
 // Reads dir/summary.json and, when present, dir/timeseries.csv, adding:

@@ -205,6 +205,33 @@ std::string faults_csv(const Recorder& r) {
   return out;
 }
 
+namespace {
+
+nlohmann::json setup_json(const RunSetup& s) {
+  nlohmann::json j;
+  j["description"] = s.description;
+  j["scheduler"] = s.scheduler;
+  j["pools"] = nlohmann::json::array();
+  for (const auto& p : s.pools) {
+    j["pools"].push_back({{"name", p.name},
+                          {"count", p.count},
+                          {"gpusPerNode", p.gpus_per_node},
+                          {"gpuModel", p.gpu_model}});
+  }
+  j["queues"] = nlohmann::json::array();
+  for (const auto& q : s.queues) {
+    nlohmann::json quota = nlohmann::json::object();
+    for (const auto& [k, v] : q.quota) quota[k] = v;
+    j["queues"].push_back({{"name", q.name}, {"priority", q.priority}, {"quota", quota}});
+  }
+  j["workload"] = s.workload;
+  j["faults"] = s.faults;
+  j["replications"] = s.replications;
+  return j;
+}
+
+}  // namespace
+
 std::string summary_json(const Recorder& r, const RunInfo& info) {
   nlohmann::json j;  // nlohmann::json keeps object keys sorted
   j["version"] = info.version;
@@ -221,6 +248,7 @@ std::string summary_json(const Recorder& r, const RunInfo& info) {
   j["invariants"] = {{"ok", info.invariant_violations.empty()},
                      {"violations", info.invariant_violations}};
   if (!info.warnings.empty()) j["warnings"] = info.warnings;
+  j["setup"] = setup_json(info.setup);
   for (const auto& p : info.plugins) {
     j["plugins"][p.name] = {
         {"role", p.role},

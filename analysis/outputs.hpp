@@ -60,6 +60,30 @@ struct PluginUse {
   double wait_s = 0;  // wall time waiting for answers: the one figure that differs run to run
 };
 
+// What a run simulated, as its report's first screen states it (summary.json "setup"; issue 48):
+// the values after every --set, so a page never reads as if a default applied.
+struct RunSetup {
+  struct Pool {
+    std::string name;
+    std::int64_t count = 0;
+    std::int64_t gpus_per_node = 0;
+    std::string gpu_model;  // may be empty
+  };
+  struct Queue {
+    std::string name;
+    std::int64_t priority = 0;
+    std::vector<std::pair<std::string, std::string>> quota;  // resource, quantity; empty: none
+  };
+  std::string description;
+  std::string scheduler;  // t9k or default
+  std::vector<Pool> pools;
+  std::vector<Queue> queues;
+  std::vector<std::string> workload;  // one phrase per source ("generator research", ...)
+  std::string faults;                 // the fault profile
+  std::int64_t replications = 1;      // the scenario's spec.replications
+  bool present = false;               // false: read from a summary.json older than "setup"
+};
+
 struct RunInfo {
   std::string version;
   std::string scenario_name;
@@ -74,6 +98,7 @@ struct RunInfo {
   // when there are any): e.g. a fault profile under which no fault happened.
   std::vector<std::string> warnings;
   std::vector<PluginUse> plugins;  // summary.json "plugins", written only when there are any
+  RunSetup setup;
 };
 
 // The run warning that a fault profile is set but no fault happened in the run. Over several

@@ -175,6 +175,7 @@ std::string render_report(const ReportInput& in) {
       html_escape(kind), html_escape(base.version), html_escape(base.scenario_hash),
       seeds.size() == 1 ? "" : "s", fmt::join(seeds, ", "), reps.size() == 1 ? "" : "s",
       fmt::join(reps, ", "));
+  h += first_screen(in);
   h += warnings_block(in);
   h += initial_state_section(in);
   h += "<h2>Headline metrics</h2>\n";

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -177,37 +178,44 @@ std::string headline_table(const ReportInput& in) {
 // What makes the figures misleading on their own: runs' own warnings (a fault profile with no
 // fault), a warm-up that takes more than a third of the horizon, intervals from fewer than 5
 // replications.
+// Distinct run warnings shown per variant; the rest are counted (summary.json has them all).
+constexpr std::size_t kWarningsPerVariant = 5;
+
 std::string warnings_block(const ReportInput& in) {
   std::vector<std::string> warnings;
   std::set<std::string> seen;
   for (const auto& v : in.variants) {
-    std::size_t without = 0;
-    std::string first;
+    // Each distinct warning once, with how many runs gave it when not all did ("1 of 1 runs"
+    // read as if more had run).
+    std::map<std::string, std::size_t> runs_with;
+    std::vector<std::string> order;
     std::size_t fault_free = 0;
     std::string profile;
     for (const auto& r : v.replications.runs) {
+      std::set<std::string> here;
       for (const auto& w : r.warnings) {
         if (auto p = no_fault_profile(w)) {
           profile = std::move(*p);
           ++fault_free;
           continue;
         }
-        if (first.empty()) first = w;
-        ++without;
+        if (here.insert(w).second && runs_with[w]++ == 0) order.push_back(w);
       }
     }
     // A replication without a fault is chance; no fault in every replication is a caution.
     const std::size_t n_runs = v.replications.runs.size();
-    if (fault_free > 0 && fault_free == n_runs) {
-      const std::string text = no_fault_warning(profile, n_runs);
-      warnings.push_back(in.variants.size() > 1 ? v.name + ": " + text : text);
+    const std::string prefix = in.variants.size() > 1 ? v.name + ": " : "";
+    if (fault_free > 0 && fault_free == n_runs)
+      warnings.push_back(prefix + no_fault_warning(profile, n_runs));
+    for (std::size_t i = 0; i < order.size() && i < kWarningsPerVariant; ++i) {
+      const std::size_t k = runs_with[order[i]];
+      const std::string text =
+          prefix + order[i] + (k == n_runs ? "" : fmt::format(" ({} of {} runs)", k, n_runs));
+      if (seen.insert(text).second) warnings.push_back(text);
     }
-    if (without > 0 && seen.insert(v.name + "\n" + first).second) {
-      warnings.push_back(
-          in.variants.size() > 1
-              ? fmt::format("{}: {} ({} of {} runs)", v.name, first, without,
-                            v.replications.runs.size())
-              : fmt::format("{} ({} of {} runs)", first, without, v.replications.runs.size()));
+    if (order.size() > kWarningsPerVariant) {
+      warnings.push_back(fmt::format("{}{} more warnings (summary.json \"warnings\")", prefix,
+                                     order.size() - kWarningsPerVariant));
     }
     const auto warm = v.replications.metrics.find("warmup_s");
     if (warm != v.replications.metrics.end() && !v.replications.runs.empty()) {

@@ -33,4 +33,26 @@ json read_summary_file(const std::filesystem::path& file) {
   return j;
 }
 
+RunSetup read_setup(const nlohmann::json& j) {
+  RunSetup s;
+  s.present = true;
+  s.description = j.value("description", "");
+  s.scheduler = j.value("scheduler", "");
+  for (const auto& p : j.value("pools", nlohmann::json::array())) {
+    s.pools.push_back({p.value("name", ""), p.value("count", std::int64_t{0}),
+                       p.value("gpusPerNode", std::int64_t{0}), p.value("gpuModel", "")});
+  }
+  for (const auto& q : j.value("queues", nlohmann::json::array())) {
+    RunSetup::Queue out{q.value("name", ""), q.value("priority", std::int64_t{0}), {}};
+    const nlohmann::json quota =
+        q.value("quota", nlohmann::json::object());  // kept: items() refers
+    for (const auto& [k, v] : quota.items()) out.quota.emplace_back(k, v.get<std::string>());
+    s.queues.push_back(std::move(out));
+  }
+  s.workload = j.value("workload", std::vector<std::string>{});
+  s.faults = j.value("faults", "");
+  s.replications = j.value("replications", std::int64_t{1});
+  return s;
+}
+
 }  // namespace t9k::analysis::detail

@@ -25,6 +25,7 @@
 #include "runs/exit_codes.hpp"
 #include "runs/loading.hpp"
 #include "runs/messages.hpp"
+#include "runs/run_setup.hpp"
 #include "runs/version.hpp"
 #include "scenarios/format/load.hpp"
 #include "scenarios/format/serialize.hpp"
@@ -273,6 +274,7 @@ std::optional<int> OneRun::write() {
   info_.events = world_->events_dispatched();
   info_.horizon_s = static_cast<double>(sc_.horizon.count()) / 1e6;
   info_.invariant_violations = rec_->check_invariants();
+  info_.setup = run_setup(sc_);
   if (sc_.faults.profile != "none") {
     const bool any_fault = std::any_of(
         rec_->faults().begin(), rec_->faults().end(), [](const analysis::FaultRecord& f) {

@@ -189,6 +189,10 @@ std::string metric_table(const ReportInput& in, const std::vector<TableRow>& row
 
 std::string headline_table(const ReportInput& in);
 
+// The first screen (report_first_screen.cpp): what was simulated (the runs' summary.json
+// "setup"), then each queue's waits with their intervals and whether the quota or the nodes bind.
+std::string first_screen(const ReportInput& in);
+
 // What makes the figures misleading on their own: runs' own warnings (a fault profile with no
 // fault), a warm-up that takes more than a third of the horizon, intervals from fewer than 5
 // replications.
@@ -238,6 +242,8 @@ div.wide { overflow-x: auto; max-width: 100%; }
 table.groups td:first-child, table.compact td:first-child { white-space: nowrap; }
 div.warnings { background: #fff4d6; border: 1px solid #e8c36a; padding: 6px 12px; margin: 10px 0; }
 div.warnings ul { margin: 4px 0; }
+ul.setup, ul.answer { margin: 4px 0 10px; padding-left: 20px; }
+ul.setup li, ul.answer li { margin: 2px 0; }
 p.answer { font-size: 18px; font-weight: 600; margin: 6px 0; }
 p.answer.none { color: #a33; }
 td.reason { font-size: 12px; color: #333; min-width: 320px; }

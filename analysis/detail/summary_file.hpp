@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/outputs.hpp"
+
 namespace t9k::analysis::detail {
 
 // The file's JSON object; OutputError (usage) naming the file when it is not valid JSON or not an
@@ -16,5 +18,8 @@ nlohmann::json read_summary_file(const std::filesystem::path& file);
 [[noreturn]] void bad_summary(const std::filesystem::path& file, const std::string& what);
 // The library's message without its "[json.exception.type_error.302] " prefix.
 std::string json_reason(const nlohmann::json::exception& e);
+// A run's "setup" (analysis/outputs.hpp RunSetup); throws nlohmann::json::exception when a field
+// has the wrong type.
+RunSetup read_setup(const nlohmann::json& setup);
 
 }  // namespace t9k::analysis::detail

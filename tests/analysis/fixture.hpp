@@ -84,7 +84,8 @@ inline void write_fixture_run(const std::filesystem::path& dir, std::uint64_t se
   analysis::write_file_atomic(dir / "faults.csv", faults);
 
   const double wait_mean = 60 + shift + 7 * r;
-  std::string summary = fmt::format(R"({{
+  std::string summary =
+      fmt::format(R"({{
   "events": 1234,
   "fingerprint": "{:016x}",
   "horizon_s": 18000.0,
@@ -105,6 +106,10 @@ inline void write_fixture_run(const std::filesystem::path& dir, std::uint64_t se
     "jct_mean_s": {:.6f},
     "jobs_submitted": 12,
     "jobs_succeeded": 10,
+    "queue/research/job_hours_pending_capacity": 1.0,
+    "queue/research/job_hours_pending_quota": 3.0,
+    "queue/research/wait_p50_s": 30.0,
+    "queue/research/wait_p90_s": {:.6f},
     "utilization_allocated": {:.6f},
     "utilization_productive": {:.6f},
     "wait_mean_s": {:.6f}
@@ -113,12 +118,22 @@ inline void write_fixture_run(const std::filesystem::path& dir, std::uint64_t se
   "scenario": "fixture {}",
   "scenario_hash": "00000000deadbeef",
   "seed": {},
+  "setup": {{
+    "description": "{}",
+    "faults": "a100-typical",
+    "pools": [{{"count": 4, "gpuModel": "{}", "gpusPerNode": 8, "name": "a100"}}],
+    "queues": [{{"name": "research", "priority": 1, "quota": {{"nvidia.com/gpu": "16"}}}},
+               {{"name": "{}", "priority": 0, "quota": {{}}}}],
+    "replications": 3,
+    "scheduler": "t9k",
+    "workload": ["generator {}", "2 explicit jobs"]
+  }},
   "version": "0.1.0"
 }}
 )",
-                                    seed * 1000 + rep, 0.8 - 0.01 * r, 80 + r, 3 + 0.5 * r, 64 - r,
-                                    2100 + shift + 10 * r, (80 + r) / 160, (64 - r) / 160,
-                                    wait_mean, rep, kHostileJob, seed);
+                  seed * 1000 + rep, 0.8 - 0.01 * r, 80 + r, 3 + 0.5 * r, 64 - r,
+                  2100 + shift + 10 * r, 600 + 60 * r, (80 + r) / 160, (64 - r) / 160, wait_mean,
+                  rep, kHostileJob, seed, kHostileJob, kHostileJob, kHostileQueue, kHostileJob);
   analysis::write_file_atomic(dir / "summary.json", summary);
 }
 

@@ -128,6 +128,38 @@ TEST_CASE("report.html has every chart for its kind", "[report]") {
   CHECK(cmp.find("after Holm's correction") != std::string::npos);
 }
 
+// Issue 48: the first screen says what was simulated and answers per queue before any table.
+TEST_CASE("report.html opens with what was simulated and each queue's answer", "[report]") {
+  const std::string run = read(fixture_tree() / "run" / "report.html");
+  const std::string reps = read(fixture_tree() / "reps" / "report.html");
+  const auto at = [](const std::string& page, const char* what) {
+    const auto p = page.find(what);
+    INFO(what);
+    CHECK(p != std::string::npos);
+    return p;
+  };
+  for (const auto* page : {&run, &reps}) {
+    const auto setup = at(*page, "<h2>What was simulated</h2>");
+    CHECK(setup < at(*page, "<h2>Headline metrics</h2>"));
+    at(*page,
+       "<b>Cluster</b>: 4 × <b>a100</b> (8 &lt;img src=x onerror=alert(1)&gt; GPUs each): "
+       "32 GPUs on 4 nodes");
+    at(*page, "<b>research</b> (priority 1, quota 16 GPUs)");
+    at(*page, "(priority 0, no quota)");
+    at(*page, "<b>Faults</b>: profile a100-typical");
+    at(*page, "generator &lt;img src=x onerror=alert(1)&gt;; 2 explicit jobs");
+    // The answer: waits with their unit and 3 of the 4 waiting job-hours on the quota.
+    const auto answer = at(*page, "<h2>The answer, by queue</h2>");
+    CHECK(setup < answer);
+    at(*page, "75.0 % of the job-hours its jobs waited were on its quota: <b>the quota binds</b>");
+  }
+  at(run, "<b>research</b>: median wait 30 s, p90 wait 10 min;");
+  at(run, "One run: a single sample, without an interval.");
+  at(reps, "3 replications (seed 42)");
+  at(reps, "Means with their 95 % intervals over the replications.");
+  at(reps, "p90 wait 11 min ± ");
+}
+
 TEST_CASE("report rendering is deterministic and reloads from a comparison directory", "[report]") {
   const auto in = load_report_input(fixture_tree() / "compare");
   REQUIRE(in.kind == ReportKind::Comparison);
@@ -189,6 +221,11 @@ TEST_CASE("a run without faults is a caution only when every run lacks them", "[
       {{{}, {none}, {}, {}, {}}, false, ""},
       {{{none}, {none}, {none}}, true, ""},
       {{{none, "skipped 2 rows"}, {}}, false, "skipped 2 rows (1 of 2 runs)"},
+      // Every run gave it, or one run only: no count ("1 of 1 runs" read as if more had run).
+      {{{"skipped 2 rows"}}, false, "skipped 2 rows</li>"},
+      {{{"skipped 2 rows"}, {"skipped 2 rows"}}, false, "skipped 2 rows</li>"},
+      // Each distinct warning, not only the first.
+      {{{"a", "b"}, {"b"}}, false, "<li>a (1 of 2 runs)</li>\n<li>b</li>"},
   };
   for (const auto& row : rows) {
     ReportInput in;
