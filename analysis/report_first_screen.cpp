@@ -54,8 +54,7 @@ std::string queue_phrase(const RunSetup::Queue& q) {
                                    : "quota " + fmt::format("{}", fmt::join(quota, ", ")));
 }
 
-std::string setup_list(const ReportInput& in, const RunSetup& s) {
-  const auto& runs = in.variants.front().replications.runs;
+std::string setup_list(const std::vector<RunSummary>& runs, const RunSetup& s) {
   std::string h = "<ul class=\"setup\">\n";
   h += "<li><b>Cluster</b>: " + cluster_line(s) + "</li>\n";
   if (s.scheduler == "t9k") {
@@ -126,15 +125,18 @@ std::string queue_answer(const ReportVariant& v, const std::string& queue) {
 
 }  // namespace
 
+std::string setup_section(const std::vector<RunSummary>& runs, std::string_view note) {
+  if (runs.empty() || !runs.front().setup.present) return {};
+  const RunSetup& s = runs.front().setup;
+  std::string h = "<h2>What was simulated</h2>\n";
+  if (!s.description.empty()) h += "<p class=\"q\">" + html_escape(s.description) + "</p>\n";
+  if (!note.empty()) h += "<p class=\"q\">" + html_escape(note) + "</p>\n";
+  return h + setup_list(runs, s);
+}
+
 std::string first_screen(const ReportInput& in) {
   const auto& base = in.variants.front();
-  const RunSetup& s = base.replications.runs.front().setup;
-  std::string h;
-  if (s.present) {
-    h += "<h2>What was simulated</h2>\n";
-    if (!s.description.empty()) h += "<p class=\"q\">" + html_escape(s.description) + "</p>\n";
-    h += setup_list(in, s);
-  }
+  std::string h = setup_section(base.replications.runs, "");
   const auto queues = group_values(in, kGroupQueue);
   if (queues.empty()) return h;
   h += "<h2>The answer, by queue</h2>\n<p class=\"q\">";

@@ -237,6 +237,15 @@ std::string render_sweep_report(const SweepSummary& s) {
     h += "<p class=\"q\">One replication per point: no intervals. Run with -r 5 or more for 95 % "
          "intervals.</p>\n";
   }
+  // What was simulated: the first point's runs, with the swept fields named (they differ by point).
+  std::vector<std::string> at;
+  for (std::size_t k = 0; k < s.parameters.size(); ++k)
+    at.push_back(s.parameters[k] + "=" + s.points.front().values[k]);
+  h += setup_section(
+      s.points.front().replications.runs,
+      fmt::format("As at the first {} ({}); {} take{} the values in the table below.",
+                  s.goal ? "value evaluated" : "point", fmt::join(at, ", "),
+                  fmt::join(s.parameters, " and "), s.parameters.size() == 1 ? "s" : ""));
   if (s.goal) {
     const GoalSummary& g = *s.goal;
     h += "<h2>Goal</h2>\n<p class=\"q\">" +

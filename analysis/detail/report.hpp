@@ -192,6 +192,9 @@ std::string headline_table(const ReportInput& in);
 // The first screen (report_first_screen.cpp): what was simulated (the runs' summary.json
 // "setup"), then each queue's waits with their intervals and whether the quota or the nodes bind.
 std::string first_screen(const ReportInput& in);
+// Its first part alone, from the runs' setup (empty for summaries without one), with an
+// optional note under the description (a sweep: which point it describes).
+std::string setup_section(const std::vector<RunSummary>& runs, std::string_view note);
 
 // What makes the figures misleading on their own: runs' own warnings (a fault profile with no
 // fault), a warm-up that takes more than a third of the horizon, intervals from fewer than 5

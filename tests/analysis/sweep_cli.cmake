@@ -67,6 +67,10 @@ expect_contains("${size_summary}" "\"answer\": \"4\"")
 expect_contains("${size_summary}" "\"neighbour\": \"3\"")
 file(READ ${OUT}/size/report.html size_report)
 expect_contains("${size_report}" "t9ksim size: size-nodes")
+# The first screen says what was simulated, at the first value evaluated (issue 48).
+expect_contains("${size_report}" "<h2>What was simulated</h2>")
+expect_contains("${size_report}" "As at the first value evaluated (cluster.nodePools[name=h100].count=")
+expect_contains("${size_report}" "<b>Cluster</b>: ")
 # With the quota at 16 GPUs no node count helps, and the run says the quota binds.
 expect_exit(0 ${T9KSIM} size ${SIZE_SCENARIO} --param cluster.nodePools[name=h100].count=1:8
             --set "scheduler.queues[name=production].spec.quota.requests.nvidia\\.com/gpu=16"
