@@ -408,6 +408,53 @@ std::optional<YAML::Node> load_value(const std::string& text, const std::string&
   }
 }
 
+// `requests.nvidia.com/gpu` splits the key nvidia.com/gpu at its dots. When the map (or the
+// manifest an entry wraps) has the key that steps k..j joined with dots make, those steps become
+// one: unambiguous, since the key exists. Returns whether steps were merged.
+bool merge_dotted_key(std::vector<PathStep>& steps, std::size_t k, const YAML::Node& map) {
+  const auto holds = [&](const std::string& key) {
+    return has_key(map, key) ||
+           (has_key(map, "manifest") && map["manifest"].IsMap() && has_key(map["manifest"], key));
+  };
+  if (steps[k].name || steps[k].index || holds(steps[k].key)) return false;
+  std::string joined = steps[k].key, shown = steps[k].shown;
+  for (std::size_t j = k + 1; j < steps.size() && !steps[j].key.empty(); ++j) {
+    joined += "." + steps[j].key;
+    shown += "." + steps[j].shown;
+    if (holds(joined)) {
+      PathStep merged = steps[j];
+      merged.key = joined;
+      merged.shown = shown;
+      steps.erase(steps.begin() + static_cast<std::ptrdiff_t>(k),
+                  steps.begin() + static_cast<std::ptrdiff_t>(j) + 1);
+      steps.insert(steps.begin() + static_cast<std::ptrdiff_t>(k), std::move(merged));
+      return true;
+    }
+    if (steps[j].name || steps[j].index) break;
+  }
+  return false;
+}
+
+// A missing key in a map of qualified names (resources, labels, annotations) followed by a step
+// with '/' is most likely such a name split at its dots (nvidia.com/gpu): the escape to write, or
+// empty.
+std::string dotted_name_hint(const std::vector<PathStep>& steps, std::size_t k) {
+  static const std::set<std::string> kNameMaps = {
+      "labels", "annotations", "requests", "limits",      "extraResources",
+      "quota",  "matchLabels", "capacity", "allocatable", "nodeSelector"};
+  if (k == 0 || !kNameMaps.count(steps[k - 1].key)) return {};
+  std::string escaped = steps[k].key, plain = steps[k].key;
+  for (std::size_t j = k + 1; j < steps.size() && !steps[j].key.empty(); ++j) {
+    escaped += "\\." + steps[j].key;
+    plain += "." + steps[j].key;
+    if (steps[j].key.find('/') != std::string::npos) {
+      return fmt::format("; if the key is {}, write its dots as \\. ({})", plain, escaped);
+    }
+    if (steps[j].name || steps[j].index) break;
+  }
+  return {};
+}
+
 std::string names_in(const YAML::Node& seq) {
   std::vector<std::string> names;
   for (const auto& item : seq) {
@@ -612,6 +659,7 @@ std::string apply_sets(std::string_view base_yaml, const std::vector<std::string
     node.reset(*root);
     std::string at;
     for (std::size_t k = 0; k < steps->size(); ++k) {
+      if (!(*steps)[k].key.empty() && node.IsMap()) merge_dotted_key(*steps, k, node);
       const PathStep& st = (*steps)[k];
       const bool last = k + 1 == steps->size();
       if (!st.key.empty()) {
@@ -643,6 +691,12 @@ std::string apply_sets(std::string_view base_yaml, const std::vector<std::string
           }
           if (value_text.empty()) {
             fail(assignment, at, "no such field, so nothing under it to remove");
+            break;
+          }
+          // A key created here from a name split at its dots would hold the value under the wrong
+          // field (nvidia: {com/gpu: ...}): say how to write the name instead.
+          if (const std::string hint = dotted_name_hint(*steps, k); !hint.empty()) {
+            fail(assignment, at, "no such field" + hint);
             break;
           }
           node[st.key] = YAML::Node(YAML::NodeType::Map);

@@ -296,3 +296,26 @@ TEST_CASE("overlay: job entries that share a manifest are known by their as name
   CHECK(s["spec"]["workload"]["jobs"][0]["submitAt"].as<std::string>() == "9m");
   CHECK(s["spec"]["workload"]["jobs"][1]["submitAt"].as<std::string>() == "2m");
 }
+
+// Issue 47: "--set on nvidia.com/gpu fails without an escape and no hint".
+TEST_CASE(
+    "overlay set: a name with dots is found unescaped when it exists, else the escape is "
+    "suggested",
+    "[overlay][set]") {
+  // The key exists: steps nvidia + com/gpu join to it.
+  const YAML::Node b = YAML::Load(
+      set_ok({"scheduler.queues[name=production].spec.quota.requests.nvidia.com/gpu=256"}));
+  CHECK(
+      b["spec"]["scheduler"]["queues"][0]["manifest"]["spec"]["quota"]["requests"]["nvidia.com/gpu"]
+          .as<int>() == 256);
+  // A new label key with dots: refused with the escape, not created as nvidia: {com/gpu: ...}.
+  const std::string e = set_error({"cluster.nodePools[name=h100].labels.nvidia.com/gpu.product=X"});
+  CHECK(e.find("labels.nvidia | no such field; if the key is nvidia.com/gpu, write its dots as \\. "
+               "(nvidia\\.com/gpu)") != std::string::npos);
+  // Escaped, it is created as one key.
+  const YAML::Node c =
+      YAML::Load(set_ok({"cluster.nodePools[name=h100].labels.nvidia\\.com/gpu\\.product=X"}));
+  CHECK(
+      c["spec"]["cluster"]["nodePools"][1]["labels"]["nvidia.com/gpu.product"].as<std::string>() ==
+      "X");
+}
