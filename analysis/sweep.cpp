@@ -87,6 +87,26 @@ std::vector<std::string> sweep_values(std::string_view spec, std::string& error)
   const auto parts = std::count(spec.begin(), spec.end(), ':');
   const bool looks_like_yaml =
       !spec.empty() && (spec.front() == '{' || spec.front() == '[' || spec.front() == '"');
+  // FROM:TO of two numbers steps by 1, as `t9ksim size --param` always took it (one syntax for
+  // both commands); durations need their step.
+  if (parts == 1 && !looks_like_yaml) {
+    const auto a = spec.find(':');
+    const std::string_view from = spec.substr(0, a), to = spec.substr(a + 1);
+    if (parse_number(from) && parse_number(to)) {
+      return sweep_values(fmt::format("{}:{}:1", from, to), error);
+    }
+    bool durations = false;
+    try {
+      kernel::parse_duration(from);
+      kernel::parse_duration(to);
+      durations = true;
+    } catch (const std::exception&) {
+    }
+    if (durations) {
+      error = fmt::format("range {}: a range of durations needs a step, e.g. 1h:4h:30m", spec);
+      return {};
+    }
+  }
   if (parts == 2 && !looks_like_yaml) {
     const auto a = spec.find(':');
     const auto b = spec.find(':', a + 1);

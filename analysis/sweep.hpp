@@ -49,8 +49,9 @@ struct MetricName {
 };
 MetricName split_metric_name(const std::string& name);
 
-// The values of one `--vary PATH=VALUES`: "40:96:8" (FROM:TO:STEP, inclusive; three numbers or
-// three durations), "a,b,c" (YAML values split at top-level commas) or a single value. Empty with
+// The values of one `--vary PATH=VALUES` or `size --param PATH=VALUES`: "40:96:8" (FROM:TO:STEP,
+// inclusive; three numbers or three durations), "40:96" (two numbers, step 1), "a,b,c" (YAML
+// values split at top-level commas) or a single value. Empty with
 // `error` set when the text is none of these or has more than kMaxSweepPoints values.
 inline constexpr std::size_t kMaxSweepPoints = 1000;
 std::vector<std::string> sweep_values(std::string_view spec, std::string& error);

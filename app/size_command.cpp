@@ -158,27 +158,20 @@ class SizeSearch {
 bool SizeSearch::parse() {
   const auto pv = scenarios::split_assignment(args_.param);
   if (!pv || pv->second.empty()) {
-    fmt::print(stderr, "t9ksim size: --param {}: expected PATH=LO:HI or PATH=LO:HI:STEP\n",
+    fmt::print(stderr,
+               "t9ksim size: --param {}: expected PATH=LO:HI, PATH=LO:HI:STEP or PATH=a,b,c\n",
                args_.param);
     return false;
   }
   path_ = pv->first;
-  std::string range = pv->second;
-  if (std::count(range.begin(), range.end(), ':') == 1) {
-    const std::string lo = range.substr(0, range.find(':'));
-    if (lo.find_first_not_of("+-0123456789.") != std::string::npos) {
-      fmt::print(stderr,
-                 "t9ksim size: --param {}: a range of durations needs a step, e.g. 1h:4h:30m\n",
-                 args_.param);
-      return false;
-    }
-    range += ":1";
-  }
+  // The syntax of sweep's --vary (analysis::sweep_values): LO:HI, LO:HI:STEP or a list, searched
+  // in the order given.
   std::string error;
-  values_ = analysis::sweep_values(range, error);
-  if (values_.empty() || std::count(range.begin(), range.end(), ':') != 2) {
-    fmt::print(stderr, "t9ksim size: --param {}: {}\n", args_.param,
-               error.empty() ? "expected a range LO:HI or LO:HI:STEP" : error);
+  values_ = analysis::sweep_values(pv->second, error);
+  if (values_.size() < 2) {
+    fmt::print(
+        stderr, "t9ksim size: --param {}: {}\n", args_.param,
+        error.empty() ? "expected at least two values: LO:HI, LO:HI:STEP or a list a,b,c" : error);
     return false;
   }
   if (args_.targets.empty()) {
@@ -419,7 +412,8 @@ void add_size_command(Commands& c) {
   size->add_option("SCENARIO", args->scenario,
                    "Scenario file (default: the embedded default scenario)");
   size->add_option("--param", args->param,
-                   "PATH=LO:HI or PATH=LO:HI:STEP, e.g. cluster.nodePools[name=h100].count=32:96")
+                   "PATH=LO:HI, PATH=LO:HI:STEP or PATH=a,b,c (as sweep's --vary), e.g. "
+                   "cluster.nodePools[name=h100].count=32:96")
       ->required();
   size->add_option("--target", args->targets,
                    "[GROUP=VALUE] METRIC OP THRESHOLD, e.g. 'queue=production wait_p90 < 1h' or "

@@ -98,3 +98,10 @@ expect_exit(0 ${T9KSIM} size ${SIZE_SCENARIO} --param cluster.nodePools[name=h10
 expect_contains("${last_out}" "queue/production/wait_p90_s < 30 min in 2 of 2 runs (100.0 %, at least 22.4 % with 95 % confidence); target: in 100.0 % of runs: met")
 expect_contains("${last_out}" "queue/production/wait_p90_s: mean of 2 runs ")
 expect_contains("${last_out}" "; target: the mean < 30 min: met")
+# size takes sweep's syntax: a list is searched in the order given (issue 47: one range syntax).
+expect_exit(0 ${T9KSIM} size ${SIZE_SCENARIO} --param "cluster.nodePools[name=h100].count=2,4,8"
+            --target "queue=production wait_p90 < 30m" -r 2 -o ${OUT}/size-list)
+expect_contains("${last_out}" "answer: cluster.nodePools[name=h100].count=4")
+expect_exit(2 ${T9KSIM} size ${SIZE_SCENARIO} --param "cluster.nodePools[name=h100].count=4"
+            --target "queue=production wait_p90 < 30m" -o ${OUT}/size-one)
+expect_contains("${last_err}" "expected at least two values")

@@ -26,6 +26,10 @@ TEST_CASE("sweep: --vary values from ranges, duration ranges and lists", "[sweep
       {"{a: 1, b: 2},{a: 3}", {"{a: 1, b: 2}", "{a: 3}"}},
       {"\"a,b\",c", {"\"a,b\"", "c"}},
       {"56", {"56"}},
+      // FROM:TO of two numbers steps by 1, as size's --param (one syntax; issue 47).
+      {"1:4", {"1", "2", "3", "4"}},
+      {"0.5:2", {"0.5", "1.5"}},
+      {"\"1:4\"", {"\"1:4\""}},
   };
   for (const auto& r : rows) {
     INFO(r.spec);
@@ -38,6 +42,8 @@ TEST_CASE("sweep: --vary values from ranges, duration ranges and lists", "[sweep
     std::string message;
   };
   for (const auto& b : std::vector<Bad>{{"10:1:1", "FROM is greater than TO"},
+                                        {"1h:4h", "a range of durations needs a step"},
+                                        {"4:1", "FROM is greater than TO"},
                                         {"1:10:0", "step must be greater than 0"},
                                         {"1:10:-1", "step must be greater than 0"},
                                         {"0:100000:1", "at most 1000"},
