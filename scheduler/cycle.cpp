@@ -147,7 +147,7 @@ void Scheduler::Impl::t9k_stage() {
   heap.clear();
   for (const auto& [neg_prio, q] : snap->queues_by_priority()) {
     const auto& info = queue(q);
-    if (info.pending_index.empty()) continue;
+    if (!info.has_pending()) continue;
     may_preempt[static_cast<std::size_t>(q)] = queue_may_preempt(q);
     if (info.has_quota &&
         std::find(info.quota_dims.begin(), info.quota_dims.end(), kDimGpu) != info.quota_dims.end())
@@ -168,26 +168,50 @@ void Scheduler::Impl::t9k_stage() {
     // popped again: walking its run of skippable groups here is the same sequence. (With
     // strict-fifo the first blocked group ends the queue: nothing to skip.)
     if (!strict) {
-      const std::size_t first = it;
       const auto top = st.max_free_gpu();
       const std::int64_t max_free = top ? *top : -1;
-      while (it < index.size() && skippable(index[it], q, max_free, gang)) ++it;
-      if (it > first && !st.reservations().empty()) {
+      // Where skippable() could only find the capacity reason this group already reported (no
+      // reservation, no GPU quota, no victims), the check is made here inline: in a deep queue
+      // most of a cycle is this loop (issue 49). The same hash as skippable()'s.
+      const bool plain =
+          st.reservations().empty() && !may_preempt[static_cast<std::size_t>(q)] &&
+          gpu_quota[static_cast<std::size_t>(q)] == std::numeric_limits<std::int64_t>::max();
+      const auto nodes = static_cast<std::int32_t>(snap->nodes_by_free_gpu().size());
+      if (capacity_hash.first != nodes)
+        capacity_hash = {nodes, hash_of(PendingCause::Capacity, nodes)};
+      std::size_t first = index.size(), last = 0;  // the live entries skipped
+      for (; it < index.size(); ++it) {
+        const PendingEntry& e = index[it];
+        if (e.dead) continue;
+        const bool whole_core = gang && !e.running;
+        const bool known =
+            plain && e.min_gpu > max_free && !(whole_core && e.pending_pods < e.need) &&
+            e.reported ==
+                (mix(capacity_hash.second, static_cast<std::uint64_t>(whole_core ? e.need : 1)) |
+                 1);
+        if (!known && !skippable(e, q, max_free, gang)) break;
+        first = std::min(first, it);
+        last = it;
+      }
+      if (first <= last && !st.reservations().empty()) {
         // Replay the views the skipped attempts would have set: within one queue they only
         // grow with the rank (no skipped group holds a reservation), so the first and the last
         // give the same view epochs as all of them (failure memos are keyed by epoch).
         const std::int32_t qp = queue(q).priority;
         st.set_viewer(Viewer{false, group_of(index[first].key), q, qp, index[first].key});
-        st.set_viewer(Viewer{false, group_of(index[it - 1].key), q, qp, index[it - 1].key});
+        st.set_viewer(Viewer{false, group_of(index[last].key), q, qp, index[last].key});
       }
-      if (it == index.size()) continue;
+    } else {
+      while (it < index.size() && index[it].dead) ++it;
     }
+    if (it == index.size()) continue;
     const PendingEntry& entry = index[it];
     const GroupId g = group_of(entry.key);
     ++it;
     const Outcome o = attempt_group(q, entry);
     if (o == Outcome::Blocked && strict) {  // §11 Q11 option: the queue waits
       for (std::size_t rest = it; rest < index.size(); ++rest) {
+        if (index[rest].dead) continue;
         report_group(index[rest], hash_of(PendingCause::QueueOrder, g, std::get<2>(entry.key)),
                      [&] {
                        PendingReason r;
@@ -266,7 +290,7 @@ Outcome Scheduler::Impl::attempt_group(QueueId q, const PendingEntry& entry) {
   st.set_viewer(Viewer{false, gid, q, queue(q).priority, g.order_key(gid)});
   keep_reservation = false;
   gang_members_why = false;
-  const Outcome o = attempt_group_views(q, gid);
+  const Outcome o = attempt_group_views(q, gid, entry.core_shape);
   if (gang_members_why) report_group(entry, why);
   if (o == Outcome::Blocked) {
     // A group that preempts (or waits for its victims) says so, unless its quota blocked it.
@@ -277,10 +301,50 @@ Outcome Scheduler::Impl::attempt_group(QueueId q, const PendingEntry& entry) {
   return o;
 }
 
-Outcome Scheduler::Impl::attempt_group_views(QueueId q, GroupId gid) {
+std::optional<Outcome> Scheduler::Impl::known_uniform_failure(QueueId q, const GroupInfo& g,
+                                                              ShapeId shape) {
+  // The plain case (PendingEntry::core_shape): with no pod evicted this cycle the attempt's
+  // pending pods are the snapshot's, the gang permit passes, and the core is minMember pods of
+  // `shape`; without preemption a failure does nothing more.
+  if (shape == kNone || !evicted_list.empty() || opt.preemption || permits.size() != 1 ||
+      permits.front()->name() != "gang" || st.bonus_active())
+    return std::nullopt;
+  const auto size = static_cast<std::size_t>(g.min_member);
+  const QueueInfo& qi = queue(q);
+  const SparseRes& one = snap->shape_request(shape);
+  SparseRes total;
+  for (const auto& [d, v] : one)
+    if (v != 0) total.emplace_back(d, v * g.min_member);
+  if (!quota_ok(q, total)) {
+    why_quota(q, total);
+    return Outcome::Blocked;
+  }
+  const std::tuple<std::int32_t, SelectorId, ShapeId, std::size_t> key{st.view_epoch(), qi.selector,
+                                                                       shape, size};
+  if (const auto memo = uniform_gang_memo.find(key); memo != uniform_gang_memo.end()) {
+    why = memo->second;
+    return Outcome::Blocked;
+  }
+  // What trial_core would answer without a trial; anything else needs the pods.
+  const auto it = uniform_fail_memo.find({st.view_epoch(), qi.selector, shape});
+  if (it == uniform_fail_memo.end() || it->second.changes != st.changes() ||
+      size <= it->second.placed)
+    return std::nullopt;
+  const auto any = std::find_if(g.pods.begin(), g.pods.end(),
+                                [&](PodId p) { return pod(p).state == PodState::Pending; });
+  if (memo_fails(pod(*any), &qi)) return std::nullopt;
+  trial_size = size;
+  gang_nodes.clear();
+  why_nodes(it->second.tally, size, it->second.placed);
+  uniform_gang_memo.emplace(key, why);
+  return Outcome::Blocked;
+}
+
+Outcome Scheduler::Impl::attempt_group_views(QueueId q, GroupId gid, ShapeId shape) {
   const GroupInfo& g = group(gid);
   const QueueInfo& qi = queue(q);
   if (!g.present || !qi.present) return Outcome::Skipped;  // waits for its PodGroup / queue
+  if (const auto known = known_uniform_failure(q, g, shape)) return *known;
   collect_pending(g);
   if (pending.empty()) return Outcome::Skipped;
   // A group preempted earlier in this cycle waits for the next one: placing its pending pods
@@ -331,20 +395,38 @@ Outcome Scheduler::Impl::attempt_group_views(QueueId q, GroupId gid) {
     why_quota(q, total);
     return Outcome::Blocked;
   }
-  signature.assign({st.view_epoch(), qi.selector});
-  for (const PodId p : core) signature.push_back(pod(p).shape);
-  std::sort(signature.begin() + 2, signature.end());
+  const ShapeId first_shape = core.empty() ? kNone : pod(core.front()).shape;
+  const bool uniform = !core.empty() && std::all_of(core.begin(), core.end(), [&](PodId p) {
+    return pod(p).shape == first_shape;
+  });
+  const std::tuple<std::int32_t, SelectorId, ShapeId, std::size_t> uniform_key{
+      st.view_epoch(), qi.selector, first_shape, core.size()};
+  if (!uniform) {
+    signature.assign({st.view_epoch(), qi.selector});
+    for (const PodId p : core) signature.push_back(pod(p).shape);
+    std::sort(signature.begin() + 2, signature.end());
+  }
   auto& placed = placed_core;
   bool ok = false;
-  if (const auto memo = gang_fail_memo.find(signature); memo == gang_fail_memo.end()) {
-    ok = trial(core, &qi, placed);
+  const PendingReason* failed = nullptr;
+  if (uniform) {
+    if (const auto m = uniform_gang_memo.find(uniform_key); m != uniform_gang_memo.end())
+      failed = &m->second;
+  } else if (const auto m = gang_fail_memo.find(signature); m != gang_fail_memo.end()) {
+    failed = &m->second;
+  }
+  if (!failed) {
+    ok = trial_core(qi, placed);
     for (const auto& pm : permits) ok = ok && pm->permit(core.size(), placed.size());
     if (!ok) {
       rollback(placed);
-      gang_fail_memo.emplace(signature, why);
+      if (uniform)
+        uniform_gang_memo.emplace(uniform_key, why);
+      else
+        gang_fail_memo.emplace(signature, why);
     }
   } else {
-    why = memo->second;
+    why = *failed;
   }
   if (!ok) {
     if (opt.preemption) try_preempt(q, gid, core);
@@ -397,6 +479,8 @@ Decisions Scheduler::Impl::run(const ClusterSnapshot& s, model::SimTime now) {
   if (nominated_now.size() < s.groups().size()) nominated_now.resize(s.groups().size(), 0);
   fail_memo.clear();
   gang_fail_memo.clear();
+  uniform_gang_memo.clear();
+  uniform_fail_memo.clear();
   preempt_fail_memo.clear();
   for (const QueueId v : victims_from_list) victims_from_set[static_cast<std::size_t>(v)] = 0;
   victims_from_list.clear();

@@ -12,6 +12,7 @@ __extension__ using Int128 = __int128;
 // ---- CycleState -------------------------------------------------------------------------------
 
 void CycleState::reset(const ClusterSnapshot& snap) {
+  ++changes_;
   snap_ = &snap;
   const std::size_t dims = snap.resources().size();
   const std::size_t nodes = snap.nodes().size();
@@ -159,6 +160,7 @@ void CycleState::refresh_view() {
                         std::back_inserter(view_added_));
   } else {
     ++view_epoch_;
+    ++changes_;
     for (const NodeId n : held_nodes_) {
       const auto base = static_cast<std::ptrdiff_t>(static_cast<std::size_t>(n) * dims_);
       std::fill_n(held_.begin() + base, static_cast<std::ptrdiff_t>(dims_), 0);
@@ -174,6 +176,7 @@ void CycleState::refresh_view() {
 }
 
 void CycleState::add_to_view() {
+  if (!view_added_.empty()) ++changes_;
   for (const std::int32_t i : view_added_) {
     const auto& r = reservations_[static_cast<std::size_t>(i)];
     const std::size_t base = static_cast<std::size_t>(r.node) * dims_;
@@ -240,6 +243,7 @@ void CycleState::release_reservations(GroupId g) {
 }
 
 void CycleState::take(NodeId n, const SparseRes& r, std::int64_t sign) {
+  ++changes_;
   const std::size_t row = static_cast<std::size_t>(n);
   const std::size_t base = row * dims_;
   const auto& info = snap_->nodes()[row];
@@ -284,6 +288,7 @@ void CycleState::bonus_touch(NodeId n) {
 }
 
 void CycleState::add_bonus(NodeId n, const SparseRes& r, std::int64_t sign) {
+  ++changes_;
   mark_bonus(n);
   const std::size_t base = static_cast<std::size_t>(n) * dims_;
   const bool sched = snap_->nodes()[static_cast<std::size_t>(n)].schedulable();
@@ -295,6 +300,7 @@ void CycleState::add_bonus(NodeId n, const SparseRes& r, std::int64_t sign) {
 }
 
 void CycleState::add_bonus_dense(NodeId n, const DenseRes& r) {
+  ++changes_;
   mark_bonus(n);
   const std::size_t base = static_cast<std::size_t>(n) * dims_;
   const bool sched = snap_->nodes()[static_cast<std::size_t>(n)].schedulable();
@@ -306,6 +312,7 @@ void CycleState::add_bonus_dense(NodeId n, const DenseRes& r) {
 }
 
 void CycleState::clear_bonus() {
+  ++changes_;
   for (auto& row : share_rows_) {
     std::fill(row.back.begin(), row.back.end(), 0);
     row.touched_eff = row.touched;
@@ -355,6 +362,7 @@ bool CycleState::fits_share(NodeId n, const PodInfo& p) const {
 }
 
 void CycleState::take_pod(NodeId n, PodId id, const PodInfo& p, std::int64_t sign) {
+  ++changes_;
   if (p.gpu_share == 0) {
     take(n, p.request, sign);
     return;
@@ -384,6 +392,7 @@ void CycleState::take_pod(NodeId n, PodId id, const PodInfo& p, std::int64_t sig
 }
 
 void CycleState::add_share_back(NodeId n, std::int32_t slot_index, std::int32_t g) {
+  ++changes_;
   auto& row = share_row(n);
   const auto i = static_cast<std::size_t>(slot_index);
   if (i >= row.used.size()) return;
@@ -395,6 +404,7 @@ void CycleState::add_share_back(NodeId n, std::int32_t slot_index, std::int32_t 
 }
 
 void CycleState::add_bonus_pod(const PodInfo& p, std::int64_t sign) {
+  ++changes_;
   if (p.gpu_share == 0) {
     add_bonus(p.node, p.request, sign);
     return;
@@ -408,6 +418,7 @@ void CycleState::add_bonus_pod(const PodInfo& p, std::int64_t sign) {
 }
 
 void CycleState::add_terminating_bonus(NodeId n) {
+  ++changes_;
   const auto& node = snap_->nodes()[static_cast<std::size_t>(n)];
   add_bonus_dense(n, node.terminating);
   for (std::size_t i = 0; i < node.share_terminating.size(); ++i)

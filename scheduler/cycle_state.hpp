@@ -56,6 +56,10 @@ class CycleState {
  public:
   void reset(const ClusterSnapshot& snap);
   const ClusterSnapshot& snapshot() const { return *snap_; }
+  // Counts the changes to what a search sees (takes and give-backs, reservations coming into
+  // view, the bonus): between two equal counts a search repeated finds what it found before
+  // (the cycle's uniform gang memo, issue 49). Never reset: counts from different cycles differ.
+  std::uint64_t changes() const { return changes_; }
 
   // Outside a trial a reservation withholds only what the node's terminating pods will not give
   // back (they are already counted as used); in a trial, where the bonus returns them, all of it.
@@ -125,7 +129,10 @@ class CycleState {
   void add_bonus_dense(NodeId n, const DenseRes& r);
   void add_bonus_pod(const PodInfo& p, std::int64_t sign = 1);  // a victim on its node (and slot)
   void add_terminating_bonus(NodeId n);  // what the node's terminating pods give back
-  void set_bonus_active(bool on) { bonus_active_ = on; }
+  void set_bonus_active(bool on) {
+    bonus_active_ = on;
+    ++changes_;
+  }
   bool bonus_active() const { return bonus_active_; }
   const std::vector<NodeId>& bonus_nodes() const { return bonus_nodes_; }
   // The bonus nodes (in the order they joined) that have at least `gpu` free GPU milli with the
@@ -224,6 +231,7 @@ class CycleState {
   std::vector<ShareRow> share_rows_;
   std::vector<NodeId> share_nodes_;
   std::vector<std::int32_t> pod_slot_;  // by PodId: the slot take_pod gave a share
+  std::uint64_t changes_ = 0;
 };
 
 inline std::optional<std::int64_t> CycleState::max_free_gpu() const {

@@ -277,6 +277,31 @@ bool Scheduler::Impl::trial(const std::vector<PodId>& pods, const QueueInfo* q,
   return true;
 }
 
+bool Scheduler::Impl::trial_core(const QueueInfo& qi,
+                                 std::vector<std::pair<PodId, NodeId>>& placed) {
+  if (core.empty()) return trial(core, &qi, placed);
+  const ShapeId shape = pod(core.front()).shape;
+  const bool uniform =
+      !st.bonus_active() && pod(core.front()).gpu_share == 0 &&
+      std::all_of(core.begin(), core.end(), [&](PodId p) { return pod(p).shape == shape; });
+  if (!uniform) return trial(core, &qi, placed);
+  const std::tuple<std::int32_t, SelectorId, ShapeId> key{st.view_epoch(), qi.selector, shape};
+  if (const auto it = uniform_fail_memo.find(key);
+      it != uniform_fail_memo.end() && it->second.changes == st.changes() &&
+      core.size() > it->second.placed && !memo_fails(pod(core.front()), &qi)) {
+    placed.clear();
+    gang_nodes.clear();
+    trial_size = core.size();
+    why_nodes(it->second.tally, core.size(), it->second.placed);
+    return false;
+  }
+  if (trial(core, &qi, placed)) return true;
+  // trial() leaves the failed search's tally and why.placed (0 when a failure memo answered).
+  if (why.placed > 0)
+    uniform_fail_memo[key] = UniformFail{st.changes(), static_cast<std::size_t>(why.placed), tally};
+  return false;
+}
+
 void Scheduler::Impl::rollback(std::vector<std::pair<PodId, NodeId>>& placed) {
   for (const auto& [id, n] : placed) st.take_pod(n, id, pod(id), -1);
   placed.clear();

@@ -130,16 +130,46 @@ void ClusterSnapshot::pending_insert(QueueId q, const GroupOrderKey& key) {
   const auto it =
       std::lower_bound(idx.begin(), idx.end(), key,
                        [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
-  idx.insert(it, PendingEntry{key, 0, 0, 0, false});
+  if (it != idx.end() && it->key == key) {
+    if (it->dead) --queues_[static_cast<std::size_t>(q)].pending_dead;
+    *it = PendingEntry{key, 0, 0, 0, false};  // a new wait: nothing reported in it yet
+  } else {
+    idx.insert(it, PendingEntry{key, 0, 0, 0, false});
+  }
   dirty_groups_.push_back(group_of(key));
 }
 
 void ClusterSnapshot::pending_erase(QueueId q, const GroupOrderKey& key) {
-  auto& idx = queues_[static_cast<std::size_t>(q)].pending_index;
+  auto& info = queues_[static_cast<std::size_t>(q)];
+  auto& idx = info.pending_index;
   const auto it =
       std::lower_bound(idx.begin(), idx.end(), key,
                        [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
-  if (it != idx.end() && it->key == key) idx.erase(it);
+  if (it == idx.end() || it->key != key || it->dead) return;
+  it->dead = true;
+  // Compacted once a third is dead: amortised O(1) per erase, and a cycle's walk stays within
+  // 1.5 times the live entries.
+  if (++info.pending_dead * 3 > idx.size()) {
+    std::erase_if(idx, [](const PendingEntry& e) { return e.dead; });
+    info.pending_dead = 0;
+  }
+}
+
+// Of a group with nothing bound or succeeded: each role has its minimum among the pending pods
+// (the gang permit, §8.3) and those minimums add up to no more than `need` (so §8.4's core is
+// `need` pods).
+bool ClusterSnapshot::plain_core(const GroupInfo& g, std::int32_t need) const {
+  std::int64_t minimums = 0;
+  for (const auto& role : g.roles) {
+    minimums += role.min_member;
+    std::int32_t n = 0;
+    for (const PodId p : g.pods) {
+      const auto& pod = pods_[static_cast<std::size_t>(p)];
+      if (pod.state == PodState::Pending && pod.role == role.name && ++n >= role.min_member) break;
+    }
+    if (n < role.min_member) return false;
+  }
+  return minimums <= need;
 }
 
 void ClusterSnapshot::flush_pending_entries() {
@@ -152,18 +182,30 @@ void ClusterSnapshot::flush_pending_entries() {
     const auto it =
         std::lower_bound(idx.begin(), idx.end(), key,
                          [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
-    if (it == idx.end() || it->key != key) continue;
+    if (it == idx.end() || it->key != key || it->dead) continue;
     std::int64_t min_gpu = std::numeric_limits<std::int64_t>::max();
+    ShapeId shape = kNone;
+    bool uniform = true;
     for (const PodId p : info.pods) {
       const auto& pod = pods_[static_cast<std::size_t>(p)];
+      if (pod.state != PodState::Pending) continue;
+      if (!pod.present || !pod.t9k) {
+        uniform = false;  // not a pod the scheduler places as this group's: no shortcut
+        continue;
+      }
       // A share may fit in a used GPU's room even when no GPU is free: it bounds nothing.
-      if (pod.present && pod.t9k && pod.state == PodState::Pending)
-        min_gpu = std::min(min_gpu, pod.gpu_share > 0 ? 0 : at(pod.request, kDimGpu));
+      min_gpu = std::min(min_gpu, pod.gpu_share > 0 ? 0 : at(pod.request, kDimGpu));
+      uniform = uniform && pod.gpu_share == 0 && (shape == kNone || shape == pod.shape);
+      shape = pod.shape;
     }
     it->min_gpu = min_gpu;
     it->need = std::max<std::int32_t>(0, info.min_member - info.n_bound - info.n_succeeded);
     it->running = info.n_bound + info.n_succeeded > 0;
     it->pending_pods = info.n_pending;
+    it->core_shape = uniform && !it->running && it->need > 0 && info.n_pending >= it->need &&
+                             plain_core(info, it->need)
+                         ? shape
+                         : kNone;
   }
   dirty_groups_.clear();
 }

@@ -127,6 +127,15 @@ struct PendingEntry {
   std::int32_t pending_pods =
       0;                 // its pending pods (a gang not running is short of pods below `need`)
   bool running = false;  // a pod bound or succeeded (§11 Q10: placed one by one)
+  // For a group not running whose pending pods all have one shape (whole GPUs) and satisfy the
+  // gang permit (§8.3: minMember, and each role's minimum), with a core of exactly `need` pods
+  // (§8.4: the role minimums add up to no more): that shape; kNone otherwise. The cycle answers
+  // such a gang's certain failure without looking at its pods (issue 49).
+  ShapeId core_shape = kNone;
+  // No longer pending (issue 49): erased entries stay in place, in key order, until a third of
+  // the index is dead, so that a group placed in the middle of a deep queue costs O(log n) and
+  // not a move of everything behind it. Readers skip them; an insert of the same key revives it.
+  bool dead = false;
   // The scheduler's pending-reason scratch (docs/scheduler.md "Why is this job pending?"): a
   // non-zero hash of the reason it last reported for the group (0: none yet in this wait; the
   // entry lives exactly as long as the group is pending); beside the entry so that a cycle
@@ -148,7 +157,9 @@ struct QueueInfo {
   DenseRes allocated;  // §8.7: requests of Bound and Terminating pods
   DenseRes requested;  // requests of every live pod (Pending, Bound, Terminating): admission quota
   std::set<GroupOrderKey> pending_groups;   // groups with >= 1 pending pod
-  std::vector<PendingEntry> pending_index;  // the same groups, same order, flat
+  std::vector<PendingEntry> pending_index;  // the same groups, same order, flat, with dead ones
+  std::size_t pending_dead = 0;             // dead entries in pending_index
+  bool has_pending() const { return pending_index.size() > pending_dead; }
   std::set<VictimOrderKey> running_groups;  // groups with >= 1 Bound (not terminating) pod
   // Non-terminal pods by (creation µs, creation sequence, id): maxDuration expiry order. Kept
   // only while the queue has a maxDuration (empty otherwise): every pod change would otherwise
@@ -368,6 +379,7 @@ class ClusterSnapshot {
   void pending_insert(QueueId q, const GroupOrderKey& key);
   void pending_erase(QueueId q, const GroupOrderKey& key);
   void flush_pending_entries();  // recomputes the PendingEntry fields of touched groups
+  bool plain_core(const GroupInfo& g, std::int32_t need) const;
 
   ResourceTable resources_;
   model::Topology topology_;

@@ -105,7 +105,26 @@ struct Scheduler::Impl {
            std::vector<std::pair<DenseRes, NodeTally>>>
       fail_memo;
   // Gang cores that failed, by signature, with the failure (pods tried, placed, node tally).
+  // Cores of one shape are kept in uniform_gang_memo instead, by (view epoch, queue selector,
+  // shape, size): the same signature without a vector to build and compare (issue 49).
   std::map<std::vector<std::int32_t>, PendingReason> gang_fail_memo;
+  std::map<std::tuple<std::int32_t, SelectorId, ShapeId, std::size_t>, PendingReason>
+      uniform_gang_memo;
+  // Uniform gang cores (copies of one whole-GPU shape) whose trial placed some copies and then
+  // found no node, per (view epoch, queue selector, shape): the copies placed, the failed search's
+  // tally, and CycleState::changes() after the rollback. Filters and scores read only the node,
+  // the shape and the gang's nodes so far, so while nothing has changed a core of more copies
+  // places the same copies on the same nodes and fails at the same search: its reason is
+  // why_nodes(tally, its size, placed) without the trial. A deep queue's waiting gangs of many
+  // sizes otherwise each repeat O(free GPUs) searches every cycle (issue 49).
+  struct UniformFail {
+    std::uint64_t changes = 0;
+    std::size_t placed = 0;
+    NodeTally tally;
+  };
+  std::map<std::tuple<std::int32_t, SelectorId, ShapeId>, UniformFail> uniform_fail_memo;
+  // A trial of the core (all or nothing), answered from uniform_fail_memo when it can be.
+  bool trial_core(const QueueInfo& qi, std::vector<std::pair<PodId, NodeId>>& placed);
   // One-pod preemptions that found no victim set this cycle, per (view epoch, queue selector,
   // pod selector): (queue priority, request). Within a cycle resources and victims only shrink,
   // and a queue of lower or equal priority has a subset of the victims, so a request covering a
@@ -270,7 +289,13 @@ struct Scheduler::Impl {
   // the resources coming back suffice); placed, or unable to use it now, it is released for the
   // rest of the cycle (the snapshot drops it once the group is bound).
   Outcome attempt_group(QueueId q, const PendingEntry& entry);
-  Outcome attempt_group_views(QueueId q, GroupId gid);
+  Outcome attempt_group_views(QueueId q, GroupId gid, ShapeId shape);
+  // A gang not yet running whose pending pods share one shape (PendingEntry::shape), in the
+  // plain case (no role minimums, only the gang permit, no eviction or preemption this cycle):
+  // its core is its first minMember pods, so quota, the failure memos and the uniform trial memo
+  // answer a certain failure without collecting its pods; nullopt when the full attempt must run
+  // (it may place, or the case is not plain). Decisions and reasons are the full attempt's.
+  std::optional<Outcome> known_uniform_failure(QueueId q, const GroupInfo& g, ShapeId shape);
   struct Unit {
     GroupId group;
     std::vector<PodId> pods;

@@ -10,6 +10,7 @@
 // and explain the recording's diff in the commit message (tests/README.md, "Recorded outputs").
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -48,9 +49,17 @@ void check_indexes(const ClusterSnapshot& s) {
   for (std::size_t d = 0; d < s.resources().size(); ++d)
     REQUIRE(at(s.schedulable_free(), static_cast<Dim>(d)) == at(free_sum, static_cast<Dim>(d)));
   for (const auto& q : s.queues()) {
-    REQUIRE(q.pending_index.size() == q.pending_groups.size());
+    REQUIRE(q.pending_index.size() - q.pending_dead == q.pending_groups.size());
+    REQUIRE(q.pending_dead * 3 <= q.pending_index.size());
+    REQUIRE(std::count_if(q.pending_index.begin(), q.pending_index.end(),
+                          [](const PendingEntry& e) { return e.dead; }) ==
+            static_cast<std::ptrdiff_t>(q.pending_dead));
+    REQUIRE(
+        std::is_sorted(q.pending_index.begin(), q.pending_index.end(),
+                       [](const PendingEntry& a, const PendingEntry& b) { return a.key < b.key; }));
     std::size_t i = 0;
     for (const auto& key : q.pending_groups) {
+      while (q.pending_index[i].dead) ++i;  // erased, awaiting compaction
       const auto& e = q.pending_index[i++];
       REQUIRE(e.key == key);
       const auto& g = s.groups()[static_cast<std::size_t>(group_of(key))];

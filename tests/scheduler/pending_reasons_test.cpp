@@ -327,3 +327,53 @@ TEST_CASE("pending reasons: unchanged ones are not repeated; changes and new wai
   REQUIRE(r);
   CHECK_FALSE(r->continued);
 }
+
+// A deep queue of gangs of one shape (issue 49): after the first gang's trial fails having placed
+// what fits, the next ones of the same shape are answered from that trial (Scheduler's uniform
+// gang memo) until something is placed; each still reports its own size and what the trial
+// placed, as a trial of its own would.
+TEST_CASE("pending reasons: gangs of one shape answered from the first trial", "[pending][spec]") {
+  TestWorld w;
+  for (const char* n : {"n1", "n2", "n3"}) w.add_node(n, res(64, 8));  // 24 GPUs
+  w.add_queue("q", 1);
+  const std::pair<const char*, int> gangs[] = {
+      {"g30", 30}, {"g27", 27}, {"g25", 25}, {"small", 3}, {"g40", 40}};
+  for (const auto& [name, size] : gangs) {
+    // g27 names its pods' role and the role's minimum (§8.3/§8.4: the core is still 27 pods).
+    if (std::string(name) == "g27") {
+      w.add_group(name, "q", size, 0, {{"worker", size}});
+      w.add_pods(name, size, res(1, 1), "worker");
+    } else {
+      w.add_group(name, "q", size);
+      w.add_pods(name, size, res(1, 1));
+    }
+  }
+  Scheduler s;
+  const auto placed = [&](const Decisions& d, const char* pod) {
+    const PendingReason* r = reason_for(w, d, pod);
+    REQUIRE(r);
+    CHECK(r->cause == PendingCause::Capacity);
+    return std::pair{r->pods, r->placed};
+  };
+  // §8.4 / §8.5: skip-and-continue; a gang that cannot be placed whole places nothing.
+  const auto d1 = w.cycle(s);
+  CHECK(placed(d1, "g30-0") == std::pair{30, 24});
+  CHECK(placed(d1, "g27-worker0") == std::pair{27, 24});
+  CHECK(placed(d1, "g25-0") == std::pair{25, 24});
+  CHECK(has_binding(d1, "small-0"));
+  CHECK(has_binding(d1, "small-2"));
+  CHECK(placed(d1, "g40-0") == std::pair{40, 21});  // after small took 3: a trial of its own
+  CHECK(d1.bindings.size() == 3);
+  // Next cycle: 21 free for everyone; g40's reason is unchanged, so it is not reported again.
+  const auto d2 = w.cycle(s);
+  CHECK(d2.bindings.empty());
+  CHECK(placed(d2, "g30-0") == std::pair{30, 21});
+  CHECK(placed(d2, "g27-worker0") == std::pair{27, 21});
+  CHECK(placed(d2, "g25-0") == std::pair{25, 21});
+  CHECK_FALSE(reason_for(w, d2, "g40-0"));
+  // The small gang finishes: its pending entry is long gone, the others' stay in order.
+  for (int i = 0; i < 3; ++i) w.finish("small-" + std::to_string(i));
+  const auto d3 = w.cycle(s);
+  CHECK(placed(d3, "g30-0") == std::pair{30, 24});
+  CHECK(placed(d3, "g40-0") == std::pair{40, 24});
+}
