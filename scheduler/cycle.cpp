@@ -138,6 +138,39 @@ bool Scheduler::Impl::skippable(const PendingEntry& e, QueueId q, std::int64_t m
   return false;
 }
 
+// A skipped group's value in its queue's skip tree: its smallest GPU request while the reason
+// it last reported is the one a skip for capacity would give now (so a walk whose free GPUs are
+// below it may pass it: skippable() would report nothing), the lowest value otherwise (visit),
+// the highest for a dead entry.
+std::int64_t Scheduler::Impl::skip_value(const PendingEntry& e) const {
+  if (e.dead) return MinTree::kHighest;
+  const bool whole_core = !permits.empty() && !e.running;
+  if (whole_core && e.pending_pods < e.need) return std::numeric_limits<std::int64_t>::min();
+  const std::uint64_t hash =
+      mix(capacity_hash.second, static_cast<std::uint64_t>(whole_core ? e.need : 1)) | 1;
+  return e.reported == hash ? e.min_gpu : std::numeric_limits<std::int64_t>::min();
+}
+
+MinTree& Scheduler::Impl::skip_tree(QueueId q) {
+  auto& s = skip[static_cast<std::size_t>(q)];
+  const auto& info = queue(q);
+  const auto& index = info.pending_index;
+  if (!s.valid || info.relaid || s.nodes != capacity_hash.first ||
+      index.size() > s.tree.capacity()) {
+    s.tree.reset(2 * index.size() + 64);  // room to append before the next build
+    for (std::size_t i = 0; i < index.size(); ++i) s.tree.load(i, skip_value(index[i]));
+    s.tree.rebuild();
+    s.valid = true;
+    s.nodes = capacity_hash.first;
+    info.relaid = false;
+  } else {
+    for (const std::uint32_t pos : info.touched)
+      if (pos < index.size()) s.tree.set(pos, skip_value(index[pos]));
+  }
+  info.touched.clear();
+  return s.tree;
+}
+
 void Scheduler::Impl::t9k_stage() {
   const std::size_t nq = snap->queues().size();
   cursor.assign(nq, 0);
@@ -157,6 +190,9 @@ void Scheduler::Impl::t9k_stage() {
   }
   const bool strict = opt.backfill == BackfillPolicy::StrictFifo;
   const bool gang = !permits.empty();
+  const auto nodes = static_cast<std::int32_t>(snap->nodes_by_free_gpu().size());
+  if (capacity_hash.first != nodes) capacity_hash = {nodes, hash_of(PendingCause::Capacity, nodes)};
+  if (skip.size() < nq) skip.resize(nq);
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), after);
     const QueueId q = heap.back();
@@ -167,31 +203,34 @@ void Scheduler::Impl::t9k_stage() {
     // matter; a failed attempt leaves the queue ranks unchanged, so the same queue would be
     // popped again: walking its run of skippable groups here is the same sequence. (With
     // strict-fifo the first blocked group ends the queue: nothing to skip.)
+    // A plain queue (no reservation in the cycle, no GPU quota, no possible victims) skips a
+    // group only for capacity, with a reason fixed by the group and the node count: its walk
+    // jumps, by the queue's skip tree, over the groups whose reason stands (issue 49).
+    const bool plain =
+        !strict && st.reservations().empty() && !may_preempt[static_cast<std::size_t>(q)] &&
+        gpu_quota[static_cast<std::size_t>(q)] == std::numeric_limits<std::int64_t>::max();
+    if (!plain) skip[static_cast<std::size_t>(q)].valid = false;  // reasons change unseen
     if (!strict) {
       const auto top = st.max_free_gpu();
       const std::int64_t max_free = top ? *top : -1;
-      // Where skippable() could only find the capacity reason this group already reported (no
-      // reservation, no GPU quota, no victims), the check is made here inline: in a deep queue
-      // most of a cycle is this loop (issue 49). The same hash as skippable()'s.
-      const bool plain =
-          st.reservations().empty() && !may_preempt[static_cast<std::size_t>(q)] &&
-          gpu_quota[static_cast<std::size_t>(q)] == std::numeric_limits<std::int64_t>::max();
-      const auto nodes = static_cast<std::int32_t>(snap->nodes_by_free_gpu().size());
-      if (capacity_hash.first != nodes)
-        capacity_hash = {nodes, hash_of(PendingCause::Capacity, nodes)};
       std::size_t first = index.size(), last = 0;  // the live entries skipped
-      for (; it < index.size(); ++it) {
-        const PendingEntry& e = index[it];
-        if (e.dead) continue;
-        const bool whole_core = gang && !e.running;
-        const bool known =
-            plain && e.min_gpu > max_free && !(whole_core && e.pending_pods < e.need) &&
-            e.reported ==
-                (mix(capacity_hash.second, static_cast<std::uint64_t>(whole_core ? e.need : 1)) |
-                 1);
-        if (!known && !skippable(e, q, max_free, gang)) break;
-        first = std::min(first, it);
-        last = it;
+      if (plain) {
+        MinTree& tree = skip_tree(q);
+        for (;;) {
+          const std::size_t next = tree.first_at_most(it, max_free);
+          it = std::min(next, index.size());
+          if (it == index.size() || !skippable(index[it], q, max_free, gang)) break;
+          tree.set(it, skip_value(index[it]));
+          first = std::min(first, it);
+          last = it++;
+        }
+      } else {
+        for (; it < index.size(); ++it) {
+          if (index[it].dead) continue;
+          if (!skippable(index[it], q, max_free, gang)) break;
+          first = std::min(first, it);
+          last = it;
+        }
       }
       if (first <= last && !st.reservations().empty()) {
         // Replay the views the skipped attempts would have set: within one queue they only
@@ -207,8 +246,9 @@ void Scheduler::Impl::t9k_stage() {
     if (it == index.size()) continue;
     const PendingEntry& entry = index[it];
     const GroupId g = group_of(entry.key);
-    ++it;
+    const std::size_t at_entry = it++;
     const Outcome o = attempt_group(q, entry);
+    if (plain) skip[static_cast<std::size_t>(q)].tree.set(at_entry, skip_value(entry));
     if (o == Outcome::Blocked && strict) {  // §11 Q11 option: the queue waits
       for (std::size_t rest = it; rest < index.size(); ++rest) {
         if (index[rest].dead) continue;
@@ -468,6 +508,10 @@ void Scheduler::Impl::default_stage() {
 
 Decisions Scheduler::Impl::run(const ClusterSnapshot& s, model::SimTime now) {
   snap = &s;
+  if (skip_snapshot != &s) {  // the skip trees follow one snapshot's changes
+    for (auto& k : skip) k.valid = false;
+    skip_snapshot = &s;
+  }
   st.reset(s);
   out = Decisions{};
   if (seen.size() < s.nodes().size()) seen.resize(s.nodes().size(), 0);  // stamps go on

@@ -130,13 +130,29 @@ void ClusterSnapshot::pending_insert(QueueId q, const GroupOrderKey& key) {
   const auto it =
       std::lower_bound(idx.begin(), idx.end(), key,
                        [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
+  auto& info = queues_[static_cast<std::size_t>(q)];
   if (it != idx.end() && it->key == key) {
-    if (it->dead) --queues_[static_cast<std::size_t>(q)].pending_dead;
+    if (it->dead) --info.pending_dead;
     *it = PendingEntry{key, 0, 0, 0, false};  // a new wait: nothing reported in it yet
+    touch(info, static_cast<std::size_t>(it - idx.begin()));
+  } else if (it == idx.end()) {
+    idx.push_back(PendingEntry{key, 0, 0, 0, false});
+    touch(info, idx.size() - 1);
   } else {
     idx.insert(it, PendingEntry{key, 0, 0, 0, false});
+    info.relaid = true;
   }
   dirty_groups_.push_back(group_of(key));
+}
+
+void ClusterSnapshot::touch(QueueInfo& q, std::size_t pos) {
+  if (q.relaid) return;  // the tree is built again anyway
+  if (q.touched.size() >= q.pending_index.size()) {
+    q.relaid = true;
+    q.touched.clear();
+    return;
+  }
+  q.touched.push_back(static_cast<std::uint32_t>(pos));
 }
 
 void ClusterSnapshot::pending_erase(QueueId q, const GroupOrderKey& key) {
@@ -147,11 +163,14 @@ void ClusterSnapshot::pending_erase(QueueId q, const GroupOrderKey& key) {
                        [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
   if (it == idx.end() || it->key != key || it->dead) return;
   it->dead = true;
+  touch(info, static_cast<std::size_t>(it - idx.begin()));
   // Compacted once a third is dead: amortised O(1) per erase, and a cycle's walk stays within
   // 1.5 times the live entries.
   if (++info.pending_dead * 3 > idx.size()) {
     std::erase_if(idx, [](const PendingEntry& e) { return e.dead; });
     info.pending_dead = 0;
+    info.relaid = true;
+    info.touched.clear();
   }
 }
 
@@ -183,6 +202,8 @@ void ClusterSnapshot::flush_pending_entries() {
         std::lower_bound(idx.begin(), idx.end(), key,
                          [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
     if (it == idx.end() || it->key != key || it->dead) continue;
+    touch(queues_[static_cast<std::size_t>(info.queue)],
+          static_cast<std::size_t>(it - idx.begin()));
     std::int64_t min_gpu = std::numeric_limits<std::int64_t>::max();
     ShapeId shape = kNone;
     bool uniform = true;

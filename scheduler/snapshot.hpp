@@ -160,6 +160,12 @@ struct QueueInfo {
   std::vector<PendingEntry> pending_index;  // the same groups, same order, flat, with dead ones
   std::size_t pending_dead = 0;             // dead entries in pending_index
   bool has_pending() const { return pending_index.size() > pending_dead; }
+  // What the snapshot changed in pending_index since the scheduler last read it, for the cycle's
+  // skip tree over it (issue 49): the positions of entries changed, added at the end, revived or
+  // killed; `relaid` when entries moved (an insert before the end, a compaction) or the list grew
+  // past the index's length, and the tree must be built again. The scheduler consumes both.
+  mutable std::vector<std::uint32_t> touched;
+  mutable bool relaid = true;
   std::set<VictimOrderKey> running_groups;  // groups with >= 1 Bound (not terminating) pod
   // Non-terminal pods by (creation µs, creation sequence, id): maxDuration expiry order. Kept
   // only while the queue has a maxDuration (empty otherwise): every pod change would otherwise
@@ -379,6 +385,8 @@ class ClusterSnapshot {
   void pending_insert(QueueId q, const GroupOrderKey& key);
   void pending_erase(QueueId q, const GroupOrderKey& key);
   void flush_pending_entries();  // recomputes the PendingEntry fields of touched groups
+  // Notes a change at `pos` of q's pending_index (QueueInfo::touched).
+  static void touch(QueueInfo& q, std::size_t pos);
   bool plain_core(const GroupInfo& g, std::int32_t need) const;
 
   ResourceTable resources_;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "scheduler/cycle_state.hpp"
+#include "scheduler/min_tree.hpp"
 #include "scheduler/scheduler.hpp"
 #include "scheduler/stages.hpp"
 
@@ -152,6 +153,18 @@ struct Scheduler::Impl {
   std::vector<std::int32_t> signature;
   std::vector<std::pair<PodId, NodeId>> placed_core, placed_one, placed_bonus;
   std::vector<std::size_t> cursor;  // by QueueId: position in QueueInfo::pending_index
+  // By QueueId: skip_value() of each entry of the queue's pending_index, kept between cycles
+  // from the snapshot's notes (QueueInfo::touched, relaid) and the walk's own reports; invalid
+  // after a walk that reported without keeping it (not plain) or on another snapshot.
+  struct SkipIndex {
+    MinTree tree;
+    std::int32_t nodes = -1;  // the node count its values assume (the capacity reason's)
+    bool valid = false;
+  };
+  std::vector<SkipIndex> skip;
+  const ClusterSnapshot* skip_snapshot = nullptr;
+  std::int64_t skip_value(const PendingEntry& e) const;
+  MinTree& skip_tree(QueueId q);  // brought up to date with the snapshot's notes
   std::vector<QueueId> heap;
   // By QueueId, for the fast skip (t9k_stage): a failing group of this queue would look for
   // victims, and the queue's GPU quota (max when unlimited).

@@ -377,3 +377,66 @@ TEST_CASE("pending reasons: gangs of one shape answered from the first trial", "
   CHECK(placed(d3, "g30-0") == std::pair{30, 24});
   CHECK(placed(d3, "g40-0") == std::pair{40, 24});
 }
+
+// The walk past groups whose capacity reason stands (issue 49, the cycle's skip tree): a full
+// cluster reports each waiting group once; unchanged cycles report nothing; a group arriving at
+// the end, one arriving ahead of the others (higher priority) and a new node are each seen.
+TEST_CASE("pending reasons: a full cluster's waiting groups, cycle after cycle",
+          "[pending][spec]") {
+  TestWorld w;
+  w.add_node("n1", res(64, 8));
+  w.add_queue("q", 1);
+  w.add_group("hog", "q", 1);
+  w.add_pods("hog", 1, res(1, 8));
+  w.add_group("a", "q", 2);
+  w.add_pods("a", 2, res(1, 1));
+  w.add_group("b", "q", 1);
+  w.add_pods("b", 1, res(1, 4));
+  w.add_group("c", "q", 3);
+  w.add_pods("c", 3, res(1, 1));
+  Scheduler s;
+  const auto capacity = [&](const Decisions& d, const char* pod, int nodes, int pods) {
+    const PendingReason* r = reason_for(w, d, pod);
+    REQUIRE(r);
+    CHECK(r->cause == PendingCause::Capacity);
+    CHECK(r->nodes.nodes == nodes);
+    CHECK(r->pods == pods);
+  };
+  const auto d1 = w.cycle(s);  // §8.5: hog first; then no GPU is left for anyone
+  CHECK(has_binding(d1, "hog-0"));
+  capacity(d1, "a-0", 1, 2);
+  capacity(d1, "b-0", 1, 1);
+  capacity(d1, "c-0", 1, 3);
+  CHECK(d1.pending.size() == 3);
+  CHECK(w.cycle(s).pending.empty());  // nothing changed: nothing reported again
+  w.add_group("d", "q", 1);           // at the end of the queue
+  w.add_pods("d", 1, res(1, 1));
+  const auto d3 = w.cycle(s);
+  CHECK(d3.pending.size() == 1);
+  capacity(d3, "d-0", 1, 1);
+  w.add_group("e", "q", 2, 10);  // §8.5: a higher priority goes ahead of the others
+  w.add_pods("e", 2, res(1, 2));
+  const auto d4 = w.cycle(s);
+  CHECK(d4.pending.size() == 1);
+  capacity(d4, "e-0", 1, 2);
+  CHECK(w.cycle(s).pending.empty());
+  // A second node: e (4 GPUs), a (2) and c's... c needs 3 with 2 left: it places 2 and fails.
+  w.add_node("n2", res(64, 8));
+  const auto d6 = w.cycle(s);
+  CHECK(has_binding(d6, "e-0"));
+  CHECK(has_binding(d6, "a-1"));
+  CHECK_FALSE(has_binding(d6, "b-0"));  // 4 GPUs: only 2 left after e and a
+  const PendingReason* c = reason_for(w, d6, "c-0");
+  REQUIRE(c);
+  CHECK(c->pods == 3);
+  CHECK(c->placed == 2);
+  CHECK(has_binding(d6, "d-0"));  // skip-and-continue: the last GPU
+  capacity(d6, "b-0", 2, 1);      // every node now short of 4 free GPUs
+  // One GPU is left (d took one): b's reason stands, c now places 1 of its 3 and says so.
+  const auto d7 = w.cycle(s);
+  CHECK(d7.bindings.empty());
+  REQUIRE(d7.pending.size() == 1);
+  c = reason_for(w, d7, "c-0");
+  REQUIRE(c);
+  CHECK(c->placed == 1);
+}
