@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "analysis/units.hpp"
+
 namespace t9k::analysis {
 
 MetricRange metric_range(std::string_view metric) {
@@ -51,6 +53,20 @@ std::string interval_text(std::string_view metric, const Interval& iv,
   if (iv.mean - hw >= r.low && iv.mean + hw <= r.high) return plus_minus_text(iv, value, label);
   return fmt::format("{} ({}{}{} to {})", value(iv.mean), label, label.empty() ? "" : " ",
                      value(std::max(r.low, iv.mean - hw)), value(std::min(r.high, iv.mean + hw)));
+}
+
+std::string metric_interval_text(std::string_view metric, const Interval& iv,
+                                 std::string_view label) {
+  const double hw = iv.has_interval() ? shown_half_width(iv) : 0.0;
+  return interval_text(
+      metric, iv, [&](double v) { return format_metric(metric, v, hw); }, label);
+}
+
+std::string metric_difference_text(std::string_view metric, const Interval& d,
+                                   std::string_view label) {
+  const double hw = d.has_interval() ? shown_half_width(d) : 0.0;
+  return plus_minus_text(
+      d, [&](double v) { return format_metric(metric, v, hw); }, label);
 }
 
 }  // namespace t9k::analysis

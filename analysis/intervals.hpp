@@ -34,4 +34,11 @@ std::string interval_text(std::string_view metric, const Interval& iv,
 std::string plus_minus_text(const Interval& iv, const std::function<std::string(double)>& value,
                             std::string_view label = {});
 
+// The two above with every value in the metric's unit (format_metric, plain numbers to the
+// half-width's second significant digit): what the console, the reports and `size` print.
+std::string metric_interval_text(std::string_view metric, const Interval& iv,
+                                 std::string_view label = {});
+std::string metric_difference_text(std::string_view metric, const Interval& d,
+                                   std::string_view label = {});
+
 }  // namespace t9k::analysis

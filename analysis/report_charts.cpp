@@ -345,6 +345,10 @@ Chart restarts_chart(const ReportInput& in) {
                                               tip("value", "quantitative", "count per job"),
                                               tip("jobs", "quantitative", "jobs")})}};
     s["height"] = 220;
+    if (in.variants.size() < 2) {  // one run: no variant to tell apart (issue 48)
+      s["encoding"].erase("color");
+      s["encoding"].erase("xOffset");
+    }
   }
   return {
       "Restarts and backoff per job",
@@ -408,6 +412,7 @@ Chart fairness_chart(const ReportInput& in) {
                                               tip("time_h", "quantitative", "time (h)", ".2f"),
                                               tip("jain", "quantitative", "Jain's index", ".3f"),
                                               tip("queues", "quantitative", "queues with work")})}};
+    if (in.variants.size() < 2) s["encoding"].erase("color");  // one run: no variant legend
   }
   return {"Fairness between queues over time",
           "Do the queues with work get similar numbers of GPUs? Jain's index over the "
@@ -430,21 +435,22 @@ Chart variants_chart(const ReportInput& in) {
       {"width", 200},
       {"height", 150},
       {"layer",
-       json::array({{{"mark", {{"type", "bar"}, {"tooltip", true}}},
-                     {"encoding",
-                      {{"x", enc_x},
-                       {"y", {{"field", "mean"}, {"type", "quantitative"}, {"title", "mean"}}},
-                       {"color", {{"field", "variant"}, {"type", "nominal"}, {"sort", nullptr}}},
-                       {"tooltip", json::array({tip("metric", "nominal"), tip("variant", "nominal"),
-                                                tip("mean", "quantitative", "mean", ".4g"),
-                                                tip("lower", "quantitative", "95 % CI low", ".4g"),
-                                                tip("upper", "quantitative", "95 % CI high", ".4g"),
-                                                tip("n", "quantitative", "replications")})}}}},
-                    {{"mark", {{"type", "rule"}, {"strokeWidth", 2}}},
-                     {"encoding",
-                      {{"x", enc_x},
-                       {"y", {{"field", "lower"}, {"type", "quantitative"}}},
-                       {"y2", {{"field", "upper"}}}}}}})}};
+       json::array(
+           {{{"mark", {{"type", "bar"}, {"tooltip", true}}},
+             {"encoding",
+              {{"x", enc_x},
+               {"y", {{"field", "mean"}, {"type", "quantitative"}, {"title", "mean"}}},
+               {"color", {{"field", "variant"}, {"type", "nominal"}, {"sort", nullptr}}},
+               {"tooltip", json::array({tip("metric", "nominal"), tip("variant", "nominal"),
+                                        tip("mean", "quantitative", "mean", ",.4~r"),
+                                        tip("lower", "quantitative", "95 % CI low", ",.4~r"),
+                                        tip("upper", "quantitative", "95 % CI high", ",.4~r"),
+                                        tip("n", "quantitative", "replications")})}}}},
+            {{"mark", {{"type", "rule"}, {"strokeWidth", 2}}},
+             {"encoding",
+              {{"x", enc_x},
+               {"y", {{"field", "lower"}, {"type", "quantitative"}}},
+               {"y2", {{"field", "upper"}}}}}}})}};
   return {"Variants side by side",
           "Each metric per variant: the bar is the mean over replications, the line "
           "its 95 % Student-t "
@@ -484,9 +490,9 @@ Chart differences_chart(const ReportInput& in) {
                  {"color", {{"field", "significant"}, {"type", "nominal"}, {"title", nullptr}}},
                  {"tooltip",
                   json::array({tip("metric", "nominal"), tip("variant", "nominal"),
-                               tip("difference", "quantitative", "mean difference", ".4g"),
-                               tip("lower", "quantitative", "95 % CI low", ".4g"),
-                               tip("upper", "quantitative", "95 % CI high", ".4g"),
+                               tip("difference", "quantitative", "mean difference", ",.4~r"),
+                               tip("lower", "quantitative", "95 % CI low", ",.4~r"),
+                               tip("upper", "quantitative", "95 % CI high", ",.4~r"),
                                tip("significant", "nominal", "paired t"),
                                tip("n", "quantitative", "pairs")})}}}}})}};
   }

@@ -54,38 +54,26 @@ std::vector<std::string> ordered_metrics(const ReportInput& in, const std::strin
   return out;
 }
 
-std::string num(double v) {
-  if (!std::isfinite(v)) return "–";
-  if (v == std::floor(v) && std::fabs(v) < 1e9) return fmt::format("{:.0f}", v);
-  return fmt::format("{:.4g}", v);
-}
-
-namespace {
-
-// One value of a metric in the unit a reader expects: durations in s/min/h/d, shares as
-// percentages, counts with thousands separators.
-std::string in_unit(const std::string& metric, double v) {
-  const std::string base =
-      metric.substr(metric.rfind('/') == std::string::npos ? 0 : metric.rfind('/') + 1);
-  const bool duration = base.ends_with("_s");
-  const bool share = base.starts_with("utilization") || base.starts_with("steady_utilization") ||
-                     base == "goodput" || base.starts_with("quota_share");
-  if (!std::isfinite(v)) return "–";
-  if (duration) return format_duration_s(v);
-  if (share) return format_percent(v);
-  if (v == std::floor(v) && std::fabs(v) < 1e15) return format_count(v);
-  return std::fabs(v) >= 1000 ? format_count(std::round(v)) : fmt::format("{:.4g}", v);
-}
-
-}  // namespace
+std::string num(double v) { return format_number(v); }
 
 // A metric's value and its interval, clipped to the metric's range (analysis/intervals.hpp).
 std::string metric_value(const std::string& metric, const Interval& i) {
-  return interval_text(metric, i, [&](double v) { return in_unit(metric, v); });
+  return metric_interval_text(metric, i);
 }
 
 std::string difference_value(const std::string& metric, const Interval& d) {
-  return plus_minus_text(d, [&](double v) { return in_unit(metric, v); });
+  return metric_difference_text(metric, d);
+}
+
+std::string relative_change(const Interval& d, double base_mean) {
+  const double scale = 100 / std::fabs(base_mean);
+  const double hw = d.has_interval() ? d.half_width * scale : 0.0;
+  const double rel = d.mean * scale;
+  // An exact difference (no interval) keeps one decimal below 100 %, as percentages do.
+  const std::string text = hw > 0                  ? format_number(rel, hw)
+                           : std::fabs(rel) >= 100 ? format_count(std::round(rel))
+                                                   : fmt::format("{:.1f}", rel);
+  return (rel > 0 ? "+" : "") + text + " %";
 }
 
 double metric_mean(const ReportVariant& v, const std::string& name) {

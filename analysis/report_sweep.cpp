@@ -134,9 +134,9 @@ std::vector<Chart> sweep_charts(const SweepSummary& s, const std::vector<std::st
                  {"shape", {{"field", "line"}, {"type", "nominal"}, {"title", "scope"}}},
                  {"tooltip", json::array({tip("line", "nominal", "scope"),
                                           tip("x", numeric_x ? "quantitative" : "ordinal", "value"),
-                                          tip("mean", "quantitative", "mean", ".4g"),
-                                          tip("low", "quantitative", "95 % CI low", ".4g"),
-                                          tip("high", "quantitative", "95 % CI high", ".4g"),
+                                          tip("mean", "quantitative", "mean", ",.4~r"),
+                                          tip("low", "quantitative", "95 % CI low", ",.4~r"),
+                                          tip("high", "quantitative", "95 % CI high", ",.4~r"),
                                           tip("n", "quantitative", "replications")})}}}}})}};
     charts.push_back(
         {info.label,
@@ -178,15 +178,7 @@ std::string sweep_table(const SweepSummary& s) {
       const auto it = p.replications.metrics.find(metric);
       std::string cell = "–";
       if (it != p.replications.metrics.end()) {
-        const Interval& iv = it->second.interval;
-        const bool duration = metric.ends_with("_s");
-        const bool share = metric.starts_with("utilization");
-        const auto f = [&](double v) {
-          return duration ? format_duration_s(v)
-                 : share  ? format_percent(v)
-                          : format_count(std::round(v * 10) / 10);
-        };
-        cell = interval_text(metric, iv, f);
+        cell = metric_interval_text(metric, it->second.interval);
       }
       table += "<td class=\"num\">" + html_escape(cell) + "</td>";
     }

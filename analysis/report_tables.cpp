@@ -84,10 +84,9 @@ std::string compact_metric_table(const ReportInput& in, const std::vector<TableR
       std::string change, tip = metric_value(m, it->second.interval);
       if (d != v.vs_base.end()) {
         const double base_mean = b == base.end() ? 0 : b->second.interval.mean;
-        change =
-            base_mean != 0
-                ? fmt::format("{:+.1f} %", 100 * d->second.difference.mean / std::fabs(base_mean))
-                : difference_value(m, Interval{d->second.difference.mean, 0, std::nan(""), 1});
+        change = base_mean != 0
+                     ? relative_change(d->second.difference, base_mean)
+                     : difference_value(m, Interval{d->second.difference.mean, 0, std::nan(""), 1});
         tip += "; difference " + difference_value(m, d->second.difference);
       }
       const bool sig = significant[k].count(m) > 0;
@@ -153,8 +152,7 @@ std::string metric_table(const ReportInput& in, const std::vector<TableRow>& row
               base == in.variants[0].replications.metrics.end() ? 0 : base->second.interval.mean;
           const std::string change =
               base_mean != 0 && std::isfinite(d->second.difference.mean)
-                  ? fmt::format(" ({:+.1f} %)",
-                                100 * d->second.difference.mean / std::fabs(base_mean))
+                  ? " (" + relative_change(d->second.difference, base_mean) + ")"
                   : std::string();
           h += fmt::format("<td class=\"num{}\">{}{}{}</td>", sig ? " sig" : "",
                            html_escape(difference_value(m, d->second.difference)),
@@ -422,7 +420,7 @@ std::string longest_waits_table(const ReportInput& in) {
   if (waits.size() > 10) waits.resize(10);
   if (waits.empty()) return "<p>No job started running.</p>\n";
   std::string h =
-      "<table class=\"jobs\"><thead><tr><th>job</th><th>kind</th><th>queue</th><th>wait (s)</th>"
+      "<table class=\"jobs\"><thead><tr><th>job</th><th>kind</th><th>queue</th><th>wait</th>"
       "<th>phase</th><th>restarts</th><th>last reason it waited</th></tr></thead><tbody>\n";
   for (const auto& [w, i] : waits) {
     h += fmt::format(
@@ -430,7 +428,7 @@ std::string longest_waits_table(const ReportInput& in) {
         "class=\"num\">{}</td>"
         "<td>{}</td><td class=\"num\">{}</td><td class=\"reason\">{}</td></tr>\n",
         html_escape(t.field(i, "job")), html_escape(t.field(i, "kind")),
-        html_escape(queue_label(t.field(i, "queue"))), html_escape(num(w)),
+        html_escape(queue_label(t.field(i, "queue"))), html_escape(format_duration_s(w)),
         html_escape(t.field(i, "phase")), html_escape(t.field(i, "restarts")),
         html_escape(t.field(i, "pending_reason")));
   }

@@ -1,5 +1,6 @@
 #include "analysis/units.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -49,6 +50,39 @@ std::string format_count(double v) {
 std::string format_percent(double share) {
   if (!std::isfinite(share)) return "–";
   return fmt::format("{:.1f} %", 100 * share);
+}
+
+std::string format_number(double v, double half_width) {
+  if (!std::isfinite(v)) return "–";
+  int decimals = 0;
+  if (half_width > 0 && std::isfinite(half_width)) {
+    // The position of the half-width's second significant digit.
+    const int e = static_cast<int>(std::floor(std::log10(half_width))) - 1;
+    if (e > 0) {
+      const double q = std::pow(10.0, e);
+      v = std::round(v / q) * q;
+    }
+    decimals = std::max(0, -e);
+  } else if (v != std::floor(v) && std::fabs(v) < 1000) {
+    const int e = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+    decimals = std::max(0, 3 - e);  // four significant digits
+  }
+  decimals = std::min(decimals, 6);  // below a millionth a reader sees 0
+  if (decimals == 0) return format_count(std::round(v));
+  std::string s = fmt::format("{:.{}f}", v, decimals);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s == "-0" ? "0" : s;
+}
+
+std::string format_metric(std::string_view metric, double v, double half_width) {
+  const auto slash = metric.rfind('/');
+  const std::string_view base = slash == std::string_view::npos ? metric : metric.substr(slash + 1);
+  if (base.ends_with("_s")) return format_duration_s(v);
+  if (base.starts_with("utilization") || base.starts_with("steady_utilization") ||
+      base == "goodput" || base.starts_with("quota_share"))
+    return format_percent(v);
+  return format_number(v, half_width);
 }
 
 }  // namespace t9k::analysis

@@ -51,24 +51,14 @@ struct Evaluation {
   }
 };
 
-std::string show_value(const std::string& metric, double v) {
-  if (!std::isfinite(v)) return "–";
-  if (metric.ends_with("_s")) return analysis::format_duration_s(v);
-  if (metric.ends_with("utilization_allocated") || metric.ends_with("utilization_productive") ||
-      metric.ends_with("quota_share_used") || metric.ends_with("goodput")) {
-    return analysis::format_percent(v);
-  }
-  return fmt::format("{:.4g}", v);
-}
-
 // One target at one value, saying which form it is checked in (analysis/goal.hpp).
 std::string describe(const analysis::Target& t, const analysis::TargetCheck& c) {
   if (!c.present) return fmt::format("{}: no run has metric {}", t.text, t.metric);
   const std::string verdict =
       fmt::format("{}, confidence that it is met {}", c.met ? "met" : "not met",
                   analysis::format_percent(c.confidence));
-  const std::string bound =
-      fmt::format("{} {}", analysis::to_string(t.op), show_value(t.metric, t.threshold));
+  const std::string bound = fmt::format("{} {}", analysis::to_string(t.op),
+                                        analysis::format_metric(t.metric, t.threshold));
   if (t.runs_share) {
     return fmt::format(
         "{} {} in {} of {} run{} ({}, at least {} with 95 % confidence); target: in {} of "
@@ -81,9 +71,8 @@ std::string describe(const analysis::Target& t, const analysis::TargetCheck& c) 
   iv.mean = c.mean;
   iv.half_width = c.half_width;
   iv.n = c.n;
-  const auto value = [&](double v) { return show_value(t.metric, v); };
   return fmt::format("{}: mean of {} run{} {}; target: the mean {}: {}", t.metric, c.n,
-                     c.n == 1 ? "" : "s", analysis::interval_text(t.metric, iv, value), bound,
+                     c.n == 1 ? "" : "s", analysis::metric_interval_text(t.metric, iv), bound,
                      verdict);
 }
 

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "analysis/units.hpp"
+
 namespace t9k::runs {
 
 namespace {
@@ -12,8 +14,8 @@ namespace {
 std::string trace_phrase(const scenarios::TraceEntry& t) {
   std::string s = fmt::format("{} trace {}", scenarios::to_string(t.format),
                               std::filesystem::path(t.path).filename().string());
-  if (t.sample != 1) s += fmt::format(", {:g} % sampled", t.sample * 100);
-  if (t.load_factor != 1) s += fmt::format(", load × {:g}", t.load_factor);
+  if (t.sample != 1) s += ", " + analysis::format_number(t.sample * 100) + " % sampled";
+  if (t.load_factor != 1) s += ", load × " + analysis::format_number(t.load_factor);
   if (t.limit) s += fmt::format(", first {} jobs", *t.limit);
   return s;
 }

@@ -191,12 +191,12 @@ namespace {
 // A metric's mean and 95 % half-width in its unit: durations (names ending in _s), shares
 // (utilisation, goodput), counts and GPU-hours.
 void print_interval(const std::string& name, const analysis::Interval& iv) {
-  const auto value = [&](double v) {
-    if (name.ends_with("_s")) return analysis::format_duration_s(v);
-    if (name.starts_with("utilization") || name == "goodput") return analysis::format_percent(v);
-    if (name.starts_with("gpu_hours")) return analysis::format_count(v) + " GPU-h";
-    return analysis::format_count(v);
-  };
+  if (!name.starts_with("gpu_hours")) {
+    fmt::print("  {:<28} {}\n", name, analysis::metric_interval_text(name, iv, "95 % CI"));
+    return;
+  }
+  const double hw = iv.has_interval() ? iv.half_width : 0.0;
+  const auto value = [&](double v) { return analysis::format_number(v, hw) + " GPU-h"; };
   fmt::print("  {:<28} {}\n", name, analysis::interval_text(name, iv, value, "95 % CI"));
 }
 
@@ -256,8 +256,8 @@ void print_finished(const Work& w, const Finished& f, const std::string& shown) 
           const auto it = v.vs_base.find(m);
           if (it == v.vs_base.end()) continue;
           const auto& d = it->second.difference;
-          fmt::print("  {} - {}: {} {:+.4g}{}{}\n", v.name, base.name, m, d.mean,
-                     d.has_interval() ? fmt::format(" ± {:.4g}", d.half_width) : std::string(),
+          fmt::print("  {} - {}: {} {}{}{}\n", v.name, base.name, m, d.mean > 0 ? "+" : "",
+                     analysis::metric_difference_text(m, d),
                      it->second.significant ? " (significant at 95 %)" : "");
         }
       }
@@ -273,24 +273,20 @@ void print_finished(const Work& w, const Finished& f, const std::string& shown) 
       // One line per point: the cluster's p90 wait and utilisation, then each queue's p90 wait.
       for (std::size_t i = 0; i < s.points.size(); ++i) {
         const auto& m = s.points[i].replications.metrics;
-        const auto show = [&](const std::string& name, bool duration) {
+        const auto show = [&](const std::string& name) {
           const auto it = m.find(name);
           if (it == m.end()) return std::string("–");
-          const auto& iv = it->second.interval;
-          const auto fmt_value = [&](double x) {
-            return duration ? analysis::format_duration_s(x) : analysis::format_percent(x);
-          };
-          return analysis::interval_text(name, iv, fmt_value);
+          return analysis::metric_interval_text(name, it->second.interval);
         };
         std::vector<std::string> vals;
         for (std::size_t k = 0; k < s.parameters.size(); ++k)
           vals.push_back(s.parameters[k] + "=" + s.points[i].values[k]);
         fmt::print("  point-{} {}: wait p90 {}, utilisation {}", i, fmt::join(vals, " "),
-                   show("wait_p90_s", true), show("utilization_allocated", false));
+                   show("wait_p90_s"), show("utilization_allocated"));
         for (const auto& [name, _] : m) {
           const auto mn = analysis::split_metric_name(name);
           if (mn.group == analysis::kGroupQueue && mn.metric == "wait_p90_s") {
-            fmt::print("; {} p90 {}", mn.value, show(name, true));
+            fmt::print("; {} p90 {}", mn.value, show(name));
           }
         }
         fmt::print("\n");

@@ -111,6 +111,9 @@ std::string num(double v);
 std::string metric_value(const std::string& metric, const Interval& i);
 // A paired difference of a metric in the metric's unit, "M ± H" (never clipped: it may be < 0).
 std::string difference_value(const std::string& metric, const Interval& d);
+// A difference relative to the base's mean, signed, in percent to the digits its interval
+// supports: "+12 %", "−0.4 %" ("+2,000 %", not "+2042.6 %", for 10 ± 110 over 0.49).
+std::string relative_change(const Interval& d, double base_mean);
 
 double metric_mean(const ReportVariant& v, const std::string& name);
 

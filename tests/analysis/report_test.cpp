@@ -99,6 +99,37 @@ TEST_CASE("report.html escapes hostile names in every context", "[report]") {
   }
 }
 
+// Does any encoding channel of the spec (views, layers, concatenations) draw the variant?
+bool encodes_variant(const nlohmann::json& spec) {
+  if (spec.is_object()) {
+    if (const auto e = spec.find("encoding"); e != spec.end() && e->is_object())
+      for (const auto& [channel, def] : e->items())
+        if (channel != "tooltip" && channel != "y" && def.is_object() &&
+            def.value("field", "") == "variant")
+          return true;
+    for (const auto& [_, v] : spec.items())
+      if (encodes_variant(v)) return true;
+  } else if (spec.is_array()) {
+    for (const auto& v : spec)
+      if (encodes_variant(v)) return true;
+  }
+  return false;
+}
+
+TEST_CASE("charts tell variants apart only when there are several (issue 48)", "[report]") {
+  for (const char* folder : {"run", "reps", "compare"}) {
+    const ReportInput in = load_report_input(fixture_tree() / folder);
+    const bool several = std::string(folder) == "compare";
+    bool any = false;
+    for (const auto& chart : detail::build_charts(in)) {
+      INFO(folder << ": " << chart.title);
+      if (!several) CHECK_FALSE(encodes_variant(chart.spec));
+      any = any || encodes_variant(chart.spec);
+    }
+    CHECK(any == several);
+  }
+}
+
 TEST_CASE("report.html has every chart for its kind", "[report]") {
   const std::string run = read(fixture_tree() / "run" / "report.html");
   const std::string reps = read(fixture_tree() / "reps" / "report.html");
