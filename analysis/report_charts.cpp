@@ -40,6 +40,28 @@ json base_spec(json values) {
           {"data", {{"values", std::move(values)}}}};
 }
 
+namespace {
+
+// The x encoding of a chart over simulated time whose `field` is in hours: in days once the run
+// is longer than two days (issue 48: "hours since 0" of a week-long run), ticked at whole days
+// (at most about 14 ticks) and labelled by day number.
+json time_x(const ReportInput& in, const char* field, const char* hours_title) {
+  double horizon_h = 0;
+  for (const auto& v : in.variants) horizon_h = std::max(horizon_h, v.sample.horizon_s / 3600);
+  if (horizon_h <= 48) return {{"field", field}, {"type", "quantitative"}, {"title", hours_title}};
+  const int days = static_cast<int>(std::ceil(horizon_h / 24));
+  const int step = std::max(1, (days + 13) / 14);
+  json ticks = json::array();
+  for (int d = 0; d <= days; d += step) ticks.push_back(24 * d);
+  return {{"field", field},
+          {"type", "quantitative"},
+          {"title", "time (days)"},
+          {"scale", {{"domain", {0, 24 * days}}, {"nice", false}}},
+          {"axis", {{"values", std::move(ticks)}, {"labelExpr", "datum.value / 24"}}}};
+}
+
+}  // namespace
+
 // A chart that says there is nothing to draw, so every chart still shows something.
 json empty_spec(const std::string& message) {
   json s = base_spec(json::array({{{"message", message}}}));
@@ -181,7 +203,7 @@ Chart gpus_chart(const ReportInput& in) {
                  {"point", {{"size", 12}, {"opacity", 0.4}}},
                  {"tooltip", true}};
     s["encoding"] = {
-        {"x", {{"field", "time_h"}, {"type", "quantitative"}, {"title", "time (h)"}}},
+        {"x", time_x(in, "time_h", "time (h)")},
         {"y", {{"field", "gpus"}, {"type", "quantitative"}, {"title", "GPUs (bucket average)"}}},
         {"color",
          {{"field", "measure"},
@@ -212,7 +234,7 @@ Chart pending_chart(const ReportInput& in) {
                  {"interpolate", "step-after"},
                  {"point", {{"size", 12}, {"opacity", 0.4}}},
                  {"tooltip", true}};
-    s["encoding"] = {{"x", {{"field", "time_h"}, {"type", "quantitative"}, {"title", "time (h)"}}},
+    s["encoding"] = {{"x", time_x(in, "time_h", "time (h)")},
                      {"y",
                       {{"field", "pending"},
                        {"type", "quantitative"},
@@ -373,7 +395,7 @@ Chart fault_chart(const ReportInput& in) {
     s["mark"] = {{"type", "bar"}, {"tooltip", true}, {"minBandWidth", 2}};
     s["encoding"] = {
         {"y", {{"field", "node"}, {"type", "nominal"}, {"title", "node"}}},
-        {"x", {{"field", "start_h"}, {"type", "quantitative"}, {"title", "time (h)"}}},
+        {"x", time_x(in, "start_h", "time (h)")},
         {"x2", {{"field", "end_h"}}},
         {"color", {{"field", "cause"}, {"type", "nominal"}, {"title", "cause"}}},
         {"tooltip",
@@ -401,7 +423,7 @@ Chart fairness_chart(const ReportInput& in) {
                  {"interpolate", "step-after"},
                  {"point", {{"size", 12}, {"opacity", 0.4}}},
                  {"tooltip", true}};
-    s["encoding"] = {{"x", {{"field", "time_h"}, {"type", "quantitative"}, {"title", "time (h)"}}},
+    s["encoding"] = {{"x", time_x(in, "time_h", "time (h)")},
                      {"y",
                       {{"field", "jain"},
                        {"type", "quantitative"},

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -127,6 +128,40 @@ TEST_CASE("charts tell variants apart only when there are several (issue 48)", "
       any = any || encodes_variant(chart.spec);
     }
     CHECK(any == several);
+  }
+}
+
+// Issue 48: a week-long run's time axes in days, not hours since 0; a short run's in hours.
+TEST_CASE("charts over time: axes in days beyond two days", "[report]") {
+  struct Row {
+    double horizon_s;
+    const char* title;
+    std::vector<int> ticks;  // empty: Vega-Lite's own
+  };
+  for (const Row& r : {Row{18000, "time (h)", {}},
+                       Row{7 * 86400, "time (days)", {0, 24, 48, 72, 96, 120, 144, 168}},
+                       Row{60 * 86400,
+                           "time (days)",
+                           {0, 120, 240, 360, 480, 600, 720, 840, 960, 1080, 1200, 1320, 1440}}}) {
+    ReportInput in = load_report_input(fixture_tree() / "run");
+    in.variants.front().sample.horizon_s = r.horizon_s;
+    int checked = 0;
+    for (const auto& chart : detail::build_charts(in)) {
+      if (chart.title != "Allocated and productive GPUs over time" &&
+          chart.title != "Pending jobs per queue over time")
+        continue;
+      INFO(chart.title << " over " << r.horizon_s << " s");
+      const auto& x = chart.spec.at("encoding").at("x");
+      CHECK(x.at("title") == r.title);
+      if (r.ticks.empty()) {
+        CHECK_FALSE(x.contains("axis"));
+      } else {
+        CHECK(x.at("axis").at("values").get<std::vector<int>>() == r.ticks);
+        CHECK(x.at("axis").at("labelExpr") == "datum.value / 24");
+      }
+      ++checked;
+    }
+    CHECK(checked == 2);
   }
 }
 
