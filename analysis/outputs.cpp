@@ -401,6 +401,7 @@ void write_outputs(const std::filesystem::path& dir, const Recorder& r, const Ru
   }
   write_file_atomic(dir / "timeseries.csv", timeseries_csv(r));
   write_file_atomic(dir / "faults.csv", faults_csv(r));
+  write_file_atomic(dir / "occupancy.csv", r.occupancy().csv());
   write_file_atomic(dir / "summary.json", summary_json(r, info));
 }
 

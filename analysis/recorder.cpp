@@ -94,7 +94,8 @@ Recorder::Recorder(SimTime horizon, SimDuration bucket)
     : horizon_(horizon),
       bucket_(bucket),
       nbuckets_(static_cast<std::size_t>((horizon.time_since_epoch().count() + bucket.count() - 1) /
-                                         bucket.count())) {
+                                         bucket.count())),
+      occupancy_(horizon, bucket) {
   if (nbuckets_ == 0) nbuckets_ = 1;
 }
 
@@ -281,6 +282,7 @@ void Recorder::on_change(const model::TimedChange& tc) {
           wait_cause(row(c.job), t, std::nullopt);
           for (Scope* s : {&cluster_, js.scope})
             set(s->allocated, t, s->allocated.value + c.gpu_milli);
+          occupancy_.pod(t, c.node, c.queue, c.gpu_milli);
         } else if constexpr (std::is_same_v<T, model::PodReleased>) {
           JobRow& r = row(c.job);
           JobState& js = state(c.job);
@@ -290,6 +292,7 @@ void Recorder::on_change(const model::TimedChange& tc) {
             total_allocated_ += held;
             for (Scope* s : {&cluster_, js.scope})
               set(s->allocated, t, s->allocated.value - c.gpu_milli);
+            occupancy_.pod(t, c.node, c.queue, -c.gpu_milli);
             --js.bound_pods;
             js.bound_gpu_milli -= c.gpu_milli;
             js.bound_since_area -=
@@ -341,6 +344,7 @@ void Recorder::on_change(const model::TimedChange& tc) {
           if (c.cause != "added" && c.cause != "cordon" && c.cause != "uncordon") {
             faults_.push_back(FaultRecord{t, c.node, c.cause, c.cause != "repair"});
           }
+          occupancy_.node(t, c.node, after, ni.installed, c.unschedulable);
         } else if constexpr (std::is_same_v<T, model::QueueChanged>) {
           scope(c.queue);
         } else if constexpr (std::is_same_v<T, model::JobPending>) {
@@ -357,6 +361,7 @@ void Recorder::on_change(const model::TimedChange& tc) {
 void Recorder::finish() {
   if (finished_) return;
   finished_ = true;
+  occupancy_.finish();
   // Pods still bound hold their GPUs until the horizon.
   for (std::size_t i = 0; i < state_.size(); ++i) {
     const JobState& js = state_[i];
@@ -542,6 +547,7 @@ void Recorder::set_groups(RecorderGroups groups) {
   class_prefixes_ =
       std::set<std::string>(groups.class_prefixes.begin(), groups.class_prefixes.end());
   queue_quota_gpu_milli_ = std::move(groups.queue_quota_gpu_milli);
+  occupancy_.set_layout(std::move(groups.node_rows));
 }
 
 void Recorder::add_figures(AllFigures& f, const JobRow& r) const {
@@ -653,6 +659,13 @@ std::vector<std::string> Recorder::check_invariants() const {
         fmt::format("GPU-seconds conservation: integral of allocated GPUs {} milli-GPU-µs != Σ "
                     "pods {} milli-GPU-µs",
                     str(cluster_.allocated.area), str(total_allocated_)));
+  }
+  // The node timeline (occupancy.csv) places the same GPU-seconds on the nodes, exactly.
+  if (occupancy_.allocated_area() != cluster_.allocated.area) {
+    v.push_back(
+        fmt::format("GPU-seconds conservation: the node timeline holds {} milli-GPU-µs, "
+                    "the cluster {}",
+                    str(occupancy_.allocated_area()), str(cluster_.allocated.area)));
   }
   Int128 per_queue = 0;
   for (const auto& [name, s] : scopes_) per_queue += s.allocated.area;

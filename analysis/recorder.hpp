@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/occupancy.hpp"
 #include "model/change.hpp"
 
 namespace t9k::analysis {
@@ -102,6 +103,7 @@ inline constexpr const char* kGroupClass = "class";  // generator class, by its 
 struct RecorderGroups {
   std::vector<std::string> class_prefixes;                    // "<generator>-<class>"
   std::map<std::string, std::int64_t> queue_quota_gpu_milli;  // queue -> quota, milli-GPU
+  Occupancy::Layout node_rows;  // the node timeline's rows (Occupancy::layout of the pools)
 };
 
 class Recorder {
@@ -130,6 +132,7 @@ class Recorder {
   // scope "cluster" or a queue name ("" = the default scheduler's jobs) -> one point per bucket.
   const std::map<std::string, std::vector<SeriesPoint>>& series() const { return series_; }
   const std::vector<FaultRecord>& faults() const { return faults_; }
+  const Occupancy& occupancy() const { return occupancy_; }
   SimDuration bucket() const { return bucket_; }
   SimTime horizon() const { return horizon_; }
   // Σ over pods of (bind -> release) × milli-GPU; integral of ready allocatable milli-GPU.
@@ -248,6 +251,7 @@ class Recorder {
   Int128 total_allocated_ = 0;  // Σ over pods of (release − bind) × milli-GPU
   Int128 capacity_area_ = 0;    // milli-GPU × µs
   std::vector<FaultRecord> faults_;
+  Occupancy occupancy_;
   std::map<std::string, std::vector<SeriesPoint>> series_;
   bool finished_ = false;
   std::set<std::string> class_prefixes_;

@@ -22,6 +22,7 @@ struct RunTables {
   CsvTable jobs;
   CsvTable timeseries;
   CsvTable faults;
+  CsvTable occupancy;      // occupancy.csv (the node timeline), when present
   CsvTable replay_check;   // replay-check.csv of `t9ksim replay-check`, when present
   CsvTable initial_state;  // initial-state.csv of a run from spec.initialState, when present
   double horizon_s = 0;

@@ -40,8 +40,6 @@ json base_spec(json values) {
           {"data", {{"values", std::move(values)}}}};
 }
 
-namespace {
-
 // The x encoding of a chart over simulated time whose `field` is in hours: in days once the run
 // is longer than two days (issue 48: "hours since 0" of a week-long run), ticked at whole days
 // (at most about 14 ticks) and labelled by day number.
@@ -59,8 +57,6 @@ json time_x(const ReportInput& in, const char* field, const char* hours_title) {
           {"scale", {{"domain", {0, 24 * days}}, {"nice", false}}},
           {"axis", {{"values", std::move(ticks)}, {"labelExpr", "datum.value / 24"}}}};
 }
-
-}  // namespace
 
 // A chart that says there is nothing to draw, so every chart still shows something.
 json empty_spec(const std::string& message) {
@@ -333,11 +329,15 @@ Chart gpu_hours_chart(const ReportInput& in) {
         {"type", "quantitative"},
         {"title", in.kind == ReportKind::Run ? "GPU-hours" : "GPU-hours (mean over replications)"},
         {"stack", "zero"}}},
+      // Below the bar, in columns: beside a bar this short a legend of a dozen entries was cut
+      // to the first eight, dropping the idle and unallocated ones (issue 48).
       {"color",
        {{"field", "category"},
         {"type", "nominal"},
         {"title", "where GPU-hours went"},
-        {"sort", {{"field", "order"}}}}},
+        {"sort", {{"field", "order"}}},
+        {"scale", {{"scheme", "tableau20"}}},  // a dozen categories: ten colours repeat
+        {"legend", {{"orient", "bottom"}, {"columns", 4}, {"labelLimit", 240}}}}},
       {"order", {{"field", "order"}, {"type", "quantitative"}}},
       {"tooltip", json::array({tip("variant", "nominal"), tip("category", "nominal"),
                                tip("gpu_hours", "quantitative", "GPU-hours", ".2f")})}};
@@ -542,6 +542,7 @@ std::vector<Chart> build_charts(const ReportInput& in) {
       "job completion time (h)"));
   charts.push_back(gpu_hours_chart(in));
   charts.push_back(restarts_chart(in));
+  charts.push_back(node_timeline_chart(in));
   charts.push_back(fault_chart(in));
   charts.push_back(fairness_chart(in));
   if (in.kind == ReportKind::Comparison) {

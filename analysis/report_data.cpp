@@ -309,6 +309,7 @@ RunTables load_run_tables(const fs::path& dir) {
   load("jobs.csv", t.jobs);
   load("timeseries.csv", t.timeseries);
   load("faults.csv", t.faults);
+  load("occupancy.csv", t.occupancy);
   load("replay-check.csv", t.replay_check);
   load("initial-state.csv", t.initial_state);
   if (fs::exists(dir / "summary.json")) {

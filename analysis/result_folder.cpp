@@ -61,8 +61,8 @@ json read_listing(const fs::path& dir, std::string* marker) {
 
 bool is_fixed_output_name(const std::string& name) {
   static const char* const kNames[] = {
-      kSummaryMarker,   kFilesMarker, "report.html",  "sweep.csv",    "scenario.yaml", "jobs.csv",
-      "timeseries.csv", "faults.csv", "events.jsonl", "objects.yaml", "plugins"};
+      kSummaryMarker,   kFilesMarker, "report.html",   "sweep.csv",    "scenario.yaml", "jobs.csv",
+      "timeseries.csv", "faults.csv", "occupancy.csv", "events.jsonl", "objects.yaml",  "plugins"};
   return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
 }
 

@@ -64,6 +64,16 @@ analysis::RecorderGroups recorder_groups(const scenarios::Scenario& sc) {
   for (const auto& gen : sc.workload.generators) {
     for (const auto& c : gen.classes) g.class_prefixes.push_back(c.prefix);
   }
+  // The node timeline's rows: the pools' nodes as the cluster names them (sim/cluster.cpp).
+  std::vector<std::pair<std::string, std::vector<std::string>>> pools;
+  for (const auto& p : sc.cluster.node_pools) {
+    std::vector<std::string> names = p.node_names;
+    if (names.empty())
+      for (std::int32_t i = 0; i < p.count; ++i) names.push_back(fmt::format("{}-{}", p.name, i));
+    if (names.empty()) continue;
+    pools.emplace_back(p.name, std::move(names));
+  }
+  g.node_rows = analysis::Occupancy::layout(pools);
   for (const auto& q : sc.scheduler.queues) {
     if (!q.spec.quota) continue;
     // Every accelerator of the cluster counts as GPUs (spec.cluster.accelerators).

@@ -158,6 +158,12 @@ json restart_rows(const ReportInput& in);
 
 json fault_rows(const ReportInput& in);
 
+// The x encoding of a chart over simulated time whose `field` is in hours: hours up to two days,
+// days beyond (report_charts.cpp).
+json time_x(const ReportInput& in, const char* field, const char* hours_title);
+// Where jobs ran: the node timeline from occupancy.csv (report_nodes.cpp, issue 48 item 3).
+json node_timeline_rows(const ReportInput& in);
+
 json comparison_rows(const ReportInput& in, bool differences);
 
 json tip(const char* field, const char* type, const char* title = nullptr,
@@ -173,6 +179,7 @@ struct Chart {
   std::string question;
   json spec;
 };
+Chart node_timeline_chart(const ReportInput& in);
 
 json cdf_view(json rows, const char* group, const char* value_title, bool by_variant);
 

@@ -147,6 +147,44 @@ async function checkReport(kind, expectedCharts, file = path.join(fixtureDir, ki
     check(c.status === "ok" && c.svg > 0 && c.marks > 0, `${kind}: chart "${c.title}" drew ${c.marks} marks`);
   }
 
+  // Every series has its legend entry (issue 48): each value of a nominal colour field in a
+  // view's data is a visible label of the chart's rendered legends (a label cut by labelLimit
+  // ends in "…" and matches what it starts with).
+  const legends = await evaluate(sessionId, `(() => {
+      const data = JSON.parse(document.getElementById("t9k-data").textContent);
+      return data.charts.map((chart, i) => {
+        const el = document.getElementById("chart-" + i);
+        // Only labels inside their SVG's box count: Vega draws a legend taller than its view
+        // past the SVG's bottom edge, where nobody sees it.
+        const inside = (t) => {
+          const r = t.getBoundingClientRect(), b = t.ownerSVGElement.getBoundingClientRect();
+          return r.top >= b.top - 1 && r.bottom <= b.bottom + 1 && r.left >= b.left - 1 && r.right <= b.right + 1;
+        };
+        const labels = Array.from(el.querySelectorAll('g.role-legend-label text')).filter(inside).map(t => t.textContent);
+        const shown = (v) => labels.some(l => l === v || (l.endsWith("…") && v.startsWith(l.slice(0, -1))));
+        const missing = new Set();
+        const walk = (node, values) => {
+          if (Array.isArray(node)) { node.forEach(n => walk(n, values)); return; }
+          if (!node || typeof node !== "object") return;
+          if (node.data && Array.isArray(node.data.values)) values = node.data.values;
+          const c = node.encoding && node.encoding.color;
+          if (c && c.field && c.type === "nominal" && c.legend !== null && values) {
+            for (const row of values) {
+              if (row[c.field] === undefined) continue;
+              const v = String(row[c.field]);
+              if (!shown(v)) missing.add(v);
+            }
+          }
+          for (const k of ["layer", "hconcat", "vconcat", "concat", "spec"]) if (node[k]) walk(node[k], values);
+        };
+        walk(chart.spec, null);
+        return { title: el.parentElement.querySelector("h2").textContent, missing: Array.from(missing) };
+      });
+    })()`);
+  for (const l of legends) {
+    check(l.missing.length === 0, `${kind}: chart "${l.title}" has a legend entry for every series${l.missing.length ? " (missing: " + l.missing.join(", ") + ")" : ""}`);
+  }
+
   const safety = await evaluate(sessionId, `({
       alerts: window.__t9kAlerts.length,
       images: Array.from(document.images).map(i => i.getAttribute('src')),
@@ -195,17 +233,17 @@ async function checkReport(kind, expectedCharts, file = path.join(fixtureDir, ki
 
 let exitCode = 0;
 try {
-  await checkReport("run", 9);
-  await checkReport("reps", 9);
-  await checkReport("compare", 11);
+  await checkReport("run", 10);
+  await checkReport("reps", 10);
+  await checkReport("compare", 12);
   if (realBin) {
     const realRun = path.join(outDir, "real-run");
     execFileSync(realBin, ["run", "--out", realRun, "--quiet"], { stdio: "inherit" });
-    await checkReport("real-run", 9, path.join(realRun, "report.html"), false);
+    await checkReport("real-run", 10, path.join(realRun, "report.html"), false);
     const realCompare = path.join(outDir, "real-compare");
     execFileSync(realBin, ["compare", "preemption.yaml", "--variant", "on=variants/preemption.on.yaml",
                            "--replications", "2", "--out", realCompare, "--quiet"], { stdio: "inherit", cwd: studiesDir });
-    await checkReport("real-compare", 11, path.join(realCompare, "report.html"), false);
+    await checkReport("real-compare", 12, path.join(realCompare, "report.html"), false);
   }
 } catch (e) {
   failed++;

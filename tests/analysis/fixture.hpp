@@ -83,6 +83,25 @@ inline void write_fixture_run(const std::filesystem::path& dir, std::uint64_t se
   faults += "15000.000000,a100-2,repair,up\n";
   analysis::write_file_atomic(dir / "faults.csv", faults);
 
+  // The node timeline (occupancy.csv): three nodes over five hours; a100-0 down in the second
+  // hour (as faults.csv says), a100-1 cordoned in the fourth; two queues, one of them hostile.
+  std::string occ = "start_s,row,capacity_gpus,down_gpus,cordoned_gpus,queue,allocated_gpus\n";
+  for (int p = 0; p < 5; ++p) {
+    for (int n = 0; n < 3; ++n) {
+      const bool down = n == 0 && p == 1;
+      const std::string head =
+          fmt::format("{:.6f},a100-{},{:.3f},{:.3f},{:.3f}", 3600.0 * p, n, down ? 0.0 : 8.0,
+                      down ? 8.0 : 0.0, n == 1 && p == 3 ? 8.0 : 0.0);
+      if (down) {
+        occ += head + ",,0.000\n";
+        continue;
+      }
+      occ += fmt::format("{},research,{:.3f}\n", head, 4.0 + n + 0.5 * r);
+      occ += fmt::format("{},{},{:.3f}\n", head, kHostileQueue, 1.0 + p % 2);
+    }
+  }
+  analysis::write_file_atomic(dir / "occupancy.csv", occ);
+
   const double wait_mean = 60 + shift + 7 * r;
   std::string summary =
       fmt::format(R"({{

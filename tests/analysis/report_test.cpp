@@ -169,9 +169,9 @@ TEST_CASE("report.html has every chart for its kind", "[report]") {
   const std::string run = read(fixture_tree() / "run" / "report.html");
   const std::string reps = read(fixture_tree() / "reps" / "report.html");
   const std::string cmp = read(fixture_tree() / "compare" / "report.html");
-  CHECK(count(run, "data-chart=") == 9);
-  CHECK(count(reps, "data-chart=") == 9);
-  CHECK(count(cmp, "data-chart=") == 11);
+  CHECK(count(run, "data-chart=") == 10);
+  CHECK(count(reps, "data-chart=") == 10);
+  CHECK(count(cmp, "data-chart=") == 12);
   for (const char* title :
        {"Allocated and productive GPUs over time", "Pending jobs per queue over time",
         "Why jobs waited, per queue over time", "Wait time CDF by queue and by job kind",

@@ -206,7 +206,8 @@ def case_no_stale_files(t9ksim, work):
     check((out / "rep-2/events.jsonl").is_file() and (out / "report.html").is_file(), "setup: files missing")
     expect(run(t9ksim, "run", SCENARIO, "--out", out, "-q", "--no-report"), 0)
     present = files_in(out)
-    check(present == ["faults.csv", "jobs.csv", "summary.json", "timeseries.csv"], f"present: {present}")
+    check(present == ["faults.csv", "jobs.csv", "occupancy.csv", "summary.json", "timeseries.csv"],
+          f"present: {present}")
     check(not whole_problems(out), f"not whole: {whole_problems(out)}")
 
 
