@@ -121,21 +121,28 @@ bool Scheduler::Impl::skippable(const PendingEntry& e, QueueId q, std::int64_t m
   }
   if (e.min_gpu > max_free && !may_preempt[static_cast<std::size_t>(q)]) {
     if (short_of_pods()) return true;
-    const auto nodes = static_cast<std::int32_t>(snap->nodes_by_free_gpu().size());
-    const std::int32_t pods = gang && !e.running ? e.need : 1;
-    if (capacity_hash.first != nodes)
-      capacity_hash = {nodes, hash_of(PendingCause::Capacity, nodes)};
-    report_group(e, mix(capacity_hash.second, static_cast<std::uint64_t>(pods)), [&] {
+    report_group(e, capacity_skip_hash(e), [&] {
       PendingReason r;
       r.cause = PendingCause::Capacity;
-      r.nodes.nodes = nodes;
-      r.nodes.gpu = nodes;
-      r.pods = pods;
+      r.nodes.nodes = capacity_hash.first;
+      r.nodes.gpu = capacity_hash.first;
+      r.pods = skip_pods(e);
       return r;
     });
     return true;
   }
   return false;
+}
+
+// The pods a capacity skip reports: the whole core of a gang not yet running, else one.
+std::int32_t Scheduler::Impl::skip_pods(const PendingEntry& e) const {
+  return !permits.empty() && !e.running ? e.need : 1;
+}
+
+// The capacity skip's reason hash (before report()'s `| 1`); capacity_hash is the stage's node
+// count's, set at the start of t9k_stage.
+std::uint64_t Scheduler::Impl::capacity_skip_hash(const PendingEntry& e) const {
+  return mix(capacity_hash.second, static_cast<std::uint64_t>(skip_pods(e)));
 }
 
 // A skipped group's value in its queue's skip tree: its smallest GPU request while the reason
@@ -144,11 +151,10 @@ bool Scheduler::Impl::skippable(const PendingEntry& e, QueueId q, std::int64_t m
 // the highest for a dead entry.
 std::int64_t Scheduler::Impl::skip_value(const PendingEntry& e) const {
   if (e.dead) return MinTree::kHighest;
-  const bool whole_core = !permits.empty() && !e.running;
-  if (whole_core && e.pending_pods < e.need) return std::numeric_limits<std::int64_t>::min();
-  const std::uint64_t hash =
-      mix(capacity_hash.second, static_cast<std::uint64_t>(whole_core ? e.need : 1)) | 1;
-  return e.reported == hash ? e.min_gpu : std::numeric_limits<std::int64_t>::min();
+  const bool short_of_pods = !permits.empty() && !e.running && e.pending_pods < e.need;
+  return !short_of_pods && e.reported == (capacity_skip_hash(e) | 1)
+             ? e.min_gpu
+             : std::numeric_limits<std::int64_t>::min();
 }
 
 MinTree& Scheduler::Impl::skip_tree(QueueId q) {

@@ -164,6 +164,8 @@ struct Scheduler::Impl {
   std::vector<SkipIndex> skip;
   const ClusterSnapshot* skip_snapshot = nullptr;
   std::int64_t skip_value(const PendingEntry& e) const;
+  std::int32_t skip_pods(const PendingEntry& e) const;
+  std::uint64_t capacity_skip_hash(const PendingEntry& e) const;
   MinTree& skip_tree(QueueId q);  // brought up to date with the snapshot's notes
   std::vector<QueueId> heap;
   // By QueueId, for the fast skip (t9k_stage): a failing group of this queue would look for
