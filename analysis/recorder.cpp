@@ -122,6 +122,31 @@ void Recorder::set(Level& l, SimTime t, std::int64_t v) {
   l.value = v;
 }
 
+void Recorder::spread(Level& l, SimTime from, SimTime until, Int128 area) {
+  if (area == 0) return;
+  if (l.buckets.empty()) l.buckets.assign(nbuckets_, 0);
+  l.area += area;
+  const std::int64_t w = bucket_.count();
+  const std::int64_t end = horizon_.time_since_epoch().count();
+  const std::int64_t a0 = std::clamp<std::int64_t>(from.time_since_epoch().count(), 0, end);
+  const std::int64_t b = std::clamp<std::int64_t>(until.time_since_epoch().count(), a0, end);
+  if (b == a0) {  // an instant: all of it in its bucket
+    l.buckets[std::min(static_cast<std::size_t>(a0 / w), nbuckets_ - 1)] += area;
+    return;
+  }
+  // Cumulative shares, so the buckets add up to `area` exactly.
+  const Int128 span = b - a0;
+  Int128 given = 0;
+  for (std::int64_t a = a0; a < b;) {
+    const auto i = static_cast<std::size_t>(a / w);
+    const std::int64_t stop = std::min(b, static_cast<std::int64_t>(i + 1) * w);
+    const Int128 upto = area * (stop - a0) / span;
+    l.buckets[std::min(i, nbuckets_ - 1)] += upto - given;
+    given = upto;
+    a = stop;
+  }
+}
+
 Recorder::Scope& Recorder::scope(const std::string& queue) { return scopes_[queue]; }
 
 void Recorder::stream_rows(std::function<void(const JobRow&)> sink) {
@@ -304,16 +329,14 @@ void Recorder::on_change(const model::TimedChange& tc) {
           if (!first) first = t;
         } else if constexpr (std::is_same_v<T, model::PodDeleted>) {
           if (c.reason == model::DeletionReason::Preemption) ++row(c.job).preemptions;
-        } else if constexpr (std::is_same_v<T, model::TrainingChanged>) {
-          std::int64_t& cur = state(c.job).training_gpu_milli;
-          for (Scope* s : {&cluster_, state(c.job).scope}) {
-            set(s->productive, t, s->productive.value - cur + c.gpu_milli);
-          }
-          cur = c.gpu_milli;
         } else if constexpr (std::is_same_v<T, model::ProgressLost>) {
           row(c.job).lost_gpu_milli_us[static_cast<int>(c.cause)] += c.gpu_milli_us;
         } else if constexpr (std::is_same_v<T, model::ProgressCommitted>) {
           row(c.job).productive_gpu_milli_us += c.gpu_milli_us;
+          total_productive_ += c.gpu_milli_us;
+          // Drawn where it was made, once kept: the series agrees with the headline (issue 48).
+          for (Scope* s : {&cluster_, state(c.job).scope})
+            spread(s->productive, c.from, c.until, c.gpu_milli_us);
         } else if constexpr (std::is_same_v<T, model::NodeChanged>) {
           const bool ready = c.ready && c.cause != "removed";
           node_ready_[c.node] = ready;
@@ -672,6 +695,15 @@ std::vector<std::string> Recorder::check_invariants() const {
   if (per_queue != cluster_.allocated.area) {
     v.push_back(fmt::format("GPU-seconds conservation: queues sum to {} milli-GPU-µs, cluster {}",
                             str(per_queue), str(cluster_.allocated.area)));
+  }
+  // The productive series spreads exactly the progress the jobs kept over time.
+  Int128 per_queue_productive = 0;
+  for (const auto& [name, s] : scopes_) per_queue_productive += s.productive.area;
+  if (cluster_.productive.area != total_productive_ || per_queue_productive != total_productive_) {
+    v.push_back(fmt::format(
+        "productive GPU-time: the series hold {} (cluster) and {} (queues) milli-GPU-µs, the "
+        "jobs kept {}",
+        str(cluster_.productive.area), str(per_queue_productive), str(total_productive_)));
   }
   // Little's law per queue and cluster: ∫N(t)dt == Σ time in system, exactly.
   if (cluster_.in_system.area != cluster_.sojourn_us) {

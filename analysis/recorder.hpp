@@ -160,6 +160,8 @@ class Recorder {
   };
   void advance(Level& l, SimTime t);
   void set(Level& l, SimTime t, std::int64_t v);
+  // Adds `area` (value × µs) made over [from, until), evenly, to l's buckets and integral.
+  void spread(Level& l, SimTime from, SimTime until, Int128 area);
   struct Scope {
     Level allocated, productive, pending, running, in_system;
     Level pending_by_cause[model::kPendingCauses];
@@ -224,10 +226,8 @@ class Recorder {
   std::map<std::string, NodeInstalled> node_installed_;
   std::map<std::string, Level> down_;
   std::map<std::string, bool> node_ready_;
-  // Per job, by JobId (ids are dense): milli-GPU training now, (in system, running), its queue's
-  // scope.
+  // Per job, by JobId (ids are dense): (in system, running), its queue's scope.
   struct JobState {
-    std::int64_t training_gpu_milli = 0;
     bool in_system = false;
     bool running = false;
     std::optional<SimTime> first_pod_running;    // when its first pod started running
@@ -248,8 +248,9 @@ class Recorder {
   AllFigures retired_figures_;
   bool streaming_ = false;
   std::function<void(const JobRow&)> sink_;
-  Int128 total_allocated_ = 0;  // Σ over pods of (release − bind) × milli-GPU
-  Int128 capacity_area_ = 0;    // milli-GPU × µs
+  Int128 total_allocated_ = 0;   // Σ over pods of (release − bind) × milli-GPU
+  Int128 total_productive_ = 0;  // Σ of the progress jobs kept (ProgressCommitted)
+  Int128 capacity_area_ = 0;     // milli-GPU × µs
   std::vector<FaultRecord> faults_;
   Occupancy occupancy_;
   std::map<std::string, std::vector<SeriesPoint>> series_;

@@ -121,6 +121,11 @@ struct ProgressCommitted {
   JobId job;
   Int128 gpu_milli_us =
       0;  // productive GPU-time made permanent (checkpoint or completion), milli-GPU × µs
+  // When that productive time was done: spread over [from, until) (the productive stretch of
+  // the segment, checkpoint writes included), so a series over time counts progress kept where
+  // it was made and never progress later lost (docs/outputs.md, timeseries.csv).
+  SimTime from{};
+  SimTime until{};
 };
 struct NodeChanged {
   std::string node;

@@ -359,7 +359,7 @@ Training::Progress Training::progress(const JobTraining& t) const {
   if (k_.now() <= prod_start) return {};
   const std::int64_t e = (k_.now() - prod_start).count();
   const auto& b = t.behaviour;
-  if (!b.checkpoint_interval || b.checkpoint_interval->count() <= 0) return {0, e};
+  if (!b.checkpoint_interval || b.checkpoint_interval->count() <= 0) return {0, e, {}, {}};
   const std::int64_t iv = b.checkpoint_interval->count();
   const std::int64_t cyc = iv + b.checkpoint_cost.count();
   std::int64_t done = e / cyc;
@@ -368,7 +368,8 @@ Training::Progress Training::progress(const JobTraining& t) const {
     const double left = (t.work_total - seg.committed) / seg.rate;
     done = std::min<std::int64_t>(done, static_cast<std::int64_t>(left / static_cast<double>(iv)));
   }
-  return {done * iv, std::min(e - done * cyc, iv)};
+  return {done * iv, std::min(e - done * cyc, iv), prod_start,
+          prod_start + SimDuration{done * cyc}};
 }
 
 // Stops the running segment: progress since the last checkpoint is lost to `cause`.
@@ -383,7 +384,8 @@ void Training::stop(JobId id, LossCause cause) {
   const Progress pr = progress(t);
   seg.committed += static_cast<double>(pr.kept_us) * seg.rate;
   if (pr.kept_us > 0)
-    store_.publish(model::ProgressCommitted{id, model::gpu_time(pr.kept_us, seg.gpu_milli)});
+    store_.publish(model::ProgressCommitted{id, model::gpu_time(pr.kept_us, seg.gpu_milli),
+                                            pr.kept_from, pr.kept_until});
   if (pr.since_checkpoint_us > 0) {
     store_.publish(
         model::ProgressLost{id, cause, model::gpu_time(pr.since_checkpoint_us, seg.gpu_milli)});
@@ -403,7 +405,8 @@ void Training::done(JobId id) {
   auto& seg = t.seg;
   k_.cancel(seg.fail_ev);
   const double prod = (t.work_total - seg.committed) / seg.rate;
-  store_.publish(model::ProgressCommitted{id, model::gpu_time(std::llround(prod), seg.gpu_milli)});
+  store_.publish(model::ProgressCommitted{id, model::gpu_time(std::llround(prod), seg.gpu_milli),
+                                          std::min(seg.start + seg.overhead, k_.now()), k_.now()});
   t.rerun_from = seg.committed + static_cast<double>(progress(t).kept_us) * seg.rate;
   seg.committed = t.work_total;
   seg.finished = true;
@@ -487,7 +490,10 @@ void Training::finish() {
     if (!t.seg.active) continue;
     const Progress pr = progress(t);
     const std::int64_t e = pr.kept_us + pr.since_checkpoint_us;
-    if (e > 0) store_.publish(model::ProgressCommitted{id, model::gpu_time(e, t.seg.gpu_milli)});
+    if (e > 0) {
+      store_.publish(model::ProgressCommitted{id, model::gpu_time(e, t.seg.gpu_milli),
+                                              t.seg.start + t.seg.overhead, k_.now()});
+    }
   }
 }
 

@@ -94,6 +94,7 @@ class Training final : public kernel::EventHandler, public TrainingControl {
   struct Progress {
     std::int64_t kept_us = 0;
     std::int64_t since_checkpoint_us = 0;
+    SimTime kept_from{}, kept_until{};  // when the kept part was made (checkpoint writes included)
   };
 
   // A pod's run ends: scripted (`after`), or a rerun of completed work.

@@ -110,12 +110,14 @@ Recorder shared_and_whole() {
   rec.on_change(at(kernel::minutes(30),
                    model::ProgressLost{1, model::LossCause::Fault, Int128{1000} * kHourUs / 2}));
   // a trains for its hour and succeeds.
-  rec.on_change(at(h(1), model::ProgressCommitted{0, Int128{500} * kHourUs}));
+  rec.on_change(
+      at(h(1), model::ProgressCommitted{0, Int128{500} * kHourUs, SimTime{}, SimTime{h(1)}}));
   rec.on_change(at(h(1), model::TrainingChanged{0, 0}));
   rec.on_change(at(h(1), released(0, "ns/a-0", 500, h(0))));
   rec.on_change(at(h(1), phase(0, model::JobPhase::Succeeded)));
   // b is still training at the horizon: its last 1.5 h count as productive.
-  rec.on_change(at(h(2), model::ProgressCommitted{1, Int128{1000} * kHourUs * 3 / 2}));
+  rec.on_change(at(h(2), model::ProgressCommitted{1, Int128{1000} * kHourUs * 3 / 2,
+                                                  SimTime{kernel::minutes(30)}, SimTime{h(2)}}));
   rec.finish();
   return rec;
 }
@@ -166,8 +168,11 @@ TEST_CASE("a shared half GPU and a whole GPU: GPU-hours, series and conservation
   REQUIRE(cluster.size() == 2);
   CHECK(cluster[0].allocated_gpus == 1.5);
   CHECK(cluster[1].allocated_gpus == 1.0);
-  CHECK(cluster[0].productive_gpus == 1.5);
+  // Productive as the headline counts it: b's first half hour, lost to the fault, is not drawn
+  // (a's 0.5 GPU plus half an hour of b's GPU in the first hour), though b trained then.
+  CHECK(cluster[0].productive_gpus == 1.0);
   CHECK(cluster[1].productive_gpus == 1.0);
+  CHECK((cluster[0].productive_gpus + cluster[1].productive_gpus) == m.at("gpu_hours_productive"));
   CHECK(cluster[0].capacity_gpus == 8.0);
   CHECK(cluster[0].running_jobs == 2.0);
   CHECK(rec.series().at("queue:q")[0].allocated_gpus == 1.5);
@@ -210,7 +215,8 @@ TEST_CASE("cluster-wide milli-GPU areas beyond int64 stay exact", "[recorder]") 
   rec.on_change(at(SimDuration{0}, submitted(0, "ns/all", 6212 * 1000)));
   rec.on_change(at(SimDuration{0}, bound(0, "ns/all-0", 6212 * 1000)));
   rec.on_change(at(SimDuration{0}, model::TrainingChanged{0, 6212 * 1000}));
-  rec.on_change(at(horizon, model::ProgressCommitted{0, Int128{6212} * 1000 * horizon.count()}));
+  rec.on_change(at(horizon, model::ProgressCommitted{0, Int128{6212} * 1000 * horizon.count(),
+                                                     SimTime{}, SimTime{horizon}}));
   rec.finish();
   CHECK(rec.check_invariants().empty());
   const Int128 area = Int128{6212} * 1000 * horizon.count();

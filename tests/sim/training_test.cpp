@@ -105,6 +105,11 @@ TEST_CASE("training: a rigid job trains for its run time once all its pods run",
                      "terminate 0 default/train-worker-1 Succeeded 0 other", "enqueue 0"});
   CHECK(f.committed() == gpu_min(60, 8));
   CHECK(f.changes<model::ProgressLost>().empty());
+  // Made from the moment training began to the end (the time series draws it there).
+  const auto kept = f.changes<model::ProgressCommitted>();
+  REQUIRE(kept.size() == 1);
+  CHECK(kept.at(0).from == at_min(10));
+  CHECK(kept.at(0).until == at_min(70));
 }
 
 TEST_CASE("training: a stop loses what came after the last checkpoint, charged to its cause",
@@ -121,6 +126,12 @@ TEST_CASE("training: a stop loses what came after the last checkpoint, charged t
   CHECK(lost.at(0).cause == LossCause::Fault);
   CHECK(lost.at(0).gpu_milli_us == gpu_min(3, 8));
   CHECK(f.committed() == gpu_min(20, 8));
+  // The kept 20 min were made in the first 22 (two cycles of 10 min work and a 1 min write),
+  // not over the 25 min the segment ran: what was lost is not drawn as productive.
+  const auto kept = f.changes<model::ProgressCommitted>();
+  REQUIRE(kept.size() == 1);
+  CHECK(kept.at(0).from == at_min(0));
+  CHECK(kept.at(0).until == at_min(22));
   f.k.run_until(at_min(200));
   // The end of the work was cancelled with the segment; the only exit is the surviving pod's,
   // stranded by its failed, never replaced peer for the 15-minute rendezvous timeout.
@@ -230,6 +241,8 @@ TEST_CASE("training: at the horizon a running segment's progress counts as produ
   f.k.run_until(at_min(90));
   f.training.finish();
   CHECK(f.committed() == gpu_min(90, 8));
+  REQUIRE(f.changes<model::ProgressCommitted>().size() == 1);
+  CHECK(f.changes<model::ProgressCommitted>().at(0).until == at_min(90));
   CHECK(f.changes<model::ProgressLost>().empty());
 }
 
