@@ -6,9 +6,11 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "analysis/intervals.hpp"
 #include "analysis/recorder.hpp"
 #include "analysis/statistics.hpp"
 #include "analysis/units.hpp"
@@ -231,6 +233,17 @@ bool meets_bound(const Target& t, double v) {
   return false;
 }
 
+std::vector<Target> parse_stored_targets(const std::vector<std::string>& texts) {
+  std::vector<Target> out;
+  for (const auto& text : texts) {
+    std::string error;
+    auto t = parse_target(text, error);
+    if (!t) throw std::runtime_error(fmt::format("target '{}': {}", text, error));
+    out.push_back(std::move(*t));
+  }
+  return out;
+}
+
 TargetCheck check_target(const Target& t, const ReplicationSummary& s) {
   TargetCheck c;
   const auto it = s.metrics.find(t.metric);
@@ -367,6 +380,28 @@ Classified classify(const Target& t, const std::map<std::string, double>& m) {
 }
 
 }  // namespace
+
+std::string describe_check(const Target& t, const TargetCheck& c) {
+  if (!c.present) return fmt::format("{}: no run has metric {}", t.text, t.metric);
+  const std::string verdict = fmt::format("{}, confidence that it is met {}",
+                                          c.met ? "met" : "not met", format_percent(c.confidence));
+  const std::string bound =
+      fmt::format("{} {}", to_string(t.op), format_metric(t.metric, t.threshold));
+  if (t.runs_share) {
+    return fmt::format(
+        "{} {} in {} of {} run{} ({}, at least {} with 95 % confidence); target: in {} of "
+        "runs: {}",
+        t.metric, bound, c.runs_meeting, c.n, c.n == 1 ? "" : "s",
+        format_percent(static_cast<double>(c.runs_meeting) / static_cast<double>(c.n)),
+        format_percent(c.share_lower), format_percent(*t.runs_share), verdict);
+  }
+  Interval iv;
+  iv.mean = c.mean;
+  iv.half_width = c.half_width;
+  iv.n = c.n;
+  return fmt::format("{}: mean of {} run{} {}; target: the mean {}: {}", t.metric, c.n,
+                     c.n == 1 ? "" : "s", metric_interval_text(t.metric, iv), bound, verdict);
+}
 
 std::string binding_constraint(const Target& t, const ReplicationSummary& s) {
   // Replication by replication: the runs that miss the target say what held them back (a mean

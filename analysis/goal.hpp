@@ -29,6 +29,9 @@ struct Target {
   std::optional<double> runs_share;  // the SLO form's P, in (0, 1]
 };
 std::optional<Target> parse_target(std::string_view text, std::string& error);
+// Targets a command stored (summary.json "targets"), parsed again; throws std::runtime_error
+// naming the first that does not parse.
+std::vector<Target> parse_stored_targets(const std::vector<std::string>& texts);
 std::string_view to_string(TargetOp op);
 // Whether one value meets the target's bound.
 bool meets_bound(const Target& t, double value);
@@ -47,6 +50,9 @@ struct TargetCheck {
   double share_lower = 0;        // the SLO form: the share's one-sided 95 % lower bound
 };
 TargetCheck check_target(const Target& t, const ReplicationSummary& s);
+// One target's check as a sentence saying which form it is checked in: "queue/production/
+// wait_p90_s < 1 h in 4 of 5 runs (80 %, at least 34 % with 95 % confidence); target: ...".
+std::string describe_check(const Target& t, const TargetCheck& c);
 
 // What limited a queue-or-cluster target at a point, from what its runs saw: the queue's quota
 // (share used >= 90 %), the cluster's capacity (>= 90 % allocated), maxDuration (GPU-hours lost to

@@ -1,5 +1,5 @@
-// The page of `t9ksim sweep` and `t9ksim size` (docs/reports.md): one chart per metric against the
-// first parameter, and the table of points.
+// The page of `t9ksim sweep` and `t9ksim size` (docs/reports.md): what was simulated, the targets
+// and the goal, the table of points, then the charts (report_sweep_charts.cpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/detail/report.hpp"
+#include "analysis/detail/sweep_charts.hpp"
+#include "analysis/goal.hpp"
 #include "analysis/intervals.hpp"
 #include "analysis/outputs.hpp"
 #include "analysis/recorder.hpp"
@@ -26,131 +28,13 @@ namespace t9k::analysis {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-namespace detail {
-
-namespace {
-
-bool all_numbers(const std::vector<std::string>& texts) {
-  for (const auto& t : texts) {
-    char* end = nullptr;
-    std::strtod(t.c_str(), &end);
-    if (t.empty() || end != t.c_str() + t.size()) return false;
-  }
-  return true;
-}
-
-// The curves of a sweep: one chart per metric, one line (mean) and band (95 % interval, clipped at
-// 0) per scope, against the first parameter; further parameters split the lines.
-constexpr MetricInfo kSweepMetrics[] = {
-    {"wait_p90_s", "wait, p90 (s)"},
-    {"wait_mean_s", "wait, mean (s)"},
-    {"jobs_never_started", "jobs that never started"},
-    {"jct_mean_s", "JCT, mean (s)"},
-    {"utilization_allocated", "GPU utilisation, allocated"},
-    {"utilization_productive", "GPU utilisation, productive"},
-    {"quota_share_used", "share of the queue's GPU quota used"},
-    {"gpu_hours_lost_fault", "GPU-hours lost to faults"},
-};
-
-}  // namespace
-
-}  // namespace detail
-
 using namespace detail;
 
 namespace {
 
-// One chart per metric of kSweepMetrics: the mean over replications against the first parameter,
-// one line per scope (the cluster, each queue) and other parameters' values, with its interval.
-std::vector<Chart> sweep_charts(const SweepSummary& s, const std::vector<std::string>& xs,
-                                bool numeric_x) {
-  std::vector<Chart> charts;
-  for (const auto& info : kSweepMetrics) {
-    json rows = json::array();
-    for (const auto& p : s.points) {
-      std::string rest;
-      for (std::size_t k = 1; k < s.parameters.size(); ++k)
-        rest += fmt::format(", {}={}", s.parameters[k], p.values[k]);
-      for (const auto& [name, ms] : p.replications.metrics) {
-        const MetricName mn = split_metric_name(name);
-        if (mn.metric != info.name || (mn.group != "cluster" && mn.group != kGroupQueue)) continue;
-        const Interval& iv = ms.interval;
-        const std::string scope =
-            mn.group == "cluster" ? std::string("cluster") : "queue " + mn.value;
-        json r{{"x", numeric_x ? json(std::strtod(p.values.front().c_str(), nullptr))
-                               : json(p.values.front())},
-               {"line", scope + rest},
-               {"mean", iv.mean},
-               {"n", iv.n}};
-        r["low"] = interval_low(name, iv);
-        r["high"] = interval_high(name, iv);
-        rows.push_back(r);
-      }
-    }
-    if (rows.empty()) continue;
-    json x{{"field", "x"},
-           {"type", numeric_x ? "quantitative" : "ordinal"},
-           {"title", s.parameters.front()}};
-    if (!numeric_x)
-      x["sort"] = nullptr;  // the points' order (durations and names are not sorted as text)
-    if (numeric_x) {
-      x["scale"] = {{"zero", false}};
-      x["axis"] = {{"format", "~g"}};
-      const bool integers = std::all_of(xs.begin(), xs.end(), [](const std::string& v) {
-        return v.find_first_not_of("-0123456789") == std::string::npos;
-      });
-      if (integers) x["axis"]["tickMinStep"] = 1;
-    }
-    const json color{{"field", "line"}, {"type", "nominal"}, {"title", "scope"}};
-    const bool share = std::string_view(info.name).starts_with("utilization") ||
-                       std::string_view(info.name) == "quota_share_used";
-    const json y_axis{{"format", share ? ".0%" : "~s"}};
-    json spec{
-        {"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
-        {"width", "container"},
-        {"height", 220},
-        {"data", {{"values", rows}}},
-        {"encoding", {{"x", x}, {"color", color}}},
-        {"layer",
-         json::array(
-             {{{"mark", {{"type", "errorband"}, {"opacity", 0.2}}},
-               {"encoding",
-                {{"y",
-                  {{"field", "low"},
-                   {"type", "quantitative"},
-                   {"title", info.label},
-                   {"axis", y_axis}}},
-                 {"y2", {{"field", "high"}}}}}},
-              {{"mark", {{"type", "line"}, {"point", {{"filled", false}, {"size", 60}}}}},
-               {"encoding",
-                // A queue's line can coincide with the cluster's (one queue): dashes and
-                // point shapes differ by scope, so neither hides the other.
-                {{"y",
-                  {{"field", "mean"},
-                   {"type", "quantitative"},
-                   {"title", info.label},
-                   {"axis", y_axis}}},
-                 {"strokeDash", {{"field", "line"}, {"type", "nominal"}, {"title", "scope"}}},
-                 {"shape", {{"field", "line"}, {"type", "nominal"}, {"title", "scope"}}},
-                 {"tooltip", json::array({tip("line", "nominal", "scope"),
-                                          tip("x", numeric_x ? "quantitative" : "ordinal", "value"),
-                                          tip("mean", "quantitative", "mean", ",.4~r"),
-                                          tip("low", "quantitative", "95 % CI low", ",.4~r"),
-                                          tip("high", "quantitative", "95 % CI high", ",.4~r"),
-                                          tip("n", "quantitative", "replications")})}}}}})}};
-    charts.push_back(
-        {info.label,
-         fmt::format("Mean over replications against {}, one line per scope; the band is the 95 % "
-                     "Student-t interval, clipped at 0.",
-                     s.parameters.front()),
-         std::move(spec)});
-  }
-  return charts;
-}
-
-// The table of points: the headline figures of the cluster and of each queue.
-std::string sweep_table(const SweepSummary& s) {
-  // The table: one row per point, the headline figures of the cluster and of each queue.
+// The table of points: the headline figures of the cluster and of each queue, and with targets,
+// whether the point meets every one (each target's check in the cell's tooltip).
+std::string sweep_table(const SweepSummary& s, const std::vector<Target>& targets) {
   std::set<std::string> queues;
   for (const auto& p : s.points) {
     for (const auto& [name, _] : p.replications.metrics) {
@@ -165,8 +49,13 @@ std::string sweep_table(const SweepSummary& s) {
     columns.emplace_back(fmt::format("{}/{}/jobs_never_started", kGroupQueue, q),
                          q + ": never started");
   }
-  std::string table = "<table class=\"headline\"><thead><tr><th>point</th>";
-  for (const auto& p : s.parameters) table += "<th>" + html_escape(p) + "</th>";
+  const std::vector<std::string> labels = parameter_labels(s.parameters);
+  std::string table = "<div class=\"wide\"><table class=\"headline\"><thead><tr><th>point</th>";
+  for (std::size_t k = 0; k < s.parameters.size(); ++k) {
+    table += fmt::format("<th title=\"{}\">{}</th>", html_escape(s.parameters[k]),
+                         html_escape(labels[k]));
+  }
+  if (!targets.empty()) table += "<th>targets met</th>";
   for (const auto& [_, label] : columns)
     table += "<th>" + html_escape(label) + "<br><span class=\"sub\">mean ± 95 % CI</span></th>";
   table += "</tr></thead><tbody>\n";
@@ -174,6 +63,19 @@ std::string sweep_table(const SweepSummary& s) {
     const auto& p = s.points[i];
     table += fmt::format("<tr><td class=\"num\">{}</td>", i);
     for (const auto& v : p.values) table += "<td class=\"num\">" + html_escape(v) + "</td>";
+    if (!targets.empty()) {
+      std::size_t met = 0;
+      std::vector<std::string> why;
+      for (const auto& t : targets) {
+        const TargetCheck c = check_target(t, p.replications);
+        met += c.present && c.met;
+        why.push_back(describe_check(t, c));
+      }
+      table += fmt::format("<td class=\"num\" title=\"{}\">{}</td>",
+                           html_escape(fmt::format("{}", fmt::join(why, "\n"))),
+                           met == targets.size() ? std::string("all ✓")
+                                                 : fmt::format("{} of {}", met, targets.size()));
+    }
     for (const auto& [metric, _] : columns) {
       const auto it = p.replications.metrics.find(metric);
       std::string cell = "–";
@@ -184,8 +86,39 @@ std::string sweep_table(const SweepSummary& s) {
     }
     table += "</tr>\n";
   }
-  table += "</tbody></table>\n";
+  table += "</tbody></table></div>\n";
   return table;
+}
+
+// The targets of a sweep: each with the form it is checked in, and which points meet them all.
+std::string targets_section(const SweepSummary& s, const std::vector<Target>& targets) {
+  if (targets.empty() || s.goal) return {};
+  std::string h = "<h2>Targets</h2>\n<ul class=\"findings\">\n";
+  for (const auto& t : targets) {
+    h +=
+        "<li>" +
+        html_escape(fmt::format(
+            "{}: {}", t.text,
+            t.runs_share ? "the share of runs meeting the bound, with its one-sided 95 % lower "
+                           "bound"
+                         : "the mean over runs, with the confidence that the true mean meets it")) +
+        "</li>\n";
+  }
+  h += "</ul>\n";
+  const std::vector<bool> meeting = points_meeting(s, targets);
+  const std::vector<std::string> labels = parameter_labels(s.parameters);
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < s.points.size(); ++i) {
+    if (!meeting[i]) continue;
+    std::vector<std::string> at;
+    for (std::size_t k = 0; k < labels.size(); ++k)
+      at.push_back(labels[k] + "=" + s.points[i].values[k]);
+    names.push_back(fmt::format("{}", fmt::join(at, ", ")));
+  }
+  if (names.empty()) return h + "<p class=\"answer none\">No point meets every target.</p>\n";
+  h += fmt::format("<p class=\"answer\">{} of {} points meet every target</p>\n", names.size(),
+                   s.points.size());
+  return h + "<p>" + html_escape(fmt::format("{}.", fmt::join(names, "; "))) + "</p>\n";
 }
 
 }  // namespace
@@ -193,11 +126,9 @@ std::string sweep_table(const SweepSummary& s) {
 std::string render_sweep_report(const SweepSummary& s) {
   if (s.points.empty() || s.parameters.empty())
     throw std::invalid_argument("report: the sweep has no points");
-  std::vector<std::string> xs;
-  for (const auto& p : s.points) xs.push_back(p.values.front());
-  const bool numeric_x = all_numbers(xs);
-  const std::vector<Chart> charts = sweep_charts(s, xs, numeric_x);
-  const std::string table = sweep_table(s);
+  const std::vector<Target> targets = report_targets(s);
+  const std::vector<Chart> charts = sweep_charts(s, targets);
+  const std::string table = sweep_table(s, targets);
   json data;
   data["title"] = s.scenario;
   data["charts"] = json::array();
@@ -251,6 +182,7 @@ std::string render_sweep_report(const SweepSummary& s) {
     for (const auto& f : g.findings) h += "<li>" + html_escape(f) + "</li>\n";
     h += "</ul>\n";
   }
+  h += targets_section(s, targets);
   h += "<h2>Points</h2>\n" + table;
   return h + page_end(charts, data_text);
 }

@@ -257,17 +257,76 @@ std::string sweep_summary_json(const SweepSummary& s, const fs::path& dir) {
     goal["neighbour"] = g.neighbour ? json(*g.neighbour) : json(nullptr);
     j["goal"] = goal;
   }
+  if (!s.targets.empty()) j["targets"] = s.targets;
   j["files"] = {"sweep.csv", "report.html"};
   return j.dump(2) + "\n";
+}
+
+namespace {
+
+// A path's segments, split at dots outside brackets and not escaped, unescaped:
+// "a.b[x=1.5].nvidia\\.com/gpu" -> a, b[x=1.5], nvidia.com/gpu.
+std::vector<std::string> path_segments(const std::string& path) {
+  std::vector<std::string> out(1);
+  int depth = 0;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const char c = path[i];
+    if (c == '\\' && i + 1 < path.size() && path[i + 1] == '.') {
+      out.back() += '.';
+      ++i;
+      continue;
+    }
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    if (c == '.' && depth == 0) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> parameter_labels(const std::vector<std::string>& paths) {
+  std::vector<std::vector<std::string>> segs;
+  std::vector<std::size_t> used(paths.size(), 1);
+  for (const auto& p : paths) segs.push_back(path_segments(p));
+  auto label = [&](std::size_t i) {
+    const auto& sg = segs[i];
+    std::string out;
+    for (std::size_t k = sg.size() - std::min(used[i], sg.size()); k < sg.size(); ++k)
+      out += (out.empty() || sg[k].starts_with('[') ? "" : ".") + sg[k];
+    return out;
+  };
+  for (bool again = true; again;) {
+    again = false;
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      for (std::size_t j = i + 1; j < paths.size(); ++j) {
+        if (label(i) != label(j)) continue;
+        for (const std::size_t k : {i, j}) {
+          if (used[k] < segs[k].size()) {
+            ++used[k];
+            again = true;
+          }
+        }
+      }
+    }
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < paths.size(); ++i) out.push_back(label(i));
+  return out;
 }
 
 SweepSummary write_sweep_summary(
     const fs::path& dir, const std::vector<std::string>& parameters,
     const std::vector<std::pair<std::vector<std::string>, std::vector<fs::path>>>& points,
-    std::optional<GoalSummary> goal) {
+    std::optional<GoalSummary> goal, std::vector<std::string> targets) {
   SweepSummary s;
   s.parameters = parameters;
   s.goal = std::move(goal);
+  s.targets = std::move(targets);
   for (const auto& [values, rep_dirs] : points) {
     if (values.size() != parameters.size())
       throw std::invalid_argument("sweep point: one value per parameter");
@@ -297,6 +356,7 @@ SweepSummary load_sweep_summary(const fs::path& dir) {
     s.version = j.value("version", "");
     s.scenario = j.value("scenario", "");
     s.parameters = j.at("parameters").get<std::vector<std::string>>();
+    if (j.contains("targets")) s.targets = j.at("targets").get<std::vector<std::string>>();
     if (j.contains("goal")) {
       const json& g = j.at("goal");
       GoalSummary goal;

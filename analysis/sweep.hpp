@@ -38,6 +38,7 @@ struct SweepSummary {
   std::vector<std::string> parameters;  // the --vary paths, in order
   std::vector<SweepPoint> points;       // in grid order (the first parameter varies slowest)
   std::optional<GoalSummary> goal;      // set for `t9ksim size`
+  std::vector<std::string> targets;     // `t9ksim sweep --target`: checked at every point
 };
 
 // A metric name split into its group (docs/outputs.md): "wait_p90_s" -> {"cluster", "",
@@ -56,6 +57,12 @@ MetricName split_metric_name(const std::string& name);
 inline constexpr std::size_t kMaxSweepPoints = 1000;
 std::vector<std::string> sweep_values(std::string_view spec, std::string& error);
 
+// Short labels of parameter paths for charts, tables and the console, distinct from each other:
+// each path's last segment (escaped dots kept in it, unescaped), lengthened segment by segment
+// while two coincide: "count" for cluster.nodePools[name=h100].count, "nvidia.com/gpu" for
+// ...requests.nvidia\.com/gpu; "[name=h100].count" and "[name=a100].count" beside each other.
+std::vector<std::string> parameter_labels(const std::vector<std::string>& paths);
+
 // sweep.csv: point, one column per parameter, group, group_value, metric, n, mean, sd, half_width,
 // low, high (docs/outputs.md).
 std::string sweep_csv(const SweepSummary& s);
@@ -67,7 +74,7 @@ SweepSummary write_sweep_summary(
     const std::filesystem::path& dir, const std::vector<std::string>& parameters,
     const std::vector<std::pair<std::vector<std::string>, std::vector<std::filesystem::path>>>&
         points,
-    std::optional<GoalSummary> goal = std::nullopt);
+    std::optional<GoalSummary> goal = std::nullopt, std::vector<std::string> targets = {});
 // Reads dir/summary.json of kind "sweep" and the points' summaries. Throws std::runtime_error.
 SweepSummary load_sweep_summary(const std::filesystem::path& dir);
 

@@ -25,6 +25,7 @@
 #include "app/options.hpp"
 #include "app/run_command.hpp"
 #include "app/sweep_command.hpp"
+#include "app/target_groups.hpp"
 #include "runs/batch.hpp"
 #include "runs/exit_codes.hpp"
 #include "scenarios/format/load.hpp"
@@ -50,57 +51,6 @@ struct Evaluation {
                        [](const analysis::TargetCheck& c) { return c.present && c.met; });
   }
 };
-
-// One target at one value, saying which form it is checked in (analysis/goal.hpp).
-std::string describe(const analysis::Target& t, const analysis::TargetCheck& c) {
-  if (!c.present) return fmt::format("{}: no run has metric {}", t.text, t.metric);
-  const std::string verdict =
-      fmt::format("{}, confidence that it is met {}", c.met ? "met" : "not met",
-                  analysis::format_percent(c.confidence));
-  const std::string bound = fmt::format("{} {}", analysis::to_string(t.op),
-                                        analysis::format_metric(t.metric, t.threshold));
-  if (t.runs_share) {
-    return fmt::format(
-        "{} {} in {} of {} run{} ({}, at least {} with 95 % confidence); target: in {} of "
-        "runs: {}",
-        t.metric, bound, c.runs_meeting, c.n, c.n == 1 ? "" : "s",
-        analysis::format_percent(static_cast<double>(c.runs_meeting) / static_cast<double>(c.n)),
-        analysis::format_percent(c.share_lower), analysis::format_percent(*t.runs_share), verdict);
-  }
-  analysis::Interval iv;
-  iv.mean = c.mean;
-  iv.half_width = c.half_width;
-  iv.n = c.n;
-  return fmt::format("{}: mean of {} run{} {}; target: the mean {}: {}", t.metric, c.n,
-                     c.n == 1 ? "" : "s", analysis::metric_interval_text(t.metric, iv), bound,
-                     verdict);
-}
-
-// A target on a queue or job kind the scenario does not have is met by no run (or vacuously):
-// the search would run to the end for nothing. What is wrong, naming what exists; empty when
-// the target's group exists (generator classes are not checked).
-std::string unknown_group(const analysis::Target& t, const scenarios::Scenario& sc) {
-  const auto first = t.metric.find('/');
-  if (first == std::string::npos) return {};
-  const std::string group = t.metric.substr(0, first);
-  const auto second = t.metric.find('/', first + 1);
-  const std::string value = t.metric.substr(first + 1, second - first - 1);
-  std::vector<std::string> names;
-  if (group == analysis::kGroupQueue) {
-    if (sc.scheduler.kind != scenarios::SchedulerKind::T9k)
-      return "the scenario's scheduler is the default one, which has no queues";
-    names.push_back(model::kDefaultQueue);  // always exists (spec §8.2)
-    for (const auto& q : sc.scheduler.queues)
-      if (q.metadata.name != model::kDefaultQueue) names.push_back(q.metadata.name);
-  } else if (group == analysis::kGroupKind) {
-    names = {"GenericJob", "PyTorchTrainingJob", "DeepSpeedJob"};
-  } else {
-    return {};
-  }
-  if (std::find(names.begin(), names.end(), value) != names.end()) return {};
-  return fmt::format("the scenario has no {} \"{}\" ({}s: {})", group, value, group,
-                     fmt::join(names, ", "));
-}
 
 // The search of one `t9ksim size`: its parameter's values, the scenario at each, the values
 // evaluated so far, the bisection and the goal's findings.
@@ -169,14 +119,9 @@ bool SizeSearch::parse() {
                "< 1h'\n");
     return false;
   }
-  for (const auto& t : args_.targets) {
-    auto parsed = analysis::parse_target(t, error);
-    if (!parsed) {
-      fmt::print(stderr, "t9ksim size: --target '{}': {}\n", t, error);
-      return false;
-    }
-    targets_.push_back(std::move(*parsed));
-  }
+  auto targets = parse_targets("size", args_.targets);
+  if (!targets) return false;
+  targets_ = std::move(*targets);
   lo_.max_jobs = args_.max_jobs;
   if (!args_.scenario.empty()) lo_.base_dir = fs::path(args_.scenario).parent_path().string();
   inputs_ = {file_};
@@ -204,7 +149,7 @@ int SizeSearch::prepare(std::size_t i) {
   inputs_.insert(inputs_.end(), loaded.files.begin(), loaded.files.end());
   if (!seed_) {
     for (std::size_t k = 0; k < targets_.size(); ++k) {
-      if (const auto why = unknown_group(targets_[k], *loaded.scenario); !why.empty()) {
+      if (const auto why = unknown_target_group(targets_[k], *loaded.scenario); !why.empty()) {
         fmt::print(stderr, "t9ksim size: --target '{}': {}\n", args_.targets[k], why);
         return kExitUsage;
       }
@@ -264,7 +209,7 @@ std::optional<int> SizeSearch::evaluate(std::size_t i, const fs::path& out) {
     fmt::print("  {}={}: {}\n", path_, e.value,
                e.met() ? "meets every target" : "does not meet every target");
     for (std::size_t k = 0; k < targets_.size(); ++k)
-      fmt::print("    {}\n", describe(targets_[k], e.checks[k]));
+      fmt::print("    {}\n", analysis::describe_check(targets_[k], e.checks[k]));
     std::fflush(stdout);
   }
   done_.emplace(i, std::move(e));
@@ -303,15 +248,15 @@ analysis::GoalSummary SizeSearch::goal() const {
     if (neighbour_) goal.neighbour = values_[*neighbour_];
     const auto& a = done_.at(*answer_);
     for (std::size_t k = 0; k < targets_.size(); ++k) {
-      goal.findings.push_back(
-          fmt::format("at {}={}: {}", path_, a.value, describe(targets_[k], a.checks[k])));
+      goal.findings.push_back(fmt::format("at {}={}: {}", path_, a.value,
+                                          analysis::describe_check(targets_[k], a.checks[k])));
     }
     if (neighbour_) {
       const auto& b = done_.at(*neighbour_);
       for (std::size_t k = 0; k < targets_.size(); ++k) {
         goal.findings.push_back(fmt::format("at {}={} (just {}): {}", path_, b.value,
                                             args_.largest ? "above" : "below",
-                                            describe(targets_[k], b.checks[k])));
+                                            analysis::describe_check(targets_[k], b.checks[k])));
         if (!b.checks[k].met) {
           goal.findings.push_back(
               fmt::format("at {}={}: {}", path_, b.value,
@@ -333,7 +278,7 @@ analysis::GoalSummary SizeSearch::goal() const {
     goal.findings.push_back(fmt::format("no value of {} in {}..{} meets every target; at {}={}:",
                                         path_, values_.front(), values_.back(), path_, e.value));
     for (std::size_t k = 0; k < targets_.size(); ++k) {
-      goal.findings.push_back(describe(targets_[k], e.checks[k]));
+      goal.findings.push_back(analysis::describe_check(targets_[k], e.checks[k]));
       if (e.checks[k].present && !e.checks[k].met)
         goal.findings.push_back(analysis::binding_constraint(targets_[k], e.summary));
     }

@@ -22,6 +22,7 @@
 #include "app/commands.hpp"
 #include "app/options.hpp"
 #include "app/run_command.hpp"
+#include "app/target_groups.hpp"
 #include "kernel/time.hpp"
 #include "runs/exit_codes.hpp"
 #include "runs/work.hpp"
@@ -60,6 +61,8 @@ int sweep_command(const SweepArgs& args) {
     fmt::print(stderr, "t9ksim sweep: give at least one --vary PATH=VALUES\n");
     return kExitUsage;
   }
+  const auto targets = parse_targets("sweep", args.targets);
+  if (!targets) return kExitUsage;
   std::vector<std::string> params;
   std::vector<std::vector<std::string>> values;
   std::size_t grid = 1;
@@ -133,6 +136,12 @@ int sweep_command(const SweepArgs& args) {
     }
     inputs.insert(inputs.end(), loaded.files.begin(), loaded.files.end());
     if (!seed) {
+      for (std::size_t k = 0; k < targets->size(); ++k) {
+        if (const auto why = unknown_target_group((*targets)[k], *loaded.scenario); !why.empty()) {
+          fmt::print(stderr, "t9ksim sweep: --target '{}': {}\n", args.targets[k], why);
+          return kExitUsage;
+        }
+      }
       seed = loaded.scenario->seed;
       scenario_reps = loaded.scenario->replications;
     } else if (*seed != loaded.scenario->seed) {
@@ -157,6 +166,7 @@ int sweep_command(const SweepArgs& args) {
   w.inputs = std::move(inputs);
   w.finish = Finish::Sweep;
   w.parameters = params;
+  w.targets = args.targets;
   w.report = args.report;
   for (std::size_t i = 0; i < points.size(); ++i) {
     w.texts.push_back(points[i].text);
@@ -193,6 +203,12 @@ void add_sweep_command(Commands& c) {
       ->required()
       ->allow_extra_args(false);
   add_set_option(sweep, args->sets);
+  sweep
+      ->add_option("--target", args->targets,
+                   "[GROUP=VALUE] METRIC OP THRESHOLD [in P% of runs], as for `t9ksim size`: "
+                   "checked at every point (the report marks the points meeting every target); "
+                   "repeatable")
+      ->allow_extra_args(false);
   sweep->add_option("-o,--out", args->out_dir, "Results directory")->capture_default_str();
   sweep
       ->add_option("-r,--replications", args->replications,

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "analysis/goal.hpp"
 #include "analysis/intervals.hpp"
 #include "analysis/outputs.hpp"
 #include "analysis/recorder.hpp"
@@ -140,7 +141,7 @@ Finished finish_work(const Work& w, analysis::ResultFolder& folder, const std::v
         }
         std::vector<std::pair<std::vector<std::string>, std::vector<fs::path>>> points;
         for (const auto& g : w.groups) points.emplace_back(g.values, group_dirs(w, out, g));
-        f.sweep = analysis::write_sweep_summary(out, w.parameters, points);
+        f.sweep = analysis::write_sweep_summary(out, w.parameters, points, std::nullopt, w.targets);
         if (w.report) analysis::write_report(out);
         break;
       }
@@ -270,6 +271,17 @@ void print_finished(const Work& w, const Finished& f, const std::string& shown) 
       const auto& first = s.points.front().replications;
       fmt::print("sweep: {} points x {} replications (seed {}), common random numbers\n",
                  s.points.size(), first.runs.size(), first.runs.front().seed);
+      // Points by short labels, each named once in full (issue 48: nine lines that look alike).
+      const std::vector<std::string> labels = analysis::parameter_labels(s.parameters);
+      for (std::size_t k = 0; k < s.parameters.size(); ++k) {
+        if (labels[k] != s.parameters[k])
+          fmt::print("parameter: {} = {}\n", labels[k], s.parameters[k]);
+      }
+      const std::vector<analysis::Target> targets = analysis::parse_stored_targets(s.targets);
+      for (const auto& t : targets) {
+        fmt::print("target: {} ({})\n", t.text,
+                   t.runs_share ? "the share of runs meeting the bound" : "the mean over runs");
+      }
       // One line per point: the cluster's p90 wait and utilisation, then each queue's p90 wait.
       for (std::size_t i = 0; i < s.points.size(); ++i) {
         const auto& m = s.points[i].replications.metrics;
@@ -280,13 +292,25 @@ void print_finished(const Work& w, const Finished& f, const std::string& shown) 
         };
         std::vector<std::string> vals;
         for (std::size_t k = 0; k < s.parameters.size(); ++k)
-          vals.push_back(s.parameters[k] + "=" + s.points[i].values[k]);
+          vals.push_back(labels[k] + "=" + s.points[i].values[k]);
         fmt::print("  point-{} {}: wait p90 {}, utilisation {}", i, fmt::join(vals, " "),
                    show("wait_p90_s"), show("utilization_allocated"));
         for (const auto& [name, _] : m) {
           const auto mn = analysis::split_metric_name(name);
           if (mn.group == analysis::kGroupQueue && mn.metric == "wait_p90_s") {
             fmt::print("; {} p90 {}", mn.value, show(name));
+          }
+        }
+        if (!targets.empty()) {
+          std::size_t met = 0;
+          for (const auto& t : targets) {
+            const auto c = analysis::check_target(t, s.points[i].replications);
+            met += c.present && c.met;
+          }
+          if (met == targets.size()) {
+            fmt::print("; every target met");
+          } else {
+            fmt::print("; {} of {} targets met", met, targets.size());
           }
         }
         fmt::print("\n");

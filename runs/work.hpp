@@ -57,6 +57,7 @@ struct Work {
       inputs;  // every file the command read: never replaced by an output
   Finish finish = Finish::Single;
   std::vector<std::string> parameters;  // Sweep: the varied paths
+  std::vector<std::string> targets;     // Sweep: --target texts, checked at every point
   std::vector<WorkGroup> groups;  // Comparison: variants, base first; Sweep: points; else one group
   bool report = true;
 };

@@ -5,6 +5,7 @@
 //   report_tables.cpp   the HTML tables
 //   report_page.cpp     the page around them (style, script, escaping)
 //   report_sweep.cpp    the page of a sweep or a size search
+//   report_sweep_charts.cpp  its charts (detail/sweep_charts.hpp)
 #pragma once
 
 #include <cstddef>

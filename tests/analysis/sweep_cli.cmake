@@ -105,3 +105,42 @@ expect_contains("${last_out}" "answer: cluster.nodePools[name=h100].count=4")
 expect_exit(2 ${T9KSIM} size ${SIZE_SCENARIO} --param "cluster.nodePools[name=h100].count=4"
             --target "queue=production wait_p90 < 30m" -o ${OUT}/size-one)
 expect_contains("${last_err}" "expected at least two values")
+
+# A sweep over two parameters with targets (issue 48 item 4, issue 47 item 1): every point is
+# checked (4 nodes and a 32-GPU quota let all four jobs start at once; 16 GPUs or 3 nodes do
+# not), the console names parameters by short labels, and the report draws heatmaps with the
+# points meeting every target outlined.
+expect_exit(0 ${T9KSIM} sweep ${SIZE_SCENARIO} --vary "cluster.nodePools[name=h100].count=3:4"
+            --vary "scheduler.queues[name=production].spec.quota.requests.nvidia\\.com/gpu=16,32"
+            --target "queue=production wait_p90 < 30m in 100% of runs" -r 2 -o ${OUT}/sweep-targets)
+expect_contains("${last_out}" "parameter: count = cluster.nodePools[name=h100].count")
+expect_contains("${last_out}" "target: queue=production wait_p90 < 30m in 100% of runs (the share of runs meeting the bound)")
+expect_contains("${last_out}" "point-0 count=3 nvidia.com/gpu=16: ")
+expect_contains("${last_out}" "; 0 of 1 targets met\n  point-1")
+expect_contains("${last_out}" "point-3 count=4 nvidia.com/gpu=32: wait p90 0 s ± 0 s")
+expect_contains("${last_out}" "; every target met\n")
+file(READ ${OUT}/sweep-targets/summary.json sweep_targets)
+expect_contains("${sweep_targets}" "\"targets\": [\n    \"queue=production wait_p90 < 30m in 100% of runs\"")
+file(READ ${OUT}/sweep-targets/report.html sweep_report)
+expect_contains("${sweep_report}" "<p class=\"answer\">1 of 4 points meet every target</p>\n<p>count=4, nvidia.com/gpu=32.</p>")
+expect_contains("${sweep_report}" "\"facet\":{\"field\":\"scope\"")
+expect_contains("${sweep_report}" "\"filter\":\"datum.met\"")
+expect_contains("${sweep_report}" "<th title=\"cluster.nodePools[name=h100].count\">count</th>")
+# `t9ksim report` draws the same page again from the folder (the targets are in summary.json).
+file(COPY ${OUT}/sweep-targets/report.html DESTINATION ${OUT}/sweep-targets-first)
+expect_exit(0 ${T9KSIM} report ${OUT}/sweep-targets)
+execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${OUT}/sweep-targets/report.html
+                ${OUT}/sweep-targets-first/report.html RESULT_VARIABLE diff)
+if(NOT diff EQUAL 0)
+  message(FATAL_ERROR "t9ksim report redrew the sweep's page differently")
+endif()
+# A target naming a queue the scenario lacks is refused before anything runs.
+expect_exit(2 ${T9KSIM} sweep ${SIZE_SCENARIO} --vary "cluster.nodePools[name=h100].count=3:4"
+            --target "queue=prodution wait_p90 < 30m" -o ${OUT}/sweep-typo)
+expect_contains("${last_err}" "t9ksim sweep: --target 'queue=prodution wait_p90 < 30m': the scenario has no queue \"prodution\"")
+if(EXISTS ${OUT}/sweep-typo)
+  message(FATAL_ERROR "a refused sweep wrote ${OUT}/sweep-typo")
+endif()
+expect_exit(2 ${T9KSIM} sweep ${SIZE_SCENARIO} --vary "cluster.nodePools[name=h100].count=3:4"
+            --target "wait_p9 < 30m" -o ${OUT}/sweep-bad)
+expect_contains("${last_err}" "unknown metric \"wait_p9\"")

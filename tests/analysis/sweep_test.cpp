@@ -102,3 +102,30 @@ TEST_CASE("sweep: sweep.csv has one row per point, group and metric, intervals c
   CHECK(analysis::interval_high("queue/a/utilization_allocated", u) == 1);
   CHECK(analysis::interval_high("wait_p90_s", u) == u.upper());
 }
+
+// Issue 48 item 4: legends and axes name parameters by short, distinct labels.
+TEST_CASE("sweep: parameters get short labels that tell them apart", "[sweep]") {
+  struct Row {
+    std::vector<std::string> paths;
+    std::vector<std::string> labels;
+  };
+  const std::vector<Row> rows = {
+      {{"cluster.nodePools[name=h100].count"}, {"count"}},
+      {{"horizon"}, {"horizon"}},
+      // An escaped dot is part of its segment, shown unescaped.
+      {{"cluster.nodePools[name=h100].count",
+        "scheduler.queues[name=production].spec.quota.requests.nvidia\\.com/gpu"},
+       {"count", "nvidia.com/gpu"}},
+      // Two counts: each lengthened until they differ; brackets join without a dot.
+      {{"cluster.nodePools[name=h100].count", "cluster.nodePools[name=a100].count"},
+       {"nodePools[name=h100].count", "nodePools[name=a100].count"}},
+      // A dot inside brackets does not split.
+      {{"a[x=1.5].count", "a[x=2.5].count"}, {"a[x=1.5].count", "a[x=2.5].count"}},
+      // Only the labels that coincide grow.
+      {{"x.a.count", "y.a.count", "z.size"}, {"x.a.count", "y.a.count", "size"}},
+  };
+  for (const auto& r : rows) {
+    INFO(r.paths.front());
+    CHECK(analysis::parameter_labels(r.paths) == r.labels);
+  }
+}
