@@ -34,9 +34,12 @@ json tip(const char* field, const char* type, const char* title, const char* for
 }
 
 json base_spec(json values) {
+  // Legend swatches at full strength, whatever the opacity of the marks (issue 48: pale swatches
+  // of half-transparent points could not be matched to their lines).
   return {{"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
           {"width", "container"},
           {"height", 260},
+          {"config", {{"legend", {{"symbolOpacity", 1}}}}},
           {"data", {{"values", std::move(values)}}}};
 }
 

@@ -5,16 +5,19 @@
 //  - the hostile job and queue names are shown as text and never executed (window.alert is
 //    replaced before any page script runs and records calls);
 //  - hovering a bar shows a tooltip;
-// and saves a full-page PNG of each report next to it.
-//   node browser_test.mjs REPORT_FIXTURE_BINARY OUT_DIR
+//  - every series has a visible legend entry, and nothing reaches past the page's right edge at
+//    1400 or 1920 px;
+// and saves a full-page PNG of each report at both widths next to it.
+//   node browser_test.mjs [--real T9KSIM STUDIES_DIR] REPORT_FIXTURE_BINARY OUT_DIR
 // Exit 0 all passed, 1 a check failed, 77 Chromium is not installed (CTest SKIP_RETURN_CODE).
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
+import { chartsDone, checks, chromiumOrSkip, launch, openPage, overflowing, screenshot, sleep } from "./cdp.mjs";
 
 // With --real T9KSIM STUDIES_DIR, the reports are also those of real runs: the embedded default
-// scenario (t9ksim run) and a shipped what-if study (t9ksim compare), which have no hostile names.
+// scenario (t9ksim run), a shipped what-if study (t9ksim compare), a two-parameter sweep with a
+// target and a size search, which have no hostile names.
 const args = process.argv.slice(2);
 let realBin = null, studiesDir = null;
 if (args[0] === "--real") {
@@ -27,16 +30,7 @@ if (!fixtureBin || !outDir) {
   process.exit(2);
 }
 
-function findChromium() {
-  const candidates = [process.env.CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"];
-  for (const dir of (process.env.PATH || "").split(":")) candidates.push(path.join(dir, "chromium"));
-  return candidates.find((c) => c && fs.existsSync(c));
-}
-const chromium = findChromium();
-if (!chromium) {
-  console.log("SKIP: chromium is not installed (scripts/setup installs Debian's chromium package)");
-  process.exit(77);
-}
+const chromium = chromiumOrSkip();
 
 const HOSTILE_JOB = "<img src=x onerror=alert(1)>";
 const HOSTILE_QUEUE = "</script><script>alert(2)</script>";
@@ -46,95 +40,21 @@ fs.mkdirSync(outDir, { recursive: true });
 const fixtureDir = path.join(outDir, "fixture");
 execFileSync(fixtureBin, [fixtureDir], { stdio: "inherit" });
 
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), "t9ksim-chromium-"));
-const browser = spawn(chromium, [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-  "--disable-extensions", "--mute-audio", "--hide-scrollbars",
-  `--user-data-dir=${profile}`, "--remote-debugging-pipe", "about:blank",
-], { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
-let browserLog = "";
-browser.stderr.on("data", (d) => { browserLog += d; });
+const cdp = launch(chromium);
+const { send, evaluate } = cdp;
 
-// ---- a minimal CDP client over the pipe (NUL-separated JSON messages) ----
-let nextId = 1;
-const pending = new Map();
-const listeners = [];
-let buffer = "";
-browser.stdio[4].on("data", (chunk) => {
-  buffer += chunk.toString("utf8");
-  let end;
-  while ((end = buffer.indexOf("\0")) >= 0) {
-    const msg = JSON.parse(buffer.slice(0, end));
-    buffer = buffer.slice(end + 1);
-    if (msg.id && pending.has(msg.id)) {
-      const { resolve, reject } = pending.get(msg.id);
-      pending.delete(msg.id);
-      if (msg.error) reject(new Error(JSON.stringify(msg.error)));
-      else resolve(msg.result);
-    } else if (msg.method) {
-      for (const l of listeners) l(msg);
-    }
-  }
-});
-function send(method, params = {}, sessionId = undefined) {
-  const id = nextId++;
-  const msg = { id, method, params };
-  if (sessionId) msg.sessionId = sessionId;
-  browser.stdio[3].write(JSON.stringify(msg) + "\0");
-  return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject });
-    setTimeout(() => {
-      if (pending.delete(id)) reject(new Error(`timeout waiting for ${method}`));
-    }, 60000);
-  });
-}
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const results = checks();
+const check = results.check;
 
-let passed = 0;
-let failed = 0;
-function check(ok, what) {
-  if (ok) passed++;
-  else failed++;
-  console.log(`${ok ? "ok  " : "FAIL"} ${what}`);
-}
-
-async function evaluate(sessionId, expression) {
-  const r = await send("Runtime.evaluate", { expression, returnByValue: true, awaitPromise: true }, sessionId);
-  if (r.exceptionDetails) throw new Error(`evaluate failed: ${JSON.stringify(r.exceptionDetails)}`);
-  return r.result.value;
-}
-
-async function checkReport(kind, expectedCharts, file = path.join(fixtureDir, kind, "report.html"), hostile = true) {
-  const { targetId } = await send("Target.createTarget", { url: "about:blank" });
-  const { sessionId } = await send("Target.attachToTarget", { targetId, flatten: true });
-  const errors = [];
-  listeners.push((m) => {
-    if (m.sessionId !== sessionId) return;
-    if (m.method === "Runtime.consoleAPICalled" && (m.params.type === "error" || m.params.type === "assert")) {
-      errors.push(`console.${m.params.type}: ${m.params.args.map((a) => a.value ?? a.description).join(" ")}`);
-    } else if (m.method === "Runtime.exceptionThrown") {
-      errors.push(`exception: ${m.params.exceptionDetails.exception?.description ?? m.params.exceptionDetails.text}`);
-    } else if (m.method === "Log.entryAdded" && m.params.entry.level === "error") {
-      errors.push(`log: ${m.params.entry.text} ${m.params.entry.url ?? ""}`);
-    }
-  });
-  await send("Page.enable", {}, sessionId);
-  await send("Runtime.enable", {}, sessionId);
-  await send("Log.enable", {}, sessionId);
+// Opens a report at 1400 px and checks it; `bars`: it has the GPU-hours bar chart whose tooltip is
+// hovered. Screenshots at 1400 and 1920 px go to OUT_DIR/report-KIND-WIDTH.png (kept by
+// scripts/test as CI artifacts, with what the sweep and size reports look like).
+async function checkReport(kind, expectedCharts, file = path.join(fixtureDir, kind, "report.html"),
+                           { hostile = true, bars = true } = {}) {
   // Runs before any script of the page: a hostile name that executed would call alert.
-  await send("Page.addScriptToEvaluateOnNewDocument", {
-    source: "window.__t9kAlerts = []; window.alert = function (m) { window.__t9kAlerts.push(String(m)); };",
-  }, sessionId);
-  await send("Emulation.setDeviceMetricsOverride", { width: 1280, height: 900, deviceScaleFactor: 1, mobile: false }, sessionId);
-  await send("Page.navigate", { url: "file://" + file }, sessionId);
-
-  let done = false;
-  for (let i = 0; i < 240 && !done; i++) {
-    await sleep(250);
-    done = await evaluate(sessionId, "document.body && document.body.getAttribute('data-charts-done') === 'true'");
-  }
-  check(done, `${kind}: every chart finished rendering`);
+  const { targetId, sessionId, errors } = await openPage(cdp, file, 1400,
+    "window.__t9kAlerts = []; window.alert = function (m) { window.__t9kAlerts.push(String(m)); };");
+  check(await chartsDone(cdp, sessionId), `${kind}: every chart finished rendering`);
 
   const charts = await evaluate(sessionId, `Array.from(document.querySelectorAll('[data-chart]')).map(el => ({
       id: el.id,
@@ -208,7 +128,7 @@ async function checkReport(kind, expectedCharts, file = path.join(fixtureDir, ki
       return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
     })()`);
   let tooltip = "";
-  if (box) {
+  if (bars && box) {
     await send("Input.dispatchMouseEvent", { type: "mouseMoved", x: box.x, y: box.y }, sessionId);
     for (let i = 0; i < 20 && !tooltip; i++) {
       await sleep(100);
@@ -216,18 +136,19 @@ async function checkReport(kind, expectedCharts, file = path.join(fixtureDir, ki
           return t && t.classList.contains('visible') ? t.textContent : ''; })()`);
     }
   }
-  check(tooltip.includes("GPU-hours"), `${kind}: hovering a bar shows a tooltip (${JSON.stringify(tooltip.slice(0, 60))})`);
+  if (bars) check(tooltip.includes("GPU-hours"), `${kind}: hovering a bar shows a tooltip (${JSON.stringify(tooltip.slice(0, 60))})`);
 
   check(errors.length === 0, `${kind}: no console errors${errors.length ? ": " + errors.join(" | ") : ""}`);
 
-  await evaluate(sessionId, "window.scrollTo(0, 0)");
-  const height = await evaluate(sessionId, "Math.min(12000, document.documentElement.scrollHeight)");
-  await send("Emulation.setDeviceMetricsOverride", { width: 1280, height, deviceScaleFactor: 1, mobile: false }, sessionId);
-  await sleep(300);
-  const shot = await send("Page.captureScreenshot", { format: "png", captureBeyondViewport: true }, sessionId);
-  const png = path.join(outDir, `report-${kind}.png`);
-  fs.writeFileSync(png, Buffer.from(shot.data, "base64"));
-  check(fs.statSync(png).size > 10000, `${kind}: screenshot saved to ${png}`);
+  // Nothing to scroll sideways for at either width (wide tables scroll in their own box).
+  for (const width of [1920, 1400]) {
+    await send("Emulation.setDeviceMetricsOverride", { width, height: 900, deviceScaleFactor: 1, mobile: false }, sessionId);
+    await sleep(400);
+    const over = await overflowing(cdp, sessionId);
+    check(over.length === 0, `${kind}: at ${width} px nothing reaches past the page's edge${over.length ? " (" + over.join("; ") + ")" : ""}`);
+    const png = path.join(outDir, `report-${kind}-${width}.png`);
+    check(await screenshot(cdp, sessionId, width, png) > 10000, `${kind}: screenshot at ${width} px saved to ${png}`);
+  }
   await send("Target.closeTarget", { targetId });
 }
 
@@ -239,22 +160,31 @@ try {
   if (realBin) {
     const realRun = path.join(outDir, "real-run");
     execFileSync(realBin, ["run", "--out", realRun, "--quiet"], { stdio: "inherit" });
-    await checkReport("real-run", 10, path.join(realRun, "report.html"), false);
+    await checkReport("real-run", 10, path.join(realRun, "report.html"), { hostile: false });
     const realCompare = path.join(outDir, "real-compare");
     execFileSync(realBin, ["compare", "preemption.yaml", "--variant", "on=variants/preemption.on.yaml",
                            "--replications", "2", "--out", realCompare, "--quiet"], { stdio: "inherit", cwd: studiesDir });
-    await checkReport("real-compare", 12, path.join(realCompare, "report.html"), false);
+    await checkReport("real-compare", 12, path.join(realCompare, "report.html"), { hostile: false });
+    // A sweep over two parameters with a target (heatmaps) and a size search (lines, the answer).
+    const planning = path.join(studiesDir, "..", "..", "tests", "scenarios", "planning", "size-nodes.yaml");
+    const realSweep = path.join(outDir, "real-sweep");
+    execFileSync(realBin, ["sweep", planning, "--vary", "cluster.nodePools[name=h100].count=2:6",
+                           "--vary", "scheduler.queues[name=production].spec.quota.requests.nvidia\\.com/gpu=16,24,32,48",
+                           "--target", "queue=production wait_p90 < 30m in 80% of runs", "-r", "2",
+                           "--out", realSweep, "--quiet"], { stdio: "inherit" });
+    await checkReport("real-sweep", 8, path.join(realSweep, "report.html"), { hostile: false, bars: false });
+    const realSize = path.join(outDir, "real-size");
+    execFileSync(realBin, ["size", planning, "--param", "cluster.nodePools[name=h100].count=1:8",
+                           "--target", "queue=production wait_p90 < 30m", "-r", "2",
+                           "--out", realSize, "--quiet"], { stdio: "inherit" });
+    await checkReport("real-size", 8, path.join(realSize, "report.html"), { hostile: false, bars: false });
   }
 } catch (e) {
-  failed++;
-  console.log(`FAIL ${e.stack || e}`);
-  if (browserLog) console.log(`chromium stderr:\n${browserLog.slice(-4000)}`);
+  check(false, e.stack || String(e));
+  if (cdp.log()) console.log(`chromium stderr:\n${cdp.log().slice(-4000)}`);
 } finally {
-  const exited = new Promise((r) => browser.once("exit", r));
-  try { await send("Browser.close"); } catch { browser.kill("SIGKILL"); }
-  await Promise.race([exited, sleep(10000).then(() => browser.kill("SIGKILL"))]);
-  fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  await cdp.close();
 }
-console.log(`${passed} passed, ${failed} failed`);
-exitCode = failed === 0 ? 0 : 1;
+console.log(`${results.passed} passed, ${results.failed} failed`);
+exitCode = results.failed === 0 ? 0 : 1;
 process.exit(exitCode);
