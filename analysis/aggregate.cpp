@@ -306,6 +306,8 @@ std::string comparison_summary_json(const ComparisonSummary& c, const fs::path& 
   }
   j["variant_order"] = order;
   j["variants"] = variants;
+  for (const auto& [name, o] : c.overlays)
+    j["overlays"][name] = {{"file", o.file}, {"text", o.text}};
   j["differences"] = diffs;
   const auto& base = c.variants.front().replications;
   std::vector<std::uint64_t> seeds, reps;
@@ -319,8 +321,8 @@ std::string comparison_summary_json(const ComparisonSummary& c, const fs::path& 
 }
 
 ComparisonSummary write_comparison_summary(
-    const fs::path& dir,
-    const std::vector<std::pair<std::string, std::vector<fs::path>>>& variants) {
+    const fs::path& dir, const std::vector<std::pair<std::string, std::vector<fs::path>>>& variants,
+    const std::map<std::string, Overlay>& overlays) {
   std::vector<std::pair<std::string, ReplicationSummary>> sums;
   for (const auto& [name, rep_dirs] : variants) {
     if (rep_dirs.empty()) throw std::invalid_argument("variant " + name + " has no replications");
@@ -335,6 +337,7 @@ ComparisonSummary write_comparison_summary(
     sums.emplace_back(name, std::move(s));
   }
   ComparisonSummary c = compare_variants(std::move(sums));
+  c.overlays = overlays;
   fs::create_directories(dir);
   write_file_atomic(dir / "summary.json", comparison_summary_json(c, dir));
   return c;

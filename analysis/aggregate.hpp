@@ -87,8 +87,16 @@ struct VariantSummary {
   std::map<std::string, PairedDifference> vs_base;  // empty for the base itself
 };
 
+// A comparison variant's overlay (`t9ksim compare --variant NAME=FILE`): the file as given and
+// its text, for the report's first screen.
+struct Overlay {
+  std::string file;
+  std::string text;
+};
+
 struct ComparisonSummary {
-  std::vector<VariantSummary> variants;  // [0] is the base
+  std::vector<VariantSummary> variants;     // [0] is the base
+  std::map<std::string, Overlay> overlays;  // by variant name; none for the base
 };
 
 // Pairs replications by number. Throws std::invalid_argument when a variant's replication
@@ -101,6 +109,7 @@ std::string comparison_summary_json(const ComparisonSummary& c, const std::files
 // a folder of its own under dir, and dir/summary.json with the comparison.
 ComparisonSummary write_comparison_summary(
     const std::filesystem::path& dir,
-    const std::vector<std::pair<std::string, std::vector<std::filesystem::path>>>& variants);
+    const std::vector<std::pair<std::string, std::vector<std::filesystem::path>>>& variants,
+    const std::map<std::string, Overlay>& overlays = {});
 
 }  // namespace t9k::analysis

@@ -227,6 +227,7 @@ nlohmann::json setup_json(const RunSetup& s) {
   j["workload"] = s.workload;
   j["faults"] = s.faults;
   j["replications"] = s.replications;
+  if (!s.overrides.empty()) j["overrides"] = s.overrides;
   return j;
 }
 

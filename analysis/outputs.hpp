@@ -78,10 +78,11 @@ struct RunSetup {
   std::string scheduler;  // t9k or default
   std::vector<Pool> pools;
   std::vector<Queue> queues;
-  std::vector<std::string> workload;  // one phrase per source ("generator research", ...)
-  std::string faults;                 // the fault profile
-  std::int64_t replications = 1;      // the scenario's spec.replications
-  bool present = false;               // false: read from a summary.json older than "setup"
+  std::vector<std::string> workload;   // one phrase per source ("generator research", ...)
+  std::string faults;                  // the fault profile
+  std::int64_t replications = 1;       // the scenario's spec.replications
+  std::vector<std::string> overrides;  // the command's --set PATH=VALUE, as given (in order)
+  bool present = false;                // false: read from a summary.json older than "setup"
 };
 
 struct RunInfo {

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,7 +33,8 @@ struct ReportVariant {
   std::string name;                 // "base" or the variant's name; the run's for kind Run
   ReplicationSummary replications;  // one run for kind Run
   std::map<std::string, PairedDifference> vs_base;  // comparisons, variants after the first
-  RunTables sample;  // the first replication: time series, CDFs, faults
+  RunTables sample;                // the first replication: time series, CDFs, faults
+  std::optional<Overlay> overlay;  // a comparison's variant: what it merged onto the base
 };
 
 struct ReportInput {

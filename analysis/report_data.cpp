@@ -356,6 +356,11 @@ ReportInput report_input_from(const fs::path& dir, const fs::path& file, const j
       for (const auto& name : j.at("variant_order")) {
         const std::string n = name.get<std::string>();
         in.variants.push_back(variant_from(n, run_dirs(j.at("variants").at(n))));
+        if (j.contains("overlays") && j.at("overlays").contains(n)) {
+          const json& o = j.at("overlays").at(n);
+          in.variants.back().overlay =
+              Overlay{o.at("file").get<std::string>(), o.at("text").get<std::string>()};
+        }
         sums.emplace_back(n, in.variants.back().replications);
       }
       const ComparisonSummary c = compare_variants(std::move(sums));

@@ -231,9 +231,9 @@ std::string warnings_block(const ReportInput& in) {
   const std::size_t n = in.variants.front().replications.runs.size();
   if (in.kind != ReportKind::Run && n < 5) {
     warnings.push_back(
-        fmt::format("{} replications: the 95 % intervals are wide (Student-t with {} degrees of "
+        fmt::format("{} replications: the 95 % intervals are wide (Student-t with {} degree{} of "
                     "freedom); 5 or more give useful ones",
-                    n, n - 1));
+                    n, n - 1, n == 2 ? "" : "s"));
   }
   if (warnings.empty()) return "";
   std::string h = "<div class=\"warnings\"><strong>Read with care</strong><ul>\n";

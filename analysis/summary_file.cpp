@@ -52,6 +52,7 @@ RunSetup read_setup(const nlohmann::json& j) {
   s.workload = j.value("workload", std::vector<std::string>{});
   s.faults = j.value("faults", "");
   s.replications = j.value("replications", std::int64_t{1});
+  s.overrides = j.value("overrides", std::vector<std::string>{});
   return s;
 }
 

@@ -59,7 +59,8 @@ bool valid_name(const std::string& n) {
 
 struct Variant {
   std::string name;
-  std::string text;  // the scenario this variant runs
+  std::string text;             // the scenario this variant runs
+  analysis::Overlay overlay{};  // what it merged onto the base (none for the base)
 };
 
 }  // namespace
@@ -110,7 +111,7 @@ int compare_command(const CompareArgs& args) {
     return kExitUsage;
   }
 
-  std::vector<Variant> variants{{kBaseName, *base_text}};
+  std::vector<Variant> variants{{kBaseName, *base_text, {}}};
   std::vector<fs::path> inputs(base.files.begin(), base.files.end());
   inputs.emplace_back(args.base);
   std::set<std::string> names{kBaseName};
@@ -172,7 +173,7 @@ int compare_command(const CompareArgs& args) {
                  overlay_file, base.scenario->seed, loaded.scenario->seed);
       return kExitUsage;
     }
-    variants.push_back({name, std::move(merged)});
+    variants.push_back({name, std::move(merged), {overlay_file, *overlay}});
     inputs.emplace_back(overlay_file);
     inputs.insert(inputs.end(), loaded.files.begin(), loaded.files.end());
   }
@@ -195,6 +196,7 @@ int compare_command(const CompareArgs& args) {
     w.files.emplace_back(v.name + "/scenario.yaml", v.text);
     WorkGroup g;
     g.name = v.name;
+    g.overlay = v.overlay;
     for (std::uint64_t r = 0; r < reps; ++r) {
       g.units.push_back(w.units.size());
       w.units.push_back({v.name, k, r, fmt::format("{}/rep-{}", v.name, r)});
@@ -243,7 +245,7 @@ void add_compare_command(Commands& c) {
     }
     std::vector<std::string> names{"base"};
     for (const auto& v : args->variants) names.push_back(v.first);
-    if (!plugins->runner("compare", args->run_one, names)) return runs::kExitUsage;
+    if (!plugins->runner("compare", args->run_one, names, args->sets)) return runs::kExitUsage;
     args->check_settings = runs::settings_problems;
     if (auto& plan = c.plan_request()) {
       plan->dir = args->out_dir;
@@ -251,8 +253,10 @@ void add_compare_command(Commands& c) {
       plan->reference_specs = plugins->references;
       plan->plugin_timeout = plugins->timeout;
       // Captures the flag, not args: args holding a function that holds args is a cycle.
-      args->plan = [&plan, quiet = args->quiet](const runs::Work& w) {
-        return runs::write_plan(w, runs::RunOneOptions{}, *plan, quiet);
+      args->plan = [&plan, quiet = args->quiet, sets = args->sets](const runs::Work& w) {
+        runs::RunOneOptions o;
+        o.overrides = sets;
+        return runs::write_plan(w, o, *plan, quiet);
       };
     }
     return compare_command(*args);

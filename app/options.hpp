@@ -23,8 +23,9 @@ struct PluginOptions {
   // printing why, when the options are bad. `variants`: compare's variants ("base" first), one
   // of which every --plugin must name (a plugin replacing code in all of them would compare
   // nothing); empty for the other commands, which refuse a variant prefix.
-  bool runner(const char* command, runs::RunOne& out,
-              const std::vector<std::string>& variants = {}) const;
+  // `overrides`: the command's --set assignments, recorded in every run's summary.
+  bool runner(const char* command, runs::RunOne& out, const std::vector<std::string>& variants = {},
+              const std::vector<std::string>& overrides = {}) const;
   // Fills out's plugins and references; empty on success, else the message.
   std::string parse(runs::RunOneOptions& out, const std::vector<std::string>& variants = {}) const;
 };

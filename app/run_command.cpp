@@ -150,6 +150,7 @@ RunOneOptions run_one_options(const RunArgs& args) {
   opt.skip_bad_rows = args.skip_bad_rows;
   opt.plugins = args.plugins;
   opt.references = args.references;
+  opt.overrides = args.sets;
   return opt;
 }
 

@@ -222,15 +222,17 @@ void add_sweep_command(Commands& c) {
   sweep->add_flag("-q,--quiet", args->quiet, "Print nothing but errors");
   plugins->add_to(sweep);
   c.on(sweep, [&c, args, plugins] {
-    if (!plugins->runner("sweep", args->run_one)) return runs::kExitUsage;
+    if (!plugins->runner("sweep", args->run_one, {}, args->sets)) return runs::kExitUsage;
     if (auto& plan = c.plan_request()) {
       plan->dir = args->out_dir;
       plan->plugin_specs = plugins->specs;
       plan->reference_specs = plugins->references;
       plan->plugin_timeout = plugins->timeout;
       // Captures the flag, not args: args holding a function that holds args is a cycle.
-      args->plan = [&plan, quiet = args->quiet](const runs::Work& w) {
-        return runs::write_plan(w, runs::RunOneOptions{}, *plan, quiet);
+      args->plan = [&plan, quiet = args->quiet, sets = args->sets](const runs::Work& w) {
+        runs::RunOneOptions o;
+        o.overrides = sets;
+        return runs::write_plan(w, o, *plan, quiet);
       };
     }
     return sweep_command(*args);

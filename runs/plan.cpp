@@ -179,7 +179,12 @@ Plan read_plan(const std::string& dir_arg) {
     for (const auto& g : d.at("groups")) {
       WorkGroup group{g.at("name").get<std::string>(),
                       g.at("values").get<std::vector<std::string>>(),
-                      g.at("units").get<std::vector<std::size_t>>()};
+                      g.at("units").get<std::vector<std::size_t>>(),
+                      {}};
+      if (g.contains("overlay")) {
+        group.overlay = {g.at("overlay").at("file").get<std::string>(),
+                         g.at("overlay").at("text").get<std::string>()};
+      }
       for (const auto i : group.units) {
         if (i >= w.units.size())
           throw PlanError(fmt::format("{}: a group names unit {}", file.string(), i));
@@ -195,6 +200,8 @@ Plan read_plan(const std::string& dir_arg) {
     p.options.check = o.at("check").get<bool>();
     if (!o.at("seed").is_null()) p.options.seed = o.at("seed").get<std::uint64_t>();
     p.options.skip_bad_rows = o.at("skipBadRows").get<bool>();
+    if (o.contains("overrides"))
+      p.options.overrides = o.at("overrides").get<std::vector<std::string>>();
     kernel::SimDuration timeout{};
     try {
       timeout = kernel::parse_duration(o.at("pluginTimeout").get<std::string>());
@@ -401,8 +408,11 @@ int write_plan(const Work& w, const RunOneOptions& unit_options, const PlanReque
     }
     doc["units"] = units;
     json groups = json::array();
-    for (const auto& g : w.groups)
+    for (const auto& g : w.groups) {
       groups.push_back({{"name", g.name}, {"values", g.values}, {"units", g.units}});
+      if (!g.overlay.file.empty())
+        groups.back()["overlay"] = {{"file", g.overlay.file}, {"text", g.overlay.text}};
+    }
     doc["groups"] = groups;
     doc["options"] = {{"events", unit_options.events},
                       {"objects", unit_options.objects},
@@ -412,6 +422,7 @@ int write_plan(const Work& w, const RunOneOptions& unit_options, const PlanReque
                       {"plugins", req.plugin_specs},
                       {"references", req.reference_specs},
                       {"pluginTimeout", req.plugin_timeout}};
+    if (!unit_options.overrides.empty()) doc["options"]["overrides"] = unit_options.overrides;
     analysis::write_file_atomic(out / kPlanFile, doc.dump(2) + "\n");
   } catch (const analysis::OutputError&) {
     throw;

@@ -285,6 +285,7 @@ std::optional<int> OneRun::write() {
   info_.horizon_s = static_cast<double>(sc_.horizon.count()) / 1e6;
   info_.invariant_violations = rec_->check_invariants();
   info_.setup = run_setup(sc_);
+  info_.setup.overrides = opt_.overrides;
   if (sc_.faults.profile != "none") {
     const bool any_fault = std::any_of(
         rec_->faults().begin(), rec_->faults().end(), [](const analysis::FaultRecord& f) {

@@ -26,6 +26,9 @@ struct RunOneOptions {
   // runs (elsewhere it is an error).
   bool references_where_plugins_run = false;
   std::string* messages = nullptr;  // set: errors and failed checks go here instead of stderr
+  // The command's --set assignments, for summary.json "setup" (the report's first screen says
+  // what was changed from the scenario file).
+  std::vector<std::string> overrides;
   // These options for one unit of a command (compare: a variant): the plugins given for it.
   RunOneOptions for_unit(const std::string& unit) const;
 };

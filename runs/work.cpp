@@ -129,8 +129,12 @@ Finished finish_work(const Work& w, analysis::ResultFolder& folder, const std::v
           return f;
         }
         std::vector<std::pair<std::string, std::vector<fs::path>>> dirs;
-        for (const auto& g : w.groups) dirs.emplace_back(g.name, group_dirs(w, out, g));
-        f.comparison = analysis::write_comparison_summary(out, dirs);
+        std::map<std::string, analysis::Overlay> overlays;
+        for (const auto& g : w.groups) {
+          dirs.emplace_back(g.name, group_dirs(w, out, g));
+          if (!g.overlay.file.empty()) overlays[g.name] = g.overlay;
+        }
+        f.comparison = analysis::write_comparison_summary(out, dirs, overlays);
         analysis::write_report(out);
         break;
       }

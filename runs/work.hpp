@@ -42,6 +42,7 @@ struct WorkGroup {
   std::string name;                 // the variant's name (Comparison)
   std::vector<std::string> values;  // the point's values, one per parameter (Sweep)
   std::vector<std::size_t> units;   // its runs, indexes into Work::units, in replication order
+  analysis::Overlay overlay;        // Comparison: the variant's overlay (empty for the base)
 };
 
 struct Work {

@@ -17,3 +17,11 @@ function(expect_contains text what)
     message(FATAL_ERROR "expected \"${what}\" in:\n${text}")
   endif()
 endfunction()
+
+# Fails if `text` contains `what`.
+function(expect_not_contains text what)
+  string(FIND "${text}" "${what}" pos)
+  if(NOT pos EQUAL -1)
+    message(FATAL_ERROR "did not expect \"${what}\" in:\n${text}")
+  endif()
+endfunction()

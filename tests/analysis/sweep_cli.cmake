@@ -144,3 +144,28 @@ endif()
 expect_exit(2 ${T9KSIM} sweep ${SIZE_SCENARIO} --vary "cluster.nodePools[name=h100].count=3:4"
             --target "wait_p9 < 30m" -o ${OUT}/sweep-bad)
 expect_contains("${last_err}" "unknown metric \"wait_p9\"")
+
+# The first screen lists what the command changed (issue 48 item 1): --set assignments on run,
+# compare, sweep and size, and a comparison's overlays with the lines of the setup they change.
+expect_exit(0 ${T9KSIM} run ${SIZE_SCENARIO} --set horizon=2h -o ${OUT}/run-set)
+file(READ ${OUT}/run-set/summary.json run_set_summary)
+expect_contains("${run_set_summary}" "\"overrides\": [\n      \"horizon=2h\"\n    ]")
+file(READ ${OUT}/run-set/report.html run_set_report)
+expect_contains("${run_set_report}" "<li><b>Changed from the scenario file</b>: <code>--set horizon=2h</code></li>")
+expect_contains("${run_set_report}" "<b>Horizon</b>: 2 h from time 0")
+# Without --set, no such line (and no "overrides" in summary.json).
+file(READ ${OUT}/size/report.html plain_size_report)
+expect_not_contains("${plain_size_report}" "Changed from the scenario file")
+expect_contains("${sweep_targets}" "\"kind\": \"sweep\"")
+file(READ ${OUT}/size-quota/report.html size_quota_report)
+expect_contains("${size_quota_report}" "<code>--set scheduler.queues[name=production].spec.quota.requests.nvidia\\.com/gpu=16</code>")
+file(WRITE ${OUT}/more-nodes.yaml "# Overlay: four nodes\nspec:\n  cluster:\n    nodePools: [{name: h100, count: 4, gpusPerNode: 8, cpu: 64, memory: 512Gi}]\n")
+expect_exit(0 ${T9KSIM} compare ${SIZE_SCENARIO} --variant more=${OUT}/more-nodes.yaml -r 2
+            --set horizon=3h -o ${OUT}/compare-overlay)
+file(READ ${OUT}/compare-overlay/summary.json compare_summary)
+expect_contains("${compare_summary}" "\"overlays\": {\n    \"more\": {\n      \"file\": \"${OUT}/more-nodes.yaml\"")
+file(READ ${OUT}/compare-overlay/report.html compare_report)
+expect_contains("${compare_report}" "<p><b>Variants</b>: <b>base</b> is the scenario above; each other merges an overlay onto it.</p>")
+expect_contains("${compare_report}" "<li><b>more</b>: overlay <code>${OUT}/more-nodes.yaml</code>; changes Cluster: 4 × <b>h100</b> (8 GPUs each): 32 GPUs on 4 nodes")
+expect_contains("${compare_report}" "<details><summary>the overlay</summary><pre># Overlay: four nodes\n")
+expect_contains("${compare_report}" "<code>--set horizon=3h</code>")
