@@ -228,6 +228,7 @@ nlohmann::json setup_json(const RunSetup& s) {
   j["faults"] = s.faults;
   j["replications"] = s.replications;
   if (!s.overrides.empty()) j["overrides"] = s.overrides;
+  if (!s.targets.empty()) j["targets"] = s.targets;
   return j;
 }
 

@@ -82,6 +82,7 @@ struct RunSetup {
   std::string faults;                  // the fault profile
   std::int64_t replications = 1;       // the scenario's spec.replications
   std::vector<std::string> overrides;  // the command's --set PATH=VALUE, as given (in order)
+  std::vector<std::string> targets;    // the command's --target texts (analysis/goal.hpp)
   bool present = false;                // false: read from a summary.json older than "setup"
 };
 

@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "analysis/detail/report.hpp"
+#include "analysis/goal.hpp"
 #include "analysis/recorder.hpp"
 #include "analysis/units.hpp"
 
@@ -177,6 +178,27 @@ std::string queue_answer(const ReportVariant& v, const std::string& queue) {
   return s + ".</li>\n";
 }
 
+// The command's targets (--target on run or compare, kept in the runs' summaries), checked over
+// each variant's replications: met or not, in the form each is checked in.
+std::string targets_answer(const ReportInput& in) {
+  const auto& runs = in.variants.front().replications.runs;
+  if (runs.empty() || runs.front().setup.targets.empty()) return {};
+  std::string h = "<p><b>Targets</b>, checked over the replications:</p>\n<ul class=\"answer\">\n";
+  for (const auto& t : parse_stored_targets(runs.front().setup.targets)) {
+    h += "<li><code>" + html_escape(t.text) + "</code>: ";
+    std::vector<std::string> verdicts;
+    for (const auto& v : in.variants) {
+      const TargetCheck c = check_target(t, v.replications);
+      std::string verdict = (c.present && c.met) ? "<b>met</b>" : "<b>not met</b>";
+      verdict += " (" + html_escape(describe_check(t, c)) + ")";
+      verdicts.push_back(in.kind == ReportKind::Comparison ? html_escape(v.name) + ": " + verdict
+                                                           : verdict);
+    }
+    h += fmt::format("{}</li>\n", fmt::join(verdicts, "; "));
+  }
+  return h + "</ul>\n";
+}
+
 }  // namespace
 
 std::string setup_section(const std::vector<RunSummary>& runs, std::string_view note) {
@@ -192,7 +214,7 @@ std::string first_screen(const ReportInput& in) {
   const auto& base = in.variants.front();
   std::string h = setup_section(base.replications.runs, "") + variants_section(in);
   const auto queues = group_values(in, kGroupQueue);
-  if (queues.empty()) return h;
+  if (queues.empty()) return h + targets_answer(in);
   h += "<h2>The answer, by queue</h2>\n<p class=\"q\">";
   h += in.kind == ReportKind::Run ? "One run: a single sample, without an interval."
                                   : "Means with their 95 % intervals over the replications.";
@@ -201,7 +223,7 @@ std::string first_screen(const ReportInput& in) {
          "); the tables below compare the variants.";
   h += "</p>\n<ul class=\"answer\">\n";
   for (const auto& q : queues) h += queue_answer(base, q);
-  return h + "</ul>\n";
+  return h + "</ul>\n" + targets_answer(in);
 }
 
 }  // namespace t9k::analysis::detail

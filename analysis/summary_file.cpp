@@ -53,6 +53,7 @@ RunSetup read_setup(const nlohmann::json& j) {
   s.faults = j.value("faults", "");
   s.replications = j.value("replications", std::int64_t{1});
   s.overrides = j.value("overrides", std::vector<std::string>{});
+  s.targets = j.value("targets", std::vector<std::string>{});
   return s;
 }
 

@@ -19,6 +19,7 @@
 #include "analysis/result_folder.hpp"
 #include "app/commands.hpp"
 #include "app/options.hpp"
+#include "app/target_groups.hpp"
 #include "runs/exit_codes.hpp"
 #include "runs/loading.hpp"
 #include "runs/messages.hpp"
@@ -104,6 +105,7 @@ int compare_command(const CompareArgs& args) {
     print_to_stderr(findings);
     return kExitUsage;
   }
+  if (!targets_fit("compare", args.targets, *base.scenario)) return kExitUsage;
   // The runs load quietly: the base's warnings are said once here (and kept in summary.json).
   if (!args.quiet) print_to_stderr(findings);
   if (args.variants.empty()) {
@@ -233,6 +235,11 @@ void add_compare_command(Commands& c) {
   add_max_jobs_option(compare, args->max_jobs);
   compare->add_flag("-q,--quiet", args->quiet, "Print nothing but errors");
   add_set_option(compare, args->sets);
+  compare
+      ->add_option("--target", args->targets,
+                   "[GROUP=VALUE] METRIC OP THRESHOLD [in P% of runs], as for `t9ksim size`: "
+                   "checked for every variant, in the console and the report; repeatable")
+      ->allow_extra_args(false);
   plugins->add_to(compare);
   c.on(compare, [&c, args, variant_specs, plugins] {
     for (const auto& v : *variant_specs) {
@@ -245,7 +252,10 @@ void add_compare_command(Commands& c) {
     }
     std::vector<std::string> names{"base"};
     for (const auto& v : args->variants) names.push_back(v.first);
-    if (!plugins->runner("compare", args->run_one, names, args->sets)) return runs::kExitUsage;
+    runs::RunOneOptions base;
+    base.overrides = args->sets;
+    base.targets = args->targets;
+    if (!plugins->runner("compare", args->run_one, names, base)) return runs::kExitUsage;
     args->check_settings = runs::settings_problems;
     if (auto& plan = c.plan_request()) {
       plan->dir = args->out_dir;
@@ -253,10 +263,8 @@ void add_compare_command(Commands& c) {
       plan->reference_specs = plugins->references;
       plan->plugin_timeout = plugins->timeout;
       // Captures the flag, not args: args holding a function that holds args is a cycle.
-      args->plan = [&plan, quiet = args->quiet, sets = args->sets](const runs::Work& w) {
-        runs::RunOneOptions o;
-        o.overrides = sets;
-        return runs::write_plan(w, o, *plan, quiet);
+      args->plan = [&plan, quiet = args->quiet, base](const runs::Work& w) {
+        return runs::write_plan(w, base, *plan, quiet);
       };
     }
     return compare_command(*args);

@@ -25,8 +25,9 @@ struct CompareArgs {
   std::vector<std::pair<std::string, std::string>> variants;  // (NAME, OVERLAY file), in order
   std::string out_dir = "t9ksim-compare";
   std::optional<std::uint64_t> replications;  // default: the base scenario's spec.replications
-  std::vector<std::string> sets;  // --set PATH=VALUE, applied to every variant after its overlay
-  unsigned threads = 0;           // 0: one per hardware thread
+  std::vector<std::string> sets;     // --set PATH=VALUE, applied to every variant after its overlay
+  std::vector<std::string> targets;  // --target, checked for every variant
+  unsigned threads = 0;              // 0: one per hardware thread
   bool quiet = false;
   std::int64_t max_jobs = scenarios::kDefaultMaxJobs;  // --max-jobs (docs/reliability.md)
   runs::RunOne run_one;  // add_compare_command wires this to the real run (plugins bound)

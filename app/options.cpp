@@ -30,9 +30,8 @@ void PluginOptions::add_to(CLI::App* cmd) {
 
 bool PluginOptions::runner(const char* command, runs::RunOne& out,
                            const std::vector<std::string>& variants,
-                           const std::vector<std::string>& overrides) const {
-  runs::RunOneOptions each;
-  each.overrides = overrides;
+                           const runs::RunOneOptions& base) const {
+  runs::RunOneOptions each = base;
   if (const auto err = parse(each, variants); !err.empty()) {
     fmt::print(stderr, "t9ksim {}: {}\n", command, err);
     return false;

@@ -23,9 +23,10 @@ struct PluginOptions {
   // printing why, when the options are bad. `variants`: compare's variants ("base" first), one
   // of which every --plugin must name (a plugin replacing code in all of them would compare
   // nothing); empty for the other commands, which refuse a variant prefix.
-  // `overrides`: the command's --set assignments, recorded in every run's summary.
+  // `base`: what every run gets besides the plugins (the command's --set and --target, recorded
+  // in every run's summary).
   bool runner(const char* command, runs::RunOne& out, const std::vector<std::string>& variants = {},
-              const std::vector<std::string>& overrides = {}) const;
+              const runs::RunOneOptions& base = {}) const;
   // Fills out's plugins and references; empty on success, else the message.
   std::string parse(runs::RunOneOptions& out, const std::vector<std::string>& variants = {}) const;
 };

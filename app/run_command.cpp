@@ -22,6 +22,7 @@
 #include "analysis/units.hpp"
 #include "app/commands.hpp"
 #include "app/options.hpp"
+#include "app/target_groups.hpp"
 #include "expect/checker.hpp"
 #include "kernel/hash.hpp"
 #include "kernel/kernel.hpp"
@@ -94,6 +95,7 @@ int run_command(const RunArgs& args) {
                                                                     sources_of(file, original)));
     return kExitUsage;
   }
+  if (!targets_fit("run", args.targets, *loaded.scenario)) return kExitUsage;
   const std::uint64_t reps =
       args.replications ? *args.replications
                         : static_cast<std::uint64_t>(std::max(1, loaded.scenario->replications));
@@ -151,6 +153,7 @@ RunOneOptions run_one_options(const RunArgs& args) {
   opt.plugins = args.plugins;
   opt.references = args.references;
   opt.overrides = args.sets;
+  opt.targets = args.targets;
   return opt;
 }
 
@@ -190,6 +193,10 @@ void add_run_command(Commands& c) {
   run->add_flag("--skip-bad-rows", args->skip_bad_rows,
                 "Skip malformed trace rows instead of refusing to start (reports how many)");
   add_set_option(run, args->sets);
+  run->add_option("--target", args->targets,
+                  "[GROUP=VALUE] METRIC OP THRESHOLD [in P% of runs], as for `t9ksim size`: "
+                  "checked over the replications, in the console and the report; repeatable")
+      ->allow_extra_args(false);
   plugins->add_to(run);
   c.on(run, [&c, args, plugins] {
     runs::RunOneOptions parsed;

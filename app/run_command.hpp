@@ -34,7 +34,8 @@ struct RunArgs {
       false;  // malformed trace rows are skipped (counted) instead of refusing to start
   std::vector<runs::PluginArg> plugins;        // --plugin, replacing the scenario's
   std::vector<runs::ReferenceArg> references;  // --reference (differential testing)
-  std::vector<std::string> sets;  // --set PATH=VALUE, in order (scenarios/format/overlay.hpp)
+  std::vector<std::string> sets;     // --set PATH=VALUE, in order (scenarios/format/overlay.hpp)
+  std::vector<std::string> targets;  // --target, checked over the replications (analysis/goal.hpp)
   const runs::PlanRequest* plan =
       nullptr;  // `t9ksim plan run`: write the plan, run nothing (runs/plan.hpp)
 };

@@ -369,7 +369,9 @@ void add_size_command(Commands& c) {
   size->add_flag("-q,--quiet", args->quiet, "Print nothing but errors");
   plugins->add_to(size);
   c.on(size, [args, plugins] {
-    if (!plugins->runner("size", args->run_one, {}, args->sets)) return runs::kExitUsage;
+    runs::RunOneOptions base;
+    base.overrides = args->sets;
+    if (!plugins->runner("size", args->run_one, {}, base)) return runs::kExitUsage;
     return size_command(*args);
   });
 }

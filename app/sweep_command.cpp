@@ -136,12 +136,7 @@ int sweep_command(const SweepArgs& args) {
     }
     inputs.insert(inputs.end(), loaded.files.begin(), loaded.files.end());
     if (!seed) {
-      for (std::size_t k = 0; k < targets->size(); ++k) {
-        if (const auto why = unknown_target_group((*targets)[k], *loaded.scenario); !why.empty()) {
-          fmt::print(stderr, "t9ksim sweep: --target '{}': {}\n", args.targets[k], why);
-          return kExitUsage;
-        }
-      }
+      if (!targets_fit("sweep", args.targets, *loaded.scenario)) return kExitUsage;
       seed = loaded.scenario->seed;
       scenario_reps = loaded.scenario->replications;
     } else if (*seed != loaded.scenario->seed) {
@@ -222,17 +217,17 @@ void add_sweep_command(Commands& c) {
   sweep->add_flag("-q,--quiet", args->quiet, "Print nothing but errors");
   plugins->add_to(sweep);
   c.on(sweep, [&c, args, plugins] {
-    if (!plugins->runner("sweep", args->run_one, {}, args->sets)) return runs::kExitUsage;
+    runs::RunOneOptions base;
+    base.overrides = args->sets;
+    if (!plugins->runner("sweep", args->run_one, {}, base)) return runs::kExitUsage;
     if (auto& plan = c.plan_request()) {
       plan->dir = args->out_dir;
       plan->plugin_specs = plugins->specs;
       plan->reference_specs = plugins->references;
       plan->plugin_timeout = plugins->timeout;
       // Captures the flag, not args: args holding a function that holds args is a cycle.
-      args->plan = [&plan, quiet = args->quiet, sets = args->sets](const runs::Work& w) {
-        runs::RunOneOptions o;
-        o.overrides = sets;
-        return runs::write_plan(w, o, *plan, quiet);
+      args->plan = [&plan, quiet = args->quiet, base](const runs::Work& w) {
+        return runs::write_plan(w, base, *plan, quiet);
       };
     }
     return sweep_command(*args);

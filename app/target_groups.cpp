@@ -48,4 +48,17 @@ std::optional<std::vector<analysis::Target>> parse_targets(std::string_view comm
   return out;
 }
 
+bool targets_fit(std::string_view command, const std::vector<std::string>& texts,
+                 const scenarios::Scenario& sc) {
+  const auto targets = parse_targets(command, texts);
+  if (!targets) return false;
+  for (std::size_t k = 0; k < targets->size(); ++k) {
+    if (const auto why = unknown_target_group((*targets)[k], sc); !why.empty()) {
+      fmt::print(stderr, "t9ksim {}: --target '{}': {}\n", command, texts[k], why);
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace t9k::app

@@ -22,4 +22,9 @@ std::optional<std::vector<analysis::Target>> parse_targets(std::string_view comm
 // are not checked).
 std::string unknown_target_group(const analysis::Target& t, const scenarios::Scenario& sc);
 
+// parse_targets and unknown_target_group for every target of a command about `sc`: false after
+// printing "t9ksim COMMAND: --target 'TEXT': why" for the first that is wrong.
+bool targets_fit(std::string_view command, const std::vector<std::string>& texts,
+                 const scenarios::Scenario& sc);
+
 }  // namespace t9k::app

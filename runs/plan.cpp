@@ -202,6 +202,7 @@ Plan read_plan(const std::string& dir_arg) {
     p.options.skip_bad_rows = o.at("skipBadRows").get<bool>();
     if (o.contains("overrides"))
       p.options.overrides = o.at("overrides").get<std::vector<std::string>>();
+    if (o.contains("targets")) p.options.targets = o.at("targets").get<std::vector<std::string>>();
     kernel::SimDuration timeout{};
     try {
       timeout = kernel::parse_duration(o.at("pluginTimeout").get<std::string>());
@@ -423,6 +424,7 @@ int write_plan(const Work& w, const RunOneOptions& unit_options, const PlanReque
                       {"references", req.reference_specs},
                       {"pluginTimeout", req.plugin_timeout}};
     if (!unit_options.overrides.empty()) doc["options"]["overrides"] = unit_options.overrides;
+    if (!unit_options.targets.empty()) doc["options"]["targets"] = unit_options.targets;
     analysis::write_file_atomic(out / kPlanFile, doc.dump(2) + "\n");
   } catch (const analysis::OutputError&) {
     throw;

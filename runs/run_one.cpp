@@ -286,6 +286,7 @@ std::optional<int> OneRun::write() {
   info_.invariant_violations = rec_->check_invariants();
   info_.setup = run_setup(sc_);
   info_.setup.overrides = opt_.overrides;
+  info_.setup.targets = opt_.targets;
   if (sc_.faults.profile != "none") {
     const bool any_fault = std::any_of(
         rec_->faults().begin(), rec_->faults().end(), [](const analysis::FaultRecord& f) {

@@ -29,6 +29,8 @@ struct RunOneOptions {
   // The command's --set assignments, for summary.json "setup" (the report's first screen says
   // what was changed from the scenario file).
   std::vector<std::string> overrides;
+  // The command's --target texts, for summary.json "setup": the report checks them.
+  std::vector<std::string> targets;
   // These options for one unit of a command (compare: a variant): the plugins given for it.
   RunOneOptions for_unit(const std::string& unit) const;
 };

@@ -205,6 +205,16 @@ void print_interval(const std::string& name, const analysis::Interval& iv) {
   fmt::print("  {:<28} {}\n", name, analysis::interval_text(name, iv, value, "95 % CI"));
 }
 
+// The command's --target (kept in the runs' summaries) checked over these replications, one line
+// each saying which form it is checked in.
+void print_targets(const analysis::ReplicationSummary& s, const std::string& who) {
+  if (s.runs.empty()) return;
+  for (const auto& t : analysis::parse_stored_targets(s.runs.front().setup.targets)) {
+    fmt::print("  {}target {}\n    {}\n", who, t.text,
+               analysis::describe_check(t, analysis::check_target(t, s)));
+  }
+}
+
 }  // namespace
 
 void print_finished(const Work& w, const Finished& f, const std::string& shown) {
@@ -217,6 +227,9 @@ void print_finished(const Work& w, const Finished& f, const std::string& shown) 
   switch (w.finish) {
     case Finish::Single:
       if (!f.committed) return;
+      if (f.rc == kExitOk && fs::exists(where / "summary.json")) {
+        print_targets(analysis::summarize_replications({analysis::load_run_summary(where)}), "");
+      }
       if (f.rc == kExitOk && w.report) fmt::print("report: {}\n", (where / "report.html").string());
       fmt::print("results in {}\n", shown);
       break;
@@ -236,6 +249,7 @@ void print_finished(const Work& w, const Finished& f, const std::string& shown) 
           continue;
         print_interval(m, ms.interval);
       }
+      print_targets(summary, "");
       if (f.rc == kExitOk && w.report) fmt::print("report: {}\n", (where / "report.html").string());
       fmt::print("results in {}\n", shown);
       break;
@@ -266,6 +280,7 @@ void print_finished(const Work& w, const Finished& f, const std::string& shown) 
                      it->second.significant ? " (significant at 95 %)" : "");
         }
       }
+      for (const auto& v : c.variants) print_targets(v.replications, v.name + ": ");
       fmt::print("{}\n{}\n", (where / "summary.json").string(), (where / "report.html").string());
       break;
     }

@@ -169,3 +169,25 @@ expect_contains("${compare_report}" "<p><b>Variants</b>: <b>base</b> is the scen
 expect_contains("${compare_report}" "<li><b>more</b>: overlay <code>${OUT}/more-nodes.yaml</code>; changes Cluster: 4 × <b>h100</b> (8 GPUs each): 32 GPUs on 4 nodes")
 expect_contains("${compare_report}" "<details><summary>the overlay</summary><pre># Overlay: four nodes\n")
 expect_contains("${compare_report}" "<code>--set horizon=3h</code>")
+
+# --target on run and compare (issue 47 item 1, issue 48 item 1): checked over the replications
+# in the console and on the report's first screen, refused before running when wrong.
+expect_exit(0 ${T9KSIM} run ${SIZE_SCENARIO} -r 3 --target "queue=production wait_p90 < 30m in 60% of runs"
+            --target "utilisation_allocated > 0.4" -o ${OUT}/run-targets)
+expect_contains("${last_out}" "  target queue=production wait_p90 < 30m in 60% of runs\n    queue/production/wait_p90_s < 30 min in 0 of 3 runs (0.0 %, at least 0.0 % with 95 % confidence); target: in 60.0 % of runs: not met")
+expect_contains("${last_out}" "  target utilisation_allocated > 0.4\n    utilization_allocated: mean of 3 runs 50.0 % ± 0.0 %; target: the mean > 40.0 %: met")
+file(READ ${OUT}/run-targets/report.html run_targets_report)
+expect_contains("${run_targets_report}" "<li><code>queue=production wait_p90 &lt; 30m in 60% of runs</code>: <b>not met</b> (")
+expect_contains("${run_targets_report}" "<li><code>utilisation_allocated &gt; 0.4</code>: <b>met</b> (")
+expect_exit(2 ${T9KSIM} run ${SIZE_SCENARIO} --target "queue=prodution wait_p90 < 30m" -o ${OUT}/run-typo)
+expect_contains("${last_err}" "t9ksim run: --target 'queue=prodution wait_p90 < 30m': the scenario has no queue \"prodution\"")
+expect_exit(0 ${T9KSIM} compare ${SIZE_SCENARIO} --variant more=${OUT}/more-nodes.yaml -r 2
+            --target "queue=production wait_p90 < 30m" -o ${OUT}/compare-targets)
+expect_contains("${last_out}" "  base: target queue=production wait_p90 < 30m\n")
+expect_contains("${last_out}" "  more: target queue=production wait_p90 < 30m\n    queue/production/wait_p90_s: mean of 2 runs 0 s ± 0 s; target: the mean < 30 min: met")
+file(READ ${OUT}/compare-targets/report.html compare_targets_report)
+expect_contains("${compare_targets_report}" "<li><code>queue=production wait_p90 &lt; 30m</code>: base: <b>not met</b> (")
+expect_contains("${compare_targets_report}" "; more: <b>met</b> (")
+expect_exit(2 ${T9KSIM} compare ${SIZE_SCENARIO} --variant more=${OUT}/more-nodes.yaml
+            --target "wait_p9 < 30m" -o ${OUT}/compare-bad)
+expect_contains("${last_err}" "t9ksim compare: --target 'wait_p9 < 30m': unknown metric \"wait_p9\"")
