@@ -2,6 +2,7 @@
 // sentences with intervals and what binds, before any warning or table.
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "analysis/detail/report.hpp"
 #include "analysis/goal.hpp"
 #include "analysis/recorder.hpp"
+#include "analysis/statistics.hpp"
 #include "analysis/units.hpp"
 
 namespace t9k::analysis::detail {
@@ -178,6 +180,42 @@ std::string queue_answer(const ReportVariant& v, const std::string& queue) {
   return s + ".</li>\n";
 }
 
+// `t9ksim replay-check`'s own answer (docs/traces.md "Recorded versus simulated"): how far the
+// replay's waits and ends are from the export's, from replay-check.csv.
+std::string replay_answer(const ReportInput& in) {
+  const CsvTable& t = in.variants.front().sample.replay_check;
+  if (t.rows.empty()) return {};
+  // "on average the replay VERB D MORE" (or LESS when the replay's values are the smaller).
+  const auto sentence = [&](const char* column, const char* what, const char* verb,
+                            const char* more, const char* less) {
+    std::vector<double> err, abs;
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      if (const auto e = t.number(i, column)) {
+        err.push_back(*e);
+        abs.push_back(std::fabs(*e));
+      }
+    }
+    if (err.empty()) return fmt::format("<li><b>{}</b>: no job to compare</li>\n", what);
+    double mean = 0;
+    for (const double e : err) mean += e / static_cast<double>(err.size());
+    return fmt::format(
+        "<li><b>{}</b> of {} job{}: off by {} at the median and {} at p90 (the worst {}); on "
+        "average the replay {} {} {}</li>\n",
+        what, format_count(static_cast<double>(err.size())), err.size() == 1 ? "" : "s",
+        format_duration_s(percentile(std::span<const double>(abs), 0.5)),
+        format_duration_s(percentile(std::span<const double>(abs), 0.9)),
+        format_duration_s(*std::max_element(abs.begin(), abs.end())), verb,
+        format_duration_s(std::fabs(mean)), mean >= 0 ? more : less);
+  };
+  std::string h = fmt::format(
+      "<h2>The answer: how close the replay is</h2>\n<p class=\"q\">The {} recorded jobs of the "
+      "export against the replay (replay-check.csv has each one).</p>\n<ul class=\"answer\">\n",
+      format_count(static_cast<double>(t.rows.size())));
+  h += sentence("wait_error_s", "Waits", "waits", "longer", "less");
+  h += sentence("end_error_s", "Ends", "ends", "later", "earlier");
+  return h + "</ul>\n";
+}
+
 // The command's targets (--target on run or compare, kept in the runs' summaries), checked over
 // each variant's replications: met or not, in the form each is checked in.
 std::string targets_answer(const ReportInput& in) {
@@ -212,7 +250,8 @@ std::string setup_section(const std::vector<RunSummary>& runs, std::string_view 
 
 std::string first_screen(const ReportInput& in) {
   const auto& base = in.variants.front();
-  std::string h = setup_section(base.replications.runs, "") + variants_section(in);
+  std::string h =
+      setup_section(base.replications.runs, "") + variants_section(in) + replay_answer(in);
   const auto queues = group_values(in, kGroupQueue);
   if (queues.empty()) return h + targets_answer(in);
   h += "<h2>The answer, by queue</h2>\n<p class=\"q\">";

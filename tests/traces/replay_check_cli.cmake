@@ -26,6 +26,11 @@ expect_contains("${csv}" "demo/preprocess,0.000000,,0.000000,,2405.000000,2400.0
 file(READ ${OUT}/check/report.html report)
 expect_contains("${report}" "Recorded versus simulated: when jobs ended")
 expect_contains("${report}" "Recorded versus simulated: how long jobs waited")
+# Its first screen answers the command's question (issue 48 item 1): how far the replay is from
+# the export, in the figures the console prints (waits of 1 job, ends of 3).
+expect_contains("${report}" "<h2>The answer: how close the replay is</h2>")
+expect_contains("${report}" "<li><b>Waits</b> of 1 job: off by 10 s at the median and 10 s at p90 (the worst 10 s); on average the replay waits 10 s less</li>")
+expect_contains("${report}" "<li><b>Ends</b> of 3 jobs: off by 10 s at the median")
 # The export's own nodes ran the jobs.
 file(READ ${OUT}/check/scenario.yaml scenario)
 expect_contains("${scenario}" "fromTrace: export")
