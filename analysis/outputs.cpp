@@ -217,6 +217,9 @@ nlohmann::json setup_json(const RunSetup& s) {
                           {"count", p.count},
                           {"gpusPerNode", p.gpus_per_node},
                           {"gpuModel", p.gpu_model}});
+    // Only for costed pools, so summaries of runs without prices stay as they were.
+    if (p.price_per_node_hour > 0) j["pools"].back()["pricePerNodeHour"] = p.price_per_node_hour;
+    if (p.busy_watts > 0) j["pools"].back()["busyWatts"] = p.busy_watts;
   }
   j["queues"] = nlohmann::json::array();
   for (const auto& q : s.queues) {

@@ -67,7 +67,9 @@ struct RunSetup {
     std::string name;
     std::int64_t count = 0;
     std::int64_t gpus_per_node = 0;
-    std::string gpu_model;  // may be empty
+    std::string gpu_model;           // may be empty
+    double price_per_node_hour = 0;  // 0: not costed
+    double busy_watts = 0;           // 0: not metered
   };
   struct Queue {
     std::string name;

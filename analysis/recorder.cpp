@@ -308,6 +308,9 @@ void Recorder::on_change(const model::TimedChange& tc) {
           for (Scope* s : {&cluster_, js.scope})
             set(s->allocated, t, s->allocated.value + c.gpu_milli);
           occupancy_.pod(t, c.node, c.queue, c.gpu_milli);
+          const Costing::Rate rate = costing_.rate(c.node, c.gpu_milli);
+          js.bound_rate += rate;
+          js.bound_rate_area += rate * static_cast<double>(t.time_since_epoch().count());
         } else if constexpr (std::is_same_v<T, model::PodReleased>) {
           JobRow& r = row(c.job);
           JobState& js = state(c.job);
@@ -318,10 +321,15 @@ void Recorder::on_change(const model::TimedChange& tc) {
             for (Scope* s : {&cluster_, js.scope})
               set(s->allocated, t, s->allocated.value - c.gpu_milli);
             occupancy_.pod(t, c.node, c.queue, -c.gpu_milli);
+            const Costing::Rate rate = costing_.rate(c.node, c.gpu_milli);
+            charge(r, rate * static_cast<double>((t - c.bound_at).count()));
+            js.bound_rate -= rate;
+            js.bound_rate_area -= rate * static_cast<double>(c.bound_at.time_since_epoch().count());
             --js.bound_pods;
             js.bound_gpu_milli -= c.gpu_milli;
             js.bound_since_area -=
                 static_cast<Int128>(c.bound_at.time_since_epoch().count()) * c.gpu_milli;
+            if (js.bound_pods == 0) js.bound_rate = js.bound_rate_area = {};  // no rounding left
           }
           if (c.phase == model::PodPhase::Failed) ++r.pods_failed;
         } else if constexpr (std::is_same_v<T, model::PodRunning>) {
@@ -340,6 +348,7 @@ void Recorder::on_change(const model::TimedChange& tc) {
         } else if constexpr (std::is_same_v<T, model::NodeChanged>) {
           const bool ready = c.ready && c.cause != "removed";
           node_ready_[c.node] = ready;
+          costing_.node(t, c.node, c.cause == "removed");
           const std::int64_t before = node_gpu_milli_[c.node];
           const std::int64_t after = ready ? c.gpu_milli : 0;
           node_gpu_milli_[c.node] = after;
@@ -394,7 +403,11 @@ void Recorder::finish() {
         js.bound_since_area;
     total_allocated_ += held;
     jobs_[i].allocated_gpu_milli_us += held;
+    Costing::Rate rest = js.bound_rate * static_cast<double>(horizon_.time_since_epoch().count());
+    rest -= js.bound_rate_area;
+    charge(jobs_[i], rest);
   }
+  costing_.finish(horizon_);
   for (auto* s : {&cluster_}) {
     for (Level* l : {&s->allocated, &s->productive, &s->pending, &s->running, &s->in_system})
       advance(*l, horizon_);
@@ -503,6 +516,8 @@ void Recorder::Figures::add(const JobRow& r, const JobFigures& x, SimTime horizo
   }
   alloc += x.alloc;
   prod += x.prod;
+  cost += r.cost;
+  energy_kwh += r.energy_kwh;
   for (int i = 0; i < model::kLossCauses; ++i) lost[i] += x.lost[i];
   idle += x.idle;
   for (int i = 0; i < model::kPendingCauses; ++i)
@@ -571,6 +586,22 @@ void Recorder::set_groups(RecorderGroups groups) {
       std::set<std::string>(groups.class_prefixes.begin(), groups.class_prefixes.end());
   queue_quota_gpu_milli_ = std::move(groups.queue_quota_gpu_milli);
   occupancy_.set_layout(std::move(groups.node_rows));
+  costing_.set_rates(std::move(groups.node_rates));
+}
+
+void Recorder::charge(JobRow& r, const Costing::Rate& c) {
+  r.cost += c.cost;
+  r.energy_kwh += c.busy_kwh;
+  costing_.held(c);
+}
+
+void Recorder::write_cost(std::map<std::string, double>& m, const std::string& prefix,
+                          const Figures& g) const {
+  if (costing_.priced()) {
+    m[prefix + "cost_allocated"] = g.cost;
+    m[prefix + "cost_per_productive_gpu_hour"] = g.prod > 0 ? g.cost / (g.prod / kHourUs) : 0;
+  }
+  if (costing_.powered()) m[prefix + "energy_kwh"] = g.energy_kwh;
 }
 
 void Recorder::add_figures(AllFigures& f, const JobRow& r) const {
@@ -608,9 +639,19 @@ std::map<std::string, double> Recorder::metrics() const {
   const auto& by_kind = f.by_kind;
   const auto& by_class = f.by_class;
   all.write(m, "");
+  write_cost(m, "", all);
+  if (costing_.priced()) {
+    // The whole cluster's cost, idle capacity included, and what each kept GPU-hour cost.
+    m["cost_total"] = costing_.cost_total();
+    m["cost_idle"] = costing_.cost_total() - costing_.cost_allocated();
+    m["cost_total_per_productive_gpu_hour"] =
+        all.prod > 0 ? costing_.cost_total() / (all.prod / kHourUs) : 0;
+  }
+  if (costing_.powered()) m["energy_total_kwh"] = costing_.energy_total_kwh();
   for (const auto& [q, g] : by_queue) {
     const std::string prefix = fmt::format("{}/{}/", kGroupQueue, q);
     g.write(m, prefix);
+    write_cost(m, prefix, g);
     const auto quota = queue_quota_gpu_milli_.find(q);
     if (quota != queue_quota_gpu_milli_.end() && quota->second > 0 &&
         horizon_.time_since_epoch().count() > 0) {
@@ -652,8 +693,14 @@ std::map<std::string, double> Recorder::metrics() const {
           to_double(alloc) / (static_cast<double>(quota->second) * static_cast<double>(width));
     }
   }
-  for (const auto& [k, g] : by_kind) g.write(m, fmt::format("{}/{}/", kGroupKind, k));
-  for (const auto& [c, g] : by_class) g.write(m, fmt::format("{}/{}/", kGroupClass, c));
+  for (const auto& [k, g] : by_kind) {
+    g.write(m, fmt::format("{}/{}/", kGroupKind, k));
+    write_cost(m, fmt::format("{}/{}/", kGroupKind, k), g);
+  }
+  for (const auto& [c, g] : by_class) {
+    g.write(m, fmt::format("{}/{}/", kGroupClass, c));
+    write_cost(m, fmt::format("{}/{}/", kGroupClass, c), g);
+  }
   const double cap = gpu_value(capacity_area_);
   m["gpu_hours_capacity"] = cap / kHourUs;
   // Where capacity went: installed = down (by cause) + ready; ready = unallocated + allocated;

@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/costing.hpp"
 #include "analysis/occupancy.hpp"
 #include "model/change.hpp"
 
@@ -59,6 +60,10 @@ struct JobRow {
   Int128 allocated_gpu_milli_us = 0;
   Int128 productive_gpu_milli_us = 0;
   Int128 lost_gpu_milli_us[model::kLossCauses] = {};
+  // With prices or power (analysis/costing.hpp): what its GPU-time cost, and the energy of its
+  // share of the nodes at full draw (kWh).
+  double cost = 0;
+  double energy_kwh = 0;
   std::int32_t preemptions = 0;  // pods deleted by preemption
   std::int32_t pods_failed = 0;  // pods that terminated Failed
   // Why it waited (docs/outputs.md "Why jobs waited"): the last reason the scheduler gave while
@@ -104,6 +109,7 @@ struct RecorderGroups {
   std::vector<std::string> class_prefixes;                    // "<generator>-<class>"
   std::map<std::string, std::int64_t> queue_quota_gpu_milli;  // queue -> quota, milli-GPU
   Occupancy::Layout node_rows;  // the node timeline's rows (Occupancy::layout of the pools)
+  std::unordered_map<std::string, NodeRates> node_rates;  // prices and power, by node
 };
 
 class Recorder {
@@ -186,6 +192,7 @@ class Recorder {
     std::vector<double> jcts;
     double slowdown_sum = 0;
     std::int64_t slowdowns = 0;
+    double cost = 0, energy_kwh = 0;  // Σ jobs' (JobRow::cost, energy_kwh)
     double alloc = 0, prod = 0, lost[model::kLossCauses] = {}, idle = 0;  // GPU-µs
     double pending[model::kPendingCauses] = {};  // job-µs waiting, by cause
     int submitted = 0, succeeded = 0, failed = 0, rejected = 0, unfinished = 0, never_started = 0;
@@ -200,6 +207,11 @@ class Recorder {
     std::optional<std::string> accounting_violation;  // the first job whose idle time is negative
   };
   void add_figures(AllFigures& f, const JobRow& r) const;
+  // Charges a hold of GPUs to its job and to the cluster's totals.
+  void charge(JobRow& r, const Costing::Rate& c);
+  // A group's cost and energy metrics, when the nodes have prices or power.
+  void write_cost(std::map<std::string, double>& m, const std::string& prefix,
+                  const Figures& g) const;
   // Figures of the retired rows plus the rows still held (in `scratch` when there are any).
   const AllFigures& figures(AllFigures& scratch) const;
   JobRow& row(model::JobId id);
@@ -241,6 +253,8 @@ class Recorder {
     std::int32_t bound_pods = 0;
     std::int64_t bound_gpu_milli = 0;
     Int128 bound_since_area = 0;  // Σ over its bound pods of bound_at (µs) × gpu_milli
+    // Likewise their cost and energy rates (analysis/costing.hpp), and Σ rate × bound_at.
+    Costing::Rate bound_rate, bound_rate_area;
   };
   std::deque<JobState> state_;  // alongside jobs_
   model::JobId base_ = 0;       // JobId of jobs_.front()
@@ -253,6 +267,7 @@ class Recorder {
   Int128 capacity_area_ = 0;     // milli-GPU × µs
   std::vector<FaultRecord> faults_;
   Occupancy occupancy_;
+  Costing costing_;
   std::map<std::string, std::vector<SeriesPoint>> series_;
   bool finished_ = false;
   std::set<std::string> class_prefixes_;

@@ -29,8 +29,12 @@ std::string pool_phrase(const RunSetup::Pool& p) {
                            : fmt::format("{} {}GPU{} each", p.gpus_per_node,
                                          p.gpu_model.empty() ? "" : html_escape(p.gpu_model) + " ",
                                          p.gpus_per_node == 1 ? "" : "s");
-  return fmt::format("{} × <b>{}</b> ({})", format_count(static_cast<double>(p.count)),
-                     html_escape(p.name), gpus);
+  std::string extra;
+  if (p.price_per_node_hour > 0)
+    extra += fmt::format(", {} per node-hour", format_number(p.price_per_node_hour));
+  if (p.busy_watts > 0) extra += fmt::format(", up to {} kW", format_number(p.busy_watts / 1000));
+  return fmt::format("{} × <b>{}</b> ({}{})", format_count(static_cast<double>(p.count)),
+                     html_escape(p.name), gpus, extra);
 }
 
 std::string cluster_line(const RunSetup& s) {
@@ -177,7 +181,37 @@ std::string queue_answer(const ReportVariant& v, const std::string& queue) {
     s += fmt::format("; its jobs waited {} on its quota and {} for nodes, neither mostly",
                      format_percent(on_quota / waited), format_percent(on_nodes / waited));
   }
+  if (const Interval* cost = get("cost_allocated")) {
+    const Interval* per = get("cost_per_productive_gpu_hour");
+    s += fmt::format("; its jobs' GPU-time cost {}{}",
+                     html_escape(metric_value("cost_allocated", *cost)),
+                     per ? " (" + html_escape(metric_value("cost_per_productive_gpu_hour", *per)) +
+                               " per productive GPU-hour)"
+                         : std::string());
+  }
   return s + ".</li>\n";
+}
+
+// The cluster's cost and energy, when its nodes have prices or power (docs/outputs.md "Cost and
+// energy").
+std::string cost_answer(const ReportVariant& v) {
+  const auto& m = v.replications.metrics;
+  const auto text = [&](const char* metric) {
+    const auto it = m.find(metric);
+    return it == m.end() ? std::string() : html_escape(metric_value(metric, it->second.interval));
+  };
+  std::vector<std::string> parts;
+  if (m.count("cost_total")) {
+    parts.push_back(fmt::format(
+        "the cluster cost {} ({} of it GPU-time allocated to jobs, {} capacity not allocated); "
+        "each productive GPU-hour cost {} with idle capacity counted",
+        text("cost_total"), text("cost_allocated"), text("cost_idle"),
+        text("cost_total_per_productive_gpu_hour")));
+  }
+  if (m.count("energy_total_kwh"))
+    parts.push_back(fmt::format("it drew {}", text("energy_total_kwh")));
+  if (parts.empty()) return {};
+  return fmt::format("<p><b>Cost and energy</b>: {}.</p>\n", fmt::join(parts, "; "));
 }
 
 // `t9ksim replay-check`'s own answer (docs/traces.md "Recorded versus simulated"): how far the
@@ -253,7 +287,7 @@ std::string first_screen(const ReportInput& in) {
   std::string h =
       setup_section(base.replications.runs, "") + variants_section(in) + replay_answer(in);
   const auto queues = group_values(in, kGroupQueue);
-  if (queues.empty()) return h + targets_answer(in);
+  if (queues.empty()) return h + cost_answer(base) + targets_answer(in);
   h += "<h2>The answer, by queue</h2>\n<p class=\"q\">";
   h += in.kind == ReportKind::Run ? "One run: a single sample, without an interval."
                                   : "Means with their 95 % intervals over the replications.";
@@ -262,7 +296,7 @@ std::string first_screen(const ReportInput& in) {
          "); the tables below compare the variants.";
   h += "</p>\n<ul class=\"answer\">\n";
   for (const auto& q : queues) h += queue_answer(base, q);
-  return h + "</ul>\n" + targets_answer(in);
+  return h + "</ul>\n" + cost_answer(base) + targets_answer(in);
 }
 
 }  // namespace t9k::analysis::detail

@@ -29,6 +29,11 @@ constexpr MetricInfo kSweepMetrics[] = {
     {"utilization_productive", "GPU utilisation, productive"},
     {"quota_share_used", "share of the queue's GPU quota used"},
     {"gpu_hours_lost_fault", "GPU-hours lost to faults"},
+    // With prices or power only (docs/outputs.md "Cost and energy").
+    {"cost_total", "cost, total"},
+    {"cost_total_per_productive_gpu_hour", "cost, total, per productive GPU-hour"},
+    {"cost_per_productive_gpu_hour", "cost allocated per productive GPU-hour"},
+    {"energy_total_kwh", "energy, total (kWh)"},
 };
 
 bool is_share(std::string_view metric) {

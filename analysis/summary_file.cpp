@@ -40,7 +40,8 @@ RunSetup read_setup(const nlohmann::json& j) {
   s.scheduler = j.value("scheduler", "");
   for (const auto& p : j.value("pools", nlohmann::json::array())) {
     s.pools.push_back({p.value("name", ""), p.value("count", std::int64_t{0}),
-                       p.value("gpusPerNode", std::int64_t{0}), p.value("gpuModel", "")});
+                       p.value("gpusPerNode", std::int64_t{0}), p.value("gpuModel", ""),
+                       p.value("pricePerNodeHour", 0.0), p.value("busyWatts", 0.0)});
   }
   for (const auto& q : j.value("queues", nlohmann::json::array())) {
     RunSetup::Queue out{q.value("name", ""), q.value("priority", std::int64_t{0}), {}};

@@ -79,6 +79,7 @@ std::string format_metric(std::string_view metric, double v, double half_width) 
   const auto slash = metric.rfind('/');
   const std::string_view base = slash == std::string_view::npos ? metric : metric.substr(slash + 1);
   if (base.ends_with("_s")) return format_duration_s(v);
+  if (base.ends_with("_kwh")) return format_number(v, half_width) + " kWh";
   if (base.starts_with("utilization") || base.starts_with("steady_utilization") ||
       base == "goodput" || base.starts_with("quota_share"))
     return format_percent(v);

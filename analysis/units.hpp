@@ -24,7 +24,7 @@ std::string format_percent(double share);
 std::string format_number(double v, double half_width = 0);
 // A summary metric's value (docs/outputs.md names, with or without a GROUP/VALUE/ prefix) in its
 // unit: durations (names ending in _s), shares (utilisations, goodput, quota shares) as
-// percentages, anything else by format_number.
+// percentages, energy (names ending in _kwh) in kWh, anything else by format_number.
 std::string format_metric(std::string_view metric, double v, double half_width = 0);
 
 }  // namespace t9k::analysis

@@ -74,6 +74,21 @@ analysis::RecorderGroups recorder_groups(const scenarios::Scenario& sc) {
     pools.emplace_back(p.name, std::move(names));
   }
   g.node_rows = analysis::Occupancy::layout(pools);
+  // Prices and power by node, for the pools that have them (and pools AddNodePool adds).
+  std::vector<const scenarios::NodePool*> priced;
+  for (const auto& p : sc.cluster.node_pools) priced.push_back(&p);
+  for (const auto& op : sc.operations)
+    if (op.node_pool) priced.push_back(&*op.node_pool);
+  for (const scenarios::NodePool* p : priced) {
+    if (p->price_per_node_hour <= 0 && p->idle_watts <= 0 && p->busy_watts <= 0) continue;
+    const analysis::NodeRates rates{p->price_per_node_hour, p->idle_watts, p->busy_watts,
+                                    p->gpus_per_node};
+    for (std::int32_t i = 0; i < p->count; ++i) {
+      g.node_rates[i < static_cast<std::int32_t>(p->node_names.size())
+                       ? p->node_names[static_cast<std::size_t>(i)]
+                       : fmt::format("{}-{}", p->name, i)] = rates;
+    }
+  }
   for (const auto& q : sc.scheduler.queues) {
     if (!q.spec.quota) continue;
     // Every accelerator of the cluster counts as GPUs (spec.cluster.accelerators).
@@ -330,6 +345,16 @@ void OneRun::print(const std::map<std::string, double>& metrics) const {
              analysis::format_duration_s(metrics.at("wait_p90_s")),
              analysis::format_percent(metrics.at("utilization_allocated")),
              analysis::format_percent(metrics.at("utilization_productive")));
+  if (metrics.count("cost_total")) {
+    fmt::print("cost {} ({} allocated to jobs, {} idle), {} per productive GPU-hour\n",
+               analysis::format_number(metrics.at("cost_total")),
+               analysis::format_number(metrics.at("cost_allocated")),
+               analysis::format_number(metrics.at("cost_idle")),
+               analysis::format_number(metrics.at("cost_total_per_productive_gpu_hour")));
+  }
+  if (metrics.count("energy_total_kwh"))
+    fmt::print("energy {}\n",
+               analysis::format_metric("energy_total_kwh", metrics.at("energy_total_kwh")));
   print_queue_lines(metrics);
   for (const auto& p : info_.plugins) {
     fmt::print("plugin {} (protocol {}): {} calls, {} {}, {} sent, {} received, {} waiting\n",

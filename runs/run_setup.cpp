@@ -39,7 +39,8 @@ analysis::RunSetup run_setup(const scenarios::Scenario& sc) {
   s.description = sc.description;
   s.scheduler = std::string(scenarios::to_string(sc.scheduler.kind));
   for (const auto& p : sc.cluster.node_pools)
-    s.pools.push_back({p.name, p.count, p.gpus_per_node, p.gpu_model});
+    s.pools.push_back(
+        {p.name, p.count, p.gpus_per_node, p.gpu_model, p.price_per_node_hour, p.busy_watts});
   for (const auto& q : sc.scheduler.queues) {
     analysis::RunSetup::Queue out{q.metadata.name, q.spec.priority, {}};
     if (q.spec.quota) {

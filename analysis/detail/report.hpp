@@ -81,6 +81,13 @@ inline constexpr MetricInfo kMetrics[] = {
     {"gpu_hours_lost_pause", "GPU-hours lost to pauses"},
     {"gpu_hours_lost_maxDuration", "GPU-hours lost to maxDuration"},
     {"gpu_hours_lost_other", "GPU-hours lost, other"},
+    {"cost_total", "cost, total (installed node-hours × price)"},
+    {"cost_allocated", "cost of the GPU-time allocated to jobs"},
+    {"cost_idle", "cost of capacity not allocated (idle, down)"},
+    {"cost_per_productive_gpu_hour", "cost allocated per productive GPU-hour"},
+    {"cost_total_per_productive_gpu_hour", "cost, total, per productive GPU-hour"},
+    {"energy_total_kwh", "energy, total (kWh)"},
+    {"energy_kwh", "energy of the jobs' share of the nodes (kWh)"},
 };
 
 // The metrics the side-by-side and paired-difference charts show (those present).

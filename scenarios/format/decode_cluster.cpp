@@ -13,8 +13,13 @@ namespace {
 
 constexpr std::string_view kCluster[] = {"nodePools", "topology", "fromTrace", "fromExport",
                                          "accelerators"};
-constexpr std::string_view kPool[] = {"name", "count",  "gpusPerNode",    "gpuResource", "gpuModel",
-                                      "cpu",  "memory", "extraResources", "labels"};
+constexpr std::string_view kPool[] = {
+    "name",   "count",          "gpusPerNode", "gpuResource",      "gpuModel", "cpu",
+    "memory", "extraResources", "labels",      "pricePerNodeHour", "power"};
+constexpr std::string_view kPower[] = {"idleWatts", "busyWatts"};
+// Bounds that catch a unit slip (a price per GPU-second, watts in milliwatts), not real prices.
+constexpr double kMaxPricePerNodeHour = 1e9;
+constexpr double kMaxWatts = 1e7;
 constexpr std::string_view kTopology[] = {"nodesPerRack", "racksPerSwitch"};
 
 }  // namespace
@@ -107,6 +112,15 @@ std::optional<NodePool> ScenarioDecoder::node_pool(const Val& v) {
       continue;
     }
     if (auto q = read_quantity(r_, val)) p.extra_resources[k] = *q;
+  }
+  if (auto x = read_double(r_, mr.get("pricePerNodeHour"), 0, kMaxPricePerNodeHour))
+    p.price_per_node_hour = *x;
+  MapReader power(r_, mr.get("power"), kPower);
+  if (auto x = read_double(r_, power.get("idleWatts"), 0, kMaxWatts)) p.idle_watts = *x;
+  if (auto x = read_double(r_, power.get("busyWatts"), 0, kMaxWatts)) p.busy_watts = *x;
+  if (power.has("busyWatts") && p.busy_watts < p.idle_watts) {
+    r_.error(power.get("busyWatts").mark, power.get("busyWatts").path,
+             fmt::format("found {}; allowed: at least idleWatts ({})", p.busy_watts, p.idle_watts));
   }
   for (const auto& [k, val] : FreeMap(r_, mr.get("labels")).entries()) {
     p.labels[k] = val.present() ? val.node.Scalar() : "";

@@ -56,6 +56,10 @@ struct NodePool {
   // them, in order; empty: "<pool>-<index>") and those cordoned there (spec.unschedulable).
   std::vector<std::string> node_names;
   std::vector<std::string> cordoned;
+  // What a node costs and draws (docs/outputs.md "Cost and energy"): 0 = not costed / not metered.
+  double price_per_node_hour = 0;  // pricePerNodeHour, in the scenario's currency
+  double idle_watts = 0;           // power.idleWatts: drawn while installed
+  double busy_watts = 0;           // power.busyWatts: with every GPU allocated (>= idleWatts)
   // Node capacity as the world builds it: cpu, memory, gpusPerNode of gpu_resource and the extras.
   model::ResourceList capacity() const;
 };

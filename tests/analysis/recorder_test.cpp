@@ -445,3 +445,56 @@ TEST_CASE("recorder: streamed rows go out in JobId order once final, with the fi
   // A change for a row that went out is a bug of the feed, not a silent loss.
   CHECK_THROWS_AS(streamed.on_change(at(h(6), model::ProgressCommitted{0, 1})), std::logic_error);
 }
+
+// Issue 47 item 3 (docs/outputs.md "Cost and energy"): an 8-GPU node at 80 per node-hour (10 per
+// GPU-hour) drawing 1 kW idle and 9 kW busy, over 4 h. Job a holds 4 GPUs for 1 h and is
+// released; job b holds 2 GPUs from 2 h to the horizon; a second node, n1, is installed for 1 h
+// only (added at 1 h, removed at 2 h).
+TEST_CASE("cost and energy: node-hours at their price, jobs charged their GPU-time",
+          "[recorder][cost]") {
+  const auto h = kernel::hours;
+  Recorder rec(SimTime{h(4)}, kernel::hours(1));
+  RecorderGroups g;
+  for (const char* n : {"n0", "n1"}) g.node_rates[n] = NodeRates{80, 1000, 9000, 8};
+  rec.set_groups(std::move(g));
+  rec.on_change(at(h(0), node(8000)));
+  rec.on_change(at(h(0), submitted(0, "ns/a", 4000)));
+  rec.on_change(at(h(0), submitted(1, "ns/b", 2000)));
+  rec.on_change(at(h(0), bound(0, "ns/a-0", 4000)));
+  model::NodeChanged n1 = node(8000);
+  n1.node = "n1";
+  rec.on_change(at(h(1), n1));
+  rec.on_change(at(h(1), released(0, "ns/a-0", 4000, h(0))));
+  rec.on_change(at(h(2), bound(1, "ns/b-0", 2000)));
+  n1.cause = "removed";
+  n1.ready = false;
+  rec.on_change(at(h(2), n1));
+  rec.finish();
+  CHECK(rec.check_invariants().empty());
+  const auto m = rec.metrics();
+  // Installed: n0 4 h, n1 1 h = 5 node-hours.
+  CHECK(m.at("cost_total") == Approx(5 * 80.0));
+  // a: 4 GPU-h, b: 2 GPUs x 2 h = 4 GPU-h, at 10 each.
+  CHECK(m.at("cost_allocated") == Approx(80.0));
+  CHECK(m.at("queue/q/cost_allocated") == Approx(80.0));
+  CHECK(m.at("cost_idle") == Approx(320.0));
+  CHECK(rec.jobs()[0].cost == Approx(40.0));
+  CHECK(rec.jobs()[1].cost == Approx(40.0));
+  // No productive time was recorded: no price per productive GPU-hour.
+  CHECK(m.at("cost_per_productive_gpu_hour") == 0);
+  // Idle draw 5 node-hours x 1 kW, plus 8 GPU-h x (9 − 1) kW / 8 GPUs; the jobs' share at full
+  // draw is 8 GPU-h x 9/8 kW.
+  CHECK(m.at("energy_total_kwh") == Approx(5.0 + 8.0));
+  CHECK(m.at("energy_kwh") == Approx(9.0));
+  CHECK(rec.jobs()[1].energy_kwh == Approx(4.5));
+}
+
+TEST_CASE("cost and energy: a run without prices or power has no such metrics",
+          "[recorder][cost]") {
+  const auto m = shared_and_whole().metrics();
+  for (const auto& [name, _] : m) {
+    INFO(name);
+    CHECK(name.find("cost") == std::string::npos);
+    CHECK(name.find("energy") == std::string::npos);
+  }
+}

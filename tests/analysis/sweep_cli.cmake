@@ -191,3 +191,29 @@ expect_contains("${compare_targets_report}" "; more: <b>met</b> (")
 expect_exit(2 ${T9KSIM} compare ${SIZE_SCENARIO} --variant more=${OUT}/more-nodes.yaml
             --target "wait_p9 < 30m" -o ${OUT}/compare-bad)
 expect_contains("${last_err}" "t9ksim compare: --target 'wait_p9 < 30m': unknown metric \"wait_p9\"")
+
+# Cost and energy (issue 47 item 3): 2 nodes at 80 per node-hour for 4 h, four 8-GPU jobs of 1 h
+# (32 GPU-hours at 10 each); 1 kW idle, 9 kW busy per node.
+set(priced --set "cluster.nodePools[name=h100].pricePerNodeHour=80"
+           --set "cluster.nodePools[name=h100].power={idleWatts: 1000, busyWatts: 9000}")
+expect_exit(0 ${T9KSIM} run ${SIZE_SCENARIO} ${priced} -o ${OUT}/cost)
+expect_contains("${last_out}" "cost 640 (320 allocated to jobs, 320 idle), 20 per productive GPU-hour\nenergy 40 kWh\n")
+file(READ ${OUT}/cost/summary.json cost_summary)
+foreach(m "\"cost_total\": 640.0" "\"cost_allocated\": 320.0" "\"cost_idle\": 320.0"
+          "\"cost_per_productive_gpu_hour\": 10.0" "\"cost_total_per_productive_gpu_hour\": 20.0"
+          "\"energy_total_kwh\": 40.0" "\"energy_kwh\": 36.0"
+          "\"queue/production/cost_allocated\": 320.0" "\"pricePerNodeHour\": 80.0")
+  expect_contains("${cost_summary}" "${m}")
+endforeach()
+file(READ ${OUT}/cost/report.html cost_report)
+expect_contains("${cost_report}" "<b>Cost and energy</b>: the cluster cost 640 (320 of it GPU-time allocated to jobs, 320 capacity not allocated); each productive GPU-hour cost 20 with idle capacity counted; it drew 40 kWh.")
+expect_contains("${cost_report}" "(8 GPUs each, 80 per node-hour, up to 9 kW)")
+expect_contains("${cost_report}" "its jobs' GPU-time cost 320 (10 per productive GPU-hour)")
+# Without prices, no cost anywhere (the outputs of unpriced scenarios are as they were).
+file(READ ${OUT}/run-set/summary.json unpriced_summary)
+expect_not_contains("${unpriced_summary}" "cost")
+# Bad power or prices exit 2 naming the field.
+expect_exit(2 ${T9KSIM} run ${SIZE_SCENARIO} --set "cluster.nodePools[name=h100].power={idleWatts: 9000, busyWatts: 1000}" -o ${OUT}/bad-power)
+expect_contains("${last_err}" "spec.cluster.nodePools[0].power.busyWatts: found 1000; allowed: at least idleWatts (9000)")
+expect_exit(2 ${T9KSIM} run ${SIZE_SCENARIO} --set "cluster.nodePools[name=h100].pricePerNodeHour=-1" -o ${OUT}/bad-price)
+expect_contains("${last_err}" "spec.cluster.nodePools[0].pricePerNodeHour")
