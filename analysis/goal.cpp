@@ -61,7 +61,14 @@ const std::set<std::string>& known_metrics() {
                                           "steady_utilization_productive",
                                           "steady_pending_jobs",
                                           "steady_fairness_jain",
-                                          "warmup_s"};
+                                          "warmup_s",
+                                          "cost_total",
+                                          "cost_allocated",
+                                          "cost_idle",
+                                          "cost_per_productive_gpu_hour",
+                                          "cost_total_per_productive_gpu_hour",
+                                          "energy_total_kwh",
+                                          "energy_kwh"};
   return k;
 }
 
@@ -87,39 +94,8 @@ std::vector<std::string> words(std::string_view s) {
   return out;
 }
 
-}  // namespace
-
-std::string_view to_string(TargetOp op) {
-  switch (op) {
-    case TargetOp::Less:
-      return "<";
-    case TargetOp::LessEqual:
-      return "<=";
-    case TargetOp::Greater:
-      return ">";
-    case TargetOp::GreaterEqual:
-      return ">=";
-  }
-  return "?";
-}
-
-std::optional<Target> parse_target(std::string_view text, std::string& error) {
-  // Operators may be written without spaces: "wait_p90<1h".
-  std::string spaced;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '<' || c == '>') {
-      spaced += ' ';
-      spaced += c;
-      if (i + 1 < text.size() && text[i + 1] == '=') spaced += text[++i];
-      spaced += ' ';
-    } else {
-      spaced += c;
-    }
-  }
-  auto w = words(spaced);
-  Target t;
-  t.text = std::string(text);
+// "[GROUP=VALUE] METRIC" at the front of `w`: the full summary.json name; the words are consumed.
+std::optional<std::string> take_metric(std::vector<std::string>& w, std::string& error) {
   std::string prefix;
   if (!w.empty() && w.front().find('=') != std::string::npos) {
     const std::string g = w.front();
@@ -133,26 +109,8 @@ std::optional<Target> parse_target(std::string_view text, std::string& error) {
     prefix = group + "/" + value + "/";
     w.erase(w.begin());
   }
-  // The SLO form: "... in 90% of runs".
-  if (w.size() == 7 && w[3] == "in" && w[5] == "of" && (w[6] == "runs" || w[6] == "replications")) {
-    const std::string& p = w[4];
-    const auto v = p.size() > 1 && p.back() == '%'
-                       ? number(std::string_view(p).substr(0, p.size() - 1))
-                       : std::nullopt;
-    if (!v || !(*v > 0 && *v <= 100)) {
-      error = fmt::format(
-          "\"in {} of {}\": expected a percentage above 0% and at most 100%, "
-          "e.g. 'in 90% of runs'",
-          p, w[6]);
-      return std::nullopt;
-    }
-    t.runs_share = *v / 100;
-    w.resize(3);
-  }
-  if (w.size() != 3) {
-    error =
-        "expected [GROUP=VALUE] METRIC OP THRESHOLD [in P% of runs], e.g. 'queue=production "
-        "wait_p90 < 1h' or 'queue=production wait_p90 < 1h in 90% of runs'";
+  if (w.empty()) {
+    error = "expected a metric, e.g. wait_p90 or cost_total";
     return std::nullopt;
   }
   std::string metric = w[0];
@@ -174,7 +132,11 @@ std::optional<Target> parse_target(std::string_view text, std::string& error) {
                                                      "steady_utilization_productive",
                                                      "steady_pending_jobs",
                                                      "steady_fairness_jain",
-                                                     "warmup_s"};
+                                                     "warmup_s",
+                                                     "cost_total",
+                                                     "cost_idle",
+                                                     "cost_total_per_productive_gpu_hour",
+                                                     "energy_total_kwh"};
   static const std::set<std::string> kQueueOnly = {"quota_share_used", "quota_share_while_waiting",
                                                    "utilization_while_waiting", "waiting_hours"};
   if (!prefix.empty() && kClusterOnly.count(metric)) {
@@ -186,26 +148,100 @@ std::optional<Target> parse_target(std::string_view text, std::string& error) {
     error = fmt::format("{} is a metric of a queue; write queue=NAME {} ...", metric, metric);
     return std::nullopt;
   }
-  t.metric = prefix + metric;
-  if (w[1] == "<")
-    t.op = TargetOp::Less;
-  else if (w[1] == "<=")
-    t.op = TargetOp::LessEqual;
-  else if (w[1] == ">")
-    t.op = TargetOp::Greater;
-  else if (w[1] == ">=")
-    t.op = TargetOp::GreaterEqual;
-  else {
-    error = fmt::format("operator \"{}\": expected <, <=, > or >=", w[1]);
+  w.erase(w.begin());
+  return prefix + metric;
+}
+
+}  // namespace
+
+std::string_view to_string(TargetOp op) {
+  switch (op) {
+    case TargetOp::Less:
+      return "<";
+    case TargetOp::LessEqual:
+      return "<=";
+    case TargetOp::Greater:
+      return ">";
+    case TargetOp::GreaterEqual:
+      return ">=";
+  }
+  return "?";
+}
+
+std::optional<std::string> parse_metric(std::string_view text, std::string& error) {
+  auto w = words(text);
+  auto metric = take_metric(w, error);
+  if (metric && !w.empty()) {
+    error = fmt::format(
+        "\"{}\": expected [GROUP=VALUE] METRIC, e.g. cost_total or "
+        "'queue=production wait_p90'",
+        text);
     return std::nullopt;
   }
-  const std::string& th = w[2];
+  return metric;
+}
+
+std::optional<Target> parse_target(std::string_view text, std::string& error) {
+  // Operators may be written without spaces: "wait_p90<1h".
+  std::string spaced;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '<' || c == '>') {
+      spaced += ' ';
+      spaced += c;
+      if (i + 1 < text.size() && text[i + 1] == '=') spaced += text[++i];
+      spaced += ' ';
+    } else {
+      spaced += c;
+    }
+  }
+  auto w = words(spaced);
+  Target t;
+  t.text = std::string(text);
+  const auto metric = take_metric(w, error);
+  if (!metric) return std::nullopt;
+  // The SLO form: "... in 90% of runs".
+  if (w.size() == 6 && w[2] == "in" && w[4] == "of" && (w[5] == "runs" || w[5] == "replications")) {
+    const std::string& p = w[3];
+    const auto v = p.size() > 1 && p.back() == '%'
+                       ? number(std::string_view(p).substr(0, p.size() - 1))
+                       : std::nullopt;
+    if (!v || !(*v > 0 && *v <= 100)) {
+      error = fmt::format(
+          "\"in {} of {}\": expected a percentage above 0% and at most 100%, "
+          "e.g. 'in 90% of runs'",
+          p, w[5]);
+      return std::nullopt;
+    }
+    t.runs_share = *v / 100;
+    w.resize(2);
+  }
+  if (w.size() != 2) {
+    error =
+        "expected [GROUP=VALUE] METRIC OP THRESHOLD [in P% of runs], e.g. 'queue=production "
+        "wait_p90 < 1h' or 'queue=production wait_p90 < 1h in 90% of runs'";
+    return std::nullopt;
+  }
+  t.metric = *metric;
+  if (w[0] == "<")
+    t.op = TargetOp::Less;
+  else if (w[0] == "<=")
+    t.op = TargetOp::LessEqual;
+  else if (w[0] == ">")
+    t.op = TargetOp::Greater;
+  else if (w[0] == ">=")
+    t.op = TargetOp::GreaterEqual;
+  else {
+    error = fmt::format("operator \"{}\": expected <, <=, > or >=", w[0]);
+    return std::nullopt;
+  }
+  const std::string& th = w[1];
   if (auto v = number(th)) {
     t.threshold = *v;
   } else if (th.size() > 1 && th.back() == '%' &&
              number(std::string_view(th).substr(0, th.size() - 1))) {
     t.threshold = *number(std::string_view(th).substr(0, th.size() - 1)) / 100;
-  } else if (metric.ends_with("_s")) {
+  } else if (metric->ends_with("_s")) {
     try {
       t.threshold = static_cast<double>(kernel::parse_duration(th).count()) / 1e6;
     } catch (const std::exception&) {

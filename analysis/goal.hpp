@@ -29,6 +29,9 @@ struct Target {
   std::optional<double> runs_share;  // the SLO form's P, in (0, 1]
 };
 std::optional<Target> parse_target(std::string_view text, std::string& error);
+// "[GROUP=VALUE] METRIC" alone (`sweep --minimise`): its full summary.json name, spelled and
+// checked as a target's metric is.
+std::optional<std::string> parse_metric(std::string_view text, std::string& error);
 // Targets a command stored (summary.json "targets"), parsed again; throws std::runtime_error
 // naming the first that does not parse.
 std::vector<Target> parse_stored_targets(const std::vector<std::string>& texts);

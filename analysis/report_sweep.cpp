@@ -49,6 +49,10 @@ std::string sweep_table(const SweepSummary& s, const std::vector<Target>& target
     columns.emplace_back(fmt::format("{}/{}/jobs_never_started", kGroupQueue, q),
                          q + ": never started");
   }
+  // The metric minimised, beside them (the choice is made on its mean).
+  if (!s.minimise.empty() && std::none_of(columns.begin(), columns.end(),
+                                          [&](const auto& c) { return c.first == s.minimise; }))
+    columns.emplace_back(s.minimise, s.minimise);
   const std::vector<std::string> labels = parameter_labels(s.parameters);
   std::string table = "<div class=\"wide\"><table class=\"headline\"><thead><tr><th>point</th>";
   for (std::size_t k = 0; k < s.parameters.size(); ++k) {
@@ -90,9 +94,34 @@ std::string sweep_table(const SweepSummary& s, const std::vector<Target>& target
   return table;
 }
 
+// `--minimise`: the chosen point, or why there is none.
+std::string chosen_section(const SweepSummary& s, bool with_targets) {
+  if (s.minimise.empty()) return {};
+  const auto c = chosen_point(s);
+  if (!c) {
+    return "<p class=\"answer none\">" +
+           html_escape(fmt::format("No point chosen: {}.", with_targets
+                                                               ? "no point meets every target"
+                                                               : "no point has " + s.minimise)) +
+           "</p>\n";
+  }
+  const std::vector<std::string> labels = parameter_labels(s.parameters);
+  std::vector<std::string> at;
+  for (std::size_t k = 0; k < labels.size(); ++k)
+    at.push_back(labels[k] + "=" + s.points[*c].values[k]);
+  const auto& m = s.points[*c].replications.metrics.at(s.minimise);
+  return "<p class=\"answer\">" +
+         html_escape(fmt::format("Chosen: {} (point {}), the smallest {}{}: {}",
+                                 fmt::join(at, ", "), *c, s.minimise,
+                                 with_targets ? " meeting every target" : "",
+                                 metric_interval_text(s.minimise, m.interval))) +
+         "</p>\n";
+}
+
 // The targets of a sweep: each with the form it is checked in, and which points meet them all.
 std::string targets_section(const SweepSummary& s, const std::vector<Target>& targets) {
-  if (targets.empty() || s.goal) return {};
+  if (s.goal || (targets.empty() && s.minimise.empty())) return {};
+  if (targets.empty()) return "<h2>Choice</h2>\n" + chosen_section(s, false);
   std::string h = "<h2>Targets</h2>\n<ul class=\"findings\">\n";
   for (const auto& t : targets) {
     h +=
@@ -115,10 +144,13 @@ std::string targets_section(const SweepSummary& s, const std::vector<Target>& ta
       at.push_back(labels[k] + "=" + s.points[i].values[k]);
     names.push_back(fmt::format("{}", fmt::join(at, ", ")));
   }
-  if (names.empty()) return h + "<p class=\"answer none\">No point meets every target.</p>\n";
+  if (names.empty())
+    return h + "<p class=\"answer none\">No point meets every target.</p>\n" +
+           chosen_section(s, true);
   h += fmt::format("<p class=\"answer\">{} of {} points meet every target</p>\n", names.size(),
                    s.points.size());
-  return h + "<p>" + html_escape(fmt::format("{}.", fmt::join(names, "; "))) + "</p>\n";
+  return h + "<p>" + html_escape(fmt::format("{}.", fmt::join(names, "; "))) + "</p>\n" +
+         chosen_section(s, true);
 }
 
 }  // namespace
@@ -181,6 +213,13 @@ std::string render_sweep_report(const SweepSummary& s) {
     h += "<ul class=\"findings\">\n";
     for (const auto& f : g.findings) h += "<li>" + html_escape(f) + "</li>\n";
     h += "</ul>\n";
+    if (!g.search_path.empty()) {
+      std::vector<std::string> steps;
+      for (const auto& [value, met] : g.search_path)
+        steps.push_back(fmt::format("{} ({})", value, met ? "met" : "not met"));
+      h += "<p><b>Search path</b> (the values in the order they were evaluated): " +
+           html_escape(fmt::format("{}", fmt::join(steps, " → "))) + ".</p>\n";
+    }
   }
   h += targets_section(s, targets);
   h += "<h2>Points</h2>\n" + table;

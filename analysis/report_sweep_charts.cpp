@@ -181,13 +181,15 @@ Chart line_chart(const SweepSummary& s, const MetricInfo& info, const std::vecto
                        {{"y", {{"field", "y"}, {"type", "quantitative"}}},
                         {"tooltip", json::array({tip("target", "nominal")})}}}});
   }
-  if (s.goal && s.goal->answer && numeric_x) {
-    layers.push_back(
-        {{"data", {{"values", {{{"x", std::strtod(s.goal->answer->c_str(), nullptr)}}}}}},
-         {"mark", {{"type", "rule"}, {"color", "#2a7"}, {"strokeWidth", 2}}},
-         {"encoding",
-          {{"x", {{"field", "x"}, {"type", "quantitative"}}},
-           {"tooltip", json::array({tip("x", "quantitative", "the answer")})}}}});
+  std::optional<std::string> answer;
+  if (s.goal && s.goal->answer) answer = *s.goal->answer;
+  if (const auto c = chosen_point(s)) answer = s.points[*c].values.front();
+  if (answer && numeric_x) {
+    layers.push_back({{"data", {{"values", {{{"x", std::strtod(answer->c_str(), nullptr)}}}}}},
+                      {"mark", {{"type", "rule"}, {"color", "#2a7"}, {"strokeWidth", 2}}},
+                      {"encoding",
+                       {{"x", {{"field", "x"}, {"type", "quantitative"}}},
+                        {"tooltip", json::array({tip("x", "quantitative", "the answer")})}}}});
   }
   json spec{{"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
             {"width", "container"},
@@ -200,7 +202,7 @@ Chart line_chart(const SweepSummary& s, const MetricInfo& info, const std::vecto
       labels.front(), s.parameters.front());
   if (!target_rules(targets, info.name, 1).empty())
     question += " Dashed red: a target's threshold (a bound on each run's value in the SLO form).";
-  if (s.goal && s.goal->answer && numeric_x) question += " Green: the answer.";
+  if (answer && numeric_x) question += s.goal ? " Green: the answer." : " Green: the chosen point.";
   return {info.label, question, std::move(spec)};
 }
 
@@ -210,6 +212,7 @@ Chart heatmap_chart(const SweepSummary& s, const MetricInfo& info, const std::ve
                     const std::vector<bool>& meeting, bool with_targets,
                     const std::vector<std::string>& labels) {
   const Scale sc = scale_of(info, cells);
+  const std::optional<std::size_t> chosen = chosen_point(s);
   std::vector<std::string> xs, ys, scopes;
   for (const auto& p : s.points) {
     if (std::find(xs.begin(), xs.end(), p.values[0]) == xs.end()) xs.push_back(p.values[0]);
@@ -237,6 +240,7 @@ Chart heatmap_chart(const SweepSummary& s, const MetricInfo& info, const std::ve
                     {"cell", format_metric(c.metric, c.iv.mean)},
                     {"text", metric_interval_text(c.metric, c.iv)},
                     {"met", meeting[c.point]},
+                    {"chosen", chosen && *chosen == c.point},
                     {"dark", t > 0.6}});
   }
   // Cells as large as fit two panels side by side in the page (about 1,150 px).
@@ -271,6 +275,16 @@ Chart heatmap_chart(const SweepSummary& s, const MetricInfo& info, const std::ve
          {"mark", {{"type", "rect"}, {"fill", nullptr}, {"stroke", "#111"}, {"strokeWidth", 2.5}}},
          {"encoding", {{"x", x}, {"y", y}}}});
   }
+  if (chosen) {
+    layers.push_back({{"transform", json::array({{{"filter", "datum.chosen"}}})},
+                      {"mark",
+                       {{"type", "rect"},
+                        {"fill", nullptr},
+                        {"stroke", "#1f77b4"},
+                        {"strokeWidth", 4},
+                        {"strokeDash", {5, 3}}}},
+                      {"encoding", {{"x", x}, {"y", y}}}});
+  }
   if (written) {
     layers.push_back(
         {{"mark", {{"type", "text"}, {"fontSize", 10}}},
@@ -292,6 +306,8 @@ Chart heatmap_chart(const SweepSummary& s, const MetricInfo& info, const std::ve
       "Mean over replications at each point: {} across ({}), {} up ({}); one panel per scope.",
       labels[0], s.parameters[0], labels[1], s.parameters[1]);
   if (with_targets) question += " Outlined: the points meeting every target.";
+  if (chosen)
+    question += fmt::format(" Dashed blue: the chosen point (the smallest {}).", s.minimise);
   return {info.label, question, std::move(spec)};
 }
 

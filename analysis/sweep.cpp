@@ -12,6 +12,7 @@
 
 #include "analysis/csv.hpp"
 #include "analysis/detail/summary_file.hpp"
+#include "analysis/goal.hpp"
 #include "analysis/intervals.hpp"
 #include "analysis/outputs.hpp"
 #include "kernel/time.hpp"
@@ -255,9 +256,17 @@ std::string sweep_summary_json(const SweepSummary& s, const fs::path& dir) {
               {"findings", g.findings}};
     goal["answer"] = g.answer ? json(*g.answer) : json(nullptr);
     goal["neighbour"] = g.neighbour ? json(*g.neighbour) : json(nullptr);
+    json path = json::array();
+    for (const auto& [value, met] : g.search_path) path.push_back({{"value", value}, {"met", met}});
+    goal["search_path"] = path;
     j["goal"] = goal;
   }
   if (!s.targets.empty()) j["targets"] = s.targets;
+  if (!s.minimise.empty()) {
+    j["minimise"] = s.minimise;
+    const auto c = chosen_point(s);
+    j["chosen_point"] = c ? json(*c) : json(nullptr);
+  }
   j["files"] = {"sweep.csv", "report.html"};
   return j.dump(2) + "\n";
 }
@@ -319,11 +328,34 @@ std::vector<std::string> parameter_labels(const std::vector<std::string>& paths)
   return out;
 }
 
+std::optional<std::size_t> chosen_point(const SweepSummary& s) {
+  if (s.minimise.empty()) return std::nullopt;
+  const std::vector<Target> targets = parse_stored_targets(s.targets);
+  std::optional<std::size_t> best;
+  double best_mean = 0;
+  for (std::size_t i = 0; i < s.points.size(); ++i) {
+    const auto& reps = s.points[i].replications;
+    const auto m = reps.metrics.find(s.minimise);
+    if (m == reps.metrics.end()) continue;
+    const bool meets = std::all_of(targets.begin(), targets.end(), [&](const Target& t) {
+      const TargetCheck c = check_target(t, reps);
+      return c.present && c.met;
+    });
+    if (!meets) continue;
+    if (!best || m->second.interval.mean < best_mean) {
+      best = i;
+      best_mean = m->second.interval.mean;
+    }
+  }
+  return best;
+}
+
 SweepSummary write_sweep_summary(
     const fs::path& dir, const std::vector<std::string>& parameters,
     const std::vector<std::pair<std::vector<std::string>, std::vector<fs::path>>>& points,
-    std::optional<GoalSummary> goal, std::vector<std::string> targets) {
+    std::optional<GoalSummary> goal, std::vector<std::string> targets, std::string minimise) {
   SweepSummary s;
+  s.minimise = std::move(minimise);
   s.parameters = parameters;
   s.goal = std::move(goal);
   s.targets = std::move(targets);
@@ -357,6 +389,7 @@ SweepSummary load_sweep_summary(const fs::path& dir) {
     s.scenario = j.value("scenario", "");
     s.parameters = j.at("parameters").get<std::vector<std::string>>();
     if (j.contains("targets")) s.targets = j.at("targets").get<std::vector<std::string>>();
+    s.minimise = j.value("minimise", "");
     if (j.contains("goal")) {
       const json& g = j.at("goal");
       GoalSummary goal;
@@ -366,6 +399,9 @@ SweepSummary load_sweep_summary(const fs::path& dir) {
       goal.findings = g.at("findings").get<std::vector<std::string>>();
       if (!g.at("answer").is_null()) goal.answer = g.at("answer").get<std::string>();
       if (!g.at("neighbour").is_null()) goal.neighbour = g.at("neighbour").get<std::string>();
+      for (const auto& step : g.value("search_path", json::array()))
+        goal.search_path.emplace_back(step.at("value").get<std::string>(),
+                                      step.at("met").get<bool>());
       s.goal = std::move(goal);
     }
     for (const auto& p : j.at("points")) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/aggregate.hpp"
@@ -30,6 +31,8 @@ struct GoalSummary {
   std::optional<std::string> neighbour;  // the evaluated value just beyond the answer that fails
   std::vector<std::string>
       findings;  // sentences: each target at the answer and its neighbour, what binds
+  // The values in the order the search evaluated them, and whether each met every target.
+  std::vector<std::pair<std::string, bool>> search_path;
 };
 
 struct SweepSummary {
@@ -39,7 +42,13 @@ struct SweepSummary {
   std::vector<SweepPoint> points;       // in grid order (the first parameter varies slowest)
   std::optional<GoalSummary> goal;      // set for `t9ksim size`
   std::vector<std::string> targets;     // `t9ksim sweep --target`: checked at every point
+  std::string minimise;  // `--minimise`: the full metric name whose smallest mean is chosen
 };
+
+// `sweep --minimise`: the point with the smallest mean of s.minimise among those meeting every
+// target (all points without targets), the first in grid order on a tie; none when no point
+// meets every target, none has the metric, or nothing is minimised.
+std::optional<std::size_t> chosen_point(const SweepSummary& s);
 
 // A metric name split into its group (docs/outputs.md): "wait_p90_s" -> {"cluster", "",
 // "wait_p90_s"}, "queue/production/wait_p90_s" -> {"queue", "production", "wait_p90_s"}.
@@ -74,7 +83,8 @@ SweepSummary write_sweep_summary(
     const std::filesystem::path& dir, const std::vector<std::string>& parameters,
     const std::vector<std::pair<std::vector<std::string>, std::vector<std::filesystem::path>>>&
         points,
-    std::optional<GoalSummary> goal = std::nullopt, std::vector<std::string> targets = {});
+    std::optional<GoalSummary> goal = std::nullopt, std::vector<std::string> targets = {},
+    std::string minimise = {});
 // Reads dir/summary.json of kind "sweep" and the points' summaries. Throws std::runtime_error.
 SweepSummary load_sweep_summary(const std::filesystem::path& dir);
 

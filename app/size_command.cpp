@@ -90,6 +90,7 @@ class SizeSearch {
   std::map<std::size_t, std::string> texts_;
   std::vector<fs::path> inputs_;
   std::map<std::size_t, Evaluation> done_;
+  std::vector<std::size_t> order_;  // the values evaluated, in the order the search took them
   std::optional<std::size_t> answer_, neighbour_;
   std::size_t easy_ = 0, hard_ = 0;
 };
@@ -212,6 +213,7 @@ std::optional<int> SizeSearch::evaluate(std::size_t i, const fs::path& out) {
       fmt::print("    {}\n", analysis::describe_check(targets_[k], e.checks[k]));
     std::fflush(stdout);
   }
+  order_.push_back(i);
   done_.emplace(i, std::move(e));
   return std::nullopt;
 }
@@ -243,6 +245,7 @@ analysis::GoalSummary SizeSearch::goal() const {
   goal.parameter = path_;
   goal.direction = args_.largest ? "largest" : "smallest";
   goal.targets = args_.targets;
+  for (const std::size_t i : order_) goal.search_path.emplace_back(values_[i], done_.at(i).met());
   if (answer_) {
     goal.answer = values_[*answer_];
     if (neighbour_) goal.neighbour = values_[*neighbour_];

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "analysis/goal.hpp"
 #include "analysis/outputs.hpp"
 #include "analysis/recorder.hpp"
 #include "analysis/report.hpp"
@@ -63,6 +64,16 @@ int sweep_command(const SweepArgs& args) {
   }
   const auto targets = parse_targets("sweep", args.targets);
   if (!targets) return kExitUsage;
+  std::string minimise;
+  if (!args.minimise.empty()) {
+    std::string error;
+    const auto m = analysis::parse_metric(args.minimise, error);
+    if (!m) {
+      fmt::print(stderr, "t9ksim sweep: --minimise '{}': {}\n", args.minimise, error);
+      return kExitUsage;
+    }
+    minimise = *m;
+  }
   std::vector<std::string> params;
   std::vector<std::vector<std::string>> values;
   std::size_t grid = 1;
@@ -137,6 +148,12 @@ int sweep_command(const SweepArgs& args) {
     inputs.insert(inputs.end(), loaded.files.begin(), loaded.files.end());
     if (!seed) {
       if (!targets_fit("sweep", args.targets, *loaded.scenario)) return kExitUsage;
+      analysis::Target chosen;
+      chosen.metric = minimise;
+      if (const auto why = unknown_target_group(chosen, *loaded.scenario); !why.empty()) {
+        fmt::print(stderr, "t9ksim sweep: --minimise '{}': {}\n", args.minimise, why);
+        return kExitUsage;
+      }
       seed = loaded.scenario->seed;
       scenario_reps = loaded.scenario->replications;
     } else if (*seed != loaded.scenario->seed) {
@@ -162,6 +179,7 @@ int sweep_command(const SweepArgs& args) {
   w.finish = Finish::Sweep;
   w.parameters = params;
   w.targets = args.targets;
+  w.minimise = minimise;
   w.report = args.report;
   for (std::size_t i = 0; i < points.size(); ++i) {
     w.texts.push_back(points[i].text);
@@ -204,6 +222,11 @@ void add_sweep_command(Commands& c) {
                    "checked at every point (the report marks the points meeting every target); "
                    "repeatable")
       ->allow_extra_args(false);
+  sweep->add_option(
+      "--minimise,--minimize", args->minimise,
+      "[GROUP=VALUE] METRIC, e.g. cost_total: choose the point with its smallest mean "
+      "among those meeting every --target (the cheapest mix of pools that meets an "
+      "SLO)");
   sweep->add_option("-o,--out", args->out_dir, "Results directory")->capture_default_str();
   sweep
       ->add_option("-r,--replications", args->replications,

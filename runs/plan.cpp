@@ -163,6 +163,7 @@ Plan read_plan(const std::string& dir_arg) {
     w.scenario_file = embedded(scenario) ? scenario : (p.dir / fs::path(scenario)).string();
     w.parameters = d.at("parameters").get<std::vector<std::string>>();
     if (d.contains("targets")) w.targets = d.at("targets").get<std::vector<std::string>>();
+    w.minimise = d.value("minimise", "");
     for (const auto& t : d.at("texts"))
       w.texts.push_back(read_text(p.dir / fs::path(t.get<std::string>())));
     for (const auto& f : d.at("files")) {
@@ -374,6 +375,7 @@ int write_plan(const Work& w, const RunOneOptions& unit_options, const PlanReque
   doc["scenario"] = embedded(w.scenario_file) ? w.scenario_file : rel_input(w.scenario_file);
   doc["parameters"] = w.parameters;
   if (!w.targets.empty()) doc["targets"] = w.targets;
+  if (!w.minimise.empty()) doc["minimise"] = w.minimise;
   try {
     json inputs = json::array();
     for (const auto& f : files) {

@@ -145,7 +145,8 @@ Finished finish_work(const Work& w, analysis::ResultFolder& folder, const std::v
         }
         std::vector<std::pair<std::vector<std::string>, std::vector<fs::path>>> points;
         for (const auto& g : w.groups) points.emplace_back(g.values, group_dirs(w, out, g));
-        f.sweep = analysis::write_sweep_summary(out, w.parameters, points, std::nullopt, w.targets);
+        f.sweep = analysis::write_sweep_summary(out, w.parameters, points, std::nullopt, w.targets,
+                                                w.minimise);
         if (w.report) analysis::write_report(out);
         break;
       }
@@ -333,6 +334,21 @@ void print_finished(const Work& w, const Finished& f, const std::string& shown) 
           }
         }
         fmt::print("\n");
+      }
+      if (!s.minimise.empty()) {
+        if (const auto c = analysis::chosen_point(s)) {
+          const auto& m = s.points[*c].replications.metrics.at(s.minimise);
+          std::vector<std::string> at;
+          for (std::size_t k = 0; k < labels.size(); ++k)
+            at.push_back(labels[k] + "=" + s.points[*c].values[k]);
+          fmt::print("chosen: point-{} {}: the smallest {} ({}){}\n", *c, fmt::join(at, " "),
+                     s.minimise, analysis::metric_interval_text(s.minimise, m.interval),
+                     targets.empty() ? "" : " of the points meeting every target");
+        } else {
+          fmt::print("chosen: none: {}\n", targets.empty()
+                                               ? "no point has " + s.minimise
+                                               : std::string("no point meets every target"));
+        }
       }
       fmt::print("{}\n{}\n", (where / "sweep.csv").string(), (where / "summary.json").string());
       if (w.report) fmt::print("{}\n", (where / "report.html").string());

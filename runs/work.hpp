@@ -59,6 +59,7 @@ struct Work {
   Finish finish = Finish::Single;
   std::vector<std::string> parameters;  // Sweep: the varied paths
   std::vector<std::string> targets;     // Sweep: --target texts, checked at every point
+  std::string minimise;                 // Sweep: --minimise, the full metric name
   std::vector<WorkGroup> groups;  // Comparison: variants, base first; Sweep: points; else one group
   bool report = true;
 };

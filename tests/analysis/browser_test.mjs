@@ -171,8 +171,9 @@ try {
     execFileSync(realBin, ["sweep", planning, "--vary", "cluster.nodePools[name=h100].count=2:6",
                            "--vary", "scheduler.queues[name=production].spec.quota.requests.nvidia\\.com/gpu=16,24,32,48",
                            "--target", "queue=production wait_p90 < 30m in 80% of runs", "-r", "2",
+                           "--set", "cluster.nodePools[name=h100].pricePerNodeHour=80", "--minimise", "cost_total",
                            "--out", realSweep, "--quiet"], { stdio: "inherit" });
-    await checkReport("real-sweep", 8, path.join(realSweep, "report.html"), { hostile: false, bars: false });
+    await checkReport("real-sweep", 11, path.join(realSweep, "report.html"), { hostile: false, bars: false });
     const realSize = path.join(outDir, "real-size");
     execFileSync(realBin, ["size", planning, "--param", "cluster.nodePools[name=h100].count=1:8",
                            "--target", "queue=production wait_p90 < 30m", "-r", "2",

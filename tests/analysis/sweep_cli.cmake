@@ -71,6 +71,9 @@ expect_contains("${size_report}" "t9ksim size: size-nodes")
 expect_contains("${size_report}" "<h2>What was simulated</h2>")
 expect_contains("${size_report}" "As at the first value evaluated (cluster.nodePools[name=h100].count=")
 expect_contains("${size_report}" "<b>Cluster</b>: ")
+# The search path: the values in the order the bisection took them (issue 48 item 4).
+expect_contains("${size_report}" "<p><b>Search path</b> (the values in the order they were evaluated): 8 (met) → 1 (not met) → 4 (met) → 2 (not met) → 3 (not met).</p>")
+expect_contains("${size_summary}" "\"search_path\": [\n      {\n        \"met\": true,\n        \"value\": \"8\"")
 # With the quota at 16 GPUs no node count helps, and the run says the quota binds.
 expect_exit(0 ${T9KSIM} size ${SIZE_SCENARIO} --param cluster.nodePools[name=h100].count=1:8
             --set "scheduler.queues[name=production].spec.quota.requests.nvidia\\.com/gpu=16"
@@ -217,3 +220,26 @@ expect_exit(2 ${T9KSIM} run ${SIZE_SCENARIO} --set "cluster.nodePools[name=h100]
 expect_contains("${last_err}" "spec.cluster.nodePools[0].power.busyWatts: found 1000; allowed: at least idleWatts (9000)")
 expect_exit(2 ${T9KSIM} run ${SIZE_SCENARIO} --set "cluster.nodePools[name=h100].pricePerNodeHour=-1" -o ${OUT}/bad-price)
 expect_contains("${last_err}" "spec.cluster.nodePools[0].pricePerNodeHour")
+
+# The cheapest point meeting the targets (issue 47 item 3, issue 48 item 4: the chosen point):
+# 4 nodes with a 32-GPU quota is the first of the cheapest points meeting the target.
+expect_exit(0 ${T9KSIM} sweep ${SIZE_SCENARIO} ${priced} --vary "cluster.nodePools[name=h100].count=3:5"
+            --vary "scheduler.queues[name=production].spec.quota.requests.nvidia\\.com/gpu=16,32,48"
+            --target "queue=production wait_p90 < 30m" --minimise cost_total -r 2 -o ${OUT}/cheapest)
+expect_contains("${last_out}" "chosen: point-4 count=4 nvidia.com/gpu=32: the smallest cost_total (1,280 ± 0) of the points meeting every target\n")
+file(READ ${OUT}/cheapest/summary.json cheapest_summary)
+expect_contains("${cheapest_summary}" "\"minimise\": \"cost_total\"")
+expect_contains("${cheapest_summary}" "\"chosen_point\": 4")
+file(READ ${OUT}/cheapest/report.html cheapest_report)
+expect_contains("${cheapest_report}" "Chosen: count=4, nvidia.com/gpu=32 (point 4), the smallest cost_total meeting every target: 1,280 ± 0")
+expect_contains("${cheapest_report}" "\"filter\":\"datum.chosen\"")
+# Without a point meeting the targets, none is chosen, and it says so.
+expect_exit(0 ${T9KSIM} sweep ${SIZE_SCENARIO} ${priced} --vary "cluster.nodePools[name=h100].count=2:3"
+            --target "queue=production wait_p90 < 1m" --minimise cost_total -r 2 -o ${OUT}/none-chosen)
+expect_contains("${last_out}" "chosen: none: no point meets every target\n")
+expect_exit(2 ${T9KSIM} sweep ${SIZE_SCENARIO} --vary "cluster.nodePools[name=h100].count=2:3"
+            --minimise "queue=prodution cost_allocated" -o ${OUT}/bad-minimise)
+expect_contains("${last_err}" "t9ksim sweep: --minimise 'queue=prodution cost_allocated': the scenario has no queue \"prodution\"")
+expect_exit(2 ${T9KSIM} sweep ${SIZE_SCENARIO} --vary "cluster.nodePools[name=h100].count=2:3"
+            --minimise "cost_totl" -o ${OUT}/bad-minimise)
+expect_contains("${last_err}" "unknown metric \"cost_totl\"")
