@@ -38,7 +38,7 @@ void Costing::set_rates(std::unordered_map<std::string, NodeRates> by_node) {
 }
 
 Costing::Rate Costing::rate(const std::string& node, std::int64_t gpu_milli) const {
-  if (!priced_ && !powered_) return {};  // no lookup in a run without prices or power
+  if (!active()) return {};  // no lookup in a run without prices or power
   const auto it = rates_.find(node);
   if (it == rates_.end() || it->second.gpus <= 0 || gpu_milli <= 0) return {};
   const NodeRates& r = it->second;
@@ -51,7 +51,7 @@ Costing::Rate Costing::rate(const std::string& node, std::int64_t gpu_milli) con
 void Costing::held(const Rate& charge) { held_ += charge; }
 
 void Costing::node(model::SimTime t, const std::string& name, bool removed) {
-  if (!priced_ && !powered_) return;
+  if (!active()) return;
   const auto r = rates_.find(name);
   if (r == rates_.end()) return;
   const auto since = installed_since_.find(name);

@@ -29,6 +29,7 @@ class Costing {
   void set_rates(std::unordered_map<std::string, NodeRates> by_node);
   bool priced() const { return priced_; }
   bool powered() const { return powered_; }
+  bool active() const { return priced_ || powered_; }
 
   // What holding GPUs costs per microsecond: money, and kWh at the node's full draw (`busy`) and
   // at its idle draw (`idle`), for the share of the node those GPUs are.

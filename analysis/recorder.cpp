@@ -308,9 +308,7 @@ void Recorder::on_change(const model::TimedChange& tc) {
           for (Scope* s : {&cluster_, js.scope})
             set(s->allocated, t, s->allocated.value + c.gpu_milli);
           occupancy_.pod(t, c.node, c.queue, c.gpu_milli);
-          const Costing::Rate rate = costing_.rate(c.node, c.gpu_milli);
-          js.bound_rate += rate;
-          js.bound_rate_area += rate * static_cast<double>(t.time_since_epoch().count());
+          cost_bound(js, c.node, c.gpu_milli, t);
         } else if constexpr (std::is_same_v<T, model::PodReleased>) {
           JobRow& r = row(c.job);
           JobState& js = state(c.job);
@@ -321,10 +319,7 @@ void Recorder::on_change(const model::TimedChange& tc) {
             for (Scope* s : {&cluster_, js.scope})
               set(s->allocated, t, s->allocated.value - c.gpu_milli);
             occupancy_.pod(t, c.node, c.queue, -c.gpu_milli);
-            const Costing::Rate rate = costing_.rate(c.node, c.gpu_milli);
-            charge(r, rate * static_cast<double>((t - c.bound_at).count()));
-            js.bound_rate -= rate;
-            js.bound_rate_area -= rate * static_cast<double>(c.bound_at.time_since_epoch().count());
+            cost_released(r, js, c.node, c.gpu_milli, t, c.bound_at);
             --js.bound_pods;
             js.bound_gpu_milli -= c.gpu_milli;
             js.bound_since_area -=
@@ -587,6 +582,23 @@ void Recorder::set_groups(RecorderGroups groups) {
   queue_quota_gpu_milli_ = std::move(groups.queue_quota_gpu_milli);
   occupancy_.set_layout(std::move(groups.node_rows));
   costing_.set_rates(std::move(groups.node_rates));
+}
+
+void Recorder::cost_bound(JobState& js, const std::string& node, std::int64_t gpu_milli,
+                          SimTime t) {
+  if (!costing_.active()) return;  // nothing on the hot path of a run without prices or power
+  const Costing::Rate rate = costing_.rate(node, gpu_milli);
+  js.bound_rate += rate;
+  js.bound_rate_area += rate * static_cast<double>(t.time_since_epoch().count());
+}
+
+void Recorder::cost_released(JobRow& r, JobState& js, const std::string& node,
+                             std::int64_t gpu_milli, SimTime t, SimTime bound_at) {
+  if (!costing_.active()) return;
+  const Costing::Rate rate = costing_.rate(node, gpu_milli);
+  charge(r, rate * static_cast<double>((t - bound_at).count()));
+  js.bound_rate -= rate;
+  js.bound_rate_area -= rate * static_cast<double>(bound_at.time_since_epoch().count());
 }
 
 void Recorder::charge(JobRow& r, const Costing::Rate& c) {

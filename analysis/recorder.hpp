@@ -207,8 +207,6 @@ class Recorder {
     std::optional<std::string> accounting_violation;  // the first job whose idle time is negative
   };
   void add_figures(AllFigures& f, const JobRow& r) const;
-  // Charges a hold of GPUs to its job and to the cluster's totals.
-  void charge(JobRow& r, const Costing::Rate& c);
   // A group's cost and energy metrics, when the nodes have prices or power.
   void write_cost(std::map<std::string, double>& m, const std::string& prefix,
                   const Figures& g) const;
@@ -216,6 +214,12 @@ class Recorder {
   const AllFigures& figures(AllFigures& scratch) const;
   JobRow& row(model::JobId id);
   struct JobState;
+  // Charges a hold of GPUs to its job and to the cluster's totals; a pod bound (its rate kept
+  // on its job) and released (charged).
+  void charge(JobRow& r, const Costing::Rate& c);
+  void cost_bound(JobState& js, const std::string& node, std::int64_t gpu_milli, SimTime t);
+  void cost_released(JobRow& r, JobState& js, const std::string& node, std::int64_t gpu_milli,
+                     SimTime t, SimTime bound_at);
   JobState& state(model::JobId id);
   // Rows from the front that are final, in JobId order: figures, sojourn sums, the sink.
   void retire_final();

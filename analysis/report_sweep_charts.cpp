@@ -113,7 +113,8 @@ json target_rules(const std::vector<Target>& targets, std::string_view metric, d
 // One line chart per metric against the first parameter: one line per scope and value of the
 // other parameters, with its 95 % band.
 Chart line_chart(const SweepSummary& s, const MetricInfo& info, const std::vector<Cell>& cells,
-                 const std::vector<Target>& targets, const std::vector<std::string>& labels) {
+                 const std::vector<Target>& targets, std::optional<std::size_t> chosen,
+                 const std::vector<std::string>& labels) {
   std::vector<std::string> xs;
   for (const auto& p : s.points) xs.push_back(p.values.front());
   const bool numeric_x = all_numbers(xs);
@@ -183,7 +184,7 @@ Chart line_chart(const SweepSummary& s, const MetricInfo& info, const std::vecto
   }
   std::optional<std::string> answer;
   if (s.goal && s.goal->answer) answer = *s.goal->answer;
-  if (const auto c = chosen_point(s)) answer = s.points[*c].values.front();
+  if (chosen) answer = s.points[*chosen].values.front();
   if (answer && numeric_x) {
     layers.push_back({{"data", {{"values", {{{"x", std::strtod(answer->c_str(), nullptr)}}}}}},
                       {"mark", {{"type", "rule"}, {"color", "#2a7"}, {"strokeWidth", 2}}},
@@ -210,9 +211,8 @@ Chart line_chart(const SweepSummary& s, const MetricInfo& info, const std::vecto
 // written in the cell, the points meeting every target outlined.
 Chart heatmap_chart(const SweepSummary& s, const MetricInfo& info, const std::vector<Cell>& cells,
                     const std::vector<bool>& meeting, bool with_targets,
-                    const std::vector<std::string>& labels) {
+                    std::optional<std::size_t> chosen, const std::vector<std::string>& labels) {
   const Scale sc = scale_of(info, cells);
-  const std::optional<std::size_t> chosen = chosen_point(s);
   std::vector<std::string> xs, ys, scopes;
   for (const auto& p : s.points) {
     if (std::find(xs.begin(), xs.end(), p.values[0]) == xs.end()) xs.push_back(p.values[0]);
@@ -340,14 +340,15 @@ std::vector<Target> report_targets(const SweepSummary& s) {
 std::vector<Chart> sweep_charts(const SweepSummary& s, const std::vector<Target>& targets) {
   const std::vector<std::string> labels = parameter_labels(s.parameters);
   const std::vector<bool> meeting = points_meeting(s, targets);
+  const std::optional<std::size_t> chosen = chosen_point(s);
   std::vector<Chart> charts;
   for (const auto& info : kSweepMetrics) {
     const std::vector<Cell> cells = cells_of(s, info.name);
     if (cells.empty()) continue;
     if (s.parameters.size() == 2) {
-      charts.push_back(heatmap_chart(s, info, cells, meeting, !targets.empty(), labels));
+      charts.push_back(heatmap_chart(s, info, cells, meeting, !targets.empty(), chosen, labels));
     } else {
-      charts.push_back(line_chart(s, info, cells, targets, labels));
+      charts.push_back(line_chart(s, info, cells, targets, chosen, labels));
     }
   }
   return charts;

@@ -149,12 +149,7 @@ int SizeSearch::prepare(std::size_t i) {
   }
   inputs_.insert(inputs_.end(), loaded.files.begin(), loaded.files.end());
   if (!seed_) {
-    for (std::size_t k = 0; k < targets_.size(); ++k) {
-      if (const auto why = unknown_target_group(targets_[k], *loaded.scenario); !why.empty()) {
-        fmt::print(stderr, "t9ksim size: --target '{}': {}\n", args_.targets[k], why);
-        return kExitUsage;
-      }
-    }
+    if (!targets_fit("size", args_.targets, *loaded.scenario)) return kExitUsage;
     seed_ = loaded.scenario->seed;
     reps_ = args_.replications.value_or(
         static_cast<std::uint64_t>(std::max(1, loaded.scenario->replications)));
