@@ -40,6 +40,30 @@ std::string relative_to(const fs::path& p, const fs::path& base) {
   return (ec || rel.empty()) ? p.generic_string() : rel.generic_string();
 }
 
+// Every run's warnings (or notes) once, in order of first appearance; one that not every
+// replication gave says which did.
+json once_each(const ReplicationSummary& s, std::vector<std::string> RunSummary::*field) {
+  std::vector<std::pair<std::string, std::vector<std::uint64_t>>> said;
+  for (const auto& r : s.runs) {
+    for (const auto& w : r.*field) {
+      auto it = std::find_if(said.begin(), said.end(), [&](const auto& x) { return x.first == w; });
+      if (it == said.end()) it = said.insert(said.end(), {w, {}});
+      if (it->second.empty() || it->second.back() != r.replication)
+        it->second.push_back(r.replication);
+    }
+  }
+  json ws = json::array();
+  for (const auto& [w, in] : said) {
+    if (in.size() == s.runs.size()) {
+      ws.push_back(w);
+    } else {
+      ws.push_back(
+          fmt::format("{} (replication{} {})", w, in.size() == 1 ? "" : "s", fmt::join(in, ", ")));
+    }
+  }
+  return ws;
+}
+
 json replication_body(const ReplicationSummary& s, const fs::path& dir) {
   json j;
   j["scenario"] = s.scenario;
@@ -61,30 +85,8 @@ json replication_body(const ReplicationSummary& s, const fs::path& dir) {
     ok = ok && r.invariants_ok;
   }
   j["runs"] = runs;
-  // Every run's warnings once, in order of first appearance; one that not every replication gave
-  // says which did.
-  std::vector<std::pair<std::string, std::vector<std::uint64_t>>> warned;
-  for (const auto& r : s.runs) {
-    for (const auto& w : r.warnings) {
-      auto it =
-          std::find_if(warned.begin(), warned.end(), [&](const auto& x) { return x.first == w; });
-      if (it == warned.end()) it = warned.insert(warned.end(), {w, {}});
-      if (it->second.empty() || it->second.back() != r.replication)
-        it->second.push_back(r.replication);
-    }
-  }
-  if (!warned.empty()) {
-    json ws = json::array();
-    for (const auto& [w, in] : warned) {
-      if (in.size() == s.runs.size()) {
-        ws.push_back(w);
-      } else {
-        ws.push_back(fmt::format("{} (replication{} {})", w, in.size() == 1 ? "" : "s",
-                                 fmt::join(in, ", ")));
-      }
-    }
-    j["warnings"] = ws;
-  }
+  if (auto ws = once_each(s, &RunSummary::warnings); !ws.empty()) j["warnings"] = std::move(ws);
+  if (auto ns = once_each(s, &RunSummary::notes); !ns.empty()) j["notes"] = std::move(ns);
   j["seeds"] = seeds;
   j["replication_numbers"] = reps;
   j["invariants_ok"] = ok;
@@ -166,6 +168,7 @@ RunSummary load_run_summary(const fs::path& dir) {
     r.horizon_s = j.value("horizon_s", 0.0);
     if (j.contains("invariants")) r.invariants_ok = j["invariants"].value("ok", true);
     if (j.contains("warnings")) r.warnings = j.at("warnings").get<std::vector<std::string>>();
+    if (j.contains("notes")) r.notes = j.at("notes").get<std::vector<std::string>>();
     if (j.contains("setup")) r.setup = detail::read_setup(j.at("setup"));
     if (!j.at("metrics").is_object()) detail::bad_summary(file, "its metrics are not an object");
     for (const auto& [k, v] : j.at("metrics").items()) {

@@ -34,6 +34,7 @@ struct RunSummary {
   double horizon_s = 0;
   bool invariants_ok = true;
   std::vector<std::string> warnings;  // the run's summary.json "warnings"
+  std::vector<std::string> notes;     // the run's summary.json "notes"
   std::map<std::string, double> metrics;
   RunSetup setup;  // what the run simulated (setup.present false for older summaries)
 };

@@ -87,10 +87,19 @@ constexpr const char* kJobsCsvHeader =
     "gpu_hours_allocated,gpu_hours_productive,gpu_hours_lost_fault,gpu_hours_lost_software,"
     "gpu_hours_lost_preemption,gpu_hours_lost_scale,gpu_hours_lost_pause,"
     "gpu_hours_lost_max_duration,gpu_hours_lost_other,gpu_hours_idle,pending_cause,pending_"
-    "reason\n";
+    "reason";
+
+// The header, with the cost and energy columns of a run whose nodes have prices or power.
+std::string jobs_csv_header(const JobsCsvColumns& c) {
+  std::string h = kJobsCsvHeader;
+  if (c.cost) h += ",cost";
+  if (c.energy) h += ",energy_kwh";
+  return h + "\n";
+}
 
 // One line of jobs.csv (docs/outputs.md), appended to `row`.
-void append_job_row(fmt::memory_buffer& row, const JobRow& j, SimTime horizon) {
+void append_job_row(fmt::memory_buffer& row, const JobRow& j, SimTime horizon,
+                    const JobsCsvColumns& columns) {
   const bool rejected = j.phase == "Rejected";
   const std::string wait = j.first_running ? secs(*j.first_running - j.submit) : "";
   const std::string jct = (j.end && !rejected) ? secs(*j.end - j.submit) : "";
@@ -107,7 +116,7 @@ void append_job_row(fmt::memory_buffer& row, const JobRow& j, SimTime horizon) {
   fmt::format_to(
       std::back_inserter(row),
       "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}"
-      ",{},{}\n",
+      ",{},{}",
       csv_field(j.name), model::to_string(j.kind), csv_field(j.queue), j.priority, j.replicas,
       format_gpu_milli(j.gpu_milli), j.elastic ? "true" : "false", secs(j.submit),
       j.first_running ? secs(*j.first_running) : "", j.end ? secs(*j.end) : "", wait, jct, j.phase,
@@ -118,18 +127,22 @@ void append_job_row(fmt::memory_buffer& row, const JobRow& j, SimTime horizon) {
       hours(j.lost_gpu_milli_us[4]), hours(j.lost_gpu_milli_us[5]), hours(j.lost_gpu_milli_us[6]),
       hours(j.idle_gpu_milli_us()), j.pending_cause ? model::to_string(*j.pending_cause) : "",
       csv_field(j.pending_reason));
+  if (columns.cost) fmt::format_to(std::back_inserter(row), ",{}", num(j.cost));
+  if (columns.energy) fmt::format_to(std::back_inserter(row), ",{}", num(j.energy_kwh));
+  row.push_back('\n');
 }
 
 }  // namespace
 
 // Row by row: a year's jobs.csv is hundreds of megabytes, never held whole in memory.
 void write_jobs_csv(std::ostream& os, const Recorder& r) {
-  os << kJobsCsvHeader;
+  const JobsCsvColumns columns{r.costing().priced(), r.costing().powered()};
+  os << jobs_csv_header(columns);
   fmt::memory_buffer row;
   for (const auto& j : r.jobs()) {
     if (j.name.empty()) continue;
     row.clear();
-    append_job_row(row, j, r.horizon());
+    append_job_row(row, j, r.horizon(), columns);
     os.write(row.data(), static_cast<std::streamsize>(row.size()));
   }
 }
@@ -140,15 +153,16 @@ std::string jobs_csv(const Recorder& r) {
   return std::move(os).str();
 }
 
-JobsCsvWriter::JobsCsvWriter(const std::filesystem::path& path, SimTime horizon)
-    : file_(path), horizon_(horizon) {
-  file_.out() << kJobsCsvHeader;
+JobsCsvWriter::JobsCsvWriter(const std::filesystem::path& path, SimTime horizon,
+                             JobsCsvColumns columns)
+    : file_(path), horizon_(horizon), columns_(columns) {
+  file_.out() << jobs_csv_header(columns_);
 }
 
 void JobsCsvWriter::row(const JobRow& r) {
   if (r.name.empty()) return;
   row_.clear();
-  append_job_row(row_, r, horizon_);
+  append_job_row(row_, r, horizon_, columns_);
   file_.out().write(row_.data(), static_cast<std::streamsize>(row_.size()));
   file_.check();
 }
@@ -232,6 +246,7 @@ nlohmann::json setup_json(const RunSetup& s) {
   j["replications"] = s.replications;
   if (!s.overrides.empty()) j["overrides"] = s.overrides;
   if (!s.targets.empty()) j["targets"] = s.targets;
+  if (s.time_zero_unix_s) j["timeZero"] = *s.time_zero_unix_s;
   return j;
 }
 
@@ -253,6 +268,7 @@ std::string summary_json(const Recorder& r, const RunInfo& info) {
   j["invariants"] = {{"ok", info.invariant_violations.empty()},
                      {"violations", info.invariant_violations}};
   if (!info.warnings.empty()) j["warnings"] = info.warnings;
+  if (!info.notes.empty()) j["notes"] = info.notes;
   j["setup"] = setup_json(info.setup);
   for (const auto& p : info.plugins) {
     j["plugins"][p.name] = {

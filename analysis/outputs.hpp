@@ -85,7 +85,10 @@ struct RunSetup {
   std::int64_t replications = 1;       // the scenario's spec.replications
   std::vector<std::string> overrides;  // the command's --set PATH=VALUE, as given (in order)
   std::vector<std::string> targets;    // the command's --target texts (analysis/goal.hpp)
-  bool present = false;                // false: read from a summary.json older than "setup"
+  // Simulated time zero on the calendar (Unix seconds), when the run starts from a cluster
+  // export (spec.initialState): the report's time axes are then dates.
+  std::optional<std::int64_t> time_zero_unix_s;
+  bool present = false;  // false: read from a summary.json older than "setup"
 };
 
 struct RunInfo {
@@ -101,6 +104,9 @@ struct RunInfo {
   // What makes this run's figures misleading on their own (summary.json "warnings", written only
   // when there are any): e.g. a fault profile under which no fault happened.
   std::vector<std::string> warnings;
+  // What loading assumed or chose (summary.json "notes", written only when there are any): time
+  // zero of an export, defaults taken from its data, a forecast's fit.
+  std::vector<std::string> notes;
   std::vector<PluginUse> plugins;  // summary.json "plugins", written only when there are any
   RunSetup setup;
 };
@@ -138,15 +144,23 @@ class EventLog {
 // jobs.csv written while the run goes (Recorder::stream_rows: each row once its job has left
 // the world, in JobId order) to a temporary name; commit() renames it, and a writer destroyed
 // uncommitted (a failed run) removes it.
+// jobs.csv's optional columns: `cost` and `energy_kwh` in runs whose nodes have prices or power
+// (docs/outputs.md "Cost and energy"), so other runs' files stay as they were.
+struct JobsCsvColumns {
+  bool cost = false;
+  bool energy = false;
+};
+
 class JobsCsvWriter {
  public:
-  JobsCsvWriter(const std::filesystem::path& path, SimTime horizon);
+  JobsCsvWriter(const std::filesystem::path& path, SimTime horizon, JobsCsvColumns columns = {});
   void row(const JobRow& r);
   void commit() { file_.commit(); }
 
  private:
   StagedFile file_;
   SimTime horizon_;
+  JobsCsvColumns columns_;
   fmt::memory_buffer row_;
 };
 

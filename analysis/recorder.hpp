@@ -141,6 +141,8 @@ class Recorder {
   const Occupancy& occupancy() const { return occupancy_; }
   SimDuration bucket() const { return bucket_; }
   SimTime horizon() const { return horizon_; }
+  // The nodes' prices and power, as set_groups gave them (jobs.csv's cost columns).
+  const Costing& costing() const { return costing_; }
   // Σ over pods of (bind -> release) × milli-GPU; integral of ready allocatable milli-GPU.
   Int128 allocated_gpu_milli_us() const { return total_allocated_; }
   Int128 capacity_gpu_milli_us() const { return capacity_area_; }

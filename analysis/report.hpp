@@ -44,6 +44,8 @@ struct ReportInput {
   // The results folder the page describes: run folders are named relative to it, so the page
   // does not depend on the --out path as typed (issue 17 item 7).
   std::filesystem::path root;
+  // `t9ksim forecast --job`: job-forecast.csv of the folder (empty otherwise).
+  CsvTable job_forecast;
 };
 
 // The page, deterministic for a given input.

@@ -43,12 +43,50 @@ json base_spec(json values) {
           {"data", {{"values", std::move(values)}}}};
 }
 
+// Hours since time zero on the calendar: ticks where UTC hours are multiples of the step (whole
+// days once the run is longer than two days, at most about 14 ticks), labelled as dates.
+json calendar_x(std::int64_t t0_s, double horizon_h, const char* field) {
+  static constexpr int kSteps[] = {1, 2, 3, 6, 12, 24};
+  int step = 24 * std::max(1, static_cast<int>(std::ceil(horizon_h / 24 / 14)));
+  if (horizon_h <= 48) {
+    for (const int s : kSteps) {
+      if (horizon_h / s <= 14) {
+        step = s;
+        break;
+      }
+    }
+  }
+  const std::int64_t t0_h_floor = t0_s >= 0 ? t0_s / 3600 : (t0_s - 3599) / 3600;
+  const double offset_h = static_cast<double>(t0_s) / 3600 - static_cast<double>(t0_h_floor);
+  // The first multiple of `step` (in UTC hours since the epoch) at or after time zero.
+  std::int64_t first = t0_h_floor + (offset_h > 0 ? 1 : 0);
+  first += (step - first % step) % step;
+  json ticks = json::array();
+  for (double x = static_cast<double>(first) - static_cast<double>(t0_s) / 3600; x <= horizon_h;
+       x += step)
+    ticks.push_back(x);
+  const std::string format = step >= 24 ? "%a %d %b" : "%d %b %H:%M";
+  return {{"field", field},
+          {"type", "quantitative"},
+          {"title", "date (UTC)"},
+          {"scale", {{"domain", {0, horizon_h}}, {"nice", false}}},
+          {"axis",
+           {{"values", std::move(ticks)},
+            {"labelExpr",
+             fmt::format("utcFormat(({} + datum.value * 3600) * 1000, '{}')", t0_s, format)}}}};
+}
+
 // The x encoding of a chart over simulated time whose `field` is in hours: in days once the run
 // is longer than two days (issue 48: "hours since 0" of a week-long run), ticked at whole days
 // (at most about 14 ticks) and labelled by day number.
+// A run from a cluster export (setup.time_zero_unix_s) is on the calendar: dates (UTC) instead,
+// ticked at UTC midnights (at whole hours for runs of two days or less).
 json time_x(const ReportInput& in, const char* field, const char* hours_title) {
   double horizon_h = 0;
   for (const auto& v : in.variants) horizon_h = std::max(horizon_h, v.sample.horizon_s / 3600);
+  const auto& runs = in.variants.front().replications.runs;
+  if (!runs.empty() && runs.front().setup.time_zero_unix_s && horizon_h > 0)
+    return calendar_x(*runs.front().setup.time_zero_unix_s, horizon_h, field);
   if (horizon_h <= 48) return {{"field", field}, {"type", "quantitative"}, {"title", hours_title}};
   const int days = static_cast<int>(std::ceil(horizon_h / 24));
   const int step = std::max(1, (days + 13) / 14);

@@ -374,6 +374,10 @@ ReportInput report_input_from(const fs::path& dir, const fs::path& file, const j
     throw std::runtime_error(dir.string() + ": " + e.what());
   }
   in.title = in.variants.front().replications.scenario;
+  if (fs::exists(dir / "job-forecast.csv")) {
+    in.job_forecast =
+        parse_csv(read_text_file(dir / "job-forecast.csv"), (dir / "job-forecast.csv").string());
+  }
   return in;
 }
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "analysis/detail/report.hpp"
 #include "analysis/goal.hpp"
+#include "analysis/job_forecast.hpp"
 #include "analysis/recorder.hpp"
 #include "analysis/statistics.hpp"
 #include "analysis/units.hpp"
@@ -250,6 +251,20 @@ std::string replay_answer(const ReportInput& in) {
   return h + "</ul>\n";
 }
 
+// `t9ksim forecast --job`'s own answer: when the job starts and ends, and why it waits.
+std::string job_answer(const ReportInput& in) {
+  if (in.job_forecast.rows.empty()) return {};
+  const JobForecast f = parse_job_forecast(in.job_forecast);
+  const auto lines = job_forecast_lines(f, answer_job_forecast(f));
+  std::string first = lines.front();
+  if (first.ends_with(':')) first.pop_back();
+  std::string h = "<h2>The answer: when your job starts</h2>\n<p class=\"q\">" +
+                  html_escape(first) +
+                  ". job-forecast.csv has each replication.</p>\n<ul class=\"answer\">\n";
+  for (std::size_t i = 1; i < lines.size(); ++i) h += "<li>" + html_escape(lines[i]) + "</li>\n";
+  return h + "</ul>\n";
+}
+
 // The command's targets (--target on run or compare, kept in the runs' summaries), checked over
 // each variant's replications: met or not, in the form each is checked in.
 std::string targets_answer(const ReportInput& in) {
@@ -284,8 +299,8 @@ std::string setup_section(const std::vector<RunSummary>& runs, std::string_view 
 
 std::string first_screen(const ReportInput& in) {
   const auto& base = in.variants.front();
-  std::string h =
-      setup_section(base.replications.runs, "") + variants_section(in) + replay_answer(in);
+  std::string h = job_answer(in) + setup_section(base.replications.runs, "") +
+                  variants_section(in) + replay_answer(in);
   const auto queues = group_values(in, kGroupQueue);
   if (queues.empty()) return h + cost_answer(base) + targets_answer(in);
   h += "<h2>The answer, by queue</h2>\n<p class=\"q\">";

@@ -177,6 +177,7 @@ std::string render_report(const ReportInput& in) {
       fmt::join(reps, ", "));
   h += first_screen(in);
   h += warnings_block(in);
+  h += notes_block(in);
   h += initial_state_section(in);
   h += "<h2>Headline metrics</h2>\n";
   h += in.kind == ReportKind::Run

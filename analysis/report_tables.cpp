@@ -241,6 +241,30 @@ std::string warnings_block(const ReportInput& in) {
   return h + "</ul></div>\n";
 }
 
+std::string notes_block(const ReportInput& in) {
+  std::vector<std::string> notes;
+  std::set<std::string> seen;
+  for (const auto& v : in.variants) {
+    const std::string prefix = in.variants.size() > 1 ? v.name + ": " : "";
+    for (const auto& r : v.replications.runs) {
+      for (const auto& n : r.notes) {
+        // "spec.initialState.fromExport: time zero is ...": the field is for the scenario's
+        // author; the page says what was assumed.
+        std::string text = n;
+        if (text.starts_with("spec.")) {
+          const auto colon = text.find(": ");
+          if (colon != std::string::npos) text = text.substr(colon + 2);
+        }
+        if (seen.insert(prefix + text).second) notes.push_back(prefix + text);
+      }
+    }
+  }
+  if (notes.empty()) return "";
+  std::string h = "<div class=\"notes\"><strong>What the run assumed</strong><ul>\n";
+  for (const auto& n : notes) h += "<li>" + html_escape(n) + "</li>\n";
+  return h + "</ul></div>\n";
+}
+
 // The values a group has in any variant ("queue" -> production, research), sorted.
 std::vector<std::string> group_values(const ReportInput& in, const std::string& group) {
   std::set<std::string> values;
@@ -444,8 +468,10 @@ std::string initial_state_section(const ReportInput& in) {
   constexpr std::size_t kRows = 20;
   std::vector<std::size_t> running, waiting;
   double running_gpus = 0, waiting_gpus = 0;
+  std::size_t nodeless = 0;  // running without a pod in the export: the scheduler placed them
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
     const bool r = t.field(i, "state") == "Running";
+    nodeless += r && t.field(i, "nodes").empty();
     (r ? running : waiting).push_back(i);
     (r ? running_gpus : waiting_gpus) += t.number(i, "gpus").value_or(0);
   }
@@ -456,9 +482,13 @@ std::string initial_state_section(const ReportInput& in) {
       "({} GPUs) placed on their recorded nodes, with the time left that the remaining-work model "
       "gave; "
       "{} waiting job{} ({} GPUs) queued in creation order (initial-state.csv has every job; "
-      "docs/forecast.md).</p>\n",
+      "docs/forecast.md).{}</p>\n",
       running.size(), running.size() == 1 ? "" : "s", num(running_gpus), waiting.size(),
-      waiting.size() == 1 ? "" : "s", num(waiting_gpus));
+      waiting.size() == 1 ? "" : "s", num(waiting_gpus),
+      nodeless == 0 ? ""
+                    : fmt::format(" {} of the running jobs had no pod in the export: the "
+                                  "scheduler placed {}.",
+                                  nodeless, nodeless == 1 ? "it" : "them"));
   const auto table = [&](const std::vector<std::size_t>& rows, bool run) {
     if (rows.empty()) return std::string();
     std::string s = fmt::format(

@@ -55,6 +55,7 @@ RunSetup read_setup(const nlohmann::json& j) {
   s.replications = j.value("replications", std::int64_t{1});
   s.overrides = j.value("overrides", std::vector<std::string>{});
   s.targets = j.value("targets", std::vector<std::string>{});
+  if (j.contains("timeZero")) s.time_zero_unix_s = j.at("timeZero").get<std::int64_t>();
   return s;
 }
 

@@ -5,13 +5,17 @@
 
 #include <fmt/format.h>
 
+#include "analysis/job_forecast.hpp"
 #include "analysis/outputs.hpp"
 #include "analysis/report.hpp"
 #include "analysis/result_folder.hpp"
 #include "app/commands.hpp"
+#include "app/forecast_scenario.hpp"
+#include "app/options.hpp"
 #include "app/run_command.hpp"
 #include "runs/exit_codes.hpp"
 #include "runs/messages.hpp"
+#include "runs/work.hpp"
 #include "scenarios/format/diagnostics.hpp"
 #include "scenarios/format/load.hpp"
 #include "scenarios/format/scenario.hpp"
@@ -65,14 +69,6 @@ std::optional<std::int64_t> time_zero(const std::string& command, const std::str
   return us;
 }
 
-// --remaining as spec.initialState.remaining.
-std::string remaining_yaml(const std::string& r) {
-  if (r == "deadline") return "{activeDeadline: true}";
-  if (r.find_first_not_of("0123456789.") == std::string::npos && !r.empty())
-    return fmt::format("{{fractionOfElapsed: {}}}", r);
-  return fmt::format("{{distribution: {}}}", r);
-}
-
 }  // namespace
 
 int fit_command(const FitArgs& a) {
@@ -92,6 +88,8 @@ int fit_command(const FitArgs& a) {
       fmt::format("# t9ksim fit {}: new jobs like the export's, time zero {} (docs/forecast.md).\n",
                   fs::path(a.export_path).filename().string(), scenarios::format_trace_time(*at));
   for (const auto& n : fit.notes) text += "# " + n + "\n";
+  for (const auto& n : fit.class_notes) text += "# " + n + "\n";
+  for (const auto& c : fit.cautions) text += "# caution: " + c + "\n";
   text += "# Put the entry under spec.workload.generators.\ngenerators:\n" + fit.yaml;
   if (a.out.empty()) {
     fmt::print("{}", text);
@@ -104,28 +102,74 @@ int fit_command(const FitArgs& a) {
     return kExitError;
   }
   if (!a.quiet) {
-    for (const auto& n : fit.notes) fmt::print("{}\n", n);
+    for (const auto& n : fit.notes) fmt::print("note: {}\n", n);
+    for (const auto& n : fit.class_notes) fmt::print("note: {}\n", n);
+    for (const auto& c : fit.cautions) fmt::print("warning: {}\n", c);
     fmt::print("generator: {}\n", a.out);
   }
   return kExitOk;
 }
 
+namespace {
+
+// The --job answer from each run's jobs.csv, written as job-forecast.csv into the staging folder.
+void write_job_forecast(const runs::Work& w, const ForecastJob& job, std::int64_t at_us,
+                        double horizon_s, const fs::path& staging,
+                        analysis::JobForecast& forecast) {
+  forecast.job = job.key;
+  forecast.kind = job.kind;
+  forecast.queue = job.queue;
+  forecast.gpus = job.gpus;
+  forecast.time_zero_unix_s = at_us / 1000000;
+  forecast.horizon_s = horizon_s;
+  for (const auto& u : w.units) {
+    forecast.rows.push_back(analysis::job_forecast_row(
+        u.dir.empty() ? staging : staging / fs::path(u.dir), job.key, u.replication));
+  }
+  analysis::write_file_atomic(staging / "job-forecast.csv", analysis::job_forecast_csv(forecast));
+}
+
+}  // namespace
+
 int forecast_command(const ForecastArgs& a) {
   std::string abs;
   const auto data = read_export("forecast", a.export_path, abs);
   if (!data) return kExitUsage;
-  if (data->pools.empty()) {
-    fmt::print(
-        stderr,
-        "t9ksim forecast: {}: the export has no Node objects: a forecast starts from the cluster's "
-        "nodes (kubectl get "
-        "genericjobs,pytorchtrainingjobs,deepspeedjobs,queues,podgroups,nodes,pods -A "
-        "-o yaml)\n",
-        a.export_path);
+  scenarios::ExportCluster cluster;
+  {
+    std::vector<scenarios::Diagnostic> ignored;  // the scenario's load reports them
+    if (auto c = scenarios::load_export_cluster(abs, ignored)) cluster = std::move(*c);
+  }
+  if (cluster.pools.empty() && a.nodes <= 0) {
+    fmt::print(stderr,
+               "t9ksim forecast: {}: the export has no Node objects; export them too (kubectl get "
+               "genericjobs,pytorchtrainingjobs,deepspeedjobs,queues,podgroups,nodes,pods -A -o "
+               "yaml) or give the cluster with --nodes N --gpus-per-node G\n",
+               a.export_path);
+    return kExitUsage;
+  }
+  if (!cluster.pools.empty() && a.nodes > 0) {
+    fmt::print(stderr,
+               "t9ksim forecast: --nodes: the export has Node objects, which the forecast starts "
+               "from; --nodes is for an export without them (change the cluster afterwards with "
+               "t9ksim run DIR/scenario.yaml --set ...)\n");
+    return kExitUsage;
+  }
+  if (a.gpus_per_node < 0) {
+    fmt::print(stderr, "t9ksim forecast: --gpus-per-node: found {}; allowed: 0 or more\n",
+               a.gpus_per_node);
     return kExitUsage;
   }
   const auto at = time_zero("forecast", a.at, *data);
   if (!at) return kExitUsage;
+  std::optional<ForecastJob> job;
+  if (!a.job.empty()) {
+    job = read_forecast_job(a.job, *data);
+    if (!job) return kExitUsage;
+  } else if (!a.job_run_time.empty()) {
+    fmt::print(stderr, "t9ksim forecast: --job-run-time: only with --job\n");
+    return kExitUsage;
+  }
   workload::FitResult fit;
   if (a.arrivals) {
     try {
@@ -137,43 +181,83 @@ int forecast_command(const ForecastArgs& a) {
       return kExitUsage;
     }
   }
-  const std::string q = scenarios::yaml_quoted(abs);
-  // The name titles the report and the summary: which export, from when (not just "forecast").
-  const std::string what =
-      fmt::format("forecast of {} from {}", fs::path(a.export_path).filename().string(),
-                  scenarios::format_trace_time(*at));
-  std::string text = "apiVersion: t9ksim/v1\nkind: Scenario\nmetadata:\n";
-  text += fmt::format("  name: {}\n  description: {}\n", scenarios::yaml_quoted(what),
-                      scenarios::yaml_quoted("t9ksim " + what));
-  text += fmt::format("spec:\n  horizon: {}\n  seed: {}\n", a.horizon, a.seed.value_or(1));
-  text += fmt::format("  cluster: {{fromExport: {}}}\n  scheduler:\n    name: t9k\n", q);
-  text += fmt::format("  initialState:\n    fromExport: {}\n    at: {}\n    remaining: {}\n", q,
-                      scenarios::yaml_quoted(scenarios::format_trace_time(*at)),
-                      remaining_yaml(a.remaining));
-  if (!a.queued_run_time.empty()) text += fmt::format("    queuedRunTime: {}\n", a.queued_run_time);
-  if (a.arrivals) {
-    text += "  workload:\n    generators:\n";
-    for (const auto& n : fit.notes) text += "    # " + n + "\n";
-    text += fit.yaml;
+  // Several replications by default: one week is one draw of the arrivals (issue: never a single
+  // unrepresentative week); a job's p90 needs more.
+  const std::uint64_t reps = a.replications.value_or(job ? 20 : 5);
+  if (reps == 0) {
+    fmt::print(stderr, "t9ksim forecast: --replications: found 0; allowed: 1 or more\n");
+    return kExitUsage;
   }
-  // Checked before anything is written: a bad --remaining or --horizon is reported as such.
-  const auto probe = scenarios::parse_scenario(text, "<forecast>");
+  const auto sc = forecast_scenario(a, *data, cluster, abs, *at, a.arrivals ? &fit : nullptr,
+                                    job ? &*job : nullptr, reps);
+  if (!sc) return kExitUsage;
+  // Checked before anything is written: a bad option is reported as the option. Messages name
+  // the scenario where it will be.
+  const std::string file = (fs::path(a.out_dir) / "scenario.yaml").string();
+  const auto probe = scenarios::parse_scenario(sc->text, file);
   if (!probe.ok()) {
-    print_diagnostics(probe.diagnostics, a.quiet);
+    print_forecast_diagnostics(probe.diagnostics, file, a.quiet);
     return kExitUsage;
   }
   if (!a.quiet) {
-    for (const auto& n : fit.notes) fmt::print("fit: {}\n", n);
+    print_forecast_diagnostics(probe.diagnostics, file, false);
+    for (const auto& n : sc->notes) fmt::print("note: {}\n", n);
+    for (const auto& c : sc->cautions) fmt::print("warning: {}\n", c);
+  }
+  runs::Work w;
+  w.command = "forecast";
+  w.scenario_file = file;
+  w.texts.push_back(sc->text);
+  w.files.emplace_back("scenario.yaml", sc->text);
+  w.inputs.emplace_back(abs);
+  if (job) w.inputs.emplace_back(job->path);
+  w.report = a.report;
+  if (reps == 1) {
+    w.finish = runs::Finish::Single;
+    w.units.push_back({"run", 0, 0, ""});
+  } else {
+    w.finish = runs::Finish::Replications;
+    w.groups.emplace_back();
+    for (std::uint64_t i = 0; i < reps; ++i) {
+      w.groups.front().units.push_back(w.units.size());
+      w.units.push_back({"forecast", 0, i, fmt::format("rep-{}", i)});
+    }
   }
   RunOneOptions opt;
-  opt.quiet = a.quiet;
-  opt.progress = !a.quiet;
-  const int rc = run_into_folder("forecast", a.out_dir, {abs}, text, opt, a.report);
-  if (rc == kExitOk && !a.quiet) {
-    fmt::print("scenario: {}\n", (fs::path(a.out_dir) / "scenario.yaml").string());
-    if (a.report) fmt::print("report: {}\n", (fs::path(a.out_dir) / "report.html").string());
+  opt.quiet = true;  // the load's notes and warnings were said above, once
+  opt.progress = !a.quiet && reps == 1;
+  opt.notes = sc->notes;
+  opt.warnings = sc->cautions;
+  const runs::RunOne runner = [opt](const std::string& t, const std::string& f, std::uint64_t r,
+                                    const std::string& dir,
+                                    const std::string&) { return run_one(t, f, r, dir, opt); };
+  analysis::JobForecast answer;
+  runs::ExtraFiles extra;
+  if (job) {
+    const double horizon_s = static_cast<double>(probe.scenario->horizon.count()) / 1e6;
+    extra = [&, horizon_s](const fs::path& staging) {
+      write_job_forecast(w, *job, *at, horizon_s, staging, answer);
+    };
   }
-  return rc;
+  runs::Finished finished;
+  const int rc = guarded("forecast", [&] {
+    finished = execute_work(w, a.out_dir, runner, a.threads, a.quiet, extra);
+    return finished.rc;
+  });
+  if (!a.quiet && finished.committed)
+    print_finished(w, finished, fs::absolute(a.out_dir).lexically_normal().string());
+  if (rc != kExitOk) return rc;
+  if (!a.quiet) {
+    if (job) {
+      const auto lines =
+          analysis::job_forecast_lines(answer, analysis::answer_job_forecast(answer));
+      for (std::size_t i = 0; i < lines.size(); ++i)
+        fmt::print("{}{}\n", i == 0 ? "your job " : "  ", lines[i]);
+      fmt::print("  job-forecast.csv has each replication\n");
+    }
+    fmt::print("scenario: {}\n", file);
+  }
+  return kExitOk;
 }
 
 void add_forecast_commands(Commands& c) {
@@ -209,7 +293,33 @@ void add_forecast_commands(Commands& c) {
                        "of the finished jobs");
   forecast->add_flag("!--no-arrivals", forecast_args->arrivals,
                      "No new jobs: only the jobs of the export");
-  forecast->add_option("--seed", forecast_args->seed, "Seed of the run (default 1)");
+  forecast->add_option("--seed", forecast_args->seed, "Seed of the run (default 1)")
+      ->transform(seed_number());
+  forecast
+      ->add_option("-r,--replications", forecast_args->replications,
+                   "Independent replications, each a draw of the arrivals and run times (default "
+                   "5, 20 with --job); with more than one, each goes to OUT/rep-<i>/ and "
+                   "OUT/summary.json has 95 % intervals")
+      ->transform(replications_number());
+  forecast
+      ->add_option("-j,--threads", forecast_args->threads,
+                   "Threads for replications (0: one per core)")
+      ->capture_default_str()
+      ->transform(threads_number());
+  forecast
+      ->add_option("--nodes", forecast_args->nodes,
+                   "An export without Node objects: the cluster as one pool of this many nodes")
+      ->transform(whole_number(1, kMaxImportNodes));
+  forecast
+      ->add_option("--gpus-per-node", forecast_args->gpus_per_node, "GPUs per node of that pool")
+      ->capture_default_str()
+      ->transform(whole_number(0, kMaxImportGpusPerNode));
+  forecast->add_option("--job", forecast_args->job,
+                       "A job not yet submitted (a manifest file): when it would start and end "
+                       "if submitted at time zero, and why it would wait");
+  forecast->add_option("--job-run-time", forecast_args->job_run_time,
+                       "Its run time (a duration or distribution); default: the median of the "
+                       "export's finished jobs");
   forecast->add_flag("!--no-report", forecast_args->report, "Do not write report.html");
   forecast->add_flag("-q,--quiet", forecast_args->quiet, "Print nothing but errors");
   c.on(forecast, [forecast_args] { return forecast_command(*forecast_args); });

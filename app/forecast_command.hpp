@@ -19,6 +19,13 @@ struct ForecastArgs {
   std::string queued_run_time;  // empty: the median of the finished jobs
   bool arrivals = true;         // false: no new jobs, only the initial state
   std::optional<std::uint64_t> seed;
+  // Default 5, 20 with --job (its p90 needs them); 1 writes the run into the folder itself.
+  std::optional<std::uint64_t> replications;
+  unsigned threads = 0;    // 0: one per hardware thread
+  std::int32_t nodes = 0;  // an export without Node objects: one pool of this many nodes
+  std::int32_t gpus_per_node = 8;
+  std::string job;           // --job: a job manifest; the answer is when it starts and ends
+  std::string job_run_time;  // its run time; empty: the median of the export's finished jobs
   bool report = true;
   bool quiet = false;
 };

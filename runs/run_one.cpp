@@ -191,9 +191,12 @@ std::optional<int> OneRun::load() {
   // Recorded in summary.json too, so that -q and replications keep them (without the file's
   // place: the outputs do not depend on where the scenario lies).
   for (const auto& d : loaded.diagnostics) {
-    if (d.severity == scenarios::Severity::Warning)
-      info_.warnings.push_back(d.path.empty() ? d.message : d.path + ": " + d.message);
+    const std::string text = d.path.empty() ? d.message : d.path + ": " + d.message;
+    if (d.severity == scenarios::Severity::Warning) info_.warnings.push_back(text);
+    if (d.severity == scenarios::Severity::Note) info_.notes.push_back(text);
   }
+  info_.notes.insert(info_.notes.end(), opt_.notes.begin(), opt_.notes.end());
+  info_.warnings.insert(info_.warnings.end(), opt_.warnings.begin(), opt_.warnings.end());
   load_warnings_ = info_.warnings.size();
   sc_ = std::move(*loaded.scenario);
   if (opt_.seed) sc_.seed = *opt_.seed;
@@ -229,8 +232,9 @@ void OneRun::observe() {
                                               analysis::Recorder::choose_bucket(sc_.horizon));
   rec_->set_groups(recorder_groups(sc_));
   // jobs.csv is written as jobs leave the world, so a year's rows are never all in memory.
-  jobs_csv_ =
-      std::make_unique<analysis::JobsCsvWriter>(out_ / "jobs.csv", kernel::SimTime{sc_.horizon});
+  jobs_csv_ = std::make_unique<analysis::JobsCsvWriter>(
+      out_ / "jobs.csv", kernel::SimTime{sc_.horizon},
+      analysis::JobsCsvColumns{rec_->costing().priced(), rec_->costing().powered()});
   rec_->stream_rows([this](const analysis::JobRow& r) { jobs_csv_->row(r); });
   if (opt_.events) log_ = std::make_unique<analysis::EventLog>(out_ / "events.jsonl");
   if (opt_.check && sc_.expect)

@@ -31,6 +31,10 @@ struct RunOneOptions {
   std::vector<std::string> overrides;
   // The command's --target texts, for summary.json "setup": the report checks them.
   std::vector<std::string> targets;
+  // What the command assumed before the scenario (forecast: the fit), for summary.json "notes",
+  // and where its evidence is thin, for summary.json "warnings".
+  std::vector<std::string> notes;
+  std::vector<std::string> warnings;
   // These options for one unit of a command (compare: a variant): the plugins given for it.
   RunOneOptions for_unit(const std::string& unit) const;
 };

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "analysis/units.hpp"
+#include "scenarios/format/traces.hpp"
 
 namespace t9k::runs {
 
@@ -57,6 +58,11 @@ analysis::RunSetup run_setup(const scenarios::Scenario& sc) {
   if (sc.initial_state) {
     s.workload.push_back("the jobs running and waiting in " +
                          std::filesystem::path(sc.initial_state->from_export).filename().string());
+    // Floor division: time zero before 1970 is not an export anyone has, but stays exact.
+    if (sc.initial_state->data) {
+      const std::int64_t us = sc.initial_state->data->at_us;
+      s.time_zero_unix_s = us / 1000000 - (us % 1000000 < 0 ? 1 : 0);
+    }
   }
   s.faults = sc.faults.profile;
   s.replications = sc.replications;

@@ -98,7 +98,8 @@ bool keep_plugin_logs(const Work& w, analysis::ResultFolder& folder, Finished& f
 
 }  // namespace
 
-Finished finish_work(const Work& w, analysis::ResultFolder& folder, const std::vector<int>& codes) {
+Finished finish_work(const Work& w, analysis::ResultFolder& folder, const std::vector<int>& codes,
+                     const ExtraFiles& extra) {
   Finished f;
   const fs::path out = folder.path();
   int worst = kExitOk;
@@ -114,6 +115,7 @@ Finished finish_work(const Work& w, analysis::ResultFolder& folder, const std::v
           keep_plugin_logs(w, folder, f);
           return f;
         }
+        if (worst == kExitOk && extra) extra(out);
         if (worst == kExitOk && w.report) analysis::write_report(out);
         break;
       case Finish::Replications:
@@ -121,6 +123,7 @@ Finished finish_work(const Work& w, analysis::ResultFolder& folder, const std::v
         if (worst != kExitOk && keep_plugin_logs(w, folder, f)) return f;
         f.replications =
             analysis::write_replication_summary(out, group_dirs(w, out, w.groups.front()));
+        if (worst == kExitOk && extra) extra(out);
         if (w.report) analysis::write_report(out);
         break;
       case Finish::Comparison: {
@@ -163,7 +166,7 @@ Finished finish_work(const Work& w, analysis::ResultFolder& folder, const std::v
 }
 
 Finished execute_work(const Work& w, const std::string& out_dir, const RunOne& run_one,
-                      unsigned threads, bool quiet) {
+                      unsigned threads, bool quiet, const ExtraFiles& extra) {
   analysis::ResultFolder folder(out_dir, {w.command, analysis::kSummaryMarker, w.inputs});
   const fs::path out = folder.path();
   try {
@@ -189,7 +192,7 @@ Finished execute_work(const Work& w, const std::string& out_dir, const RunOne& r
     codes.assign(w.units.size(), kExitOk);
     if (!codes.empty()) codes.front() = worst;
   }
-  return finish_work(w, folder, codes);
+  return finish_work(w, folder, codes, extra);
 }
 
 namespace {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -78,7 +79,11 @@ struct Finished {
 // writes the summaries and the report as the command does after its runs, then commits the
 // folder. A run that failed leaves the target as it was (Single and Replications still commit
 // when runs only failed a check or an invariant, as `t9ksim run` always has).
-Finished finish_work(const Work& w, analysis::ResultFolder& folder, const std::vector<int>& codes);
+// `extra` (Single and Replications, when the runs succeeded) writes the command's own files into
+// the staging folder after the summaries and before the report (forecast --job: job-forecast.csv).
+using ExtraFiles = std::function<void(const std::filesystem::path& staging)>;
+Finished finish_work(const Work& w, analysis::ResultFolder& folder, const std::vector<int>& codes,
+                     const ExtraFiles& extra = {});
 
 // Writes w.files under dir, making folders.
 void write_work_files(const Work& w, const std::filesystem::path& dir);
@@ -86,7 +91,7 @@ void write_work_files(const Work& w, const std::filesystem::path& dir);
 // The command's own execution: a ResultFolder at out_dir, the prepared files, every unit through
 // run_one on `threads` threads (0: one per core), then finish_work.
 Finished execute_work(const Work& w, const std::string& out_dir, const RunOne& run_one,
-                      unsigned threads, bool quiet);
+                      unsigned threads, bool quiet, const ExtraFiles& extra = {});
 
 // The closing lines of the command whose work this is (nothing when quiet): the headline metrics
 // and where the results are; `shown` is the results folder as the user named it.

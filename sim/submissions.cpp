@@ -65,7 +65,8 @@ void Submissions::handle(const kernel::DispatchedEvent& e) {
   if (p.initial_index >= 0) {
     auto& init = initial_[static_cast<std::size_t>(p.initial_index)];
     const auto id = submit(std::move(init.submission));
-    if (id && init.running) scheduling_.pin(*id, std::move(init.pins));
+    // A running job without recorded pods is placed by the scheduler (docs/forecast.md).
+    if (id && init.running && !init.pins.empty()) scheduling_.pin(*id, std::move(init.pins));
   } else if (p.explicit_index >= 0) {
     submit(scenarios::JobSubmission(sc_.workload.jobs[static_cast<std::size_t>(p.explicit_index)]));
   } else {

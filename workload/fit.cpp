@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <boost/math/special_functions/gamma.hpp>
 
 #include "kernel/time.hpp"
 #include "model/accelerators.hpp"
@@ -86,6 +87,38 @@ std::string run_time(const std::vector<std::int64_t>& runs) {
   return fmt::format("{{lognormal: {{mu: {}, sigma: {}}}}}", number(mean), number(std::sqrt(var)));
 }
 
+// The median run time (the lower middle of an even count), as a duration a reader takes in.
+std::string median_text(std::vector<std::int64_t> runs) {
+  std::sort(runs.begin(), runs.end());
+  const double s = static_cast<double>(runs[(runs.size() - 1) / 2]) / 1e6;
+  if (s < 120) return fmt::format("{:.0f} s", s);
+  if (s < 7200) return fmt::format("{:.0f} min", s / 60);
+  return fmt::format("{:.1f} h", s / 3600);
+}
+
+// The arrival rate's note with its exact 95 % interval (Garwood: from the gamma quantiles of the
+// count), and a caution when it rests on few jobs or under a week.
+void say_rate(FitResult& out, std::size_t jobs, std::int64_t span, double rate, bool weekly) {
+  const double span_h = static_cast<double>(span) / static_cast<double>(kernel::kMicrosPerHour);
+  // The exact 95 % interval of a Poisson rate from n arrivals over the span (Garwood).
+  const auto n = static_cast<double>(jobs);
+  const double rate_lo = boost::math::gamma_p_inv(n, 0.025) / span_h;
+  const double rate_hi = boost::math::gamma_p_inv(n + 1, 0.975) / span_h;
+  out.notes.push_back(fmt::format(
+      "arrivals: {} jobs over {:.1f} h of history: {} jobs per hour on average (95 % interval "
+      "{} to {}), by UTC hour of day{}",
+      jobs, span_h, number(rate), number(rate_lo), number(rate_hi),
+      weekly ? " and day of week" : " (no day-of-week profile: under two weeks of history)"));
+  if (jobs < kThinJobs || span < kUsPerWeek) {
+    out.cautions.push_back(fmt::format(
+        "thin history: new jobs are fitted to {} job{} over {:.1f} h; their rate may be anywhere "
+        "from {} to {} per hour (95 %){}; the forecast's new jobs are as uncertain (a longer "
+        "export, or --no-arrivals for the present jobs alone)",
+        jobs, jobs == 1 ? "" : "s", span_h, number(rate_lo), number(rate_hi),
+        span < kUsPerWeek ? ", and under a week says nothing of weekdays against weekends" : ""));
+  }
+}
+
 }  // namespace
 
 FitResult fit_generator(const scenarios::TraceData& d, std::int64_t at_us, const std::string& name,
@@ -149,12 +182,7 @@ FitResult fit_generator(const scenarios::TraceData& d, std::int64_t at_us, const
       days[w] =
           day_count[w] / (day_exposure[w] / static_cast<double>(kernel::kMicrosPerHour)) / rate;
   }
-  out.notes.push_back(fmt::format(
-      "arrivals: {} jobs over {:.1f} h of history: {} jobs per hour on average, by UTC hour of "
-      "day{}",
-      jobs.size(), static_cast<double>(span) / static_cast<double>(kernel::kMicrosPerHour),
-      number(rate),
-      weekly ? " and day of week" : " (no day-of-week profile: under two weeks of history)"));
+  say_rate(out, jobs.size(), span, rate, weekly);
   if (unseen > 0)
     out.notes.push_back(
         fmt::format("{} hour{} of the day the history does not cover arrive at the mean rate",
@@ -205,9 +233,19 @@ FitResult fit_generator(const scenarios::TraceData& d, std::int64_t at_us, const
                      scenarios::to_compact_json(
                          std::visit([](auto& x) -> scenarios::Object { return x; }, tpl)));
     if (y.back() != '\n') y += '\n';
-    if (c.runs.empty()) ++pooled;
-    y += fmt::format("{}    behaviour: {{runTime: {}}}\n", pad,
-                     run_time(c.runs.empty() ? all_runs : c.runs));
+    // Too few finished jobs to fit a spread: the pooled fit over all of them.
+    const bool pool = c.runs.size() < kMinClassRuns;
+    if (pool) ++pooled;
+    const auto& runs = pool ? all_runs : c.runs;
+    y += fmt::format("{}    behaviour: {{runTime: {}}}\n", pad, run_time(runs));
+    out.class_notes.push_back(fmt::format(
+        "class {}: {} of the {} jobs, {}, {} pod{} x {} GPU{}, {}; run time median {} from {} "
+        "finished job{}{}",
+        cname, c.jobs.size(), jobs.size(), m::to_string(static_cast<m::JobKind>(kind)), pods,
+        pods == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s",
+        queue.empty() ? "no queue" : "queue " + queue, median_text(runs), runs.size(),
+        runs.size() == 1 ? "" : "s",
+        pool ? fmt::format(" (pooled: the class has {})", c.runs.size()) : ""));
   }
   out.classes = index;
   out.notes.push_back(fmt::format(
@@ -215,9 +253,11 @@ FitResult fit_generator(const scenarios::TraceData& d, std::int64_t at_us, const
       "lognormal over the finished jobs' recorded run times",
       index, index == 1 ? "" : "es"));
   if (pooled > 0) {
-    out.notes.push_back(
-        fmt::format("{} class{} without a finished job take the run times of all {} finished jobs",
-                    pooled, pooled == 1 ? "" : "es", all_runs.size()));
+    out.cautions.push_back(fmt::format(
+        "{} of {} class{} {} under {} finished jobs: {} the run times of all {} finished jobs "
+        "(pooled)",
+        pooled, index, index == 1 ? "" : "es", pooled == 1 ? "has" : "have", kMinClassRuns,
+        pooled == 1 ? "it takes" : "they take", all_runs.size()));
   }
   out.yaml = std::move(y);
   return out;

@@ -219,6 +219,10 @@ std::string setup_section(const std::vector<RunSummary>& runs, std::string_view 
 // replications.
 std::string warnings_block(const ReportInput& in);
 
+// What the runs assumed or chose while loading (summary.json "notes": an export's time zero,
+// defaults taken from its data, a forecast's fit), each once; empty when there are none.
+std::string notes_block(const ReportInput& in);
+
 // The values a group has in any variant ("queue" -> production, research), sorted.
 std::vector<std::string> group_values(const ReportInput& in, const std::string& group);
 
@@ -263,6 +267,8 @@ div.wide { overflow-x: auto; max-width: 100%; }
 table.groups td:first-child, table.compact td:first-child { white-space: nowrap; }
 div.warnings { background: #fff4d6; border: 1px solid #e8c36a; padding: 6px 12px; margin: 10px 0; }
 div.warnings ul { margin: 4px 0; }
+div.notes { background: #f4f6f8; border: 1px solid #cfd6dd; padding: 6px 12px; margin: 10px 0; }
+div.notes ul { margin: 4px 0; }
 ul.setup, ul.answer { margin: 4px 0 10px; padding-left: 20px; }
 ul.setup li, ul.answer li { margin: 2px 0; }
 p.answer { font-size: 18px; font-weight: 600; margin: 6px 0; }

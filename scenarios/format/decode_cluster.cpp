@@ -14,8 +14,8 @@ namespace {
 constexpr std::string_view kCluster[] = {"nodePools", "topology", "fromTrace", "fromExport",
                                          "accelerators"};
 constexpr std::string_view kPool[] = {
-    "name",   "count",          "gpusPerNode", "gpuResource",      "gpuModel", "cpu",
-    "memory", "extraResources", "labels",      "pricePerNodeHour", "power"};
+    "name",   "count",          "gpusPerNode", "gpuResource",      "gpuModel",        "cpu",
+    "memory", "extraResources", "labels",      "pricePerNodeHour", "pricePerGpuHour", "power"};
 constexpr std::string_view kPower[] = {"idleWatts", "busyWatts"};
 // Bounds that catch a unit slip (a price per GPU-second, watts in milliwatts), not real prices.
 constexpr double kMaxPricePerNodeHour = 1e9;
@@ -115,6 +115,20 @@ std::optional<NodePool> ScenarioDecoder::node_pool(const Val& v) {
   }
   if (auto x = read_double(r_, mr.get("pricePerNodeHour"), 0, kMaxPricePerNodeHour))
     p.price_per_node_hour = *x;
+  // A GPU-hour price is the node-hour price over its GPUs (the cost of the node's CPUs and memory
+  // is in it, as cloud GPU prices are quoted).
+  if (const Val g = mr.get("pricePerGpuHour"); g.present()) {
+    if (mr.has("pricePerNodeHour")) {
+      r_.error(g.mark, g.path,
+               "found both pricePerNodeHour and pricePerGpuHour; allowed: one of them");
+    } else if (p.gpus_per_node <= 0) {
+      r_.error(g.mark, g.path,
+               "found a GPU-hour price on a pool without GPUs; allowed: pricePerNodeHour");
+    } else if (auto x = read_double(r_, g, 0,
+                                    kMaxPricePerNodeHour / static_cast<double>(p.gpus_per_node))) {
+      p.price_per_node_hour = *x * static_cast<double>(p.gpus_per_node);
+    }
+  }
   MapReader power(r_, mr.get("power"), kPower);
   if (auto x = read_double(r_, power.get("idleWatts"), 0, kMaxWatts)) p.idle_watts = *x;
   if (auto x = read_double(r_, power.get("busyWatts"), 0, kMaxWatts)) p.busy_watts = *x;
@@ -178,7 +192,12 @@ void ScenarioDecoder::from_export(const Val& v, const std::string& rel, Scenario
                          rel));
     return;
   }
-  for (const auto& note : c->notes) r_.warning(v.mark, v.path, note);
+  for (const auto& n : c->notes) {
+    if (n.severity == Severity::Warning)
+      r_.warning(v.mark, v.path, n.message);
+    else
+      r_.note(v.mark, v.path, n.message);
+  }
   for (auto& pool : c->pools) sc.cluster.node_pools.push_back(std::move(pool));
   export_queues_ = std::move(c->queues);
   from_export_ = v;

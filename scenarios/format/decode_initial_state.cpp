@@ -71,18 +71,22 @@ void ScenarioDecoder::initial_state(const Val& v, Scenario& sc) {
              "take; allowed: a duration or distribution, e.g. 2h");
     return;
   }
-  for (const auto& note : st.data->notes) r_.warning(from.mark, from.path, note);
+  for (const auto& n : st.data->notes) {
+    if (n.severity == Severity::Warning)
+      r_.warning(from.mark, from.path, n.message);
+    else
+      r_.note(from.mark, from.path, n.message);
+  }
   if (queued && !st.queued_run_time) {
     auto runs = st.data->finished_run_us;
     std::sort(runs.begin(), runs.end());
     // The median (the lower middle of an even count: a run time the export recorded).
     const std::int64_t median = runs[(runs.size() - 1) / 2];
-    r_.warning(
-        from.mark, from.path,
-        fmt::format(
-            "waiting jobs run {} s each, the median run time of the export's {} finished job{} "
-            "(set queuedRunTime to choose)",
-            median / 1000000, runs.size(), runs.size() == 1 ? "" : "s"));
+    r_.note(from.mark, from.path,
+            fmt::format(
+                "waiting jobs run {} s each, the median run time of the export's {} finished job{} "
+                "(set queuedRunTime to choose)",
+                median / 1000000, runs.size(), runs.size() == 1 ? "" : "s"));
     st.queued_run_time = DurationDistribution::constant(SimDuration{median});
   }
   const bool running = std::any_of(st.data->jobs.begin(), st.data->jobs.end(),
@@ -95,8 +99,8 @@ void ScenarioDecoder::initial_state(const Val& v, Scenario& sc) {
             : fmt::format("for {} x the time they have run (remaining.fractionOfElapsed)",
                           rm.fraction_of_elapsed);
     if (rm.active_deadline) how = "until their activeDeadlineSeconds where set, otherwise " + how;
-    r_.warning(from.mark, from.path,
-               "running jobs run on " + how + "; a deadline counts from the job's recorded start");
+    r_.note(from.mark, from.path,
+            "running jobs run on " + how + "; a deadline counts from the job's recorded start");
   }
   sc.initial_state = std::move(st);
 }

@@ -246,8 +246,12 @@ void ScenarioDecoder::cluster_from_trace(Scenario& sc) {
                  "Node objects",
                  it->name, to_string(it->format)));
   } else if (it->data) {
-    for (const auto& note : it->data->cluster_notes)
-      r_.warning(from_trace_.mark, from_trace_.path, note);
+    for (const auto& n : it->data->cluster_notes) {
+      if (n.severity == Severity::Warning)
+        r_.warning(from_trace_.mark, from_trace_.path, n.message);
+      else
+        r_.note(from_trace_.mark, from_trace_.path, n.message);
+    }
     for (const auto& p : it->data->pools) {
       const bool clash = std::any_of(sc.cluster.node_pools.begin(), sc.cluster.node_pools.end(),
                                      [&](const NodePool& x) { return x.name == p.name; });

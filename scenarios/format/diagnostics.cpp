@@ -30,7 +30,9 @@ std::string escaped(std::string_view s) {
 std::string format_diagnostic(const Diagnostic& d) {
   std::string where = d.file.empty() ? std::string("<input>") : escaped(d.file);
   if (d.line > 0) where += fmt::format(":{}:{}", d.line, d.column);
-  const char* sev = d.severity == Severity::Error ? "error" : "warning";
+  const char* sev = d.severity == Severity::Error     ? "error"
+                    : d.severity == Severity::Warning ? "warning"
+                                                      : "note";
   if (d.path.empty()) return fmt::format("{}: {}: {}", where, sev, escaped(d.message));
   return fmt::format("{}: {}: {}: {}", where, sev, escaped(d.path), escaped(d.message));
 }

@@ -7,7 +7,9 @@
 
 namespace t9k::scenarios {
 
-enum class Severity { Error, Warning };
+// Note: what loading assumed or chose (time zero, a default taken from the data); a warning says
+// what may make the results misleading.
+enum class Severity { Error, Warning, Note };
 
 struct Diagnostic {
   Severity severity = Severity::Error;

@@ -116,7 +116,7 @@ class ExportClusterReader {
   }
 
   // What the cluster assumes, for the loader to print.
-  void notes(std::vector<std::string>& notes) const;
+  void notes(std::vector<LoadNote>& notes) const;
 
  private:
   void queue(const Val& item);
@@ -335,7 +335,7 @@ NodePool& ExportClusterReader::pool_of(NodePool shape) {
   return pools_[it->second];
 }
 
-void ExportClusterReader::notes(std::vector<std::string>& notes) const {
+void ExportClusterReader::notes(std::vector<LoadNote>& notes) const {
   const auto list = [](const std::vector<std::string>& names) {
     std::string s;
     for (std::size_t i = 0; i < names.size() && i < 5; ++i) s += (i ? ", " : "") + names[i];
@@ -352,26 +352,32 @@ void ExportClusterReader::notes(std::vector<std::string>& notes) const {
     std::string skipped;
     for (const auto& d : dropped_) skipped += (skipped.empty() ? "" : ", ") + d;
     notes.push_back(
-        fmt::format("cluster from the export: {} node{} in {} pool{}: {}; allocatable resources{}",
-                    node_names_.size(), node_names_.size() == 1 ? "" : "s", pools_.size(),
-                    pools_.size() == 1 ? "" : "s", what,
-                    skipped.empty() ? "" : " (not simulated: " + skipped + ")"));
+        {Severity::Note,
+         fmt::format("cluster from the export: {} node{} in {} pool{}: {}; allocatable resources{}",
+                     node_names_.size(), node_names_.size() == 1 ? "" : "s", pools_.size(),
+                     pools_.size() == 1 ? "" : "s", what,
+                     skipped.empty() ? "" : " (not simulated: " + skipped + ")")});
   }
   if (!cordoned_.empty()) {
     notes.push_back(
-        fmt::format("{} node{} cordoned at the export (spec.unschedulable) start cordoned: {}",
-                    cordoned_.size(), cordoned_.size() == 1 ? "" : "s", list(cordoned_)));
+        {Severity::Note,
+         fmt::format("{} node{} cordoned at the export (spec.unschedulable) start cordoned: {}",
+                     cordoned_.size(), cordoned_.size() == 1 ? "" : "s", list(cordoned_))});
   }
   if (!not_ready_.empty()) {
-    notes.push_back(fmt::format(
-        "{} node{} not Ready at the export start Ready (the fault model decides their future): {}",
-        not_ready_.size(), not_ready_.size() == 1 ? "" : "s", list(not_ready_)));
+    notes.push_back(
+        {Severity::Note,
+         fmt::format("{} node{} not Ready at the export start Ready (the fault model "
+                     "decides their future): {}",
+                     not_ready_.size(), not_ready_.size() == 1 ? "" : "s", list(not_ready_))});
   }
   if (!tainted_.empty()) {
-    notes.push_back(fmt::format(
-        "{} node{} with NoSchedule or NoExecute taints: taints are not simulated, any pod may be "
-        "placed there: {}",
-        tainted_.size(), tainted_.size() == 1 ? "" : "s", list(tainted_)));
+    // Not simulated: a warning, the placement may differ from the cluster's.
+    notes.push_back(
+        {Severity::Warning,
+         fmt::format("{} node{} with NoSchedule or NoExecute taints: taints are not "
+                     "simulated, any pod may be placed there: {}",
+                     tainted_.size(), tainted_.size() == 1 ? "" : "s", list(tainted_))});
   }
 }
 
@@ -382,7 +388,7 @@ void ExportClusterReader::notes(std::vector<std::string>& notes) const {
 // names in export order; pools are named after the GPU model.
 void read_export_cluster(const std::string& file, const std::vector<Val>& items, RowErrors& errors,
                          std::vector<NodePool>& pools, std::vector<m::Queue>& queues,
-                         std::vector<std::string>& notes) {
+                         std::vector<LoadNote>& notes) {
   ExportClusterReader reader(file, errors, pools, queues);
   for (const auto& item : items) reader.item(item);
   reader.notes(notes);

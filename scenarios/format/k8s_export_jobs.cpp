@@ -362,8 +362,11 @@ void ExportJobsReader::unfinished(const Val& item, const std::string& phase,
   u.line = item.mark.line + 1;
   u.phase = phase;
   u.created_us = created;
-  if (pt && !pt->placed.empty()) {
-    u.placed = pt->placed;
+  // A job the export records as Running without any pod of it (pods not exported, or kubectl get
+  // without pods) runs: its phase says so, and only its nodes are unknown (docs/forecast.md).
+  u.running_without_pods = !pt && phase == "Running";
+  if ((pt && !pt->placed.empty()) || u.running_without_pods) {
+    if (pt) u.placed = pt->placed;
     u.start_us = rt.start;
     u.start_from = rt.start_from;
     if (const auto running = st.condition("Running");
@@ -388,7 +391,7 @@ void ExportJobsReader::notes(std::vector<Diagnostic>& out) const {
     std::string how;
     for (const auto& [what, n] : sources_)
       how += fmt::format("{}{} job{}: {}", how.empty() ? "" : "; ", n, n == 1 ? "" : "s", what);
-    out.push_back(Diagnostic{Severity::Warning, d_.file, 0, 0, 0, "",
+    out.push_back(Diagnostic{Severity::Note, d_.file, 0, 0, 0, "",
                              "run times derived (docs/traces.md): " + how});
   }
   for (const auto& [phase, names] : unfinished_) {
@@ -466,7 +469,7 @@ std::shared_ptr<const InitialStateData> load_initial_state(const std::string& pa
   for (const auto& r : d.records) st->finished_run_us.push_back(r.duration_us);
   std::set<std::string> nodes;
   for (const auto& p : d.pools) nodes.insert(p.node_names.begin(), p.node_names.end());
-  std::vector<std::string> later, unknown_nodes, paused;
+  std::vector<std::string> later, unknown_nodes, paused, without_pods;
   for (const auto& u : d.unfinished) {
     if (!u.error.empty()) {
       out.push_back(Diagnostic{Severity::Error, path, u.line, 1, 0, u.path,
@@ -484,7 +487,8 @@ std::shared_ptr<const InitialStateData> load_initial_state(const std::string& pa
     j.path = u.path;
     j.line = u.line;
     j.created_us = u.created_us;
-    j.running = !u.placed.empty();
+    j.running = !u.placed.empty() || u.running_without_pods;
+    if (u.running_without_pods) without_pods.push_back(name);
     if (j.running) {
       j.pins = u.placed;
       j.elapsed_us = std::max<std::int64_t>(0, st->at_us - u.start_us.value_or(u.created_us));
@@ -512,33 +516,49 @@ std::shared_ptr<const InitialStateData> load_initial_state(const std::string& pa
   std::int64_t running = 0;
   for (const auto& j : st->jobs) running += j.running;
   const std::int64_t queued = static_cast<std::int64_t>(st->jobs.size()) - running;
+  const std::int64_t placed = running - static_cast<std::int64_t>(without_pods.size());
   if (st->jobs.empty()) {
     st->notes.push_back(
-        "found no unfinished job in the export: spec.initialState starts from an empty cluster");
+        {Severity::Note,
+         "found no unfinished job in the export: spec.initialState starts from an empty cluster"});
   }
-  st->notes.push_back(fmt::format(
-      "time zero is {}{}: {} running job{} placed on their recorded nodes, {} waiting job{} "
-      "queued in creation order",
-      format_trace_time(st->at_us),
-      at_us                      ? ""
-      : d.latest_us == INT64_MIN ? " (the export records no time)"
-                                 : " (the latest time the export records)",
-      running, plural(static_cast<std::size_t>(running)), queued,
-      plural(static_cast<std::size_t>(queued))));
+  st->notes.push_back(
+      {Severity::Note,
+       fmt::format("time zero is {}{}: {} running job{} placed on their recorded nodes, {} waiting "
+                   "job{} queued in creation order",
+                   format_trace_time(st->at_us),
+                   at_us                      ? ""
+                   : d.latest_us == INT64_MIN ? " (the export records no time)"
+                                              : " (the latest time the export records)",
+                   placed, plural(static_cast<std::size_t>(placed)), queued,
+                   plural(static_cast<std::size_t>(queued)))});
+  if (!without_pods.empty()) {
+    st->notes.push_back(
+        {Severity::Note,
+         fmt::format("{} job{} Running at the export without any pod of {} in it: running, placed "
+                     "by the scheduler at time zero ahead of the waiting jobs (quota checked), "
+                     "their elapsed time from their recorded start: {}",
+                     without_pods.size(), plural(without_pods.size()),
+                     without_pods.size() == 1 ? "it" : "theirs", list(without_pods))});
+  }
   if (!later.empty()) {
-    st->notes.push_back(fmt::format("{} job{} created after time zero left out: {}", later.size(),
-                                    plural(later.size()), list(later)));
+    st->notes.push_back(
+        {Severity::Note, fmt::format("{} job{} created after time zero left out: {}", later.size(),
+                                     plural(later.size()), list(later))});
   }
   if (!unknown_nodes.empty()) {
+    // The recorded placement cannot be kept: a warning.
     st->notes.push_back(
-        fmt::format("{} pod{} on nodes the export has no Node object for (placed by the scheduler "
-                    "if the cluster has no such node): {}",
-                    unknown_nodes.size(), plural(unknown_nodes.size()), list(unknown_nodes)));
+        {Severity::Warning,
+         fmt::format("{} pod{} on nodes the export has no Node object for (placed by the scheduler "
+                     "if the cluster has no such node): {}",
+                     unknown_nodes.size(), plural(unknown_nodes.size()), list(unknown_nodes))});
   }
   if (!paused.empty()) {
     st->notes.push_back(
-        fmt::format("{} paused job{} start paused (resume them with a resumeJob operation): {}",
-                    paused.size(), plural(paused.size()), list(paused)));
+        {Severity::Note,
+         fmt::format("{} paused job{} start paused (resume them with a resumeJob operation): {}",
+                     paused.size(), plural(paused.size()), list(paused))});
   }
   return st;
 }

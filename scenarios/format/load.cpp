@@ -153,8 +153,8 @@ std::vector<Diagnostic> validate_text(std::string_view text, const std::string& 
       diags.push_back(std::move(d));
     }
     if (c) {
-      for (const auto& note : c->notes)
-        diags.push_back(Diagnostic{Severity::Warning, file, 0, 0, 0, "", note});
+      for (const auto& n : c->notes)
+        diags.push_back(Diagnostic{n.severity, file, 0, 0, 0, "", n.message});
     }
   }
   return diags;

@@ -72,6 +72,13 @@ struct TraceMapping {
   std::string duration_unit = "s";             // s | ms | us | m | h
 };
 
+// What reading an export assumed or chose (Severity::Note) or cannot honour in the simulation
+// (Severity::Warning), said by the loader at the field that names the export.
+struct LoadNote {
+  Severity severity = Severity::Note;
+  std::string message;
+};
+
 struct TraceData {
   std::string file;       // as resolved
   std::string file_name;  // base name, for annotations
@@ -87,7 +94,7 @@ struct TraceData {
   std::map<std::string, std::int64_t> group_nodes;  // philly: VC -> nodes (philly_vc.csv)
   std::vector<model::Queue>
       queues;  // derived queues (empty when the entry names a queue); k8s-export: its Queues first
-  std::vector<std::string>
+  std::vector<LoadNote>
       cluster_notes;  // k8s-export: what building its cluster assumes (printed when used)
   // k8s-export: the jobs not finished at the export, for spec.initialState (not replayed).
   struct Unfinished {
@@ -100,6 +107,7 @@ struct TraceData {
     std::optional<std::int64_t> start_us;                     // when it started running, if it did
     std::string start_from;                                   // where start_us came from
     std::vector<std::pair<std::string, std::string>> placed;  // its live pods: (pod name, nodeName)
+    bool running_without_pods = false;  // phase Running and no pod of it in the export
   };
   std::vector<Unfinished> unfinished;
   std::int64_t latest_us = 0;    // k8s-export: the latest time the export records
@@ -128,7 +136,7 @@ std::shared_ptr<const TraceData> load_trace(const TraceEntry& entry, bool skip_b
 struct ExportCluster {
   std::vector<NodePool> pools;
   std::vector<model::Queue> queues;
-  std::vector<std::string> notes;  // what it assumes, for the loader to print
+  std::vector<LoadNote> notes;  // what it assumes, for the loader to print
 };
 // Reads only Nodes and Queues (jobs and pods are not looked at). Errors go to `out`.
 std::optional<ExportCluster> load_export_cluster(const std::string& path,
@@ -153,7 +161,7 @@ struct InitialStateData {
   std::int64_t at_us = 0;        // time zero on the export's clock (Unix µs)
   std::vector<InitialJob> jobs;  // running, then waiting; each by creation time, then export order
   std::vector<std::int64_t> finished_run_us;  // run times of the export's finished jobs
-  std::vector<std::string> notes;  // what starting from it assumes, for the loader to print
+  std::vector<LoadNote> notes;  // what starting from it assumes, for the loader to print
 };
 // Reads the export's unfinished jobs (docs/forecast.md). `at_us` unset: the latest time the export
 // records. Errors go to `out`; nullptr when there are any.

@@ -448,7 +448,7 @@ spec:
   CHECK((jobs[1].submit_time - jobs[0].submit_time) == kernel::hours(1));
   // Every assumption printed: where run times came from, what was not replayed and why.
   CHECK(has_message(
-      r, scenarios::Severity::Warning,
+      r, scenarios::Severity::Note,
       "run times derived (docs/traces.md): 2 jobs: start from Initialized condition (approximate: "
       "includes the wait), end from conditions; 1 job: start from pods, end from conditions"));
   CHECK(has_message(r, scenarios::Severity::Warning,
@@ -553,8 +553,7 @@ spec:
   CHECK(model::get_resource(*team_a->spec.quota, model::kResourceGpu) ==
         model::Quantity::from_units(16));
   CHECK(team_a->spec.priority == 2);
-  CHECK(
-      has_message(r, scenarios::Severity::Warning, "cluster from the export: 2 nodes in 2 pools"));
+  CHECK(has_message(r, scenarios::Severity::Note, "cluster from the export: 2 nodes in 2 pools"));
   CHECK(has_message(r, scenarios::Severity::Warning,
                     "1 node with NoSchedule or NoExecute taints: taints are not simulated"));
   const auto use = node_use(*r.scenario);
@@ -600,7 +599,7 @@ spec:
   CHECK(r2.scenario->cluster.node_pools[0].name == "extra");  // the file's pools first
   CHECK(r2.scenario->cluster.node_pools[2].cordoned == std::vector<std::string>{"gpu-node-1"});
   CHECK(
-      has_message(r2, scenarios::Severity::Warning,
+      has_message(r2, scenarios::Severity::Note,
                   "1 node cordoned at the export (spec.unschedulable) start cordoned: gpu-node-1"));
   CHECK(std::count(r2.files.begin(), r2.files.end(), (dir / "cordoned.yaml").string()) == 1);
   const auto use2 = node_use(*r2.scenario);

@@ -188,6 +188,9 @@ void Report::error(const YAML::Mark& at, const std::string& path, std::string me
 void Report::warning(const YAML::Mark& at, const std::string& path, std::string message) {
   add(Severity::Warning, &at, path, std::move(message));
 }
+void Report::note(const YAML::Mark& at, const std::string& path, std::string message) {
+  add(Severity::Note, &at, path, std::move(message));
+}
 void Report::error(const std::string& path, std::string message) {
   if (blocked(path)) return;
   add(Severity::Error, nullptr, path, std::move(message));

@@ -58,6 +58,8 @@ class Report {
          std::size_t budget = work_budget(0));
   void error(const YAML::Mark& at, const std::string& path, std::string message);
   void warning(const YAML::Mark& at, const std::string& path, std::string message);
+  // What loading assumed or chose (Severity::Note).
+  void note(const YAML::Mark& at, const std::string& path, std::string message);
   // For checks on typed values: the position recorded for `path`, or its nearest parent's.
   void error(const std::string& path, std::string message);
   void warning(const std::string& path, std::string message);

@@ -55,7 +55,7 @@ std::string first_error(const std::vector<Diagnostic>& diags, std::string fallba
 // names in export order; pools are named after the GPU model.
 void read_export_cluster(const std::string& file, const std::vector<Val>& items, RowErrors& errors,
                          std::vector<NodePool>& pools, std::vector<m::Queue>& queues,
-                         std::vector<std::string>& notes);
+                         std::vector<LoadNote>& notes);
 // `kubectl get <kinds> -o yaml` (docs/traces.md "k8s-export"): each job of the List keeps its
 // spec, is submitted at its creationTimestamp and runs for end - start as its status, its
 // pods and its conditions record them; Nodes and Queues make the export's cluster.
