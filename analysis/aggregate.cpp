@@ -13,6 +13,7 @@
 #include "analysis/csv.hpp"
 #include "analysis/detail/summary_file.hpp"
 #include "analysis/outputs.hpp"
+#include "analysis/pooled.hpp"
 
 namespace t9k::analysis {
 
@@ -93,6 +94,11 @@ json replication_body(const ReplicationSummary& s, const fs::path& dir) {
   json m = json::object();
   for (const auto& [name, ms] : s.metrics) m[name] = interval_json(ms.interval, ms.values);
   j["metrics"] = m;
+  if (!s.pooled.empty()) {
+    json pooled = json::object();
+    for (const auto& [name, v] : s.pooled) pooled[name] = v;
+    j["pooled"] = {{"jobs", s.pooled_jobs}, {"metrics", pooled}};
+  }
   return j;
 }
 
@@ -226,12 +232,20 @@ std::string replication_summary_json(const ReplicationSummary& s, const fs::path
   return j.dump(2) + "\n";
 }
 
+void read_pooled(const json& body, ReplicationSummary& s) {
+  if (!body.contains("pooled")) return;
+  const json& p = body.at("pooled");
+  s.pooled_jobs = p.value("jobs", std::int64_t{0});
+  for (const auto& [k, v] : p.at("metrics").items()) s.pooled[k] = v.get<double>();
+}
+
 ReplicationSummary write_replication_summary(const fs::path& dir,
                                              const std::vector<fs::path>& rep_dirs) {
   std::vector<RunSummary> runs;
   runs.reserve(rep_dirs.size());
   for (const auto& d : rep_dirs) runs.push_back(load_run_summary(d));
   ReplicationSummary s = summarize_replications(std::move(runs));
+  add_pooled_percentiles(s);
   fs::create_directories(dir);
   write_file_atomic(dir / "summary.json", replication_summary_json(s, dir));
   return s;
@@ -332,6 +346,7 @@ ComparisonSummary write_comparison_summary(
     std::vector<RunSummary> runs;
     for (const auto& d : rep_dirs) runs.push_back(load_run_summary(d));
     ReplicationSummary s = summarize_replications(std::move(runs));
+    add_pooled_percentiles(s);
     // Each variant folder also reads as a replications directory of its own (`t9ksim report`).
     const fs::path parent = rep_dirs.front().parent_path();
     if (!parent.empty() && fs::weakly_canonical(parent) != fs::weakly_canonical(dir)) {

@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "analysis/outputs.hpp"
 #include "analysis/statistics.hpp"
 
@@ -69,7 +71,14 @@ struct ReplicationSummary {
   std::string version;
   std::vector<RunSummary> runs;                  // sorted by replication number
   std::map<std::string, MetricSummary> metrics;  // every metric any run has
+  // Percentiles over every run's jobs together (analysis/pooled.hpp), summary.json "pooled":
+  // one value each, no interval. Empty when the runs' jobs.csv were not there to read.
+  std::map<std::string, double> pooled;
+  std::int64_t pooled_jobs = 0;
 };
+
+// summary.json "pooled" of a replications body, read into s (nothing when absent).
+void read_pooled(const nlohmann::json& body, ReplicationSummary& s);
 
 // Sorts runs by replication; throws std::invalid_argument for an empty set or a repeated
 // replication number.

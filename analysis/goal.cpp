@@ -22,7 +22,12 @@ namespace {
 
 // The metric names a target may use (summary.json), without the group prefix.
 const std::set<std::string>& known_metrics() {
-  static const std::set<std::string> k = {"jobs_submitted",
+  static const std::set<std::string> k = {"pooled_wait_p50_s",
+                                          "pooled_wait_p90_s",
+                                          "pooled_wait_p99_s",
+                                          "pooled_jct_p50_s",
+                                          "pooled_jct_p90_s",
+                                          "jobs_submitted",
                                           "jobs_succeeded",
                                           "jobs_failed",
                                           "jobs_rejected",
@@ -144,6 +149,10 @@ std::optional<std::string> take_metric(std::vector<std::string>& w, std::string&
                         prefix.substr(0, prefix.find('/')) + "=...");
     return std::nullopt;
   }
+  if (metric.starts_with("pooled_") && prefix.starts_with(std::string(kGroupClass) + "/")) {
+    error = fmt::format("{} is pooled by queue and kind only (jobs.csv has no class)", metric);
+    return std::nullopt;
+  }
   if (kQueueOnly.count(metric) && !prefix.starts_with(std::string(kGroupQueue) + "/")) {
     error = fmt::format("{} is a metric of a queue; write queue=NAME {} ...", metric, metric);
     return std::nullopt;
@@ -223,6 +232,13 @@ std::optional<Target> parse_target(std::string_view text, std::string& error) {
     return std::nullopt;
   }
   t.metric = *metric;
+  if (t.runs_share && is_pooled(t.metric)) {
+    error = fmt::format(
+        "{} is one value over every run's jobs pooled; 'in P% of runs' is for per-run metrics "
+        "(drop pooled_, or the 'in ... of runs')",
+        t.metric);
+    return std::nullopt;
+  }
   if (w[0] == "<")
     t.op = TargetOp::Less;
   else if (w[0] == "<=")
@@ -280,8 +296,24 @@ std::vector<Target> parse_stored_targets(const std::vector<std::string>& texts) 
   return out;
 }
 
+bool is_pooled(const std::string& metric) {
+  return metric.starts_with("pooled_") || metric.find("/pooled_") != std::string::npos;
+}
+
 TargetCheck check_target(const Target& t, const ReplicationSummary& s) {
   TargetCheck c;
+  if (is_pooled(t.metric)) {
+    // One value over every run's jobs: met or not, no interval (analysis/pooled.hpp).
+    const auto p = s.pooled.find(t.metric);
+    if (p == s.pooled.end()) return c;
+    c.present = true;
+    c.mean = p->second;
+    c.half_width = std::nan("");
+    c.n = s.runs.size();
+    c.met = meets_bound(t, p->second);
+    c.confidence = c.met ? 1 : 0;
+    return c;
+  }
   const auto it = s.metrics.find(t.metric);
   if (it == s.metrics.end()) return c;
   c.present = true;
@@ -431,6 +463,11 @@ std::string describe_check(const Target& t, const TargetCheck& c) {
         format_percent(static_cast<double>(c.runs_meeting) / static_cast<double>(c.n)),
         format_percent(c.share_lower), format_percent(*t.runs_share), verdict);
   }
+  if (is_pooled(t.metric)) {
+    return fmt::format("{}: {} over the jobs of {} run{} pooled; target: {}: {}", t.metric,
+                       format_metric(t.metric, c.mean), c.n, c.n == 1 ? "" : "s", bound,
+                       c.met ? "met" : "not met");
+  }
   Interval iv;
   iv.mean = c.mean;
   iv.half_width = c.half_width;
@@ -443,8 +480,11 @@ std::string binding_constraint(const Target& t, const ReplicationSummary& s) {
   // Replication by replication: the runs that miss the target say what held them back (a mean
   // over runs can hide one run where the quota bound).
   std::vector<Classified> missing;
+  // A pooled percentile is classified by the runs' own percentile of it.
+  std::string metric = t.metric;
+  if (const auto at = metric.find("pooled_"); at != std::string::npos) metric.erase(at, 7);
   for (const auto& run : s.runs) {
-    const auto it = run.metrics.find(t.metric);
+    const auto it = run.metrics.find(metric);
     if (it == run.metrics.end()) continue;
     if (!meets_bound(t, it->second)) missing.push_back(classify(t, run.metrics));
   }

@@ -36,6 +36,8 @@ std::optional<std::string> parse_metric(std::string_view text, std::string& erro
 // naming the first that does not parse.
 std::vector<Target> parse_stored_targets(const std::vector<std::string>& texts);
 std::string_view to_string(TargetOp op);
+// A pooled percentile (analysis/pooled.hpp): checked on its one value, without an interval.
+bool is_pooled(const std::string& metric);
 // Whether one value meets the target's bound.
 bool meets_bound(const Target& t, double value);
 

@@ -350,12 +350,14 @@ ReportInput report_input_from(const fs::path& dir, const fs::path& file, const j
     } else if (kind == "replications") {
       in.kind = ReportKind::Replications;
       in.variants.push_back(variant_from("replications", run_dirs(j)));
+      read_pooled(j, in.variants.back().replications);
     } else if (kind == "comparison") {
       in.kind = ReportKind::Comparison;
       std::vector<std::pair<std::string, ReplicationSummary>> sums;
       for (const auto& name : j.at("variant_order")) {
         const std::string n = name.get<std::string>();
         in.variants.push_back(variant_from(n, run_dirs(j.at("variants").at(n))));
+        read_pooled(j.at("variants").at(n), in.variants.back().replications);
         if (j.contains("overlays") && j.at("overlays").contains(n)) {
           const json& o = j.at("overlays").at(n);
           in.variants.back().overlay =

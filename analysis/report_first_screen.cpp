@@ -161,6 +161,14 @@ std::string queue_answer(const ReportVariant& v, const std::string& queue) {
   if (!p50 || !p90) return s + "no job ran in this queue</li>\n";
   s += fmt::format("median wait {}, p90 wait {}", html_escape(metric_value("wait_p50_s", *p50)),
                    html_escape(metric_value("wait_p90_s", *p90)));
+  // Over every replication's jobs together, the p90 a planner quotes for the whole period.
+  const auto pooled =
+      v.replications.pooled.find(fmt::format("{}/{}/pooled_wait_p90_s", kGroupQueue, queue));
+  if (pooled != v.replications.pooled.end() && v.replications.runs.size() > 1) {
+    s += fmt::format(" (p90 over all {} replications' jobs together: {})",
+                     v.replications.runs.size(),
+                     html_escape(format_metric("wait_p90_s", pooled->second)));
+  }
   const double on_quota = mean("job_hours_pending_quota");
   const double on_nodes = mean("job_hours_pending_capacity") +
                           mean("job_hours_pending_constraints") +

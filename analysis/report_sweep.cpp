@@ -184,7 +184,8 @@ std::string render_sweep_report(const SweepSummary& s) {
       "<p class=\"meta\">{} {} over {} {} · {} replication{} per {} on common random numbers "
       "(seed {}) · t9ksim {}</p>\n",
       s.goal ? "goal seeking on" : "sweep of",
-      html_escape(fmt::format("{}", fmt::join(s.parameters, " × "))), s.points.size(),
+      html_escape(fmt::format("{}", fmt::join(s.parameters, s.zipped ? " with " : " × "))),
+      s.points.size(),
       s.goal ? (s.points.size() == 1 ? "value evaluated" : "values evaluated")
              : (s.points.size() == 1 ? "point" : "points"),
       reps, reps == 1 ? "" : "s", s.goal ? "value" : "point", seed, html_escape(s.version));
@@ -198,9 +199,10 @@ std::string render_sweep_report(const SweepSummary& s) {
     at.push_back(s.parameters[k] + "=" + s.points.front().values[k]);
   h += setup_section(
       s.points.front().replications.runs,
-      fmt::format("As at the first {} ({}); {} take{} the values in the table below.",
+      fmt::format("As at the first {} ({}); {} take{} the values in the table below{}.",
                   s.goal ? "value evaluated" : "point", fmt::join(at, ", "),
-                  fmt::join(s.parameters, " and "), s.parameters.size() == 1 ? "s" : ""));
+                  fmt::join(s.parameters, " and "), s.parameters.size() == 1 ? "s" : "",
+                  s.zipped ? ", together (zipped: point i has the i-th value of each)" : ""));
   if (s.goal) {
     const GoalSummary& g = *s.goal;
     h += "<h2>Goal</h2>\n<p class=\"q\">" +

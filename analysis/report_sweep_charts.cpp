@@ -123,7 +123,8 @@ Chart line_chart(const SweepSummary& s, const MetricInfo& info, const std::vecto
   for (const auto& c : cells) {
     const auto& p = s.points[c.point];
     std::string line = c.scope;
-    for (std::size_t k = 1; k < s.parameters.size(); ++k)
+    // Zipped parameters move with the first: one line, not one per combination.
+    for (std::size_t k = 1; k < s.parameters.size() && !s.zipped; ++k)
       line += fmt::format(", {}={}", labels[k], p.values[k]);
     json r{{"x", numeric_x ? json(std::strtod(p.values.front().c_str(), nullptr))
                            : json(p.values.front())},
@@ -137,6 +138,10 @@ Chart line_chart(const SweepSummary& s, const MetricInfo& info, const std::vecto
   }
   json x{
       {"field", "x"}, {"type", numeric_x ? "quantitative" : "ordinal"}, {"title", labels.front()}};
+  if (s.zipped && labels.size() > 1) {
+    std::vector<std::string> with(labels.begin() + 1, labels.end());
+    x["title"] = fmt::format("{} (with {})", labels.front(), fmt::join(with, ", "));
+  }
   if (!numeric_x) x["sort"] = nullptr;  // the points' order (durations are not sorted as text)
   if (numeric_x) {
     x["scale"] = {{"zero", false}};
@@ -345,7 +350,7 @@ std::vector<Chart> sweep_charts(const SweepSummary& s, const std::vector<Target>
   for (const auto& info : kSweepMetrics) {
     const std::vector<Cell> cells = cells_of(s, info.name);
     if (cells.empty()) continue;
-    if (s.parameters.size() == 2) {
+    if (s.parameters.size() == 2 && !s.zipped) {
       charts.push_back(heatmap_chart(s, info, cells, meeting, !targets.empty(), chosen, labels));
     } else {
       charts.push_back(line_chart(s, info, cells, targets, chosen, labels));

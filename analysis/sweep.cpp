@@ -262,6 +262,7 @@ std::string sweep_summary_json(const SweepSummary& s, const fs::path& dir) {
     j["goal"] = goal;
   }
   if (!s.targets.empty()) j["targets"] = s.targets;
+  if (s.zipped) j["zipped"] = true;
   if (!s.minimise.empty()) {
     j["minimise"] = s.minimise;
     const auto c = chosen_point(s);
@@ -353,9 +354,11 @@ std::optional<std::size_t> chosen_point(const SweepSummary& s) {
 SweepSummary write_sweep_summary(
     const fs::path& dir, const std::vector<std::string>& parameters,
     const std::vector<std::pair<std::vector<std::string>, std::vector<fs::path>>>& points,
-    std::optional<GoalSummary> goal, std::vector<std::string> targets, std::string minimise) {
+    std::optional<GoalSummary> goal, std::vector<std::string> targets, std::string minimise,
+    bool zipped) {
   SweepSummary s;
   s.minimise = std::move(minimise);
+  s.zipped = zipped;
   s.parameters = parameters;
   s.goal = std::move(goal);
   s.targets = std::move(targets);
@@ -390,6 +393,7 @@ SweepSummary load_sweep_summary(const fs::path& dir) {
     s.parameters = j.at("parameters").get<std::vector<std::string>>();
     if (j.contains("targets")) s.targets = j.at("targets").get<std::vector<std::string>>();
     s.minimise = j.value("minimise", "");
+    s.zipped = j.value("zipped", false);
     if (j.contains("goal")) {
       const json& g = j.at("goal");
       GoalSummary goal;
@@ -414,6 +418,7 @@ SweepSummary load_sweep_summary(const fs::path& dir) {
       for (const auto& r : rs.at("runs"))
         runs.push_back(load_run_summary(pt.dir / r.at("dir").get<std::string>()));
       pt.replications = summarize_replications(std::move(runs));
+      read_pooled(rs, pt.replications);
       s.points.push_back(std::move(pt));
     }
   } catch (const json::exception& e) {

@@ -43,6 +43,8 @@ struct SweepSummary {
   std::optional<GoalSummary> goal;      // set for `t9ksim size`
   std::vector<std::string> targets;     // `t9ksim sweep --target`: checked at every point
   std::string minimise;  // `--minimise`: the full metric name whose smallest mean is chosen
+  // `--zip`: the parameters move together (point i has the i-th value of each), not as a grid.
+  bool zipped = false;
 };
 
 // `sweep --minimise`: the point with the smallest mean of s.minimise among those meeting every
@@ -84,7 +86,7 @@ SweepSummary write_sweep_summary(
     const std::vector<std::pair<std::vector<std::string>, std::vector<std::filesystem::path>>>&
         points,
     std::optional<GoalSummary> goal = std::nullopt, std::vector<std::string> targets = {},
-    std::string minimise = {});
+    std::string minimise = {}, bool zipped = false);
 // Reads dir/summary.json of kind "sweep" and the points' summaries. Throws std::runtime_error.
 SweepSummary load_sweep_summary(const std::filesystem::path& dir);
 

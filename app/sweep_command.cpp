@@ -54,6 +54,51 @@ std::optional<std::pair<std::string, std::string>> read_scenario_arg(const std::
   return std::make_pair(std::move(text), scenario);
 }
 
+namespace {
+
+// The --vary fields and their values; `grid` the number of points (the product of the lists'
+// lengths, or with --zip their common length). False after printing why.
+bool parse_varies(const SweepArgs& args, std::vector<std::string>& params,
+                  std::vector<std::vector<std::string>>& values, std::size_t& grid) {
+  grid = 1;
+  for (const auto& v : args.varies) {
+    const auto pv = scenarios::split_assignment(v);
+    if (!pv || pv->second.empty()) {
+      fmt::print(stderr, "t9ksim sweep: --vary {}: expected PATH=VALUES (FROM:TO:STEP or A,B,C)\n",
+                 v);
+      return false;
+    }
+    if (std::find(params.begin(), params.end(), pv->first) != params.end()) {
+      fmt::print(stderr, "t9ksim sweep: --vary {}: {} is varied twice\n", v, pv->first);
+      return false;
+    }
+    std::string error;
+    auto vals = analysis::sweep_values(pv->second, error);
+    if (vals.empty()) {
+      fmt::print(stderr, "t9ksim sweep: --vary {}: {}\n", v, error);
+      return false;
+    }
+    if (args.zip && !values.empty() && vals.size() != values.front().size()) {
+      fmt::print(stderr,
+                 "t9ksim sweep: --vary {}: {} values, but {} has {}; allowed with --zip: lists "
+                 "of one length (point i takes the i-th value of each)\n",
+                 v, vals.size(), params.front(), values.front().size());
+      return false;
+    }
+    grid = args.zip ? vals.size() : grid * vals.size();
+    if (grid > analysis::kMaxSweepPoints) {
+      fmt::print(stderr, "t9ksim sweep: the grid has more than {} points\n",
+                 analysis::kMaxSweepPoints);
+      return false;
+    }
+    params.push_back(pv->first);
+    values.push_back(std::move(vals));
+  }
+  return true;
+}
+
+}  // namespace
+
 int sweep_command(const SweepArgs& args) {
   const auto input = read_scenario_arg(args.scenario);
   if (!input) return kExitUsage;
@@ -77,32 +122,7 @@ int sweep_command(const SweepArgs& args) {
   std::vector<std::string> params;
   std::vector<std::vector<std::string>> values;
   std::size_t grid = 1;
-  for (const auto& v : args.varies) {
-    const auto pv = scenarios::split_assignment(v);
-    if (!pv || pv->second.empty()) {
-      fmt::print(stderr, "t9ksim sweep: --vary {}: expected PATH=VALUES (FROM:TO:STEP or A,B,C)\n",
-                 v);
-      return kExitUsage;
-    }
-    if (std::find(params.begin(), params.end(), pv->first) != params.end()) {
-      fmt::print(stderr, "t9ksim sweep: --vary {}: {} is varied twice\n", v, pv->first);
-      return kExitUsage;
-    }
-    std::string error;
-    auto vals = analysis::sweep_values(pv->second, error);
-    if (vals.empty()) {
-      fmt::print(stderr, "t9ksim sweep: --vary {}: {}\n", v, error);
-      return kExitUsage;
-    }
-    grid *= vals.size();
-    if (grid > analysis::kMaxSweepPoints) {
-      fmt::print(stderr, "t9ksim sweep: the grid has more than {} points\n",
-                 analysis::kMaxSweepPoints);
-      return kExitUsage;
-    }
-    params.push_back(pv->first);
-    values.push_back(std::move(vals));
-  }
+  if (!parse_varies(args, params, values, grid)) return kExitUsage;
 
   // Every point's scenario, loaded before anything runs: a bad value is an error naming its point.
   struct Point {
@@ -123,6 +143,10 @@ int sweep_command(const SweepArgs& args) {
     std::vector<std::string> shown;
     p.values.resize(params.size());
     for (std::size_t k = params.size(); k-- > 0;) {
+      if (args.zip) {
+        p.values[k] = values[k][i];
+        continue;
+      }
       p.values[k] = values[k][rest % values[k].size()];
       rest /= values[k].size();
     }
@@ -180,6 +204,7 @@ int sweep_command(const SweepArgs& args) {
   w.parameters = params;
   w.targets = args.targets;
   w.minimise = minimise;
+  w.zipped = args.zip;
   w.report = args.report;
   for (std::size_t i = 0; i < points.size(); ++i) {
     w.texts.push_back(points[i].text);
@@ -215,6 +240,9 @@ void add_sweep_command(Commands& c) {
           "range); several make a grid; e.g. cluster.nodePools[name=h100].count=40:96:8")
       ->required()
       ->allow_extra_args(false);
+  sweep->add_flag("--zip", args->zip,
+                  "Move the --vary fields together, point i taking the i-th value of each (lists "
+                  "of one length: linked parameters), instead of every combination");
   add_set_option(sweep, args->sets);
   sweep
       ->add_option("--target", args->targets,

@@ -26,6 +26,7 @@ struct SweepArgs {
   std::vector<std::string> sets;     // --set PATH=VALUE, applied before each point's values
   std::vector<std::string> targets;  // --target, as `t9ksim size` takes them: checked per point
   std::string minimise;              // --minimise [GROUP=VALUE] METRIC
+  bool zip = false;                  // --zip: the --vary lists move together, not as a grid
   std::string out_dir = "t9ksim-sweep";
   std::optional<std::uint64_t> replications;  // default: the scenario's spec.replications
   unsigned threads = 0;

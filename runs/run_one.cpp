@@ -360,6 +360,14 @@ void OneRun::print(const std::map<std::string, double>& metrics) const {
     fmt::print("energy {}\n",
                analysis::format_metric("energy_total_kwh", metrics.at("energy_total_kwh")));
   print_queue_lines(metrics);
+  // One draw of a random workload or fault model is one week among many (issue 47: a newcomer
+  // quotes the first week's p90); said once, where the figures are.
+  if (!sc_.workload.generators.empty() || sc_.faults.profile != "none") {
+    fmt::print(
+        "note: one replication: one draw of the scenario's arrivals{}, without an interval; "
+        "-r 5 gives the spread across replications\n",
+        sc_.faults.profile != "none" ? " and faults" : "");
+  }
   for (const auto& p : info_.plugins) {
     fmt::print("plugin {} (protocol {}): {} calls, {} {}, {} sent, {} received, {} waiting\n",
                p.name, p.protocol_version, analysis::format_count(static_cast<double>(p.calls)),

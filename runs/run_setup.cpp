@@ -51,6 +51,10 @@ analysis::RunSetup run_setup(const scenarios::Scenario& sc) {
   }
   for (const auto& g : sc.workload.generators) s.workload.push_back(generator_phrase(g));
   for (const auto& t : sc.workload.traces) s.workload.push_back(trace_phrase(t));
+  if (sc.workload.demand_factor != 1) {
+    s.workload.push_back("demand × " + analysis::format_number(sc.workload.demand_factor) +
+                         " (every generator and trace)");
+  }
   if (!sc.workload.jobs.empty()) {
     s.workload.push_back(fmt::format("{} explicit job{}", sc.workload.jobs.size(),
                                      sc.workload.jobs.size() == 1 ? "" : "s"));

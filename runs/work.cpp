@@ -149,7 +149,7 @@ Finished finish_work(const Work& w, analysis::ResultFolder& folder, const std::v
         std::vector<std::pair<std::vector<std::string>, std::vector<fs::path>>> points;
         for (const auto& g : w.groups) points.emplace_back(g.values, group_dirs(w, out, g));
         f.sweep = analysis::write_sweep_summary(out, w.parameters, points, std::nullopt, w.targets,
-                                                w.minimise);
+                                                w.minimise, w.zipped);
         if (w.report) analysis::write_report(out);
         break;
       }
@@ -209,6 +209,40 @@ void print_interval(const std::string& name, const analysis::Interval& iv) {
   fmt::print("  {:<28} {}\n", name, analysis::interval_text(name, iv, value, "95 % CI"));
 }
 
+// The cluster's and each queue's p90 wait over every replication's jobs together (the
+// planner's "p90 over the weeks", analysis/pooled.hpp), under the intervals.
+void print_pooled(const analysis::ReplicationSummary& s) {
+  if (s.pooled.empty()) return;
+  fmt::print("  pooled over the {} replications' {} jobs:\n", s.runs.size(),
+             analysis::format_count(static_cast<double>(s.pooled_jobs)));
+  const std::string queue = std::string(analysis::kGroupQueue) + "/";
+  for (const auto& [m, v] : s.pooled) {
+    if (m == "pooled_wait_p90_s" || (m.starts_with(queue) && m.ends_with("/pooled_wait_p90_s")))
+      fmt::print("  {:<28} {}\n", m, analysis::format_metric(m, v));
+  }
+}
+
+void print_targets(const analysis::ReplicationSummary& s, const std::string& who);
+
+// Replications: the headline intervals, each queue's p90 wait, the pooled p90s and the targets.
+void print_replications(const analysis::ReplicationSummary& summary) {
+  fmt::print("{} replications of {} (seed {}):\n", summary.runs.size(), summary.scenario,
+             summary.runs.front().seed);
+  for (const char* m : {"jobs_succeeded", "wait_p90_s", "jct_p50_s", "utilization_allocated",
+                        "goodput", "gpu_hours_lost_fault"}) {
+    const auto it = summary.metrics.find(m);
+    if (it != summary.metrics.end()) print_interval(m, it->second.interval);
+  }
+  // Each queue's p90 wait beside the cluster's.
+  for (const auto& [m, ms] : summary.metrics) {
+    if (!m.starts_with(std::string(analysis::kGroupQueue) + "/") || !m.ends_with("/wait_p90_s"))
+      continue;
+    print_interval(m, ms.interval);
+  }
+  print_pooled(summary);
+  print_targets(summary, "");
+}
+
 // The command's --target (kept in the runs' summaries) checked over these replications, one line
 // each saying which form it is checked in.
 void print_targets(const analysis::ReplicationSummary& s, const std::string& who) {
@@ -239,21 +273,7 @@ void print_finished(const Work& w, const Finished& f, const std::string& shown) 
       break;
     case Finish::Replications: {
       if (!f.replications) return;
-      const auto& summary = *f.replications;
-      fmt::print("{} replications of {} (seed {}):\n", summary.runs.size(), summary.scenario,
-                 summary.runs.front().seed);
-      for (const char* m : {"jobs_succeeded", "wait_p90_s", "jct_p50_s", "utilization_allocated",
-                            "goodput", "gpu_hours_lost_fault"}) {
-        const auto it = summary.metrics.find(m);
-        if (it != summary.metrics.end()) print_interval(m, it->second.interval);
-      }
-      // Each queue's p90 wait beside the cluster's.
-      for (const auto& [m, ms] : summary.metrics) {
-        if (!m.starts_with(std::string(analysis::kGroupQueue) + "/") || !m.ends_with("/wait_p90_s"))
-          continue;
-        print_interval(m, ms.interval);
-      }
-      print_targets(summary, "");
+      print_replications(*f.replications);
       if (f.rc == kExitOk && w.report) fmt::print("report: {}\n", (where / "report.html").string());
       fmt::print("results in {}\n", shown);
       break;

@@ -61,6 +61,7 @@ struct Work {
   std::vector<std::string> parameters;  // Sweep: the varied paths
   std::vector<std::string> targets;     // Sweep: --target texts, checked at every point
   std::string minimise;                 // Sweep: --minimise, the full metric name
+  bool zipped = false;                  // Sweep: --zip, the parameters move together
   std::vector<WorkGroup> groups;  // Comparison: variants, base first; Sweep: points; else one group
   bool report = true;
 };

@@ -206,7 +206,7 @@ std::optional<SimTime> GeneratorCursor::next_arrival() {
   const auto& a = g_->arrivals;
   switch (a.kind) {
     case scenarios::ArrivalKind::Interarrival:
-      t_ += to_duration(a.interarrival.seconds(arrivals_));
+      t_ += to_duration(a.interarrival.seconds(arrivals_) * a.gap_scale);
       break;
     case scenarios::ArrivalKind::Poisson:
       t_ += to_duration(kernel::Exponential(a.rate_per_hour / 3600)(arrivals_));

@@ -97,6 +97,7 @@ std::optional<Scenario> ScenarioDecoder::scenario(const Val& root) {
   // A forecast may have no new jobs: the initial state is its workload then.
   if (spec.get("workload").present() || !spec.get("initialState").present())
     workload(spec.get("workload"), sc);
+  apply_quota_shares(sc);
   operations(spec.get("operations"), sc);
   check_node_names(sc);
   initial_state(spec.get("initialState"), sc);

@@ -2,6 +2,8 @@
 #include "scenarios/format/detail/decoder.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <variant>
 
 #include <fmt/format.h>
@@ -11,7 +13,7 @@ namespace t9k::scenarios::detail {
 namespace {
 
 constexpr std::string_view kScheduler[] = {"name", "queues", "options"};
-constexpr std::string_view kSource[] = {"manifest", "path"};
+constexpr std::string_view kQueueEntry[] = {"manifest", "path", "quotaShare"};
 
 }  // namespace
 
@@ -29,8 +31,12 @@ void ScenarioDecoder::scheduler(const Val& v, Scenario& sc) {
   }
   std::set<std::string> names;
   for (const Val& item : read_list(r_, queues)) {
-    MapReader e(r_, item, kSource);
+    MapReader e(r_, item, kQueueEntry);
     if (!e.ok()) continue;
+    std::vector<std::pair<std::string, std::pair<Val, double>>> shares;
+    for (const auto& [res, val] : FreeMap(r_, e.get("quotaShare")).entries()) {
+      if (auto x = read_double(r_, val, 1e-9, 1e3)) shares.push_back({res, {val, *x}});
+    }
     for (auto& [obj, source] : sources(e, item)) {
       if (!std::holds_alternative<m::Queue>(obj)) {
         r_.error(item.path, fmt::format("found {} \"{}\"; allowed: Queue objects", kind_name(obj),
@@ -43,10 +49,57 @@ void ScenarioDecoder::scheduler(const Val& v, Scenario& sc) {
                                         q.metadata.name));
         continue;
       }
+      if (!shares.empty()) quota_shares_.push_back({q.metadata.name, e.get("quotaShare"), shares});
       sc.scheduler.queues.push_back(std::move(q));
     }
   }
   queues_broken_ = r_.has_error_under(queues.path);
+}
+
+// quotaShare: a queue's quota as a share of the cluster's capacity at time zero (every node pool,
+// fromExport and fromTrace ones included; addNodePool operations later are not), so that sweeping
+// the cluster keeps the queues' shares (a linked parameter). Rounded down to the milli-unit.
+void ScenarioDecoder::apply_quota_shares(Scenario& sc) {
+  if (quota_shares_.empty()) return;
+  // Milli-units in double: a large cluster's memory in milli-bytes does not fit 64 bits.
+  std::map<std::string, double> total;
+  for (const auto& p : sc.cluster.node_pools) {
+    for (const auto& [name, q] : p.capacity())
+      total[name] += static_cast<double>(q.milli()) * static_cast<double>(p.count);
+  }
+  for (const auto& s : quota_shares_) {
+    auto it = std::find_if(sc.scheduler.queues.begin(), sc.scheduler.queues.end(),
+                           [&](const m::Queue& q) { return q.metadata.name == s.queue; });
+    if (it == sc.scheduler.queues.end()) continue;
+    for (const auto& [res, share] : s.shares) {
+      const auto& [at, f] = share;
+      const auto have = total.find(res);
+      if (have == total.end() || have->second <= 0) {
+        r_.error(at.mark, at.path,
+                 fmt::format("found a share of {}, which the cluster's nodes do not have; "
+                             "allowed: a resource of the node pools",
+                             res));
+        continue;
+      }
+      if (it->spec.quota && it->spec.quota->count(res)) {
+        r_.error(at.mark, at.path,
+                 fmt::format("found both quota.requests[{}] in the manifest and a quotaShare of "
+                             "it; allowed: one of them",
+                             res));
+        continue;
+      }
+      if (!it->spec.quota) it->spec.quota = m::ResourceList{};
+      const double milli = std::floor(have->second * f);
+      if (milli >= 9.2e18) {
+        r_.error(at.mark, at.path,
+                 fmt::format("found a share of {} beyond what a quantity holds; allowed: a "
+                             "smaller share",
+                             res));
+        continue;
+      }
+      (*it->spec.quota)[res] = m::Quantity::from_milli(static_cast<std::int64_t>(milli));
+    }
+  }
 }
 
 void ScenarioDecoder::queue_ref(const std::string& path, const std::string& job,

@@ -11,7 +11,7 @@ namespace t9k::scenarios::detail {
 
 namespace {
 
-constexpr std::string_view kWorkload[] = {"jobs", "generators", "traces"};
+constexpr std::string_view kWorkload[] = {"jobs", "generators", "traces", "demandFactor"};
 constexpr std::string_view kJobEntry[] = {"manifest", "path",     "name",
                                           "as",       "submitAt", "behaviour"};
 constexpr std::string_view kTrace[] = {"name",        "format",  "path", "limit",      "timeOffset",
@@ -40,6 +40,22 @@ void ScenarioDecoder::workload(const Val& v, Scenario& sc) {
   }
   for (auto& e : sc.workload.traces) e.origin_us = e.epoch_us ? e.epoch_us : earliest;
   cluster_from_trace(sc);
+  demand_factor(w.get("demandFactor"), sc);
+}
+
+// spec.workload.demandFactor: one knob for the whole demand (a linked parameter: sweeping it
+// scales every source together). Generators arrive f times as often (Poisson and profile rates
+// times f, interarrival gaps divided by f) and traces' loadFactor is multiplied by f; explicit
+// jobs and `times` arrivals stay as written. Sizes, mixes and run times do not change.
+void ScenarioDecoder::demand_factor(const Val& v, Scenario& sc) {
+  const auto f = read_double(r_, v, 1e-6, 1e6);
+  if (!f || *f == 1) return;
+  sc.workload.demand_factor = *f;
+  for (auto& g : sc.workload.generators) {
+    g.arrivals.rate_per_hour *= *f;
+    g.arrivals.gap_scale /= *f;
+  }
+  for (auto& t : sc.workload.traces) t.load_factor *= *f;
 }
 
 // spec.workload.jobs: explicit jobs, inline or from files.

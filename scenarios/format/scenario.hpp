@@ -228,6 +228,7 @@ enum class ArrivalKind { Interarrival, Poisson, Profile, Times };
 struct ArrivalProcess {
   ArrivalKind kind = ArrivalKind::Interarrival;
   DurationDistribution interarrival;  // Interarrival: gaps between arrivals
+  double gap_scale = 1;               // Interarrival: each gap times this (1 / demandFactor)
   double rate_per_hour = 0;           // Poisson and Profile: the (base) rate
   std::vector<double> hour_of_day;    // Profile: 24 multipliers (empty: all 1)
   std::vector<double> day_of_week;    // Profile: 7 multipliers, Monday first (empty: all 1)
@@ -304,6 +305,9 @@ struct Workload {
   std::vector<JobSubmission> jobs;
   std::vector<GeneratorEntry> generators;
   std::vector<TraceEntry> traces;
+  // demandFactor: already applied to the generators' arrivals and the traces' loadFactor; kept
+  // for the run's setup (docs/scenario-format.md "workload").
+  double demand_factor = 1;
 };
 
 // ---- the cluster's state at time zero (docs/forecast.md) ----

@@ -217,3 +217,58 @@ TEST_CASE("the fixture's runs load with derived metrics", "[aggregate]") {
   CHECK(r.metrics.at("steady_utilization_allocated") == Approx(16.1 / 32).epsilon(0.02));
   fs::remove_all(dir);
 }
+
+TEST_CASE("pooled percentiles: every run's jobs together, as the runs count them",
+          "[aggregate][pooled]") {
+  // Two runs (horizon 100 s). Run 0: waits 0, 10, 20 in queue a; a job that never started and
+  // ended at 70 s (submitted at 10: waited 60); a rejected job (no wait). Run 1: waits 30 and 40
+  // in queue b, one never started by the horizon (submitted at 50: waited 50), a reason with a
+  // comma and a newline.
+  const fs::path root = fresh_dir("pooled");
+  const std::string header =
+      "job,kind,queue,submit_s,first_running_s,end_s,wait_s,jct_s,phase,reason\n";
+  write_summary(root / "rep-0", 1, 0, 0, 0);
+  write_summary(root / "rep-1", 1, 1, 0, 0);
+  write_file_atomic(root / "rep-0" / "jobs.csv",
+                    header +
+                        "d/a0,GenericJob,a,0,0,50,0,50,Succeeded,\n"
+                        "d/a1,GenericJob,a,0,10,60,10,60,Succeeded,\n"
+                        "d/a2,DeepSpeedJob,a,0,20,80,20,80,Succeeded,\n"
+                        "d/a3,GenericJob,a,10,,70,,,Failed,deadline\n"
+                        "d/a4,GenericJob,a,10,,10,,,Rejected,quota\n");
+  write_file_atomic(root / "rep-1" / "jobs.csv",
+                    header +
+                        "d/b0,GenericJob,b,0,30,90,30,90,Succeeded,\n"
+                        "d/b1,GenericJob,b,0,40,,40,,Running,\"x, y\nz\"\n"
+                        "d/b2,GenericJob,,50,,,,,Pending,\n");
+  const auto one = write_replication_summary(root / "one", {root / "rep-0"});
+  // Run 0's waits 0, 10, 20, 60: p50 15, p90 rank 2.7 -> 20 + 0.7 x 40 = 48.
+  CHECK(one.pooled_jobs == 5);
+  CHECK(one.pooled.at("pooled_wait_p50_s") == Approx(15));
+  CHECK(one.pooled.at("pooled_wait_p90_s") == Approx(48));
+  // JCTs 50, 60, 80 (the failed and rejected jobs have none).
+  CHECK(one.pooled.at("pooled_jct_p50_s") == Approx(60));
+  CHECK(one.pooled.at("kind/DeepSpeedJob/pooled_wait_p50_s") == Approx(20));
+  const auto both = write_replication_summary(root / "both", {root / "rep-0", root / "rep-1"});
+  // Waits 0, 10, 20, 60, 30, 40, 50 -> sorted 0 10 20 30 40 50 60: p50 30, p90 rank 5.4 -> 54.
+  CHECK(both.pooled_jobs == 8);
+  CHECK(both.pooled.at("pooled_wait_p50_s") == Approx(30));
+  CHECK(both.pooled.at("pooled_wait_p90_s") == Approx(54));
+  CHECK(both.pooled.at("queue/b/pooled_wait_p50_s") == Approx(35));
+  CHECK(both.pooled.at("queue/a/pooled_wait_p90_s") == Approx(48));
+  CHECK(both.pooled.count("queue//pooled_wait_p50_s") == 0);  // no queue: the cluster only
+  // Kept in summary.json and read back.
+  const auto j = read_json(root / "both" / "summary.json");
+  CHECK(j.at("pooled").at("jobs") == 8);
+  CHECK(j.at("pooled").at("metrics").at("pooled_wait_p90_s").get<double>() == Approx(54));
+  ReplicationSummary back;
+  read_pooled(j, back);
+  CHECK(back.pooled == both.pooled);
+  // A run without its jobs.csv: no pooled figures at all, rather than some runs' only.
+  fs::remove(root / "rep-1" / "jobs.csv");
+  const auto partial =
+      write_replication_summary(root / "partial", {root / "rep-0", root / "rep-1"});
+  CHECK(partial.pooled.empty());
+  CHECK_FALSE(read_json(root / "partial" / "summary.json").contains("pooled"));
+  fs::remove_all(root);
+}

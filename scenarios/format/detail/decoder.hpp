@@ -88,6 +88,8 @@ class ScenarioDecoder {
   void from_export(const Val& v, const std::string& rel, Scenario& sc);
   // The export's Queues join the scheduler's, which win on a name both have.
   void add_export_queues(Scenario& sc);
+  void demand_factor(const Val& v, Scenario& sc);
+  void apply_quota_shares(Scenario& sc);
   // Node names are unique: an export's own names (fromExport, fromTrace) against each other and
   // against the "<pool>-<i>" of every other pool, including pools operations add later (the
   // world would otherwise stop mid-run on a node added twice).
@@ -168,6 +170,13 @@ class ScenarioDecoder {
   const LoadOptions& options_;
   std::set<std::string> broken_;
   bool queues_broken_ = false;
+  // spec.scheduler.queues[].quotaShare, applied once the cluster is whole (after fromTrace).
+  struct QuotaShare {
+    std::string queue;
+    Val at;
+    std::vector<std::pair<std::string, std::pair<Val, double>>> shares;  // resource -> share
+  };
+  std::vector<QuotaShare> quota_shares_;
   Val from_trace_;   // spec.cluster.fromTrace, for messages
   Val from_export_;  // spec.cluster.fromExport, for messages
   std::map<std::string, std::vector<std::string>>
