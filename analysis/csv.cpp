@@ -1,6 +1,7 @@
 #include "analysis/csv.hpp"
 
 #include <charconv>
+#include <fstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -150,6 +151,33 @@ std::string csv_row(const std::vector<std::string>& fields) {
   }
   out += '\n';
   return out;
+}
+
+void for_each_csv_chunk(const std::filesystem::path& file,
+                        const std::function<void(const CsvTable&)>& chunk) {
+  // A record ends at a newline outside quotes.
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error(file.string() + ": cannot be read");
+  std::string header;
+  if (!std::getline(in, header)) return;
+  constexpr std::size_t kRows = 8192;
+  std::string buffer = header + "\n";
+  std::string line;
+  std::size_t rows = 0;
+  bool quoted = false;
+  while (std::getline(in, line)) {
+    buffer += line;
+    buffer += '\n';
+    for (const char c : line) quoted ^= (c == '"');
+    if (quoted) continue;
+    if (++rows == kRows) {
+      chunk(parse_csv(buffer, file.string()));
+      buffer = header + "\n";
+      rows = 0;
+    }
+  }
+  // An unterminated quote at the end is parsed too, so parse_csv says so.
+  if (rows > 0 || quoted) chunk(parse_csv(buffer, file.string()));
 }
 
 }  // namespace t9k::analysis

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,6 +25,12 @@ struct CsvTable {
 // Throws std::runtime_error naming `what` (e.g. the file) when a row has the wrong field count or
 // a quote is unterminated.
 CsvTable parse_csv(std::string_view text, const std::string& what);
+
+// A CSV file in chunks of rows (each a CsvTable with the header), so a file of millions of rows
+// is never held whole; a quoted field may hold a newline. Throws std::runtime_error naming the
+// file when it cannot be read or does not parse.
+void for_each_csv_chunk(const std::filesystem::path& file,
+                        const std::function<void(const CsvTable&)>& chunk);
 
 // Writing: RFC 4180 quoting (fields with a comma, quote or newline are quoted, quotes doubled);
 // a field a spreadsheet would run as a formula (starting with = + - @ tab or CR, and not a

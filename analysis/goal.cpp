@@ -303,14 +303,25 @@ bool is_pooled(const std::string& metric) {
 TargetCheck check_target(const Target& t, const ReplicationSummary& s) {
   TargetCheck c;
   if (is_pooled(t.metric)) {
-    // One value over every run's jobs: met or not, no interval (analysis/pooled.hpp).
-    const auto p = s.pooled.find(t.metric);
-    if (p == s.pooled.end()) return c;
+    // One value over every run's jobs: met or not, no interval (analysis/pooled.hpp). A single
+    // run (no replications summary) has its own percentile as the pooled one.
+    double value = 0;
+    if (const auto p = s.pooled.find(t.metric); p != s.pooled.end()) {
+      value = p->second;
+    } else if (s.runs.size() == 1) {
+      std::string own = t.metric;
+      own.erase(own.find("pooled_"), 7);
+      const auto m = s.metrics.find(own);
+      if (m == s.metrics.end()) return c;
+      value = m->second.interval.mean;
+    } else {
+      return c;
+    }
     c.present = true;
-    c.mean = p->second;
+    c.mean = value;
     c.half_width = std::nan("");
     c.n = s.runs.size();
-    c.met = meets_bound(t, p->second);
+    c.met = meets_bound(t, value);
     c.confidence = c.met ? 1 : 0;
     return c;
   }

@@ -50,29 +50,29 @@ std::string format_utc(double unix_s) {
 JobForecastRow job_forecast_row(const fs::path& dir, const std::string& job,
                                 std::uint64_t replication) {
   const fs::path file = dir / "jobs.csv";
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error(file.string() + ": cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  const CsvTable t = parse_csv(text.str(), file.string());
-  for (std::size_t i = 0; i < t.rows.size(); ++i) {
-    if (t.field(i, "job") != job) continue;
-    JobForecastRow r;
-    r.replication = replication;
-    r.start_s = t.number(i, "first_running_s");
-    r.end_s = t.number(i, "end_s");
-    r.phase = std::string(t.field(i, "phase"));
-    r.pending_cause = std::string(t.field(i, "pending_cause"));
-    r.pending_reason = std::string(t.field(i, "pending_reason"));
-    return r;
-  }
-  throw std::runtime_error(file.string() + ": no row for job " + job);
+  std::optional<JobForecastRow> found;
+  for_each_csv_chunk(file, [&](const CsvTable& t) {
+    for (std::size_t i = 0; i < t.rows.size() && !found; ++i) {
+      if (t.field(i, "job") != job) continue;
+      JobForecastRow r;
+      r.replication = replication;
+      r.start_s = t.number(i, "first_running_s");
+      r.end_s = t.number(i, "end_s");
+      r.phase = std::string(t.field(i, "phase"));
+      r.reason = std::string(t.field(i, "reason"));
+      r.pending_cause = std::string(t.field(i, "pending_cause"));
+      r.pending_reason = std::string(t.field(i, "pending_reason"));
+      found = std::move(r);
+    }
+  });
+  if (!found) throw std::runtime_error(file.string() + ": no row for job " + job);
+  return *found;
 }
 
 std::string job_forecast_csv(const JobForecast& f) {
   std::string out = csv_row({"job", "kind", "queue", "gpus", "time_zero", "time_zero_unix_s",
                              "horizon_s", "replication", "start_s", "end_s", "start_time",
-                             "end_time", "phase", "pending_cause", "pending_reason"});
+                             "end_time", "phase", "reason", "pending_cause", "pending_reason"});
   const auto when = [&](const std::optional<double>& s) {
     return s ? format_utc(static_cast<double>(f.time_zero_unix_s) + *s) : std::string();
   };
@@ -81,7 +81,7 @@ std::string job_forecast_csv(const JobForecast& f) {
                     format_utc(static_cast<double>(f.time_zero_unix_s)),
                     fmt::format("{}", f.time_zero_unix_s), fmt::format("{:.6f}", f.horizon_s),
                     fmt::format("{}", r.replication), optional_number(r.start_s),
-                    optional_number(r.end_s), when(r.start_s), when(r.end_s), r.phase,
+                    optional_number(r.end_s), when(r.start_s), when(r.end_s), r.phase, r.reason,
                     r.pending_cause, r.pending_reason});
   }
   return out;
@@ -103,6 +103,7 @@ JobForecast parse_job_forecast(const CsvTable& t) {
     r.start_s = t.number(i, "start_s");
     r.end_s = t.number(i, "end_s");
     r.phase = std::string(t.field(i, "phase"));
+    r.reason = std::string(t.field(i, "reason"));
     r.pending_cause = std::string(t.field(i, "pending_cause"));
     r.pending_reason = std::string(t.field(i, "pending_reason"));
     f.rows.push_back(std::move(r));
@@ -121,6 +122,10 @@ JobForecastAnswer answer_job_forecast(const JobForecast& f) {
     ends.push_back(r.start_s && r.end_s ? *r.end_s : kInf);
     a.started += r.start_s.has_value();
     a.ended += r.start_s && r.end_s;
+    if (r.phase == "Rejected") {
+      if (a.rejected++ == 0) a.rejection = r.reason;
+      continue;
+    }
     if (r.pending_cause.empty()) {
       ++a.never_waited;
       continue;
@@ -155,8 +160,14 @@ std::vector<std::string> job_forecast_lines(const JobForecast& f, const JobForec
       fmt::format("started in {} of {} replications and finished in {} within the "
                   "{} horizon",
                   a.started, a.n, a.ended, format_duration_s(f.horizon_s)));
+  if (a.rejected > 0) {
+    lines.push_back(
+        fmt::format("rejected at submission in {} of {} ({})", a.rejected, a.n, a.rejection));
+  }
   std::string why = "why it waited: ";
-  if (a.causes.empty()) {
+  if (a.causes.empty() && a.never_waited == 0) {
+    why += "no replication placed it or left it waiting";
+  } else if (a.causes.empty()) {
     why += "it never waited for the scheduler (placed at its first cycle)";
   } else {
     for (std::size_t i = 0; i < a.causes.size(); ++i) {

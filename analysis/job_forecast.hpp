@@ -19,6 +19,7 @@ struct JobForecastRow {
   std::optional<double> start_s;  // since time zero; unset: not running by the horizon
   std::optional<double> end_s;    // unset: not finished by the horizon
   std::string phase;              // at its end, or at the horizon
+  std::string reason;             // jobs.csv reason: the rejection's, or the terminal condition's
   std::string pending_cause;      // why the scheduler last left it waiting ("" if it never did)
   std::string pending_reason;
 };
@@ -55,6 +56,8 @@ struct JobForecastAnswer {
   };
   std::vector<Cause> causes;
   std::size_t never_waited = 0;  // placed at its first scheduling cycle
+  std::size_t rejected = 0;      // rejected at admission (a closed queue, over its quota)
+  std::string rejection;         // the first rejection's reason
 };
 JobForecastAnswer answer_job_forecast(const JobForecast& f);
 

@@ -2,8 +2,6 @@
 
 #include <array>
 #include <cmath>
-#include <fstream>
-#include <functional>
 #include <map>
 #include <stdexcept>
 
@@ -15,32 +13,6 @@ namespace t9k::analysis {
 namespace fs = std::filesystem;
 
 namespace {
-
-// jobs.csv in chunks of rows, each parsed by parse_csv with the header (a quoted field may hold
-// a newline: a record ends at a newline outside quotes).
-void for_each_chunk(const fs::path& file, const std::function<void(const CsvTable&)>& chunk) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error(file.string() + ": cannot be read");
-  std::string header;
-  if (!std::getline(in, header)) return;
-  constexpr std::size_t kRows = 8192;
-  std::string buffer = header + "\n";
-  std::string line;
-  std::size_t rows = 0;
-  bool quoted = false;
-  while (std::getline(in, line)) {
-    buffer += line;
-    buffer += '\n';
-    for (const char c : line) quoted ^= (c == '"');
-    if (quoted) continue;
-    if (++rows == kRows) {
-      chunk(parse_csv(buffer, file.string()));
-      buffer = header + "\n";
-      rows = 0;
-    }
-  }
-  if (rows > 0) chunk(parse_csv(buffer, file.string()));
-}
 
 struct Samples {
   std::vector<double> waits, jcts;
@@ -61,7 +33,7 @@ void add_pooled_percentiles(ReplicationSummary& s) {
   for (const auto& run : s.runs) {
     const fs::path file = run.dir / "jobs.csv";
     const std::int64_t horizon = micros(run.horizon_s);
-    for_each_chunk(file, [&](const CsvTable& t) {
+    for_each_csv_chunk(file, [&](const CsvTable& t) {
       for (std::size_t i = 0; i < t.rows.size(); ++i) {
         ++s.pooled_jobs;
         const std::string_view queue = t.field(i, "queue");

@@ -155,16 +155,17 @@ int forecast_command(const ForecastArgs& a) {
                "t9ksim run DIR/scenario.yaml --set ...)\n");
     return kExitUsage;
   }
-  if (a.gpus_per_node < 0) {
-    fmt::print(stderr, "t9ksim forecast: --gpus-per-node: found {}; allowed: 0 or more\n",
-               a.gpus_per_node);
+  if (a.gpus_per_node && a.nodes <= 0) {
+    fmt::print(stderr,
+               "t9ksim forecast: --gpus-per-node: only with --nodes (an export without Node "
+               "objects)\n");
     return kExitUsage;
   }
   const auto at = time_zero("forecast", a.at, *data);
   if (!at) return kExitUsage;
   std::optional<ForecastJob> job;
   if (!a.job.empty()) {
-    job = read_forecast_job(a.job, *data);
+    job = read_forecast_job(a.job, *data, cluster);
     if (!job) return kExitUsage;
   } else if (!a.job_run_time.empty()) {
     fmt::print(stderr, "t9ksim forecast: --job-run-time: only with --job\n");
@@ -311,8 +312,8 @@ void add_forecast_commands(Commands& c) {
                    "An export without Node objects: the cluster as one pool of this many nodes")
       ->transform(whole_number(1, kMaxImportNodes));
   forecast
-      ->add_option("--gpus-per-node", forecast_args->gpus_per_node, "GPUs per node of that pool")
-      ->capture_default_str()
+      ->add_option("--gpus-per-node", forecast_args->gpus_per_node,
+                   "GPUs per node of that pool (default 8)")
       ->transform(whole_number(0, kMaxImportGpusPerNode));
   forecast->add_option("--job", forecast_args->job,
                        "A job not yet submitted (a manifest file): when it would start and end "

@@ -23,7 +23,7 @@ struct ForecastArgs {
   std::optional<std::uint64_t> replications;
   unsigned threads = 0;    // 0: one per hardware thread
   std::int32_t nodes = 0;  // an export without Node objects: one pool of this many nodes
-  std::int32_t gpus_per_node = 8;
+  std::optional<std::int32_t> gpus_per_node;  // with --nodes; default 8
   std::string job;           // --job: a job manifest; the answer is when it starts and ends
   std::string job_run_time;  // its run time; empty: the median of the export's finished jobs
   bool report = true;

@@ -93,11 +93,11 @@ std::optional<ForecastScenario> forecast_scenario(
     t += fmt::format(
         "  cluster:\n    nodePools: [{{name: nodes, count: {}, gpusPerNode: {}, cpu: 64, memory: "
         "512Gi}}]\n",
-        a.nodes, a.gpus_per_node);
+        a.nodes, a.gpus_per_node.value_or(8));
     out.notes.push_back(fmt::format(
         "cluster from --nodes: {} node{} x {} GPUs, 64 CPUs, 512Gi (the export has no Node "
         "objects): running jobs are placed by the scheduler, not on their recorded nodes",
-        a.nodes, a.nodes == 1 ? "" : "s", a.gpus_per_node));
+        a.nodes, a.nodes == 1 ? "" : "s", a.gpus_per_node.value_or(8)));
   } else {
     t += fmt::format("  cluster: {{fromExport: {}}}\n", q);
   }
@@ -158,7 +158,8 @@ std::optional<ForecastScenario> forecast_scenario(
 }
 
 std::optional<ForecastJob> read_forecast_job(const std::string& path,
-                                             const scenarios::TraceData& data) {
+                                             const scenarios::TraceData& data,
+                                             const scenarios::ExportCluster& cluster) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) {
     fmt::print(stderr, "t9ksim forecast: --job: {}: not a file\n", path);
@@ -223,6 +224,25 @@ std::optional<ForecastJob> read_forecast_job(const std::string& path,
                "not yet submitted (give it another metadata.name)\n",
                path, out.key);
     return std::nullopt;
+  }
+  // A queue the cluster does not know is a typo far more often than a new queue: refused, unless
+  // the export has no Queue objects at all (then every queue is created, with a note).
+  if (!out.queue.empty() && out.queue != m::kDefaultQueue && !cluster.queues.empty()) {
+    std::set<std::string> known;
+    for (const auto& q : cluster.queues) known.insert(q.metadata.name);
+    for (const auto& j : data.objects) known.insert(queue_of(j));
+    for (const auto& u : data.unfinished) {
+      if (u.error.empty()) known.insert(queue_of(u.job));
+    }
+    known.erase("");
+    if (!known.count(out.queue)) {
+      std::vector<std::string> names(known.begin(), known.end());
+      fmt::print(stderr,
+                 "t9ksim forecast: --job: {}: found queue \"{}\"; allowed: a queue of the "
+                 "export ({}) or default\n",
+                 path, out.queue, list(names));
+      return std::nullopt;
+    }
   }
   return out;
 }

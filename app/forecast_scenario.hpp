@@ -38,10 +38,12 @@ std::optional<ForecastScenario> forecast_scenario(
     const scenarios::ExportCluster& cluster, const std::string& export_abs, std::int64_t at_us,
     const workload::FitResult* fit, const ForecastJob* job, std::uint64_t replications);
 
-// Reads --job: exactly one job manifest, valid, not named like a job of the export. Errors
+// Reads --job: exactly one job manifest, valid, not named like a job of the export, on a queue
+// the export has (when it has Queue objects). Errors
 // printed; nullopt then.
 std::optional<ForecastJob> read_forecast_job(const std::string& path,
-                                             const scenarios::TraceData& data);
+                                             const scenarios::TraceData& data,
+                                             const scenarios::ExportCluster& cluster);
 
 // Diagnostics of the written scenario that point into it (it does not exist yet when the probe
 // fails) said as the options that made the field: "--remaining: found ...". Others as they are.

@@ -117,6 +117,14 @@ int sweep_command(const SweepArgs& args) {
       fmt::print(stderr, "t9ksim sweep: --minimise '{}': {}\n", args.minimise, error);
       return kExitUsage;
     }
+    if (analysis::is_pooled(*m)) {
+      fmt::print(stderr,
+                 "t9ksim sweep: --minimise '{}': a pooled percentile is one value per point, "
+                 "without the interval a choice is shown with; minimise the per-run metric ({})\n",
+                 args.minimise,
+                 m->substr(0, m->find("pooled_")) + m->substr(m->find("pooled_") + 7));
+      return kExitUsage;
+    }
     minimise = *m;
   }
   std::vector<std::string> params;

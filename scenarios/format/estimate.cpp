@@ -51,7 +51,9 @@ JobEstimate estimate_jobs(const Scenario& sc) {
     std::string how;
     switch (a.kind) {
       case ArrivalKind::Interarrival: {
-        const double gap_h = static_cast<double>(a.interarrival.mean().count()) / 3.6e9;
+        // demandFactor scales the gaps (gap_scale = 1 / factor).
+        const double gap_h =
+            static_cast<double>(a.interarrival.mean().count()) / 3.6e9 * a.gap_scale;
         arrivals = hours <= 0  ? 0
                    : gap_h > 0 ? hours / gap_h
                                : std::numeric_limits<double>::infinity();

@@ -272,3 +272,29 @@ TEST_CASE("pooled percentiles: every run's jobs together, as the runs count them
   CHECK_FALSE(read_json(root / "partial" / "summary.json").contains("pooled"));
   fs::remove_all(root);
 }
+
+TEST_CASE("pooled percentiles: a jobs.csv longer than one chunk, a quoted newline at the seam",
+          "[aggregate][pooled]") {
+  // 9,000 jobs waiting 0..8999 s (read in chunks of 8,192 rows); row 8,191 has a reason with a
+  // newline, so its record spans the chunk's last line.
+  const fs::path root = fresh_dir("pooled-chunks");
+  write_summary(root / "rep-0", 1, 0, 0, 0);
+  std::string csv = "job,kind,queue,submit_s,first_running_s,end_s,wait_s,jct_s,phase,reason\n";
+  for (int i = 0; i < 9000; ++i) {
+    csv += "d/j" + std::to_string(i) + ",GenericJob,a,0," + std::to_string(i) + ",," +
+           std::to_string(i) + ",,Running," + (i == 8191 ? "\"line one\nline two\"" : "") + "\n";
+  }
+  write_file_atomic(root / "rep-0" / "jobs.csv", csv);
+  const auto s = write_replication_summary(root / "agg", {root / "rep-0"});
+  CHECK(s.pooled_jobs == 9000);
+  // Waits 0..8999: p50 at rank 4499.5, p90 at 8099.1, p99 at 8909.01.
+  CHECK(s.pooled.at("pooled_wait_p50_s") == Approx(4499.5));
+  CHECK(s.pooled.at("pooled_wait_p90_s") == Approx(8099.1));
+  CHECK(s.pooled.at("pooled_wait_p99_s") == Approx(8909.01));
+  CHECK(s.pooled.count("pooled_jct_p50_s") == 0);  // nothing ended
+  // An unterminated quote is an error naming the file, not rows silently dropped.
+  write_file_atomic(root / "rep-0" / "jobs.csv", csv + "d/x,GenericJob,a,0,1,,1,,Running,\"open\n");
+  CHECK_THROWS_WITH(write_replication_summary(root / "bad", {root / "rep-0"}),
+                    Catch::Contains("jobs.csv"));
+  fs::remove_all(root);
+}

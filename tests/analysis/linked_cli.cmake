@@ -73,6 +73,7 @@ expect_not_contains("${csv}" "\n0,2,2,")
 # One line over the first field, titled with the one that moves with it (not a heatmap).
 file(READ ${OUT}/zipped/report.html report)
 expect_contains("${report}" "\"title\":\"count (with demandFactor)\"")
+expect_not_contains("${report}" "\"mark\":\"rect\"")
 expect_not_contains("${report}" "\"type\":\"rect\"")
 expect_contains("${report}" "together (zipped: point i has the i-th value of each)")
 # Lists of different lengths are refused with --zip.
@@ -89,7 +90,12 @@ file(WRITE ${OUT}/fpga.yaml "${text}")
 expect_exit(2 ${T9KSIM} run ${OUT}/fpga.yaml -o ${OUT}/fpga)
 expect_contains("${last_err}" "found a share of example.com/fpga, which the cluster's nodes do not have")
 expect_exit(2 ${T9KSIM} run ${SCENARIO} --set workload.demandFactor=0 -o ${OUT}/zero)
-expect_contains("${last_err}" "spec.workload.demandFactor")
+expect_contains("${last_err}" "spec.workload.demandFactor: found 0; allowed: ")
+# The job budget (--max-jobs) counts the factor, for interarrival generators too.
+expect_exit(2 ${T9KSIM} run ${SCENARIO} --set "workload.generators[name=train].rate=null"
+            --set "workload.generators[name=train].interarrival={exponential: {mean: 30m}}"
+            --set workload.demandFactor=1000 --max-jobs 1000 -o ${OUT}/budget)
+expect_contains("${last_err}" "max-jobs")
 
 # Pooled percentiles (issue 47 item 1): with one replication the pooled p90 is the run's own,
 # exactly; with several, the console prints them and targets take them (mean form only).
@@ -113,3 +119,10 @@ expect_contains("${last_out}" "over the jobs of 3 runs pooled; target: < 41.7 d:
 expect_exit(2 ${T9KSIM} run ${SCENARIO} -r 3 -o ${OUT}/pooled-slo
             --target "queue=production pooled_wait_p90 < 1h in 90% of runs")
 expect_contains("${last_err}" "is one value over every run's jobs pooled; 'in P% of runs' is for per-run metrics")
+# One run: its own percentile is the pooled one.
+expect_exit(0 ${T9KSIM} run ${SCENARIO} -r 1 -o ${OUT}/pooled-one --no-report
+            --target "queue=production pooled_wait_p90 < 1000h")
+expect_contains("${last_out}" "over the jobs of 1 run pooled; target: < 41.7 d: met")
+# --minimise takes per-run metrics (a choice is shown with its interval).
+expect_exit(2 ${T9KSIM} sweep ${SCENARIO} --vary workload.demandFactor=1,2 --minimise pooled_wait_p90 -o ${OUT}/min-pooled)
+expect_contains("${last_err}" "minimise the per-run metric (wait_p90_s)")
