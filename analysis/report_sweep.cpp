@@ -53,7 +53,7 @@ std::string sweep_table(const SweepSummary& s, const std::vector<Target>& target
   if (!s.minimise.empty() && std::none_of(columns.begin(), columns.end(),
                                           [&](const auto& c) { return c.first == s.minimise; }))
     columns.emplace_back(s.minimise, s.minimise);
-  const std::vector<std::string> labels = parameter_labels(s.parameters);
+  const std::vector<std::string> labels = parameter_labels(s);
   std::string table = "<div class=\"wide\"><table class=\"headline\"><thead><tr><th>point</th>";
   for (std::size_t k = 0; k < s.parameters.size(); ++k) {
     table += fmt::format("<th title=\"{}\">{}</th>", html_escape(s.parameters[k]),
@@ -105,7 +105,7 @@ std::string chosen_section(const SweepSummary& s, bool with_targets) {
                                                                : "no point has " + s.minimise)) +
            "</p>\n";
   }
-  const std::vector<std::string> labels = parameter_labels(s.parameters);
+  const std::vector<std::string> labels = parameter_labels(s);
   std::vector<std::string> at;
   for (std::size_t k = 0; k < labels.size(); ++k)
     at.push_back(labels[k] + "=" + s.points[*c].values[k]);
@@ -135,7 +135,7 @@ std::string targets_section(const SweepSummary& s, const std::vector<Target>& ta
   }
   h += "</ul>\n";
   const std::vector<bool> meeting = points_meeting(s, targets);
-  const std::vector<std::string> labels = parameter_labels(s.parameters);
+  const std::vector<std::string> labels = parameter_labels(s);
   std::vector<std::string> names;
   for (std::size_t i = 0; i < s.points.size(); ++i) {
     if (!meeting[i]) continue;

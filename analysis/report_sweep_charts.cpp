@@ -343,7 +343,7 @@ std::vector<Target> report_targets(const SweepSummary& s) {
 }
 
 std::vector<Chart> sweep_charts(const SweepSummary& s, const std::vector<Target>& targets) {
-  const std::vector<std::string> labels = parameter_labels(s.parameters);
+  const std::vector<std::string> labels = parameter_labels(s);
   const std::vector<bool> meeting = points_meeting(s, targets);
   const std::optional<std::size_t> chosen = chosen_point(s);
   std::vector<Chart> charts;

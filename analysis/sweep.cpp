@@ -188,7 +188,10 @@ std::vector<std::string> sweep_values(std::string_view spec, std::string& error)
 
 std::string sweep_csv(const SweepSummary& s) {
   std::vector<std::string> header{"point"};
-  for (const auto& p : s.parameters) header.push_back(p);
+  // A parameter's alias names its column when given; the full path otherwise.
+  for (std::size_t k = 0; k < s.parameters.size(); ++k)
+    header.push_back(k < s.aliases.size() && !s.aliases[k].empty() ? s.aliases[k]
+                                                                   : s.parameters[k]);
   for (const char* h :
        {"group", "group_value", "metric", "n", "mean", "sd", "half_width", "low", "high"}) {
     header.emplace_back(h);
@@ -263,6 +266,7 @@ std::string sweep_summary_json(const SweepSummary& s, const fs::path& dir) {
   }
   if (!s.targets.empty()) j["targets"] = s.targets;
   if (s.zipped) j["zipped"] = true;
+  if (!s.aliases.empty()) j["aliases"] = s.aliases;
   if (!s.minimise.empty()) {
     j["minimise"] = s.minimise;
     const auto c = chosen_point(s);
@@ -298,6 +302,14 @@ std::vector<std::string> path_segments(const std::string& path) {
 }
 
 }  // namespace
+
+std::vector<std::string> parameter_labels(const SweepSummary& s) {
+  std::vector<std::string> out = parameter_labels(s.parameters);
+  for (std::size_t k = 0; k < out.size() && k < s.aliases.size(); ++k) {
+    if (!s.aliases[k].empty()) out[k] = s.aliases[k];
+  }
+  return out;
+}
 
 std::vector<std::string> parameter_labels(const std::vector<std::string>& paths) {
   std::vector<std::vector<std::string>> segs;
@@ -355,8 +367,9 @@ SweepSummary write_sweep_summary(
     const fs::path& dir, const std::vector<std::string>& parameters,
     const std::vector<std::pair<std::vector<std::string>, std::vector<fs::path>>>& points,
     std::optional<GoalSummary> goal, std::vector<std::string> targets, std::string minimise,
-    bool zipped) {
+    bool zipped, std::vector<std::string> aliases) {
   SweepSummary s;
+  s.aliases = std::move(aliases);
   s.minimise = std::move(minimise);
   s.zipped = zipped;
   s.parameters = parameters;
@@ -394,6 +407,7 @@ SweepSummary load_sweep_summary(const fs::path& dir) {
     if (j.contains("targets")) s.targets = j.at("targets").get<std::vector<std::string>>();
     s.minimise = j.value("minimise", "");
     s.zipped = j.value("zipped", false);
+    if (j.contains("aliases")) s.aliases = j.at("aliases").get<std::vector<std::string>>();
     if (j.contains("goal")) {
       const json& g = j.at("goal");
       GoalSummary goal;

@@ -45,6 +45,9 @@ struct SweepSummary {
   std::string minimise;  // `--minimise`: the full metric name whose smallest mean is chosen
   // `--zip`: the parameters move together (point i has the i-th value of each), not as a grid.
   bool zipped = false;
+  // `--vary NAME=PATH=VALUES`: the short names given, one per parameter ("" where none); empty
+  // when no parameter has one.
+  std::vector<std::string> aliases;
 };
 
 // `sweep --minimise`: the point with the smallest mean of s.minimise among those meeting every
@@ -73,6 +76,8 @@ std::vector<std::string> sweep_values(std::string_view spec, std::string& error)
 // while two coincide: "count" for cluster.nodePools[name=h100].count, "nvidia.com/gpu" for
 // ...requests.nvidia\.com/gpu; "[name=h100].count" and "[name=a100].count" beside each other.
 std::vector<std::string> parameter_labels(const std::vector<std::string>& paths);
+// The sweep's labels: the aliases given, the short labels elsewhere (sweep.csv's columns too).
+std::vector<std::string> parameter_labels(const SweepSummary& s);
 
 // sweep.csv: point, one column per parameter, group, group_value, metric, n, mean, sd, half_width,
 // low, high (docs/outputs.md).
@@ -86,7 +91,7 @@ SweepSummary write_sweep_summary(
     const std::vector<std::pair<std::vector<std::string>, std::vector<std::filesystem::path>>>&
         points,
     std::optional<GoalSummary> goal = std::nullopt, std::vector<std::string> targets = {},
-    std::string minimise = {}, bool zipped = false);
+    std::string minimise = {}, bool zipped = false, std::vector<std::string> aliases = {});
 // Reads dir/summary.json of kind "sweep" and the points' summaries. Throws std::runtime_error.
 SweepSummary load_sweep_summary(const std::filesystem::path& dir);
 

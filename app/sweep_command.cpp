@@ -1,6 +1,7 @@
 #include "app/sweep_command.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -56,13 +57,32 @@ std::optional<std::pair<std::string, std::string>> read_scenario_arg(const std::
 
 namespace {
 
+// A short name for a field (`--vary nodes=cluster.nodePools[name=h100].count=2:8:2`): a word, so
+// that it cannot be a field path (those have a '.' or a '[' below spec's top level).
+bool is_alias(const std::string& s) {
+  if (s.empty() || s.size() > 40 || !std::isalpha(static_cast<unsigned char>(s.front())))
+    return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+}
+
 // The --vary fields and their values; `grid` the number of points (the product of the lists'
-// lengths, or with --zip their common length). False after printing why.
+// lengths, or with --zip their common length); `aliases` the names given (NAME=PATH=VALUES), ""
+// where none. False after printing why.
 bool parse_varies(const SweepArgs& args, std::vector<std::string>& params,
-                  std::vector<std::vector<std::string>>& values, std::size_t& grid) {
+                  std::vector<std::vector<std::string>>& values, std::vector<std::string>& aliases,
+                  std::size_t& grid) {
   grid = 1;
   for (const auto& v : args.varies) {
-    const auto pv = scenarios::split_assignment(v);
+    auto pv = scenarios::split_assignment(v);
+    std::string alias;
+    if (pv && is_alias(pv->first)) {
+      if (auto inner = scenarios::split_assignment(pv->second); inner && !inner->second.empty()) {
+        alias = pv->first;
+        pv = std::move(inner);
+      }
+    }
     if (!pv || pv->second.empty()) {
       fmt::print(stderr, "t9ksim sweep: --vary {}: expected PATH=VALUES (FROM:TO:STEP or A,B,C)\n",
                  v);
@@ -93,7 +113,25 @@ bool parse_varies(const SweepArgs& args, std::vector<std::string>& params,
     }
     params.push_back(pv->first);
     values.push_back(std::move(vals));
+    aliases.push_back(alias);
   }
+  // Each column and legend must say which field it is.
+  analysis::SweepSummary named;
+  named.parameters = params;
+  named.aliases = aliases;
+  const auto labels = analysis::parameter_labels(named);
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    for (std::size_t j = i + 1; j < labels.size(); ++j) {
+      if (labels[i] != labels[j]) continue;
+      fmt::print(stderr,
+                 "t9ksim sweep: --vary: {} and {} would both be labelled \"{}\"; give them "
+                 "different names (NAME=PATH=VALUES)\n",
+                 params[i], params[j], labels[i]);
+      return false;
+    }
+  }
+  if (std::all_of(aliases.begin(), aliases.end(), [](const auto& a) { return a.empty(); }))
+    aliases.clear();
   return true;
 }
 
@@ -129,8 +167,9 @@ int sweep_command(const SweepArgs& args) {
   }
   std::vector<std::string> params;
   std::vector<std::vector<std::string>> values;
+  std::vector<std::string> aliases;
   std::size_t grid = 1;
-  if (!parse_varies(args, params, values, grid)) return kExitUsage;
+  if (!parse_varies(args, params, values, aliases, grid)) return kExitUsage;
 
   // Every point's scenario, loaded before anything runs: a bad value is an error naming its point.
   struct Point {
@@ -213,6 +252,7 @@ int sweep_command(const SweepArgs& args) {
   w.targets = args.targets;
   w.minimise = minimise;
   w.zipped = args.zip;
+  w.aliases = aliases;
   w.report = args.report;
   for (std::size_t i = 0; i < points.size(); ++i) {
     w.texts.push_back(points[i].text);
@@ -244,8 +284,9 @@ void add_sweep_command(Commands& c) {
   sweep
       ->add_option(
           "--vary", args->varies,
-          "PATH=FROM:TO:STEP or PATH=A,B,C: a field and its values (numbers or durations in a "
-          "range); several make a grid; e.g. cluster.nodePools[name=h100].count=40:96:8")
+          "[NAME=]PATH=FROM:TO:STEP or [NAME=]PATH=A,B,C: a field and its values (numbers or "
+          "durations in a range), NAME its short name in columns and legends; several make a "
+          "grid; e.g. nodes=cluster.nodePools[name=h100].count=40:96:8")
       ->required()
       ->allow_extra_args(false);
   sweep->add_flag("--zip", args->zip,

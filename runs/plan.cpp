@@ -165,6 +165,7 @@ Plan read_plan(const std::string& dir_arg) {
     if (d.contains("targets")) w.targets = d.at("targets").get<std::vector<std::string>>();
     w.minimise = d.value("minimise", "");
     w.zipped = d.value("zipped", false);
+    if (d.contains("aliases")) w.aliases = d.at("aliases").get<std::vector<std::string>>();
     for (const auto& t : d.at("texts"))
       w.texts.push_back(read_text(p.dir / fs::path(t.get<std::string>())));
     for (const auto& f : d.at("files")) {
@@ -378,6 +379,7 @@ int write_plan(const Work& w, const RunOneOptions& unit_options, const PlanReque
   if (!w.targets.empty()) doc["targets"] = w.targets;
   if (!w.minimise.empty()) doc["minimise"] = w.minimise;
   if (w.zipped) doc["zipped"] = true;
+  if (!w.aliases.empty()) doc["aliases"] = w.aliases;
   try {
     json inputs = json::array();
     for (const auto& f : files) {

@@ -149,7 +149,7 @@ Finished finish_work(const Work& w, analysis::ResultFolder& folder, const std::v
         std::vector<std::pair<std::vector<std::string>, std::vector<fs::path>>> points;
         for (const auto& g : w.groups) points.emplace_back(g.values, group_dirs(w, out, g));
         f.sweep = analysis::write_sweep_summary(out, w.parameters, points, std::nullopt, w.targets,
-                                                w.minimise, w.zipped);
+                                                w.minimise, w.zipped, w.aliases);
         if (w.report) analysis::write_report(out);
         break;
       }
@@ -315,7 +315,7 @@ void print_finished(const Work& w, const Finished& f, const std::string& shown) 
       fmt::print("sweep: {} points x {} replications (seed {}), common random numbers\n",
                  s.points.size(), first.runs.size(), first.runs.front().seed);
       // Points by short labels, each named once in full (issue 48: nine lines that look alike).
-      const std::vector<std::string> labels = analysis::parameter_labels(s.parameters);
+      const std::vector<std::string> labels = analysis::parameter_labels(s);
       for (std::size_t k = 0; k < s.parameters.size(); ++k) {
         if (labels[k] != s.parameters[k])
           fmt::print("parameter: {} = {}\n", labels[k], s.parameters[k]);

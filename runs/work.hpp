@@ -62,6 +62,7 @@ struct Work {
   std::vector<std::string> targets;     // Sweep: --target texts, checked at every point
   std::string minimise;                 // Sweep: --minimise, the full metric name
   bool zipped = false;                  // Sweep: --zip, the parameters move together
+  std::vector<std::string> aliases;     // Sweep: --vary NAME=PATH=...: the names ("" none)
   std::vector<WorkGroup> groups;  // Comparison: variants, base first; Sweep: points; else one group
   bool report = true;
 };

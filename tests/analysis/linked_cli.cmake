@@ -126,3 +126,22 @@ expect_contains("${last_out}" "over the jobs of 1 run pooled; target: < 41.7 d: 
 # --minimise takes per-run metrics (a choice is shown with its interval).
 expect_exit(2 ${T9KSIM} sweep ${SCENARIO} --vary workload.demandFactor=1,2 --minimise pooled_wait_p90 -o ${OUT}/min-pooled)
 expect_contains("${last_err}" "minimise the per-run metric (wait_p90_s)")
+
+# Short names for long field paths (NAME=PATH=VALUES): sweep.csv's columns, the console, the
+# report's axes and tables use them; summary.json keeps them beside the full paths.
+expect_exit(0 ${T9KSIM} sweep ${SCENARIO} --vary "nodes=cluster.nodePools[name=h100].count=2,4"
+            --vary "demand=workload.demandFactor=1,2" --zip -r 1 -o ${OUT}/aliased)
+expect_contains("${last_out}" "parameter: nodes = cluster.nodePools[name=h100].count\n")
+expect_contains("${last_out}" "parameter: demand = workload.demandFactor\n")
+file(STRINGS ${OUT}/aliased/sweep.csv aliased_rows)
+list(GET aliased_rows 0 aliased_header)
+expect_contains("${aliased_header}" "point,nodes,demand,group,group_value,metric,")
+file(READ ${OUT}/aliased/summary.json aliased_summary)
+expect_contains("${aliased_summary}" "\"aliases\": [\n    \"nodes\",\n    \"demand\"\n  ]")
+expect_contains("${aliased_summary}" "\"cluster.nodePools[name=h100].count\"")
+file(READ ${OUT}/aliased/report.html aliased_report)
+expect_contains("${aliased_report}" "\"title\":\"nodes (with demand)\"")
+# Two fields may not end up with one label.
+expect_exit(2 ${T9KSIM} sweep ${SCENARIO} --vary "x=cluster.nodePools[name=h100].count=2,4"
+            --vary "x=workload.demandFactor=1,2" -o ${OUT}/same-name)
+expect_contains("${last_err}" "would both be labelled \"x\"; give them different names (NAME=PATH=VALUES)")
