@@ -3,10 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
-#include <fstream>
 #include <limits>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -33,6 +31,21 @@ std::optional<double> percentile_or_later(std::vector<double> x, double p) {
   return x[lo] + (x[hi] - x[lo]) * (rank - static_cast<double>(lo));
 }
 
+// Row i of jobs.csv (the start in first_running_s) or of job-forecast.csv (in start_s): both name
+// the other columns alike.
+JobForecastRow row_of(const CsvTable& t, std::size_t i, std::uint64_t replication,
+                      std::string_view start_column) {
+  JobForecastRow r;
+  r.replication = replication;
+  r.start_s = t.number(i, start_column);
+  r.end_s = t.number(i, "end_s");
+  r.phase = std::string(t.field(i, "phase"));
+  r.reason = std::string(t.field(i, "reason"));
+  r.pending_cause = std::string(t.field(i, "pending_cause"));
+  r.pending_reason = std::string(t.field(i, "pending_reason"));
+  return r;
+}
+
 std::string optional_number(const std::optional<double>& v) {
   return v ? fmt::format("{:.6f}", *v) : std::string();
 }
@@ -54,15 +67,7 @@ JobForecastRow job_forecast_row(const fs::path& dir, const std::string& job,
   for_each_csv_chunk(file, [&](const CsvTable& t) {
     for (std::size_t i = 0; i < t.rows.size() && !found; ++i) {
       if (t.field(i, "job") != job) continue;
-      JobForecastRow r;
-      r.replication = replication;
-      r.start_s = t.number(i, "first_running_s");
-      r.end_s = t.number(i, "end_s");
-      r.phase = std::string(t.field(i, "phase"));
-      r.reason = std::string(t.field(i, "reason"));
-      r.pending_cause = std::string(t.field(i, "pending_cause"));
-      r.pending_reason = std::string(t.field(i, "pending_reason"));
-      found = std::move(r);
+      found = row_of(t, i, replication, "first_running_s");
     }
   });
   if (!found) throw std::runtime_error(file.string() + ": no row for job " + job);
@@ -98,15 +103,8 @@ JobForecast parse_job_forecast(const CsvTable& t) {
       f.time_zero_unix_s = static_cast<std::int64_t>(t.number(i, "time_zero_unix_s").value_or(0));
       f.horizon_s = t.number(i, "horizon_s").value_or(0);
     }
-    JobForecastRow r;
-    r.replication = static_cast<std::uint64_t>(t.number(i, "replication").value_or(0));
-    r.start_s = t.number(i, "start_s");
-    r.end_s = t.number(i, "end_s");
-    r.phase = std::string(t.field(i, "phase"));
-    r.reason = std::string(t.field(i, "reason"));
-    r.pending_cause = std::string(t.field(i, "pending_cause"));
-    r.pending_reason = std::string(t.field(i, "pending_reason"));
-    f.rows.push_back(std::move(r));
+    f.rows.push_back(row_of(
+        t, i, static_cast<std::uint64_t>(t.number(i, "replication").value_or(0)), "start_s"));
   }
   return f;
 }
