@@ -38,22 +38,33 @@ std::string list(const std::vector<std::string>& names) {
   return s;
 }
 
-// The queues the export's jobs (finished or not) and the user's job name that the export has no
-// Queue object for: without them the scenario would not load. "default" always exists (§8.2).
-std::vector<std::string> missing_queues(const scenarios::TraceData& data,
-                                        const scenarios::ExportCluster& cluster,
-                                        const ForecastJob* job) {
-  std::set<std::string> have{std::string(m::kDefaultQueue)};
-  for (const auto& q : cluster.queues) have.insert(q.metadata.name);
+// The queues the export's jobs (finished, then unfinished) name, each once, in that order.
+std::vector<std::string> job_queues(const scenarios::TraceData& data) {
+  std::set<std::string> seen;
   std::vector<std::string> out;
   const auto use = [&](const std::string& q) {
-    if (!q.empty() && have.insert(q).second) out.push_back(q);
+    if (!q.empty() && seen.insert(q).second) out.push_back(q);
   };
   for (const auto& j : data.objects) use(queue_of(j));
   for (const auto& u : data.unfinished) {
     if (u.error.empty()) use(queue_of(u.job));
   }
-  if (job) use(job->queue);
+  return out;
+}
+
+// The queues the export's jobs and the user's job name that the export has no Queue object for:
+// without them the scenario would not load. "default" always exists (§8.2).
+std::vector<std::string> missing_queues(const scenarios::TraceData& data,
+                                        const scenarios::ExportCluster& cluster,
+                                        const ForecastJob* job) {
+  std::set<std::string> have{std::string(m::kDefaultQueue)};
+  for (const auto& q : cluster.queues) have.insert(q.metadata.name);
+  std::vector<std::string> named = job_queues(data);
+  if (job) named.push_back(job->queue);
+  std::vector<std::string> out;
+  for (const auto& q : named) {
+    if (!q.empty() && have.insert(q).second) out.push_back(q);
+  }
   return out;
 }
 
@@ -230,11 +241,7 @@ std::optional<ForecastJob> read_forecast_job(const std::string& path,
   if (!out.queue.empty() && out.queue != m::kDefaultQueue && !cluster.queues.empty()) {
     std::set<std::string> known;
     for (const auto& q : cluster.queues) known.insert(q.metadata.name);
-    for (const auto& j : data.objects) known.insert(queue_of(j));
-    for (const auto& u : data.unfinished) {
-      if (u.error.empty()) known.insert(queue_of(u.job));
-    }
-    known.erase("");
+    for (const auto& q : job_queues(data)) known.insert(q);
     if (!known.count(out.queue)) {
       std::vector<std::string> names(known.begin(), known.end());
       fmt::print(stderr,
