@@ -57,6 +57,7 @@ struct Uniform {
   double operator()(Rng& r) const;
   double mean() const { return (lo + hi) / 2; }
   double variance() const { return (hi - lo) * (hi - lo) / 12; }
+  bool operator==(const Uniform&) const = default;
 };
 
 struct Exponential {
@@ -65,6 +66,7 @@ struct Exponential {
   double operator()(Rng& r) const;
   double mean() const { return 1 / rate; }
   double variance() const { return 1 / (rate * rate); }
+  bool operator==(const Exponential&) const = default;
 };
 
 struct Normal {
@@ -73,6 +75,7 @@ struct Normal {
   double operator()(Rng& r) const;
   double mean() const { return mu; }
   double variance() const { return sigma * sigma; }
+  bool operator==(const Normal&) const = default;
 };
 
 // exp(N(mu, sigma)).
@@ -82,6 +85,7 @@ struct LogNormal {
   double operator()(Rng& r) const;
   double mean() const;
   double variance() const;
+  bool operator==(const LogNormal&) const = default;
 };
 
 struct Weibull {
@@ -90,6 +94,7 @@ struct Weibull {
   double operator()(Rng& r) const;
   double mean() const;
   double variance() const;
+  bool operator==(const Weibull&) const = default;
 };
 
 // Shape k, scale theta (mean k * theta). Marsaglia & Tsang (2000).
@@ -99,6 +104,7 @@ struct Gamma {
   double operator()(Rng& r) const;
   double mean() const { return shape * scale; }
   double variance() const { return shape * scale * scale; }
+  bool operator==(const Gamma&) const = default;
 };
 
 // Pareto with tail index alpha truncated to [lo, hi], sampled by inverting its CDF.
@@ -108,6 +114,7 @@ struct BoundedPareto {
   double operator()(Rng& r) const;
   double mean() const;
   double variance() const;
+  bool operator==(const BoundedPareto&) const = default;
 };
 
 // Index i with probability weights[i] / sum(weights).
@@ -117,6 +124,7 @@ struct Categorical {
   std::size_t operator()(Rng& r) const;
   std::size_t size() const { return cumulative.size(); }
   double probability(std::size_t i) const;
+  bool operator==(const Categorical&) const = default;
 };
 
 // Piecewise-linear inverse of an empirical CDF given as (value, cumulative probability) points,
@@ -126,6 +134,7 @@ struct EmpiricalCdf {
   explicit EmpiricalCdf(std::vector<std::pair<double, double>> points);
   double operator()(Rng& r) const;
   double mean() const;
+  bool operator==(const EmpiricalCdf&) const = default;
 };
 
 // A deterministic value, so a scenario can say "exactly 2h".
@@ -135,6 +144,7 @@ struct Constant {
   double operator()(Rng&) const { return value; }
   double mean() const { return value; }
   double variance() const { return 0; }
+  bool operator==(const Constant&) const = default;
 };
 
 // Any of the real-valued distributions, for scenario files.
@@ -154,6 +164,8 @@ class Distribution {
   const Variant& variant() const { return v_; }
   // "lognormal", "weibull", ...
   std::string_view name() const;
+  // Same kind and parameters (behaviours shared by equal content, sim/training.cpp).
+  bool operator==(const Distribution&) const = default;
 
  private:
   Variant v_;

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "model/heap_optional.hpp"
 #include "model/meta.hpp"
 #include "model/pod_template.hpp"
 #include "model/text.hpp"
@@ -276,8 +277,8 @@ struct JobStatus {
   std::vector<JobCondition> conditions;
   Aggregate aggregate;
   std::vector<TaskStatus> tasks;
-  std::optional<std::int32_t> backoff_count;   // PyTorch and DeepSpeed only (§1.3)
-  std::optional<DependentStatus> tensorboard;  // PyTorch only (§9)
+  std::optional<std::int32_t> backoff_count;  // PyTorch and DeepSpeed only (§1.3)
+  HeapOptional<DependentStatus> tensorboard;  // PyTorch only (§9); rare, so off the job's record
   // Controller bookkeeping (Kubeflow keeps startTime/completionTime in status too).
   std::optional<SimTime> start_time;       // first reconcile (§11 Q6)
   std::optional<SimTime> completion_time;  // terminal transition

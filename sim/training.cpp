@@ -81,26 +81,35 @@ kernel::Rng& Training::fail_rng(JobId id) {
 void Training::add_job(JobId id, scenarios::JobBehaviour behaviour) {
   if (slot_.size() != id) throw std::logic_error("training: jobs must be added in id order");
   const model::JobShape& shape = store_.job(id).shape;
-  if (free_.empty()) {
-    slot_.push_back(static_cast<std::uint32_t>(pool_.size()));
-    pool_.emplace_back();
-  } else {
-    slot_.push_back(free_.back());
-    free_.pop_back();
-  }
+  slot_.push_back(pool_.acquire());
   auto& t = pool_[slot_.back()];
-  t.behaviour = std::move(behaviour);
+  // The run time or work is drawn here once; the rest is kept, shared by the jobs whose rest is
+  // equal (a trace's jobs differ in their run times only).
+  const auto run_time = std::move(behaviour.run_time);
+  const auto work = std::move(behaviour.work);
+  behaviour.run_time.reset();
+  behaviour.work.reset();
+  t.behaviour = shared(std::move(behaviour));
   t.ref_n = shape.elastic ? std::max(1, shape.expected) : std::max(1, shape.replicas);
   // Work in units of "1 replica for 1 µs"; run_time is wall time at the initial scale.
   auto& rng = job_rng(id);
-  if (t.behaviour.run_time) {
-    t.work_total =
-        static_cast<double>(t.behaviour.run_time->draw(rng).count()) * speedup(id, t.ref_n);
-  } else if (t.behaviour.work) {
-    t.work_total = static_cast<double>(t.behaviour.work->draw(rng).count());
+  if (run_time) {
+    t.work_total = static_cast<double>(run_time->draw(rng).count()) * speedup(id, t.ref_n);
+  } else if (work) {
+    t.work_total = static_cast<double>(work->draw(rng).count());
   } else {
     t.work_total = std::numeric_limits<double>::infinity();  // runs until stopped
   }
+}
+
+std::shared_ptr<const scenarios::JobBehaviour> Training::shared(scenarios::JobBehaviour b) {
+  for (const auto& s : recent_behaviours_) {
+    if (*s == b) return s;
+  }
+  if (recent_behaviours_.size() == kRecentBehaviours) recent_behaviours_.pop_back();
+  recent_behaviours_.insert(recent_behaviours_.begin(),
+                            std::make_shared<const scenarios::JobBehaviour>(std::move(b)));
+  return recent_behaviours_.front();
 }
 
 std::int64_t Training::ideal_run_us(JobId id) const {
@@ -111,7 +120,7 @@ std::int64_t Training::ideal_run_us(JobId id) const {
 
 double Training::speedup(JobId id, std::int32_t n) const {
   const auto& t = at(id);
-  const auto& sc = t.behaviour.scaling;
+  const auto& sc = t.behaviour->scaling;
   if (n <= 0) return 0;
   switch (sc.model) {
     case scenarios::ScalingModel::Linear:
@@ -255,7 +264,7 @@ void Training::pod_started(JobId id, const std::string& key) {
   if (status.phase && model::is_terminal(*status.phase)) return;
   const model::Pod* p = store_.pod(key);
   if (!p || p->debug) return;
-  const auto& b = t.behaviour;
+  const auto& b = *t.behaviour;
   const scenarios::ScriptedRun* run = b.scripted_run(p->replica_type, p->rank, p->generation);
   SimDuration in{0};
   std::int32_t code = b.failure.final_exit_code;
@@ -298,7 +307,7 @@ void Training::start(JobId id, std::int32_t n, std::int64_t gpu_milli) {
   auto& rng = job_rng(id);
   // A membership change restarts the processes with the elastic rescale overhead (§11 Q8);
   // any other (re)start pays the restart overhead (faults-and-validation §1.5).
-  const auto& b = t.behaviour;
+  const auto& b = *t.behaviour;
   seg.overhead = t.last_stop_cause == LossCause::Scale ? b.scaling.rescale_overhead
                                                        : b.restart_overhead.draw(rng);
   store_.publish(model::TrainingChanged{id, gpu_milli});
@@ -326,7 +335,7 @@ void Training::start(JobId id, std::int32_t n, std::int64_t gpu_milli) {
 void Training::schedule_software_failure(JobId id) {
   auto& t = at(id);
   const double per_hour =
-      t.behaviour.failure.hazard_per_hour + st_.faults.software_failures_per_job_hour;
+      t.behaviour->failure.hazard_per_hour + st_.faults.software_failures_per_job_hour;
   if (per_hour <= 0) return;
   const double x = kernel::Exponential(per_hour / 3600e6)(fail_rng(id));
   const SimTime at = k_.now() + SimDuration{std::llround(std::min(x, 9e17))};
@@ -343,7 +352,7 @@ void Training::software_failure(JobId id) {
   auto& rng = fail_rng(id);
   const std::string victim = running[rng.below(running.size())];
   std::int32_t code = 1;
-  const auto& mix = at(id).behaviour.failure.exit_codes;
+  const auto& mix = at(id).behaviour->failure.exit_codes;
   if (!mix.empty()) {
     std::vector<double> w;
     for (const auto& e : mix) w.push_back(e.weight);
@@ -358,7 +367,7 @@ Training::Progress Training::progress(const JobTraining& t) const {
   const SimTime prod_start = seg.start + seg.overhead;
   if (k_.now() <= prod_start) return {};
   const std::int64_t e = (k_.now() - prod_start).count();
-  const auto& b = t.behaviour;
+  const auto& b = *t.behaviour;
   if (!b.checkpoint_interval || b.checkpoint_interval->count() <= 0) return {0, e, {}, {}};
   const std::int64_t iv = b.checkpoint_interval->count();
   const std::int64_t cyc = iv + b.checkpoint_cost.count();
@@ -421,10 +430,10 @@ void Training::done(JobId id) {
     if (!live_and_running(p)) continue;
     if (model::kind_of(j.job) == model::JobKind::DeepSpeedJob && p.rank != 0) continue;
     const scenarios::ScriptedRun* run =
-        t.behaviour.scripted_run(p.replica_type, p.rank, p.generation);
+        t.behaviour->scripted_run(p.replica_type, p.rank, p.generation);
     if (run && run->after) continue;
     exits.emplace_back(scheduler::object_key(p.metadata),
-                       run ? run->exit_code : t.behaviour.failure.final_exit_code);
+                       run ? run->exit_code : t.behaviour->failure.final_exit_code);
   }
   for (const auto& [key, code] : exits) {
     pods_.terminate(id, key, code == 0 ? PodPhase::Succeeded : PodPhase::Failed, code,
@@ -452,15 +461,14 @@ void Training::orphans(JobId id) {
 // Its segment has stopped and its timers have fired or been cancelled; the slot is reused.
 void Training::forget(JobId id) {
   if (slot_[id] == kForgotten) return;
-  pool_[slot_[id]] = JobTraining{};
-  free_.push_back(slot_[id]);
+  pool_.release(slot_[id]);
   slot_[id] = kForgotten;
 }
 
 TrainingState Training::state(JobId id) const {
   if (slot_[id] == kForgotten) return {};
   const auto& t = at(id);
-  const auto& b = t.behaviour;
+  const auto& b = *t.behaviour;
   TrainingState s;
   s.training = t.seg.active;
   s.checkpoint_interval = b.checkpoint_interval && b.checkpoint_interval->count() > 0

@@ -17,8 +17,11 @@
 // Calls: Store (reads pods, publishes progress), PodLifecycle (processes exit), ReconcileQueue.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <vector>
+
+#include "kernel/chunked_pool.hpp"
 
 #include "sim/common.hpp"
 #include "sim/interfaces.hpp"
@@ -75,7 +78,8 @@ class Training final : public kernel::EventHandler, public TrainingControl {
     std::int32_t generation = 0;
   };
   struct JobTraining {
-    scenarios::JobBehaviour behaviour;
+    // Without its run time and work (drawn into work_total); shared with equal ones (shared()).
+    std::shared_ptr<const scenarios::JobBehaviour> behaviour;
     double work_total = 0;   // work units; +inf: runs until stopped
     std::int32_t ref_n = 1;  // the submitted size
     Segment seg;
@@ -105,6 +109,8 @@ class Training final : public kernel::EventHandler, public TrainingControl {
     std::int32_t exit_code = 0;
   };
 
+  // `b`, or an equal behaviour already held: the last few distinct ones are kept to compare.
+  std::shared_ptr<const scenarios::JobBehaviour> shared(scenarios::JobBehaviour b);
   void start(JobId job, std::int32_t n, std::int64_t gpu_milli);
   void run_end(const RunEnd& e);
   // A rigid job's running pods wait for a member that failed and will not be replaced.
@@ -138,8 +144,9 @@ class Training final : public kernel::EventHandler, public TrainingControl {
   // kForgotten; a forgotten job's slot is reused, so memory follows the jobs in the system.
   static constexpr std::uint32_t kForgotten = ~std::uint32_t{0};
   std::vector<std::uint32_t> slot_;
-  std::vector<JobTraining> pool_;
-  std::vector<std::uint32_t> free_;  // slots of forgotten jobs
+  kernel::ChunkedPool<JobTraining> pool_;
+  static constexpr std::size_t kRecentBehaviours = 8;
+  std::vector<std::shared_ptr<const scenarios::JobBehaviour>> recent_behaviours_;  // newest first
   Parked<RunEnd> run_ends_;
 };
 

@@ -37,6 +37,7 @@ struct DurationDistribution {
   SimDuration mean() const;
   // A draw in whole microseconds; non-positive draws are 0, huge ones capped at 10^12 s.
   SimDuration draw(kernel::Rng& rng) const;
+  bool operator==(const DurationDistribution&) const = default;
 };
 
 // ---- cluster ----
@@ -147,6 +148,7 @@ struct FaultSettings {
 struct ExitCodeWeight {
   std::int32_t exit_code = 1;
   double weight = 1;
+  bool operator==(const ExitCodeWeight&) const = default;
 };
 
 // How the job's own code fails (faults-and-validation §1.3-1.4).
@@ -154,6 +156,7 @@ struct FailureBehaviour {
   double hazard_per_hour = 0;              // Poisson rate of failures while running
   std::vector<ExitCodeWeight> exit_codes;  // mix of exit codes of those failures; empty => {1: 1}
   std::int32_t final_exit_code = 0;        // exit code when the work completes
+  bool operator==(const FailureBehaviour&) const = default;
 };
 
 enum class ScalingModel { Linear, Amdahl, Fixed, Table };
@@ -166,6 +169,7 @@ struct ElasticScaling {
   // beyond the largest count, proportional below the smallest.
   std::map<std::int32_t, double> throughput;
   SimDuration rescale_overhead{0};  // every membership change restarts the processes (§11 Q8)
+  bool operator==(const ElasticScaling&) const = default;
 };
 
 // One pod's run in a script (docs/scenario-format.md "scripted runs"): the pod exits with
@@ -173,6 +177,7 @@ struct ElasticScaling {
 struct ScriptedRun {
   std::int32_t exit_code = 0;
   std::optional<SimDuration> after;
+  bool operator==(const ScriptedRun&) const = default;
 };
 
 // The runs of one replica type's pods (all ranks, or one): the n-th pod of a rank (its
@@ -181,6 +186,7 @@ struct ReplicaScript {
   std::string type;
   std::optional<std::int32_t> rank;  // unset: every rank of the type
   std::vector<ScriptedRun> runs;     // at least one
+  bool operator==(const ReplicaScript&) const = default;
 };
 
 struct JobBehaviour {
@@ -198,6 +204,7 @@ struct JobBehaviour {
   // The script entry of a pod, or nullptr.
   const ScriptedRun* scripted_run(std::string_view type, std::int32_t rank,
                                   std::int32_t generation) const;
+  bool operator==(const JobBehaviour&) const = default;
 };
 
 struct JobSubmission {

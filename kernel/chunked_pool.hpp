@@ -1,0 +1,42 @@
+// A pool of records addressed by a dense index, for the world's per-job records. Records live in
+// fixed-size chunks: growth never moves or copies them (a std::vector's doubling held the old and
+// the new array at once, and up to twice the live records), so memory follows the records in use
+// to within one chunk. Released slots are reset and reused first.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace t9k::kernel {
+
+template <class T, std::size_t kChunk = 256>
+class ChunkedPool {
+ public:
+  // The index of a default-constructed record.
+  std::uint32_t acquire() {
+    if (!free_.empty()) {
+      const auto i = free_.back();
+      free_.pop_back();
+      return i;
+    }
+    if (size_ == chunks_.size() * kChunk) chunks_.push_back(std::make_unique<T[]>(kChunk));
+    return static_cast<std::uint32_t>(size_++);
+  }
+  // Resets the record (releasing what it holds) and makes its slot the next one acquired.
+  void release(std::uint32_t i) {
+    (*this)[i] = T{};
+    free_.push_back(i);
+  }
+  T& operator[](std::uint32_t i) { return chunks_[i / kChunk][i % kChunk]; }
+  const T& operator[](std::uint32_t i) const { return chunks_[i / kChunk][i % kChunk]; }
+  std::size_t live() const { return size_ - free_.size(); }
+
+ private:
+  std::vector<std::unique_ptr<T[]>> chunks_;
+  std::size_t size_ = 0;  // slots ever handed out
+  std::vector<std::uint32_t> free_;
+};
+
+}  // namespace t9k::kernel

@@ -1,0 +1,24 @@
+#include "kernel/chunked_pool.hpp"
+
+#include <string>
+
+#include <catch2/catch.hpp>
+
+using t9k::kernel::ChunkedPool;
+
+TEST_CASE("chunked pool: records never move as it grows, and a released slot is reused reset") {
+  ChunkedPool<std::string, 4> pool;
+  const auto first = pool.acquire();
+  pool[first] = "first";
+  const std::string* where = &pool[first];
+  for (int i = 0; i < 100; ++i) pool[pool.acquire()] = std::to_string(i);
+  CHECK(&pool[first] == where);  // a std::vector would have moved it
+  CHECK(pool[first] == "first");
+  CHECK(pool.live() == 101);
+
+  pool.release(first);
+  CHECK(pool[first].empty());  // what it held is released at once
+  CHECK(pool.live() == 100);
+  CHECK(pool.acquire() == first);
+  CHECK(pool.acquire() == 101);  // then fresh slots, in order
+}
