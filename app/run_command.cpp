@@ -88,7 +88,8 @@ int run_command(const RunArgs& args) {
     lo.base_dir = std::filesystem::path(args.scenario).parent_path().string();
   lo.skip_bad_trace_rows = args.skip_bad_rows;
   lo.max_jobs = args.max_jobs;
-  const auto loaded = load_runnable(text, args.sets.empty() ? file : file + " with --set", lo);
+  const std::string loaded_as = args.sets.empty() ? file : file + " with --set";
+  auto loaded = load_runnable(text, loaded_as, lo);
   if (!loaded.ok()) {
     print_to_stderr(args.sets.empty() ? loaded.diagnostics
                                       : scenarios::point_at_sources(loaded.diagnostics, text,
@@ -132,6 +133,8 @@ int run_command(const RunArgs& args) {
   }
   RunOneOptions opt = run_one_options(args);
   if (args.plan) return write_plan(w, opt, *args.plan, args.quiet);
+  opt.preloaded = std::make_shared<const PreloadedScenario>(
+      PreloadedScenario{text, loaded_as, std::move(loaded)});
   opt.quiet = args.quiet || reps > 1;
   opt.progress = !args.quiet && reps == 1;
   const RunOne runner = [opt](const std::string& t, const std::string& f, std::uint64_t r,

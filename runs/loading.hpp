@@ -41,6 +41,14 @@ inline scenarios::ScenarioResult load_checked(std::string_view text, const std::
   return r;
 }
 
+// A scenario a command loaded (load_runnable) from `text`, for its runs in this process
+// (RunOneOptions::preloaded): loading is deterministic, so a copy is what parsing again gives.
+struct PreloadedScenario {
+  std::string text;
+  std::string name;  // the name it was loaded under: its diagnostics' file
+  scenarios::ScenarioResult result;
+};
+
 // The scenario file a --set or --vary text was made from, for scenarios::point_at_sources: none
 // for the embedded default (its lines are in no file the user has).
 std::vector<scenarios::SourceText> sources_of(const std::string& file, const std::string& text);

@@ -148,6 +148,9 @@ class OneRun {
     }
   }
   std::optional<int> load();
+  // A copy of opt.preloaded when it was loaded from this text, its diagnostics under `name` as
+  // parsing here would name them; nullopt otherwise.
+  std::optional<scenarios::ScenarioResult> reuse_preloaded(const std::string& name) const;
   std::optional<int> settings();
   // The recorder, jobs.csv, events.jsonl and the expectation checker on the change feed.
   void observe();
@@ -173,24 +176,35 @@ class OneRun {
   std::size_t load_warnings_ = 0;  // the first warnings of info_ are the load's
 };
 
+std::optional<scenarios::ScenarioResult> OneRun::reuse_preloaded(const std::string& name) const {
+  const auto& pre = opt_.preloaded;
+  if (!pre || !pre->result.ok() || pre->text != text_) return std::nullopt;
+  auto copy = pre->result;
+  for (auto& d : copy.diagnostics) {
+    if (d.file == pre->name) d.file = name;
+  }
+  return copy;
+}
+
 std::optional<int> OneRun::load() {
   scenarios::LoadOptions lo;
   const bool embedded = file_.empty() || file_.front() == '<';
   if (!embedded) lo.base_dir = fs::path(file_).parent_path().string();
   lo.skip_bad_trace_rows = opt_.skip_bad_rows;
-  auto loaded =
-      scenarios::parse_scenario(text_, embedded ? "<embedded default scenario>" : file_, lo);
-  if (!loaded.ok()) {
-    for (const auto& d : loaded.diagnostics) err(scenarios::format_diagnostic(d) + "\n");
+  const std::string name = embedded ? "<embedded default scenario>" : file_;
+  auto loaded = reuse_preloaded(name);
+  if (!loaded) loaded.emplace(scenarios::parse_scenario(text_, name, lo));
+  if (!loaded->ok()) {
+    for (const auto& d : loaded->diagnostics) err(scenarios::format_diagnostic(d) + "\n");
     return kExitUsage;
   }
   if (!opt_.quiet) {
     // Skipped trace rows and other warnings; errors would have stopped the load.
-    for (const auto& d : loaded.diagnostics) err(scenarios::format_diagnostic(d) + "\n");
+    for (const auto& d : loaded->diagnostics) err(scenarios::format_diagnostic(d) + "\n");
   }
   // Recorded in summary.json too, so that -q and replications keep them (without the file's
   // place: the outputs do not depend on where the scenario lies).
-  for (const auto& d : loaded.diagnostics) {
+  for (const auto& d : loaded->diagnostics) {
     const std::string text = d.path.empty() ? d.message : d.path + ": " + d.message;
     if (d.severity == scenarios::Severity::Warning) info_.warnings.push_back(text);
     if (d.severity == scenarios::Severity::Note) info_.notes.push_back(text);
@@ -198,7 +212,7 @@ std::optional<int> OneRun::load() {
   info_.notes.insert(info_.notes.end(), opt_.notes.begin(), opt_.notes.end());
   info_.warnings.insert(info_.warnings.end(), opt_.warnings.begin(), opt_.warnings.end());
   load_warnings_ = info_.warnings.size();
-  sc_ = std::move(*loaded.scenario);
+  sc_ = std::move(*loaded->scenario);
   if (opt_.seed) sc_.seed = *opt_.seed;
   apply_plugins(sc_, opt_.plugins);
   return std::nullopt;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,8 @@
 #include "runs/plugin_args.hpp"
 
 namespace t9k::runs {
+
+struct PreloadedScenario;  // runs/loading.hpp
 
 struct RunOneOptions {
   bool events = false;
@@ -35,6 +38,10 @@ struct RunOneOptions {
   // and where its evidence is thin, for summary.json "warnings".
   std::vector<std::string> notes;
   std::vector<std::string> warnings;
+  // The scenario as the command loaded it before starting its runs: a run of the same text takes
+  // a copy instead of parsing it again (a small run's start-up is mostly parsing YAML,
+  // docs/performance.md). Null, or another text: the run parses its own.
+  std::shared_ptr<const PreloadedScenario> preloaded;
   // These options for one unit of a command (compare: a variant): the plugins given for it.
   RunOneOptions for_unit(const std::string& unit) const;
 };
