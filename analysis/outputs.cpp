@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -23,10 +24,6 @@ constexpr double kMicrosPerHour = 3600.0 * 1e6;
 
 std::string secs(SimTime t) { return kernel::format_seconds(t); }
 std::string secs(SimDuration d) { return kernel::format_seconds(d); }
-// GPU-hours of milli-GPU × µs, 6 decimals.
-std::string hours(Int128 gpu_milli_us) {
-  return fmt::format("{:.6f}", gpu_value(gpu_milli_us) / kMicrosPerHour);
-}
 
 // A milli-GPU amount in events.jsonl: an integer when whole (8000 -> 8), else the fraction (0.5).
 nlohmann::json gpus_json(std::int64_t gpu_milli) {
@@ -97,12 +94,59 @@ std::string jobs_csv_header(const JobsCsvColumns& c) {
   return h + "\n";
 }
 
+// jobs.csv is written field by field into the row's buffer: it is a line per job of a million-job
+// run, and formatting each field into a string of its own and then all of them through one
+// 33-field format string cost more than the rest of retiring a job (docs/performance.md).
+class RowWriter {
+ public:
+  explicit RowWriter(fmt::memory_buffer& row) : row_(row) {}
+  RowWriter& text(std::string_view s) {
+    sep();
+    row_.append(s);
+    return *this;
+  }
+  RowWriter& integer(std::int64_t v) {
+    sep();
+    fmt::format_to(std::back_inserter(row_), FMT_COMPILE("{}"), v);
+    return *this;
+  }
+  // kernel::format_seconds, written in place.
+  RowWriter& seconds(SimDuration d) {
+    sep();
+    const std::int64_t us = d.count();
+    const bool neg = us < 0;
+    const std::uint64_t mag =
+        neg ? static_cast<std::uint64_t>(-(us + 1)) + 1u : static_cast<std::uint64_t>(us);
+    if (neg) row_.push_back('-');
+    fmt::format_to(std::back_inserter(row_), FMT_COMPILE("{}.{:06}"), mag / 1000000u,
+                   mag % 1000000u);
+    return *this;
+  }
+  RowWriter& seconds(SimTime t) { return seconds(t.time_since_epoch()); }
+  // GPU-hours of milli-GPU × µs, 6 decimals; most of a row's loss columns are zero.
+  RowWriter& hours(Int128 gpu_milli_us) {
+    sep();
+    if (gpu_milli_us == 0) {
+      row_.append(std::string_view("0.000000"));
+    } else {
+      fmt::format_to(std::back_inserter(row_), "{:.6f}", gpu_value(gpu_milli_us) / kMicrosPerHour);
+    }
+    return *this;
+  }
+
+ private:
+  void sep() {
+    if (!first_) row_.push_back(',');
+    first_ = false;
+  }
+  fmt::memory_buffer& row_;
+  bool first_ = true;
+};
+
 // One line of jobs.csv (docs/outputs.md), appended to `row`.
 void append_job_row(fmt::memory_buffer& row, const JobRow& j, SimTime horizon,
                     const JobsCsvColumns& columns) {
   const bool rejected = j.phase == "Rejected";
-  const std::string wait = j.first_running ? secs(*j.first_running - j.submit) : "";
-  const std::string jct = (j.end && !rejected) ? secs(*j.end - j.submit) : "";
   std::string slowdown, ettr;
   if (j.end && !rejected && j.ideal_run_us > 0) {
     slowdown =
@@ -113,22 +157,24 @@ void append_job_row(fmt::memory_buffer& row, const JobRow& j, SimTime horizon,
     const double wall = static_cast<double>((end - *j.first_running).count());
     if (wall > 0) ettr = num(gpu_value(j.productive_gpu_milli_us) / gpu_value(j.gpu_milli) / wall);
   }
-  fmt::format_to(
-      std::back_inserter(row),
-      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}"
-      ",{},{}",
-      csv_field(j.name), model::to_string(j.kind), csv_field(j.queue), j.priority, j.replicas,
-      format_gpu_milli(j.gpu_milli), j.elastic ? "true" : "false", secs(j.submit),
-      j.first_running ? secs(*j.first_running) : "", j.end ? secs(*j.end) : "", wait, jct, j.phase,
-      csv_field(j.reason), j.restarts, j.backoff_count, j.preemptions, j.pods_failed,
-      secs(SimDuration{j.ideal_run_us}), slowdown, ettr, hours(j.allocated_gpu_milli_us),
-      hours(j.productive_gpu_milli_us), hours(j.lost_gpu_milli_us[0]),
-      hours(j.lost_gpu_milli_us[1]), hours(j.lost_gpu_milli_us[2]), hours(j.lost_gpu_milli_us[3]),
-      hours(j.lost_gpu_milli_us[4]), hours(j.lost_gpu_milli_us[5]), hours(j.lost_gpu_milli_us[6]),
-      hours(j.idle_gpu_milli_us()), j.pending_cause ? model::to_string(*j.pending_cause) : "",
-      csv_field(j.pending_reason));
-  if (columns.cost) fmt::format_to(std::back_inserter(row), ",{}", num(j.cost));
-  if (columns.energy) fmt::format_to(std::back_inserter(row), ",{}", num(j.energy_kwh));
+  RowWriter w(row);
+  w.text(csv_field(j.name)).text(model::to_string(j.kind)).text(csv_field(j.queue));
+  w.integer(j.priority).integer(j.replicas).text(format_gpu_milli(j.gpu_milli));
+  w.text(j.elastic ? "true" : "false").seconds(j.submit);
+  j.first_running ? w.seconds(*j.first_running) : w.text("");
+  j.end ? w.seconds(*j.end) : w.text("");
+  j.first_running ? w.seconds(*j.first_running - j.submit) : w.text("");  // wait
+  (j.end && !rejected) ? w.seconds(*j.end - j.submit) : w.text("");       // jct
+  w.text(j.phase).text(csv_field(j.reason));
+  w.integer(j.restarts).integer(j.backoff_count).integer(j.preemptions).integer(j.pods_failed);
+  w.seconds(SimDuration{j.ideal_run_us}).text(slowdown).text(ettr);
+  w.hours(j.allocated_gpu_milli_us).hours(j.productive_gpu_milli_us);
+  for (const Int128 lost : j.lost_gpu_milli_us) w.hours(lost);
+  w.hours(j.idle_gpu_milli_us());
+  w.text(j.pending_cause ? model::to_string(*j.pending_cause) : "")
+      .text(csv_field(j.pending_reason));
+  if (columns.cost) w.text(num(j.cost));
+  if (columns.energy) w.text(num(j.energy_kwh));
   row.push_back('\n');
 }
 

@@ -29,6 +29,7 @@ class TraceCursor : public SubmissionSource {
 
  private:
   bool pull_in_file_order();  // appends the next record's job to queue_; false at the end
+  void sort_ready();          // the first ready_ jobs of queue_, by job key
   const scenarios::TraceEntry* e_;
   kernel::Rng sample_;
   kernel::SimTime horizon_;
