@@ -3,7 +3,6 @@ package plugin
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -484,11 +483,6 @@ func (c *memClient) patch(call string, obj client.Object, patch client.Patch, st
 	}
 	copyInto(obj, sess.objs[w.key])
 	return nil
-}
-
-func (c *memClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration,
-	opts ...client.ApplyOption) error {
-	return errors.New("Apply: server-side apply is not supported by the t9ksim client")
 }
 
 func (c *memClient) Status() client.SubResourceWriter { return statusWriter{c} }

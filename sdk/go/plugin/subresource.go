@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -24,11 +23,6 @@ func (w statusWriter) Update(ctx context.Context, obj client.Object,
 func (w statusWriter) Patch(ctx context.Context, obj client.Object, patch client.Patch,
 	opts ...client.SubResourcePatchOption) error {
 	return w.c.patch("Status().Patch", obj, patch, true)
-}
-
-func (w statusWriter) Apply(ctx context.Context, obj runtime.ApplyConfiguration,
-	opts ...client.SubResourceApplyOption) error {
-	return fmt.Errorf("Status().Apply: server-side apply is not supported by the t9ksim client")
 }
 
 // subResource is SubResource(name): "status" is Status(); the simulator has no other.
@@ -61,11 +55,6 @@ func (s subResource) Patch(ctx context.Context, obj client.Object, patch client.
 		return fmt.Errorf("SubResource(%q).Patch: the simulator has no such subresource", s.name)
 	}
 	return statusWriter{s.c}.Patch(ctx, obj, patch, opts...)
-}
-
-func (s subResource) Apply(ctx context.Context, obj runtime.ApplyConfiguration,
-	opts ...client.SubResourceApplyOption) error {
-	return fmt.Errorf("SubResource(%q).Apply: server-side apply is not supported", s.name)
 }
 
 // indexer registers field indexes for List's field selectors.

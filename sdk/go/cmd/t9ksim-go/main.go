@@ -60,9 +60,10 @@ func main() {
 		os.Exit(1)
 	}
 	args := []string{os.Args[1], "-overlay", overlay}
-	rest, tagged := mergeTags(os.Args[2:])
+	tags := append([]string{"t9ksim_clock"}, compatTags(controllerRuntimeVersion())...)
+	rest, tagged := mergeTags(os.Args[2:], tags)
 	if !tagged {
-		args = append(args, "-tags", "t9ksim_clock")
+		args = append(args, "-tags", strings.Join(tags, ","))
 	}
 	cmd := exec.Command("go", append(args, rest...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -75,22 +76,53 @@ func main() {
 	}
 }
 
-// mergeTags adds t9ksim_clock to a -tags flag the caller gave (true), or leaves the arguments.
-func mergeTags(args []string) ([]string, bool) {
+// mergeTags adds tags to a -tags flag the caller gave (true), or leaves the arguments.
+func mergeTags(args []string, tags []string) ([]string, bool) {
 	out := append([]string(nil), args...)
+	extra := "," + strings.Join(tags, ",")
 	for i, a := range out {
 		switch {
 		case a == "-tags" || a == "--tags":
 			if i+1 < len(out) {
-				out[i+1] += ",t9ksim_clock"
+				out[i+1] += extra
 				return out, true
 			}
 		case strings.HasPrefix(a, "-tags=") || strings.HasPrefix(a, "--tags="):
-			out[i] = a + ",t9ksim_clock"
+			out[i] = a + extra
 			return out, true
 		}
 	}
 	return out, false
+}
+
+// controllerRuntimeVersion is the version of controller-runtime the module being built selects
+// (after replace directives), or "" outside a module or without it.
+func controllerRuntimeVersion() string {
+	out, err := exec.Command("go", "list", "-m", "-f",
+		"{{if .Replace}}{{.Replace.Version}}{{else}}{{.Version}}{{end}}",
+		"sigs.k8s.io/controller-runtime").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// compatTags are the SDK's build tags for an older controller-runtime, whose client interfaces
+// lack methods the SDK implements (docs/plugins-go.md "Older controller-runtime"): server-side
+// Apply on the client came in v0.22, on subresources in v0.23.
+func compatTags(version string) []string {
+	var major, minor int
+	if _, err := fmt.Sscanf(version, "v%d.%d.", &major, &minor); err != nil || major > 0 {
+		return nil
+	}
+	var tags []string
+	if minor < 22 {
+		tags = append(tags, "t9ksim_no_client_apply")
+	}
+	if minor < 23 {
+		tags = append(tags, "t9ksim_no_subresource_apply")
+	}
+	return tags
 }
 
 func goEnv(name string) (string, error) {
