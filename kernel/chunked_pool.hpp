@@ -1,7 +1,8 @@
 // A pool of records addressed by a dense index, for the world's per-job records. Records live in
 // fixed-size chunks: growth never moves or copies them (a std::vector's doubling held the old and
-// the new array at once, and up to twice the live records), so memory follows the records in use
-// to within one chunk. Released slots are reset and reused first.
+// the new array at once, and up to twice the live records), so memory stays within one chunk of
+// the most records ever live at once (chunks are kept for reuse, not freed). Released slots are
+// reset and reused first.
 #pragma once
 
 #include <cstddef>

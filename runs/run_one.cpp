@@ -148,8 +148,7 @@ class OneRun {
     }
   }
   std::optional<int> load();
-  // A copy of opt.preloaded when it was loaded from this text, its diagnostics under `name` as
-  // parsing here would name them; nullopt otherwise.
+  // A copy of opt.preloaded when it was loaded from this text under `name`; nullopt otherwise.
   std::optional<scenarios::ScenarioResult> reuse_preloaded(const std::string& name) const;
   std::optional<int> settings();
   // The recorder, jobs.csv, events.jsonl and the expectation checker on the change feed.
@@ -178,12 +177,10 @@ class OneRun {
 
 std::optional<scenarios::ScenarioResult> OneRun::reuse_preloaded(const std::string& name) const {
   const auto& pre = opt_.preloaded;
-  if (!pre || !pre->result.ok() || pre->text != text_) return std::nullopt;
-  auto copy = pre->result;
-  for (auto& d : copy.diagnostics) {
-    if (d.file == pre->name) d.file = name;
-  }
-  return copy;
+  // Under another name (a command's "X with --set") the scenario's own records would carry that
+  // name too (an inline job's source), so only a load under the run's own name is reused.
+  if (!pre || !pre->result.ok() || pre->name != name || pre->text != text_) return std::nullopt;
+  return pre->result;
 }
 
 std::optional<int> OneRun::load() {

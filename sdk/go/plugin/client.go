@@ -204,6 +204,10 @@ func (c *memClient) Create(ctx context.Context, obj client.Object, opts ...clien
 		}
 		action = map[string]any{"type": "CreatePodGroup", "podGroup": pg}
 	default:
+		if inertGVKs[gvk] {
+			sess.inert = true // kept, no action: the simulator has no such objects
+			break
+		}
 		if gvk.Kind == "TensorBoard" {
 			tb, err := tensorBoardAction(obj)
 			if err != nil {
@@ -212,9 +216,12 @@ func (c *memClient) Create(ctx context.Context, obj client.Object, opts ...clien
 			action = tb
 			break
 		}
-		return sess.refuse(what, "the simulator creates Pods, PodGroups and TensorBoards only")
+		return sess.refuse(what, "the simulator creates Pods, PodGroups and TensorBoards only "+
+			"(and the SDK keeps Services, ConfigMaps and Secrets)")
 	}
-	sess.actions = append(sess.actions, action)
+	if action != nil {
+		sess.actions = append(sess.actions, action)
+	}
 	stored := obj.DeepCopyObject().(client.Object)
 	stored.GetObjectKind().SetGroupVersionKind(gvk)
 	sess.put(gvk, stored)
@@ -228,6 +235,14 @@ func (c *memClient) Delete(ctx context.Context, obj client.Object, opts ...clien
 		return err
 	}
 	sess, gvk, what := w.sess, w.gvk, w.what
+	if inertGVKs[gvk] {
+		if _, ok := sess.objs[w.key]; !ok {
+			return notFound(gvk, obj.GetName())
+		}
+		sess.forget(w.key)
+		sess.inert = true
+		return nil
+	}
 	if gvk != podGVK {
 		return sess.refuse(what, "the simulator deletes pods only (a job's other objects go "+
 			"with the job)")
@@ -263,7 +278,7 @@ func (c *memClient) DeleteAllOf(ctx context.Context, obj client.Object,
 	if err != nil {
 		return err
 	}
-	if gvk != podGVK {
+	if gvk != podGVK && !inertGVKs[gvk] {
 		return sess.refuse(fmt.Sprintf("DeleteAllOf %s", gvk.Kind), "the simulator deletes pods only")
 	}
 	do := client.DeleteAllOfOptions{}
@@ -279,6 +294,15 @@ func (c *memClient) DeleteAllOf(ctx context.Context, obj client.Object,
 		if key.gvk != gvk || (do.Namespace != "" && key.namespace != do.Namespace) ||
 			(do.LabelSelector != nil && !do.LabelSelector.Matches(labels.Set(o.GetLabels()))) {
 			continue
+		}
+		if do.FieldSelector != nil {
+			match, err := c.matchFields(gvk, o, do.FieldSelector)
+			if err != nil {
+				return err
+			}
+			if !match {
+				continue
+			}
 		}
 		if err := c.Delete(ctx, o.DeepCopyObject().(client.Object), reason...); err != nil {
 			return err
@@ -322,6 +346,12 @@ func (c *memClient) update(call string, obj client.Object, status bool) error {
 		return c.updateJob(sess, what, obj, stored)
 	case status:
 		return sess.refuse(what, "the simulator takes a status from the controller for its job only")
+	case inertGVKs[gvk]:
+		next := obj.DeepCopyObject().(client.Object)
+		next.GetObjectKind().SetGroupVersionKind(gvk)
+		sess.put(gvk, next)
+		sess.inert = true
+		return nil
 	case gvk == podGroupGVK:
 		// The world keeps the PodGroup's creation time (behaviour spec §11 Q20).
 		obj.SetCreationTimestamp(stored.GetCreationTimestamp())

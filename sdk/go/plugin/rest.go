@@ -3,6 +3,7 @@ package plugin
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/flowcontrol"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -27,8 +29,11 @@ import (
 // subresource; their writes become actions exactly as the client's do. Watches, and calls
 // outside a reconcile, are errors that say so. Bodies are JSON (client-go's default).
 func (s *Server) RESTConfig() *rest.Config {
+	// No client-side rate limit: client-go's default (5 a second) waits on the wall clock while
+	// it reads time.Now, which is the simulated time, standing still within a reconcile.
 	return &rest.Config{Host: "http://t9ksim.invalid", Transport: restTransport{s: s},
-		ContentConfig: rest.ContentConfig{ContentType: "application/json"}}
+		ContentConfig: rest.ContentConfig{ContentType: "application/json"},
+		RateLimiter:   flowcontrol.NewFakeAlwaysRateLimiter()}
 }
 
 type restTransport struct{ s *Server }
@@ -51,12 +56,12 @@ func (t restTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func (t restTransport) serve(req *http.Request) (int, []byte) {
-	target, err := t.parse(req.URL.Path)
-	if err != nil {
-		return fail(apierrors.NewBadRequest(err.Error()))
-	}
 	if req.Body != nil {
 		defer req.Body.Close()
+	}
+	target, err := t.parse(req.URL.Path)
+	if err != nil {
+		return fail(apierrors.NewNotFound(schema.GroupResource{}, req.URL.Path))
 	}
 	var in []byte
 	if req.Body != nil {
@@ -135,7 +140,17 @@ func (t restTransport) object(gvk schema.GroupVersionKind) (client.Object, error
 func (t restTransport) do(req *http.Request, tg restTarget, in []byte) (any, int, error) {
 	c, ctx := t.s.client, req.Context()
 	if tg.sub != "" && tg.sub != "status" {
-		return nil, 0, apierrors.NewNotFound(schema.GroupResource{Resource: tg.sub}, tg.name)
+		if req.Method == http.MethodGet {
+			return nil, 0, apierrors.NewNotFound(schema.GroupResource{Resource: tg.sub}, tg.name)
+		}
+		// An eviction or a binding: a write the simulator cannot apply fails the reconcile, as the
+		// client's do, rather than looking like an object already gone.
+		call := fmt.Sprintf("%s of %s %s/%s/%s", req.Method, tg.gvk.Kind, tg.namespace, tg.name, tg.sub)
+		sess, err := c.session(call)
+		if err != nil {
+			return nil, 0, err
+		}
+		return nil, 0, sess.refuse(call, "the simulator has no %s subresource", tg.sub)
 	}
 	q := req.URL.Query()
 	if tg.name == "" {
@@ -151,12 +166,13 @@ func (t restTransport) do(req *http.Request, tg restTarget, in []byte) (any, int
 	case http.MethodGet:
 		err = c.Get(ctx, client.ObjectKey{Namespace: tg.namespace, Name: tg.name}, obj)
 	case http.MethodPut:
-		if err = json.Unmarshal(in, obj); err == nil {
-			if tg.sub == "status" {
-				err = c.Status().Update(ctx, obj)
-			} else {
-				err = c.Update(ctx, obj)
-			}
+		if err = json.Unmarshal(in, obj); err != nil {
+			return nil, 0, apierrors.NewBadRequest(err.Error())
+		}
+		if tg.sub == "status" {
+			err = c.Status().Update(ctx, obj)
+		} else {
+			err = c.Update(ctx, obj)
 		}
 	case http.MethodPatch:
 		p := client.RawPatch(types.PatchType(req.Header.Get("Content-Type")), in)
@@ -259,13 +275,10 @@ func (t restTransport) collection(req *http.Request, tg restTarget, q url.Values
 // fail answers an error as the API server does: its Status, with its code.
 func fail(err error) (int, []byte) {
 	st := apierrors.NewInternalError(err).ErrStatus
-	if s, ok := err.(apierrors.APIStatus); ok {
-		st = s.Status()
-	} else if st.Message == "" {
-		st.Message = err.Error()
-	}
-	if st.Message == "" || strings.HasPrefix(st.Message, "Internal error occurred: ") {
-		st.Message = err.Error()
+	st.Message = err.Error()
+	var api apierrors.APIStatus
+	if errors.As(err, &api) {
+		st = api.Status()
 	}
 	st.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
 	st.Status = metav1.StatusFailure

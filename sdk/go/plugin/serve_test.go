@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -198,9 +199,9 @@ func TestWritesTheSimulatorCannotApply(t *testing.T) {
 		{"create without owner", func(ctx context.Context, c ctrl.Client, job *testJob) error {
 			return c.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a-w-1"}})
 		}, "Create of Pod default/a-w-1: it has no controller owner reference"},
-		{"create of a service", func(ctx context.Context, c ctrl.Client, job *testJob) error {
-			return c.Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "a"}})
-		}, "Create of Service default/a: the simulator creates Pods, PodGroups and TensorBoards only"},
+		{"create of a deployment", func(ctx context.Context, c ctrl.Client, job *testJob) error {
+			return c.Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "a"}})
+		}, "Create of Deployment default/a: the simulator creates Pods, PodGroups and TensorBoards only"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, r := newToy(t)

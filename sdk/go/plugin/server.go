@@ -319,6 +319,9 @@ func (s *Server) reconcileJob(uid string, k *keptJob) (map[string]any, error) {
 		k.localMeta = sess.localMeta
 		k.typedJob = nil
 	}
+	if sess.inert {
+		k.inert = sess.inertObjects()
+	}
 	if res.RequeueAfter > 0 {
 		out["requeueAfterMicros"] = res.RequeueAfter.Microseconds()
 	} else if res.Requeue { //nolint:staticcheck // Requeue is deprecated but still used

@@ -15,7 +15,12 @@ import (
 )
 
 var (
-	podGVK      = schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
+	podGVK = schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
+	// Kinds the SDK keeps for a job without telling the simulator, which models no networking or
+	// configuration: a controller's Services, ConfigMaps and Secrets exist for its later reads
+	// (a training operator's headless Service per replica), and do nothing else.
+	inertGVKs = map[schema.GroupVersionKind]bool{{Version: "v1", Kind: "Service"}: true,
+		{Version: "v1", Kind: "ConfigMap"}: true, {Version: "v1", Kind: "Secret"}: true}
 	podGroupGVK = schema.GroupVersionKind{Group: "scheduler.tensorstack.dev", Version: "v1beta1",
 		Kind: "PodGroup"}
 )
@@ -39,6 +44,7 @@ type session struct {
 	failed    error // a write the simulator cannot apply: the reconcile fails with it
 	version   int64 // the last resource version given out
 	events    []map[string]any
+	inert     bool // a Service, ConfigMap or Secret was written: keptJob.inert to save
 }
 
 func (s *Server) typed(gvk schema.GroupVersionKind, m map[string]any) (client.Object, error) {
@@ -91,7 +97,32 @@ func newSession(s *Server, e *kindEntry, k *keptJob) (*session, error) {
 		}
 		sess.put(podGroupGVK, k.typedPodGroup)
 	}
+	for _, o := range k.inert {
+		sess.put(o.GetObjectKind().GroupVersionKind(), o) // kept objects: written by replacing
+	}
 	return sess, nil
+}
+
+// inertObjects are the session's Services, ConfigMaps and Secrets, in creation order.
+func (sess *session) inertObjects() []client.Object {
+	var out []client.Object
+	for _, key := range sess.order {
+		if o, ok := sess.objs[key]; ok && inertGVKs[key.gvk] {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// forget removes an object the reconcile deleted from its reads.
+func (sess *session) forget(key objKey) {
+	delete(sess.objs, key)
+	for i, k := range sess.order {
+		if k == key {
+			sess.order = append(sess.order[:i], sess.order[i+1:]...)
+			break
+		}
+	}
 }
 
 // put stores obj with a new resource version, which it also gets: as on an API server, every

@@ -21,6 +21,8 @@ type keptJob struct {
 	// metadata the reconciler changed that the simulator does not carry (finalizers, labels,
 	// annotations written with Update): kept here so that the next reconcile sees them.
 	localMeta map[string]any
+	// The job's Services, ConfigMaps and Secrets (inertGVKs), which only the SDK keeps.
+	inert []client.Object
 
 	// The typed objects decoded from the above, kept until what they come from changes (decoding
 	// JSON into Go types is most of the SDK's cost): the job without its status, its status, each

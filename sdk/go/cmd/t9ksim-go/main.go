@@ -96,10 +96,12 @@ func mergeTags(args []string, tags []string) ([]string, bool) {
 }
 
 // controllerRuntimeVersion is the version of controller-runtime the module being built selects
-// (after replace directives), or "" outside a module or without it.
+// (after replace directives; a replacement by a local folder has no version of its own, so the
+// required one stands for it), or "" outside a module or without it. The go command's -C and
+// -modfile are not looked at.
 func controllerRuntimeVersion() string {
 	out, err := exec.Command("go", "list", "-m", "-f",
-		"{{if .Replace}}{{.Replace.Version}}{{else}}{{.Version}}{{end}}",
+		"{{if and .Replace .Replace.Version}}{{.Replace.Version}}{{else}}{{.Version}}{{end}}",
 		"sigs.k8s.io/controller-runtime").Output()
 	if err != nil {
 		return ""
