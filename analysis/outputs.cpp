@@ -23,7 +23,6 @@ namespace {
 constexpr double kMicrosPerHour = 3600.0 * 1e6;
 
 std::string secs(SimTime t) { return kernel::format_seconds(t); }
-std::string secs(SimDuration d) { return kernel::format_seconds(d); }
 
 // A milli-GPU amount in events.jsonl: an integer when whole (8000 -> 8), else the fraction (0.5).
 nlohmann::json gpus_json(std::int64_t gpu_milli) {
