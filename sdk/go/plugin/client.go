@@ -121,24 +121,30 @@ func (c *memClient) List(ctx context.Context, list client.ObjectList, opts ...cl
 		if !ok || key.gvk != gvk {
 			continue
 		}
-		if lo.Namespace != "" && key.namespace != lo.Namespace {
-			continue
+		match, err := c.selects(key, o, lo.Namespace, lo.LabelSelector, lo.FieldSelector)
+		if err != nil {
+			return err
 		}
-		if lo.LabelSelector != nil && !lo.LabelSelector.Matches(labels.Set(o.GetLabels())) {
-			continue
+		if match {
+			items = append(items, o.DeepCopyObject())
 		}
-		if lo.FieldSelector != nil {
-			match, err := c.matchFields(gvk, o, lo.FieldSelector)
-			if err != nil {
-				return err
-			}
-			if !match {
-				continue
-			}
-		}
-		items = append(items, o.DeepCopyObject())
 	}
 	return meta.SetList(list, items)
+}
+
+// selects says whether a List or DeleteAllOf with these options takes the object stored at key.
+func (c *memClient) selects(key objKey, o client.Object, namespace string, ls labels.Selector,
+	fs fields.Selector) (bool, error) {
+	if namespace != "" && key.namespace != namespace {
+		return false, nil
+	}
+	if ls != nil && !ls.Matches(labels.Set(o.GetLabels())) {
+		return false, nil
+	}
+	if fs == nil {
+		return true, nil
+	}
+	return c.matchFields(key.gvk, o, fs)
 }
 
 // matchFields evaluates a field selector with the indexes the reconciler registered, as the
@@ -291,18 +297,15 @@ func (c *memClient) DeleteAllOf(ctx context.Context, obj client.Object,
 	}
 	for _, key := range append([]objKey(nil), sess.order...) {
 		o := sess.objs[key]
-		if key.gvk != gvk || (do.Namespace != "" && key.namespace != do.Namespace) ||
-			(do.LabelSelector != nil && !do.LabelSelector.Matches(labels.Set(o.GetLabels()))) {
+		if key.gvk != gvk {
 			continue
 		}
-		if do.FieldSelector != nil {
-			match, err := c.matchFields(gvk, o, do.FieldSelector)
-			if err != nil {
-				return err
-			}
-			if !match {
-				continue
-			}
+		match, err := c.selects(key, o, do.Namespace, do.LabelSelector, do.FieldSelector)
+		if err != nil {
+			return err
+		}
+		if !match {
+			continue
 		}
 		if err := c.Delete(ctx, o.DeepCopyObject().(client.Object), reason...); err != nil {
 			return err
