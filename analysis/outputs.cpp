@@ -109,16 +109,9 @@ class RowWriter {
     fmt::format_to(std::back_inserter(row_), FMT_COMPILE("{}"), v);
     return *this;
   }
-  // kernel::format_seconds, written in place.
   RowWriter& seconds(SimDuration d) {
     sep();
-    const std::int64_t us = d.count();
-    const bool neg = us < 0;
-    const std::uint64_t mag =
-        neg ? static_cast<std::uint64_t>(-(us + 1)) + 1u : static_cast<std::uint64_t>(us);
-    if (neg) row_.push_back('-');
-    fmt::format_to(std::back_inserter(row_), FMT_COMPILE("{}.{:06}"), mag / 1000000u,
-                   mag % 1000000u);
+    kernel::append_seconds(row_, d);
     return *this;
   }
   RowWriter& seconds(SimTime t) { return seconds(t.time_since_epoch()); }

@@ -1,8 +1,10 @@
 #include "kernel/time.hpp"
 
 #include <array>
+#include <iterator>
 #include <limits>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "kernel/hash.hpp"
@@ -183,12 +185,19 @@ std::string format_duration(SimDuration d) {
   return out;
 }
 
-std::string format_seconds(SimDuration d) {
+void append_seconds(fmt::memory_buffer& out, SimDuration d) {
   const std::int64_t us = d.count();
   const bool neg = us < 0;
   const std::uint64_t mag =
       neg ? static_cast<std::uint64_t>(-(us + 1)) + 1u : static_cast<std::uint64_t>(us);
-  return fmt::format("{}{}.{:06}", neg ? "-" : "", mag / 1000000u, mag % 1000000u);
+  if (neg) out.push_back('-');
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}.{:06}"), mag / 1000000u, mag % 1000000u);
+}
+
+std::string format_seconds(SimDuration d) {
+  fmt::memory_buffer out;
+  append_seconds(out, d);
+  return fmt::to_string(out);
 }
 
 std::string format_seconds(SimTime t) { return format_seconds(t.time_since_epoch()); }

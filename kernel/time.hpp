@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include <fmt/format.h>
+
 namespace t9k::kernel {
 
 using SimDuration = std::chrono::duration<std::int64_t, std::micro>;
@@ -63,5 +65,7 @@ std::string format_duration(SimDuration d);
 // Seconds since time zero with microsecond precision, e.g. "3600.000250" (for CSV outputs).
 std::string format_seconds(SimTime t);
 std::string format_seconds(SimDuration d);
+// The same text appended to `out` (jobs.csv writes a line per job without a string per field).
+void append_seconds(fmt::memory_buffer& out, SimDuration d);
 
 }  // namespace t9k::kernel

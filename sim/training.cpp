@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -85,10 +86,8 @@ void Training::add_job(JobId id, scenarios::JobBehaviour behaviour) {
   auto& t = pool_[slot_.back()];
   // The run time or work is drawn here once; the rest is kept, shared by the jobs whose rest is
   // equal (a trace's jobs differ in their run times only).
-  const auto run_time = std::move(behaviour.run_time);
-  const auto work = std::move(behaviour.work);
-  behaviour.run_time.reset();
-  behaviour.work.reset();
+  const auto run_time = std::exchange(behaviour.run_time, std::nullopt);
+  const auto work = std::exchange(behaviour.work, std::nullopt);
   t.behaviour = shared(std::move(behaviour));
   t.ref_n = shape.elastic ? std::max(1, shape.expected) : std::max(1, shape.replicas);
   // Work in units of "1 replica for 1 µs"; run_time is wall time at the initial scale.

@@ -38,6 +38,21 @@ func (s *Server) RESTConfig() *rest.Config {
 
 type restTransport struct{ s *Server }
 
+// restResources maps the scheme's resources to their kinds, built once: the scheme's types are
+// all registered before the server serves (AllKnownTypes copies its map on every call).
+func (s *Server) restResources() map[schema.GroupVersionResource]schema.GroupVersionKind {
+	s.restOnce.Do(func() {
+		s.restIndex = map[schema.GroupVersionResource]schema.GroupVersionKind{}
+		for gvk := range s.scheme.AllKnownTypes() {
+			if !strings.HasSuffix(gvk.Kind, "List") {
+				plural, _ := meta.UnsafeGuessKindToResource(gvk)
+				s.restIndex[plural] = gvk
+			}
+		}
+	})
+	return s.restIndex
+}
+
 // restTarget is what a request's path names: /api/v1/namespaces/NS/pods/NAME/status, or
 // /apis/GROUP/VERSION/...; an empty name is the collection.
 type restTarget struct {
@@ -104,13 +119,7 @@ func (t restTransport) parse(path string) (restTarget, error) {
 	if len(parts) == 0 || len(parts) > 3 {
 		return restTarget{}, fmt.Errorf("%s: no resource of a namespace", path)
 	}
-	for gvk := range t.s.scheme.AllKnownTypes() {
-		if gvk.GroupVersion() == gv && !strings.HasSuffix(gvk.Kind, "List") {
-			if plural, _ := meta.UnsafeGuessKindToResource(gvk); plural.Resource == parts[0] {
-				tg.gvk = gvk
-			}
-		}
-	}
+	tg.gvk = t.s.restResources()[gv.WithResource(parts[0])]
 	if tg.gvk.Kind == "" {
 		return restTarget{}, fmt.Errorf("%s: the t9ksim client has no resource %q in %s", path,
 			parts[0], gv)

@@ -15,6 +15,7 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
@@ -43,6 +44,9 @@ type Server struct {
 	cur     *session // the reconcile in progress
 	log     io.Writer
 	logger  *logr.Logger // nil: one writing to log (the plugin's log file)
+
+	restOnce  sync.Once // RESTConfig's index of resources (rest.go)
+	restIndex map[schema.GroupVersionResource]schema.GroupVersionKind
 }
 
 type kindEntry struct {
