@@ -150,7 +150,7 @@ void append_job_row(fmt::memory_buffer& row, const JobRow& j, SimTime horizon,
     if (wall > 0) ettr = num(gpu_value(j.productive_gpu_milli_us) / gpu_value(j.gpu_milli) / wall);
   }
   RowWriter w(row);
-  w.text(csv_field(j.name)).text(model::to_string(j.kind)).text(csv_field(j.queue));
+  w.text(csv_field(j.name)).text(j.kind).text(csv_field(j.queue));
   w.integer(j.priority).integer(j.replicas).text(format_gpu_milli(j.gpu_milli));
   w.text(j.elastic ? "true" : "false").seconds(j.submit);
   j.first_running ? w.seconds(*j.first_running) : w.text("");
@@ -337,7 +337,7 @@ std::string change_json(const model::TimedChange& tc, const std::vector<std::str
           j["type"] = "JobSubmitted";
           j["job"] = c.name;
           j["jobId"] = c.job;
-          j["kind"] = model::to_string(c.kind);
+          j["kind"] = model::kind_name(c);
           j["queue"] = c.queue;
           j["priority"] = c.priority;
           j["replicas"] = c.replicas;

@@ -257,7 +257,8 @@ void Recorder::on_change(const model::TimedChange& tc) {
           state(c.job).scope = &scope(c.queue);
           r.id = c.job;
           r.name = c.name;
-          r.kind = c.kind;
+          r.kind = c.kind == model::JobKind::Plugin ? model::interned_kind(c.plugin_kind)
+                                                    : model::to_string(c.kind);
           r.queue = c.queue;
           r.priority = c.priority;
           r.replicas = c.replicas;
@@ -623,7 +624,7 @@ void Recorder::add_figures(AllFigures& f, const JobRow& r) const {
   f.all.add(r, x, horizon_);
   // Jobs of the default scheduler belong to no queue.
   if (!r.queue.empty()) f.by_queue[r.queue].add(r, x, horizon_);
-  const std::string_view kind = model::to_string(r.kind);
+  const std::string_view kind = r.kind;
   auto by_kind = f.by_kind.find(kind);
   if (by_kind == f.by_kind.end()) by_kind = f.by_kind.emplace(std::string(kind), Figures{}).first;
   by_kind->second.add(r, x, horizon_);

@@ -42,7 +42,7 @@ std::string int128_to_string(Int128 v);
 struct JobRow {
   model::JobId id = 0;
   std::string name;
-  model::JobKind kind = model::JobKind::GenericJob;
+  std::string_view kind = "GenericJob";  // a static or interned name (model::interned_kind)
   std::string queue;
   std::int32_t priority = 0;
   std::int32_t replicas = 0;

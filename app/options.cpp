@@ -18,8 +18,8 @@ void PluginOptions::add_to(CLI::App* cmd) {
       "--plugin", specs,
       "KIND=COMMAND: run a controller (KIND GenericJob, PyTorchTrainingJob, DeepSpeedJob, or "
       "controllers for all three) or the elastic policy (KIND elastic-policy) in a plugin "
-      "process "
-      "(docs/plugins.md); repeatable");
+      "process, or give the plugin of a kind of its own the scenario names another command "
+      "(KIND <group>/<version>/<Kind>) (docs/plugins.md); repeatable");
   cmd->add_option("--plugin-timeout", timeout, "How long a plugin may take to answer one request")
       ->capture_default_str();
   cmd->add_option("--reference", references,

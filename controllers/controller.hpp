@@ -196,6 +196,10 @@ class Controller {
   virtual void prepare(std::span<const ReconcileInput> due) const { (void)due; }
   // The job (by metadata.uid) will never be reconciled again.
   virtual void forget(std::string_view uid) const { (void)uid; }
+  // A job of a kind only this controller knows (model::PluginJob), before the world stores it:
+  // its replica specs read from its spec, by the rule the plugin declared. Throws
+  // std::invalid_argument saying what is wrong with the job. The T9k kinds need nothing.
+  virtual void complete(model::Job& job) const { (void)job; }
 };
 
 // An explicit, ordered registry keyed by (apiVersion, kind).

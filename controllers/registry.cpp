@@ -47,6 +47,8 @@ std::unique_ptr<Controller> make_builtin_controller(model::JobKind kind) {
       return std::make_unique<PyTorchTrainingJobController>();
     case model::JobKind::DeepSpeedJob:
       return std::make_unique<DeepSpeedJobController>();
+    case model::JobKind::Plugin:
+      break;  // only a plugin knows such a kind
   }
   throw std::invalid_argument("make_builtin_controller: unknown kind");
 }

@@ -36,7 +36,7 @@ JobShape shape_of(const Job& job, const Accelerators& acc) {
   std::visit(
       [&](const auto& j) {
         using T = std::decay_t<decltype(j)>;
-        if constexpr (std::is_same_v<T, GenericJob>) {
+        if constexpr (std::is_same_v<T, GenericJob> || std::is_same_v<T, PluginJob>) {
           for (const auto& r : j.spec.replica_specs) {
             s.replicas += r.replicas;
             add(r.template_, r.replicas);

@@ -57,7 +57,14 @@ struct JobSubmitted {
   std::int64_t gpu_milli = 0;  // milli-GPU requested at submission, all pods
   bool elastic = false;
   std::int64_t ideal_run_us = 0;  // run time at the submitted size with no faults or waiting
+  std::string plugin_kind{};      // JobKind::Plugin: the kind's own name ("PyTorchJob")
 };
+// A kind's name kept for the life of the process (records of many jobs refer to a few names).
+std::string_view interned_kind(std::string_view name);
+// "GenericJob", ..., or a plugin's own kind, as jobs.csv and events.jsonl name it.
+inline std::string_view kind_name(const JobSubmitted& c) {
+  return c.kind == JobKind::Plugin ? std::string_view(c.plugin_kind) : to_string(c.kind);
+}
 struct JobRejected {
   JobId job;
   std::string reason;

@@ -42,7 +42,17 @@ constexpr std::array<std::string_view, 3> kRdzv{"c10d", "etcd", "etcd-v2"};
     return {table.data(), table.size()};                                            \
   }
 
-T9K_ENUM_STRINGS(JobKind, kJobKind)
+std::string_view to_string(JobKind v) {
+  return v == JobKind::Plugin ? "Plugin" : kJobKind[static_cast<std::size_t>(v)];
+}
+template <>
+std::optional<JobKind> parse_enum<JobKind>(std::string_view s) {
+  return lookup<JobKind>(kJobKind, s);
+}
+template <>
+std::span<const std::string_view> enum_names<JobKind>() {
+  return {kJobKind.data(), kJobKind.size()};
+}
 T9K_ENUM_STRINGS(JobPhase, kJobPhase)
 T9K_ENUM_STRINGS(JobConditionType, kCondType)
 T9K_ENUM_STRINGS(ConditionStatus, kCondStatus)

@@ -8,7 +8,9 @@
 
 namespace t9k::model {
 
-enum class JobKind { GenericJob, PyTorchTrainingJob, DeepSpeedJob };
+// Plugin: a kind only a controller plugin knows (model::PluginJob); its own name is the job's.
+// It is not parsed from text: parse_enum and enum_names know the three T9k kinds only.
+enum class JobKind { GenericJob, PyTorchTrainingJob, DeepSpeedJob, Plugin };
 
 // spec §1.1
 enum class JobPhase { Pending, Running, Paused, Resuming, Succeeded, Failed, Unknown };

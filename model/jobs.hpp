@@ -286,6 +286,9 @@ struct JobStatus {
       active_since;  // deadline clock start: unset while Paused, reset on resume (§11 Q6)
   std::optional<std::int32_t>
       elastic_replicas;  // elastic scale training last (re)started with (§4.3, §11 Q8)
+  // A PluginJob's status as its controller wrote it (a JSON object's text); `phase` is read
+  // from its conditions by the kind's rule (PluginKindRule). Unset for the T9k kinds.
+  HeapOptional<std::string> plugin_status;
   bool operator==(const JobStatus&) const = default;
 };
 
@@ -312,9 +315,60 @@ struct DeepSpeedJob {
   bool operator==(const DeepSpeedJob&) const = default;
 };
 
-using Job = std::variant<GenericJob, PyTorchTrainingJob, DeepSpeedJob>;
+// ---- A kind only a controller plugin knows (docs/plugins-go.md "Kinds of your own") ----
+
+// One replica type of a PluginJob, read from its spec by the kind's rule: how many pods of which
+// template. It is the job's shape for the scheduler and the outputs; the controller still
+// decides which pods exist.
+struct PluginReplicaSpec {
+  std::string type;
+  std::int32_t replicas = 1;
+  PodTemplateSpec template_;
+  bool operator==(const PluginReplicaSpec&) const = default;
+};
+
+struct PluginJobSpec {
+  std::string json;  // the manifest's spec, as JSON text: what the plugin is sent
+  std::vector<PluginReplicaSpec> replica_specs;  // resolved at submission (PluginKindRule)
+  SchedulePolicy scheduler;  // always the default scheduler: the kind has no T9k scheduler field
+  RunMode run_mode;          // always immediate: the world cannot pause a kind it does not know
+  bool operator==(const PluginJobSpec&) const = default;
+};
+
+struct PluginJob {
+  std::string api_version;  // "kubeflow.org/v1"
+  std::string kind;         // "PyTorchJob"
+  ObjectMeta metadata;
+  PluginJobSpec spec;
+  JobStatus status;
+  bool operator==(const PluginJob&) const = default;
+};
+
+// What a controller plugin declares of a kind it serves (at initialize): where the job's replica
+// specs are, and how its phase is read from its status conditions.
+struct PluginKindRule {
+  std::string api_version;
+  std::string kind;
+  // Path of the replica specs from the job's root, e.g. {"spec", "pytorchReplicaSpecs"}: a map
+  // of type -> {replicas, template} (Kubeflow) or a list of {name or type, replicas, template}.
+  std::vector<std::string> replica_specs;
+  // The phase is that of the first entry whose condition type has status "True", in this order;
+  // Pending when none has.
+  struct PhaseFrom {
+    std::string condition;
+    JobPhase phase = JobPhase::Pending;
+    bool operator==(const PhaseFrom&) const = default;
+  };
+  std::vector<PhaseFrom> phases;
+  bool operator==(const PluginKindRule&) const = default;
+};
+
+using Job = std::variant<GenericJob, PyTorchTrainingJob, DeepSpeedJob, PluginJob>;
 
 JobKind kind_of(const Job& job);
+// "GenericJob", ..., or a PluginJob's own kind; and its apiVersion.
+std::string_view kind_name(const Job& job);
+std::string_view api_version_of(const Job& job);
 const ObjectMeta& metadata_of(const Job& job);
 ObjectMeta& metadata_of(Job& job);
 const JobStatus& status_of(const Job& job);

@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <charconv>
+#include <mutex>
+#include <set>
 
 #include "model/change.hpp"
 #include "model/cluster.hpp"
@@ -121,6 +123,25 @@ ResourceList pod_requests(const PodSpec& spec) {
 }
 
 JobKind kind_of(const Job& job) { return static_cast<JobKind>(job.index()); }
+
+std::string_view kind_name(const Job& job) {
+  if (const auto* p = std::get_if<PluginJob>(&job)) return p->kind;
+  return to_string(kind_of(job));
+}
+
+std::string_view interned_kind(std::string_view name) {
+  static std::mutex mutex;
+  static std::set<std::string, std::less<>> names;
+  const std::lock_guard lock(mutex);
+  auto it = names.find(name);
+  if (it == names.end()) it = names.emplace(name).first;
+  return *it;
+}
+
+std::string_view api_version_of(const Job& job) {
+  if (const auto* p = std::get_if<PluginJob>(&job)) return p->api_version;
+  return kBatchApiVersion;
+}
 
 const ObjectMeta& metadata_of(const Job& job) {
   return std::visit([](const auto& j) -> const ObjectMeta& { return j.metadata; }, job);

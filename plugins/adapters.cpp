@@ -4,14 +4,30 @@
 
 namespace t9k::plugins {
 
-PluginController::PluginController(std::shared_ptr<ControllerSession> session, model::JobKind kind)
-    : session_(std::move(session)), kind_(kind), kind_name_(model::to_string(kind)) {}
+PluginController::PluginController(std::shared_ptr<ControllerSession> session,
+                                   std::string api_version, std::string kind)
+    : session_(std::move(session)),
+      api_version_(std::move(api_version)),
+      kind_name_(std::move(kind)) {}
 
 controllers::ReconcileResult PluginController::reconcile(
     const controllers::ReconcileInput& in) const {
-  if (model::kind_of(in.job) != kind_)
+  if (model::kind_name(in.job) != kind_name_ || model::api_version_of(in.job) != api_version_)
     throw std::invalid_argument("PluginController: a job of another kind");
   return session_->reconcile(in);
+}
+
+void PluginController::complete(model::Job& job) const {
+  auto* p = std::get_if<model::PluginJob>(&job);
+  if (!p) return;
+  const model::PluginKindRule& rule = session_->rule(*p);
+  try {
+    p->spec.replica_specs = protocol::plugin_replica_specs(*p, rule);
+  } catch (const protocol::ProtocolError& e) {
+    throw std::invalid_argument(
+        fmt::format("{} {} \"{}\": {} (plugin {} declared its replica specs there)", p->api_version,
+                    p->kind, p->metadata.name, e.what(), session_->name()));
+  }
 }
 
 PluginPolicy::PluginPolicy(std::shared_ptr<Client> client)

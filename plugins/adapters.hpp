@@ -17,8 +17,11 @@ namespace t9k::plugins {
 // One kind of a controller plugin's session (a plugin may serve several kinds).
 class PluginController : public controllers::Controller {
  public:
-  PluginController(std::shared_ptr<ControllerSession> session, model::JobKind kind);
-  std::string_view api_version() const override { return model::kBatchApiVersion; }
+  // `api_version` and `kind`: "batch.tensorstack.dev/v1beta1" and a T9k kind's name, or a kind
+  // of the plugin's own.
+  PluginController(std::shared_ptr<ControllerSession> session, std::string api_version,
+                   std::string kind);
+  std::string_view api_version() const override { return api_version_; }
   std::string_view kind() const override { return kind_name_; }
   controllers::ReconcileResult reconcile(const controllers::ReconcileInput& input) const override;
   bool prepares() const override { return session_->version() == 2; }
@@ -26,10 +29,11 @@ class PluginController : public controllers::Controller {
     session_->prepare(due);
   }
   void forget(std::string_view uid) const override { session_->forget(uid); }
+  void complete(model::Job& job) const override;
 
  private:
   std::shared_ptr<ControllerSession> session_;
-  model::JobKind kind_;
+  std::string api_version_;
   std::string kind_name_;
 };
 

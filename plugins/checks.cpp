@@ -1,5 +1,7 @@
 #include "plugins/checks.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -15,7 +17,7 @@ std::map<std::string, std::int32_t> replica_limits(const model::Job& job) {
   std::visit(
       [&](const auto& j) {
         using T = std::decay_t<decltype(j)>;
-        if constexpr (std::is_same_v<T, model::GenericJob>) {
+        if constexpr (std::is_same_v<T, model::GenericJob> || std::is_same_v<T, model::PluginJob>) {
           for (const auto& r : j.spec.replica_specs) out[r.type] = r.replicas;
         } else if constexpr (std::is_same_v<T, model::PyTorchTrainingJob>) {
           const bool elastic = j.spec.elastic && j.spec.elastic->enabled;
@@ -77,7 +79,17 @@ void check_reconcile_result(const controllers::ReconcileInput& in,
                    fmt::format("found \"{}\"; allowed: the job's namespace \"{}\"",
                                p.metadata.namespace_, meta.namespace_));
             }
-            const auto it = limits.find(p.replica_type);
+            auto it = limits.find(p.replica_type);
+            // Kubeflow labels a pod with its replica type in lower case ("master" of "Master").
+            if (it == limits.end() && model::kind_of(in.job) == model::JobKind::Plugin) {
+              it = std::find_if(limits.begin(), limits.end(), [&](const auto& l) {
+                return std::equal(l.first.begin(), l.first.end(), p.replica_type.begin(),
+                                  p.replica_type.end(), [](char a, char b) {
+                                    return std::tolower(static_cast<unsigned char>(a)) ==
+                                           std::tolower(static_cast<unsigned char>(b));
+                                  });
+              });
+            }
             if (it == limits.end()) {
               std::string types;
               for (const auto& [t, n] : limits) types += (types.empty() ? "" : ", ") + t;

@@ -29,12 +29,35 @@ bool same_optional(const std::optional<T>& kept, const T* now) {
 
 }  // namespace
 
-ControllerSession::ControllerSession(std::shared_ptr<Client> client,
-                                     std::vector<model::JobKind> kinds)
+ControllerSession::ControllerSession(std::shared_ptr<Client> client, std::vector<std::string> kinds)
     : client_(std::move(client)), kinds_(std::move(kinds)) {}
 
 bool ControllerSession::serves(const controllers::ReconcileInput& in) const {
-  return std::find(kinds_.begin(), kinds_.end(), model::kind_of(in.job)) != kinds_.end();
+  return std::find(kinds_.begin(), kinds_.end(), model::kind_name(in.job)) != kinds_.end();
+}
+
+const model::PluginKindRule& ControllerSession::rule(const model::PluginJob& job) const {
+  for (const auto& k : client_->hello().kinds) {
+    if (k.api_version == job.api_version && k.kind == job.kind) return k;
+  }
+  throw PluginError(fmt::format("plugin {}: it did not declare {} {} at initialize (result.kinds)",
+                                name(), job.api_version, job.kind));
+}
+
+const model::PluginKindRule* ControllerSession::rule_of(const model::Job& job) const {
+  const auto* p = std::get_if<model::PluginJob>(&job);
+  return p ? &rule(*p) : nullptr;
+}
+
+void ControllerSession::read_status(const model::Job& job, model::SimTime now,
+                                    model::JobStatus& status, const std::string& who) const {
+  const model::PluginKindRule* rule = rule_of(job);
+  if (!rule) return;
+  try {
+    protocol::read_plugin_status(*rule, model::status_of(job), now, status);
+  } catch (const protocol::ProtocolError& e) {
+    throw PluginError(fmt::format("{}: the status it wrote: {}", who, e.what()));
+  }
 }
 
 void ControllerSession::forget(std::string_view uid) {
@@ -56,10 +79,11 @@ controllers::ReconcileResult ControllerSession::reconcile_v1(
   client_->count_items(1);
   controllers::ReconcileResult res;
   try {
-    res = protocol::decode_reconcile_result(reply);
+    res = protocol::decode_reconcile_result(reply, rule_of(in.job) != nullptr);
   } catch (const protocol::ProtocolError& e) {
     throw PluginError(fmt::format("{}: {}", who, e.what()));
   }
+  read_status(in.job, in.now, res.status, who);
   check_reconcile_result(in, res, who);
   return res;
 }
@@ -204,10 +228,16 @@ std::vector<protocol::JobAnswer> ControllerSession::exchange(
   for (std::size_t i = 0; i < in.size(); ++i) {
     try {
       answers.push_back(protocol::decode_job_answer(reply, i, updates[i].uid,
-                                                    kept_.at(std::string(updates[i].uid)).status));
+                                                    kept_.at(std::string(updates[i].uid)).status,
+                                                    rule_of(in[i]->job) != nullptr));
     } catch (const protocol::ProtocolError& e) {
       throw PluginError(fmt::format("plugin {}: reconcile of job {} {}: {}", name(),
                                     job_name(in[i]->job), when(now), e.what()));
+    }
+    if (answers.back().status) {
+      read_status(in[i]->job, now, *answers.back().status,
+                  fmt::format("plugin {}: reconcile of job {} {}", name(), job_name(in[i]->job),
+                              when(now)));
     }
     if (answers.back().resync && resync) {
       throw PluginError(fmt::format(

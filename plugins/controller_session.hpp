@@ -21,7 +21,9 @@ namespace t9k::plugins {
 
 class ControllerSession {
  public:
-  ControllerSession(std::shared_ptr<Client> client, std::vector<model::JobKind> kinds);
+  // `kinds`: the names of the kinds it serves ("GenericJob", or a kind of its own, which it
+  // must declare at initialize: model::PluginKindRule).
+  ControllerSession(std::shared_ptr<Client> client, std::vector<std::string> kinds);
 
   int version() const { return client_->version(); }
   const std::string& name() const { return client_->name(); }
@@ -31,6 +33,8 @@ class ControllerSession {
   // The plugin's answer for `in`, checked (checks.hpp).
   controllers::ReconcileResult reconcile(const controllers::ReconcileInput& in);
   void forget(std::string_view uid);
+  // The rule it declared at initialize for the kind of `job` (throws PluginError when none).
+  const model::PluginKindRule& rule(const model::PluginJob& job) const;
 
  private:
   // What the plugin keeps of one job: what it was sent, and the status it holds.
@@ -63,7 +67,13 @@ class ControllerSession {
                                             bool resync);
 
   std::shared_ptr<Client> client_;
-  std::vector<model::JobKind> kinds_;
+  // The rule of a kind of its own, or nullptr.
+  const model::PluginKindRule* rule_of(const model::Job& job) const;
+  // A status it wrote for a job of its own kind, completed by the kind's rule.
+  void read_status(const model::Job& job, model::SimTime now, model::JobStatus& status,
+                   const std::string& who) const;
+
+  std::vector<std::string> kinds_;
   protocol::JobEncoder v1_jobs_;  // version 1: each job's spec JSON while unchanged
   std::map<std::string, Kept, std::less<>> kept_;
   std::map<std::string, Prepared, std::less<>> prepared_;

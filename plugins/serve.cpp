@@ -128,7 +128,7 @@ class Server {
     version_ = two ? 2 : 1;
     options_ = init.controller_options;
     protocol::Hello hello{
-        std::string(two ? protocol::kProtocolVersion2 : protocol::kProtocolVersion), "", true};
+        std::string(two ? protocol::kProtocolVersion2 : protocol::kProtocolVersion), "", true, {}};
     if (role_ == protocol::Role::ElasticPolicy) {
       const std::string name = policy_name_.value_or(init.policy_settings.policy);
       policy_ = policies::make_elastic_policy(name, init.policy_settings.options);

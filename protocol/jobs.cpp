@@ -43,6 +43,8 @@ std::vector<m::Container> containers(const Value& j, const Path& path) {
   return out;
 }
 
+}  // namespace
+
 m::PodTemplateSpec pod_template(const Value& j, const Path& path) {
   object(j, path);
   m::PodTemplateSpec t;
@@ -78,6 +80,8 @@ m::PodTemplateSpec pod_template(const Value& j, const Path& path) {
   }
   return t;
 }
+
+namespace {
 
 m::SchedulePolicy scheduler(const Value& spec, const Path& path) {
   m::SchedulePolicy s;

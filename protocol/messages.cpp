@@ -179,7 +179,13 @@ InitializeRequest decode_initialize(const Request& request) {
 std::string hello_result(const Hello& h) {
   Writer w;
   w.begin_object().key("protocolVersion").string(h.protocol_version).key("name").string(h.name);
-  w.key("capabilities").begin_object().key("decide").boolean(h.decides).end_object().end_object();
+  w.key("capabilities").begin_object().key("decide").boolean(h.decides).end_object();
+  if (!h.kinds.empty()) {
+    w.key("kinds").begin_array();
+    for (const auto& k : h.kinds) detail::write_kind_rule(w, k);
+    w.end_array();
+  }
+  w.end_object();
   return w.take();
 }
 
@@ -191,6 +197,12 @@ Hello decode_hello(const Reply& reply) {
   if (const Member c = member(r, "capabilities")) {
     if (const Member d = member(object(*c, "result.capabilities"), "decide"))
       h.decides = boolean(*d, "result.capabilities.decide");
+  }
+  if (const Member ks = member(r, "kinds")) {
+    const detail::Path kp("result.kinds");
+    std::size_t i = 0;
+    for (const auto& k : array(*ks, kp).items())
+      h.kinds.push_back(detail::decode_kind_rule(k, detail::item(kp, i++)));
   }
   return h;
 }
@@ -347,7 +359,7 @@ std::string reconcile_result(const controllers::ReconcileResult& r) {
   return w.take();
 }
 
-controllers::ReconcileResult decode_reconcile_result(const Reply& reply) {
+controllers::ReconcileResult decode_reconcile_result(const Reply& reply, bool plugin_kind) {
   const Value& r = object(Access::result(reply), "result");
   controllers::ReconcileResult out;
   if (const Member acts = member(r, "actions")) {
@@ -356,7 +368,9 @@ controllers::ReconcileResult decode_reconcile_result(const Reply& reply) {
     for (const auto& a : array(*acts, actions_path).items())
       out.actions.push_back(decode_action(a, item(actions_path, i++)));
   }
-  out.status = detail::decode_status(need(r, "result", "status"), "result.status");
+  out.status = plugin_kind
+                   ? detail::decode_plugin_status(need(r, "result", "status"), "result.status")
+                   : detail::decode_status(need(r, "result", "status"), "result.status");
   out.requeue_after = duration_field(r, "result", "requeueAfterMicros", "requeueAfter");
   if (const Member ev = member(r, "events")) out.events = decode_events(*ev, "result.events");
   return out;

@@ -26,7 +26,13 @@ void write_pod_patch(Writer& w, const model::Pod& before, const model::Pod& afte
 void apply_pod_patch(const Value& patch, const Path& path, model::Pod& pod);
 void write_options(Writer& w, const controllers::ControllerOptions& options);
 controllers::ControllerOptions decode_options(const Value& j, const Path& path);
-// A job as scenarios/format writes it (jobs.cpp).
+// A job as scenarios/format writes it (jobs.cpp), and a pod template of one.
 model::Job decode_job(const Value& j, const Path& path);
+model::PodTemplateSpec pod_template(const Value& j, const Path& path);
+// A kind a controller plugin declares at initialize (plugin_kinds.cpp).
+model::PluginKindRule decode_kind_rule(const Value& j, const Path& path);
+void write_kind_rule(Writer& w, const model::PluginKindRule& rule);
+// A status of such a kind as the plugin wrote it (an object; kept as its text).
+model::JobStatus decode_plugin_status(const Value& j, const Path& path);
 
 }  // namespace t9k::protocol::detail

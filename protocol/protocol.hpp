@@ -41,7 +41,22 @@ struct Hello {
   std::string protocol_version;
   std::string name;     // the plugin's own name (for messages); may be empty
   bool decides = true;  // elastic policies: false = never call `decide` (fixed)
+  // Controllers: the kinds of its own it declares (docs/protocol.md §4 "kinds").
+  std::vector<model::PluginKindRule> kinds;
 };
+
+// ---- a controller plugin's own kinds (plugin_kinds.cpp) ----
+
+// The replica specs of `job` where `rule` says they are; throws ProtocolError naming the field
+// ("spec.pytorchReplicaSpecs.Worker.replicas: ...").
+std::vector<model::PluginReplicaSpec> plugin_replica_specs(const model::PluginJob& job,
+                                                           const model::PluginKindRule& rule);
+// Completes a status the plugin wrote for a job of its own kind (status.plugin_status): its
+// phase by the rule's conditions, when it started (its first status) and finished (its first
+// terminal phase). Throws ProtocolError when the status is not an object or a condition is
+// malformed.
+void read_plugin_status(const model::PluginKindRule& rule, const model::JobStatus& before,
+                        model::SimTime now, model::JobStatus& status);
 
 // The policy's settings as initialize passes them (controllers.options spellings).
 struct PolicySettings {
@@ -95,7 +110,8 @@ class Reply {
 };
 
 Hello decode_hello(const Reply& reply);
-controllers::ReconcileResult decode_reconcile_result(const Reply& reply);
+// `plugin_kind`: the job is of a kind of the plugin's own; its status is kept as written.
+controllers::ReconcileResult decode_reconcile_result(const Reply& reply, bool plugin_kind = false);
 // Decisions name jobs by "job" (namespace/name) or "jobId"; names are resolved with the
 // observation the request carried.
 policies::ElasticDecisions decode_decide_result(const Reply& reply,

@@ -77,7 +77,7 @@ std::size_t batch_answers(const Reply& reply) {
 }
 
 JobAnswer decode_job_answer(const Reply& reply, std::size_t i, std::string_view uid,
-                            const m::JobStatus& kept) {
+                            const m::JobStatus& kept, bool plugin_kind) {
   const Value& r = object(Access::result(reply), "result");
   const Path results("result.results");
   const auto items = array(need(r, "result", "results"), results).items();
@@ -98,8 +98,11 @@ JobAnswer decode_job_answer(const Reply& reply, std::size_t i, std::string_view 
       out.actions.push_back(decode_action(x, item(actions_path, k++)));
   }
   if (const Member st = member(a, "status")) {
-    out.status = decode_status(*st, child(path, "status"));
+    out.status = plugin_kind ? decode_plugin_status(*st, child(path, "status"))
+                             : decode_status(*st, child(path, "status"));
   } else if (const Member patch = member(a, "statusPatch")) {
+    if (plugin_kind)
+      bad(child(path, "statusPatch"), "for a kind of the plugin's own, `status` whole");
     out.status = kept;
     apply_status_patch(*patch, child(path, "statusPatch"), *out.status);
   }
@@ -192,7 +195,7 @@ std::string reconcile_batch_result(std::span<const JobAnswerOut> answers) {
       for (const auto& x : a.result->actions) write_action(w, x);
       w.end_array();
     }
-    if (a.with_status && a.kept) {
+    if (a.with_status && a.kept && !a.result->status.plugin_status) {
       write_status_patch(w.key("statusPatch"), *a.kept, a.result->status);
     } else if (a.with_status) {
       write_status(w.key("status"), a.result->status);

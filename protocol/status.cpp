@@ -108,6 +108,10 @@ void put_int(Writer& w, std::int32_t v) { w.integer(v); }
 }  // namespace
 
 void write_status(Writer& w, const m::JobStatus& st) {
+  if (st.plugin_status) {  // a plugin's own kind: its status as the plugin wrote it
+    w.raw(*st.plugin_status);
+    return;
+  }
   w.begin_object();
   if (st.phase) w.key("phase").string(m::to_string(*st.phase));
   if (!st.conditions.empty()) write_conditions(w.key("conditions"), st.conditions);

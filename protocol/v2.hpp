@@ -57,7 +57,7 @@ std::size_t batch_answers(const Reply& reply);
 // The i-th answer, which must be for `uid`; errors name `result.results[i]...`. `kept`: the
 // status the plugin keeps for the job, which a `statusPatch` applies to.
 JobAnswer decode_job_answer(const Reply& reply, std::size_t i, std::string_view uid,
-                            const model::JobStatus& kept);
+                            const model::JobStatus& kept, bool plugin_kind = false);
 
 // ---- reconcile: what a server reads and answers ----
 

@@ -47,6 +47,13 @@ namespace {
 const std::vector<std::string> kTargets{"GenericJob", "PyTorchTrainingJob", "DeepSpeedJob",
                                         "controllers", "elastic-policy"};
 
+// "<group>/<version>/<Kind>": two slashes, no part empty.
+bool is_own_kind(const std::string& target) {
+  const auto first = target.find('/');
+  const auto last = target.rfind('/');
+  return first != std::string::npos && first > 0 && last > first + 1 && last + 1 < target.size();
+}
+
 // "KIND=COMMAND" of --plugin and --reference; an error message on bad input.
 std::optional<std::string> parse_target(const std::string& option, const std::string& text,
                                         kernel::SimDuration timeout, std::string& target,
@@ -54,16 +61,20 @@ std::optional<std::string> parse_target(const std::string& option, const std::st
   const auto eq = text.find('=');
   if (eq == std::string::npos) return fmt::format("{} {}: expected KIND=COMMAND", option, text);
   target = text.substr(0, eq);
-  if (std::find(kTargets.begin(), kTargets.end(), target) == kTargets.end()) {
+  // A kind of a plugin's own, by apiVersion and kind ("kubeflow.org/v1/PyTorchJob"): --plugin
+  // gives the scenario's plugin for it another command.
+  const bool own_kind = option == "--plugin" && is_own_kind(target);
+  if (!own_kind && std::find(kTargets.begin(), kTargets.end(), target) == kTargets.end()) {
     return fmt::format(
         "{} {}: found \"{}\"; allowed: GenericJob, PyTorchTrainingJob, DeepSpeedJob, "
-        "controllers, elastic-policy",
-        option, text, target);
+        "controllers, elastic-policy{}",
+        option, text, target,
+        option == "--plugin" ? ", or <group>/<version>/<Kind> of a plugin's own kind" : "");
   }
   const auto words = split_command(text.substr(eq + 1));
   if (!words) return fmt::format("{} {}: an unterminated quote", option, text);
   if (words->empty()) return fmt::format("{} {}: no command after '='", option, text);
-  std::string name = target;
+  std::string name = own_kind ? target.substr(target.rfind('/') + 1) : target;
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return std::tolower(c); });
   if (name != "controllers" && name != "elastic-policy") name += "-controller";
@@ -129,7 +140,10 @@ void apply_references(sim::PluginSettings& settings, const scenarios::Scenario& 
     const sim::PluginSettings::Reference ref{r.plugin};
     if (r.target == "builtin" || r.target == "controllers") {
       // Every kind that runs in a plugin.
-      for (const auto& c : sc.controller_plugins) settings.controller_references[c.kind] = ref;
+      // A plugin's own kind has no built-in controller or reference to compare with.
+      for (const auto& c : sc.controller_plugins) {
+        if (c.kind != model::JobKind::Plugin) settings.controller_references[c.kind] = ref;
+      }
       if (r.target == "builtin" && sc.controllers.elastic_policy_plugin)
         settings.policy_reference = builtin;
     } else if (r.target == "elastic-policy") {
@@ -148,7 +162,7 @@ void apply_plugins(scenarios::Scenario& sc, const std::vector<PluginArg>& plugin
     list.erase(
         std::remove_if(list.begin(), list.end(), [&](const auto& c) { return c.kind == kind; }),
         list.end());
-    list.push_back({kind, p});
+    list.push_back({kind, p, {}, {}});
   };
   for (const auto& a : plugins) {
     if (a.target == "elastic-policy") {
@@ -160,8 +174,20 @@ void apply_plugins(scenarios::Scenario& sc, const std::vector<PluginArg>& plugin
                            model::JobKind::DeepSpeedJob}) {
         set_kind(k, a.plugin);
       }
+    } else if (const auto kind = model::parse_enum<model::JobKind>(a.target)) {
+      set_kind(*kind, a.plugin);
     } else {
-      set_kind(*model::parse_enum<model::JobKind>(a.target), a.plugin);
+      // "<group>/<version>/<Kind>" (parse_target): the plugin for a kind of its own.
+      const auto slash = a.target.rfind('/');
+      const std::string api = a.target.substr(0, slash), name = a.target.substr(slash + 1);
+      auto& list = sc.controller_plugins;
+      list.erase(std::remove_if(list.begin(), list.end(),
+                                [&](const auto& c) {
+                                  return c.kind == model::JobKind::Plugin && c.api_version == api &&
+                                         c.kind_name == name;
+                                }),
+                 list.end());
+      list.push_back({model::JobKind::Plugin, a.plugin, api, name});
     }
   }
 }

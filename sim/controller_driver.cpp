@@ -36,12 +36,13 @@ void ControllerDriver::handle(const kernel::DispatchedEvent& e) {
   }
 }
 
-const controllers::Controller& ControllerDriver::controller_for(model::JobKind kind) const {
-  static constexpr std::string_view kKindNames[] = {"GenericJob", "PyTorchTrainingJob",
-                                                    "DeepSpeedJob"};
-  const auto name = kKindNames[static_cast<int>(kind)];
-  const controllers::Controller* c = registry_.find(model::kBatchApiVersion, name);
-  if (!c) throw ScenarioError(fmt::format("no controller for {}", name));
+const controllers::Controller& ControllerDriver::controller_for(const model::Job& job) const {
+  const controllers::Controller* c =
+      registry_.find(model::api_version_of(job), model::kind_name(job));
+  if (!c) {
+    throw ScenarioError(
+        fmt::format("no controller for {} {}", model::api_version_of(job), model::kind_name(job)));
+  }
   return *c;
 }
 

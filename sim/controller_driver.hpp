@@ -47,7 +47,7 @@ class ControllerDriver final : public kernel::EventHandler, public ReconcileQueu
 
   // The controller registered for the kind (apiVersion batch.tensorstack.dev/v1beta1).
   // Throws ScenarioError when there is none.
-  const controllers::Controller& controller_for(model::JobKind kind) const;
+  const controllers::Controller& controller_for(const model::Job& job) const;
   // A stored job, to be reconciled by `controller` once admitted.
   void add_job(JobId job, const controllers::Controller& controller);
   // ReconcileQueue

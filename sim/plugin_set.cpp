@@ -55,7 +55,7 @@ PluginSet::PluginSet(const WorldSettings& st) : st_(st) {
     }
     if (ref.plugin) {
       claim(*ref.plugin);
-      reference_plugins.push_back({kind, *ref.plugin});
+      reference_plugins.push_back({kind, *ref.plugin, {}, {}});
     }
   }
   if (ps.policy_reference && !ps.elastic_policy) {
@@ -91,27 +91,47 @@ std::vector<PluginSet::Served> PluginSet::start_controllers(
     const std::vector<scenarios::ControllerPlugin>& plugins,
     const protocol::PolicySettings& policy) {
   // One process per distinct plugin: kinds with the same spec share it.
-  std::vector<std::pair<const scenarios::PluginSpec*, std::vector<model::JobKind>>> groups;
+  std::vector<
+      std::pair<const scenarios::PluginSpec*, std::vector<const scenarios::ControllerPlugin*>>>
+      groups;
   for (const auto& c : plugins) {
     auto g = std::find_if(groups.begin(), groups.end(),
                           [&](const auto& x) { return *x.first == c.plugin; });
     if (g == groups.end()) {
-      groups.push_back({&c.plugin, {c.kind}});
+      groups.push_back({&c.plugin, {&c}});
     } else {
-      g->second.push_back(c.kind);
+      g->second.push_back(&c);
     }
   }
   std::vector<Served> out;
   const auto& ps = st_.plugins;
   for (const auto& [spec, kinds] : groups) {
     std::vector<std::string> names;
-    for (const auto k : kinds) names.emplace_back(model::to_string(k));
+    for (const auto* k : kinds) {
+      names.emplace_back(k->kind == model::JobKind::Plugin ? k->kind_name
+                                                           : model::to_string(k->kind));
+    }
     auto client = std::make_shared<plugins::Client>(
         process_spec(*spec, ps.log_dir), protocol::Role::Controller, names, ps.simulator_version,
         st_.controller_options, policy);
     clients_.push_back(client);
-    auto session = std::make_shared<plugins::ControllerSession>(client, kinds);
-    for (const auto k : kinds) out.push_back({k, session});
+    auto session = std::make_shared<plugins::ControllerSession>(client, names);
+    for (const auto* k : kinds) {
+      if (k->kind == model::JobKind::Plugin) {
+        const auto& declared = client->hello().kinds;
+        const bool found = std::any_of(declared.begin(), declared.end(), [&](const auto& d) {
+          return d.api_version == k->api_version && d.kind == k->kind_name;
+        });
+        if (!found) {
+          throw ScenarioError(fmt::format(
+              "plugin {} serves {} {} (spec.plugins.controllers) but did not declare that kind "
+              "at initialize: where its replica specs are and how its phase is read (result.kinds, "
+              "docs/plugins-go.md \"Kinds of your own\")",
+              spec->name, k->api_version, k->kind_name));
+        }
+      }
+      out.push_back({k->kind, k->api_version, k->kind_name, session});
+    }
   }
   return out;
 }
@@ -121,11 +141,16 @@ std::unique_ptr<controllers::Controller> PluginSet::controller(
   const auto served =
       std::find_if(from.begin(), from.end(), [&](const Served& s) { return s.kind == kind; });
   if (served == from.end()) return nullptr;
-  return std::make_unique<plugins::PluginController>(served->session, kind);
+  return std::make_unique<plugins::PluginController>(served->session, model::kBatchApiVersion,
+                                                     std::string(model::to_string(kind)));
 }
 
 controllers::Registry PluginSet::registry() const {
   controllers::Registry out;
+  for (const auto& s : controllers_) {
+    if (s.kind == model::JobKind::Plugin)
+      out.add(std::make_unique<plugins::PluginController>(s.session, s.api_version, s.kind_name));
+  }
   for (const auto kind : kKinds) {
     auto plugin = controller(kind, controllers_);
     if (!plugin) {

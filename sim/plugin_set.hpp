@@ -45,6 +45,7 @@ class PluginSet {
  private:
   struct Served {
     model::JobKind kind;
+    std::string api_version, kind_name;  // JobKind::Plugin: the plugin's own kind
     std::shared_ptr<plugins::ControllerSession> session;
   };
   // Starts one process per distinct spec; each serves the kinds given with it.

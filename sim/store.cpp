@@ -197,7 +197,8 @@ void Store::set_expected_replicas(JobId id, std::int32_t n) {
   std::visit(
       [&](auto& x) {
         using X = std::decay_t<decltype(x)>;
-        if constexpr (!std::is_same_v<X, model::GenericJob>) {
+        if constexpr (!std::is_same_v<X, model::GenericJob> &&
+                      !std::is_same_v<X, model::PluginJob>) {
           if (x.spec.elastic) x.spec.elastic->expected_replicas = n;
         }
       },

@@ -1,5 +1,11 @@
 #include "sim/submissions.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
 #include "kernel/hash.hpp"
 #include "scheduler/scheduler.hpp"
 #include "sim/controller_driver.hpp"
@@ -76,8 +82,50 @@ void Submissions::handle(const kernel::DispatchedEvent& e) {
   schedule_next();
 }
 
+namespace {
+
+bool same_type(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
+  });
+}
+
+// A plugin's own kind: the scripted runs name replica types its declared replica specs have, as
+// its pods spell them (Kubeflow's spec says "Master", its pods "master"), which the loader
+// could not check before the plugin declared the kind.
+void check_plugin_scripts(const model::PluginJob& job, const scenarios::JobBehaviour& b,
+                          const std::string& source) {
+  for (std::size_t i = 0; i < b.replicas.size(); ++i) {
+    const auto& script = b.replicas[i];
+    const auto& specs = job.spec.replica_specs;
+    const auto it = std::find_if(specs.begin(), specs.end(),
+                                 [&](const auto& r) { return same_type(r.type, script.type); });
+    std::string names;
+    for (const auto& r : specs) names += (names.empty() ? "" : ", ") + r.type;
+    if (it == specs.end())
+      throw ScenarioError(fmt::format(
+          "{}: behaviour.replicas[{}].type: found \"{}\", which is not a replica type of {} {}; "
+          "allowed: {} (as its pods name them)",
+          source, i, script.type, job.kind, job.metadata.name, names));
+    if (script.rank && *script.rank >= it->replicas)
+      throw ScenarioError(
+          fmt::format("{}: behaviour.replicas[{}].rank: found {}; allowed: a rank of {} below {}",
+                      source, i, *script.rank, it->type, it->replicas));
+  }
+}
+
+}  // namespace
+
 std::optional<JobId> Submissions::submit(scenarios::JobSubmission&& sub) {
-  const auto& controller = controllers_.controller_for(model::kind_of(sub.job));
+  const auto& controller = controllers_.controller_for(sub.job);
+  try {
+    controller.complete(sub.job);  // a plugin's own kind: its replica specs
+  } catch (const std::invalid_argument& e) {
+    throw ScenarioError(fmt::format("{}: {}", sub.source, e.what()));
+  }
+  if (const auto* pj = std::get_if<model::PluginJob>(&sub.job))
+    check_plugin_scripts(*pj, sub.behaviour, sub.source);
   const JobId id = store_.add_job(std::move(sub.job), sub.source);
   controllers_.add_job(id, controller);
   training_.add_job(id, std::move(sub.behaviour));
@@ -85,7 +133,10 @@ std::optional<JobId> Submissions::submit(scenarios::JobSubmission&& sub) {
   store_.publish(model::JobSubmitted{id, j.key, model::kind_of(j.job), j.queue, j.priority,
                                      j.shape.elastic ? j.shape.expected : j.shape.replicas,
                                      store_.accelerators().gpu_milli_of(j.shape.requests),
-                                     j.shape.elastic, training_.ideal_run_us(id)});
+                                     j.shape.elastic, training_.ideal_run_us(id),
+                                     model::kind_of(j.job) == model::JobKind::Plugin
+                                         ? std::string(model::kind_name(j.job))
+                                         : std::string()});
   store_.set_created(id);
   if (const auto rejection = scheduling_.admit(id)) {
     store_.reject(id, std::string(scheduler::to_string(rejection->reason)), rejection->message);

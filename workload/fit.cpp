@@ -65,6 +65,8 @@ std::string short_kind(m::JobKind k) {
       return "ptj";
     case m::JobKind::DeepSpeedJob:
       return "dsj";
+    case m::JobKind::Plugin:
+      break;
   }
   return "job";
 }

@@ -1,6 +1,7 @@
 // The job a trace record becomes (docs/traces.md "Mapping rules").
 #include <algorithm>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "model/jobs.hpp"
@@ -91,6 +92,8 @@ void trace_job(const scenarios::TraceEntry& e, const scenarios::TraceData& d,
         j.spec.run_policy.clean_up_policy = m::CleanUpPolicy::All;
         break;
       }
+      case m::JobKind::Plugin:  // trace readers give the three T9k kinds only
+        throw std::logic_error("trace_job: a trace record as a plugin's kind");
     }
     m::Container& c = tpl->spec.containers.emplace_back();
     c.name = "trace";

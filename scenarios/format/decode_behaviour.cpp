@@ -157,7 +157,9 @@ JobBehaviour ScenarioDecoder::behaviour(const Val& v) {
 // Scripted runs name replica types (and ranks) of the job they belong to.
 void ScenarioDecoder::check_scripts(const JobBehaviour& b, const m::Job& job,
                                     const std::string& behaviour_path, bool ranks) {
-  if (b.replicas.empty()) return;
+  // A plugin's own kind: its replica types are known once its plugin has declared the kind,
+  // and are checked at submission (sim/submissions.cpp).
+  if (b.replicas.empty() || m::kind_of(job) == m::JobKind::Plugin) return;
   const auto types = replica_ranks(job);
   for (std::size_t i = 0; i < b.replicas.size(); ++i) {
     const auto& script = b.replicas[i];

@@ -13,8 +13,8 @@ namespace {
 constexpr std::string_view kControllers[] = {"reconcileLatency", "options"};
 constexpr std::string_view kKubelet[] = {"podStartLatency", "podStopLatency"};
 constexpr std::string_view kPlugins[] = {"controllers"};
-constexpr std::string_view kControllerPlugin[] = {"kind", "command", "timeout", "name",
-                                                  "workingDir"};
+constexpr std::string_view kControllerPlugin[] = {"kind",    "apiVersion", "command",
+                                                  "timeout", "name",       "workingDir"};
 constexpr std::string_view kPolicyPlugin[] = {"plugin"};
 
 }  // namespace
@@ -113,25 +113,48 @@ std::optional<PluginSpec> ScenarioDecoder::plugin(const Val& v, const std::strin
 
 void ScenarioDecoder::plugins(const Val& v, Scenario& sc) {
   MapReader mr(r_, v, kPlugins);
-  std::set<model::JobKind> kinds;
+  std::set<std::pair<std::string, std::string>> kinds;  // (apiVersion, kind)
   for (const Val& item : read_list(r_, mr.get("controllers"))) {
     MapReader e(r_, item, kControllerPlugin);
     if (!e.ok()) continue;
     const Val kv = e.get("kind");
     if (!require(r_, kv)) continue;
-    const auto kind = read_enum<model::JobKind>(r_, kv);
-    if (!kind) continue;
-    if (!kinds.insert(*kind).second) {
+    ControllerPlugin c;
+    const auto api = read_string(r_, e.get("apiVersion"));
+    if (api && *api != model::kBatchApiVersion) {
+      // A kind of the plugin's own (docs/plugins-go.md "Kinds of your own").
+      const auto slash = api->find('/');
+      if (slash == std::string::npos || slash == 0 || slash + 1 == api->size()) {
+        r_.error(e.get("apiVersion").mark, e.get("apiVersion").path,
+                 fmt::format("found \"{}\"; allowed: {} or \"<group>/<version>\" of a kind "
+                             "the plugin serves",
+                             *api, model::kBatchApiVersion));
+        continue;
+      }
+      const auto kind = read_string(r_, kv);
+      if (!kind) continue;
+      c.kind = model::JobKind::Plugin;
+      c.api_version = *api;
+      c.kind_name = *kind;
+    } else {
+      const auto kind = read_enum<model::JobKind>(r_, kv);
+      if (!kind) continue;
+      c.kind = *kind;
+      c.api_version = model::kBatchApiVersion;
+      c.kind_name = model::to_string(*kind);
+    }
+    if (!kinds.emplace(c.api_version, c.kind_name).second) {
       r_.error(kv.mark, kv.path,
-               fmt::format("found {} a second time; allowed: one plugin per kind",
-                           model::to_string(*kind)));
+               fmt::format("found {} a second time; allowed: one plugin per kind", c.kind_name));
       continue;
     }
-    std::string name(model::to_string(*kind));
+    std::string name = c.kind_name;
     std::transform(name.begin(), name.end(), name.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
-    if (auto spec = plugin(item, name + "-controller", kControllerPlugin))
-      sc.controller_plugins.push_back({*kind, std::move(*spec)});
+                   [](unsigned char ch) { return std::tolower(ch); });
+    if (auto spec = plugin(item, name + "-controller", kControllerPlugin)) {
+      c.plugin = std::move(*spec);
+      sc.controller_plugins.push_back(std::move(c));
+    }
   }
 }
 

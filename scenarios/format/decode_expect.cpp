@@ -160,7 +160,8 @@ void ScenarioDecoder::expect(const Val& v, Scenario& sc) {
       if (pr.has("deletionReason"))
         pe.deletion_reason = read_choice(r_, pr.get("deletionReason"), kDeletionReasons);
       pe.pods = bounds(r_, pr.get("pods"));
-      if (job && !r_.has_error_under(pv.path)) {
+      // A plugin's own kind: its pods' replica types are the controller's (docs/plugins-go.md).
+      if (job && m::kind_of(job->job) != m::JobKind::Plugin && !r_.has_error_under(pv.path)) {
         const auto types = replica_ranks(job->job);
         const auto it = std::find_if(types.begin(), types.end(),
                                      [&](const auto& t) { return t.first == pe.replica_type; });

@@ -227,7 +227,8 @@ std::optional<JobClass> ScenarioDecoder::job_class(const MapReader& c, const Val
     return std::nullopt;
   }
   if (objs.empty()) return std::nullopt;
-  if (!is_job(objs.front().first)) {
+  if (!is_job(objs.front().first) || std::holds_alternative<m::PluginJob>(objs.front().first)) {
+    // A plugin's own kind has no replicas or resources the generator could vary.
     r_.error(item.path,
              fmt::format("found {}; allowed: a job template (GenericJob, PyTorchTrainingJob or "
                          "DeepSpeedJob)",

@@ -2,9 +2,12 @@
 // (detail/object_decoder.hpp has the parts and where each is decoded).
 #include "scenarios/format/detail/object_decoder.hpp"
 
+#include <charconv>
+#include <cstdlib>
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "scenarios/format/serialize.hpp"
 
@@ -36,6 +39,52 @@ constexpr std::string_view kJobStatusRunPolicy[] = {
 constexpr std::string_view kPyTorchStatus[] = {
     "phase",       "conditions", "aggregate",      "tasks",       "backoffCount",
     "tensorboard", "startTime",  "completionTime", "activeSince", "elasticReplicas"};
+
+using Json = nlohmann::ordered_json;
+
+// A plain YAML scalar as the core schema reads it (null, booleans, decimal numbers); anything
+// else, and every quoted scalar, is a string. What a Kubernetes API server would store for it.
+Json scalar(const YAML::Node& n) {
+  const std::string& s = n.Scalar();
+  if (n.Tag() == "!") return s;  // quoted
+  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  std::int64_t i = 0;
+  const char* end = s.data() + s.size();
+  const char* b = s.data() + (s[0] == '+' ? 1 : 0);
+  if (auto [p, ec] = std::from_chars(b, end, i); ec == std::errc() && p == end) return i;
+  const bool numeric = s.find_first_not_of("+-.0123456789eE") == std::string::npos &&
+                       s.find_first_of("0123456789") != std::string::npos;
+  if (numeric) {
+    char* stop = nullptr;
+    const double d = std::strtod(s.c_str(), &stop);
+    if (stop == s.c_str() + s.size()) return d;
+  }
+  return s;
+}
+
+Json to_json(Report& r, const YAML::Node& n) {
+  r.tick();
+  if (n.IsMap()) {
+    Json j = Json::object();
+    for (const auto& kv : n) j[kv.first.Scalar()] = to_json(r, kv.second);
+    return j;
+  }
+  if (n.IsSequence()) {
+    Json j = Json::array();
+    for (const auto& item : n) j.push_back(to_json(r, item));
+    return j;
+  }
+  if (n.IsScalar()) return scalar(n);
+  return nullptr;
+}
+
+bool is_t9k_group(std::string_view api_version) {
+  return api_version.ends_with(".tensorstack.dev/v1beta1") ||
+         api_version.starts_with("batch.tensorstack.dev/") ||
+         api_version.starts_with("scheduler.tensorstack.dev/");
+}
 
 }  // namespace
 
@@ -96,6 +145,7 @@ std::optional<Object> Decoder::object(const Val& v) {
   }
   const Val kind_v = mr.get("kind");
   if (!require(r_, kind_v)) return std::nullopt;
+  if (auto plugin = plugin_job(mr)) return plugin;
   const auto kind = read_choice(r_, kind_v, kKinds);
   if (!kind) return std::nullopt;
   const bool batch = *kind != "Queue" && *kind != "PodGroup";
@@ -131,6 +181,47 @@ std::optional<Object> Decoder::object(const Val& v) {
   }
   m::PodGroup pg{std::move(meta), pod_group_spec(spec), pod_group_status(status)};
   return Object{std::move(pg)};
+}
+
+// An object of a kind outside T9k's groups (apiVersion "group/version"): a job for a controller
+// plugin that serves the kind (docs/plugins-go.md "Kinds of your own"). Its metadata is read as
+// any object's; its spec and status are kept as JSON, unchecked: only the plugin knows them.
+std::optional<Object> Decoder::plugin_job(MapReader& mr) {
+  const Val api = mr.get("apiVersion");
+  const Val kind_v = mr.get("kind");
+  if (!api.present() || !api.node.IsScalar() || !kind_v.node.IsScalar()) return std::nullopt;
+  const std::string& api_version = api.node.Scalar();
+  const std::string& kind = kind_v.node.Scalar();
+  const auto slash = api_version.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == api_version.size() ||
+      is_t9k_group(api_version) || kind.empty()) {
+    return std::nullopt;
+  }
+  m::PluginJob job;
+  job.api_version = api_version;
+  job.kind = kind;
+  const Val meta_v = mr.get("metadata");
+  require(r_, meta_v);
+  job.metadata = metadata(meta_v);
+  const Val spec = mr.get("spec");
+  if (!require(r_, spec)) return std::nullopt;
+  if (!spec.node.IsMap()) {
+    r_.error(
+        spec.mark, spec.path,
+        fmt::format("found {}; allowed: a mapping (the {}'s spec)", describe(spec.node), kind));
+    return std::nullopt;
+  }
+  job.spec.json = to_json(r_, spec.node).dump();
+  const Val status = mr.get("status");
+  if (status.present()) {
+    if (!status.node.IsMap()) {
+      r_.error(status.mark, status.path,
+               fmt::format("found {}; allowed: a mapping", describe(status.node)));
+      return std::nullopt;
+    }
+    job.status.plugin_status = to_json(r_, status.node).dump();
+  }
+  return Object{std::move(job)};
 }
 
 std::optional<Object> decode_object(Report& r, const Val& v) {

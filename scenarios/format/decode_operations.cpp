@@ -231,6 +231,8 @@ void ScenarioDecoder::operation_pod(const MapReader& o, Operation& op, const Sce
   if (auto x = read_int32(r_, o.get("exitCode"), 1, 255, "a failure exits non-zero"))
     op.exit_code = *x;
   if (r_.has_error_under(tv.path) || r_.has_error_under(kv.path)) return;
+  // A plugin's own kind: its pods' replica types are the controller's (docs/plugins-go.md).
+  if (m::kind_of(job->job) == m::JobKind::Plugin) return;
   const auto types = replica_ranks(job->job);
   const auto it = std::find_if(types.begin(), types.end(),
                                [&](const auto& t) { return t.first == op.replica_type; });
@@ -347,6 +349,16 @@ const JobSubmission* ScenarioDecoder::operation_job(const Val& jv, Operation& op
     r_.error(jv.mark, jv.path,
              fmt::format("found job \"{}\"; allowed: a job of spec.workload.jobs ({})", *name,
                          job_names(sc)));
+  }
+  const bool pauses = op.type == OperationType::PauseJob || op.type == OperationType::ResumeJob ||
+                      op.type == OperationType::SetExpectedReplicas;
+  if (job && pauses && m::kind_of(job->job) == m::JobKind::Plugin) {
+    // The world cannot tell a kind it does not know to pause or scale (model::PluginJobSpec).
+    r_.error(jv.mark, jv.path,
+             fmt::format("found {} \"{}\"; allowed: a GenericJob, PyTorchTrainingJob or "
+                         "DeepSpeedJob (only a plugin knows what pausing or scaling a {} means)",
+                         m::kind_name(job->job), *name, m::kind_name(job->job)));
+    return nullptr;
   }
   return job;
 }

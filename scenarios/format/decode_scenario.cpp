@@ -94,6 +94,8 @@ std::optional<Scenario> ScenarioDecoder::scenario(const Val& root) {
   controllers(spec.get("controllers"), sc);
   kubelet(spec.get("kubelet"), sc);
   faults(spec.get("faults"), sc);
+  // Before the workload: a job of a plugin's own kind needs the plugin that serves it.
+  plugins(spec.get("plugins"), sc);
   // A forecast may have no new jobs: the initial state is its workload then.
   if (spec.get("workload").present() || !spec.get("initialState").present())
     workload(spec.get("workload"), sc);
@@ -102,7 +104,6 @@ std::optional<Scenario> ScenarioDecoder::scenario(const Val& root) {
   check_node_names(sc);
   initial_state(spec.get("initialState"), sc);
   expect(spec.get("expect"), sc);
-  plugins(spec.get("plugins"), sc);
   warn_gpu_jobs_without_gpus(spec, sc);
   warn_jobs_no_node_holds(spec, sc);
   return sc;

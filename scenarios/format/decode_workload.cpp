@@ -18,6 +18,11 @@ constexpr std::string_view kTrace[] = {"name",        "format",  "path", "limit"
                                        "queue",       "from",    "to",   "loadFactor", "sample",
                                        "skipBadRows", "options", "epoch"};
 
+bool served(const m::Job& job, const Scenario& sc) {
+  return std::any_of(sc.controller_plugins.begin(), sc.controller_plugins.end(),
+                     [&](const ControllerPlugin& c) { return c.serves(job); });
+}
+
 }  // namespace
 
 void ScenarioDecoder::workload(const Val& v, Scenario& sc) {
@@ -102,6 +107,15 @@ void ScenarioDecoder::jobs(const Val& v, Scenario& sc) {
         continue;
       }
       m::Job job = to_job(obj);
+      if (m::kind_of(job) == m::JobKind::Plugin && !served(job, sc)) {
+        r_.error(anchor,
+                 fmt::format("found {} {} \"{}\", a kind no plugin serves; allowed: "
+                             "GenericJob, PyTorchTrainingJob or DeepSpeedJob, or a kind of "
+                             "spec.plugins.controllers (apiVersion: {}, kind: {}, command: ...)",
+                             m::api_version_of(job), m::kind_name(job), metadata_of(obj).name,
+                             m::api_version_of(job), m::kind_name(job)));
+        continue;
+      }
       auto& meta = m::metadata_of(job);
       if (as) meta.name = *as;
       if (meta.namespace_.empty()) meta.namespace_ = sc.default_namespace;

@@ -20,6 +20,7 @@
 namespace t9k::scenarios {
 
 std::string_view kind_name(const Object& object) {
+  if (const auto* p = std::get_if<model::PluginJob>(&object)) return p->kind;
   static constexpr std::string_view kNames[] = {"GenericJob", "PyTorchTrainingJob", "DeepSpeedJob",
                                                 "Queue", "PodGroup"};
   return kNames[object.index()];
@@ -29,7 +30,9 @@ const model::ObjectMeta& metadata_of(const Object& object) {
   return std::visit([](const auto& o) -> const model::ObjectMeta& { return o.metadata; }, object);
 }
 
-bool is_job(const Object& object) { return object.index() <= 2; }
+bool is_job(const Object& object) {
+  return object.index() <= 2 || std::holds_alternative<model::PluginJob>(object);
+}
 
 model::Job to_job(const Object& object) {
   switch (object.index()) {
@@ -37,6 +40,8 @@ model::Job to_job(const Object& object) {
       return std::get<model::GenericJob>(object);
     case 1:
       return std::get<model::PyTorchTrainingJob>(object);
+    case 5:
+      return std::get<model::PluginJob>(object);
     default:
       return std::get<model::DeepSpeedJob>(object);
   }

@@ -15,10 +15,12 @@
 
 namespace t9k::scenarios {
 
+// PluginJob: an object of a kind only a controller plugin knows (any apiVersion outside T9k's
+// groups), its spec kept as it is; a scenario's job of that kind needs a plugin serving it.
 using Object = std::variant<model::GenericJob, model::PyTorchTrainingJob, model::DeepSpeedJob,
-                            model::Queue, model::PodGroup>;
+                            model::Queue, model::PodGroup, model::PluginJob>;
 
-// "GenericJob", "Queue", ...
+// "GenericJob", "Queue", ..., or a PluginJob's own kind
 std::string_view kind_name(const Object& object);
 const model::ObjectMeta& metadata_of(const Object& object);
 // The job inside an Object, when it is one.

@@ -34,6 +34,12 @@ SimDuration DurationDistribution::draw(kernel::Rng& rng) const {
   return SimDuration{static_cast<std::int64_t>(std::llround(std::min(s, 1e12) * 1e6))};
 }
 
+bool ControllerPlugin::serves(const model::Job& job) const {
+  if (kind != model::JobKind::Plugin) return model::kind_of(job) == kind;
+  return model::kind_of(job) == model::JobKind::Plugin &&
+         model::api_version_of(job) == api_version && model::kind_name(job) == kind_name;
+}
+
 const ScriptedRun* JobBehaviour::scripted_run(std::string_view type, std::int32_t rank,
                                               std::int32_t generation) const {
   const ReplicaScript* pick = nullptr;

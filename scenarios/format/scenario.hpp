@@ -106,6 +106,12 @@ struct PluginSpec {
 struct ControllerPlugin {
   model::JobKind kind = model::JobKind::GenericJob;
   PluginSpec plugin;
+  // JobKind::Plugin: the kind it serves (apiVersion, kind), known to the simulator only by the
+  // rule the plugin declares at initialize (model::PluginKindRule).
+  std::string api_version;
+  std::string kind_name;
+  // Whether it serves `job` (by its kind, or apiVersion and kind for a plugin's own kind).
+  bool serves(const model::Job& job) const;
 };
 
 struct ControllerSettings {

@@ -314,6 +314,7 @@ Json finish_rules(const std::vector<m::FinishRule>& rules) {
 }
 
 Json job_status(const m::JobStatus& st) {
+  if (st.plugin_status) return Json::parse(*st.plugin_status);  // a PluginJob's, as written
   Json j = Json::object();
   if (st.phase) j["phase"] = m::to_string(*st.phase);
   if (!st.conditions.empty()) {
@@ -566,6 +567,14 @@ Json pod_group(const m::PodGroup& g) {
 }  // namespace
 
 namespace {
+// The spec and the controller's status as they were written (JSON text kept by the model).
+Json plugin_job(const m::PluginJob& job) {
+  Json j = head(job.api_version, job.kind, job.metadata);
+  j["spec"] = Json::parse(job.spec.json);
+  if (job.status.plugin_status) j["status"] = Json::parse(*job.status.plugin_status);
+  return j;
+}
+
 Json encode(const Object& object) {
   return std::visit(
       [](const auto& o) -> Json {
@@ -575,6 +584,7 @@ Json encode(const Object& object) {
         if constexpr (std::is_same_v<T, m::DeepSpeedJob>) return deepspeed(o);
         if constexpr (std::is_same_v<T, m::Queue>) return queue(o);
         if constexpr (std::is_same_v<T, m::PodGroup>) return pod_group(o);
+        if constexpr (std::is_same_v<T, m::PluginJob>) return plugin_job(o);
       },
       object);
 }

@@ -490,6 +490,8 @@ void check_object(Report& r, const Object& object, const std::string& base) {
         if constexpr (std::is_same_v<T, m::DeepSpeedJob>) c.deepspeed(base, o);
         if constexpr (std::is_same_v<T, m::Queue>) c.queue(base, o);
         if constexpr (std::is_same_v<T, m::PodGroup>) c.pod_group(base, o);
+        // A plugin's kind: only its metadata is the simulator's to check.
+        if constexpr (std::is_same_v<T, m::PluginJob>) c.metadata(base, o.metadata);
       },
       object);
 }

@@ -36,7 +36,9 @@ model::Job as_manifest(model::Job job) {
 void keep_in_range(model::Job& job) {
   std::visit(
       [](auto& j) {
-        if constexpr (!std::is_same_v<std::decay_t<decltype(j)>, model::GenericJob>) {
+        using T = std::decay_t<decltype(j)>;
+        if constexpr (!std::is_same_v<T, model::GenericJob> &&
+                      !std::is_same_v<T, model::PluginJob>) {
           if (auto& e = j.spec.elastic)
             e->expected_replicas =
                 std::clamp(e->expected_replicas, e->min_replicas, e->max_replicas);
@@ -241,7 +243,8 @@ TEST_CASE("protocol: initialize carries the options; the hello comes back", "[pr
   CHECK(init.policy_settings.policy == "goodput");
   CHECK(init.policy_settings.options.cooldown == minutes(7));
   CHECK(init.policy_settings.period == minutes(5));
-  const auto hello = protocol::decode_hello(reply_of(protocol::hello_result({"1", "mine", false})));
+  const auto hello =
+      protocol::decode_hello(reply_of(protocol::hello_result({"1", "mine", false, {}})));
   CHECK(hello.protocol_version == "1");
   CHECK(hello.name == "mine");
   CHECK_FALSE(hello.decides);

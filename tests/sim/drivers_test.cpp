@@ -49,7 +49,7 @@ struct ControllerFixture {
     for (EventKind kind : ControllerDriver::kKinds) k.route(kind, &driver);
     store.add_node(gpu_node("n0", 8));
     id = store.add_job(sc.workload.jobs.at(0).job, "t.yaml");
-    driver.add_job(id, driver.controller_for(model::kind_of(store.job(id).job)));
+    driver.add_job(id, driver.controller_for(store.job(id).job));
     log.clear();
   }
   std::optional<model::JobPhase> phase() const { return model::status_of(store.job(id).job).phase; }
@@ -117,7 +117,7 @@ TEST_CASE("controller driver: a finished job stops training and is compacted onc
   CHECK(change_name(f.feed.back().change) == "JobLeft");
   f.driver.enqueue(f.id);
   CHECK(f.k.pending_events() == 0);  // a compacted job is never reconciled again
-  CHECK_THROWS_AS(f.driver.add_job(7, f.driver.controller_for(model::JobKind::GenericJob)),
+  CHECK_THROWS_AS(f.driver.add_job(7, f.driver.controller_for(f.store.job(f.id).job)),
                   std::logic_error);
 }
 

@@ -36,6 +36,7 @@ class Decoder {
   m::Labels labels(const Val& v);
   void timestamp(const Val& v, std::optional<m::SimTime>& out);
   m::ObjectMeta metadata(const Val& v);
+  std::optional<Object> plugin_job(MapReader& mr);
   std::optional<Object> object(const Val& v);
 
   // ---- pod templates (decode_pod_template.cpp) ----
