@@ -46,7 +46,8 @@ func TestTimeNowIsSimulated(t *testing.T) {
 	const at = `"1970-01-01T01:02:03.000456Z"`
 	got := serve(sim)
 	for _, want := range []string{`"startTime":` + at, `"completionTime":` + at,
-		`"lastTransitionTime":` + at, `"message":"age 1h2m2.000456s"`} {
+		`"lastTransitionTime":` + at, `"message":"age 1h2m2.000456s"`,
+		`"reason":"Orderhgfedcba"`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("built with t9ksim-go: want %s in\n%s", want, got)
 		}

@@ -29,6 +29,10 @@ const (
 	AnnotationGPUIndex       = annotationPrefix + "gpu-index"
 	AnnotationBindTime       = annotationPrefix + "bind-time"
 	AnnotationDeletionReason = annotationPrefix + "deletion-reason"
+	// The name the controller gave the pod's first container: the simulator keeps one container
+	// per pod, "main"; the SDK names it back, with its status, as the controller named it
+	// (Kubeflow reads exit codes from the container named after the framework, "pytorch").
+	AnnotationContainerName = annotationPrefix + "container-name"
 )
 
 var extAnnotations = []struct{ member, annotation string }{
@@ -97,6 +101,7 @@ func podFromWire(m map[string]any) (*corev1.Pod, error) {
 			}
 		}
 	}
+	renameContainer(c)
 	fillExitCodes(c)
 	b, err := json.Marshal(c)
 	if err != nil {
@@ -107,6 +112,30 @@ func podFromWire(m map[string]any) (*corev1.Pod, error) {
 		return nil, fmt.Errorf("pod %s: %w", podUID(m), err)
 	}
 	return pod, nil
+}
+
+// renameContainer names the first container and its status as the controller named it
+// (AnnotationContainerName), in copies of the maps it changes.
+func renameContainer(pod map[string]any) {
+	meta := asObject(pod["metadata"])
+	name, _ := asObject(meta["annotations"])[AnnotationContainerName].(string)
+	if name == "" {
+		return
+	}
+	for _, part := range []struct{ obj, list string }{{"spec", "containers"},
+		{"status", "containerStatuses"}} {
+		obj := asObject(pod[part.obj])
+		items, _ := obj[part.list].([]any)
+		if len(items) == 0 {
+			continue
+		}
+		first := shallowCopy(asObject(items[0]))
+		first["name"] = name
+		copied := append([]any{first}, items[1:]...)
+		obj = shallowCopy(obj)
+		obj[part.list] = copied
+		pod[part.obj] = obj
+	}
 }
 
 // missingExitCode is what a terminated container without an exit code means to the simulator:
@@ -232,6 +261,9 @@ func podToWire(pod *corev1.Pod) (map[string]any, error) {
 		if !strings.HasPrefix(k, annotationPrefix) {
 			ann[k] = v
 		}
+	}
+	if len(pod.Spec.Containers) > 0 && pod.Spec.Containers[0].Name != "main" {
+		ann[AnnotationContainerName] = pod.Spec.Containers[0].Name
 	}
 	if len(ann) > 0 {
 		meta["annotations"] = ann

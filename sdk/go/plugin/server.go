@@ -45,6 +45,8 @@ type Server struct {
 	log     io.Writer
 	logger  *logr.Logger // nil: one writing to log (the plugin's log file)
 
+	watches []watchEntry // Watch (watch.go)
+
 	restOnce  sync.Once // RESTConfig's index of resources (rest.go)
 	restIndex map[schema.GroupVersionResource]schema.GroupVersionKind
 }
@@ -53,6 +55,7 @@ type kindEntry struct {
 	kind string
 	gvk  schema.GroupVersionKind
 	r    reconcile.Reconciler
+	rule *KindRule // a kind of the plugin's own (kinds.go), nil for T9k's
 }
 
 // NewServer returns a server whose client reads and writes the types of scheme (give it
@@ -242,7 +245,11 @@ func (s *Server) initialize(raw json.RawMessage) (any, error) {
 	if name == "" {
 		name = strings.Join(s.names, "+") + "-go"
 	}
-	return map[string]any{"protocolVersion": "2", "name": name, "capabilities": map[string]any{}}, nil
+	hello := map[string]any{"protocolVersion": "2", "name": name, "capabilities": map[string]any{}}
+	if d := s.declarations(p.Kinds); len(d) > 0 {
+		hello["kinds"] = d
+	}
+	return hello, nil
 }
 
 type reconcileParams struct {
@@ -301,12 +308,16 @@ func (s *Server) reconcileJob(uid string, k *keptJob) (map[string]any, error) {
 	}
 	s.cur = sess
 	defer func() { s.cur = nil }()
+	s.deliver(k, sess)
 	res, err := s.callReconciler(e, sess)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: Reconcile: %w", kind, sess.jobKey, err)
 	}
 	if sess.failed != nil {
 		return nil, fmt.Errorf("%s %s: %w", kind, sess.jobKey, sess.failed)
+	}
+	if e.rule != nil && e.rule.CanonicalOrder {
+		canonicalOrder(sess)
 	}
 	out := map[string]any{"uid": uid}
 	if len(sess.actions) > 0 {

@@ -23,6 +23,8 @@ type keptJob struct {
 	localMeta map[string]any
 	// The job's Services, ConfigMaps and Secrets (inertGVKs), which only the SDK keeps.
 	inert []client.Object
+	// The objects of watched kinds as the watches last saw them (watch.go).
+	seen []seenObject
 
 	// The typed objects decoded from the above, kept until what they come from changes (decoding
 	// JSON into Go types is most of the SDK's cost): the job without its status, its status, each

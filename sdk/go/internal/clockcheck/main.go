@@ -34,8 +34,18 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	injected := metav1.NewTime(r.clock.Now())
 	job.Status.StartTime = &start
 	job.Status.CompletionTime = &injected
+	// A small map ranged over: in insertion order with t9ksim-go (its map overlay), from a
+	// random start otherwise.
+	m := map[string]bool{}
+	for _, k := range []string{"h", "g", "f", "e", "d", "c", "b", "a"} {
+		m[k] = true
+	}
+	order := ""
+	for k := range m {
+		order += k
+	}
 	job.Status.Conditions = []batchv1beta1.JobCondition{{Type: "Running", Status: "True",
-		LastTransitionTime: metav1.Now(),
+		LastTransitionTime: metav1.Now(), Reason: "Order" + order,
 		// time.Since a creation time the simulator sent: simulated age.
 		Message: fmt.Sprintf("age %s", time.Since(job.CreationTimestamp.Time))}}
 	return ctrl.Result{}, r.Status().Update(ctx, &job)
