@@ -133,7 +133,8 @@ void read_plugin_status(const m::PluginKindRule& rule, const m::JobStatus& befor
   const std::string& text = *status.plugin_status;
   const auto doc = json::Document::parse(text, "status");
   const Path root("status");
-  const Value& st = detail::object(doc.root(), root);
+  const Value st = doc.root();  // a handle into doc; object() returns its argument
+  detail::object(st, root);
   struct Condition {
     std::string type, reason, message;
     bool true_;

@@ -198,7 +198,9 @@ func (c *memClient) Create(ctx context.Context, obj client.Object, opts ...clien
 		if err != nil {
 			return sess.refuse(what, "%v", err)
 		}
-		pod, err := podToWire(p)
+		// A kind of the plugin's own may name its container as it likes (Kubeflow: "pytorch");
+		// T9k's kinds keep the pods the built-in controllers make, byte for byte.
+		pod, err := podToWire(p, sess.entry.rule != nil)
 		if err != nil {
 			return sess.refuse(what, "%v", err)
 		}

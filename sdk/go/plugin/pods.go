@@ -29,9 +29,10 @@ const (
 	AnnotationGPUIndex       = annotationPrefix + "gpu-index"
 	AnnotationBindTime       = annotationPrefix + "bind-time"
 	AnnotationDeletionReason = annotationPrefix + "deletion-reason"
-	// The name the controller gave the pod's first container: the simulator keeps one container
-	// per pod, "main"; the SDK names it back, with its status, as the controller named it
-	// (Kubeflow reads exit codes from the container named after the framework, "pytorch").
+	// The name the controller gave the pod's first container, for a kind of the plugin's own
+	// (DeclareKind): the simulator keeps one container per pod, "main"; the SDK names it back,
+	// with its status, as the controller named it (Kubeflow reads exit codes from the container
+	// named after the framework, "pytorch").
 	AnnotationContainerName = annotationPrefix + "container-name"
 )
 
@@ -243,8 +244,9 @@ func effectiveRequests(spec *corev1.PodSpec) corev1.ResourceList {
 	return sum
 }
 
-// podToWire writes a pod the controller created as the simulator reads CreatePod.pod.
-func podToWire(pod *corev1.Pod) (map[string]any, error) {
+// podToWire writes a pod the controller created as the simulator reads CreatePod.pod;
+// keepName keeps the name of its first container (AnnotationContainerName).
+func podToWire(pod *corev1.Pod, keepName bool) (map[string]any, error) {
 	id, err := identify(pod)
 	if err != nil {
 		return nil, err
@@ -262,7 +264,7 @@ func podToWire(pod *corev1.Pod) (map[string]any, error) {
 			ann[k] = v
 		}
 	}
-	if len(pod.Spec.Containers) > 0 && pod.Spec.Containers[0].Name != "main" {
+	if keepName && len(pod.Spec.Containers) > 0 && pod.Spec.Containers[0].Name != "main" {
 		ann[AnnotationContainerName] = pod.Spec.Containers[0].Name
 	}
 	if len(ann) > 0 {

@@ -132,7 +132,7 @@ func TestServeReconcile(t *testing.T) {
 	want := []string{
 		`{"jsonrpc":"2.0","id":1,"result":{"capabilities":{},"name":"GenericJob-go","protocolVersion":"2"}}`,
 		`{"jsonrpc":"2.0","id":2,"result":{"results":[{"actions":[{"pod":{"apiVersion":"v1","kind":"Pod",` +
-			`"metadata":{"annotations":{"sim.t9ksim.io/container-name":"c"},"labels":{"owner":"a"},"name":"a-w-1","namespace":"default","ownerReferences":` +
+			`"metadata":{"labels":{"owner":"a"},"name":"a-w-1","namespace":"default","ownerReferences":` +
 			`[{"apiVersion":"batch.tensorstack.dev/v1beta1","controller":true,"kind":"GenericJob","name":"a",` +
 			`"uid":"job-0"}]},"spec":{"containers":[{"command":["train"],"name":"c"}]},"status":{"phase":` +
 			`"Pending"},"t9ksim":{"job":"a","rank":1,"replicaType":"w"}},"type":"CreatePod"}],` +
