@@ -369,6 +369,9 @@ JobKind kind_of(const Job& job);
 // "GenericJob", ..., or a PluginJob's own kind; and its apiVersion.
 std::string_view kind_name(const Job& job);
 std::string_view api_version_of(const Job& job);
+// A pod's replica type names a plugin kind's replica spec ignoring case: Kubeflow's spec says
+// "Master", its pods' label "master".
+bool same_replica_type(std::string_view a, std::string_view b);
 const ObjectMeta& metadata_of(const Job& job);
 ObjectMeta& metadata_of(Job& job);
 const JobStatus& status_of(const Job& job);

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <mutex>
 #include <set>
@@ -123,6 +124,13 @@ ResourceList pod_requests(const PodSpec& spec) {
 }
 
 JobKind kind_of(const Job& job) { return static_cast<JobKind>(job.index()); }
+
+bool same_replica_type(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
+  });
+}
 
 std::string_view kind_name(const Job& job) {
   if (const auto* p = std::get_if<PluginJob>(&job)) return p->kind;

@@ -1,7 +1,6 @@
 #include "plugins/checks.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <set>
 
@@ -83,11 +82,7 @@ void check_reconcile_result(const controllers::ReconcileInput& in,
             // Kubeflow labels a pod with its replica type in lower case ("master" of "Master").
             if (it == limits.end() && model::kind_of(in.job) == model::JobKind::Plugin) {
               it = std::find_if(limits.begin(), limits.end(), [&](const auto& l) {
-                return std::equal(l.first.begin(), l.first.end(), p.replica_type.begin(),
-                                  p.replica_type.end(), [](char a, char b) {
-                                    return std::tolower(static_cast<unsigned char>(a)) ==
-                                           std::tolower(static_cast<unsigned char>(b));
-                                  });
+                return model::same_replica_type(l.first, p.replica_type);
               });
             }
             if (it == limits.end()) {

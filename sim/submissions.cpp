@@ -1,7 +1,6 @@
 #include "sim/submissions.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -84,13 +83,6 @@ void Submissions::handle(const kernel::DispatchedEvent& e) {
 
 namespace {
 
-bool same_type(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) ==
-           std::tolower(static_cast<unsigned char>(y));
-  });
-}
-
 // A plugin's own kind: the scripted runs name replica types its declared replica specs have, as
 // its pods spell them (Kubeflow's spec says "Master", its pods "master"), which the loader
 // could not check before the plugin declared the kind.
@@ -99,8 +91,9 @@ void check_plugin_scripts(const model::PluginJob& job, const scenarios::JobBehav
   for (std::size_t i = 0; i < b.replicas.size(); ++i) {
     const auto& script = b.replicas[i];
     const auto& specs = job.spec.replica_specs;
-    const auto it = std::find_if(specs.begin(), specs.end(),
-                                 [&](const auto& r) { return same_type(r.type, script.type); });
+    const auto it = std::find_if(specs.begin(), specs.end(), [&](const auto& r) {
+      return model::same_replica_type(r.type, script.type);
+    });
     std::string names;
     for (const auto& r : specs) names += (names.empty() ? "" : ", ") + r.type;
     if (it == specs.end())
