@@ -160,23 +160,17 @@ void ScenarioDecoder::check_scripts(const JobBehaviour& b, const m::Job& job,
   // A plugin's own kind: its replica types are known once its plugin has declared the kind,
   // and are checked at submission (sim/submissions.cpp).
   if (b.replicas.empty() || m::kind_of(job) == m::JobKind::Plugin) return;
-  const auto types = replica_ranks(job);
   for (std::size_t i = 0; i < b.replicas.size(); ++i) {
     const auto& script = b.replicas[i];
     const std::string path = fmt::format("{}.replicas[{}]", behaviour_path, i);
     if (r_.has_error_under(path)) continue;
-    const auto it = std::find_if(types.begin(), types.end(),
-                                 [&](const auto& t) { return t.first == script.type; });
-    if (it == types.end()) {
-      std::vector<std::string> names;
-      for (const auto& t : types) names.push_back(t.first);
-      r_.error(path + ".type",
-               fmt::format("found \"{}\", which is not a replica type of job {}; allowed: {}",
-                           script.type, m::metadata_of(job).name, fmt::join(names, ", ")));
-    } else if (ranks && script.rank && *script.rank >= it->second) {
+    const auto rt = check_replica_type(job, m::metadata_of(job).name, script.type);
+    if (!rt.error.empty()) {
+      r_.error(path + ".type", rt.error);
+    } else if (ranks && script.rank && *script.rank >= *rt.ranks) {
       r_.error(path + ".rank",
                fmt::format("found {}; allowed: a rank of {} below {} (its replicas{})",
-                           *script.rank, script.type, it->second, it->second > 0 ? "" : ": none"));
+                           *script.rank, script.type, *rt.ranks, *rt.ranks > 0 ? "" : ": none"));
     }
   }
 }

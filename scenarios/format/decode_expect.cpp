@@ -160,21 +160,14 @@ void ScenarioDecoder::expect(const Val& v, Scenario& sc) {
       if (pr.has("deletionReason"))
         pe.deletion_reason = read_choice(r_, pr.get("deletionReason"), kDeletionReasons);
       pe.pods = bounds(r_, pr.get("pods"));
-      // A plugin's own kind: its pods' replica types are the controller's (docs/plugins-go.md).
-      if (job && m::kind_of(job->job) != m::JobKind::Plugin && !r_.has_error_under(pv.path)) {
-        const auto types = replica_ranks(job->job);
-        const auto it = std::find_if(types.begin(), types.end(),
-                                     [&](const auto& t) { return t.first == pe.replica_type; });
-        if (it == types.end()) {
-          std::vector<std::string> names;
-          for (const auto& t : types) names.push_back(t.first);
-          r_.error(child_path(pv.path, "replicaType"),
-                   fmt::format("found \"{}\", which is not a replica type of job {}; allowed: {}",
-                               pe.replica_type, je.job, fmt::join(names, ", ")));
-        } else if (pe.rank >= it->second) {
+      if (job && !r_.has_error_under(pv.path)) {
+        const auto rt = check_replica_type(job->job, je.job, pe.replica_type);
+        if (!rt.error.empty()) {
+          r_.error(child_path(pv.path, "replicaType"), rt.error);
+        } else if (rt.ranks && pe.rank >= *rt.ranks) {
           r_.error(child_path(pv.path, "rank"),
                    fmt::format("found {}; allowed: a rank of {} below {}", pe.rank, pe.replica_type,
-                               it->second));
+                               *rt.ranks));
         }
       }
       je.pods.push_back(std::move(pe));

@@ -231,21 +231,13 @@ void ScenarioDecoder::operation_pod(const MapReader& o, Operation& op, const Sce
   if (auto x = read_int32(r_, o.get("exitCode"), 1, 255, "a failure exits non-zero"))
     op.exit_code = *x;
   if (r_.has_error_under(tv.path) || r_.has_error_under(kv.path)) return;
-  // A plugin's own kind: its pods' replica types are the controller's (docs/plugins-go.md).
-  if (m::kind_of(job->job) == m::JobKind::Plugin) return;
-  const auto types = replica_ranks(job->job);
-  const auto it = std::find_if(types.begin(), types.end(),
-                               [&](const auto& t) { return t.first == op.replica_type; });
-  if (it == types.end()) {
-    std::vector<std::string> names;
-    for (const auto& t : types) names.push_back(t.first);
-    r_.error(tv.mark, tv.path,
-             fmt::format("found \"{}\", which is not a replica type of job {}; allowed: {}",
-                         op.replica_type, op.target, fmt::join(names, ", ")));
-  } else if (op.rank >= it->second) {
+  const auto rt = check_replica_type(job->job, op.target, op.replica_type);
+  if (!rt.error.empty()) {
+    r_.error(tv.mark, tv.path, rt.error);
+  } else if (rt.ranks && op.rank >= *rt.ranks) {
     r_.error(kv.mark, kv.path,
              fmt::format("found {}; allowed: a rank of {} below {}", op.rank, op.replica_type,
-                         it->second));
+                         *rt.ranks));
   }
 }
 

@@ -11,6 +11,8 @@
 
 namespace t9k::scenarios::detail {
 
+namespace {
+
 // The replica types of a job and how many ranks each may have (elastic: up to maxReplicas).
 std::vector<std::pair<std::string, std::int32_t>> replica_ranks(const m::Job& job) {
   std::vector<std::pair<std::string, std::int32_t>> out;
@@ -34,6 +36,22 @@ std::vector<std::pair<std::string, std::int32_t>> replica_ranks(const m::Job& jo
       },
       job);
   return out;
+}
+
+}  // namespace
+
+ReplicaTypeCheck check_replica_type(const m::Job& job, std::string_view job_name,
+                                    std::string_view type) {
+  if (m::kind_of(job) == m::JobKind::Plugin) return {};
+  const auto types = replica_ranks(job);
+  const auto it =
+      std::find_if(types.begin(), types.end(), [&](const auto& t) { return t.first == type; });
+  if (it != types.end()) return {it->second, {}};
+  std::vector<std::string> names;
+  for (const auto& t : types) names.push_back(t.first);
+  return {std::nullopt,
+          fmt::format("found \"{}\", which is not a replica type of job {}; allowed: {}", type,
+                      job_name, fmt::join(names, ", "))};
 }
 
 std::string queue_names(const Scenario& sc) {

@@ -40,8 +40,16 @@ namespace m = t9k::model;
 inline constexpr std::string_view kPlugin[] = {"command", "timeout", "name", "workingDir"};
 
 // Queries on the scenario decoded so far (detail/decoder.cpp).
-// The replica types of a job and how many ranks each may have (elastic: up to maxReplicas).
-std::vector<std::pair<std::string, std::int32_t>> replica_ranks(const m::Job& job);
+// A replica type an operation, a script or an expectation names, checked against its job: how many
+// ranks it may have, or the error ("found \"x\", which is not a replica type of job J; allowed:
+// ..."). Neither for a plugin's own kind, whose pods' replica types are its controller's
+// (docs/plugins-go.md).
+struct ReplicaTypeCheck {
+  std::optional<std::int32_t> ranks;
+  std::string error;
+};
+ReplicaTypeCheck check_replica_type(const m::Job& job, std::string_view job_name,
+                                    std::string_view type);
 // The queues a job may name, for messages ("default (implicit)" when not defined).
 std::string queue_names(const Scenario& sc);
 // The explicit jobs as operations and expectations name them (namespace/name outside the default
