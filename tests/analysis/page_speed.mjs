@@ -1,10 +1,18 @@
 // Fast pages (issue 48 item 5): the embedded default scenario's report draws in Chromium in at
 // most 2 s and the Philly replay's in at most 5 s, and no page ships chart data it does not draw.
 //   node page_speed.mjs T9KSIM REPO_DIR OUT_DIR
-// The time is from navigation to every chart drawn (the page's data-charts-done), the median of
-// five loads in fresh tabs after one warm-up load (Chromium's first page pays for its own start).
-// CTest runs this test alone (RUN_SERIAL) so that other tests do not share its cores; the budgets
-// are the issue's, about twice what this machine takes (docs/performance.md "Report pages").
+// The time is the page's own, from its navigation start to every chart drawn (the moment the page
+// sets data-charts-done, seen by a mutation observer installed before any script of the page), the
+// median of five loads in fresh tabs after one warm-up load (Chromium's first page pays for its own
+// start). Opening the tab is left out: over the DevTools protocol it costs ~0.7 s here, which is
+// the harness's and not the page's.
+// The budgets are for this machine when quiet, but CI runs on shared machines that are at times
+// much slower (a CI run took about twice this machine's time for the whole suite). So each report
+// load is paired with a load of a yardstick page (page_speed_reference.html: fixed script, SVG and
+// layout work, no code of ours) and, when the yardstick is slower than it is here when quiet
+// (REFERENCE_MS), the report's time is divided by that slowdown: the check is the draw time the
+// page would have on this machine, quiet. A faster machine is never given credit (the factor is at
+// least 1), and the times as measured are printed beside. CTest also runs the test alone.
 // Exit 0 passed, 1 a check failed, 77 Chromium is not installed.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -20,6 +28,31 @@ const chromium = chromiumOrSkip();
 fs.rmSync(outDir, { recursive: true, force: true });
 fs.mkdirSync(outDir, { recursive: true });
 
+// The yardstick's median draw time on this machine, quiet (docs/performance.md "Report pages").
+const REFERENCE_MS = 390;
+const reference = path.join(path.dirname(new URL(import.meta.url).pathname), "page_speed_reference.html");
+
+// Notes the page's time (performance.now(): ms since its navigation started) when it marks every
+// chart drawn.
+const observeDrawn = `new MutationObserver(() => {
+  if (!window.__t9kDrawnAt && document.body && document.body.getAttribute("data-charts-done") === "true")
+    window.__t9kDrawnAt = performance.now();
+}).observe(document, { attributes: true, subtree: true, attributeFilter: ["data-charts-done"] });`;
+
+// One load of `file` in a fresh tab: its draw time in ms, or null with the errors checked.
+async function drawTime(cdp, file, what) {
+  const { targetId, sessionId, errors } = await openPage(cdp, file, 1400, observeDrawn);
+  const done = await chartsDone(cdp, sessionId, 60000, 20);
+  const ms = done ? await cdp.evaluate(sessionId, "window.__t9kDrawnAt || null") : null;
+  await cdp.send("Target.closeTarget", { targetId });
+  if (!done || !ms || errors.length) {
+    check(false, `${what} drew every chart without errors (${errors.join(" | ")})`);
+    return null;
+  }
+  return ms;
+}
+
+const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const results = checks();
 const check = results.check;
 
@@ -63,25 +96,26 @@ try {
       const unused = unusedFields(c.spec);
       check(unused.length === 0, `${b.name}: chart "${c.title}" ships no data it does not draw${unused.length ? " (unused: " + unused.join(", ") + ")" : ""}`);
     }
-    const times = [];
+    const raw = [];
+    const refs = [];
+    const normalised = [];
     for (let i = 0; i < 6; i++) {
-      const t0 = performance.now();
-      const { targetId, sessionId, errors } = await openPage(cdp, file, 1400);
-      const done = await chartsDone(cdp, sessionId, 60000, 20);
-      const ms = performance.now() - t0;
-      await cdp.send("Target.closeTarget", { targetId });
-      if (!done || errors.length) {
-        check(false, `${b.name}: load ${i} drew every chart without errors (${errors.join(" | ")})`);
-        break;
-      }
-      if (i > 0) times.push(ms);  // the first load warms Chromium up
+      const ref = await drawTime(cdp, reference, `${b.name}: yardstick load ${i}`);
+      const ms = await drawTime(cdp, file, `${b.name}: load ${i}`);
+      if (ref === null || ms === null) break;
+      if (i === 0) continue;  // the first loads warm Chromium up
+      raw.push(ms);
+      refs.push(ref);
+      normalised.push(ms / Math.max(1, ref / REFERENCE_MS));
     }
-    times.sort((x, y) => x - y);
-    const median = times[Math.floor(times.length / 2)];
+    const round = (xs) => xs.map((t) => Math.round(t)).join(", ");
     console.log(`${b.name}: report.html ${(html.length / 1e6).toFixed(2)} MB, ${data.charts.length} charts; ` +
-                `drawn in ${times.map((t) => Math.round(t)).join(", ")} ms`);
-    check(times.length === 5 && median <= b.budgetMs,
-          `${b.name}: the report draws in ${Math.round(median)} ms (median of ${times.length}; budget ${b.budgetMs} ms)`);
+                `drawn in ${round(raw)} ms; yardstick ${round(refs)} ms (${REFERENCE_MS} ms here, quiet)`);
+    const ok = normalised.length === 5;
+    check(ok && median(normalised) <= b.budgetMs,
+          `${b.name}: the report draws in ${ok ? Math.round(median(normalised)) : "?"} ms on this machine, quiet ` +
+          `(median of ${normalised.length}; ${ok ? Math.round(median(raw)) : "?"} ms as measured, ` +
+          `the machine ${ok ? (median(refs) / REFERENCE_MS).toFixed(2) : "?"}× as slow; budget ${b.budgetMs} ms)`);
   }
 } catch (e) {
   check(false, e.stack || String(e));
