@@ -157,9 +157,8 @@ JobBehaviour ScenarioDecoder::behaviour(const Val& v) {
 // Scripted runs name replica types (and ranks) of the job they belong to.
 void ScenarioDecoder::check_scripts(const JobBehaviour& b, const m::Job& job,
                                     const std::string& behaviour_path, bool ranks) {
-  // A plugin's own kind: its replica types are known once its plugin has declared the kind,
-  // and are checked at submission (sim/submissions.cpp).
-  if (b.replicas.empty() || m::kind_of(job) == m::JobKind::Plugin) return;
+  // A plugin's own kind: check_replica_type leaves it alone; its replica types are known once its
+  // plugin has declared the kind, and are checked at submission (sim/submissions.cpp).
   for (std::size_t i = 0; i < b.replicas.size(); ++i) {
     const auto& script = b.replicas[i];
     const std::string path = fmt::format("{}.replicas[{}]", behaviour_path, i);
@@ -167,7 +166,7 @@ void ScenarioDecoder::check_scripts(const JobBehaviour& b, const m::Job& job,
     const auto rt = check_replica_type(job, m::metadata_of(job).name, script.type);
     if (!rt.error.empty()) {
       r_.error(path + ".type", rt.error);
-    } else if (ranks && script.rank && *script.rank >= *rt.ranks) {
+    } else if (ranks && script.rank && rt.ranks && *script.rank >= *rt.ranks) {
       r_.error(path + ".rank",
                fmt::format("found {}; allowed: a rank of {} below {} (its replicas{})",
                            *script.rank, script.type, *rt.ranks, *rt.ranks > 0 ? "" : ": none"));

@@ -28,7 +28,7 @@ const chromium = chromiumOrSkip();
 fs.rmSync(outDir, { recursive: true, force: true });
 fs.mkdirSync(outDir, { recursive: true });
 
-// The yardstick's median draw time on this machine, quiet (docs/performance.md "Report pages").
+// The yardstick's median draw time on this machine, quiet (docs/performance.md "The page-speed test on slower machines").
 const REFERENCE_MS = 390;
 const reference = path.join(path.dirname(new URL(import.meta.url).pathname), "page_speed_reference.html");
 
