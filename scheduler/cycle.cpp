@@ -25,6 +25,7 @@ Scheduler::Impl::Impl(SchedulerOptions o) : opt(std::move(o)) {
     }
   }
   for (const auto& n : opt.permit) permits.push_back(make_permit_stage(n));
+  gang_permit_only = permits.size() == 1 && permits.front()->name() == "gang";
 }
 
 void Scheduler::Impl::max_duration_stage(model::SimTime now) {
@@ -336,12 +337,16 @@ Outcome Scheduler::Impl::attempt_group(QueueId q, const PendingEntry& entry) {
   st.set_viewer(Viewer{false, gid, q, queue(q).priority, g.order_key(gid)});
   keep_reservation = false;
   gang_members_why = false;
+  why_hash = 0;
   const Outcome o = attempt_group_views(q, gid, entry.core_shape);
   if (gang_members_why) report_group(entry, why);
   if (o == Outcome::Blocked) {
     // A group that preempts (or waits for its victims) says so, unless its quota blocked it.
-    if (keep_reservation && why.cause != PendingCause::Quota) why.cause = PendingCause::Preempting;
-    report_group(entry, why);
+    if (keep_reservation && why.cause != PendingCause::Quota) {
+      why.cause = PendingCause::Preempting;
+      why_hash = 0;
+    }
+    report_group(entry, why_hash != 0 ? why_hash : reason_hash(why), [&] { return why; });
   }
   if (!keep_reservation && st.has_reservation(gid)) st.release_reservations(gid);
   return o;
@@ -352,23 +357,26 @@ std::optional<Outcome> Scheduler::Impl::known_uniform_failure(QueueId q, const G
   // The plain case (PendingEntry::core_shape): with no pod evicted this cycle the attempt's
   // pending pods are the snapshot's, the gang permit passes, and the core is minMember pods of
   // `shape`; without preemption a failure does nothing more.
-  if (shape == kNone || !evicted_list.empty() || opt.preemption || permits.size() != 1 ||
-      permits.front()->name() != "gang" || st.bonus_active())
+  if (shape == kNone || !evicted_list.empty() || opt.preemption || !gang_permit_only ||
+      st.bonus_active())
     return std::nullopt;
   const auto size = static_cast<std::size_t>(g.min_member);
   const QueueInfo& qi = queue(q);
-  const SparseRes& one = snap->shape_request(shape);
-  SparseRes total;
-  for (const auto& [d, v] : one)
-    if (v != 0) total.emplace_back(d, v * g.min_member);
-  if (!quota_ok(q, total)) {
-    why_quota(q, total);
-    return Outcome::Blocked;
+  if (qi.has_quota) {  // quota_ok without one is true: no core's request to build
+    const SparseRes& one = snap->shape_request(shape);
+    SparseRes total;
+    for (const auto& [d, v] : one)
+      if (v != 0) total.emplace_back(d, v * g.min_member);
+    if (!quota_ok(q, total)) {
+      why_quota(q, total);
+      return Outcome::Blocked;
+    }
   }
   const std::tuple<std::int32_t, SelectorId, ShapeId, std::size_t> key{st.view_epoch(), qi.selector,
                                                                        shape, size};
   if (const auto memo = uniform_gang_memo.find(key); memo != uniform_gang_memo.end()) {
-    why = memo->second;
+    why = memo->second.why;
+    why_hash = memo->second.hash;
     return Outcome::Blocked;
   }
   // What trial_core would answer without a trial; anything else needs the pods.
@@ -382,7 +390,8 @@ std::optional<Outcome> Scheduler::Impl::known_uniform_failure(QueueId q, const G
   trial_size = size;
   gang_nodes.clear();
   why_nodes(it->second.tally, size, it->second.placed);
-  uniform_gang_memo.emplace(key, why);
+  why_hash = reason_hash(why);
+  uniform_gang_memo.emplace(key, KnownFailure{why, why_hash});
   return Outcome::Blocked;
 }
 
@@ -457,7 +466,7 @@ Outcome Scheduler::Impl::attempt_group_views(QueueId q, GroupId gid, ShapeId sha
   const PendingReason* failed = nullptr;
   if (uniform) {
     if (const auto m = uniform_gang_memo.find(uniform_key); m != uniform_gang_memo.end())
-      failed = &m->second;
+      failed = &m->second.why;
   } else if (const auto m = gang_fail_memo.find(signature); m != gang_fail_memo.end()) {
     failed = &m->second;
   }
@@ -467,7 +476,7 @@ Outcome Scheduler::Impl::attempt_group_views(QueueId q, GroupId gid, ShapeId sha
     if (!ok) {
       rollback(placed);
       if (uniform)
-        uniform_gang_memo.emplace(uniform_key, why);
+        uniform_gang_memo.emplace(uniform_key, KnownFailure{why, reason_hash(why)});
       else
         gang_fail_memo.emplace(signature, why);
     }

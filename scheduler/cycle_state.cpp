@@ -125,6 +125,13 @@ void CycleState::note_active(const CycleReservation& r) {
 }
 
 void CycleState::refresh_view() {
+  // No reservation in this cycle (the usual case): nothing to hold, and what the full path
+  // below would conclude (an empty view of every reservation) is what is there.
+  if (reservations_.empty() && view_.empty()) {
+    view_is_all_ = true;
+    view_upto_ = 0;
+    return;
+  }
   // Fast path, the usual case (groups come in rank order): the viewer holds every active
   // reservation, as it did at the previous view; only the ones added since are new.
   bool all = viewer_.lowest;

@@ -232,10 +232,19 @@ class CycleState {
   std::vector<NodeId> share_nodes_;
   std::vector<std::int32_t> pod_slot_;  // by PodId: the slot take_pod gave a share
   std::uint64_t changes_ = 0;
+  // max_free_gpu()'s last answer and the changes() it was computed at (every change to the
+  // free GPUs counts in changes_).
+  mutable std::uint64_t max_free_at_ = ~std::uint64_t{0};
+  mutable std::optional<std::int64_t> max_free_;
 };
 
 inline std::optional<std::int64_t> CycleState::max_free_gpu() const {
-  std::optional<std::int64_t> best;
+  // Asked once per group attempt: a deep queue asks thousands of times between two changes,
+  // and each answer skips the overlaid nodes at the top of the snapshot's index (issue 49).
+  if (max_free_at_ == changes_) return max_free_;
+  max_free_at_ = changes_;
+  std::optional<std::int64_t>& best = max_free_;
+  best.reset();
   for (auto a = snap_->nodes_by_free_gpu().rbegin_cursor(); a.valid(); a.next())
     if (!overlaid_[static_cast<std::size_t>((*a).second)]) {
       best = (*a).first;

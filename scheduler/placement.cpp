@@ -61,10 +61,63 @@ std::int64_t Scheduler::Impl::weighted_score(const PodInfo& p, NodeId n,
 // itself) the nodes getting resources back.
 void Scheduler::Impl::collect_extra(const PodInfo& p, const PlacementContext& ctx,
                                     bool with_bonus) {
+  collect_extra_racks(p, ctx);
+  expand_extra(with_bonus);
+}
+
+void Scheduler::Impl::expand_extra(bool with_bonus) {
   extra.clear();
-  for (const auto& [plugin, weight] : scores) plugin->extra_candidates(st, p, ctx, extra);
+  for (const std::int32_t r : extra_rack_list)
+    extra.insert(extra.end(), snap->racks()[static_cast<std::size_t>(r)].nodes.begin(),
+                 snap->racks()[static_cast<std::size_t>(r)].nodes.end());
   if (with_bonus && st.bonus_active())
     extra.insert(extra.end(), st.bonus_nodes().begin(), st.bonus_nodes().end());
+}
+
+void Scheduler::Impl::collect_extra_racks(const PodInfo& p, const PlacementContext& ctx) {
+  extra_rack_list.clear();
+  for (const auto& [plugin, weight] : scores) plugin->extra_racks(st, p, ctx, extra_rack_list);
+}
+
+// Whether the extra racks' nodes with room for `gpu` are better found from the free-GPU index
+// than by looking at each node of the racks: the racks are large and the nodes with room few.
+// If so, `room` holds every node whose free GPUs (before reservations) reach `gpu`, by id.
+bool Scheduler::Impl::few_with_room(std::int64_t gpu) {
+  constexpr std::size_t kLargeRacks = 128;
+  std::size_t nodes = 0;
+  for (const std::int32_t r : extra_rack_list)
+    nodes += snap->racks()[static_cast<std::size_t>(r)].nodes.size();
+  if (nodes < kLargeRacks) return false;
+  const std::size_t cap = nodes / 8;
+  room.clear();
+  bool many = false;
+  st.walk_up(gpu, [&](NodeId n) {
+    if (room.size() >= cap) return many = true;
+    room.push_back(n);
+    return false;
+  });
+  if (many) return false;
+  std::sort(room.begin(), room.end());
+  return true;
+}
+
+// The extra racks' nodes in `room`, considered as the loop over `extra` in search_whole would:
+// the same nodes in the same order, since a node the index leaves out has fewer free GPUs than
+// `gpu` before reservations, so fewer after them too, and no walk reaches it. Only the deferral
+// of those is left out (a failure searches again, find_node_whole). True when `consider` stops.
+template <class F>
+bool Scheduler::Impl::consider_room(std::int64_t gpu, F&& consider) {
+  room_used = true;
+  for (const std::int32_t r : extra_rack_list)
+    for (const NodeId n : room) {
+      if (node(n).rack != r) continue;
+      if (st.free(n, kDimGpu) < gpu) {
+        defer_reject(n);
+        continue;
+      }
+      if (consider(n)) return true;
+    }
+  return false;
 }
 
 // find_node_whole or find_node_shared, keeping the node tally of a failure for the pending
@@ -83,7 +136,16 @@ std::optional<NodeId> Scheduler::Impl::find_node(const PodInfo& p, const QueueIn
 // then, and filtered for the tally only if the search fails. The tally is counts: the same.
 std::optional<NodeId> Scheduler::Impl::find_node_whole(const PodInfo& p, const QueueInfo* q) {
   deferred.clear();
-  const auto n = search_whole(p, q);
+  room_used = false;
+  auto n = search_whole(p, q, true);
+  if (!n && room_used) {
+    // A search of the extra racks' nodes with room only defers none of the others: a failure
+    // searches again looking at each of them, for the node tally.
+    tally = NodeTally{};
+    visited = 0;
+    deferred.clear();
+    n = search_whole(p, q, false);
+  }
   if (!n)
     for (const NodeId m : deferred)
       for (std::size_t i = 0; i < filters.size(); ++i)
@@ -94,16 +156,8 @@ std::optional<NodeId> Scheduler::Impl::find_node_whole(const PodInfo& p, const Q
   return n;
 }
 
-void Scheduler::Impl::defer_reject(NodeId n) {
-  auto& s = seen[static_cast<std::size_t>(n)];
-  if (s == stamp) return;
-  s = stamp;
-  if (!node(n).present) return;
-  ++visited;
-  deferred.push_back(n);
-}
-
-std::optional<NodeId> Scheduler::Impl::search_whole(const PodInfo& p, const QueueInfo* q) {
+std::optional<NodeId> Scheduler::Impl::search_whole(const PodInfo& p, const QueueInfo* q,
+                                                    bool by_room) {
   const std::int64_t gpu = at(p.request, kDimGpu);
   if (!st.bonus_active()) {
     const auto top = st.max_free_gpu();
@@ -130,18 +184,23 @@ std::optional<NodeId> Scheduler::Impl::search_whole(const PodInfo& p, const Queu
   // counts nowhere (no tally), so skipping them keeps every decision. With thousands of
   // terminating pods' nodes and victims in the bonus this was most of a busy cluster's time.
   const bool bonus_walk = st.bonus_active() && gpu > 0;
-  collect_extra(p, ctx, !bonus_walk);
-  if (bonus_only_extra() && !hint.empty()) {
-    for (const NodeId n : hint)
-      if (consider(n)) return best;
-    return best;
-  }
-  for (const NodeId n : extra) {
-    if (gpu > 0 && st.free(n, kDimGpu) < gpu) {  // fails node-resources-fit
-      if (!st.bonus_active()) defer_reject(n);   // in a trial a rejection counts nowhere
-      continue;
+  collect_extra_racks(p, ctx);
+  if (by_room && !st.bonus_active() && gpu > 0 && few_with_room(gpu)) {
+    if (consider_room(gpu, consider)) return best;
+  } else {
+    expand_extra(!bonus_walk);
+    if (bonus_only_extra() && !hint.empty()) {
+      for (const NodeId n : hint)
+        if (consider(n)) return best;
+      return best;
     }
-    if (consider(n)) return best;
+    for (const NodeId n : extra) {
+      if (gpu > 0 && st.free(n, kDimGpu) < gpu) {  // fails node-resources-fit
+        if (!st.bonus_active()) defer_reject(n);   // in a trial a rejection counts nowhere
+        continue;
+      }
+      if (consider(n)) return best;
+    }
   }
   if (bonus_walk && st.walk_bonus(gpu, consider)) return best;
   if (bonus_only_extra()) return best;

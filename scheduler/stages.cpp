@@ -169,19 +169,16 @@ class TopologyScore final : public ScoreStage {
     }
     return bound;
   }
-  void extra_candidates(const CycleState& st, const PodInfo&, const PlacementContext& ctx,
-                        std::vector<NodeId>& out) const override {
+  void extra_racks(const CycleState& st, const PodInfo&, const PlacementContext& ctx,
+                   std::vector<std::int32_t>& out) const override {
     const auto& snap = st.snapshot();
-    for (std::size_t i = 0; i < ctx.gang_nodes.size(); ++i) {
-      const auto rack = snap.nodes()[static_cast<std::size_t>(ctx.gang_nodes[i])].rack;
-      if (rack == kNone) continue;
-      // A rack named by an earlier gang node is in `out` already: a second copy of its nodes
-      // would only be skipped as seen. Gangs often sit in one rack, so this keeps the list short.
-      bool again = false;
-      for (std::size_t j = 0; j < i && !again; ++j)
-        again = snap.nodes()[static_cast<std::size_t>(ctx.gang_nodes[j])].rack == rack;
-      if (again) continue;
-      for (const NodeId n : snap.racks()[static_cast<std::size_t>(rack)].nodes) out.push_back(n);
+    const auto mine = static_cast<std::ptrdiff_t>(out.size());
+    for (const NodeId m : ctx.gang_nodes) {
+      const auto rack = snap.nodes()[static_cast<std::size_t>(m)].rack;
+      // A rack named by an earlier gang node is listed already (its nodes would only be skipped
+      // as seen). Gangs sit in few racks, so the list stays short.
+      if (rack == kNone || std::find(out.begin() + mine, out.end(), rack) != out.end()) continue;
+      out.push_back(rack);
     }
   }
 };

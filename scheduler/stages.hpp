@@ -63,9 +63,12 @@ class ScoreStage {
                                  const PlacementContext&) const {
     return 1000;
   }
-  // Nodes worth considering before the free-GPU walk (e.g. the racks of the gang so far).
-  virtual void extra_candidates(const CycleState&, const PodInfo&, const PlacementContext&,
-                                std::vector<NodeId>&) const {}
+  // Racks whose nodes are worth considering before the free-GPU walk (e.g. the racks of the gang
+  // so far), appended in order, each once: their nodes are considered rack by rack, in id order.
+  // Racks, not nodes: a search that needs only the rack's nodes with room finds those from the
+  // free-GPU index instead of looking at every node of a large rack (issue 49).
+  virtual void extra_racks(const CycleState&, const PodInfo&, const PlacementContext&,
+                           std::vector<std::int32_t>&) const {}
 };
 
 class PermitStage {

@@ -197,13 +197,7 @@ void SchedulingDriver::publish_pending(JobId id, Waiting& w) {
 // are kept as counts and formatted only if they turn out to be the last (placed, finish).
 void SchedulingDriver::note_pending(const std::vector<scheduler::PendingReason>& reasons) {
   for (const auto& r : reasons) {
-    scheduler::PodId pod = r.pod;
-    if (r.group != scheduler::kNone) {
-      const auto& pods = snap_.groups()[static_cast<std::size_t>(r.group)].pods;
-      pod = pods.empty() ? scheduler::kNone : pods.front();
-    }
-    if (pod == scheduler::kNone) continue;
-    const auto owner = store_.owner_of(snap_.pods()[static_cast<std::size_t>(pod)].key);
+    const auto owner = owner_of(r);
     if (!owner || store_.bound_members(*owner) > 0) continue;
     Waiting& w = waiting(*owner);
     if (w.cycle == cycles_)
@@ -220,6 +214,27 @@ void SchedulingDriver::note_pending(const std::vector<scheduler::PendingReason>&
     else
       w.dirty = true;
   }
+}
+
+// The job a reason is about: a T9k group's by its first pod, a default-scheduler pod's own. A
+// deep queue reports its waiting groups again at every change of capacity, so a group's job is
+// remembered by its snapshot id and creation sequence (ids are reused, sequences are not; a
+// group never changes jobs) instead of looking its pod's key up each time (issue 49).
+std::optional<JobId> SchedulingDriver::owner_of(const scheduler::PendingReason& r) {
+  scheduler::PodId pod = r.pod;
+  GroupOwner* known = nullptr;
+  if (r.group != scheduler::kNone) {
+    const auto g = static_cast<std::size_t>(r.group);
+    if (group_owner_.size() <= g) group_owner_.resize(g + 1);
+    known = &group_owner_[g];
+    if (known->sequence == r.sequence && known->job) return known->job;
+    const auto& pods = snap_.groups()[g].pods;
+    pod = pods.empty() ? scheduler::kNone : pods.front();
+  }
+  if (pod == scheduler::kNone) return std::nullopt;
+  const auto owner = store_.owner_of(snap_.pods()[static_cast<std::size_t>(pod)].key);
+  if (known && owner) *known = GroupOwner{r.sequence, owner};
+  return owner;
 }
 
 std::optional<model::PendingCause> SchedulingDriver::pending_cause(JobId id) const {

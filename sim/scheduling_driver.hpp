@@ -92,6 +92,7 @@ class SchedulingDriver final : public kernel::EventHandler,
   void arm_max_duration();
   void check_after_bindings(const scheduler::Decisions& d, const std::set<JobId>& admitted);
   void note_pending(const std::vector<scheduler::PendingReason>& reasons);
+  std::optional<JobId> owner_of(const scheduler::PendingReason& r);
   void placed(JobId id);  // the job's first pod is bound: its wait is over
 
   // Per job, the wait the scheduler last reported (only while none of its pods is bound).
@@ -123,6 +124,12 @@ class SchedulingDriver final : public kernel::EventHandler,
   std::vector<Waiting> waiting_;
   std::vector<std::uint32_t> waiting_free_;
   std::uint64_t cycles_ = 0;
+  // By snapshot GroupId: the job of the group with that creation sequence (owner_of).
+  struct GroupOwner {
+    std::uint64_t sequence = 0;
+    std::optional<JobId> job;
+  };
+  std::vector<GroupOwner> group_owner_;
   std::map<JobId, std::vector<std::pair<std::string, std::string>>>
       pins_;  // until their first cycle
   std::vector<std::string> notes_;

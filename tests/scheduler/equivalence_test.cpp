@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -121,11 +122,37 @@ std::string decisions_text(const Decisions& d) {
   return out.empty() ? "-" : out;
 }
 
+// The cycle's pending reasons, as their count and a hash (FNV-1a) of their messages in order:
+// hundreds of reasons a cycle would make the recording four times larger.
+std::string reasons_text(const Decisions& d, const ClusterSnapshot& snap) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const auto& why : d.pending) {
+    for (const char ch : describe(why, snap) + "\n") {
+      h ^= static_cast<unsigned char>(ch);
+      h *= 0x100000001b3ULL;
+    }
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return " ? " + std::to_string(d.pending.size()) + " reasons " + hex;
+}
+
 struct Case {
   SchedulerOptions options;
   int nodes;
   int rounds;
+  // One rack holding every node, busy (up to 20 arrivals a round, not 5), and the pending
+  // reasons in the recording: a gang's later pods search the whole rack, which a search takes
+  // from the free-GPU index when few of its nodes have room (Scheduler::Impl::few_with_room).
+  bool one_busy_rack = false;
 };
+
+std::string rack_of(const Case& c, int node) {
+  return c.one_busy_rack ? "r0" : "r" + std::to_string(node / 4);
+}
+std::string switch_of(const Case& c, int node) {
+  return c.one_busy_rack ? "s0" : "s" + std::to_string(node / 16);
+}
 
 // One random history: the world changes a little (or a lot) between cycles, as sim/ does.
 std::pair<std::size_t, std::size_t> run_history(std::size_t variant, std::uint64_t seed,
@@ -142,8 +169,8 @@ std::pair<std::size_t, std::size_t> run_history(std::size_t variant, std::uint64
     model::Labels labels;
     if (i % 3 == 0) labels["pool"] = "a";
     w.add_node("n" + std::to_string(i),
-               res(r.uniform(16, 64), r.chance(85) ? 8 : r.uniform(0, 4), 512),
-               "r" + std::to_string(i / 4), "s" + std::to_string(i / 16), labels);
+               res(r.uniform(16, 64), r.chance(85) ? 8 : r.uniform(0, 4), 512), rack_of(c, i),
+               switch_of(c, i), labels);
   }
   const int queues = r.uniform(2, 4);
   for (int i = 0; i < queues; ++i) {
@@ -164,7 +191,7 @@ std::pair<std::size_t, std::size_t> run_history(std::size_t variant, std::uint64
     INFO("variant " << variant << " seed " << seed << " round " << round);
     now += r.uniform(0, 5);
     // Arrivals: gangs, bare pods, default-scheduler pods, pods with a nodeSelector.
-    for (int a = r.uniform(0, 5); a > 0; --a) {
+    for (int a = r.uniform(0, c.one_busy_rack ? 20 : 5); a > 0; --a) {
       const std::string g = "g" + std::to_string(next++);
       const int kind = r.uniform(0, 9);
       const int gpu = gpus[r.uniform(0, 7)];
@@ -223,8 +250,8 @@ std::pair<std::size_t, std::size_t> run_history(std::size_t variant, std::uint64
       const int i = r.uniform(0, c.nodes - 1);
       model::Node n;
       n.metadata.name = "n" + std::to_string(i);
-      n.metadata.labels[model::kLabelRack] = "r" + std::to_string(i / 4);
-      n.metadata.labels[model::kLabelSwitch] = "s" + std::to_string(i / 16);
+      n.metadata.labels[model::kLabelRack] = rack_of(c, i);
+      n.metadata.labels[model::kLabelSwitch] = switch_of(c, i);
       if (i % 3 == 0) n.metadata.labels["pool"] = "a";
       n.capacity = n.allocatable = w.snap.resources().to_list(
           w.snap.nodes()[static_cast<std::size_t>(*w.snap.find_node(n.metadata.name))].allocatable);
@@ -259,7 +286,8 @@ std::pair<std::size_t, std::size_t> run_history(std::size_t variant, std::uint64
 
     const Decisions d = fast.schedule(w.snap, sec(now));
     const std::string key = history + std::to_string(round);
-    const std::string text = decisions_text(d);
+    std::string text = decisions_text(d);
+    if (c.one_busy_rack) text += reasons_text(d, w.snap);
     if (recording.recording()) {
       recording.add(key, text);
     } else if (const std::string* want = recording.find(key);
@@ -311,6 +339,11 @@ TEST_CASE("equivalence: the incremental cycle decides exactly as the full-reset 
     if (variant == 5) c.options.scores = {{"spread", 2}, {"topology", 1}};
     if (variant == 6) c.options.permit.clear();
     if (variant == 7) c.options.max_feasible_nodes = 0;
+    cases.push_back(c);
+  }
+  for (int variant = 8; variant < 10; ++variant) {
+    Case c{SchedulerOptions{}, 160, 100, true};
+    c.options.preemption = variant == 9;
     cases.push_back(c);
   }
   Recording recording(T9KSIM_SOURCE_DIR "/tests/scheduler/recorded/equivalence.txt",
