@@ -132,14 +132,14 @@ ReconcileResult DeepSpeedJobController::reconcile(const ReconcileInput& in) cons
   }
   // §5: one replica group, worker-0 runs the launcher and is the master.
   v.types.push_back(detail::TypeView{"worker", replicas, v.elastic ? v.elastic_min : replicas,
-                                     spec.worker.restart_policy, 0, &spec.worker.template_});
+                                     spec.worker.restart_policy, 0, spec.worker.template_.get()});
   // slotsPerWorker: processes per worker, normally the worker's GPUs (§5). The pod's requests
   // are summed only when they are needed (a map built on every reconcile otherwise).
   if (spec.config.slots_per_worker) {
     v.slots_per_worker = *spec.config.slots_per_worker;
   } else {
     const auto gpus =
-        model::get_resource(model::pod_requests(spec.worker.template_.spec), model::kResourceGpu);
+        model::get_resource(model::pod_requests(spec.worker.template_->spec), model::kResourceGpu);
     v.slots_per_worker = gpus.is_zero() ? 1 : static_cast<std::int32_t>(gpus.units_ceil());
   }
   v.has_backoff_limit = true;

@@ -53,7 +53,7 @@ JobShape shape_of(const Job& job, const Accelerators& acc) {
         } else {
           elastic_from(j.spec.elastic);
           s.replicas = j.spec.worker.replicas;
-          add(j.spec.worker.template_, s.elastic ? s.expected : s.replicas);
+          add(*j.spec.worker.template_, s.elastic ? s.expected : s.replicas);
         }
       },
       job);

@@ -75,7 +75,7 @@ void for_each_template(m::Job& job, F&& f) {
   } else if (auto* p = std::get_if<m::PyTorchTrainingJob>(&job)) {
     for (auto& r : p->spec.replica_specs) f(r.type, r.template_);
   } else {
-    f(std::string("worker"), std::get<m::DeepSpeedJob>(job).spec.worker.template_);
+    f(std::string("worker"), *std::get<m::DeepSpeedJob>(job).spec.worker.template_);
   }
 }
 

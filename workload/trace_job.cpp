@@ -85,7 +85,7 @@ void trace_job(const scenarios::TraceEntry& e, const scenarios::TraceData& d,
         auto& j = out.job.emplace<m::DeepSpeedJob>();
         j.spec.scheduler = std::move(policy);
         j.spec.worker.replicas = pods;
-        tpl = &j.spec.worker.template_;
+        tpl = j.spec.worker.template_.get();
         if (pod_gpus > 0) j.spec.config.slots_per_worker = pod_gpus;
         j.spec.config.run.python = std::vector<std::string>{"train.py"};
         // Workers other than the launcher run sshd and would hold their GPUs forever (§5).

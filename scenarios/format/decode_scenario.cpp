@@ -43,7 +43,7 @@ bool asks_for_gpus(const m::Job& job) {
     return std::any_of(p->spec.replica_specs.begin(), p->spec.replica_specs.end(),
                        [](const auto& r) { return pod_asks_for_gpus(r.template_); });
   }
-  return pod_asks_for_gpus(std::get<m::DeepSpeedJob>(job).spec.worker.template_);
+  return pod_asks_for_gpus(*std::get<m::DeepSpeedJob>(job).spec.worker.template_);
 }
 
 }  // namespace

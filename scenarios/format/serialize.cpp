@@ -481,7 +481,7 @@ Json deepspeed(const m::DeepSpeedJob& job) {
   spec["disableCustomEnv"] = s.disable_custom_env;
   spec["worker"] = Json{{"replicas", s.worker.replicas},
                         {"restartPolicy", m::to_string(s.worker.restart_policy)},
-                        {"template", pod_template(s.worker.template_)}};
+                        {"template", pod_template(*s.worker.template_)}};
   j["spec"] = std::move(spec);
   if (!(job.status == m::JobStatus{})) j["status"] = job_status(job.status);
   return j;

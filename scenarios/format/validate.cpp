@@ -422,7 +422,7 @@ class Checker {
         r_.error(p, fmt::format("found {}; allowed: exactly one of python, module, exec", found));
       }
     }
-    pod_template(at(base, "spec.worker.template"), j.spec.worker.template_);
+    pod_template(at(base, "spec.worker.template"), *j.spec.worker.template_);
     elastic(base, j.spec.elastic);
     run_mode(base, j.spec.run_mode, {{"worker", j.spec.worker.replicas}});
     job_status(base, j.status);
@@ -520,7 +520,7 @@ std::vector<TemplateAt> templates_of(const model::Job& job) {
       [&](const auto& j) {
         using T = std::decay_t<decltype(j)>;
         if constexpr (std::is_same_v<T, model::DeepSpeedJob>) {
-          out.push_back({&j.spec.worker.template_, "spec.worker.template"});
+          out.push_back({j.spec.worker.template_.get(), "spec.worker.template"});
         } else {
           for (std::size_t i = 0; i < j.spec.replica_specs.size(); ++i) {
             out.push_back({&j.spec.replica_specs[i].template_,

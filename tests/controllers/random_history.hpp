@@ -147,7 +147,7 @@ inline model::Job make_job(int kind, std::mt19937_64& rng) {
     }
   } else {
     auto& d = std::get<model::DeepSpeedJob>(job);
-    decorate(d.spec.worker.template_, rng);
+    decorate(*d.spec.worker.template_, rng);
     vary_run_mode(d.spec, "worker", rng);
     if (rng() % 3 == 0) d.spec.config.slots_per_worker = 4;
   }

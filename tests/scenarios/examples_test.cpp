@@ -59,7 +59,7 @@ TEST_CASE("real manifests keep what the simulator needs", "[examples]") {
     CHECK(job.spec.elastic->expected_replicas == 3);
     CHECK(job.spec.config.slots_per_worker == 2);
     CHECK(job.spec.run_policy.backoff_limit == 10);
-    const auto req = t9k::model::pod_requests(job.spec.worker.template_.spec);
+    const auto req = t9k::model::pod_requests(job.spec.worker.template_->spec);
     CHECK(req.at("nvidia.com/gpu") == t9k::model::Quantity::from_units(2));
     CHECK(req.at("cpu") == t9k::model::Quantity::from_units(2));
     CHECK(req.at("rdma/rdma_shared_device_a") == t9k::model::Quantity::from_units(1));
