@@ -131,16 +131,28 @@ CsvTable parse_csv(std::string_view text, const std::string& what) {
   return t;
 }
 
-std::string csv_field(const std::string& text) {
-  const std::string s = needs_guard(text) ? "'" + text : text;
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
+void append_csv_field(fmt::memory_buffer& out, std::string_view text) {
+  // The guard's apostrophe is no character that needs quotes: quoted or not depends on the text.
+  // One pass of plain compares (find_first_of searched the set once per character).
+  bool quote = false;
+  for (const char c : text) quote |= c == ',' || c == '"' || c == '\n' || c == '\r';
+  if (quote) out.push_back('"');
+  if (needs_guard(text)) out.push_back('\'');
+  if (!quote) {
+    out.append(text);
+    return;
   }
-  out += '"';
-  return out;
+  for (const char c : text) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  out.push_back('"');
+}
+
+std::string csv_field(const std::string& text) {
+  fmt::memory_buffer out;
+  append_csv_field(out, text);
+  return fmt::to_string(out);
 }
 
 std::string csv_row(const std::vector<std::string>& fields) {

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include <fmt/format.h>
+
 namespace t9k::analysis {
 
 struct CsvTable {
@@ -36,6 +38,9 @@ void for_each_csv_chunk(const std::filesystem::path& file,
 // a field a spreadsheet would run as a formula (starting with = + - @ tab or CR, and not a
 // number) gets a leading apostrophe, which parse_csv removes again.
 std::string csv_field(const std::string& s);
+// csv_field(s) appended to `out`, without a string of its own (a jobs.csv row has four text
+// fields, a million-job run a million rows).
+void append_csv_field(fmt::memory_buffer& out, std::string_view s);
 // The fields quoted as needed, joined by ',', ending in '\n'.
 std::string csv_row(const std::vector<std::string>& fields);
 

@@ -29,7 +29,6 @@ nlohmann::json gpus_json(std::int64_t gpu_milli) {
   if (gpu_milli % model::kGpuMilliPerGpu == 0) return gpu_milli / model::kGpuMilliPerGpu;
   return gpu_value(gpu_milli);
 }
-std::string num(double x) { return fmt::format("{:.6g}", x); }
 
 }  // namespace
 
@@ -115,13 +114,26 @@ class RowWriter {
     return *this;
   }
   RowWriter& seconds(SimTime t) { return seconds(t.time_since_epoch()); }
+  // A text field quoted as csv_field quotes it.
+  RowWriter& quoted(std::string_view s) {
+    sep();
+    append_csv_field(row_, s);
+    return *this;
+  }
+  // Six significant digits ("{:.6g}"), or an empty field.
+  RowWriter& general(std::optional<double> x) {
+    sep();
+    if (x) fmt::format_to(std::back_inserter(row_), FMT_COMPILE("{:.6g}"), *x);
+    return *this;
+  }
   // GPU-hours of milli-GPU × µs, 6 decimals; most of a row's loss columns are zero.
   RowWriter& hours(Int128 gpu_milli_us) {
     sep();
     if (gpu_milli_us == 0) {
       row_.append(std::string_view("0.000000"));
     } else {
-      fmt::format_to(std::back_inserter(row_), "{:.6f}", gpu_value(gpu_milli_us) / kMicrosPerHour);
+      fmt::format_to(std::back_inserter(row_), FMT_COMPILE("{:.6f}"),
+                     gpu_value(gpu_milli_us) / kMicrosPerHour);
     }
     return *this;
   }
@@ -139,34 +151,33 @@ class RowWriter {
 void append_job_row(fmt::memory_buffer& row, const JobRow& j, SimTime horizon,
                     const JobsCsvColumns& columns) {
   const bool rejected = j.phase == "Rejected";
-  std::string slowdown, ettr;
+  std::optional<double> slowdown, ettr;
   if (j.end && !rejected && j.ideal_run_us > 0) {
     slowdown =
-        num(static_cast<double>((*j.end - j.submit).count()) / static_cast<double>(j.ideal_run_us));
+        static_cast<double>((*j.end - j.submit).count()) / static_cast<double>(j.ideal_run_us);
   }
   if (j.first_running && j.gpu_milli > 0) {
     const SimTime end = j.end.value_or(horizon);
     const double wall = static_cast<double>((end - *j.first_running).count());
-    if (wall > 0) ettr = num(gpu_value(j.productive_gpu_milli_us) / gpu_value(j.gpu_milli) / wall);
+    if (wall > 0) ettr = gpu_value(j.productive_gpu_milli_us) / gpu_value(j.gpu_milli) / wall;
   }
   RowWriter w(row);
-  w.text(csv_field(j.name)).text(j.kind).text(csv_field(j.queue));
+  w.quoted(j.name).text(j.kind).quoted(j.queue);
   w.integer(j.priority).integer(j.replicas).text(format_gpu_milli(j.gpu_milli));
   w.text(j.elastic ? "true" : "false").seconds(j.submit);
   j.first_running ? w.seconds(*j.first_running) : w.text("");
   j.end ? w.seconds(*j.end) : w.text("");
   j.first_running ? w.seconds(*j.first_running - j.submit) : w.text("");  // wait
   (j.end && !rejected) ? w.seconds(*j.end - j.submit) : w.text("");       // jct
-  w.text(j.phase).text(csv_field(j.reason));
+  w.text(j.phase).quoted(j.reason);
   w.integer(j.restarts).integer(j.backoff_count).integer(j.preemptions).integer(j.pods_failed);
-  w.seconds(SimDuration{j.ideal_run_us}).text(slowdown).text(ettr);
+  w.seconds(SimDuration{j.ideal_run_us}).general(slowdown).general(ettr);
   w.hours(j.allocated_gpu_milli_us).hours(j.productive_gpu_milli_us);
   for (const Int128 lost : j.lost_gpu_milli_us) w.hours(lost);
   w.hours(j.idle_gpu_milli_us());
-  w.text(j.pending_cause ? model::to_string(*j.pending_cause) : "")
-      .text(csv_field(j.pending_reason));
-  if (columns.cost) w.text(num(j.cost));
-  if (columns.energy) w.text(num(j.energy_kwh));
+  w.text(j.pending_cause ? model::to_string(*j.pending_cause) : "").quoted(j.pending_reason);
+  if (columns.cost) w.general(j.cost);
+  if (columns.energy) w.general(j.energy_kwh);
   row.push_back('\n');
 }
 

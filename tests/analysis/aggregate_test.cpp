@@ -69,9 +69,24 @@ TEST_CASE(
     "csv: cells a spreadsheet would run are guarded, numbers are not, and read back as written",
     "[aggregate]") {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"=1+2", "'=1+2"}, {"+cmd", "'+cmd"},  {"-2+3", "'-2+3"},        {"@SUM(A1)", "'@SUM(A1)"},
-      {"\tx", "'\tx"},   {"'=x", "''=x"},    {"-1.5", "-1.5"},         {"+2e-3", "+2e-3"},
-      {"-", "'-"},       {"plain", "plain"}, {"'quoted'", "'quoted'"}, {"=a,b", "\"'=a,b\""}};
+      {"=1+2", "'=1+2"},
+      {"+cmd", "'+cmd"},
+      {"-2+3", "'-2+3"},
+      {"@SUM(A1)", "'@SUM(A1)"},
+      {"\tx", "'\tx"},
+      {"'=x", "''=x"},
+      {"-1.5", "-1.5"},
+      {"+2e-3", "+2e-3"},
+      {"-", "'-"},
+      {"plain", "plain"},
+      {"'quoted'", "'quoted'"},
+      {"=a,b", "\"'=a,b\""},
+      // RFC 4180 quoting (append_csv_field's scan for the characters that need it).
+      {"x,y", "\"x,y\""},
+      {"say \"hi\"", "\"say \"\"hi\"\"\""},
+      {"a\nb", "\"a\nb\""},
+      {"a\rb", "\"a\rb\""},
+      {"=\"x\"", "\"'=\"\"x\"\"\""}};
   std::string text = "v\n";
   for (const auto& [cell, written] : cases) {
     CHECK(csv_field(cell) == written);
