@@ -15,8 +15,9 @@ class Boxed {
   Boxed() : p_(std::make_unique<T>()) {}
   Boxed(T value) : p_(std::make_unique<T>(std::move(value))) {}  // NOLINT: implicit, as T
   Boxed(const Boxed& o) : p_(std::make_unique<T>(*o)) {}
-  // A moved-from box holds nothing until it is assigned again (as a moved-from job is only
-  // destroyed or assigned): moving a job into the store does not allocate.
+  // Moving takes the value without allocating (a job moved into the store). The moved-from box
+  // reads as a default T, as a moved-from member would read empty, and gets a value of its own
+  // when written to: reading it is never undefined.
   Boxed(Boxed&&) noexcept = default;
   Boxed& operator=(const Boxed& o) {
     if (this != &o) *this = *o;
@@ -31,16 +32,23 @@ class Boxed {
     return *this;
   }
 
-  T& operator*() { return *p_; }
-  const T& operator*() const { return *p_; }
-  T* operator->() { return p_.get(); }
-  const T* operator->() const { return p_.get(); }
-  T* get() { return p_.get(); }
-  const T* get() const { return p_.get(); }
+  T& operator*() { return *get(); }
+  const T& operator*() const { return *get(); }
+  T* operator->() { return get(); }
+  const T* operator->() const { return get(); }
+  T* get() {
+    if (!p_) p_ = std::make_unique<T>();
+    return p_.get();
+  }
+  const T* get() const { return p_ ? p_.get() : &empty(); }
 
-  bool operator==(const Boxed& o) const { return p_ && o.p_ ? *p_ == *o.p_ : p_ == o.p_; }
+  bool operator==(const Boxed& o) const { return **this == *o; }
 
  private:
+  static const T& empty() {
+    static const T value{};
+    return value;
+  }
   std::unique_ptr<T> p_;
 };
 

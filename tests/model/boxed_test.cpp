@@ -25,13 +25,18 @@ TEST_CASE("boxed: a value on the heap, copied deeply, compared by value") {
   CHECK(a == b);
   CHECK(a.get() != b.get());
 
-  // Moving takes the value without allocating; the moved-from box takes a value again when
-  // assigned (a moved-from job is assigned or destroyed).
+  // Moving takes the value without allocating; the moved-from box reads as a default value and
+  // takes a value again when written to.
   const std::string* held = a.get();
   Boxed<std::string> c = std::move(a);
   CHECK(c.get() == held);
-  a = std::string("again");
+  const Boxed<std::string>& moved = a;
+  CHECK(moved->empty());
+  CHECK(moved == Boxed<std::string>{});
+  CHECK(Boxed<std::string>(moved)->empty());  // a copy of it too
+  a->append("again");
   CHECK(*a == "again");
+  CHECK(*c == "worker");
   Boxed<std::string> d;
   d = std::move(c);
   CHECK(d.get() == held);
