@@ -133,6 +133,49 @@ class FreeGpuIndex {
     return least;
   }
 
+  // The node ids in [from, to) at a key >= `free`, ascending: the nodes with room for a request
+  // in id order, a word of the levels at or above `free` OR-ed at a time (a rack's nodes with
+  // room without looking at each of its nodes).
+  class RoomCursor {
+   public:
+    // The next id, or -1 once there is none.
+    Id next() {
+      while (bits_ == 0) {
+        if (++w_ * 64 >= end_) return -1;
+        load();
+      }
+      const auto n = w_ * 64 + static_cast<std::size_t>(std::countr_zero(bits_));
+      bits_ &= bits_ - 1;
+      return n < end_ ? static_cast<Id>(n) : -1;
+    }
+
+   private:
+    friend class FreeGpuIndex;
+    RoomCursor(const FreeGpuIndex* idx, std::int64_t free, Id from, Id to)
+        : idx_(idx),
+          first_(static_cast<std::size_t>(idx->find_level(free) - idx->levels_.begin())) {
+      if (first_ == idx->levels_.size() || from < 0 || from >= to) return;
+      end_ = std::min(static_cast<std::size_t>(to), idx->words_ * 64);
+      w_ = static_cast<std::size_t>(from) >> 6;
+      if (w_ * 64 >= end_) return;
+      load();
+      bits_ &= ~std::uint64_t{0} << (static_cast<unsigned>(from) & 63);
+    }
+    void load() {
+      bits_ = 0;
+      for (std::size_t l = first_; l < idx_->levels_.size(); ++l)
+        bits_ |= idx_->levels_[l].words[w_];
+    }
+    const FreeGpuIndex* idx_;
+    std::size_t first_;  // the first level at or above the request
+    std::size_t w_ = 0;
+    std::size_t end_ = 0;  // one past the last id, within the words
+    std::uint64_t bits_ = 0;
+  };
+  RoomCursor at_least(std::int64_t free, Id from, Id to) const {
+    return RoomCursor(this, free, from, to);
+  }
+
   Cursor lower_bound(std::int64_t free) const {
     return Cursor(this, static_cast<std::size_t>(find_level(free) - levels_.begin()));
   }

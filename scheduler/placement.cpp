@@ -79,44 +79,35 @@ void Scheduler::Impl::collect_extra_racks(const PodInfo& p, const PlacementConte
   for (const auto& [plugin, weight] : scores) plugin->extra_racks(st, p, ctx, extra_rack_list);
 }
 
-// Whether the extra racks' nodes with room for `gpu` are better found from the free-GPU index
-// than by looking at each node of the racks: the racks are large and the nodes with room few.
-// If so, `room` holds every node whose free GPUs (before reservations) reach `gpu`, by id.
-bool Scheduler::Impl::few_with_room(std::int64_t gpu) {
-  constexpr std::size_t kLargeRacks = 128;
+// How many nodes the extra racks hold (each rack once).
+std::size_t Scheduler::Impl::extra_rack_nodes() const {
   std::size_t nodes = 0;
-  for (const std::int32_t r : extra_rack_list)
-    nodes += snap->racks()[static_cast<std::size_t>(r)].nodes.size();
-  if (nodes < kLargeRacks) return false;
-  const std::size_t cap = nodes / 8;
-  room.clear();
-  bool many = false;
-  st.walk_up(gpu, [&](NodeId n) {
-    if (room.size() >= cap) return many = true;
-    room.push_back(n);
-    return false;
-  });
-  if (many) return false;
-  std::sort(room.begin(), room.end());
-  return true;
+  for (auto r = extra_rack_list.begin(); r != extra_rack_list.end(); ++r)
+    if (std::find(extra_rack_list.begin(), r, *r) == r)
+      nodes += snap->racks()[static_cast<std::size_t>(*r)].nodes.size();
+  return nodes;
 }
 
-// The extra racks' nodes in `room`, considered as the loop over `extra` in search_whole would:
-// the same nodes in the same order, since a node the index leaves out has fewer free GPUs than
-// `gpu` before reservations, so fewer after them too, and no walk reaches it. Only the deferral
-// of those is left out (a failure searches again, find_node_whole). True when `consider` stops.
+// The extra racks' nodes with room, considered as the loop over `extra` in search_whole would:
+// the same nodes in the same order. The snapshot's index holds each node at its free GPUs before
+// this cycle's placements and reservations, at least what the cycle sees (outside a preemption
+// trial nothing is given back beyond it), so every node with room in the cycle is among those it
+// gives, in id order within a rack's id range. The loop's deferrals of the nodes without room are
+// left out: they only make a failure's node tally, and a failure searches again without the index
+// (find_node_whole); no later walk looks at a node without room. True when `consider` stops.
 template <class F>
 bool Scheduler::Impl::consider_room(std::int64_t gpu, F&& consider) {
   room_used = true;
-  for (const std::int32_t r : extra_rack_list)
-    for (const NodeId n : room) {
-      if (node(n).rack != r) continue;
-      if (st.free(n, kDimGpu) < gpu) {
-        defer_reject(n);
-        continue;
-      }
+  const FreeGpuIndex& index = snap->nodes_by_free_gpu();
+  for (const std::int32_t r : extra_rack_list) {
+    const auto& members = snap->racks()[static_cast<std::size_t>(r)].nodes;
+    if (members.empty()) continue;
+    auto with_room = index.at_least(gpu, members.front(), members.back() + 1);
+    for (NodeId n = with_room.next(); n >= 0; n = with_room.next()) {
+      if (node(n).rack != r || st.free(n, kDimGpu) < gpu) continue;
       if (consider(n)) return true;
     }
+  }
   return false;
 }
 
@@ -185,7 +176,11 @@ std::optional<NodeId> Scheduler::Impl::search_whole(const PodInfo& p, const Queu
   // terminating pods' nodes and victims in the bonus this was most of a busy cluster's time.
   const bool bonus_walk = st.bonus_active() && gpu > 0;
   collect_extra_racks(p, ctx);
-  if (by_room && !st.bonus_active() && gpu > 0 && few_with_room(gpu)) {
+  // Large racks' nodes with room are better found through the free-GPU index than by looking at
+  // each of their nodes (a cluster without nodesPerRack is one rack of every node).
+  constexpr std::size_t kLargeRacks = 128;
+  const std::size_t rack_nodes = extra_rack_nodes();
+  if (by_room && !st.bonus_active() && gpu > 0 && rack_nodes >= kLargeRacks) {
     if (consider_room(gpu, consider)) return best;
   } else {
     expand_extra(!bonus_walk);
@@ -204,6 +199,9 @@ std::optional<NodeId> Scheduler::Impl::search_whole(const PodInfo& p, const Queu
   }
   if (bonus_walk && st.walk_bonus(gpu, consider)) return best;
   if (bonus_only_extra()) return best;
+  // The extra racks hold every present node: each node a walk below would reach has been a
+  // candidate already (first_feasible turns it away), so the walk could change nothing.
+  if (!st.bonus_active() && rack_nodes == snap->nodes_by_free_gpu().size()) return best;
   if (spread_walk) {
     st.walk_down(gpu, consider);
     return best;

@@ -154,8 +154,7 @@ struct Scheduler::Impl {
   std::vector<QueueId> victims_from_list;
   std::vector<NodeId> extra;
   std::vector<std::int32_t> extra_rack_list;  // the score plugins' extra racks, in order
-  std::vector<NodeId> room;                   // few_with_room: nodes with room for the pod, by id
-  bool room_used = false;  // the last search_whole took the extra racks' nodes from `room`
+  bool room_used = false;  // the last search_whole took the extra racks' nodes from the index
   std::vector<NodeId> gang_nodes;
   std::vector<PodId> pending, core, surplus;
   // Reused buffers of the hot path (no allocation per attempt once warm).
@@ -258,8 +257,8 @@ struct Scheduler::Impl {
   // itself) the nodes getting resources back.
   void collect_extra(const PodInfo& p, const PlacementContext& ctx, bool with_bonus = true);
   void collect_extra_racks(const PodInfo& p, const PlacementContext& ctx);  // extra_rack_list
-  void expand_extra(bool with_bonus);  // `extra` from extra_rack_list (and the bonus nodes)
-  bool few_with_room(std::int64_t gpu);
+  void expand_extra(bool with_bonus);    // `extra` from extra_rack_list (and the bonus nodes)
+  std::size_t extra_rack_nodes() const;  // the nodes of the extra racks, each rack once
   template <class F>
   bool consider_room(std::int64_t gpu, F&& consider);
   // find_node_whole or find_node_shared, keeping the node tally of a failure for the pending
@@ -280,7 +279,7 @@ struct Scheduler::Impl {
     ++visited;
     deferred.push_back(n);
   }
-  // by_room: the extra racks' nodes may come from the free-GPU index (few_with_room).
+  // by_room: the extra racks' nodes may come from the free-GPU index (large racks).
   std::optional<NodeId> search_whole(const PodInfo& p, const QueueInfo* q, bool by_room);
   std::int64_t max_weighted_score(const PodInfo& p, const Reach& reach,
                                   const PlacementContext& ctx) const;

@@ -2,6 +2,7 @@
 // of (free GPU, node id) it replaced (docs/scheduler.md "Scale").
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <limits>
 #include <random>
 #include <set>
@@ -28,6 +29,22 @@ std::vector<Key> walk_down(const FreeGpuIndex& idx) {
 std::vector<Key> set_up(const std::set<Key>& s, std::int64_t from) {
   return {s.lower_bound({from, std::numeric_limits<std::int32_t>::min()}), s.end()};
 }
+// The ids in [from, to) at a key >= `free`, in id order, by at_least.
+std::vector<std::int32_t> ids_at_least(const FreeGpuIndex& idx, std::int64_t free,
+                                       std::int32_t from, std::int32_t to) {
+  std::vector<std::int32_t> out;
+  auto c = idx.at_least(free, from, to);
+  for (auto n = c.next(); n >= 0; n = c.next()) out.push_back(n);
+  return out;
+}
+std::vector<std::int32_t> set_ids_at_least(const std::set<Key>& s, std::int64_t free,
+                                           std::int32_t from, std::int32_t to) {
+  std::vector<std::int32_t> out;
+  for (const auto& [key, id] : s)
+    if (key >= free && id >= from && id < to) out.push_back(id);
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 }  // namespace
 
@@ -48,6 +65,16 @@ TEST_CASE("free index: walks in (free, id) order, up from a key and down from th
   CHECK(walk_up(idx, 9000).empty());
   CHECK(walk_down(idx) ==
         std::vector<Key>{{8000, 3}, {8000, 1}, {4000, 5000}, {4000, 70}, {0, 200}});
+  // In id order, the nodes at or above a key within an id range (a rack's nodes with room).
+  CHECK(ids_at_least(idx, 1, 0, 6000) == std::vector<std::int32_t>{1, 3, 70, 5000});
+  CHECK(ids_at_least(idx, 0, 0, 6000) == std::vector<std::int32_t>{1, 3, 70, 200, 5000});
+  CHECK(ids_at_least(idx, 4001, 0, 6000) == std::vector<std::int32_t>{1, 3});
+  CHECK(ids_at_least(idx, 1, 2, 70) == std::vector<std::int32_t>{3});  // `to` excluded
+  CHECK(ids_at_least(idx, 1, 64, 71) == std::vector<std::int32_t>{70});
+  CHECK(ids_at_least(idx, 9000, 0, 6000).empty());
+  CHECK(ids_at_least(idx, 1, 5001, 1 << 20).empty());     // past the last word
+  CHECK(ids_at_least(idx, 1, 10, 10).empty());            // an empty range
+  CHECK(ids_at_least(idx, 1, 1 << 20, 1 << 21).empty());  // beyond every word
   idx.erase(8000, 1);
   idx.erase(8000, 1);     // absent: nothing
   idx.erase(1234, 3);     // no such level: nothing
@@ -87,6 +114,9 @@ TEST_CASE("free index: random moves keep the order of an ordered set", "[snapsho
             static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(levels + 1)) * 1000 - 500;
         REQUIRE(walk_up(idx, from) == set_up(ref, from));
         REQUIRE(walk_down(idx) == std::vector<Key>(ref.rbegin(), ref.rend()));
+        const auto lo = static_cast<std::int32_t>(rng() % static_cast<std::uint64_t>(nodes));
+        const auto hi = lo + static_cast<std::int32_t>(rng() % 300);
+        REQUIRE(ids_at_least(idx, from, lo, hi) == set_ids_at_least(ref, from, lo, hi));
         REQUIRE(idx.size() == ref.size());
       }
     }
