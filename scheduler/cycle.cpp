@@ -200,10 +200,15 @@ void Scheduler::Impl::t9k_stage() {
   const auto nodes = static_cast<std::int32_t>(snap->nodes_by_free_gpu().size());
   if (capacity_hash.first != nodes) capacity_hash = {nodes, hash_of(PendingCause::Capacity, nodes)};
   if (skip.size() < nq) skip.resize(nq);
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), after);
-    const QueueId q = heap.back();
-    heap.pop_back();
+  QueueId alone = kNone;  // a queue with groups left that the heap, empty, would give back at once
+  while (alone != kNone || !heap.empty()) {
+    QueueId q = alone;
+    alone = kNone;
+    if (q == kNone) {
+      std::pop_heap(heap.begin(), heap.end(), after);
+      q = heap.back();
+      heap.pop_back();
+    }
     const auto& index = queue(q).pending_index;
     auto& it = cursor[static_cast<std::size_t>(q)];
     // Skipped attempts change nothing and, with skip-and-continue, their outcome does not
@@ -270,6 +275,10 @@ void Scheduler::Impl::t9k_stage() {
       continue;
     }
     if (it < index.size()) {
+      if (heap.empty()) {
+        alone = q;  // a deep queue's walk goes on without a push and a pop per attempt
+        continue;
+      }
       heap.push_back(q);
       std::push_heap(heap.begin(), heap.end(), after);
     }
