@@ -81,6 +81,7 @@ bool Scheduler::Impl::queue_may_preempt(QueueId q) const {
 // lower bound as what it asks), or every node short of GPUs for its smallest pod.
 bool Scheduler::Impl::skippable(const PendingEntry& e, QueueId q, std::int64_t max_free,
                                 bool gang) {
+  look_at(q, e);
   const GroupId g = group_of(e.key);
   if (!st.reservations().empty() && st.has_reservation(g)) return false;
   const std::int64_t limit = gpu_quota[static_cast<std::size_t>(q)];
@@ -151,7 +152,7 @@ std::uint64_t Scheduler::Impl::capacity_skip_hash(const PendingEntry& e) const {
 // below it may pass it: skippable() would report nothing), the lowest value otherwise (visit),
 // the highest for a dead entry.
 std::int64_t Scheduler::Impl::skip_value(const PendingEntry& e) const {
-  if (e.dead) return MinTree::kHighest;
+  if (e.dead || e.passable) return MinTree::kHighest;  // a lazy gang: the mask tree's
   const bool short_of_pods = !permits.empty() && !e.running && e.pending_pods < e.need;
   return !short_of_pods && e.reported == (capacity_skip_hash(e) | 1)
              ? e.min_gpu
@@ -162,17 +163,27 @@ MinTree& Scheduler::Impl::skip_tree(QueueId q) {
   auto& s = skip[static_cast<std::size_t>(q)];
   const auto& info = queue(q);
   const auto& index = info.pending_index;
+  const bool lazy_on = lazy_allowed();
+  MaskTree* masks = lazy_on ? &lazy[static_cast<std::size_t>(q)].tree : nullptr;
   if (!s.valid || info.relaid || s.nodes != capacity_hash.first ||
       index.size() > s.tree.capacity()) {
     s.tree.reset(2 * index.size() + 64);  // room to append before the next build
-    for (std::size_t i = 0; i < index.size(); ++i) s.tree.load(i, skip_value(index[i]));
+    if (masks) masks->reset(2 * index.size() + 64);
+    for (std::size_t i = 0; i < index.size(); ++i) {
+      if (masks) masks->load(i, refresh_lazy(q, i));
+      s.tree.load(i, skip_value(index[i]));
+    }
     s.tree.rebuild();
+    if (masks) masks->rebuild();
     s.valid = true;
     s.nodes = capacity_hash.first;
     info.relaid = false;
   } else {
-    for (const std::uint32_t pos : info.touched)
-      if (pos < index.size()) s.tree.set(pos, skip_value(index[pos]));
+    for (const std::uint32_t pos : info.touched) {
+      if (pos >= index.size()) continue;
+      if (masks) masks->set(pos, refresh_lazy(q, pos));
+      s.tree.set(pos, skip_value(index[pos]));
+    }
   }
   info.touched.clear();
   return s.tree;
@@ -200,6 +211,8 @@ void Scheduler::Impl::t9k_stage() {
   const auto nodes = static_cast<std::int32_t>(snap->nodes_by_free_gpu().size());
   if (capacity_hash.first != nodes) capacity_hash = {nodes, hash_of(PendingCause::Capacity, nodes)};
   if (skip.size() < nq) skip.resize(nq);
+  const bool lazy_on = lazy_allowed();
+  if (lazy_on && lazy.size() < nq) lazy.resize(nq);
   QueueId alone = kNone;  // a queue with groups left that the heap, empty, would give back at once
   while (alone != kNone || !heap.empty()) {
     QueueId q = alone;
@@ -211,6 +224,7 @@ void Scheduler::Impl::t9k_stage() {
     }
     const auto& index = queue(q).pending_index;
     auto& it = cursor[static_cast<std::size_t>(q)];
+    if (lazy_on) rotate_lazy(q);
     // Skipped attempts change nothing and, with skip-and-continue, their outcome does not
     // matter; a failed attempt leaves the queue ranks unchanged, so the same queue would be
     // popped again: walking its run of skippable groups here is the same sequence. (With
@@ -229,7 +243,8 @@ void Scheduler::Impl::t9k_stage() {
       if (plain) {
         MinTree& tree = skip_tree(q);
         for (;;) {
-          const std::size_t next = tree.first_at_most(it, max_free);
+          std::size_t next = tree.first_at_most(it, max_free);
+          if (lazy_on) next = std::min(next, lazy_next(q, it, max_free));
           it = std::min(next, index.size());
           if (it == index.size() || !skippable(index[it], q, max_free, gang)) break;
           tree.set(it, skip_value(index[it]));
@@ -283,6 +298,7 @@ void Scheduler::Impl::t9k_stage() {
       std::push_heap(heap.begin(), heap.end(), after);
     }
   }
+  if (lazy_on) close_lazy_tables();
 }
 
 void Scheduler::Impl::mark_evicted(PodId p, char how) {
@@ -341,6 +357,7 @@ bool Scheduler::Impl::place_individually(QueueId q, PodId id) {
 // the resources coming back suffice); placed, or unable to use it now, it is released for the
 // rest of the cycle (the snapshot drops it once the group is bound).
 Outcome Scheduler::Impl::attempt_group(QueueId q, const PendingEntry& entry) {
+  look_at(q, entry);
   const GroupId gid = group_of(entry.key);
   const GroupInfo& g = group(gid);
   st.set_viewer(Viewer{false, gid, q, queue(q).priority, g.order_key(gid)});
@@ -532,8 +549,10 @@ void Scheduler::Impl::default_stage() {
 
 Decisions Scheduler::Impl::run(const ClusterSnapshot& s, model::SimTime now) {
   snap = &s;
+  ++run_no;
   if (skip_snapshot != &s) {  // the skip trees follow one snapshot's changes
     for (auto& k : skip) k.valid = false;
+    lazy.clear();
     skip_snapshot = &s;
   }
   st.reset(s);

@@ -28,6 +28,10 @@ Decisions Scheduler::schedule(const ClusterSnapshot& snapshot, model::SimTime no
   return impl_->run(snapshot, now);
 }
 
+std::vector<PendingReason> Scheduler::lazy_reasons(const ClusterSnapshot& snapshot) {
+  return impl_->lazy_reasons(snapshot);
+}
+
 std::optional<Rejection> Scheduler::admit(const ClusterSnapshot& snapshot,
                                           const AdmissionRequest& request) const {
   const std::string qname = request.queue.empty() ? model::kDefaultQueue : request.queue;

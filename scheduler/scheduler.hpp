@@ -126,6 +126,10 @@ struct Decisions {
   // whose reason differs from the one the previous cycle gave them, or that were not pending
   // then: like Kubernetes' event aggregation, an unchanged reason is not repeated.
   std::vector<PendingReason> pending;
+  // Waiting groups marked lazy (ClusterSnapshot::set_lazy) that the cycle looked at again: the
+  // reason each had in the cycle before, which that cycle passed by without reporting. Applied
+  // before `pending`, and never a change of cause (docs/scheduler.md "Deep queues").
+  std::vector<PendingReason> caught_up;
   bool empty() const { return bindings.empty() && evictions.empty(); }
 };
 
@@ -150,6 +154,9 @@ class Scheduler {
   Scheduler& operator=(Scheduler&&) noexcept;
 
   Decisions schedule(const ClusterSnapshot& snapshot, model::SimTime now);
+  // After the last cycle: for each waiting group marked lazy whose reason that cycle passed by
+  // without reporting, that reason (as Decisions::caught_up).
+  std::vector<PendingReason> lazy_reasons(const ClusterSnapshot& snapshot);
 
   // Admission (the world calls it when a PodGroup or a bare T9k pod is created): rejects when the
   // queue does not exist, is closed (§8.8, §11 Q15), or, with QuotaMode::RejectAtAdmission,

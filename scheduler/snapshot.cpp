@@ -155,6 +155,21 @@ void ClusterSnapshot::touch(QueueInfo& q, std::size_t pos) {
   q.touched.push_back(static_cast<std::uint32_t>(pos));
 }
 
+void ClusterSnapshot::set_lazy(GroupId g, std::uint64_t sequence, bool lazy) {
+  if (g < 0 || static_cast<std::size_t>(g) >= groups_.size()) return;
+  const auto& info = groups_[static_cast<std::size_t>(g)];
+  if (info.queue == kNone || info.sequence != sequence) return;
+  auto& q = queues_[static_cast<std::size_t>(info.queue)];
+  auto& idx = q.pending_index;
+  const GroupOrderKey key = info.order_key(g);
+  const auto it =
+      std::lower_bound(idx.begin(), idx.end(), key,
+                       [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
+  if (it == idx.end() || it->key != key || it->dead || it->lazy == lazy) return;
+  it->lazy = lazy;
+  touch(q, static_cast<std::size_t>(it - idx.begin()));
+}
+
 void ClusterSnapshot::pending_erase(QueueId q, const GroupOrderKey& key) {
   auto& info = queues_[static_cast<std::size_t>(q)];
   auto& idx = info.pending_index;

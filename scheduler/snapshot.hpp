@@ -141,6 +141,17 @@ struct PendingEntry {
   // entry lives exactly as long as the group is pending); beside the entry so that a cycle
   // walking thousands of unchanged groups reads no other memory. No decision reads it.
   mutable std::uint64_t reported = 0;
+  // The world has published this wait and since kept a later reason of the same cause, Capacity
+  // (set_lazy): its capacity reasons may go unreported while they change, the last one given
+  // when the group is next looked at (Decisions::caught_up). No decision reads it.
+  mutable bool lazy = false;
+  // The scheduler's lazy bookkeeping (lazy_waits.cpp): whether its walks pass the group by its
+  // size bit, since which cycle, with what size, and the last cycle whose reason `reported`
+  // holds. No decision reads them.
+  mutable bool passable = false;
+  mutable std::uint32_t passable_since = 0;
+  mutable std::int32_t passed_size = 0;
+  mutable std::uint32_t reported_run = 0;
 };
 
 struct QueueInfo {
@@ -288,6 +299,10 @@ class ClusterSnapshot {
   // snapshot and empty amounts are skipped; an empty plan clears). Ignored for an unknown group
   // or one that no longer needs it (see THE CONTRACT).
   void nominate(const std::string& group_key, const std::vector<NodeReservation>& plan);
+  // Marks the waiting group g (of creation sequence `sequence`) as one whose capacity reasons
+  // need not be reported while they change (PendingEntry::lazy), or no longer; nothing when it
+  // is not waiting. The world's scheduling driver calls it (issue 49).
+  void set_lazy(GroupId g, std::uint64_t sequence, bool lazy);
 
   // ---- read side (scheduler) -----------------------------------------------------------------
   const ResourceTable& resources() const { return resources_; }

@@ -135,6 +135,7 @@ void SchedulingDriver::cycle() {
   ++cycles_;
   if (!pins_.empty()) bind_pinned();
   const scheduler::Decisions d = sched_.schedule(snap_, k_.now());
+  catch_up(d.caught_up);  // before placed() publishes a last reason
   // Gangs being admitted in this cycle: T9k groups with no member bound before it. A running
   // group that lost members gets its replacements one by one (§11 Q10), so only admissions
   // must reach minMember at once.
@@ -213,6 +214,27 @@ void SchedulingDriver::note_pending(const std::vector<scheduler::PendingReason>&
       publish_pending(*owner, w);
     else
       w.dirty = true;
+    // A published wait whose reason since is still a capacity one: until its cause changes only
+    // its last reason is used (placed, finish), so the scheduler may pass it by and give that
+    // reason when it next looks at it (ClusterSnapshot::set_lazy, issue 49).
+    const bool lazy = w.dirty && w.last.cause == model::PendingCause::Capacity;
+    if (r.group != scheduler::kNone && lazy != w.lazy) {
+      snap_.set_lazy(r.group, r.sequence, lazy);
+      w.lazy = lazy;
+    }
+  }
+}
+
+// A lazy job's reason in a cycle that passed it by: its last reason, not published (its cause is
+// the published one).
+void SchedulingDriver::catch_up(const std::vector<scheduler::PendingReason>& reasons) {
+  for (const auto& r : reasons) {
+    const auto owner = owner_of(r);
+    if (!owner || *owner >= waiting_slot_.size() || waiting_slot_[*owner] == kNoSlot) continue;
+    Waiting& w = waiting_[waiting_slot_[*owner]];
+    if (!w.active) continue;
+    w.last = r;
+    w.message.clear();
   }
 }
 
@@ -247,12 +269,15 @@ void SchedulingDriver::placed(JobId id) {
   if (id >= waiting_slot_.size() || waiting_slot_[id] == kNoSlot) return;
   Waiting& w = waiting_[waiting_slot_[id]];
   if (w.dirty) publish_pending(id, w);
+  // The wait is over: a later one of the same group (a replacement pod) is published anew.
+  if (w.lazy) snap_.set_lazy(w.last.group, w.last.sequence, false);
   w = Waiting{};
   waiting_free_.push_back(waiting_slot_[id]);
   waiting_slot_[id] = kNoSlot;
 }
 
 void SchedulingDriver::finish() {
+  catch_up(sched_.lazy_reasons(snap_));
   for (JobId id = 0; id < waiting_slot_.size(); ++id) {
     if (waiting_slot_[id] == kNoSlot) continue;
     Waiting& w = waiting_[waiting_slot_[id]];

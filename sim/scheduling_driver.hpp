@@ -92,6 +92,7 @@ class SchedulingDriver final : public kernel::EventHandler,
   void arm_max_duration();
   void check_after_bindings(const scheduler::Decisions& d, const std::set<JobId>& admitted);
   void note_pending(const std::vector<scheduler::PendingReason>& reasons);
+  void catch_up(const std::vector<scheduler::PendingReason>& reasons);
   std::optional<JobId> owner_of(const scheduler::PendingReason& r);
   void placed(JobId id);  // the job's first pod is bound: its wait is over
 
@@ -101,6 +102,7 @@ class SchedulingDriver final : public kernel::EventHandler,
     scheduler::PendingReason last;
     std::string message;      // describe(last), formatted only when published or pinned
     bool dirty = false;       // `last` differs from what was published (same cause)
+    bool lazy = false;        // the scheduler may pass it by (ClusterSnapshot::set_lazy)
     std::uint64_t cycle = 0;  // the last cycle that gave the job a reason
   };
   Waiting& waiting(JobId id);

@@ -20,6 +20,7 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "scheduler/cycle_state.hpp"
+#include "scheduler/mask_tree.hpp"
 #include "scheduler/min_tree.hpp"
 #include "scheduler/scheduler.hpp"
 #include "scheduler/stages.hpp"
@@ -177,6 +178,51 @@ struct Scheduler::Impl {
   std::int32_t skip_pods(const PendingEntry& e) const;
   std::uint64_t capacity_skip_hash(const PendingEntry& e) const;
   MinTree& skip_tree(QueueId q);  // brought up to date with the snapshot's notes
+  // Lazy waiting gangs (PendingEntry::lazy; lazy_waits.cpp, issue 49): in a plain queue, the
+  // gangs of one shape whose wait the world has published and whose capacity reasons it only
+  // needs at the end are passed by a mask tree instead of being attempted again for a reason that
+  // changes with every capacity change; a gang is caught up (Decisions::caught_up) with the
+  // reason it had in the last walk when the walk next looks at it.
+  std::uint32_t run_no = 0;  // cycles run (PendingEntry::reported_run)
+  struct LazyTable {         // how one cycle's walk passed a queue's lazy gangs
+    std::uint32_t run = 0;
+    bool skip_zone = false;  // the gangs from skip_from on were passed for capacity (skippable)
+    GroupOrderKey skip_from{};
+    std::int32_t nodes = 0;   // the node count of that capacity reason
+    std::int32_t epoch = -1;  // the view epoch of the passes before, by uniform_gang_memo
+    std::vector<std::optional<KnownFailure>> memo;  // by size rank: uniform_gang_memo's failure
+  };
+  struct LazyClass {
+    ShapeId shape = kNone;            // the one shape whose gangs are passed (the first seen lazy)
+    std::int64_t gpu = 0;             // its GPUs (PendingEntry::min_gpu)
+    std::vector<std::int32_t> sizes;  // by rank, a bit of the masks: the gang sizes seen
+    MaskTree tree;                    // by position in pending_index: a passable gang's size bit
+    std::uint64_t memo_ok = 0;  // sizes whose failure uniform_gang_memo holds, of cause Capacity
+    std::int32_t memo_epoch = -1;
+    std::uint32_t memo_run = 0;
+    std::size_t memo_seen = 0;  // uniform_gang_memo.size() when memo_ok was brought up to date
+    LazyTable prev, cur;        // the queue's last walk before this cycle's, and this cycle's
+  };
+  std::vector<LazyClass> lazy;  // by QueueId
+  bool lazy_allowed() const;    // the options let a gang's failure be known without its pods
+  // Whether the entry is passable now, brought into its class (PendingEntry::passable).
+  bool passable_now(QueueId q, const PendingEntry& e);
+  std::uint64_t size_bit(const LazyClass& lc, std::int32_t size) const;
+  void rotate_lazy(QueueId q);  // at the queue's first walk in a cycle
+  // The next position from `from` where the walk must look at a lazy gang (MaskTree::kNone for
+  // none); the gangs before it are passed, and the cycle's table says how.
+  std::size_t lazy_next(QueueId q, std::size_t from, std::int64_t max_free);
+  bool passed_in(const LazyTable& t, const PendingEntry& e) const;
+  // The reason a gang passed in the walk of table t had then, and its report hash.
+  std::optional<std::pair<PendingReason, std::uint64_t>> passed_reason(const LazyTable& t,
+                                                                       QueueId q,
+                                                                       const PendingEntry& e) const;
+  void catch_up(const LazyTable& t, QueueId q, const PendingEntry& e,
+                std::vector<PendingReason>& to);
+  void look_at(QueueId q, const PendingEntry& e);  // before the walk reports anything for it
+  std::uint64_t refresh_lazy(QueueId q, std::size_t pos);  // an entry's size bit, refreshed
+  void close_lazy_tables();                                // at the end of the T9k stage
+  std::vector<PendingReason> lazy_reasons(const ClusterSnapshot& s);
   std::vector<QueueId> heap;
   // By QueueId, for the fast skip (t9k_stage): a failing group of this queue would look for
   // victims, and the queue's GPU quota (max when unlimited).

@@ -26,20 +26,6 @@ using t9k::testing::Recording;
 
 namespace {
 
-struct Rand {  // SplitMix64, as in property_test.cpp
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  int uniform(int lo, int hi) {
-    return lo + static_cast<int>(next() % static_cast<std::uint64_t>(hi - lo + 1));
-  }
-  bool chance(int percent) { return uniform(0, 99) < percent; }
-};
-
 // The snapshot's derived indexes match a recomputation from its objects.
 void check_indexes(const ClusterSnapshot& s) {
   DenseRes free_sum;

@@ -2,6 +2,7 @@
 // and applies decisions the way sim/ will (bindings bind; evictions delete the pod at once).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -34,6 +35,22 @@ inline ResourceList share(std::int64_t milli, std::int64_t cpu = 0) {
 }
 
 inline model::SimTime sec(std::int64_t s) { return model::SimTime{kernel::seconds(s)}; }
+
+// SplitMix64: our own generator for random histories, so that the cases do not depend on the
+// standard library.
+struct Rand {
+  std::uint64_t s;
+  std::uint64_t next() {
+    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  int uniform(int lo, int hi) {
+    return lo + static_cast<int>(next() % static_cast<std::uint64_t>(hi - lo + 1));
+  }
+  bool chance(int percent) { return uniform(0, 99) < percent; }
+};
 
 struct TestWorld {
   ClusterSnapshot snap;

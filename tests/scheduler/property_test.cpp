@@ -12,20 +12,6 @@ using namespace t9k::scheduler::testing;
 
 namespace {
 
-// SplitMix64: our own generator, so the cases do not depend on the standard library.
-struct Rand {
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  int uniform(int lo, int hi) {
-    return lo + static_cast<int>(next() % static_cast<std::uint64_t>(hi - lo + 1));
-  }
-};
-
 struct GroupSpec {
   std::string queue;
   int min_member;

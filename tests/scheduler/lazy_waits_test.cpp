@@ -1,0 +1,244 @@
+// Lazy waiting gangs (scheduler/lazy_waits.cpp, issue 49): a world that marks its published
+// capacity waits lazy, as sim's SchedulingDriver does, must publish exactly what a world that
+// marks nothing publishes, and the scheduler must decide exactly the same, while looking at far
+// fewer waiting gangs. Random histories of a deep queue of gangs of one-GPU pods (the PAI
+// backlog's shape) with other shapes beside them, nodes that fail and come back, pods and groups
+// deleted, minMember changed.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "fixtures.hpp"
+
+using namespace t9k::scheduler;
+using namespace t9k::scheduler::testing;
+
+namespace lazy_waits_test {  // named: the suite builds as one unit
+
+// What sim/scheduling_driver.cpp does with the reasons of T9k groups: a wait is published when
+// it begins or its cause changes; later reasons of the same cause are kept, and the last one is
+// published when the group is placed or the run ends. A lazy world marks such waits lazy.
+struct MiniDriver {
+  struct Wait {
+    bool active = false, dirty = false, lazy = false;
+    PendingReason last;
+    std::uint64_t cycle = 0;
+  };
+  bool lazy_world = false;
+  std::map<std::string, Wait> waits;  // by group key (the test world's sequences are all 0)
+  std::vector<std::string> log;       // what is published, in order
+  std::uint64_t cycles = 0;
+
+  static bool bound(const ClusterSnapshot& snap, GroupId g) {
+    const auto& info = snap.groups()[static_cast<std::size_t>(g)];
+    return info.n_bound + info.n_succeeded > 0;
+  }
+  static const std::string& key_of(const ClusterSnapshot& snap, GroupId g) {
+    return snap.groups()[static_cast<std::size_t>(g)].key;
+  }
+  void publish(const ClusterSnapshot& snap, const std::string& key, const Wait& w) {
+    log.push_back("c" + std::to_string(cycles) + " " + key + " " + describe(w.last, snap));
+  }
+  void catch_up(const ClusterSnapshot& snap, const std::vector<PendingReason>& reasons) {
+    for (const auto& r : reasons) {
+      auto it = waits.find(key_of(snap, r.group));
+      if (it == waits.end() || !it->second.active) continue;
+      CHECK(it->second.dirty);  // only a published wait with a later reason is lazy
+      CHECK(it->second.last.cause == r.cause);
+      it->second.last = r;
+    }
+  }
+  // Before the decisions are applied: the groups they place end their waits.
+  void placed(ClusterSnapshot& snap, const TestWorld& w, const Decisions& d) {
+    for (const auto& b : d.bindings) {
+      const auto g = snap.find_group(w.pods.at(b.pod).pod_group);
+      if (!g) continue;
+      const auto it = waits.find(key_of(snap, *g));
+      if (it == waits.end()) continue;
+      if (it->second.dirty) publish(snap, it->first, it->second);
+      if (lazy_world && it->second.lazy) snap.set_lazy(*g, it->second.last.sequence, false);
+      waits.erase(it);
+    }
+  }
+  void note(ClusterSnapshot& snap, const Decisions& d) {
+    ++cycles;
+    for (const auto& r : d.pending) {
+      if (r.group == kNone || bound(snap, r.group)) continue;
+      const std::string& key = key_of(snap, r.group);
+      Wait& w = waits[key];
+      if (w.cycle == cycles) continue;
+      w.cycle = cycles;
+      const bool new_cause = !w.active || !r.continued || w.last.cause != r.cause;
+      w.active = true;
+      w.last = r;
+      w.dirty = !new_cause;
+      if (new_cause) publish(snap, key, w);
+      const bool lazy = w.dirty && w.last.cause == PendingCause::Capacity;
+      if (lazy != w.lazy) {
+        if (lazy_world) snap.set_lazy(r.group, r.sequence, lazy);
+        w.lazy = lazy;
+      }
+    }
+  }
+  void finish(ClusterSnapshot& snap, Scheduler& s) {
+    if (lazy_world) catch_up(snap, s.lazy_reasons(snap));
+    for (const auto& [key, w] : waits) {
+      const auto g = snap.find_group(key);  // still a pending group of the snapshot
+      if (w.active && w.dirty && g && snap.groups()[static_cast<std::size_t>(*g)].n_pending > 0)
+        publish(snap, key, w);
+    }
+  }
+};
+
+struct Outcome {
+  std::vector<std::string> log;
+  std::vector<std::string> bindings;
+  std::size_t reasons = 0;  // reports, the work that laziness saves
+};
+
+Outcome run(std::uint64_t seed, bool lazy, bool one_rack) {
+  Rand r{seed};
+  TestWorld w;
+  SchedulerOptions opt;
+  opt.preemption = false;
+  Scheduler s(opt);
+  MiniDriver driver;
+  driver.lazy_world = lazy;
+  Outcome out;
+  const int nodes = r.uniform(4, 12);
+  auto add_node = [&](int i) {
+    w.add_node("n" + std::to_string(i), res(64, 8, 512), one_rack ? "r0" : "",
+               one_rack ? "s0" : "");
+  };
+  for (int i = 0; i < nodes; ++i) add_node(i);
+  w.add_queue("deep", 1);
+  w.add_queue("other", 0);
+  const int sizes[] = {1, 2, 3, 4, 4, 6, 8, 8, 12, 16, 24};
+  std::map<std::string, std::vector<std::string>> groups;
+  std::vector<std::string> gone_pods;  // deleted pods of waiting gangs, recreated a round later
+  std::vector<int> down;               // nodes removed, added back later
+  int next = 0;
+  std::int64_t now = 1000;
+  for (int round = 0; round < 160; ++round) {
+    INFO("seed " << seed << " round " << round);
+    now += r.uniform(0, 4);
+    for (const auto& p : gone_pods) {
+      const std::string g = p.substr(0, p.find('-'));
+      if (groups.count(g) && !w.pods.count(p)) w.add_pod(p, g, res(1, 1, 4));
+    }
+    gone_pods.clear();
+    for (int a = r.uniform(0, 6); a > 0; --a) {
+      const std::string g = "g" + std::to_string(next++);
+      const int n = sizes[r.uniform(0, 10)];
+      const bool deep = !r.chance(15);
+      w.add_group(g, deep ? "deep" : "other", n);
+      const ResourceList req = deep ? res(1, 1, 4) : res(2, r.uniform(0, 2) * 2, 8);
+      for (int k = 0; k < n; ++k) {
+        const std::string p = g + "-" + std::to_string(k);
+        w.add_pod(p, g, req);
+        groups[g].push_back(p);
+      }
+    }
+    // Running pods finish; now and then a whole group goes, a waiting gang loses a pod (too few
+    // members for a round) or gets another minMember.
+    std::vector<std::string> running;
+    for (const auto& [name, p] : w.pods)
+      if (!p.node_name.empty()) running.push_back(name);
+    for (const auto& name : running)
+      if (r.chance(10)) {
+        w.snap.release(name, true);
+        w.snap.remove_pod(name);
+        w.pods.erase(name);
+      }
+    if (r.chance(20) && !groups.empty()) {
+      auto it = groups.begin();
+      std::advance(it, r.uniform(0, static_cast<int>(groups.size()) - 1));
+      if (r.chance(50)) {
+        for (const auto& p : it->second)
+          if (w.pods.count(p)) {
+            w.snap.remove_pod(p);
+            w.pods.erase(p);
+          }
+        w.snap.remove_pod_group(it->first);
+        groups.erase(it);
+      } else if (const auto& p = it->second.front();
+                 w.pods.count(p) && w.pods.at(p).node_name.empty()) {
+        w.snap.remove_pod(p);
+        w.pods.erase(p);
+        gone_pods.push_back(p);
+      }
+    }
+    if (r.chance(5) && !groups.empty()) {
+      auto it = groups.begin();
+      std::advance(it, r.uniform(0, static_cast<int>(groups.size()) - 1));
+      w.add_group(it->first, "deep", r.uniform(1, static_cast<int>(it->second.size())));
+    }
+    // A node fails (its pods with it) or comes back: the node count in capacity reasons moves.
+    if (r.chance(6) && static_cast<int>(down.size()) + 2 < nodes) {
+      const int i = r.uniform(0, nodes - 1);
+      if (std::find(down.begin(), down.end(), i) == down.end()) {
+        const std::string name = "n" + std::to_string(i);
+        for (auto it = w.pods.begin(); it != w.pods.end();) {
+          if (it->second.node_name == name) {
+            w.snap.remove_pod(it->first);
+            it = w.pods.erase(it);
+          } else {
+            ++it;
+          }
+        }
+        w.snap.remove_node(name);
+        down.push_back(i);
+      }
+    } else if (!down.empty() && r.chance(10)) {
+      add_node(down.back());
+      down.pop_back();
+    }
+    const Decisions d = s.schedule(w.snap, sec(now));
+    out.reasons += d.pending.size();
+    for (const auto& b : d.bindings) out.bindings.push_back(b.pod + ">" + b.node);
+    if (lazy)
+      driver.catch_up(w.snap, d.caught_up);
+    else
+      REQUIRE(d.caught_up.empty());  // nothing is lazy unless the world says so
+    driver.placed(w.snap, w, d);
+    w.apply(d);
+    driver.note(w.snap, d);
+  }
+  driver.finish(w.snap, s);
+  out.log = std::move(driver.log);
+  return out;
+}
+
+}  // namespace lazy_waits_test
+
+using namespace lazy_waits_test;
+
+TEST_CASE("lazy waits: the same decisions and the same published reasons, fewer reports",
+          "[scheduler][lazy]") {
+  std::size_t eager = 0, lazy = 0, published = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    INFO("seed " << seed);
+    const bool one_rack = seed % 2 == 0;
+    const Outcome a = run(seed, false, one_rack);
+    const Outcome b = run(seed, true, one_rack);
+    REQUIRE(a.bindings == b.bindings);
+    std::size_t i = 0;  // the first difference, for the message
+    while (i < a.log.size() && i < b.log.size() && a.log[i] == b.log[i]) ++i;
+    INFO("first difference at " << i << ": eager \"" << (i < a.log.size() ? a.log[i] : "(end)")
+                                << "\", lazy \"" << (i < b.log.size() ? b.log[i] : "(end)")
+                                << "\"");
+    REQUIRE(a.log.size() == b.log.size());
+    REQUIRE(i == a.log.size());
+    eager += a.reasons;
+    lazy += b.reasons;
+    published += a.log.size();
+  }
+  // The histories wait and publish, or the comparison would be vacuous; laziness saves reports.
+  INFO("reports " << eager << " eager, " << lazy << " lazy; " << published << " published");
+  CHECK(published > 2000);
+  CHECK(eager > 10000);
+  CHECK(lazy * 2 < eager);
+}
