@@ -213,6 +213,7 @@ void Scheduler::Impl::t9k_stage() {
   if (skip.size() < nq) skip.resize(nq);
   const bool lazy_on = lazy_allowed();
   if (lazy_on && lazy.size() < nq) lazy.resize(nq);
+  if (lazy_on) catch_up_departed(out.caught_up);
   QueueId alone = kNone;  // a queue with groups left that the heap, empty, would give back at once
   while (alone != kNone || !heap.empty()) {
     QueueId q = alone;

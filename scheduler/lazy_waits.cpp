@@ -60,7 +60,7 @@ void Scheduler::Impl::rotate_lazy(QueueId q) {
 // Whether the walk of table t passed the gang (its passability then, and nothing looked at it
 // or caught it up since).
 bool Scheduler::Impl::passed_in(const LazyTable& t, const PendingEntry& e) const {
-  if (t.run == 0) return false;
+  if (t.run == 0 || !t.passing) return false;
   const bool was = e.passable_since <= t.run ? e.passable : !e.passable;
   return was && e.reported_run < t.run;
 }
@@ -125,6 +125,7 @@ std::uint64_t Scheduler::Impl::refresh_lazy(QueueId q, std::size_t pos) {
 std::size_t Scheduler::Impl::lazy_next(QueueId q, std::size_t from, std::int64_t max_free) {
   LazyClass& lc = lazy[static_cast<std::size_t>(q)];
   if (lc.shape == kNone) return MaskTree::kNone;
+  lc.cur.passing = true;
   const auto& index = queue(q).pending_index;
   if (lc.gpu > max_free) {
     // skippable() from here on (the free GPUs only shrink in a cycle): the capacity reason.
@@ -179,9 +180,24 @@ void Scheduler::Impl::close_lazy_tables() {
   }
 }
 
+// Before the cycle's walks (and at the end of the run): an entry erased or reset after the walk
+// that last passed it is looked at no more, so its reason then is given now, against that walk's
+// table (the queue's latest: nothing has walked it since).
+void Scheduler::Impl::catch_up_departed(std::vector<PendingReason>& to) {
+  for (std::size_t q = 0; q < snap->queues().size(); ++q) {
+    auto& departed = snap->queues()[q].departed;
+    if (departed.empty()) continue;
+    if (q < lazy.size())
+      for (const PendingEntry& e : departed)
+        if (passed_in(lazy[q].cur, e)) catch_up(lazy[q].cur, static_cast<QueueId>(q), e, to);
+    departed.clear();
+  }
+}
+
 std::vector<PendingReason> Scheduler::Impl::lazy_reasons(const ClusterSnapshot& s) {
   std::vector<PendingReason> reasons;
   snap = &s;
+  catch_up_departed(reasons);
   for (std::size_t q = 0; q < lazy.size() && q < s.queues().size(); ++q) {
     const LazyTable& t = lazy[q].cur;
     if (t.run == 0) continue;

@@ -132,7 +132,10 @@ void ClusterSnapshot::pending_insert(QueueId q, const GroupOrderKey& key) {
                        [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
   auto& info = queues_[static_cast<std::size_t>(q)];
   if (it != idx.end() && it->key == key) {
-    if (it->dead) --info.pending_dead;
+    if (it->dead)
+      --info.pending_dead;
+    else if (it->passable)
+      info.departed.push_back(*it);           // its catch-up (lazy_waits.cpp)
     *it = PendingEntry{key, 0, 0, 0, false};  // a new wait: nothing reported in it yet
     touch(info, static_cast<std::size_t>(it - idx.begin()));
   } else if (it == idx.end()) {
@@ -155,19 +158,22 @@ void ClusterSnapshot::touch(QueueInfo& q, std::size_t pos) {
   q.touched.push_back(static_cast<std::uint32_t>(pos));
 }
 
-void ClusterSnapshot::set_lazy(GroupId g, std::uint64_t sequence, bool lazy) {
-  if (g < 0 || static_cast<std::size_t>(g) >= groups_.size()) return;
+bool ClusterSnapshot::set_lazy(GroupId g, std::uint64_t sequence, bool lazy) {
+  if (g < 0 || static_cast<std::size_t>(g) >= groups_.size()) return false;
   const auto& info = groups_[static_cast<std::size_t>(g)];
-  if (info.queue == kNone || info.sequence != sequence) return;
+  if (info.queue == kNone || info.sequence != sequence) return false;
   auto& q = queues_[static_cast<std::size_t>(info.queue)];
   auto& idx = q.pending_index;
   const GroupOrderKey key = info.order_key(g);
   const auto it =
       std::lower_bound(idx.begin(), idx.end(), key,
                        [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
-  if (it == idx.end() || it->key != key || it->dead || it->lazy == lazy) return;
-  it->lazy = lazy;
-  touch(q, static_cast<std::size_t>(it - idx.begin()));
+  if (it == idx.end() || it->key != key || it->dead) return false;
+  if (it->lazy != lazy) {
+    it->lazy = lazy;
+    touch(q, static_cast<std::size_t>(it - idx.begin()));
+  }
+  return lazy;
 }
 
 void ClusterSnapshot::pending_erase(QueueId q, const GroupOrderKey& key) {
@@ -177,6 +183,7 @@ void ClusterSnapshot::pending_erase(QueueId q, const GroupOrderKey& key) {
       std::lower_bound(idx.begin(), idx.end(), key,
                        [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
   if (it == idx.end() || it->key != key || it->dead) return;
+  if (it->passable) info.departed.push_back(*it);  // its catch-up (lazy_waits.cpp)
   it->dead = true;
   touch(info, static_cast<std::size_t>(it - idx.begin()));
   // Compacted once a third is dead: amortised O(1) per erase, and a cycle's walk stays within

@@ -177,6 +177,10 @@ struct QueueInfo {
   // past the index's length, and the tree must be built again. The scheduler consumes both.
   mutable std::vector<std::uint32_t> touched;
   mutable bool relaid = true;
+  // Entries the scheduler's walks passed lazily (PendingEntry::passable) that were erased or reset
+  // since, as they were: the scheduler gives their reasons from the cycle that passed them before
+  // anything else (lazy_waits.cpp, issue 49), and consumes them.
+  mutable std::vector<PendingEntry> departed;
   std::set<VictimOrderKey> running_groups;  // groups with >= 1 Bound (not terminating) pod
   // Non-terminal pods by (creation µs, creation sequence, id): maxDuration expiry order. Kept
   // only while the queue has a maxDuration (empty otherwise): every pod change would otherwise
@@ -302,7 +306,8 @@ class ClusterSnapshot {
   // Marks the waiting group g (of creation sequence `sequence`) as one whose capacity reasons
   // need not be reported while they change (PendingEntry::lazy), or no longer; nothing when it
   // is not waiting. The world's scheduling driver calls it (issue 49).
-  void set_lazy(GroupId g, std::uint64_t sequence, bool lazy);
+  // Whether the group's entry now has that mark (false when it is not waiting).
+  bool set_lazy(GroupId g, std::uint64_t sequence, bool lazy);
 
   // ---- read side (scheduler) -----------------------------------------------------------------
   const ResourceTable& resources() const { return resources_; }

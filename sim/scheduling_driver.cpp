@@ -218,10 +218,8 @@ void SchedulingDriver::note_pending(const std::vector<scheduler::PendingReason>&
     // its last reason is used (placed, finish), so the scheduler may pass it by and give that
     // reason when it next looks at it (ClusterSnapshot::set_lazy, issue 49).
     const bool lazy = w.dirty && w.last.cause == model::PendingCause::Capacity;
-    if (r.group != scheduler::kNone && lazy != w.lazy) {
-      snap_.set_lazy(r.group, r.sequence, lazy);
-      w.lazy = lazy;
-    }
+    if (r.group != scheduler::kNone && lazy != w.lazy)
+      w.lazy = snap_.set_lazy(r.group, r.sequence, lazy);
   }
 }
 

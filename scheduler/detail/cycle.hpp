@@ -186,6 +186,7 @@ struct Scheduler::Impl {
   std::uint32_t run_no = 0;  // cycles run (PendingEntry::reported_run)
   struct LazyTable {         // how one cycle's walk passed a queue's lazy gangs
     std::uint32_t run = 0;
+    bool passing = false;    // the walk was plain: it may have passed gangs (lazy_next)
     bool skip_zone = false;  // the gangs from skip_from on were passed for capacity (skippable)
     GroupOrderKey skip_from{};
     std::int32_t nodes = 0;   // the node count of that capacity reason
@@ -222,6 +223,8 @@ struct Scheduler::Impl {
   void look_at(QueueId q, const PendingEntry& e);  // before the walk reports anything for it
   std::uint64_t refresh_lazy(QueueId q, std::size_t pos);  // an entry's size bit, refreshed
   void close_lazy_tables();                                // at the end of the T9k stage
+  // Entries passed in a queue's last walk and erased or reset since (QueueInfo::departed).
+  void catch_up_departed(std::vector<PendingReason>& to);
   std::vector<PendingReason> lazy_reasons(const ClusterSnapshot& s);
   std::vector<QueueId> heap;
   // By QueueId, for the fast skip (t9k_stage): a failing group of this queue would look for

@@ -2,10 +2,11 @@
 // capacity waits lazy, as sim's SchedulingDriver does, must publish exactly what a world that
 // marks nothing publishes, and the scheduler must decide exactly the same, while looking at far
 // fewer waiting gangs. Random histories of a deep queue of gangs of one-GPU pods (the PAI
-// backlog's shape) with other shapes beside them, nodes that fail and come back, pods and groups
-// deleted, minMember changed.
+// backlog's shape) with other shapes beside them, nodes that fail and come back or are cordoned,
+// a GPU quota that comes and goes, pods and groups deleted, minMember changed.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -15,6 +16,7 @@
 
 using namespace t9k::scheduler;
 using namespace t9k::scheduler::testing;
+namespace model = t9k::model;
 
 namespace lazy_waits_test {  // named: the suite builds as one unit
 
@@ -28,8 +30,9 @@ struct MiniDriver {
     std::uint64_t cycle = 0;
   };
   bool lazy_world = false;
-  std::map<std::string, Wait> waits;  // by group key (the test world's sequences are all 0)
-  std::vector<std::string> log;       // what is published, in order
+  std::map<std::string, Wait> waits;     // by group key (the test world's sequences are all 0)
+  std::map<GroupId, std::string> names;  // the key each id last reported under (ids are reused)
+  std::vector<std::string> log;          // what is published, in order
   std::uint64_t cycles = 0;
 
   static bool bound(const ClusterSnapshot& snap, GroupId g) {
@@ -44,7 +47,9 @@ struct MiniDriver {
   }
   void catch_up(const ClusterSnapshot& snap, const std::vector<PendingReason>& reasons) {
     for (const auto& r : reasons) {
-      auto it = waits.find(key_of(snap, r.group));
+      // A group erased since its last report (removed, paused) is caught up under its old id.
+      const auto name = names.find(r.group);
+      auto it = waits.find(name != names.end() ? name->second : key_of(snap, r.group));
       if (it == waits.end() || !it->second.active) continue;
       CHECK(it->second.dirty);  // only a published wait with a later reason is lazy
       CHECK(it->second.last.cause == r.cause);
@@ -67,7 +72,7 @@ struct MiniDriver {
     ++cycles;
     for (const auto& r : d.pending) {
       if (r.group == kNone || bound(snap, r.group)) continue;
-      const std::string& key = key_of(snap, r.group);
+      const std::string& key = names[r.group] = key_of(snap, r.group);
       Wait& w = waits[key];
       if (w.cycle == cycles) continue;
       w.cycle = cycles;
@@ -85,11 +90,10 @@ struct MiniDriver {
   }
   void finish(ClusterSnapshot& snap, Scheduler& s) {
     if (lazy_world) catch_up(snap, s.lazy_reasons(snap));
-    for (const auto& [key, w] : waits) {
-      const auto g = snap.find_group(key);  // still a pending group of the snapshot
-      if (w.active && w.dirty && g && snap.groups()[static_cast<std::size_t>(*g)].n_pending > 0)
-        publish(snap, key, w);
-    }
+    // Every wait not ended by a placement, pending or not (sim publishes for every job not
+    // terminal: a paused one too): the strictest comparison of the last reasons.
+    for (const auto& [key, w] : waits)
+      if (w.active && w.dirty) publish(snap, key, w);
   }
 };
 
@@ -119,7 +123,9 @@ Outcome run(std::uint64_t seed, bool lazy, bool one_rack) {
   const int sizes[] = {1, 2, 3, 4, 4, 6, 8, 8, 12, 16, 24};
   std::map<std::string, std::vector<std::string>> groups;
   std::vector<std::string> gone_pods;  // deleted pods of waiting gangs, recreated a round later
+  std::map<std::string, int> paused;   // waiting gangs with every pod deleted, until a round
   std::vector<int> down;               // nodes removed, added back later
+  bool quota = false;                  // the deep queue has a GPU quota
   int next = 0;
   std::int64_t now = 1000;
   for (int round = 0; round < 160; ++round) {
@@ -130,6 +136,15 @@ Outcome run(std::uint64_t seed, bool lazy, bool one_rack) {
       if (groups.count(g) && !w.pods.count(p)) w.add_pod(p, g, res(1, 1, 4));
     }
     gone_pods.clear();
+    for (auto it = paused.begin(); it != paused.end();) {  // resumed: the same group, new pods
+      if (it->second > round) {
+        ++it;
+        continue;
+      }
+      if (groups.count(it->first))
+        for (const auto& p : groups[it->first]) w.add_pod(p, it->first, res(1, 1, 4));
+      it = paused.erase(it);
+    }
     for (int a = r.uniform(0, 6); a > 0; --a) {
       const std::string g = "g" + std::to_string(next++);
       const int n = sizes[r.uniform(0, 10)];
@@ -164,6 +179,17 @@ Outcome run(std::uint64_t seed, bool lazy, bool one_rack) {
           }
         w.snap.remove_pod_group(it->first);
         groups.erase(it);
+      } else if (r.chance(40) && !paused.count(it->first) &&
+                 std::all_of(it->second.begin(), it->second.end(), [&](const std::string& p) {
+                   return w.pods.count(p) && w.pods.at(p).node_name.empty();
+                 })) {
+        // Paused: every pod goes (its entry is erased), the same pods come back later (the
+        // entry is revived under the same key), as a T9k job paused and resumed.
+        for (const auto& p : it->second) {
+          w.snap.remove_pod(p);
+          w.pods.erase(p);
+        }
+        paused[it->first] = round + r.uniform(1, 4);
       } else if (const auto& p = it->second.front();
                  w.pods.count(p) && w.pods.at(p).node_name.empty()) {
         w.snap.remove_pod(p);
@@ -195,6 +221,31 @@ Outcome run(std::uint64_t seed, bool lazy, bool one_rack) {
     } else if (!down.empty() && r.chance(10)) {
       add_node(down.back());
       down.pop_back();
+    }
+    // A node is cordoned or uncordoned (reasons count it apart, and may change cause); the deep
+    // queue gets a GPU quota now and then, and loses it (its walks are then not plain, and its
+    // gangs are looked at one by one).
+    if (r.chance(5)) {
+      const int i = r.uniform(0, nodes - 1);
+      if (std::find(down.begin(), down.end(), i) == down.end()) {
+        model::Node n;
+        n.metadata.name = "n" + std::to_string(i);
+        if (one_rack) {
+          n.metadata.labels[model::kLabelRack] = "r0";
+          n.metadata.labels[model::kLabelSwitch] = "s0";
+        }
+        n.capacity = n.allocatable = res(64, 8, 512);
+        n.unschedulable = r.chance(60);
+        w.snap.upsert_node(n);
+      }
+    }
+    if (quota ? r.chance(30) : r.chance(3)) {
+      quota = !quota;
+      model::Queue q;
+      q.metadata.name = "deep";
+      q.spec.priority = 1;
+      if (quota) q.spec.quota = res(10000, r.uniform(8, 8 * nodes), 100000);
+      w.snap.upsert_queue(q);
     }
     const Decisions d = s.schedule(w.snap, sec(now));
     out.reasons += d.pending.size();
