@@ -183,7 +183,10 @@ void ClusterSnapshot::pending_erase(QueueId q, const GroupOrderKey& key) {
       std::lower_bound(idx.begin(), idx.end(), key,
                        [](const PendingEntry& e, const GroupOrderKey& k) { return e.key < k; });
   if (it == idx.end() || it->key != key || it->dead) return;
-  if (it->passable) info.departed.push_back(*it);  // its catch-up (lazy_waits.cpp)
+  if (it->passable) {  // its catch-up (lazy_waits.cpp), once
+    info.departed.push_back(*it);
+    it->passable = false;
+  }
   it->dead = true;
   touch(info, static_cast<std::size_t>(it - idx.begin()));
   // Compacted once a third is dead: amortised O(1) per erase, and a cycle's walk stays within

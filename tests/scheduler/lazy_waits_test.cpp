@@ -46,7 +46,10 @@ struct MiniDriver {
     log.push_back("c" + std::to_string(cycles) + " " + key + " " + describe(w.last, snap));
   }
   void catch_up(const ClusterSnapshot& snap, const std::vector<PendingReason>& reasons) {
+    std::vector<std::pair<GroupId, std::uint64_t>> seen;  // a group is caught up once a cycle
     for (const auto& r : reasons) {
+      CHECK(std::find(seen.begin(), seen.end(), std::pair{r.group, r.sequence}) == seen.end());
+      seen.emplace_back(r.group, r.sequence);
       // A group erased since its last report (removed, paused) is caught up under its old id.
       const auto name = names.find(r.group);
       auto it = waits.find(name != names.end() ? name->second : key_of(snap, r.group));
@@ -82,10 +85,7 @@ struct MiniDriver {
       w.dirty = !new_cause;
       if (new_cause) publish(snap, key, w);
       const bool lazy = w.dirty && w.last.cause == PendingCause::Capacity;
-      if (lazy != w.lazy) {
-        if (lazy_world) snap.set_lazy(r.group, r.sequence, lazy);
-        w.lazy = lazy;
-      }
+      if (lazy != w.lazy) w.lazy = lazy_world ? snap.set_lazy(r.group, r.sequence, lazy) : lazy;
     }
   }
   void finish(ClusterSnapshot& snap, Scheduler& s) {
