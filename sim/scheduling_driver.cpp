@@ -228,11 +228,10 @@ void SchedulingDriver::note_pending(const std::vector<scheduler::PendingReason>&
 void SchedulingDriver::catch_up(const std::vector<scheduler::PendingReason>& reasons) {
   for (const auto& r : reasons) {
     const auto owner = owner_of(r);
-    if (!owner || *owner >= waiting_slot_.size() || waiting_slot_[*owner] == kNoSlot) continue;
-    Waiting& w = waiting_[waiting_slot_[*owner]];
-    if (!w.active) continue;
-    w.last = r;
-    w.message.clear();
+    Waiting* w = owner ? waiting_of(*owner) : nullptr;
+    if (!w || !w->active) continue;
+    w->last = r;
+    w->message.clear();
   }
 }
 
@@ -257,15 +256,20 @@ std::optional<JobId> SchedulingDriver::owner_of(const scheduler::PendingReason& 
   return owner;
 }
 
+const SchedulingDriver::Waiting* SchedulingDriver::waiting_of(JobId id) const {
+  return id < waiting_slot_.size() && waiting_slot_[id] != kNoSlot ? &waiting_[waiting_slot_[id]]
+                                                                   : nullptr;
+}
+
 std::optional<model::PendingCause> SchedulingDriver::pending_cause(JobId id) const {
-  if (id >= waiting_slot_.size() || waiting_slot_[id] == kNoSlot) return std::nullopt;
-  const Waiting& w = waiting_[waiting_slot_[id]];
-  return w.active ? std::optional(w.last.cause) : std::nullopt;
+  const Waiting* w = waiting_of(id);
+  return w && w->active ? std::optional(w->last.cause) : std::nullopt;
 }
 
 void SchedulingDriver::placed(JobId id) {
-  if (id >= waiting_slot_.size() || waiting_slot_[id] == kNoSlot) return;
-  Waiting& w = waiting_[waiting_slot_[id]];
+  Waiting* found = waiting_of(id);
+  if (!found) return;
+  Waiting& w = *found;
   if (w.dirty) publish_pending(id, w);
   // The wait is over: a later one of the same group (a replacement pod) is published anew.
   if (w.lazy) snap_.set_lazy(w.last.group, w.last.sequence, false);
@@ -277,13 +281,12 @@ void SchedulingDriver::placed(JobId id) {
 void SchedulingDriver::finish() {
   catch_up(sched_.lazy_reasons(snap_));
   for (JobId id = 0; id < waiting_slot_.size(); ++id) {
-    if (waiting_slot_[id] == kNoSlot) continue;
-    Waiting& w = waiting_[waiting_slot_[id]];
-    if (!w.active || !w.dirty) continue;
+    Waiting* w = waiting_of(id);
+    if (!w || !w->active || !w->dirty) continue;
     const StoredJob& j = store_.job(id);
     const auto& phase =
         j.compacted ? std::optional<model::JobPhase>{} : model::status_of(j.job).phase;
-    if (!j.compacted && !(phase && model::is_terminal(*phase))) publish_pending(id, w);
+    if (!j.compacted && !(phase && model::is_terminal(*phase))) publish_pending(id, *w);
   }
 }
 

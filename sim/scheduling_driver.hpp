@@ -105,7 +105,11 @@ class SchedulingDriver final : public kernel::EventHandler,
     bool lazy = false;        // the scheduler may pass it by (ClusterSnapshot::set_lazy)
     std::uint64_t cycle = 0;  // the last cycle that gave the job a reason
   };
-  Waiting& waiting(JobId id);
+  Waiting& waiting(JobId id);                 // made if absent
+  const Waiting* waiting_of(JobId id) const;  // nullptr: the job does not wait
+  Waiting* waiting_of(JobId id) {
+    return const_cast<Waiting*>(std::as_const(*this).waiting_of(id));
+  }
   void publish_pending(JobId id, Waiting& w);
 
   const scenarios::Scenario& sc_;
