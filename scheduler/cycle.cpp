@@ -123,14 +123,8 @@ bool Scheduler::Impl::skippable(const PendingEntry& e, QueueId q, std::int64_t m
   }
   if (e.min_gpu > max_free && !may_preempt[static_cast<std::size_t>(q)]) {
     if (short_of_pods()) return true;
-    report_group(e, capacity_skip_hash(e), [&] {
-      PendingReason r;
-      r.cause = PendingCause::Capacity;
-      r.nodes.nodes = capacity_hash.first;
-      r.nodes.gpu = capacity_hash.first;
-      r.pods = skip_pods(e);
-      return r;
-    });
+    report_group(e, capacity_skip_hash(e),
+                 [&] { return capacity_skip_reason(capacity_hash.first, skip_pods(e)); });
     return true;
   }
   return false;
@@ -139,6 +133,15 @@ bool Scheduler::Impl::skippable(const PendingEntry& e, QueueId q, std::int64_t m
 // The pods a capacity skip reports: the whole core of a gang not yet running, else one.
 std::int32_t Scheduler::Impl::skip_pods(const PendingEntry& e) const {
   return !permits.empty() && !e.running ? e.need : 1;
+}
+
+PendingReason Scheduler::Impl::capacity_skip_reason(std::int32_t nodes, std::int32_t pods) {
+  PendingReason r;
+  r.cause = PendingCause::Capacity;
+  r.nodes.nodes = nodes;
+  r.nodes.gpu = nodes;
+  r.pods = pods;
+  return r;
 }
 
 // The capacity skip's reason hash (before report()'s `| 1`); capacity_hash is the stage's node

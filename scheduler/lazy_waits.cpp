@@ -4,11 +4,12 @@
 // has published (SchedulingDriver) and since kept a later reason of the same cause, it only ever
 // uses the last reason, when the gang is placed or the run ends. Such a gang is marked lazy
 // (ClusterSnapshot::set_lazy); in a plain queue (skip-and-continue, no reservation, no GPU quota,
-// nothing to preempt) the walk passes the lazy gangs of one shape by a mask tree of their sizes:
+// nothing to preempt) the walk passes lazy gangs by a mask tree of their kinds (a shape and a
+// gang size; up to 64 a queue):
 //   * for capacity, once the free GPUs are below the shape's (skippable() would report that);
-//   * by the uniform gang memo, when its failure for the gang's size is known in this cycle
-//     (known_uniform_failure() would answer with it, with nothing else done).
-// A gang of a size not yet failed in the cycle is looked at, as are all gangs anywhere else. A
+//   * by the uniform gang memo, when its failure for the gang's shape and size is known in this
+//     cycle (known_uniform_failure() would answer with it, with nothing else done).
+// A gang of a kind not yet failed in the cycle is looked at, as are all gangs anywhere else. A
 // cycle's table records how it passed them; when the walk next looks at a passed gang (or at the
 // end of the run) the reason it had is given as Decisions::caught_up, and its report hash is set
 // to it, so that what follows is reported exactly as without laziness. Reasons of other causes
@@ -26,35 +27,33 @@ bool Scheduler::Impl::lazy_allowed() const {
   return !opt.preemption && gang_permit_only && opt.backfill != BackfillPolicy::StrictFifo;
 }
 
-std::uint64_t Scheduler::Impl::size_bit(const LazyClass& lc, std::int32_t size) const {
-  const auto it = std::find(lc.sizes.begin(), lc.sizes.end(), size);
-  return it == lc.sizes.end() ? 0 : std::uint64_t{1} << (it - lc.sizes.begin());
-}
-
-bool Scheduler::Impl::passable_now(QueueId q, const PendingEntry& e) {
+std::int32_t Scheduler::Impl::lazy_kind(QueueId q, const PendingEntry& e) {
   // A gang known_uniform_failure() answers from its memo: one shape, all of its core there.
   if (!e.lazy || e.dead || e.core_shape == kNone || e.running || e.need <= 0 ||
       e.pending_pods < e.need || !group(group_of(e.key)).present)
-    return false;
-  LazyClass& lc = lazy[static_cast<std::size_t>(q)];
-  if (lc.shape == kNone) {
-    lc.shape = e.core_shape;
-    lc.gpu = e.min_gpu;
-  }
-  if (e.core_shape != lc.shape || e.min_gpu != lc.gpu) return false;
-  if (size_bit(lc, e.need) == 0) {
-    if (lc.sizes.size() >= 64) return false;  // a bit per size
-    lc.sizes.push_back(e.need);
-  }
-  return true;
+    return -1;
+  LazyQueue& lq = lazy[static_cast<std::size_t>(q)];
+  const auto shape = std::find_if(lq.shapes.begin(), lq.shapes.end(),
+                                  [&](const LazyShape& s) { return s.shape == e.core_shape; });
+  const auto sx = static_cast<std::int32_t>(shape - lq.shapes.begin());
+  if (shape != lq.shapes.end() && shape->gpu != e.min_gpu) return -1;
+  const auto kind = std::find_if(lq.kinds.begin(), lq.kinds.end(), [&](const LazyKind& k) {
+    return k.shape == sx && k.size == e.need;
+  });
+  if (kind != lq.kinds.end()) return static_cast<std::int32_t>(kind - lq.kinds.begin());
+  if (lq.kinds.size() >= kLazyKinds) return -1;
+  if (shape == lq.shapes.end()) lq.shapes.push_back(LazyShape{e.core_shape, e.min_gpu, 0});
+  lq.shapes[static_cast<std::size_t>(sx)].bits |= std::uint64_t{1} << lq.kinds.size();
+  lq.kinds.push_back(LazyKind{sx, e.need});
+  return static_cast<std::int32_t>(lq.kinds.size() - 1);
 }
 
 void Scheduler::Impl::rotate_lazy(QueueId q) {
-  LazyClass& lc = lazy[static_cast<std::size_t>(q)];
-  if (lc.cur.run == run_no) return;
-  if (lc.cur.run != 0) lc.prev = std::move(lc.cur);
-  lc.cur = LazyTable{};
-  lc.cur.run = run_no;
+  LazyQueue& lq = lazy[static_cast<std::size_t>(q)];
+  if (lq.cur.run == run_no) return;
+  if (lq.cur.run != 0) lq.prev = std::move(lq.cur);
+  lq.cur = LazyTable{};
+  lq.cur.run = run_no;
 }
 
 // Whether the walk of table t passed the gang (its passability then, and nothing looked at it
@@ -67,21 +66,20 @@ bool Scheduler::Impl::passed_in(const LazyTable& t, const PendingEntry& e) const
 
 std::optional<std::pair<PendingReason, std::uint64_t>> Scheduler::Impl::passed_reason(
     const LazyTable& t, QueueId q, const PendingEntry& e) const {
-  if (t.skip_zone && !(e.key < t.skip_from)) {
+  const LazyQueue& lq = lazy[static_cast<std::size_t>(q)];
+  if (e.passed_kind < 0 || static_cast<std::size_t>(e.passed_kind) >= lq.kinds.size())
+    return std::nullopt;
+  const auto kind = static_cast<std::size_t>(e.passed_kind);
+  const LazyKind& k = lq.kinds[kind];
+  const auto shape = static_cast<std::size_t>(k.shape);
+  if (shape < t.zone_from.size() && t.zone_from[shape] && !(e.key < *t.zone_from[shape])) {
     // As skippable() reports it, with the hash it reports it by (capacity_skip_hash).
-    PendingReason r;
-    r.cause = PendingCause::Capacity;
-    r.nodes.nodes = t.nodes;
-    r.nodes.gpu = t.nodes;
-    r.pods = e.passed_size;
-    return std::pair{r, mix(hash_of(PendingCause::Capacity, t.nodes),
-                            static_cast<std::uint64_t>(e.passed_size))};
+    return std::pair{
+        capacity_skip_reason(t.nodes, k.size),
+        mix(hash_of(PendingCause::Capacity, t.nodes), static_cast<std::uint64_t>(k.size))};
   }
-  const LazyClass& lc = lazy[static_cast<std::size_t>(q)];
-  const auto rank = static_cast<std::size_t>(
-      std::find(lc.sizes.begin(), lc.sizes.end(), e.passed_size) - lc.sizes.begin());
-  if (rank >= t.memo.size() || !t.memo[rank]) return std::nullopt;
-  return std::pair{t.memo[rank]->why, t.memo[rank]->hash};
+  if (kind >= t.memo.size() || !t.memo[kind]) return std::nullopt;
+  return std::pair{t.memo[kind]->why, t.memo[kind]->hash};
 }
 
 void Scheduler::Impl::catch_up(const LazyTable& t, QueueId q, const PendingEntry& e,
@@ -101,81 +99,96 @@ void Scheduler::Impl::catch_up(const LazyTable& t, QueueId q, const PendingEntry
 
 void Scheduler::Impl::look_at(QueueId q, const PendingEntry& e) {
   if (e.reported_run == run_no || !lazy_allowed()) return;
-  const LazyClass& lc = lazy[static_cast<std::size_t>(q)];
-  if (passed_in(lc.prev, e)) catch_up(lc.prev, q, e, out.caught_up);
+  const LazyQueue& lq = lazy[static_cast<std::size_t>(q)];
+  if (passed_in(lq.prev, e)) catch_up(lq.prev, q, e, out.caught_up);
   e.reported_run = run_no;
 }
 
 std::uint64_t Scheduler::Impl::refresh_lazy(QueueId q, std::size_t pos) {
   const PendingEntry& e = queue(q).pending_index[pos];
-  LazyClass& lc = lazy[static_cast<std::size_t>(q)];
-  const bool now = passable_now(q, e);
-  if (now != e.passable || (now && e.need != e.passed_size)) {
-    // Passed last time with what it was then: caught up before that changes.
-    if (passed_in(lc.prev, e)) catch_up(lc.prev, q, e, out.caught_up);
+  const LazyQueue& lq = lazy[static_cast<std::size_t>(q)];
+  const std::int32_t kind = lazy_kind(q, e);
+  const bool now = kind >= 0;
+  if (now != e.passable || (now && kind != e.passed_kind)) {
+    // Passed last time as what it was then: caught up before that changes.
+    if (passed_in(lq.prev, e)) catch_up(lq.prev, q, e, out.caught_up);
     if (now != e.passable) {
       e.passable = now;
       e.passable_since = run_no;
     }
-    e.passed_size = e.need;
+    e.passed_kind = kind;
   }
-  return now ? size_bit(lc, e.need) : 0;
+  return now ? std::uint64_t{1} << kind : 0;
 }
 
 std::size_t Scheduler::Impl::lazy_next(QueueId q, std::size_t from, std::int64_t max_free) {
-  LazyClass& lc = lazy[static_cast<std::size_t>(q)];
-  if (lc.shape == kNone) return MaskTree::kNone;
-  lc.cur.passing = true;
+  LazyQueue& lq = lazy[static_cast<std::size_t>(q)];
+  if (lq.kinds.empty()) return MaskTree::kNone;
+  lq.cur.passing = true;
   const auto& index = queue(q).pending_index;
-  if (lc.gpu > max_free) {
-    // skippable() from here on (the free GPUs only shrink in a cycle): the capacity reason.
-    if (!lc.cur.skip_zone && from < index.size()) {
-      lc.cur.skip_zone = true;
-      lc.cur.skip_from = index[from].key;
-      lc.cur.nodes = capacity_hash.first;
+  // The shapes skippable() passes from here on (the free GPUs only shrink in a cycle): their
+  // gangs are passed with the capacity reason.
+  std::uint64_t zone = 0;
+  for (std::size_t s = 0; s < lq.shapes.size(); ++s) {
+    if (lq.shapes[s].gpu <= max_free) continue;
+    zone |= lq.shapes[s].bits;
+    if (lq.cur.zone_from.size() <= s) lq.cur.zone_from.resize(lq.shapes.size());
+    if (!lq.cur.zone_from[s] && from < index.size()) {
+      lq.cur.zone_from[s] = index[from].key;
+      lq.cur.nodes = capacity_hash.first;
     }
-    return MaskTree::kNone;
   }
-  // known_uniform_failure()'s first answer, for the sizes whose failure it holds.
-  std::uint64_t ask = ~std::uint64_t{0};
+  const std::uint64_t all =
+      lq.kinds.size() == kLazyKinds ? ~std::uint64_t{0} : (std::uint64_t{1} << lq.kinds.size()) - 1;
+  if ((zone & all) == all) return MaskTree::kNone;  // every lazy gang from here on is passed
+  std::uint64_t ask = ~zone;
+  // known_uniform_failure()'s first answer, for the kinds whose failure it holds.
+  bool by_memo = false;
   const std::int32_t epoch = st.view_epoch();
-  if (!lc.cur.skip_zone && evicted_list.empty() && !st.bonus_active() && !queue(q).has_quota &&
-      (lc.cur.epoch < 0 || lc.cur.epoch == epoch)) {
-    if (lc.memo_run != run_no || lc.memo_epoch != epoch) {
-      lc.memo_run = run_no;
-      lc.memo_epoch = epoch;
-      lc.memo_ok = 0;
-      lc.memo_seen = std::numeric_limits<std::size_t>::max();
+  if (evicted_list.empty() && !st.bonus_active() && !queue(q).has_quota &&
+      (lq.cur.epoch < 0 || lq.cur.epoch == epoch)) {
+    if (lq.memo_run != run_no || lq.memo_epoch != epoch) {
+      lq.memo_run = run_no;
+      lq.memo_epoch = epoch;
+      lq.memo_ok = 0;
+      lq.memo_seen = std::numeric_limits<std::size_t>::max();
     }
-    if (lc.memo_seen != uniform_gang_memo.size()) {  // the memo only grows in a cycle
-      lc.memo_seen = uniform_gang_memo.size();
+    if (lq.memo_seen != uniform_gang_memo.size()) {  // the memo only grows in a cycle
+      lq.memo_seen = uniform_gang_memo.size();
       const SelectorId sel = queue(q).selector;
-      for (std::size_t r = 0; r < lc.sizes.size(); ++r) {
-        const std::uint64_t bit = std::uint64_t{1} << r;
-        if (lc.memo_ok & bit) continue;
-        const auto m =
-            uniform_gang_memo.find({epoch, sel, lc.shape, static_cast<std::size_t>(lc.sizes[r])});
+      for (std::size_t k = 0; k < lq.kinds.size(); ++k) {
+        const std::uint64_t bit = std::uint64_t{1} << k;
+        if ((lq.memo_ok | zone) & bit) continue;  // known, or passed anyway till the cycle ends
+        const LazyKind& kind = lq.kinds[k];
+        const auto m = uniform_gang_memo.find(
+            {epoch, sel, lq.shapes[static_cast<std::size_t>(kind.shape)].shape,
+             static_cast<std::size_t>(kind.size)});
         if (m != uniform_gang_memo.end() && m->second.why.cause == PendingCause::Capacity)
-          lc.memo_ok |= bit;
+          lq.memo_ok |= bit;
       }
     }
-    ask = ~lc.memo_ok;
+    by_memo = (lq.memo_ok & ~zone) != 0;
+    ask &= ~lq.memo_ok;
   }
-  const std::size_t next = lc.tree.first_any(from, ask);
-  if (ask != ~std::uint64_t{0} && next != from) lc.cur.epoch = epoch;
+  const std::size_t next = lq.tree.first_any(from, ask);
+  // Passes by the memo hold for this epoch's failures (possibly passes by zone only: the
+  // table's epoch then only narrows later passes by the memo, never a reason).
+  if (by_memo && next != from) lq.cur.epoch = epoch;
   return next;
 }
 
 void Scheduler::Impl::close_lazy_tables() {
   for (std::size_t q = 0; q < lazy.size(); ++q) {
-    LazyClass& lc = lazy[q];
-    if (lc.cur.run != run_no || lc.cur.epoch < 0) continue;
-    lc.cur.memo.assign(lc.sizes.size(), std::nullopt);
+    LazyQueue& lq = lazy[q];
+    if (lq.cur.run != run_no || lq.cur.epoch < 0) continue;
+    lq.cur.memo.assign(lq.kinds.size(), std::nullopt);
     const SelectorId sel = queue(static_cast<QueueId>(q)).selector;
-    for (std::size_t r = 0; r < lc.sizes.size(); ++r) {
-      const auto m = uniform_gang_memo.find(
-          {lc.cur.epoch, sel, lc.shape, static_cast<std::size_t>(lc.sizes[r])});
-      if (m != uniform_gang_memo.end()) lc.cur.memo[r] = m->second;
+    for (std::size_t k = 0; k < lq.kinds.size(); ++k) {
+      const LazyKind& kind = lq.kinds[k];
+      const auto m = uniform_gang_memo.find({lq.cur.epoch, sel,
+                                             lq.shapes[static_cast<std::size_t>(kind.shape)].shape,
+                                             static_cast<std::size_t>(kind.size)});
+      if (m != uniform_gang_memo.end()) lq.cur.memo[k] = m->second;
     }
   }
 }

@@ -146,11 +146,11 @@ struct PendingEntry {
   // when the group is next looked at (Decisions::caught_up). No decision reads it.
   mutable bool lazy = false;
   // The scheduler's lazy bookkeeping (lazy_waits.cpp): whether its walks pass the group by its
-  // size bit, since which cycle, with what size, and the last cycle whose reason `reported`
-  // holds. No decision reads them.
+  // kind's bit, since which cycle, of which kind (shape and size; -1: none), and the last cycle
+  // whose reason `reported` holds. No decision reads them.
   mutable bool passable = false;
   mutable std::uint32_t passable_since = 0;
-  mutable std::int32_t passed_size = 0;
+  mutable std::int32_t passed_kind = -1;
   mutable std::uint32_t reported_run = 0;
 };
 

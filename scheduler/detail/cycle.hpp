@@ -177,38 +177,51 @@ struct Scheduler::Impl {
   std::int64_t skip_value(const PendingEntry& e) const;
   std::int32_t skip_pods(const PendingEntry& e) const;
   std::uint64_t capacity_skip_hash(const PendingEntry& e) const;
+  // The reason a capacity skip gives: `pods` of a group cannot be placed on `nodes` nodes.
+  static PendingReason capacity_skip_reason(std::int32_t nodes, std::int32_t pods);
   MinTree& skip_tree(QueueId q);  // brought up to date with the snapshot's notes
   // Lazy waiting gangs (PendingEntry::lazy; lazy_waits.cpp, issue 49): in a plain queue, the
-  // gangs of one shape whose wait the world has published and whose capacity reasons it only
-  // needs at the end are passed by a mask tree instead of being attempted again for a reason that
-  // changes with every capacity change; a gang is caught up (Decisions::caught_up) with the
-  // reason it had in the last walk when the walk next looks at it.
+  // gangs whose wait the world has published and whose capacity reasons it only needs at the end
+  // are passed by a mask tree instead of being attempted again for a reason that changes with
+  // every capacity change; a gang is caught up (Decisions::caught_up) with the reason it had in
+  // the last walk when the walk next looks at it. A queue's passable gangs fall into kinds (a
+  // shape and a gang size), a bit of the masks each.
   std::uint32_t run_no = 0;  // cycles run (PendingEntry::reported_run)
   struct LazyTable {         // how one cycle's walk passed a queue's lazy gangs
     std::uint32_t run = 0;
-    bool passing = false;    // the walk was plain: it may have passed gangs (lazy_next)
-    bool skip_zone = false;  // the gangs from skip_from on were passed for capacity (skippable)
-    GroupOrderKey skip_from{};
-    std::int32_t nodes = 0;   // the node count of that capacity reason
+    bool passing = false;  // the walk was plain: it may have passed gangs (lazy_next)
+    // By shape index: the gangs of the shape from this key on were passed for capacity
+    // (skippable() would have reported it: the free GPUs had fallen below the shape's).
+    std::vector<std::optional<GroupOrderKey>> zone_from;
+    std::int32_t nodes = 0;   // the node count of those capacity reasons
     std::int32_t epoch = -1;  // the view epoch of the passes before, by uniform_gang_memo
-    std::vector<std::optional<KnownFailure>> memo;  // by size rank: uniform_gang_memo's failure
+    std::vector<std::optional<KnownFailure>> memo;  // by kind: uniform_gang_memo's failure
   };
-  struct LazyClass {
-    ShapeId shape = kNone;            // the one shape whose gangs are passed (the first seen lazy)
-    std::int64_t gpu = 0;             // its GPUs (PendingEntry::min_gpu)
-    std::vector<std::int32_t> sizes;  // by rank, a bit of the masks: the gang sizes seen
-    MaskTree tree;                    // by position in pending_index: a passable gang's size bit
-    std::uint64_t memo_ok = 0;  // sizes whose failure uniform_gang_memo holds, of cause Capacity
+  struct LazyShape {
+    ShapeId shape = kNone;
+    std::int64_t gpu = 0;    // its GPUs (PendingEntry::min_gpu)
+    std::uint64_t bits = 0;  // its kinds' bits
+  };
+  struct LazyKind {
+    std::int32_t shape = 0;  // index in LazyQueue::shapes
+    std::int32_t size = 0;   // the gang's size (PendingEntry::need)
+  };
+  static constexpr std::size_t kLazyKinds = 64;  // a bit each; a gang of another is looked at
+  struct LazyQueue {
+    std::vector<LazyShape> shapes;  // in order of first sight
+    std::vector<LazyKind> kinds;    // by bit, in order of first sight
+    MaskTree tree;                  // by position in pending_index: a passable gang's kind bit
+    std::uint64_t memo_ok = 0;  // kinds whose failure uniform_gang_memo holds, of cause Capacity
     std::int32_t memo_epoch = -1;
     std::uint32_t memo_run = 0;
     std::size_t memo_seen = 0;  // uniform_gang_memo.size() when memo_ok was brought up to date
     LazyTable prev, cur;        // the queue's last walk before this cycle's, and this cycle's
   };
-  std::vector<LazyClass> lazy;  // by QueueId
+  std::vector<LazyQueue> lazy;  // by QueueId
   bool lazy_allowed() const;    // the options let a gang's failure be known without its pods
-  // Whether the entry is passable now, brought into its class (PendingEntry::passable).
-  bool passable_now(QueueId q, const PendingEntry& e);
-  std::uint64_t size_bit(const LazyClass& lc, std::int32_t size) const;
+  // The entry's kind if it is passable now (PendingEntry::passable), -1 if not; a kind first
+  // seen is added.
+  std::int32_t lazy_kind(QueueId q, const PendingEntry& e);
   void rotate_lazy(QueueId q);  // at the queue's first walk in a cycle
   // The next position from `from` where the walk must look at a lazy gang (MaskTree::kNone for
   // none); the gangs before it are passed, and the cycle's table says how.
@@ -221,7 +234,7 @@ struct Scheduler::Impl {
   void catch_up(const LazyTable& t, QueueId q, const PendingEntry& e,
                 std::vector<PendingReason>& to);
   void look_at(QueueId q, const PendingEntry& e);  // before the walk reports anything for it
-  std::uint64_t refresh_lazy(QueueId q, std::size_t pos);  // an entry's size bit, refreshed
+  std::uint64_t refresh_lazy(QueueId q, std::size_t pos);  // an entry's kind bit, refreshed
   void close_lazy_tables();                                // at the end of the T9k stage
   // Entries passed in a queue's last walk and erased or reset since (QueueInfo::departed).
   void catch_up_departed(std::vector<PendingReason>& to);

@@ -2,8 +2,9 @@
 // capacity waits lazy, as sim's SchedulingDriver does, must publish exactly what a world that
 // marks nothing publishes, and the scheduler must decide exactly the same, while looking at far
 // fewer waiting gangs. Random histories of a deep queue of gangs of one-GPU pods (the PAI
-// backlog's shape) with other shapes beside them, nodes that fail and come back or are cordoned,
-// a GPU quota that comes and goes, pods and groups deleted, minMember changed.
+// backlog's shape) mixed with gangs of two other shapes, another queue of other shapes beside
+// them, nodes that fail and come back or are cordoned, a GPU quota that comes and goes, pods and
+// groups deleted, minMember changed.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -97,10 +98,17 @@ struct MiniDriver {
   }
 };
 
+// The deep queue's shapes: the backlog's one-GPU pods mostly, a larger CPU and memory request on
+// one GPU, and two GPUs a pod.
+ResourceList deep_shape(int i) {
+  return i == 0 ? res(1, 1, 4) : i == 1 ? res(2, 1, 8) : res(1, 2, 4);
+}
+
 struct Outcome {
   std::vector<std::string> log;
   std::vector<std::string> bindings;
-  std::size_t reasons = 0;  // reports, the work that laziness saves
+  std::size_t reasons = 0;               // reports, the work that laziness saves
+  std::size_t reasons_other_shapes = 0;  // of them, for the deep queue's gangs of shapes 1 and 2
 };
 
 Outcome run(std::uint64_t seed, bool lazy, bool one_rack) {
@@ -122,6 +130,8 @@ Outcome run(std::uint64_t seed, bool lazy, bool one_rack) {
   w.add_queue("other", 0);
   const int sizes[] = {1, 2, 3, 4, 4, 6, 8, 8, 12, 16, 24};
   std::map<std::string, std::vector<std::string>> groups;
+  std::map<std::string, int> shape_of;  // the deep queue's gangs: their shape (deep_shape)
+  std::map<std::string, ResourceList> request_of;  // every gang's pods' request
   std::vector<std::string> gone_pods;  // deleted pods of waiting gangs, recreated a round later
   std::map<std::string, int> paused;   // waiting gangs with every pod deleted, until a round
   std::vector<int> down;               // nodes removed, added back later
@@ -133,7 +143,7 @@ Outcome run(std::uint64_t seed, bool lazy, bool one_rack) {
     now += r.uniform(0, 4);
     for (const auto& p : gone_pods) {
       const std::string g = p.substr(0, p.find('-'));
-      if (groups.count(g) && !w.pods.count(p)) w.add_pod(p, g, res(1, 1, 4));
+      if (groups.count(g) && !w.pods.count(p)) w.add_pod(p, g, request_of.at(g));
     }
     gone_pods.clear();
     for (auto it = paused.begin(); it != paused.end();) {  // resumed: the same group, new pods
@@ -142,7 +152,7 @@ Outcome run(std::uint64_t seed, bool lazy, bool one_rack) {
         continue;
       }
       if (groups.count(it->first))
-        for (const auto& p : groups[it->first]) w.add_pod(p, it->first, res(1, 1, 4));
+        for (const auto& p : groups[it->first]) w.add_pod(p, it->first, request_of.at(it->first));
       it = paused.erase(it);
     }
     for (int a = r.uniform(0, 6); a > 0; --a) {
@@ -150,7 +160,9 @@ Outcome run(std::uint64_t seed, bool lazy, bool one_rack) {
       const int n = sizes[r.uniform(0, 10)];
       const bool deep = !r.chance(15);
       w.add_group(g, deep ? "deep" : "other", n);
-      const ResourceList req = deep ? res(1, 1, 4) : res(2, r.uniform(0, 2) * 2, 8);
+      if (deep) shape_of[g] = r.chance(70) ? 0 : r.uniform(1, 2);
+      const ResourceList req = request_of[g] =
+          deep ? deep_shape(shape_of[g]) : res(2, r.uniform(0, 2) * 2, 8);
       for (int k = 0; k < n; ++k) {
         const std::string p = g + "-" + std::to_string(k);
         w.add_pod(p, g, req);
@@ -249,6 +261,11 @@ Outcome run(std::uint64_t seed, bool lazy, bool one_rack) {
     }
     const Decisions d = s.schedule(w.snap, sec(now));
     out.reasons += d.pending.size();
+    for (const auto& p : d.pending)
+      if (p.group != kNone) {
+        const auto sh = shape_of.find(w.snap.groups()[static_cast<std::size_t>(p.group)].key);
+        if (sh != shape_of.end() && sh->second != 0) ++out.reasons_other_shapes;
+      }
     for (const auto& b : d.bindings) out.bindings.push_back(b.pod + ">" + b.node);
     if (lazy)
       driver.catch_up(w.snap, d.caught_up);
@@ -269,7 +286,7 @@ using namespace lazy_waits_test;
 
 TEST_CASE("lazy waits: the same decisions and the same published reasons, fewer reports",
           "[scheduler][lazy]") {
-  std::size_t eager = 0, lazy = 0, published = 0;
+  std::size_t eager = 0, lazy = 0, published = 0, eager_other = 0, lazy_other = 0;
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     INFO("seed " << seed);
     const bool one_rack = seed % 2 == 0;
@@ -285,11 +302,18 @@ TEST_CASE("lazy waits: the same decisions and the same published reasons, fewer 
     REQUIRE(i == a.log.size());
     eager += a.reasons;
     lazy += b.reasons;
+    eager_other += a.reasons_other_shapes;
+    lazy_other += b.reasons_other_shapes;
     published += a.log.size();
   }
   // The histories wait and publish, or the comparison would be vacuous; laziness saves reports.
-  INFO("reports " << eager << " eager, " << lazy << " lazy; " << published << " published");
+  INFO("reports " << eager << " eager, " << lazy << " lazy; " << published << " published; of "
+                  << "the deep queue's other shapes " << eager_other << " eager, " << lazy_other
+                  << " lazy");
   CHECK(published > 2000);
   CHECK(eager > 10000);
   CHECK(lazy * 2 < eager);
+  // A queue's gangs of several shapes are passed alike, not only those of its first lazy one.
+  CHECK(eager_other > 2000);
+  CHECK(lazy_other * 2 < eager_other);
 }
