@@ -89,6 +89,27 @@ void fill_container_status(std::vector<model::ContainerStatus>& out, const Slot&
 // genericjob-replica label: see name_pod). Every rank's pod of a type is the same otherwise, so
 // a reconcile builds this once per type and copies it. Built into `p`, a default Pod where it
 // is to stay (a Pod is large: each move of one was a visible share of a reconcile).
+namespace {
+
+// §10's label keys, interned once (model/label_key.hpp): they are set on every pod.
+struct PodLabelKeys {
+  model::LabelKey generic{"genericjob"};
+  model::LabelKey generic_replica{"genericjob-replica"};
+  model::LabelKey group{model::kLabelGroupName};
+  model::LabelKey queue{model::kLabelQueue};
+  model::LabelKey role{model::kLabelRole};
+  model::LabelKey component{model::kLabelComponent};
+  model::LabelKey component_type{model::kLabelComponentType};
+  model::LabelKey owner{model::kLabelOwnerName};
+};
+
+const PodLabelKeys& pod_label_keys() {
+  static const PodLabelKeys keys;
+  return keys;
+}
+
+}  // namespace
+
 void make_pod(Pod& p, const JobView& v, const TypeView& t, bool resumed) {
   const std::string& job = v.meta->name;
   const model::PodSpec& spec = t.template_->spec;
@@ -150,7 +171,7 @@ void make_pod(Pod& p, const JobView& v, const TypeView& t, bool resumed) {
   auto& labels = p.metadata.labels;
   labels.reserve(labels.size() +
                  8);  // the seven below and name_pod's genericjob-replica: one allocation
-  const auto set_label = [&labels](const char* key, std::string value) {
+  const auto set_label = [&labels](const model::LabelKey& key, std::string value) {
     labels.insert_or_assign(labels.end(), key, std::move(value));
   };
   static_assert(std::string_view("genericjob") < model::kLabelGroupName &&
@@ -159,16 +180,17 @@ void make_pod(Pod& p, const JobView& v, const TypeView& t, bool resumed) {
                 std::string_view(model::kLabelRole) < model::kLabelComponent &&
                 std::string_view(model::kLabelComponent) < model::kLabelComponentType &&
                 std::string_view(model::kLabelComponentType) < model::kLabelOwnerName);
+  const PodLabelKeys& keys = pod_label_keys();
   if (v.kind == model::JobKind::GenericJob)
-    set_label("genericjob", job);  // genericjob-replica: name_pod
+    set_label(keys.generic, job);  // genericjob-replica: name_pod
   if (t9k) {
-    set_label(model::kLabelGroupName, job);
-    set_label(model::kLabelQueue, p.queue);
-    set_label(model::kLabelRole, std::string(t.type));
+    set_label(keys.group, job);
+    set_label(keys.queue, p.queue);
+    set_label(keys.role, std::string(t.type));
   }
-  set_label(model::kLabelComponent, lower(v.kind_name));
-  set_label(model::kLabelComponentType, "user");
-  set_label(model::kLabelOwnerName, job);
+  set_label(keys.component, lower(v.kind_name));
+  set_label(keys.component_type, "user");
+  set_label(keys.owner, job);
   if (v.kind == model::JobKind::DeepSpeedJob) {
     p.metadata.annotations["t9ksim.io/slots-per-worker"] =
         std::to_string(v.slots_per_worker);  // §5
@@ -179,7 +201,8 @@ void make_pod(Pod& p, const JobView& v, const TypeView& t, bool resumed) {
 void name_pod(Pod& p, const JobView& v, const std::string& name, std::int32_t rank) {
   p.metadata.name = name;
   p.rank = rank;
-  if (v.kind == model::JobKind::GenericJob) p.metadata.labels["genericjob-replica"] = name;  // §10
+  if (v.kind == model::JobKind::GenericJob)
+    p.metadata.labels[pod_label_keys().generic_replica] = name;  // §10
 }
 
 model::PodGroupSpec desired_pod_group_spec(const JobView& v) {  // §8.1, §4.3

@@ -13,6 +13,7 @@
 
 #include "kernel/time.hpp"
 #include "model/enums.hpp"
+#include "model/label_key.hpp"
 #include "model/quantity.hpp"
 
 namespace t9k::model {
@@ -23,8 +24,9 @@ using kernel::SimTime;
 // Labels are ordered by key like std::map, in one sorted array: a pod's half a dozen labels (§10)
 // are built for every pod, and a map's node per label was a large share of a pod's allocations
 // (docs/performance.md "Labels in a sorted array, condition texts that copy without
-// allocating"). Unlike std::map, inserting invalidates iterators and references.
-using Labels = boost::container::flat_map<std::string, std::string>;
+// allocating"); their keys are interned (model/label_key.hpp). Unlike std::map, inserting
+// invalidates iterators and references.
+using Labels = boost::container::flat_map<LabelKey, std::string, LabelKeyLess>;
 
 // resource name ("cpu", "memory", "nvidia.com/gpu", "rdma/rdma_shared_device_a") -> quantity.
 using ResourceList = std::map<std::string, Quantity>;
