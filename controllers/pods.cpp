@@ -101,6 +101,7 @@ struct PodLabelKeys {
   model::LabelKey component{model::kLabelComponent};
   model::LabelKey component_type{model::kLabelComponentType};
   model::LabelKey owner{model::kLabelOwnerName};
+  model::LabelKey slots_per_worker{"t9ksim.io/slots-per-worker"};  // an annotation
 };
 
 const PodLabelKeys& pod_label_keys() {
@@ -192,8 +193,7 @@ void make_pod(Pod& p, const JobView& v, const TypeView& t, bool resumed) {
   set_label(keys.component_type, "user");
   set_label(keys.owner, job);
   if (v.kind == model::JobKind::DeepSpeedJob) {
-    p.metadata.annotations["t9ksim.io/slots-per-worker"] =
-        std::to_string(v.slots_per_worker);  // §5
+    p.metadata.annotations[keys.slots_per_worker] = std::to_string(v.slots_per_worker);  // §5
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <mutex>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace t9k::model {
@@ -39,11 +40,21 @@ LabelKey::LabelKey(std::string_view s) {
     s_ = empty_key();
     return;
   }
+  // Each thread remembers the keys it has met, so that decoders interning every key they read
+  // (plugin messages, traces) take the shared lock once per key and thread, not once per use.
+  thread_local std::unordered_map<std::string_view, const std::string*, Hash, std::equal_to<>> met;
+  if (const auto m = met.find(s); m != met.end()) {
+    s_ = m->second;
+    return;
+  }
   Table& t = table();
-  const std::lock_guard lock(t.mutex);
-  auto it = t.keys.find(s);
-  if (it == t.keys.end()) it = t.keys.emplace(s).first;
-  s_ = &*it;
+  {
+    const std::lock_guard lock(t.mutex);
+    auto it = t.keys.find(s);
+    if (it == t.keys.end()) it = t.keys.emplace(s).first;
+    s_ = &*it;
+  }
+  met.emplace(std::string_view(*s_), s_);
 }
 
 }  // namespace t9k::model

@@ -20,8 +20,11 @@ namespace t9k::model {
 class LabelKey {
  public:
   LabelKey();
-  // Interned: a look-up in a process-wide table (and an insert the first time). Constants on a
-  // hot path are best interned once (`static const LabelKey`).
+  // Interned: a look-up in the thread's keys met, else in a process-wide table behind a mutex
+  // (and an insert the first time). The table only grows, bounded by the inputs' vocabulary of
+  // keys. Constants on a hot path are best interned once (`static const LabelKey`); a look-up
+  // that may miss is best made with find(), which takes any string without interning it
+  // (operator[], at() and erase() take a LabelKey).
   LabelKey(std::string_view s);                                      // NOLINT: was std::string
   LabelKey(const std::string& s) : LabelKey(std::string_view(s)) {}  // NOLINT
   LabelKey(const char* s) : LabelKey(std::string_view(s)) {}         // NOLINT

@@ -125,6 +125,9 @@ std::size_t Scheduler::Impl::lazy_next(QueueId q, std::size_t from, std::int64_t
   LazyQueue& lq = lazy[static_cast<std::size_t>(q)];
   if (lq.kinds.empty()) return MaskTree::kNone;
   lq.cur.passing = true;
+  if (max_free > lq.cur.max_free) lq.cur.rose = true;
+  lq.cur.max_free = std::min(lq.cur.max_free, max_free);
+  if (lq.cur.rose) return lq.tree.first_any(from, ~std::uint64_t{0});  // each looked at
   const auto& index = queue(q).pending_index;
   // The shapes skippable() passes from here on (the free GPUs only shrink in a cycle): their
   // gangs are passed with the capacity reason.

@@ -127,8 +127,10 @@ void trace_job(const scenarios::TraceEntry& e, const scenarios::TraceData& d,
   }
   auto& meta = m::metadata_of(out.job);
   meta.name = std::move(name);
-  meta.annotations[scenarios::kAnnotationTraceId] = std::move(raw);
-  meta.annotations[scenarios::kAnnotationTraceSource] = out.source;
+  static const m::LabelKey trace_id(scenarios::kAnnotationTraceId);  // interned once
+  static const m::LabelKey trace_source(scenarios::kAnnotationTraceSource);
+  meta.annotations[trace_id] = std::move(raw);
+  meta.annotations[trace_source] = out.source;
 }
 
 }  // namespace t9k::workload

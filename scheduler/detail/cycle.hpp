@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -193,7 +194,12 @@ struct Scheduler::Impl {
     // By shape index: the gangs of the shape from this key on were passed for capacity
     // (skippable() would have reported it: the free GPUs had fallen below the shape's).
     std::vector<std::optional<GroupOrderKey>> zone_from;
-    std::int32_t nodes = 0;   // the node count of those capacity reasons
+    std::int32_t nodes = 0;  // the node count of those capacity reasons
+    // The least free GPUs a walk has seen, and whether they ever rose after it (they cannot
+    // today: without preemption nothing is freed in a cycle, and trials roll back). The zones
+    // and the memo's passes rely on it; if they rose, every later lazy gang is looked at.
+    std::int64_t max_free = std::numeric_limits<std::int64_t>::max();
+    bool rose = false;
     std::int32_t epoch = -1;  // the view epoch of the passes before, by uniform_gang_memo
     std::vector<std::optional<KnownFailure>> memo;  // by kind: uniform_gang_memo's failure
   };

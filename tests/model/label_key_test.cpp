@@ -2,6 +2,7 @@
 // characters, so that a label map behaves as it did with std::string keys.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -43,12 +44,18 @@ TEST_CASE("LabelKey: a label map orders, finds and compares as with std::string 
           "[model][labels]") {
   Labels l;
   // Inserted out of order; kept in the order of the keys' characters, not of their interning.
-  for (const char* k : {"zeta", "tensorstack.dev/owner-name", "a", "genericjob", "b/c", "B"})
+  // Bytes compare unsigned, as std::string's: a UTF-8 key ("\u00e9t\u00e9") comes after "zeta".
+  for (const char* k :
+       {"zeta", "\xc3\xa9t\xc3\xa9", "tensorstack.dev/owner-name", "a", "genericjob", "b/c", "B"})
     l[k] = std::string(k) + "-value";
   std::vector<std::string> order;
   for (const auto& [k, v] : l) order.push_back(k);
   CHECK(order == std::vector<std::string>{"B", "a", "b/c", "genericjob",
-                                          "tensorstack.dev/owner-name", "zeta"});
+                                          "tensorstack.dev/owner-name", "zeta",
+                                          "\xc3\xa9t\xc3\xa9"});
+  std::vector<std::string> as_strings = order;  // the order std::string keys would have
+  std::sort(as_strings.begin(), as_strings.end());
+  CHECK(order == as_strings);
   // Found by any string without being interned, and by key.
   CHECK(l.find("genericjob") != l.end());
   CHECK(l.find(std::string("b/c"))->second == "b/c-value");

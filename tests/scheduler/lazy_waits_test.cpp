@@ -143,7 +143,10 @@ Outcome run(std::uint64_t seed, bool lazy, bool one_rack) {
     now += r.uniform(0, 4);
     for (const auto& p : gone_pods) {
       const std::string g = p.substr(0, p.find('-'));
-      if (groups.count(g) && !w.pods.count(p)) w.add_pod(p, g, request_of.at(g));
+      // Now and then with another shape: the gang's pods then differ (no lazy kind), or, all
+      // recreated so, its kind changes while it waits.
+      if (groups.count(g) && !w.pods.count(p))
+        w.add_pod(p, g, r.chance(25) ? deep_shape(r.uniform(0, 2)) : request_of.at(g));
     }
     gone_pods.clear();
     for (auto it = paused.begin(); it != paused.end();) {  // resumed: the same group, new pods
@@ -152,7 +155,8 @@ Outcome run(std::uint64_t seed, bool lazy, bool one_rack) {
         continue;
       }
       if (groups.count(it->first))
-        for (const auto& p : groups[it->first]) w.add_pod(p, it->first, request_of.at(it->first));
+        if (r.chance(20)) request_of[it->first] = deep_shape(r.uniform(0, 2));  // resumed changed
+      for (const auto& p : groups[it->first]) w.add_pod(p, it->first, request_of.at(it->first));
       it = paused.erase(it);
     }
     for (int a = r.uniform(0, 6); a > 0; --a) {
