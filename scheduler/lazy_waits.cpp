@@ -48,6 +48,16 @@ std::int32_t Scheduler::Impl::lazy_kind(QueueId q, const PendingEntry& e) {
   return static_cast<std::int32_t>(lq.kinds.size() - 1);
 }
 
+const Scheduler::Impl::KnownFailure* Scheduler::Impl::kind_failure(const LazyQueue& lq,
+                                                                   std::size_t k, SelectorId sel,
+                                                                   std::int32_t epoch) const {
+  const LazyKind& kind = lq.kinds[k];
+  const auto m =
+      uniform_gang_memo.find({epoch, sel, lq.shapes[static_cast<std::size_t>(kind.shape)].shape,
+                              static_cast<std::size_t>(kind.size)});
+  return m != uniform_gang_memo.end() ? &m->second : nullptr;
+}
+
 void Scheduler::Impl::rotate_lazy(QueueId q) {
   LazyQueue& lq = lazy[static_cast<std::size_t>(q)];
   if (lq.cur.run == run_no) return;
@@ -162,12 +172,8 @@ std::size_t Scheduler::Impl::lazy_next(QueueId q, std::size_t from, std::int64_t
       for (std::size_t k = 0; k < lq.kinds.size(); ++k) {
         const std::uint64_t bit = std::uint64_t{1} << k;
         if ((lq.memo_ok | zone) & bit) continue;  // known, or passed anyway till the cycle ends
-        const LazyKind& kind = lq.kinds[k];
-        const auto m = uniform_gang_memo.find(
-            {epoch, sel, lq.shapes[static_cast<std::size_t>(kind.shape)].shape,
-             static_cast<std::size_t>(kind.size)});
-        if (m != uniform_gang_memo.end() && m->second.why.cause == PendingCause::Capacity)
-          lq.memo_ok |= bit;
+        const KnownFailure* f = kind_failure(lq, k, sel, epoch);
+        if (f && f->why.cause == PendingCause::Capacity) lq.memo_ok |= bit;
       }
     }
     by_memo = (lq.memo_ok & ~zone) != 0;
@@ -186,13 +192,8 @@ void Scheduler::Impl::close_lazy_tables() {
     if (lq.cur.run != run_no || lq.cur.epoch < 0) continue;
     lq.cur.memo.assign(lq.kinds.size(), std::nullopt);
     const SelectorId sel = queue(static_cast<QueueId>(q)).selector;
-    for (std::size_t k = 0; k < lq.kinds.size(); ++k) {
-      const LazyKind& kind = lq.kinds[k];
-      const auto m = uniform_gang_memo.find({lq.cur.epoch, sel,
-                                             lq.shapes[static_cast<std::size_t>(kind.shape)].shape,
-                                             static_cast<std::size_t>(kind.size)});
-      if (m != uniform_gang_memo.end()) lq.cur.memo[k] = m->second;
-    }
+    for (std::size_t k = 0; k < lq.kinds.size(); ++k)
+      if (const KnownFailure* f = kind_failure(lq, k, sel, lq.cur.epoch)) lq.cur.memo[k] = *f;
   }
 }
 

@@ -228,6 +228,9 @@ struct Scheduler::Impl {
   // The entry's kind if it is passable now (PendingEntry::passable), -1 if not; a kind first
   // seen is added.
   std::int32_t lazy_kind(QueueId q, const PendingEntry& e);
+  // The uniform gang memo's failure of kind k in view epoch `epoch`, if it holds one.
+  const KnownFailure* kind_failure(const LazyQueue& lq, std::size_t k, SelectorId sel,
+                                   std::int32_t epoch) const;
   void rotate_lazy(QueueId q);  // at the queue's first walk in a cycle
   // The next position from `from` where the walk must look at a lazy gang (MaskTree::kNone for
   // none); the gangs before it are passed, and the cycle's table says how.
