@@ -220,12 +220,7 @@ std::pair<std::size_t, std::size_t> run_history(std::size_t variant, std::uint64
     // Whole groups go away now and then.
     for (auto it = groups.begin(); it != groups.end();) {
       if (r.chance(3)) {
-        for (const auto& p : it->second)
-          if (w.pods.count(p)) {
-            w.snap.remove_pod(p);
-            w.pods.erase(p);
-          }
-        w.snap.remove_pod_group(it->first);
+        w.remove_group(it->first, it->second);
         it = groups.erase(it);
       } else {
         ++it;

@@ -116,6 +116,16 @@ struct TestWorld {
     return pods[name];
   }
 
+  // A group goes, with those of its pods still stored.
+  void remove_group(const std::string& name, const std::vector<std::string>& members) {
+    for (const auto& p : members)
+      if (pods.count(p)) {
+        snap.remove_pod(p);
+        pods.erase(p);
+      }
+    snap.remove_pod_group(name);
+  }
+
   model::Pod& add_default_pod(const std::string& name, const ResourceList& req,
                               std::int32_t priority = 0) {
     model::Pod p;

@@ -195,12 +195,7 @@ Outcome run(std::uint64_t seed, bool lazy, bool one_rack, int shapes) {
       auto it = groups.begin();
       std::advance(it, r.uniform(0, static_cast<int>(groups.size()) - 1));
       if (r.chance(50)) {
-        for (const auto& p : it->second)
-          if (w.pods.count(p)) {
-            w.snap.remove_pod(p);
-            w.pods.erase(p);
-          }
-        w.snap.remove_pod_group(it->first);
+        w.remove_group(it->first, it->second);
         groups.erase(it);
       } else if (r.chance(40) && !paused.count(it->first) &&
                  std::all_of(it->second.begin(), it->second.end(), [&](const std::string& p) {

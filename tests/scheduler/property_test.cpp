@@ -110,12 +110,7 @@ TEST_CASE("property: random snapshots never over-allocate, exceed quota or split
         for (const auto& p : it->second.pods)
           running = running || (w.pods.count(p) && !w.pods.at(p).node_name.empty());
         if (running && r.uniform(0, 3) == 0) {
-          for (const auto& p : it->second.pods)
-            if (w.pods.count(p)) {
-              w.snap.remove_pod(p);
-              w.pods.erase(p);
-            }
-          w.snap.remove_pod_group(it->first);
+          w.remove_group(it->first, it->second.pods);
           it = groups.erase(it);
         } else {
           ++it;
