@@ -428,6 +428,29 @@ const Pod* Store::pod_named(JobId id, const std::string& name) const {
   return nullptr;
 }
 
+// The number of pods of that name created before (generations count from 0). Generations grow
+// with each creation, so the highest one stored, live or removed, is the last.
+std::int32_t Store::next_generation(const StoredJob& j, const std::string& name) {
+  std::int32_t last = -1;
+  for (const auto& [n, g] : j.past_generations) {
+    if (n == name) last = g;
+  }
+  for (const auto& p : j.pods) {
+    if (p.metadata.name == name) last = std::max(last, p.generation);
+  }
+  return last + 1;
+}
+
+void Store::remember_generation(StoredJob& j, const Pod& p) {
+  for (auto& [n, g] : j.past_generations) {
+    if (n == p.metadata.name) {
+      g = std::max(g, p.generation);
+      return;
+    }
+  }
+  j.past_generations.emplace_back(p.metadata.name, p.generation);
+}
+
 void Store::create_pod(JobId id, Pod&& pod) {
   StoredJob& j = at(id);
   pod.metadata.uid = model::numbered("pod-", static_cast<std::int64_t>(++uid_counter_));
@@ -435,9 +458,7 @@ void Store::create_pod(JobId id, Pod&& pod) {
   pod.metadata.creation_sequence = ++creation_seq_;
   if (pod.metadata.namespace_.empty())
     pod.metadata.namespace_ = model::metadata_of(j.job).namespace_;
-  auto [it, fresh] = j.last_generation.emplace(pod.metadata.name, 0);
-  if (!fresh) ++it->second;
-  pod.generation = it->second;
+  pod.generation = next_generation(j, pod.metadata.name);
   // The key moves into the index (try_emplace leaves it alone when the name is taken).
   const auto [owner, fresh_key] = pod_owner_.try_emplace(scheduler::object_key(pod.metadata), id);
   const std::string& key = owner->first;
@@ -585,6 +606,7 @@ void Store::remove_pod(JobId id, const std::string& key) {
                          [&](const Pod& p) { return model::is_key_of(p.metadata, key); });
   if (it == j.pods.end()) return;
   release(j, *it, key);
+  remember_generation(j, *it);
   watcher_->pod_removed(key);
   pod_owner_.erase(key);
   j.pod_hints.erase(j.pod_hints.begin() + (it - j.pods.begin()));

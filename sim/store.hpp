@@ -99,7 +99,9 @@ struct StoredJob {
   bool rejected = false;
   std::string reject_reason;
   bool compacted = false;  // finished: no longer reconciled (see Store::compact)
-  std::map<std::string, std::int32_t> last_generation;  // pod name -> generation of its last pod
+  // Pod name -> generation of the last removed pod of that name; a live pod carries its own
+  // (few jobs ever remove a pod, so most jobs keep nothing here).
+  std::vector<std::pair<std::string, std::int32_t>> past_generations;
   // The watcher's hints (StoreWatcher): its PodGroup's, and each pod's, aligned with `pods`.
   std::int32_t group_hint = -1;
   std::vector<std::int32_t> pod_hints;
@@ -225,6 +227,8 @@ class Store {
   model::Pod* find(JobId id, const std::string& key);
   model::Pod& pod_ref(JobId id, const std::string& key);  // throws std::logic_error when not stored
   static std::int32_t hint_of(const StoredJob& j, const model::Pod& p);  // p is one of j.pods
+  static std::int32_t next_generation(const StoredJob& j, const std::string& name);
+  static void remember_generation(StoredJob& j, const model::Pod& p);  // p is leaving j.pods
   model::Node& node_ref(const std::string& name);
   void node_changed(const model::Node& n, const std::string& cause);
   // The pod's resources come back, if it held any. `key` is the pod's (object_key).
