@@ -61,9 +61,7 @@ GroupId ClusterSnapshot::group_of_key(std::string_view namespace_, std::string_v
 }
 
 GroupId ClusterSnapshot::group_id(std::string key) {
-  // The key moves into the index (try_emplace leaves it alone when the group exists).
-  const auto [it, fresh] = group_ids_.try_emplace(std::move(key));
-  if (!fresh) return it->second;
+  if (const auto g = group_ids_.find(key)) return *g;
   GroupId id;
   if (!free_group_ids_.empty()) {
     id = free_group_ids_.back();
@@ -73,8 +71,8 @@ GroupId ClusterSnapshot::group_id(std::string key) {
     id = static_cast<GroupId>(groups_.size());
     groups_.push_back(GroupInfo{});
   }
-  groups_[static_cast<std::size_t>(id)].key = it->first;
-  it->second = id;
+  groups_[static_cast<std::size_t>(id)].key = std::move(key);  // the index reads it there
+  group_ids_.insert(id);
   return id;
 }
 
@@ -269,23 +267,19 @@ std::optional<QueueId> ClusterSnapshot::find_queue(const std::string& name) cons
   return it->second;
 }
 std::optional<GroupId> ClusterSnapshot::find_group(const std::string& key) const {
-  const auto it = group_ids_.find(key);
-  if (it == group_ids_.end() || !groups_[static_cast<std::size_t>(it->second)].present)
-    return std::nullopt;
-  return it->second;
+  const auto g = group_ids_.find(key);
+  if (!g || !groups_[static_cast<std::size_t>(*g)].present) return std::nullopt;
+  return g;
 }
 std::optional<PodId> ClusterSnapshot::find_pod(const std::string& key) const {
-  const auto it = pod_ids_.find(key);
-  if (it == pod_ids_.end()) return std::nullopt;
-  return it->second;
+  return pod_ids_.find(key);
 }
 
 PodId ClusterSnapshot::pod_ref(const std::string& key, PodId hint) const {
   if (const PodInfo* info = hinted_pod(hint); info && info->key == key) return hint;
-  const auto it = pod_ids_.find(key);
-  if (it == pod_ids_.end())
-    throw std::out_of_range(std::string("snapshot: unknown pod '").append(key).append("'"));
-  return it->second;
+  const auto p = pod_ids_.find(key);
+  if (!p) throw std::out_of_range(std::string("snapshot: unknown pod '").append(key).append("'"));
+  return *p;
 }
 
 // ---- nodes ------------------------------------------------------------------------------------
@@ -464,7 +458,7 @@ void ClusterSnapshot::maybe_drop_group(GroupId g) {
   }
   nominated_.erase(g);
   detach_group(g);
-  group_ids_.erase(info.key);
+  group_ids_.erase(g);
   info = GroupInfo{};
   free_group_ids_.push_back(g);
 }
@@ -472,9 +466,9 @@ void ClusterSnapshot::maybe_drop_group(GroupId g) {
 void ClusterSnapshot::remove_pod_group(const std::string& key, GroupId hint) {
   GroupId g = hint;
   if (const GroupInfo* info = hinted_group(hint); !info || info->key != key) {
-    const auto it = group_ids_.find(key);
-    if (it == group_ids_.end()) return;
-    g = it->second;
+    const auto found = group_ids_.find(key);
+    if (!found) return;
+    g = *found;
   }
   auto& info = groups_[static_cast<std::size_t>(g)];
   const std::vector<PodId> members = info.pods;

@@ -56,6 +56,7 @@
 #include "model/scheduling.hpp"
 #include "model/topology.hpp"
 #include "scheduler/free_index.hpp"
+#include "scheduler/key_index.hpp"
 #include "scheduler/resources.hpp"
 
 namespace t9k::scheduler {
@@ -424,8 +425,8 @@ class ClusterSnapshot {
   // array per look-up on the binding path (docs/performance.md).
   absl::flat_hash_map<std::string, NodeId> node_ids_;
   absl::flat_hash_map<std::string, QueueId> queue_ids_;
-  absl::flat_hash_map<std::string, GroupId> group_ids_;
-  absl::flat_hash_map<std::string, PodId> pod_ids_;
+  KeyIndex<GroupInfo, GroupId> group_ids_{groups_};
+  KeyIndex<PodInfo, PodId> pod_ids_{pods_};
   std::unordered_map<std::string, SelectorId> selector_ids_;
   std::map<std::pair<SelectorId, SparseRes>, ShapeId> shapes_;  // a few dozen shapes
   std::vector<std::pair<SparseRes, SelectorId>> shape_keys_;

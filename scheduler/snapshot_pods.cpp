@@ -151,8 +151,9 @@ void ClusterSnapshot::attach_pod(PodId p) {
 
 PodId ClusterSnapshot::upsert_pod(const model::Pod& pod, GroupId group_hint) {
   PodId p;
-  if (const auto [it, fresh] = pod_ids_.try_emplace(object_key(pod.metadata)); !fresh) {
-    p = it->second;
+  std::string key = object_key(pod.metadata);
+  if (const auto filed = pod_ids_.find(key)) {
+    p = *filed;
     detach_pod(p);
   } else {
     if (!free_pod_ids_.empty()) {
@@ -163,8 +164,8 @@ PodId ClusterSnapshot::upsert_pod(const model::Pod& pod, GroupId group_hint) {
       pods_.push_back(PodInfo{});
     }
     pods_[static_cast<std::size_t>(p)] = PodInfo{};
-    pods_[static_cast<std::size_t>(p)].key = it->first;
-    it->second = p;
+    pods_[static_cast<std::size_t>(p)].key = std::move(key);  // the index reads it there
+    pod_ids_.insert(p);
   }
   auto& info = pods_[static_cast<std::size_t>(p)];
   const GroupId old_group = info.group;
@@ -257,9 +258,9 @@ PodId ClusterSnapshot::upsert_pod(const model::Pod& pod, GroupId group_hint) {
 }
 
 void ClusterSnapshot::remove_pod(const std::string& key) {
-  const auto it = pod_ids_.find(key);
-  if (it == pod_ids_.end()) return;
-  const PodId p = it->second;
+  const auto filed = pod_ids_.find(key);
+  if (!filed) return;
+  const PodId p = *filed;
   detach_pod(p);
   const GroupId g = pods_[static_cast<std::size_t>(p)].group;
   if (g != kNone) {
@@ -267,8 +268,8 @@ void ClusterSnapshot::remove_pod(const std::string& key) {
     maybe_drop_group(g);
   }
   if (pods_[static_cast<std::size_t>(p)].gpu_share > 0) --shared_pods_;
+  pod_ids_.erase(p);  // before its record, which holds the key, is cleared
   pods_[static_cast<std::size_t>(p)] = PodInfo{};
-  pod_ids_.erase(it);
   free_pod_ids_.push_back(p);  // maybe_drop_group settled the group's reservations
   flush_pending_entries();
 }
@@ -370,9 +371,9 @@ std::int32_t ClusterSnapshot::best_slot(NodeId n, std::int32_t g) const {
 
 void ClusterSnapshot::nominate(const std::string& group_key,
                                const std::vector<NodeReservation>& plan) {
-  const auto it = group_ids_.find(group_key);
-  if (it == group_ids_.end()) return;
-  const GroupId g = it->second;
+  const auto found = group_ids_.find(group_key);
+  if (!found) return;
+  const GroupId g = *found;
   auto& res = groups_[static_cast<std::size_t>(g)].nominated;
   res.clear();
   for (const auto& r : plan) {
