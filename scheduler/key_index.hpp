@@ -8,20 +8,20 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
-#include <vector>
 
 #include <absl/container/flat_hash_set.h>
 #include <absl/hash/hash.h>
 
 namespace t9k::scheduler {
 
-// `Info` has a `key` convertible to std::string_view. A record's key must not change while its
-// id is filed, and the vector must stay the same object (ClusterSnapshot is neither copied nor
-// moved); the vector may grow.
-template <class Info, class Id = std::int32_t>
+// `Records` is indexed by id (a std::vector or a Chunked) and its records have a `key`
+// convertible to std::string_view. A record's key must not change while its id is filed, and
+// the sequence must stay the same object (ClusterSnapshot is neither copied nor moved); it may
+// grow.
+template <class Records, class Id = std::int32_t>
 class KeyIndex {
  public:
-  explicit KeyIndex(const std::vector<Info>& infos) : ids_(0, Hash{&infos}, Eq{&infos}) {}
+  explicit KeyIndex(const Records& infos) : ids_(0, Hash{&infos}, Eq{&infos}) {}
   KeyIndex(const KeyIndex&) = delete;
   KeyIndex& operator=(const KeyIndex&) = delete;
 
@@ -37,18 +37,18 @@ class KeyIndex {
   std::size_t size() const { return ids_.size(); }
 
  private:
-  static std::string_view key_of(const std::vector<Info>* infos, Id id) {
+  static std::string_view key_of(const Records* infos, Id id) {
     return (*infos)[static_cast<std::size_t>(id)].key;
   }
   struct Hash {
     using is_transparent = void;
-    const std::vector<Info>* infos;
+    const Records* infos;
     std::size_t operator()(std::string_view k) const { return absl::Hash<std::string_view>{}(k); }
     std::size_t operator()(Id id) const { return (*this)(key_of(infos, id)); }
   };
   struct Eq {
     using is_transparent = void;
-    const std::vector<Info>* infos;
+    const Records* infos;
     bool operator()(Id a, Id b) const { return a == b || key_of(infos, a) == key_of(infos, b); }
     bool operator()(Id a, std::string_view b) const { return key_of(infos, a) == b; }
     bool operator()(std::string_view a, Id b) const { return a == key_of(infos, b); }

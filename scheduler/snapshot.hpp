@@ -55,6 +55,7 @@
 #include "model/cluster.hpp"
 #include "model/scheduling.hpp"
 #include "model/topology.hpp"
+#include "scheduler/chunked.hpp"
 #include "scheduler/free_index.hpp"
 #include "scheduler/key_index.hpp"
 #include "scheduler/resources.hpp"
@@ -314,8 +315,8 @@ class ClusterSnapshot {
   const ResourceTable& resources() const { return resources_; }
   const std::vector<NodeInfo>& nodes() const { return nodes_; }
   const std::vector<QueueInfo>& queues() const { return queues_; }
-  const std::vector<GroupInfo>& groups() const { return groups_; }
-  const std::vector<PodInfo>& pods() const { return pods_; }
+  const Chunked<GroupInfo>& groups() const { return groups_; }
+  const Chunked<PodInfo>& pods() const { return pods_; }
   const std::vector<Selector>& selectors() const { return selectors_; }
   const std::vector<Rack>& racks() const { return racks_; }
   const model::Topology& topology() const { return topology_; }
@@ -414,8 +415,8 @@ class ClusterSnapshot {
   model::Topology topology_;
   std::vector<NodeInfo> nodes_;
   std::vector<QueueInfo> queues_;
-  std::vector<GroupInfo> groups_;
-  std::vector<PodInfo> pods_;
+  Chunked<GroupInfo> groups_;  // by GroupId; ids of removed groups are reused
+  Chunked<PodInfo> pods_;      // by PodId; likewise
   std::vector<PodId> free_pod_ids_;
   std::vector<GroupId> free_group_ids_;
   std::vector<Selector> selectors_;
@@ -425,8 +426,8 @@ class ClusterSnapshot {
   // array per look-up on the binding path (docs/performance.md).
   absl::flat_hash_map<std::string, NodeId> node_ids_;
   absl::flat_hash_map<std::string, QueueId> queue_ids_;
-  KeyIndex<GroupInfo, GroupId> group_ids_{groups_};
-  KeyIndex<PodInfo, PodId> pod_ids_{pods_};
+  KeyIndex<Chunked<GroupInfo>, GroupId> group_ids_{groups_};
+  KeyIndex<Chunked<PodInfo>, PodId> pod_ids_{pods_};
   std::unordered_map<std::string, SelectorId> selector_ids_;
   std::map<std::pair<SelectorId, SparseRes>, ShapeId> shapes_;  // a few dozen shapes
   std::vector<std::pair<SparseRes, SelectorId>> shape_keys_;

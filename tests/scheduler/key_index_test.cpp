@@ -1,6 +1,7 @@
 // KeyIndex (scheduler/key_index.hpp, the snapshot's key -> id tables that keep no keys) against
 // a std::map: ids filed and unfiled at random, freed ids reused, the records' vector growing
-// (each growth moves the keys the table reads), short keys (inline in std::string) and long ones.
+// (each growth moves the keys the table reads), short keys (inline in std::string) and long ones;
+// and Chunked (scheduler/chunked.hpp), the snapshot's sequence of groups and pods.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "fixtures.hpp"
+#include "scheduler/chunked.hpp"
 #include "scheduler/key_index.hpp"
 
 namespace key_index_test {
@@ -25,7 +27,7 @@ std::string key_for(int n) {
 TEST_CASE("key index: finds what a map finds while records come, go and move", "[scheduler]") {
   t9k::scheduler::testing::Rand r{7};
   std::vector<Record> records;
-  t9k::scheduler::KeyIndex<Record> index(records);
+  t9k::scheduler::KeyIndex<std::vector<Record>> index(records);
   std::map<std::string, std::int32_t> expect;
   std::vector<std::int32_t> free_ids;
   for (int step = 0; step < 20000; ++step) {
@@ -63,6 +65,24 @@ TEST_CASE("key index: finds what a map finds while records come, go and move", "
   REQUIRE_FALSE(index.insert(static_cast<std::int32_t>(records.size() - 1)));
   for (const auto& [k, i] : expect) REQUIRE(index.find(k) == i);
   REQUIRE(index.find(key) == id);
+}
+
+TEST_CASE("chunked: indexes as a vector does, and growing moves nothing", "[scheduler]") {
+  t9k::scheduler::Chunked<Record, 3> chunked;  // chunks of 8, so growth is frequent
+  std::vector<const Record*> where;
+  for (int n = 0; n < 100; ++n) {
+    chunked.push_back({key_for(n)});
+    where.push_back(&chunked[static_cast<std::size_t>(n)]);
+  }
+  REQUIRE(chunked.size() == 100);
+  for (std::size_t i = 0; i < 100; ++i) {
+    REQUIRE(chunked[i].key == key_for(static_cast<int>(i)));
+    REQUIRE(&chunked[i] == where[i]);
+  }
+  // The index reads keys from a Chunked as from a vector.
+  t9k::scheduler::KeyIndex<t9k::scheduler::Chunked<Record, 3>> index(chunked);
+  for (std::int32_t i = 0; i < 100; ++i) REQUIRE(index.insert(i));
+  for (std::int32_t i = 0; i < 100; ++i) REQUIRE(index.find(key_for(i)) == i);
 }
 
 }  // namespace key_index_test
