@@ -135,8 +135,8 @@ ReconcileResult DeepSpeedJobController::reconcile(const ReconcileInput& in) cons
                                      spec.worker.restart_policy, 0, spec.worker.template_.get()});
   // slotsPerWorker: processes per worker, normally the worker's GPUs (§5). The pod's requests
   // are summed only when they are needed (a map built on every reconcile otherwise).
-  if (spec.config.slots_per_worker) {
-    v.slots_per_worker = *spec.config.slots_per_worker;
+  if (spec.config->slots_per_worker) {
+    v.slots_per_worker = *spec.config->slots_per_worker;
   } else {
     const auto gpus =
         model::get_resource(model::pod_requests(spec.worker.template_->spec), model::kResourceGpu);

@@ -161,10 +161,11 @@ struct PyTorchTrainingJobSpec {
   std::vector<PyTorchReplicaSpec>
       replica_specs;  // required; the first type's rank 0 is master (§4.1)
   std::optional<ElasticConfig> elastic;
-  std::optional<TorchrunConfig> torchrun_config;
+  // Rare: on the heap, or every model::Job (the variant) would be as large as this kind's.
+  HeapOptional<TorchrunConfig> torchrun_config;
   RunMode run_mode;
   RunPolicy run_policy;
-  std::optional<TensorBoardSpec> tensorboard_spec;
+  HeapOptional<TensorBoardSpec> tensorboard_spec;  // rare, likewise
   SchedulePolicy scheduler;
   bool operator==(const PyTorchTrainingJobSpec&) const = default;
 };
@@ -202,7 +203,8 @@ struct DeepSpeedJobSpec {
   RunPolicy run_policy;
   RunMode run_mode;
   std::optional<ElasticConfig> elastic;
-  DeepSpeedConfig config;
+  // Boxed: inline, it made every model::Job (the variant) 176 bytes larger (issue 49).
+  Boxed<DeepSpeedConfig> config;
   bool disable_custom_env = false;  // API: default false
   DeepSpeedWorker worker;
   bool operator==(const DeepSpeedJobSpec&) const = default;

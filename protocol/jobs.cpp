@@ -294,7 +294,7 @@ m::DeepSpeedJobSpec deepspeed_spec(const Value& s, const Path& sp) {
   if (const Member x = member(s, "config")) {
     const Path cp = child(sp, "config");
     object(*x, cp);
-    m::DeepSpeedConfig& c = spec.config;
+    m::DeepSpeedConfig& c = *spec.config;
     if (const Member v = member(*x, "customCommand"))
       c.custom_command = string(*v, child(cp, "customCommand"));
     if (const Member v = member(*x, "slotsPerWorker"))

@@ -121,7 +121,7 @@ void set_gpus(m::Job& job, const std::string& type, std::int64_t n) {
     return;
   }
   if (auto* d = std::get_if<m::DeepSpeedJob>(&job)) {
-    auto& slots = d->spec.config.slots_per_worker;
+    auto& slots = d->spec.config->slots_per_worker;
     if (slots && *slots == before && n > 0) slots = to_int32(n);
   }
   if (auto* p = std::get_if<m::PyTorchTrainingJob>(&job)) {

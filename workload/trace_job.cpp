@@ -86,8 +86,8 @@ void trace_job(const scenarios::TraceEntry& e, const scenarios::TraceData& d,
         j.spec.scheduler = std::move(policy);
         j.spec.worker.replicas = pods;
         tpl = j.spec.worker.template_.get();
-        if (pod_gpus > 0) j.spec.config.slots_per_worker = pod_gpus;
-        j.spec.config.run.python = std::vector<std::string>{"train.py"};
+        if (pod_gpus > 0) j.spec.config->slots_per_worker = pod_gpus;
+        j.spec.config->run.python = std::vector<std::string>{"train.py"};
         // Workers other than the launcher run sshd and would hold their GPUs forever (§5).
         j.spec.run_policy.clean_up_policy = m::CleanUpPolicy::All;
         break;

@@ -306,7 +306,7 @@ m::DeepSpeedJobSpec Decoder::deepspeed_spec(const Val& v) {
   s.elastic = elastic(mr.get("elastic"));
   {
     MapReader c(r_, mr.get("config"), kDeepSpeedConfig);
-    m::DeepSpeedConfig& cfg = s.config;
+    m::DeepSpeedConfig& cfg = *s.config;
     if (auto x = read_string(r_, c.get("customCommand"))) cfg.custom_command = *x;
     if (auto x = read_int32(r_, c.get("slotsPerWorker"), 1)) cfg.slots_per_worker = *x;
     if (auto x = read_bool(r_, c.get("localRank"))) cfg.local_rank = *x;

@@ -465,7 +465,7 @@ Json deepspeed(const m::DeepSpeedJob& job) {
   spec["runPolicy"] = run_policy(s.run_policy);
   run_mode(spec, s.run_mode);
   elastic(spec, s.elastic);
-  const auto& c = s.config;
+  const auto& c = *s.config;
   Json cfg = Json::object();
   if (c.custom_command) cfg["customCommand"] = *c.custom_command;
   if (c.slots_per_worker) cfg["slotsPerWorker"] = *c.slots_per_worker;

@@ -403,10 +403,10 @@ class Checker {
   void deepspeed(const std::string& base, const m::DeepSpeedJob& j) {
     metadata(base, j.metadata);
     scheduler(base, j.spec.scheduler);
-    const auto& run = j.spec.config.run;
+    const auto& run = j.spec.config->run;
     // "Exactly one of the 3 choices should be set" (API RunType, §5). customCommand replaces
     // run; in debug mode the launcher never starts (§7.1), so run may be left out there.
-    if (!j.spec.config.custom_command && !(j.spec.run_mode.debug.enabled && set_count(run) == 0)) {
+    if (!j.spec.config->custom_command && !(j.spec.run_mode.debug.enabled && set_count(run) == 0)) {
       std::vector<std::string> set;
       if (run.python) set.emplace_back("python");
       if (run.module) set.emplace_back("module");

@@ -68,7 +68,7 @@ TEST_CASE("§5 slotsPerWorker: explicit, or the worker's GPUs by default") {
   a.step();
   CHECK(a.creates().at(0).metadata.annotations.at("t9ksim.io/slots-per-worker") == "2");
   auto job = make_deepspeed(1);
-  job.spec.config.slots_per_worker = 4;
+  job.spec.config->slots_per_worker = 4;
   World b(job);
   b.step();
   CHECK(b.creates().at(0).metadata.annotations.at("t9ksim.io/slots-per-worker") == "4");
@@ -90,7 +90,7 @@ TEST_CASE("§5 the training container is the one named worker") {
 TEST_CASE("§5 §11 Q8 DeepSpeed elastic: every scale event restarts training on all workers") {
   auto job = make_deepspeed(1);
   job.spec.elastic = model::ElasticConfig{true, 1, 3, 2};
-  job.spec.config.slots_per_worker = 2;
+  job.spec.config->slots_per_worker = 2;
   World w(job);
   w.start();
   CHECK(w.names().size() == 2);

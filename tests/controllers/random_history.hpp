@@ -149,7 +149,7 @@ inline model::Job make_job(int kind, std::mt19937_64& rng) {
     auto& d = std::get<model::DeepSpeedJob>(job);
     decorate(*d.spec.worker.template_, rng);
     vary_run_mode(d.spec, "worker", rng);
-    if (rng() % 3 == 0) d.spec.config.slots_per_worker = 4;
+    if (rng() % 3 == 0) d.spec.config->slots_per_worker = 4;
   }
   return job;
 }

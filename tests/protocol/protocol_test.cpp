@@ -23,9 +23,9 @@ constexpr std::uint64_t kSeeds = 25;
 // user could write (the simulator's jobs all come from the loader).
 model::Job as_manifest(model::Job job) {
   if (auto* d = std::get_if<model::DeepSpeedJob>(&job)) {
-    if (!d->spec.config.custom_command && !d->spec.config.run.python &&
-        !d->spec.config.run.module && !d->spec.config.run.exec) {
-      d->spec.config.run.python = std::vector<std::string>{"train.py"};
+    if (!d->spec.config->custom_command && !d->spec.config->run.python &&
+        !d->spec.config->run.module && !d->spec.config->run.exec) {
+      d->spec.config->run.python = std::vector<std::string>{"train.py"};
     }
   }
   return job;

@@ -57,7 +57,7 @@ TEST_CASE("real manifests keep what the simulator needs", "[examples]") {
     REQUIRE(set.ok());
     const auto& job = std::get<t9k::model::DeepSpeedJob>(set.objects.at(0).object);
     CHECK(job.spec.elastic->expected_replicas == 3);
-    CHECK(job.spec.config.slots_per_worker == 2);
+    CHECK(job.spec.config->slots_per_worker == 2);
     CHECK(job.spec.run_policy.backoff_limit == 10);
     const auto req = t9k::model::pod_requests(job.spec.worker.template_->spec);
     CHECK(req.at("nvidia.com/gpu") == t9k::model::Quantity::from_units(2));
@@ -156,8 +156,8 @@ spec: {}
   CHECK_FALSE(p.spec.scheduler.t9k_scheduler.has_value());
   const auto& d = std::get<DeepSpeedJob>(set.objects[2].object);
   CHECK(d.spec.worker.restart_policy == RestartPolicyType::OnFailure);
-  CHECK(d.spec.config.local_rank);
-  CHECK(d.spec.config.autotune == AutotuneType::none);
+  CHECK(d.spec.config->local_rank);
+  CHECK(d.spec.config->autotune == AutotuneType::none);
   CHECK(default_debug_command(JobKind::DeepSpeedJob) ==
         std::vector<std::string>{"/usr/sbin/sshd", "-D"});
   CHECK(default_debug_command(JobKind::GenericJob) == std::vector<std::string>{"sleep", "inf"});

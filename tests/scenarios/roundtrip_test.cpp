@@ -190,12 +190,12 @@ TEST_CASE("DeepSpeedJob with full status round-trips", "[roundtrip]") {
   j.spec.run_policy = {std::nullopt, 0, m::CleanUpPolicy::Unfinished};
   j.spec.run_mode = run_mode();
   j.spec.elastic = m::ElasticConfig{false, 0, 0, 0};
-  j.spec.config.custom_command = "deepspeed --hostfile /etc/mpi/hostfile train.py";
-  j.spec.config.slots_per_worker = 8;
-  j.spec.config.local_rank = false;
-  j.spec.config.autotune = m::AutotuneType::tune;
-  j.spec.config.run.module = std::vector<std::string>{"my.module", "--flag"};
-  j.spec.config.other_args = {"--zero", "2"};
+  j.spec.config->custom_command = "deepspeed --hostfile /etc/mpi/hostfile train.py";
+  j.spec.config->slots_per_worker = 8;
+  j.spec.config->local_rank = false;
+  j.spec.config->autotune = m::AutotuneType::tune;
+  j.spec.config->run.module = std::vector<std::string>{"my.module", "--flag"};
+  j.spec.config->other_args = {"--zero", "2"};
   j.spec.disable_custom_env = true;
   j.spec.worker = {3, pod("worker"), m::RestartPolicyType::Never};
   j.status = status(true, false);
@@ -204,9 +204,9 @@ TEST_CASE("DeepSpeedJob with full status round-trips", "[roundtrip]") {
 
   // run.python given as an empty list stays "set".
   m::DeepSpeedJob k = j;
-  k.spec.config.custom_command.reset();
-  k.spec.config.run = {};
-  k.spec.config.run.exec = std::vector<std::string>{};
+  k.spec.config->custom_command.reset();
+  k.spec.config->run = {};
+  k.spec.config->run.exec = std::vector<std::string>{};
   CHECK(std::get<m::DeepSpeedJob>(round_trip(k)) == k);
 }
 

@@ -252,7 +252,7 @@ spec:
   CHECK(a.behaviour.run_time->mean() == kernel::minutes(10));
   const auto& c = std::get<model::DeepSpeedJob>(jobs[1].job);
   CHECK(c.spec.worker.replicas == 1);
-  CHECK(c.spec.config.slots_per_worker == 4);
+  CHECK(c.spec.config->slots_per_worker == 4);
   CHECK(jobs[1].submit_time.time_since_epoch() == kernel::seconds(30));
   const auto& b = std::get<model::GenericJob>(jobs[2].job);
   CHECK(model::metadata_of(jobs[2].job).name == "job-b");
