@@ -1,8 +1,11 @@
 // model::Text (model/text.hpp): condition reasons and messages that copy without allocating.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -81,4 +84,25 @@ TEST_CASE("Text: a condition's equality is its texts', wherever they are kept", 
   CHECK(c1 == c2);
   c2.message = Text::fixed("The job is paused.");
   CHECK_FALSE(c1 == c2);
+}
+
+TEST_CASE("Text: sixteen bytes, and copies shared across threads are counted exactly",
+          "[model][text]") {
+  STATIC_REQUIRE(sizeof(Text) == 16);
+  const Text shared = std::string("Pod[job-worker-0] exited with error code 137");
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&shared] {
+      for (int i = 0; i < 20000; ++i) {
+        Text copy = shared;
+        Text moved = std::move(copy);
+        if (moved != shared) std::abort();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  // Every copy gave its count back: the last owner still reads the characters.
+  Text last = shared;
+  CHECK(last == "Pod[job-worker-0] exited with error code 137");
+  CHECK(last.view().data() == shared.view().data());
 }
