@@ -27,7 +27,7 @@ struct TypeView {
 
 struct JobView {
   model::JobKind kind = model::JobKind::GenericJob;
-  std::string_view kind_name;
+  std::string_view kind_name;  // static storage (Controller::kind() of a built-in kind)
   const model::ObjectMeta* meta = nullptr;
   const model::JobStatus* status = nullptr;
   // Inline for the usual few types: a reconcile allocates nothing for its view.

@@ -117,8 +117,9 @@ void make_pod(Pod& p, const JobView& v, const TypeView& t, bool resumed) {
   p.metadata.namespace_ = v.meta->namespace_;
   p.metadata.labels = t.template_->metadata.labels;
   p.metadata.annotations = t.template_->metadata.annotations;
-  p.metadata.owner_references.push_back(model::OwnerReference{
-      model::kBatchApiVersion, std::string(v.kind_name), job, v.meta->uid, true});
+  p.metadata.owner_references.push_back(
+      model::OwnerReference{model::Text::fixed(model::kBatchApiVersion),
+                            model::Text::fixed(v.kind_name), job, v.meta->uid, true});
   p.job_name = job;
   p.replica_type = t.type;
 

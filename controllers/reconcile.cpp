@@ -393,8 +393,9 @@ void Reconcile::pod_group() {
     pg.metadata.name = job_;
     pg.metadata.namespace_ = v_.meta->namespace_;
     pg.metadata.creation_timestamp = now_;
-    pg.metadata.owner_references.push_back(model::OwnerReference{
-        model::kBatchApiVersion, std::string(v_.kind_name), job_, v_.meta->uid, true});
+    pg.metadata.owner_references.push_back(
+        model::OwnerReference{model::Text::fixed(model::kBatchApiVersion),
+                              model::Text::fixed(v_.kind_name), job_, v_.meta->uid, true});
     pg.spec = desired_pod_group_spec(v_);
   } else if (!pod_group_spec_is_current(in_.pod_group->spec, v_)) {
     model::PodGroup pg = *in_.pod_group;  // metadata (creation time) unchanged, §11 Q20
@@ -556,10 +557,10 @@ void Reconcile::tensorboard() {
                  in_.tensorboard ? in_.tensorboard->uid : std::string{}};
   d.type = "Normal";
   if (!in_.tensorboard) {  // created while the job is live only
-    res_.actions.emplace_back(
-        CreateTensorBoard{job_, v_.meta->namespace_, *v_.tensorboard,
-                          model::OwnerReference{model::kBatchApiVersion, std::string(v_.kind_name),
-                                                job_, v_.meta->uid, true}});
+    res_.actions.emplace_back(CreateTensorBoard{
+        job_, v_.meta->namespace_, *v_.tensorboard,
+        model::OwnerReference{model::Text::fixed(model::kBatchApiVersion),
+                              model::Text::fixed(v_.kind_name), job_, v_.meta->uid, true}});
     d.action = "Create";
     d.reason = "DependentCreating";
     d.note = fmt::format("TensorBoard [{}] is being created", job_);

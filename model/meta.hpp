@@ -15,6 +15,7 @@
 #include "model/enums.hpp"
 #include "model/label_key.hpp"
 #include "model/quantity.hpp"
+#include "model/text.hpp"
 
 namespace t9k::model {
 
@@ -65,8 +66,10 @@ bool within_limits(const ResourceList& used, const ResourceList& limits);
 Quantity get_resource(const ResourceList& r, const std::string& name);
 
 struct OwnerReference {
-  std::string api_version;
-  std::string kind;
+  // Every pod and PodGroup names its job's: Text, so the API version (29 characters, past
+  // std::string's inline 15) and the kind are a view of a constant, not a copy (issue 49).
+  Text api_version;
+  Text kind;
   std::string name;
   std::string uid;
   bool controller = false;
