@@ -53,7 +53,7 @@ ReconcileResult GenericJobController::reconcile(const ReconcileInput& in) const 
   v.types.reserve(job.spec.replica_specs.size());
   for (const auto& r : job.spec.replica_specs) {
     v.types.push_back(detail::TypeView{r.type, r.replicas, r.replicas, r.restart_policy.policy,
-                                       r.restart_policy.limit, &r.template_});
+                                       r.restart_policy.limit, r.template_.get()});
   }
   v.clean_up = job.spec.clean_up_policy;  // §3.3: top-level cleanUpPolicy, no runPolicy
   v.run_mode = &job.spec.run_mode;
@@ -96,8 +96,8 @@ ReconcileResult PyTorchTrainingJobController::reconcile(const ReconcileInput& in
   for (std::size_t i = 0; i < spec.replica_specs.size(); ++i) {
     const auto& r = spec.replica_specs[i];
     const std::int32_t n = v.elastic ? shares[i] : r.replicas;
-    v.types.push_back(
-        detail::TypeView{r.type, n, v.elastic ? mins[i] : n, r.restart_policy, 0, &r.template_});
+    v.types.push_back(detail::TypeView{r.type, n, v.elastic ? mins[i] : n, r.restart_policy, 0,
+                                       r.template_.get()});
   }
   v.has_backoff_limit = true;
   v.backoff_limit = spec.run_policy.backoff_limit;

@@ -39,16 +39,16 @@ JobShape shape_of(const Job& job, const Accelerators& acc) {
         if constexpr (std::is_same_v<T, GenericJob> || std::is_same_v<T, PluginJob>) {
           for (const auto& r : j.spec.replica_specs) {
             s.replicas += r.replicas;
-            add(r.template_, r.replicas);
+            add(*r.template_, r.replicas);
           }
         } else if constexpr (std::is_same_v<T, PyTorchTrainingJob>) {
           elastic_from(j.spec.elastic);
           for (const auto& r : j.spec.replica_specs) {
             s.replicas += r.replicas;
-            if (!s.elastic) add(r.template_, r.replicas);
+            if (!s.elastic) add(*r.template_, r.replicas);
           }
           if (s.elastic && !j.spec.replica_specs.empty()) {
-            add(j.spec.replica_specs.front().template_, s.expected);
+            add(*j.spec.replica_specs.front().template_, s.expected);
           }
         } else {
           elastic_from(j.spec.elastic);

@@ -13,6 +13,7 @@
 #include "model/heap_optional.hpp"
 #include "model/meta.hpp"
 #include "model/pod_template.hpp"
+#include "model/shared.hpp"
 #include "model/text.hpp"
 
 namespace t9k::model {
@@ -115,7 +116,7 @@ struct GenericReplicaSpec {
   std::string type;
   std::int32_t replicas = 1;  // API: default 1 (§3.3)
   GenericRestartPolicy restart_policy;
-  PodTemplateSpec template_;
+  Shared<PodTemplateSpec> template_;  // shared by copies of the job (model/shared.hpp)
   bool operator==(const GenericReplicaSpec&) const = default;
 };
 
@@ -153,7 +154,7 @@ struct PyTorchReplicaSpec {
   std::optional<std::int32_t> scaling_weight;  // elastic only; unset weight counts as 1 (§11 Q8)
   // The reference page: "Defaults to Never" (shared/seeds/pytorchtrainingjob-reference.md).
   RestartPolicyType restart_policy = RestartPolicyType::Never;
-  PodTemplateSpec template_;
+  Shared<PodTemplateSpec> template_;  // shared by copies of the job (model/shared.hpp)
   bool operator==(const PyTorchReplicaSpec&) const = default;
 };
 
@@ -191,9 +192,8 @@ struct DeepSpeedConfig {
 };
 
 struct DeepSpeedWorker {
-  std::int32_t replicas = 1;  // [INFERRED] same default as the other kinds' replicas
-  // Boxed: inline, it made every model::Job (the variant) 416 bytes larger (model/boxed.hpp).
-  Boxed<PodTemplateSpec> template_;
+  std::int32_t replicas = 1;          // [INFERRED] same default as the other kinds' replicas
+  Shared<PodTemplateSpec> template_;  // shared by copies of the job (model/shared.hpp)
   RestartPolicyType restart_policy = RestartPolicyType::OnFailure;  // API Worker: default OnFailure
   bool operator==(const DeepSpeedWorker&) const = default;
 };
@@ -327,7 +327,7 @@ struct DeepSpeedJob {
 struct PluginReplicaSpec {
   std::string type;
   std::int32_t replicas = 1;
-  PodTemplateSpec template_;
+  Shared<PodTemplateSpec> template_;  // shared by copies of the job (model/shared.hpp)
   bool operator==(const PluginReplicaSpec&) const = default;
 };
 

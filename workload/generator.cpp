@@ -67,15 +67,15 @@ std::int32_t to_int32(std::int64_t v) {
   return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, INT32_MIN, INT32_MAX));
 }
 
-// Every pod template of a job, with the replica type it belongs to.
+// Every pod template of a job, with the replica type it belongs to, to edit (its own copy).
 template <class F>
 void for_each_template(m::Job& job, F&& f) {
   if (auto* g = std::get_if<m::GenericJob>(&job)) {
-    for (auto& r : g->spec.replica_specs) f(r.type, r.template_);
+    for (auto& r : g->spec.replica_specs) f(r.type, r.template_.edit());
   } else if (auto* p = std::get_if<m::PyTorchTrainingJob>(&job)) {
-    for (auto& r : p->spec.replica_specs) f(r.type, r.template_);
+    for (auto& r : p->spec.replica_specs) f(r.type, r.template_.edit());
   } else {
-    f(std::string("worker"), *std::get<m::DeepSpeedJob>(job).spec.worker.template_);
+    f(std::string("worker"), std::get<m::DeepSpeedJob>(job).spec.worker.template_.edit());
   }
 }
 

@@ -88,7 +88,7 @@ bool TraceCursor::pull_in_file_order() {
         SimTime{e_->time_offset} + SimDuration{static_cast<std::int64_t>(std::llround(scaled))};
     if (submit > horizon_) break;
     ++emitted_;
-    trace_job(*e_, d, r, submit, t9k_, queue_.emplace_back());
+    trace_job(*e_, d, r, submit, t9k_, queue_.emplace_back(), &templates_);
     return true;
   }
   done_ = true;

@@ -16,6 +16,18 @@
 
 namespace t9k::workload {
 
+// The last few distinct pod templates a cursor built: a trace's jobs differ in name and size,
+// rarely in template, so each shares an equal one built before (model::Shared; issue 49).
+class RecentTemplates {
+ public:
+  // `t`, or an equal template kept, shared.
+  model::Shared<model::PodTemplateSpec> share(model::PodTemplateSpec t);
+
+ private:
+  static constexpr std::size_t kKept = 8;
+  std::vector<model::Shared<model::PodTemplateSpec>> kept_;  // most recently used first
+};
+
 class TraceCursor : public SubmissionSource {
  public:
   // `entry` (and its data) must outlive the cursor. An entry without data (file references off)
@@ -43,13 +55,15 @@ class TraceCursor : public SubmissionSource {
   // here and moved out once (a job is large; moving it was a visible share of a trace's run).
   std::deque<scenarios::JobSubmission> queue_;
   std::size_t ready_ = 0;
+  RecentTemplates templates_;
 };
 
 // The job a record becomes (docs/traces.md), submitted at `submit`, built into `out` (a
-// default-constructed submission, where the job is to stay: a job is large to move).
+// default-constructed submission, where the job is to stay: a job is large to move). With
+// `templates`, its pod template is shared with an equal one built before.
 void trace_job(const scenarios::TraceEntry& e, const scenarios::TraceData& d,
                const scenarios::TraceRecord& r, kernel::SimTime submit, bool t9k_scheduler,
-               scenarios::JobSubmission& out);
+               scenarios::JobSubmission& out, RecentTemplates* templates = nullptr);
 
 // Every job the scenario's trace entries submit in a replication, in submission order.
 std::vector<scenarios::JobSubmission> expand_traces(const scenarios::Scenario& scenario,

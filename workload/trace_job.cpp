@@ -11,12 +11,25 @@ namespace t9k::workload {
 
 namespace m = t9k::model;
 using kernel::SimDuration;
+
+m::Shared<m::PodTemplateSpec> RecentTemplates::share(m::PodTemplateSpec t) {
+  for (std::size_t i = 0; i < kept_.size(); ++i) {
+    if (*kept_[i] == t) {
+      std::rotate(kept_.begin(), kept_.begin() + static_cast<std::ptrdiff_t>(i),
+                  kept_.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      return kept_.front();
+    }
+  }
+  if (kept_.size() == kKept) kept_.pop_back();
+  kept_.insert(kept_.begin(), m::Shared<m::PodTemplateSpec>(std::move(t)));
+  return kept_.front();
+}
 using scenarios::DurationDistribution;
 using scenarios::TraceFormat;
 
 void trace_job(const scenarios::TraceEntry& e, const scenarios::TraceData& d,
                const scenarios::TraceRecord& r, kernel::SimTime submit, bool t9k_scheduler,
-               scenarios::JobSubmission& out) {
+               scenarios::JobSubmission& out, RecentTemplates* templates) {
   const auto& mp = d.mapping;
   out.submit_time = submit;
   out.source = m::numbered(d.file_name + ':', r.line);
@@ -60,8 +73,10 @@ void trace_job(const scenarios::TraceEntry& e, const scenarios::TraceData& d,
     const std::int32_t pod_gpus = std::min(r.gpus, per);
     m::SchedulePolicy policy;
     policy.t9k_scheduler = std::move(sched);
-    // Built where it stays (a job is large: each move of one was a visible share of a replay).
-    m::PodTemplateSpec* tpl = nullptr;
+    // The template is built here, then shared with the jobs before it that have an equal one.
+    m::Shared<m::PodTemplateSpec>* slot = nullptr;
+    m::PodTemplateSpec built;
+    m::PodTemplateSpec* tpl = &built;
     switch (kind) {
       case m::JobKind::GenericJob: {
         auto& j = out.job.emplace<m::GenericJob>();
@@ -69,7 +84,7 @@ void trace_job(const scenarios::TraceEntry& e, const scenarios::TraceData& d,
         auto& rs = j.spec.replica_specs.emplace_back();
         rs.type = "worker";
         rs.replicas = pods;
-        tpl = &rs.template_;
+        slot = &rs.template_;
         break;
       }
       case m::JobKind::PyTorchTrainingJob: {
@@ -78,14 +93,14 @@ void trace_job(const scenarios::TraceEntry& e, const scenarios::TraceData& d,
         auto& rs = j.spec.replica_specs.emplace_back();
         rs.type = "worker";
         rs.replicas = pods;
-        tpl = &rs.template_;
+        slot = &rs.template_;
         break;
       }
       case m::JobKind::DeepSpeedJob: {
         auto& j = out.job.emplace<m::DeepSpeedJob>();
         j.spec.scheduler = std::move(policy);
         j.spec.worker.replicas = pods;
-        tpl = j.spec.worker.template_.get();
+        slot = &j.spec.worker.template_;
         if (pod_gpus > 0) j.spec.config->slots_per_worker = pod_gpus;
         j.spec.config->run.python = std::vector<std::string>{"train.py"};
         // Workers other than the launcher run sshd and would hold their GPUs forever (§5).
@@ -124,6 +139,7 @@ void trace_job(const scenarios::TraceEntry& e, const scenarios::TraceData& d,
                                 scenarios::sanitize_job_name(spec, "spec")] = "true";
       }
     }
+    *slot = templates ? templates->share(std::move(built)) : m::Shared(std::move(built));
   }
   auto& meta = m::metadata_of(out.job);
   meta.name = std::move(name);

@@ -37,11 +37,11 @@ bool pod_asks_for_gpus(const m::PodTemplateSpec& t) {
 bool asks_for_gpus(const m::Job& job) {
   if (const auto* g = std::get_if<m::GenericJob>(&job)) {
     return std::any_of(g->spec.replica_specs.begin(), g->spec.replica_specs.end(),
-                       [](const auto& r) { return pod_asks_for_gpus(r.template_); });
+                       [](const auto& r) { return pod_asks_for_gpus(*r.template_); });
   }
   if (const auto* p = std::get_if<m::PyTorchTrainingJob>(&job)) {
     return std::any_of(p->spec.replica_specs.begin(), p->spec.replica_specs.end(),
-                       [](const auto& r) { return pod_asks_for_gpus(r.template_); });
+                       [](const auto& r) { return pod_asks_for_gpus(*r.template_); });
   }
   return pod_asks_for_gpus(*std::get<m::DeepSpeedJob>(job).spec.worker.template_);
 }

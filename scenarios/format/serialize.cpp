@@ -410,7 +410,7 @@ Json generic(const m::GenericJob& job) {
                         {"replicas", r.replicas},
                         {"restartPolicy", Json{{"policy", m::to_string(r.restart_policy.policy)},
                                                {"limit", r.restart_policy.limit}}},
-                        {"template", pod_template(r.template_)}});
+                        {"template", pod_template(*r.template_)}});
   }
   spec["replicaSpecs"] = std::move(reps);
   j["spec"] = std::move(spec);
@@ -427,7 +427,7 @@ Json pytorch(const m::PyTorchTrainingJob& job) {
     Json x{{"type", r.type}, {"replicas", r.replicas}};
     if (r.scaling_weight) x["scalingWeight"] = *r.scaling_weight;
     x["restartPolicy"] = m::to_string(r.restart_policy);
-    x["template"] = pod_template(r.template_);
+    x["template"] = pod_template(*r.template_);
     reps.push_back(std::move(x));
   }
   spec["replicaSpecs"] = std::move(reps);

@@ -334,7 +334,7 @@ class Checker {
         r_.error(child_path(p, "restartPolicy.policy"),
                  "found \"ExitCode\"; allowed: Always, OnFailure, Never");
       }
-      pod_template(child_path(p, "template"), specs[i].template_);
+      pod_template(child_path(p, "template"), *specs[i].template_);
     }
     finish_rules(at(base, "spec.successRules"), j.spec.success_rules, counts);
     finish_rules(at(base, "spec.failureRules"), j.spec.failure_rules, counts);
@@ -368,7 +368,7 @@ class Checker {
     replica_types(base, types);
     for (std::size_t i = 0; i < specs.size(); ++i) {
       pod_template(child_path(index_path(at(base, "spec.replicaSpecs"), i), "template"),
-                   specs[i].template_);
+                   *specs[i].template_);
     }
     elastic(base, j.spec.elastic);
     if (j.spec.elastic && j.spec.elastic->enabled &&
@@ -523,7 +523,7 @@ std::vector<TemplateAt> templates_of(const model::Job& job) {
           out.push_back({j.spec.worker.template_.get(), "spec.worker.template"});
         } else {
           for (std::size_t i = 0; i < j.spec.replica_specs.size(); ++i) {
-            out.push_back({&j.spec.replica_specs[i].template_,
+            out.push_back({j.spec.replica_specs[i].template_.get(),
                            fmt::format("spec.replicaSpecs[{}].template", i)});
           }
         }

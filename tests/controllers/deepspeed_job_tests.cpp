@@ -79,7 +79,7 @@ TEST_CASE("§5 the training container is the one named worker") {
   model::Container side;
   side.name = "a-sidecar";
   side.command = {"sidecar"};
-  auto& cs = job.spec.worker.template_->spec.containers;
+  auto& cs = job.spec.worker.template_.edit().spec.containers;
   cs.insert(cs.begin(), side);
   World w(job);
   w.step();

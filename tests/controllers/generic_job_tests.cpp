@@ -413,7 +413,7 @@ TEST_CASE("§7.1 debug replicaSpecs: command and skipInitContainer per type") {
   model::Container init;
   init.name = "init";
   init.resources.requests[model::kResourceCpu] = model::Quantity::from_units(8);
-  for (auto& r : job.spec.replica_specs) r.template_.spec.init_containers.push_back(init);
+  for (auto& r : job.spec.replica_specs) r.template_.edit().spec.init_containers.push_back(init);
   job.spec.run_mode.debug.enabled = true;
   job.spec.run_mode.debug.replica_specs = {{"worker", true, {"bash", "-c", "sleep 1d"}}};
   World w(job);

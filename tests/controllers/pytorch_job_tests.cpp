@@ -360,7 +360,7 @@ TEST_CASE("§4.2 the training container is the one named python") {
   model::Container sidecar;
   sidecar.name = "sidecar";
   sidecar.command = {"sleep", "inf"};
-  auto& containers = job.spec.replica_specs[0].template_.spec.containers;
+  auto& containers = job.spec.replica_specs[0].template_.edit().spec.containers;
   containers.insert(containers.begin(), sidecar);
   World w(job);
   w.step();

@@ -133,10 +133,10 @@ void vary_run_mode(Spec& spec, const std::string& type, std::mt19937_64& rng) {
 inline model::Job make_job(int kind, std::mt19937_64& rng) {
   model::Job job = make_random_job(kind == 3 ? 1 : kind, rng);
   if (auto* g = std::get_if<model::GenericJob>(&job)) {
-    for (auto& r : g->spec.replica_specs) decorate(r.template_, rng);
+    for (auto& r : g->spec.replica_specs) decorate(r.template_.edit(), rng);
     vary_run_mode(g->spec, "worker", rng);
   } else if (auto* p = std::get_if<model::PyTorchTrainingJob>(&job)) {
-    for (auto& r : p->spec.replica_specs) decorate(r.template_, rng);
+    for (auto& r : p->spec.replica_specs) decorate(r.template_.edit(), rng);
     vary_run_mode(p->spec, "master", rng);
     if (rng() % 3 == 0) p->spec.tensorboard_spec = model::TensorBoardSpec{"tb-image", {"/logs"}};
     if (kind == 3) {
@@ -147,7 +147,7 @@ inline model::Job make_job(int kind, std::mt19937_64& rng) {
     }
   } else {
     auto& d = std::get<model::DeepSpeedJob>(job);
-    decorate(*d.spec.worker.template_, rng);
+    decorate(d.spec.worker.template_.edit(), rng);
     vary_run_mode(d.spec, "worker", rng);
     if (rng() % 3 == 0) d.spec.config->slots_per_worker = 4;
   }

@@ -120,7 +120,7 @@ TEST_CASE("§10 pod creation: name, labels, owner, requests and scheduler fields
 
 TEST_CASE("§8.1 default scheduler: no queue or group labels") {
   World w(make_generic({{"worker", 1}}));
-  w.generic().spec.replica_specs[0].template_.spec.scheduler_name = "my-scheduler";
+  w.generic().spec.replica_specs[0].template_.edit().spec.scheduler_name = "my-scheduler";
   w.step();
   const auto p = w.creates().at(0);
   CHECK(p.scheduler_name == "my-scheduler");

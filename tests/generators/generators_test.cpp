@@ -95,7 +95,7 @@ std::int32_t gpus_of(const model::Job& job) {
   const auto& g = std::get<model::GenericJob>(job);
   return static_cast<std::int32_t>(
       model::get_resource(
-          g.spec.replica_specs.at(0).template_.spec.containers.at(0).resources.limits,
+          g.spec.replica_specs.at(0).template_->spec.containers.at(0).resources.limits,
           model::kResourceGpu)
           .units_ceil());
 }
@@ -308,7 +308,7 @@ TEST_CASE("class quantities stay in range and names are unique DNS-1123 labels",
         CHECK(p->spec.run_policy.active_deadline_seconds.value_or(0) >= 1);
         const auto gpus =
             model::get_resource(
-                p->spec.replica_specs[0].template_.spec.containers[0].resources.limits,
+                p->spec.replica_specs[0].template_->spec.containers[0].resources.limits,
                 model::kResourceGpu)
                 .units_ceil();
         CHECK((gpus == 4 || gpus == 8));

@@ -50,9 +50,9 @@ TEST_CASE("boxed: a DeepSpeedJob no longer sets the size of every job") {
   using t9k::model::PyTorchTrainingJob;
   CHECK(sizeof(DeepSpeedJob) < sizeof(PyTorchTrainingJob) + sizeof(t9k::model::PodTemplateSpec));
   DeepSpeedJob j;
-  j.spec.worker.template_->spec.containers.resize(1);
+  j.spec.worker.template_.edit().spec.containers.resize(1);
   const DeepSpeedJob copy = j;
   CHECK(copy == j);
-  j.spec.worker.template_->spec.containers.front().image = "deepspeed:latest";
+  j.spec.worker.template_.edit().spec.containers.front().image = "deepspeed:latest";
   CHECK_FALSE(copy == j);
 }

@@ -245,7 +245,7 @@ spec:
   REQUIRE(pt.spec.replica_specs.size() == 1);
   CHECK(pt.spec.replica_specs[0].replicas == 2);
   CHECK(
-      model::get_resource(pt.spec.replica_specs[0].template_.spec.containers[0].resources.requests,
+      model::get_resource(pt.spec.replica_specs[0].template_->spec.containers[0].resources.requests,
                           model::kResourceGpu) == model::Quantity::from_units(8));
   CHECK(pt.spec.scheduler.t9k_scheduler->queue == "research");
   CHECK(pt.spec.scheduler.t9k_scheduler->priority == 5);
@@ -274,6 +274,68 @@ spec:
   const auto r = parse(bad, dir.string());
   REQUIRE(!r.ok());
   CHECK(r.diagnostics.front().path == "spec.workload.traces[0].options.submitColumn");
+}
+
+TEST_CASE("trace jobs of equal shape share one pod template; others have their own") {
+  const auto dir = temp_dir("shared-templates");
+  write(dir / "jobs.csv",
+        "name,submit,duration,gpus\n"
+        "a,0,60,1\n"
+        "b,1,60,1\n"
+        "c,2,60,8\n"
+        "d,3,60,1\n"
+        "e,4,60,8\n");
+  const auto sc = load(R"(
+apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {name: shared-templates}
+spec:
+  horizon: 1d
+  cluster: {nodePools: [{name: a, count: 2, gpusPerNode: 8, cpu: 8, memory: 8Gi}]}
+  workload:
+    traces:
+    - format: csv
+      path: jobs.csv
+      options: {submitColumn: submit, durationColumn: duration, gpusColumn: gpus, nameColumn: name,
+                kind: GenericJob, gpusPerPod: "1"}
+)",
+                       dir.string());
+  const auto jobs = workload::expand_traces(sc, 0);
+  REQUIRE(jobs.size() == 5);
+  const auto& tpl = [&](std::size_t i) -> const model::Shared<model::PodTemplateSpec>& {
+    return std::get<model::GenericJob>(jobs[i].job).spec.replica_specs.at(0).template_;
+  };
+  // One-GPU pods all: the 8-GPU jobs are gangs of eight one-GPU pods, so every job shares.
+  for (std::size_t i = 1; i < jobs.size(); ++i) CHECK(tpl(i).shares_with(tpl(0)));
+  CHECK(std::get<model::GenericJob>(jobs[2].job).spec.replica_specs[0].replicas == 8);
+
+  // Without gpusPerPod a job is one pod of all its GPUs: shapes differ, templates with them.
+  const auto whole = workload::expand_traces(load(R"(
+apiVersion: t9ksim/v1
+kind: Scenario
+metadata: {name: whole-pods}
+spec:
+  horizon: 1d
+  cluster: {nodePools: [{name: a, count: 2, gpusPerNode: 8, cpu: 8, memory: 8Gi}]}
+  workload:
+    traces:
+    - {format: csv, path: jobs.csv, options: {submitColumn: submit, durationColumn: duration,
+                                              gpusColumn: gpus, nameColumn: name,
+                                              kind: GenericJob}}
+)",
+                                                  dir.string()),
+                                             0);
+  const auto& w = [&](std::size_t i) -> const model::Shared<model::PodTemplateSpec>& {
+    return std::get<model::GenericJob>(whole[i].job).spec.replica_specs.at(0).template_;
+  };
+  CHECK(w(1).shares_with(w(0)));
+  CHECK(w(3).shares_with(w(0)));
+  CHECK(w(4).shares_with(w(2)));
+  CHECK_FALSE(w(2).shares_with(w(0)));
+  CHECK(model::get_resource(w(2)->spec.containers.at(0).resources.requests, model::kResourceGpu) ==
+        model::Quantity::from_units(8));
+  CHECK(model::get_resource(w(0)->spec.containers.at(0).resources.requests, model::kResourceGpu) ==
+        model::Quantity::from_units(1));
 }
 
 TEST_CASE("replay controls: window, load factor, sampling stream and limit") {
@@ -765,15 +827,15 @@ spec:
   REQUIRE(jobs.size() == 3);  // the never-scheduled pod is not replayed by default
   const auto& p0 = std::get<model::GenericJob>(jobs[0].job);
   CHECK(model::get_resource(
-            p0.spec.replica_specs[0].template_.spec.containers[0].resources.requests,
+            p0.spec.replica_specs[0].template_->spec.containers[0].resources.requests,
             model::kResourceGpu) == model::Quantity::from_units(1));  // 460 milli rounded up
   CHECK(jobs[0].behaviour.run_time->mean() == kernel::seconds(95));   // deletion - scheduled
   const auto& p1 = std::get<model::GenericJob>(jobs[1].job);
-  CHECK(p1.spec.replica_specs[0].template_.spec.node_selector.at(model::kLabelGpuModel) == "G2");
+  CHECK(p1.spec.replica_specs[0].template_->spec.node_selector.at(model::kLabelGpuModel) == "G2");
   CHECK(p1.spec.scheduler.t9k_scheduler->queue == "be");
   CHECK(jobs[1].behaviour.failure.final_exit_code == 1);
   const auto& p2 = std::get<model::GenericJob>(jobs[2].job);
-  CHECK(p2.spec.replica_specs[0].template_.spec.node_selector.at(spec_label) == "true");
+  CHECK(p2.spec.replica_specs[0].template_->spec.node_selector.at(spec_label) == "true");
 
   const auto run = simulate(sc);
   std::map<std::string, std::string> phase;
@@ -819,7 +881,7 @@ spec:
   REQUIRE(jobs.size() == 4);
   const auto& res = std::get<model::GenericJob>(jobs[0].job)
                         .spec.replica_specs[0]
-                        .template_.spec.containers[0]
+                        .template_->spec.containers[0]
                         .resources;
   CHECK(model::get_resource(res.requests, model::kResourceGpuMilli) ==
         model::Quantity::from_units(300));

@@ -1,0 +1,48 @@
+// Shared<T>: a value its copies share until one of them is edited (copy on write). For the pod
+// templates of job specs: a trace's or a generator's jobs are copies that differ in name and
+// size, not in template, and a template inline in every stored job (424 bytes, with its
+// containers, resource lists and strings about 900) was a tenth of the backlog's peak (issue 49).
+// Reading is through const access only; edit() gives a value of this copy's own.
+#pragma once
+
+#include <memory>
+#include <utility>
+
+namespace t9k::model {
+
+template <class T>
+class Shared {
+ public:
+  Shared() : p_(empty()) {}                                       // a default T, allocated once
+  Shared(T value) : p_(std::make_shared<T>(std::move(value))) {}  // NOLINT: implicit, as T
+
+  Shared& operator=(T value) {
+    p_ = std::make_shared<T>(std::move(value));
+    return *this;
+  }
+
+  const T& operator*() const { return *p_; }
+  const T* operator->() const { return p_.get(); }
+  const T* get() const { return p_.get(); }
+
+  // This copy's value, to change: copied first when another copy shares it. A value held by this
+  // copy alone gains a sharer only by copying this copy, which no other thread may do while it
+  // is being edited (as for any value).
+  T& edit() {
+    if (p_.use_count() != 1) p_ = std::make_shared<T>(*p_);
+    return *p_;
+  }
+  // Whether the two share one value (tests, and the trace reader's reuse).
+  bool shares_with(const Shared& o) const { return p_ == o.p_; }
+
+  bool operator==(const Shared& o) const { return p_ == o.p_ || *p_ == *o.p_; }
+
+ private:
+  static const std::shared_ptr<T>& empty() {
+    static const std::shared_ptr<T> value = std::make_shared<T>();
+    return value;
+  }
+  std::shared_ptr<T> p_;  // never null
+};
+
+}  // namespace t9k::model

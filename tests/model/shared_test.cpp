@@ -1,0 +1,61 @@
+// model::Shared (model/shared.hpp): job specs' pod templates, shared by copies until edited.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "model/jobs.hpp"
+#include "model/shared.hpp"
+
+namespace shared_test {
+
+using t9k::model::PodTemplateSpec;
+using t9k::model::Shared;
+
+TEST_CASE("shared: copies share one value; an edit gives the edited copy its own") {
+  Shared<std::vector<int>> a(std::vector<int>{1, 2, 3});
+  const Shared<std::vector<int>> b = a;
+  CHECK(a.shares_with(b));
+  CHECK(a.get() == b.get());
+  a.edit().push_back(4);  // shared: copied first
+  CHECK_FALSE(a.shares_with(b));
+  CHECK(*a == std::vector<int>{1, 2, 3, 4});
+  CHECK(*b == std::vector<int>{1, 2, 3});  // the other copy is untouched
+  const auto* before = a.get();
+  a.edit().push_back(5);  // held alone: edited in place
+  CHECK(a.get() == before);
+  CHECK(a->size() == 5);
+}
+
+TEST_CASE("shared: default values share one instance; equality is the values'") {
+  const Shared<std::string> x, y;
+  CHECK(x.shares_with(y));  // no allocation per default value
+  CHECK(x->empty());
+  Shared<std::string> z;
+  z.edit() = "edited";  // the shared default is not changed
+  CHECK(x->empty());
+  CHECK(*z == "edited");
+  const Shared<std::string> w(std::string("edited"));
+  CHECK_FALSE(z.shares_with(w));
+  CHECK(z == w);  // equal values, not the same one
+  CHECK_FALSE(z == x);
+  z = std::string("assigned");
+  CHECK(*z == "assigned");
+}
+
+TEST_CASE("shared: a copied job shares its template; editing one job's leaves the other's") {
+  t9k::model::GenericJob a;
+  auto& rs = a.spec.replica_specs.emplace_back();
+  rs.type = "worker";
+  PodTemplateSpec t;
+  t.spec.containers.emplace_back().image = "train:1";
+  rs.template_ = t;
+  t9k::model::GenericJob b = a;
+  CHECK(b.spec.replica_specs[0].template_.shares_with(a.spec.replica_specs[0].template_));
+  CHECK(a == b);
+  b.spec.replica_specs[0].template_.edit().spec.containers[0].image = "train:2";
+  CHECK(a.spec.replica_specs[0].template_->spec.containers[0].image == "train:1");
+  CHECK_FALSE(a == b);
+}
+
+}  // namespace shared_test
