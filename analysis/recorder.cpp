@@ -266,11 +266,11 @@ void Recorder::on_change(const model::TimedChange& tc) {
           r.elastic = c.elastic;
           r.submit = t;
           r.ideal_run_us = c.ideal_run_us;
-          r.phase = "Pending";
+          r.phase = model::Text::fixed("Pending");
           job_state(r, t, true, false);
         } else if constexpr (std::is_same_v<T, model::JobRejected>) {
           JobRow& r = row(c.job);
-          r.phase = "Rejected";
+          r.phase = model::Text::fixed("Rejected");
           r.reason = c.reason;
           r.end = t;
           wait_cause(r, t, std::nullopt);
@@ -282,7 +282,7 @@ void Recorder::on_change(const model::TimedChange& tc) {
           retire_final();
         } else if constexpr (std::is_same_v<T, model::JobPhaseChanged>) {
           JobRow& r = row(c.job);
-          r.phase = std::string(model::to_string(c.phase));
+          r.phase = model::Text::fixed(model::to_string(c.phase));  // a static name
           r.restarts = c.restarts;
           r.backoff_count = c.backoff_count;
           if (c.phase == model::JobPhase::Running && !r.first_running) r.first_running = t;
@@ -291,8 +291,10 @@ void Recorder::on_change(const model::TimedChange& tc) {
             // pod ran (docs/outputs.md, wait_s).
             if (!r.first_running) r.first_running = state(c.job).first_pod_running;
             r.end = t;
-            r.reason = c.reason;
-            if (!c.message.empty()) r.reason.append(": ").append(c.message.view());
+            if (c.message.empty())
+              r.reason = c.reason;
+            else
+              r.reason = std::string(c.reason).append(": ").append(c.message.view());
             wait_cause(r, t, std::nullopt);
             job_state(r, t, false, false);
           } else {
@@ -334,7 +336,7 @@ void Recorder::on_change(const model::TimedChange& tc) {
         } else if constexpr (std::is_same_v<T, model::PodDeleted>) {
           if (c.reason == model::DeletionReason::Preemption) ++row(c.job).preemptions;
         } else if constexpr (std::is_same_v<T, model::ProgressLost>) {
-          row(c.job).lost_gpu_milli_us[static_cast<int>(c.cause)] += c.gpu_milli_us;
+          row(c.job).lost_gpu_milli_us.add(static_cast<int>(c.cause), c.gpu_milli_us);
         } else if constexpr (std::is_same_v<T, model::ProgressCommitted>) {
           row(c.job).productive_gpu_milli_us += c.gpu_milli_us;
           total_productive_ += c.gpu_milli_us;
@@ -623,7 +625,7 @@ void Recorder::add_figures(AllFigures& f, const JobRow& r) const {
   const JobFigures x(r);
   f.all.add(r, x, horizon_);
   // Jobs of the default scheduler belong to no queue.
-  if (!r.queue.empty()) f.by_queue[r.queue].add(r, x, horizon_);
+  if (!r.queue.empty()) f.by_queue[r.queue.str()].add(r, x, horizon_);
   const std::string_view kind = r.kind;
   auto by_kind = f.by_kind.find(kind);
   if (by_kind == f.by_kind.end()) by_kind = f.by_kind.emplace(std::string(kind), Figures{}).first;

@@ -8,6 +8,7 @@
 // that can exceed int64 are 128-bit. Outputs divide by 1000 (gpu_value, format_gpu_milli).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -21,6 +22,7 @@
 #include "analysis/costing.hpp"
 #include "analysis/occupancy.hpp"
 #include "model/change.hpp"
+#include "model/heap_optional.hpp"
 
 namespace t9k::analysis {
 
@@ -38,12 +40,37 @@ std::string format_gpu_milli(Int128 milli);
 // Decimal text of a 128-bit integer.
 std::string int128_to_string(Int128 v);
 
+// GPU-time a job lost, by cause (model::LossCause order), in milli-GPU × µs: zero for each cause
+// until the first loss, and then kept on the heap (most jobs lose nothing, and a row is kept for
+// every job in the world: 112 bytes inline were a fifth of it; issue 49).
+class LossesByCause {
+ public:
+  Int128 operator[](int cause) const {
+    return by_cause_ ? (*by_cause_)[static_cast<std::size_t>(cause)] : 0;
+  }
+  void add(int cause, Int128 v) {
+    if (!by_cause_) by_cause_.emplace();
+    (*by_cause_)[static_cast<std::size_t>(cause)] += v;
+  }
+  const Int128* begin() const { return values().data(); }
+  const Int128* end() const { return values().data() + model::kLossCauses; }
+
+ private:
+  using Values = std::array<Int128, model::kLossCauses>;
+  const Values& values() const {
+    static const Values kNone{};
+    return by_cause_ ? *by_cause_ : kNone;
+  }
+  model::HeapOptional<Values> by_cause_;
+};
+
 // One row of jobs.csv (docs/outputs.md).
 struct JobRow {
   model::JobId id = 0;
   std::string name;
   std::string_view kind = "GenericJob";  // a static or interned name (model::interned_kind)
-  std::string queue;
+  // Text, not std::string (16 bytes, copies share): a row is kept for every job in the world.
+  model::Text queue;
   std::int32_t priority = 0;
   std::int32_t replicas = 0;
   std::int64_t gpu_milli = 0;  // milli-GPU requested at submission, all pods
@@ -51,15 +78,15 @@ struct JobRow {
   SimTime submit{};
   std::optional<SimTime> first_running;
   std::optional<SimTime> end;
-  std::string phase;  // final phase, "Rejected", or the phase at the horizon
-  std::string reason;
+  model::Text phase;  // final phase, "Rejected", or the phase at the horizon
+  model::Text reason;
   std::int32_t restarts = 0;
   std::int32_t backoff_count = 0;
   std::int64_t ideal_run_us = 0;
   // GPU-time in milli-GPU × µs (1 GPU-µs = 1000).
   Int128 allocated_gpu_milli_us = 0;
   Int128 productive_gpu_milli_us = 0;
-  Int128 lost_gpu_milli_us[model::kLossCauses] = {};
+  LossesByCause lost_gpu_milli_us;
   // With prices or power (analysis/costing.hpp): what its GPU-time cost, and the energy of its
   // share of the nodes at full draw (kWh).
   double cost = 0;
@@ -69,7 +96,7 @@ struct JobRow {
   // Why it waited (docs/outputs.md "Why jobs waited"): the last reason the scheduler gave while
   // none of its pods was bound, and the time it waited under each cause (µs).
   std::optional<model::PendingCause> pending_cause;
-  std::string pending_reason;
+  model::Text pending_reason;
   std::int64_t pending_us[model::kPendingCauses] = {};
   Int128 idle_gpu_milli_us() const;
 };

@@ -498,3 +498,25 @@ TEST_CASE("cost and energy: a run without prices or power has no such metrics",
     CHECK(name.find("energy") == std::string::npos);
   }
 }
+
+TEST_CASE("a row's losses by cause: zero until the first, then summed per cause") {
+  analysis::JobRow r;
+  Int128 sum = 0;
+  for (const Int128 l : r.lost_gpu_milli_us) sum += l;
+  CHECK(sum == 0);
+  const int sw = static_cast<int>(model::LossCause::Software);
+  r.lost_gpu_milli_us.add(sw, 5000);
+  r.lost_gpu_milli_us.add(sw, 2500);
+  const analysis::JobRow copy = r;  // rows are copied (jobs.csv's sink): the losses with them
+  r.lost_gpu_milli_us.add(0, 1);
+  CHECK(copy.lost_gpu_milli_us[sw] == 7500);
+  CHECK(copy.lost_gpu_milli_us[0] == (sw == 0 ? 7500 : 0));
+  int n = 0;
+  sum = 0;
+  for (const Int128 l : r.lost_gpu_milli_us) {
+    sum += l;
+    ++n;
+  }
+  CHECK(n == model::kLossCauses);
+  CHECK(sum == 7501);
+}
