@@ -69,18 +69,18 @@ void fill_container_status(std::vector<model::ContainerStatus>& out, const Slot&
   if (c) cs.name = c->name;
   switch (s.pod->phase) {
     case PodPhase::Pending:
-      cs.state = "waiting";
+      cs.state = model::Text::fixed("waiting");
       break;
     case PodPhase::Running:
-      cs.state = "running";
+      cs.state = model::Text::fixed("running");
       break;
     case PodPhase::Succeeded:
     case PodPhase::Failed:
-      cs.state = "terminated";
+      cs.state = model::Text::fixed("terminated");
       cs.exit_code = s.pod->phase == PodPhase::Succeeded ? 0 : exit_code_of(*s.pod);
       break;
     case PodPhase::Unknown:
-      cs.state = "waiting";
+      cs.state = model::Text::fixed("waiting");
       break;
   }
 }

@@ -223,7 +223,7 @@ struct JobCondition {
 
 struct ContainerStatus {
   std::string name;
-  std::string state;  // "waiting" | "running" | "terminated"
+  Text state;  // "waiting" | "running" | "terminated": Text, a view of the literal
   std::optional<std::int32_t> exit_code;
   bool operator==(const ContainerStatus&) const = default;
 };

@@ -66,7 +66,7 @@ controllers::ReconcileInput ControllerDriver::input_of(const StoredJob& j) const
   return {j.job,
           std::span<const model::Pod>(j.pods),
           j.pod_group ? &*j.pod_group : nullptr,
-          j.tensorboard,
+          j.tensorboard ? std::optional(*j.tensorboard) : std::nullopt,
           k_.now(),
           st_.controller_options};
 }

@@ -23,8 +23,10 @@
 #include "model/accelerators.hpp"
 #include "model/change.hpp"
 #include "model/cluster.hpp"
+#include "model/heap_optional.hpp"
 #include "model/jobs.hpp"
 #include "model/scheduling.hpp"
+#include "model/text.hpp"
 #include "scenarios/format/manifests.hpp"
 #include "sim/common.hpp"
 
@@ -91,14 +93,15 @@ struct StoredJob {
   model::Job job;                // spec, and the status its controller last wrote
   std::vector<model::Pod> pods;  // every pod stored for the job (what its controller observes)
   std::optional<model::PodGroup> pod_group;
-  std::optional<controllers::TensorBoardObservation> tensorboard;
+  // Rare (PyTorch jobs with a TensorBoard, §9): off the record, which every job has.
+  model::HeapOptional<controllers::TensorBoardObservation> tensorboard;
   std::string queue;  // T9k queue, empty for the default scheduler
   std::int32_t priority = 0;
   model::JobShape shape;
   bool submitted = false;  // admitted: its controller reconciles it
   bool rejected = false;
-  std::string reject_reason;
-  bool compacted = false;  // finished: no longer reconciled (see Store::compact)
+  model::Text reject_reason;  // rare too: 16 bytes, not 32
+  bool compacted = false;     // finished: no longer reconciled (see Store::compact)
   // Pod name -> generation of the last removed pod of that name; a live pod carries its own
   // (few jobs ever remove a pod, so most jobs keep nothing here).
   std::vector<std::pair<std::string, std::int32_t>> past_generations;
