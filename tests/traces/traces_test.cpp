@@ -285,7 +285,9 @@ TEST_CASE("trace jobs of equal shape share one pod template; others have their o
         "c,2,60,8\n"
         "d,3,60,1\n"
         "e,4,60,8\n");
-  const auto sc = load(R"(
+  // The trace's jobs with `more` options, and job i's pod template.
+  const auto replay = [&](const std::string& more) {
+    return workload::expand_traces(load(R"(
 apiVersion: t9ksim/v1
 kind: Scenario
 metadata: {name: shared-templates}
@@ -297,45 +299,35 @@ spec:
     - format: csv
       path: jobs.csv
       options: {submitColumn: submit, durationColumn: duration, gpusColumn: gpus, nameColumn: name,
-                kind: GenericJob, gpusPerPod: "1"}
-)",
-                       dir.string());
-  const auto jobs = workload::expand_traces(sc, 0);
-  REQUIRE(jobs.size() == 5);
-  const auto& tpl = [&](std::size_t i) -> const model::Shared<model::PodTemplateSpec>& {
-    return std::get<model::GenericJob>(jobs[i].job).spec.replica_specs.at(0).template_;
+                kind: GenericJob)" + more + "}\n",
+                                        dir.string()),
+                                   0);
   };
+  using Template = model::Shared<model::PodTemplateSpec>;
+  const auto template_of = [](const auto& jobs, std::size_t i) -> const Template& {
+    return std::get<model::GenericJob>(jobs.at(i).job).spec.replica_specs.at(0).template_;
+  };
+
   // One-GPU pods all: the 8-GPU jobs are gangs of eight one-GPU pods, so every job shares.
-  for (std::size_t i = 1; i < jobs.size(); ++i) CHECK(tpl(i).shares_with(tpl(0)));
+  const auto jobs = replay(", gpusPerPod: \"1\"");
+  REQUIRE(jobs.size() == 5);
+  for (std::size_t i = 1; i < jobs.size(); ++i)
+    CHECK(template_of(jobs, i).shares_with(template_of(jobs, 0)));
   CHECK(std::get<model::GenericJob>(jobs[2].job).spec.replica_specs[0].replicas == 8);
 
   // Without gpusPerPod a job is one pod of all its GPUs: shapes differ, templates with them.
-  const auto whole = workload::expand_traces(load(R"(
-apiVersion: t9ksim/v1
-kind: Scenario
-metadata: {name: whole-pods}
-spec:
-  horizon: 1d
-  cluster: {nodePools: [{name: a, count: 2, gpusPerNode: 8, cpu: 8, memory: 8Gi}]}
-  workload:
-    traces:
-    - {format: csv, path: jobs.csv, options: {submitColumn: submit, durationColumn: duration,
-                                              gpusColumn: gpus, nameColumn: name,
-                                              kind: GenericJob}}
-)",
-                                                  dir.string()),
-                                             0);
-  const auto& w = [&](std::size_t i) -> const model::Shared<model::PodTemplateSpec>& {
-    return std::get<model::GenericJob>(whole[i].job).spec.replica_specs.at(0).template_;
+  const auto whole = replay("");
+  REQUIRE(whole.size() == 5);
+  CHECK(template_of(whole, 1).shares_with(template_of(whole, 0)));
+  CHECK(template_of(whole, 3).shares_with(template_of(whole, 0)));
+  CHECK(template_of(whole, 4).shares_with(template_of(whole, 2)));
+  CHECK_FALSE(template_of(whole, 2).shares_with(template_of(whole, 0)));
+  const auto gpus = [&](std::size_t i) {
+    return model::get_resource(template_of(whole, i)->spec.containers.at(0).resources.requests,
+                               model::kResourceGpu);
   };
-  CHECK(w(1).shares_with(w(0)));
-  CHECK(w(3).shares_with(w(0)));
-  CHECK(w(4).shares_with(w(2)));
-  CHECK_FALSE(w(2).shares_with(w(0)));
-  CHECK(model::get_resource(w(2)->spec.containers.at(0).resources.requests, model::kResourceGpu) ==
-        model::Quantity::from_units(8));
-  CHECK(model::get_resource(w(0)->spec.containers.at(0).resources.requests, model::kResourceGpu) ==
-        model::Quantity::from_units(1));
+  CHECK(gpus(2) == model::Quantity::from_units(8));
+  CHECK(gpus(0) == model::Quantity::from_units(1));
 }
 
 TEST_CASE("replay controls: window, load factor, sampling stream and limit") {
