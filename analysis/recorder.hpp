@@ -69,7 +69,8 @@ struct JobRow {
   model::JobId id = 0;
   std::string name;
   std::string_view kind = "GenericJob";  // a static or interned name (model::interned_kind)
-  // Text, not std::string (16 bytes, copies share): a row is kept for every job in the world.
+  // Text, not std::string (16 bytes; phases view the static names, reasons share the
+  // condition's text): a row is kept for every job in the world.
   model::Text queue;
   std::int32_t priority = 0;
   std::int32_t replicas = 0;

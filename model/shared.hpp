@@ -16,6 +16,15 @@ class Shared {
   Shared() : p_(empty()) {}                                       // a default T, allocated once
   Shared(T value) : p_(std::make_shared<T>(std::move(value))) {}  // NOLINT: implicit, as T
 
+  Shared(const Shared&) = default;
+  Shared& operator=(const Shared&) = default;
+  // A moved-from copy reads as a default T, as a moved-from member would read empty: never null.
+  Shared(Shared&& o) noexcept : p_(std::exchange(o.p_, empty())) {}
+  Shared& operator=(Shared&& o) noexcept {
+    if (this != &o) p_ = std::exchange(o.p_, empty());
+    return *this;
+  }
+
   Shared& operator=(T value) {
     p_ = std::make_shared<T>(std::move(value));
     return *this;

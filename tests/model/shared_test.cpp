@@ -27,6 +27,20 @@ TEST_CASE("shared: copies share one value; an edit gives the edited copy its own
   CHECK(a->size() == 5);
 }
 
+TEST_CASE("shared: a moved-from copy reads as a default value") {
+  Shared<std::string> a(std::string("template"));
+  const Shared<std::string> b = std::move(a);
+  CHECK(*b == "template");
+  CHECK(a->empty());  // NOLINT(bugprone-use-after-move): what the test is about
+  CHECK(a.shares_with(Shared<std::string>{}));
+  a.edit() = "again";  // gets a value of its own
+  CHECK(*a == "again");
+  Shared<std::string> c;
+  c = std::move(a);
+  CHECK(*c == "again");
+  CHECK(a->empty());  // NOLINT(bugprone-use-after-move)
+}
+
 TEST_CASE("shared: default values share one instance; equality is the values'") {
   const Shared<std::string> x, y;
   CHECK(x.shares_with(y));  // no allocation per default value
