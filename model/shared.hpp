@@ -5,8 +5,11 @@
 // Reading is through const access only; edit() gives a value of this copy's own.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <memory>
 #include <utility>
+#include <vector>
 
 namespace t9k::model {
 
@@ -52,6 +55,29 @@ class Shared {
     return value;
   }
   std::shared_ptr<T> p_;  // never null
+};
+
+// The last few distinct values made, most recently used first: a value equal to one of them is
+// shared with it (a trace's jobs' pod templates; the training records' behaviours, which differ
+// in their run times only, taken out first).
+template <class T, std::size_t kKept = 8>
+class RecentValues {
+ public:
+  // `v`, or an equal value kept, shared.
+  Shared<T> share(T v) {
+    const auto it =
+        std::find_if(kept_.begin(), kept_.end(), [&](const Shared<T>& k) { return *k == v; });
+    if (it != kept_.end()) {
+      std::rotate(kept_.begin(), it, it + 1);
+      return kept_.front();
+    }
+    if (kept_.size() == kKept) kept_.pop_back();
+    kept_.insert(kept_.begin(), Shared<T>(std::move(v)));
+    return kept_.front();
+  }
+
+ private:
+  std::vector<Shared<T>> kept_;
 };
 
 }  // namespace t9k::model

@@ -88,7 +88,7 @@ void Training::add_job(JobId id, scenarios::JobBehaviour behaviour) {
   // equal (a trace's jobs differ in their run times only).
   const auto run_time = std::exchange(behaviour.run_time, std::nullopt);
   const auto work = std::exchange(behaviour.work, std::nullopt);
-  t.behaviour = shared(std::move(behaviour));
+  t.behaviour = recent_behaviours_.share(std::move(behaviour));
   t.ref_n = shape.elastic ? std::max(1, shape.expected) : std::max(1, shape.replicas);
   // Work in units of "1 replica for 1 µs"; run_time is wall time at the initial scale.
   auto& rng = job_rng(id);
@@ -99,16 +99,6 @@ void Training::add_job(JobId id, scenarios::JobBehaviour behaviour) {
   } else {
     t.work_total = std::numeric_limits<double>::infinity();  // runs until stopped
   }
-}
-
-std::shared_ptr<const scenarios::JobBehaviour> Training::shared(scenarios::JobBehaviour b) {
-  for (const auto& s : recent_behaviours_) {
-    if (*s == b) return s;
-  }
-  if (recent_behaviours_.size() == kRecentBehaviours) recent_behaviours_.pop_back();
-  recent_behaviours_.insert(recent_behaviours_.begin(),
-                            std::make_shared<const scenarios::JobBehaviour>(std::move(b)));
-  return recent_behaviours_.front();
 }
 
 std::int64_t Training::ideal_run_us(JobId id) const {

@@ -78,8 +78,9 @@ class Training final : public kernel::EventHandler, public TrainingControl {
     std::int32_t generation = 0;
   };
   struct JobTraining {
-    // Without its run time and work (drawn into work_total); shared with equal ones (shared()).
-    std::shared_ptr<const scenarios::JobBehaviour> behaviour;
+    // Without its run time and work (drawn into work_total); shared with equal ones
+    // (recent_behaviours_).
+    model::Shared<scenarios::JobBehaviour> behaviour;
     double work_total = 0;   // work units; +inf: runs until stopped
     std::int32_t ref_n = 1;  // the submitted size
     Segment seg;
@@ -109,8 +110,6 @@ class Training final : public kernel::EventHandler, public TrainingControl {
     std::int32_t exit_code = 0;
   };
 
-  // `b`, or an equal behaviour already held: the last few distinct ones are kept to compare.
-  std::shared_ptr<const scenarios::JobBehaviour> shared(scenarios::JobBehaviour b);
   void start(JobId job, std::int32_t n, std::int64_t gpu_milli);
   void run_end(const RunEnd& e);
   // A rigid job's running pods wait for a member that failed and will not be replaced.
@@ -145,8 +144,7 @@ class Training final : public kernel::EventHandler, public TrainingControl {
   static constexpr std::uint32_t kForgotten = ~std::uint32_t{0};
   std::vector<std::uint32_t> slot_;
   kernel::ChunkedPool<JobTraining> pool_;
-  static constexpr std::size_t kRecentBehaviours = 8;
-  std::vector<std::shared_ptr<const scenarios::JobBehaviour>> recent_behaviours_;  // newest first
+  model::RecentValues<scenarios::JobBehaviour> recent_behaviours_;
   Parked<RunEnd> run_ends_;
 };
 

@@ -18,15 +18,7 @@ namespace t9k::workload {
 
 // The last few distinct pod templates a cursor built: a trace's jobs differ in name and size,
 // rarely in template, so each shares an equal one built before (model::Shared; issue 49).
-class RecentTemplates {
- public:
-  // `t`, or an equal template kept, shared.
-  model::Shared<model::PodTemplateSpec> share(model::PodTemplateSpec t);
-
- private:
-  static constexpr std::size_t kKept = 8;
-  std::vector<model::Shared<model::PodTemplateSpec>> kept_;  // most recently used first
-};
+using RecentTemplates = model::RecentValues<model::PodTemplateSpec>;
 
 class TraceCursor : public SubmissionSource {
  public:

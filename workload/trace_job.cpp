@@ -11,19 +11,6 @@ namespace t9k::workload {
 
 namespace m = t9k::model;
 using kernel::SimDuration;
-
-m::Shared<m::PodTemplateSpec> RecentTemplates::share(m::PodTemplateSpec t) {
-  for (std::size_t i = 0; i < kept_.size(); ++i) {
-    if (*kept_[i] == t) {
-      std::rotate(kept_.begin(), kept_.begin() + static_cast<std::ptrdiff_t>(i),
-                  kept_.begin() + static_cast<std::ptrdiff_t>(i) + 1);
-      return kept_.front();
-    }
-  }
-  if (kept_.size() == kKept) kept_.pop_back();
-  kept_.insert(kept_.begin(), m::Shared<m::PodTemplateSpec>(std::move(t)));
-  return kept_.front();
-}
 using scenarios::DurationDistribution;
 using scenarios::TraceFormat;
 

@@ -72,4 +72,18 @@ TEST_CASE("shared: a copied job shares its template; editing one job's leaves th
   CHECK_FALSE(a == b);
 }
 
+TEST_CASE("recent values: an equal value made again shares the kept one, while it is kept") {
+  t9k::model::RecentValues<std::string, 2> recent;
+  const auto a = recent.share("a");
+  CHECK(recent.share("a").shares_with(a));
+  const auto b = recent.share("b");
+  CHECK_FALSE(b.shares_with(a));
+  CHECK(recent.share("a").shares_with(a));  // used again: now the most recent
+  recent.share("c");                        // two kept: "b", the least recent, goes
+  CHECK(recent.share("a").shares_with(a));
+  const auto b2 = recent.share("b");
+  CHECK(*b2 == "b");
+  CHECK_FALSE(b2.shares_with(b));  // made anew
+}
+
 }  // namespace shared_test
