@@ -202,8 +202,13 @@ void make_pod(Pod& p, const JobView& v, const TypeView& t, bool resumed) {
 void name_pod(Pod& p, const JobView& v, const std::string& name, std::int32_t rank) {
   p.metadata.name = name;
   p.rank = rank;
-  if (v.kind == model::JobKind::GenericJob)
-    p.metadata.labels[pod_label_keys().generic_replica] = name;  // §10
+  if (v.kind == model::JobKind::GenericJob) {
+    // A copy of the type's pod has room for exactly its labels: one more, not half as many more
+    // (the array would grow by half for every pod).
+    auto& labels = p.metadata.labels;
+    if (labels.capacity() == labels.size()) labels.reserve(labels.size() + 1);
+    labels[pod_label_keys().generic_replica] = name;  // §10
+  }
 }
 
 model::PodGroupSpec desired_pod_group_spec(const JobView& v) {  // §8.1, §4.3

@@ -26,8 +26,10 @@ using kernel::SimTime;
 // are built for every pod, and a map's node per label was a large share of a pod's allocations
 // (docs/performance.md "Labels in a sorted array, condition texts that copy without
 // allocating"); their keys are interned (model/label_key.hpp). Unlike std::map, inserting
-// invalidates iterators and references.
-using Labels = boost::container::flat_map<LabelKey, std::string, LabelKeyLess>;
+// invalidates iterators and references. Values are Text: a label is 24 bytes, not 40, a value of up
+// to 15 characters (a job's name, a queue, a role) needs no allocation, and a longer one is shared
+// by the copies of its labels (a pod's are its template's and its job's).
+using Labels = boost::container::flat_map<LabelKey, Text, LabelKeyLess>;
 
 // resource name ("cpu", "memory", "nvidia.com/gpu", "rdma/rdma_shared_device_a") -> quantity,
 // ordered by name like std::map, in one sorted array: every pod's requests and every

@@ -2,10 +2,13 @@
 // few condition reasons and messages on every job and copy a job's conditions into each new
 // status (three reconciles a job at least); as std::string, those copies and the literals made
 // into strings were a tenth of a trace run's allocations (docs/performance.md "Labels in a sorted
-// array, condition texts that copy without allocating").
+// array, condition texts that copy without allocating"). In 16 bytes, half a std::string: up to
+// 15 characters in place, longer ones in one counted block (docs/performance.md "Records that
+// share and shrink").
 #pragma once
 
 #include <atomic>
+#include <compare>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -23,20 +26,23 @@ namespace t9k::model {
 class Text {
  public:
   Text() = default;
-  // Owned: the characters are kept once, shared by every copy.
+  // Owned: up to 15 characters are kept in the text itself (no allocation, like std::string's
+  // short strings, in half its size); longer ones once, in a block shared by every copy.
   Text(const std::string& s)  // NOLINT(google-explicit-constructor): a field that was a string
       : Text(std::string_view(s)) {}
   Text(std::string_view s) { own(s); }                // NOLINT(google-explicit-constructor)
   Text(const char* s) : Text(std::string_view(s)) {}  // NOLINT(google-explicit-constructor)
 
-  Text(const Text& o) noexcept : data_(o.data_), size_(o.size_), owned_(o.owned_) {
-    if (owned_) header()->refs.fetch_add(1, std::memory_order_relaxed);
+  Text(const Text& o) noexcept {
+    std::memcpy(rep_, o.rep_, sizeof rep_);
+    if (tag() == kOwned) header()->refs.fetch_add(1, std::memory_order_relaxed);
   }
-  // A moved-from text is empty: it gave its characters away.
-  Text(Text&& o) noexcept
-      : data_(std::exchange(o.data_, nullptr)),
-        size_(std::exchange(o.size_, 0)),
-        owned_(std::exchange(o.owned_, false)) {}
+  // A moved-from text is empty: it gave its characters away. A short text's characters move
+  // with it (views of a short text end with it, as views of std::string's short strings do).
+  Text(Text&& o) noexcept {
+    std::memcpy(rep_, o.rep_, sizeof rep_);
+    std::memset(o.rep_, 0, sizeof o.rep_);
+  }
   Text& operator=(const Text& o) noexcept {
     Text copy(o);
     swap(copy);
@@ -49,29 +55,39 @@ class Text {
   }
   ~Text() { release(); }
 
-  // Not owned: `s` must outlive every copy (a literal or a constant of static storage).
+  // A view of characters that outlive every copy (a literal, a static name): never copied.
   static Text fixed(std::string_view s) {
     Text t;
-    t.data_ = s.data();
-    t.size_ = checked_size(s.size());
+    t.set_external(s.data(), checked_size(s.size()), kFixed);
     return t;
   }
 
   operator std::string_view() const { return view(); }  // NOLINT(google-explicit-constructor)
-  std::string_view view() const { return {data_, size_}; }
+  std::string_view view() const {
+    const std::uint8_t t = tag();
+    if (t <= kInline) return {rep_, t};
+    return {external_data(), external_size()};
+  }
   std::string str() const { return std::string(view()); }
-  bool empty() const { return size_ == 0; }
-  std::size_t size() const { return size_; }
+  bool empty() const { return size() == 0; }
+  std::size_t size() const {
+    const std::uint8_t t = tag();
+    return t <= kInline ? t : external_size();
+  }
 
   friend bool operator==(const Text& a, const Text& b) { return a.view() == b.view(); }
   friend bool operator==(const Text& a, std::string_view b) { return a.view() == b; }
   friend bool operator==(const Text& a, const std::string& b) { return a.view() == b; }
   friend bool operator==(const Text& a, const char* b) { return a.view() == b; }
+  friend auto operator<=>(const Text& a, const Text& b) { return a.view() <=> b.view(); }
   friend std::ostream& operator<<(std::ostream& os, const Text& t) { return os << t.view(); }
 
  private:
-  // An owned text's block: this header, then its characters. 16 bytes a Text where a shared
-  // std::string and a view were 32: every job condition holds two (issue 49).
+  // The last of the 16 bytes says what the others hold: 0..15, that many characters from the
+  // first byte on; kFixed or kOwned, a pointer (bytes 0-7) and a size (bytes 8-11).
+  static constexpr std::uint8_t kInline = 15;
+  static constexpr std::uint8_t kFixed = 0x40;  // static storage
+  static constexpr std::uint8_t kOwned = 0x80;  // just after a counted block's header
   struct Header {
     std::atomic<std::uint32_t> refs;
   };
@@ -80,21 +96,39 @@ class Text {
       throw std::length_error("model::Text: a text of 4 GiB or more");
     return static_cast<std::uint32_t>(n);
   }
+  std::uint8_t tag() const { return static_cast<std::uint8_t>(rep_[kInline]); }
+  const char* external_data() const {
+    const char* p = nullptr;
+    std::memcpy(&p, rep_, sizeof p);
+    return p;
+  }
+  std::uint32_t external_size() const {
+    std::uint32_t n = 0;
+    std::memcpy(&n, rep_ + sizeof(const char*), sizeof n);
+    return n;
+  }
+  void set_external(const char* p, std::uint32_t n, std::uint8_t tag) {
+    std::memcpy(rep_, &p, sizeof p);
+    std::memcpy(rep_ + sizeof p, &n, sizeof n);
+    rep_[kInline] = static_cast<char>(tag);
+  }
   Header* header() const {
-    return reinterpret_cast<Header*>(const_cast<char*>(data_) - sizeof(Header));
+    return reinterpret_cast<Header*>(const_cast<char*>(external_data()) - sizeof(Header));
   }
   void own(std::string_view s) {
-    if (s.empty()) return;
+    if (s.size() <= kInline) {
+      std::memcpy(rep_, s.data(), s.size());
+      rep_[kInline] = static_cast<char>(s.size());
+      return;
+    }
     const std::uint32_t n = checked_size(s.size());
     char* block = static_cast<char*>(::operator new(sizeof(Header) + n));
     new (block) Header{1};
     std::memcpy(block + sizeof(Header), s.data(), n);
-    data_ = block + sizeof(Header);
-    size_ = n;
-    owned_ = true;
+    set_external(block + sizeof(Header), n, kOwned);
   }
   void release() noexcept {
-    if (!owned_) return;
+    if (tag() != kOwned) return;
     Header* h = header();
     if (h->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       h->~Header();
@@ -102,14 +136,13 @@ class Text {
     }
   }
   void swap(Text& o) noexcept {
-    std::swap(data_, o.data_);
-    std::swap(size_, o.size_);
-    std::swap(owned_, o.owned_);
+    char tmp[sizeof rep_];
+    std::memcpy(tmp, rep_, sizeof rep_);
+    std::memcpy(rep_, o.rep_, sizeof rep_);
+    std::memcpy(o.rep_, tmp, sizeof rep_);
   }
 
-  const char* data_ = nullptr;  // static storage, or just after its block's header
-  std::uint32_t size_ = 0;
-  bool owned_ = false;
+  alignas(8) char rep_[16] = {};
 };
 
 }  // namespace t9k::model

@@ -45,8 +45,8 @@ Topology::Vertex Topology::add_node(const Node& node) {
   const auto r = labels.find(kLabelRack);
   const auto s = labels.find(kLabelSwitch);
   const std::string own = "node:" + node.metadata.name;
-  const std::string rack = r != labels.end() && !r->second.empty() ? r->second : own;
-  const std::string sw = s != labels.end() && !s->second.empty() ? s->second : own;
+  const std::string rack = r != labels.end() && !r->second.empty() ? r->second.str() : own;
+  const std::string sw = s != labels.end() && !s->second.empty() ? s->second.str() : own;
   return add_node(node.metadata.name, rack, sw);
 }
 

@@ -78,7 +78,7 @@ void Cluster::build() {
   if (st_.faults.switch_failures_per_switch_day > 0) {
     std::set<std::string> switches;
     for (const auto& [name, n] : store_.nodes())
-      switches.insert(n.metadata.labels.at(model::kLabelSwitch));
+      switches.insert(n.metadata.labels.at(model::kLabelSwitch).str());
     for (const auto& s : switches) schedule_switch_failure(s);
   }
 }

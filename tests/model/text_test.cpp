@@ -23,7 +23,7 @@ TEST_CASE("Text: fixed texts are views of static storage, owned ones are shared 
   const Text fixed_copy = fixed;
   CHECK(fixed_copy.view().data() == kLiteral.data());
 
-  std::string dynamic = "Pod[job-worker-0] exited with error code 137";
+  std::string dynamic = "Pod[job-worker-0] exited with error code 137";  // past 15 characters
   const Text owned = dynamic;
   CHECK(owned == dynamic);
   CHECK(owned.view().data() != dynamic.data());  // owned: a copy of the characters, once
@@ -48,6 +48,44 @@ TEST_CASE("Text: a moved-from text is empty, and a moved text keeps its characte
   Text& self = c;
   c = std::move(self);
   CHECK(c == "Pod[job-worker-0] exited with error code 137");
+}
+
+TEST_CASE("Text: up to 15 characters are kept in place, longer ones in a shared block",
+          "[model][text]") {
+  const auto inside = [](const Text& t) {
+    const auto* at = reinterpret_cast<const char*>(&t);
+    return t.view().data() >= at && t.view().data() < at + sizeof(Text);
+  };
+  const std::string fifteen = "j000001-worker0";  // 15 characters
+  const std::string sixteen = "j000001-worker-0";
+  const Text a = fifteen;
+  const Text b = sixteen;
+  CHECK(a == fifteen);
+  CHECK(a.size() == 15);
+  CHECK(inside(a));  // no allocation
+  CHECK(b == sixteen);
+  CHECK(b.size() == 16);
+  CHECK_FALSE(inside(b));
+  const Text a_copy = a;
+  CHECK(a_copy == fifteen);
+  CHECK(inside(a_copy));  // its own characters
+  const Text b_copy = b;
+  CHECK(b_copy.view().data() == b.view().data());  // the same block
+
+  Text c = a;
+  Text d = std::move(c);
+  CHECK(d == fifteen);
+  CHECK(c.empty());  // NOLINT(bugprone-use-after-move): what the test is about
+  d = Text("x");
+  CHECK(d == "x");
+  d = b;
+  CHECK(d == sixteen);
+  d = a;  // a long text replaced by a short one gives its block's count back
+  CHECK(d == fifteen);
+  CHECK(b == sixteen);
+  CHECK(Text(std::string(1, '\0')).size() == 1);  // a NUL is a character like the others
+  CHECK(Text("abc") < Text("abd"));
+  CHECK(Text("k") > Text(sixteen));
 }
 
 TEST_CASE("Text: compares, converts and prints as the string it holds", "[model][text]") {
