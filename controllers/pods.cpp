@@ -173,7 +173,7 @@ void make_pod(Pod& p, const JobView& v, const TypeView& t, bool resumed) {
   auto& labels = p.metadata.labels;
   labels.reserve(labels.size() +
                  8);  // the seven below and name_pod's genericjob-replica: one allocation
-  const auto set_label = [&labels](const model::LabelKey& key, std::string value) {
+  const auto set_label = [&labels](const model::LabelKey& key, model::Text value) {
     labels.insert_or_assign(labels.end(), key, std::move(value));
   };
   static_assert(std::string_view("genericjob") < model::kLabelGroupName &&

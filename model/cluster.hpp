@@ -45,17 +45,17 @@ std::string_view to_string(DeletionReason r);
 struct Pod {
   ObjectMeta metadata;  // name "<job>-<type>-<rank>", labels of §10, owner reference to the job
   // The owning job and this pod's place in it.
-  std::string job_name;
-  std::string replica_type;
+  Text job_name;
+  Text replica_type;
   std::int32_t rank = 0;
   std::int32_t generation = 0;  // increments each time the same name is recreated
 
   ResourceList requests;  // effective requests (pod_requests())
   Labels node_selector;
-  std::string scheduler_name = kDefaultSchedulerName;
-  std::string queue;          // T9k scheduler only
-  std::string pod_group;      // T9k scheduler only
-  std::string role;           // PodGroup role (replica type)
+  Text scheduler_name = Text::fixed(kDefaultSchedulerName);
+  Text queue;          // T9k scheduler only
+  Text pod_group;      // T9k scheduler only
+  Text role;           // PodGroup role (replica type)
   std::int32_t priority = 0;  // pod priority for the default scheduler
   bool debug = false;         // runs the debug command: never finishes on its own (§7.1)
   // The training container's command and args as the controller set them: the template's, the
@@ -65,7 +65,7 @@ struct Pod {
   std::int64_t termination_grace_period_seconds = 30;  // Kubernetes default
 
   // Observed state.
-  std::string node_name;  // empty until bound
+  Text node_name;  // empty until bound
   // Which GPU of the node a pod requesting t9ksim.io/gpu-milli shares (0-based), -1 otherwise:
   // chosen by the scheduler with the binding, as a GPU-sharing device plugin records it.
   std::int32_t gpu_index = -1;

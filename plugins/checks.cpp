@@ -78,7 +78,7 @@ void check_reconcile_result(const controllers::ReconcileInput& in,
                    fmt::format("found \"{}\"; allowed: the job's namespace \"{}\"",
                                p.metadata.namespace_, meta.namespace_));
             }
-            auto it = limits.find(p.replica_type);
+            auto it = limits.find(p.replica_type.str());
             // Kubeflow labels a pod with its replica type in lower case ("master" of "Master").
             if (it == limits.end() && model::kind_of(in.job) == model::JobKind::Plugin) {
               it = std::find_if(limits.begin(), limits.end(), [&](const auto& l) {

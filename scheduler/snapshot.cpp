@@ -32,24 +32,24 @@ ClusterSnapshot::ClusterSnapshot() = default;
 
 // ---- ids --------------------------------------------------------------------------------------
 
-NodeId ClusterSnapshot::node_id(const std::string& name) {
-  const auto it = node_ids_.find(name);
+NodeId ClusterSnapshot::node_id(std::string_view name) {
+  const auto it = node_ids_.find(absl::string_view(name.data(), name.size()));
   if (it != node_ids_.end()) return it->second;
   const NodeId id = static_cast<NodeId>(nodes_.size());
   nodes_.push_back(NodeInfo{});
   nodes_.back().name = name;
   for (auto& s : selectors_) s.matches.push_back(0);
-  node_ids_.emplace(name, id);
+  node_ids_.emplace(std::string(name), id);
   return id;
 }
 
-QueueId ClusterSnapshot::queue_id(const std::string& name) {
-  const auto it = queue_ids_.find(name);
+QueueId ClusterSnapshot::queue_id(std::string_view name) {
+  const auto it = queue_ids_.find(absl::string_view(name.data(), name.size()));
   if (it != queue_ids_.end()) return it->second;
   const QueueId id = static_cast<QueueId>(queues_.size());
   queues_.push_back(QueueInfo{});
   queues_.back().name = name;
-  queue_ids_.emplace(name, id);
+  queue_ids_.emplace(std::string(name), id);
   return id;
 }
 

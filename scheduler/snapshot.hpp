@@ -374,8 +374,8 @@ class ClusterSnapshot {
   std::optional<model::SimTime> next_max_duration_expiry() const;
 
  private:
-  NodeId node_id(const std::string& name);
-  QueueId queue_id(const std::string& name);
+  NodeId node_id(std::string_view name);
+  QueueId queue_id(std::string_view name);
   GroupId group_id(std::string key);
   SelectorId intern_selector(const model::LabelSelector& sel);
   ShapeId intern_shape(const SparseRes& request, SelectorId sel);

@@ -229,7 +229,7 @@ PodId ClusterSnapshot::upsert_pod(const model::Pod& pod, GroupId group_hint) {
       if (!gi.present) {
         gi.present = true;
         gi.implicit = true;
-        gi.queue = queue_id(pod.queue.empty() ? model::kDefaultQueue : pod.queue);
+        gi.queue = queue_id(pod.queue.empty() ? std::string_view(model::kDefaultQueue) : pod.queue.view());
         gi.min_member = 1;
         gi.creation = info.creation;
         gi.sequence = info.sequence;

@@ -466,7 +466,7 @@ void Store::create_pod(JobId id, Pod&& pod) {
     violation(k_, "pod name reused while stored: " + key);
     owner->second = id;
   }
-  publish(model::PodCreated{id, key, pod.replica_type, pod.rank, acc_.gpu_milli_of(pod.requests)});
+  publish(model::PodCreated{id, key, pod.replica_type.str(), pod.rank, acc_.gpu_milli_of(pod.requests)});
   j.pod_hints.push_back(watcher_->pod_created(pod, j.group_hint));
   j.pods.push_back(std::move(pod));
 }
@@ -545,7 +545,8 @@ void Store::set_pod_unknown(JobId id, const std::string& key) {
 
 void Store::release(StoredJob& j, Pod& p, const std::string& key) {
   if (p.node_name.empty()) return;
-  const auto it = books_.find(p.node_name);
+  const std::string_view node = p.node_name;
+  const auto it = books_.find(absl::string_view(node.data(), node.size()));
   if (it == books_.end()) return;
   NodeBook& book = it->second;
   const auto held = std::find(book.pods.begin(), book.pods.end(), key);
@@ -563,7 +564,7 @@ void Store::release(StoredJob& j, Pod& p, const std::string& key) {
   }
   if (share > 0 && p.gpu_index >= 0) book.shares[static_cast<std::size_t>(p.gpu_index)] -= share;
   model::subtract_from(book.used, p.requests);
-  publish(model::PodReleased{j.id, key, p.node_name, acc_.gpu_milli_of(p.requests), j.queue,
+  publish(model::PodReleased{j.id, key, p.node_name.str(), acc_.gpu_milli_of(p.requests), j.queue,
                              p.phase, p.exit_code, p.deletion_reason,
                              p.bind_time.value_or(model::SimTime{})});
   watcher_->pod_released(key);

@@ -127,7 +127,7 @@ TEST_CASE("protocol v2: a pod changed in observed state travels as a patch", "[p
   });
   next([](model::Pod&
               p) {  // everything observed gone again (not a real life, but a patch must say so)
-    p.node_name.clear();
+    p.node_name = {};
     p.gpu_index = -1;
     p.phase = model::PodPhase::Pending;
     p.exit_code.reset();

@@ -197,7 +197,7 @@ struct TestWorld {
 
   std::string node_of(const std::string& pod) const {
     const auto it = pods.find(pod);
-    return it == pods.end() ? "<deleted>" : it->second.node_name;
+    return it == pods.end() ? "<deleted>" : it->second.node_name.str();
   }
 
   int bound_in(const std::string& group_prefix) const {

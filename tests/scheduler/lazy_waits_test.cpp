@@ -63,7 +63,7 @@ struct MiniDriver {
   // Before the decisions are applied: the groups they place end their waits.
   void placed(ClusterSnapshot& snap, const TestWorld& w, const Decisions& d) {
     for (const auto& b : d.bindings) {
-      const auto g = snap.find_group(w.pods.at(b.pod).pod_group);
+      const auto g = snap.find_group(w.pods.at(b.pod).pod_group.str());
       if (!g) continue;
       const auto it = waits.find(key_of(snap, *g));
       if (it == waits.end()) continue;

@@ -41,9 +41,9 @@ void check_no_overcommit(const TestWorld& w, const std::map<std::string, std::in
     const auto g = model::get_resource(p.requests, model::kResourceGpuMilli).units_ceil();
     if (g > 0) {
       REQUIRE(p.gpu_index >= 0);
-      slots[p.node_name][p.gpu_index] += g;
+      slots[p.node_name.str()][p.gpu_index] += g;
     }
-    whole[p.node_name] += model::get_resource(p.requests, model::kResourceGpu).units_ceil();
+    whole[p.node_name.str()] += model::get_resource(p.requests, model::kResourceGpu).units_ceil();
   }
   for (const auto& [node, total] : gpus) {
     std::int64_t used_slots = 0;
