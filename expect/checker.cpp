@@ -312,7 +312,7 @@ void ExpectationChecker::check_job(std::size_t i, const std::vector<sim::JobOutc
     for (const auto& o : objects) {
       if (!scenarios::is_job(o)) continue;
       const auto& meta = scenarios::metadata_of(o);
-      if (meta.name == e.job || meta.namespace_ + "/" + meta.name == e.job) obj = &o;
+      if (meta.name == e.job || model::object_key(meta.namespace_, meta.name) == e.job) obj = &o;
     }
     const auto doc = obj ? nlohmann::json::parse(scenarios::to_json(*obj)) : nlohmann::json();
     for (const auto& [fpath, want] : e.fields) {

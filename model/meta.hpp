@@ -72,18 +72,18 @@ struct OwnerReference {
   // std::string's inline 15) and the kind are a view of a constant, not a copy (issue 49).
   Text api_version;
   Text kind;
-  std::string name;
-  std::string uid;
+  Text name;
+  Text uid;
   bool controller = false;
   bool operator==(const OwnerReference&) const = default;
 };
 
 struct ObjectMeta {
   std::string name;
-  std::string namespace_;  // "namespace" in manifests; empty means the scenario's default
+  Text namespace_;  // "namespace" in manifests; empty means the scenario's default
   Labels labels;
   Labels annotations;
-  std::string uid;
+  Text uid;
   std::optional<SimTime> creation_timestamp;
   // Not a Kubernetes field: the store's creation order, given out once and never reused (1, 2,
   // ...; 0 = not stored). It orders objects created at the same instant (§8.5 "earliest created

@@ -101,7 +101,7 @@ bool ControllerSession::update_pods(const controllers::ReconcileInput& in, Kept&
       survivors.push_back(o);
       ++c;
     } else {
-      u.removed_pods.push_back(kept.pods[o].metadata.uid);
+      u.removed_pods.push_back(kept.pods[o].metadata.uid.str());
     }
   }
   for (std::size_t n = c; n < in.pods.size(); ++n) {
@@ -266,7 +266,7 @@ std::vector<protocol::JobAnswer> ControllerSession::send(
   }
   // The plugin now keeps the statuses it returned.
   for (std::size_t i = 0; i < answers.size(); ++i) {
-    if (answers[i].status) kept_[model::metadata_of(in[i]->job).uid].status = *answers[i].status;
+    if (answers[i].status) kept_[model::metadata_of(in[i]->job).uid.str()].status = *answers[i].status;
   }
   return answers;
 }
@@ -286,20 +286,20 @@ void ControllerSession::prepare(std::span<const controllers::ReconcileInput> due
   auto answers = send(ask);
   for (std::size_t i = 0; i < ask.size(); ++i) {
     prepared_.insert_or_assign(
-        model::metadata_of(ask[i]->job).uid,
+        model::metadata_of(ask[i]->job).uid.str(),
         Prepared{ask[i]->now, std::move(before[i]), std::move(answers[i]), ask[i] == &due.front()});
   }
 }
 
 controllers::ReconcileResult ControllerSession::reconcile(const controllers::ReconcileInput& in) {
   if (version() != 2) return reconcile_v1(in);
-  const std::string& uid = model::metadata_of(in.job).uid;
+  const std::string_view uid = model::metadata_of(in.job).uid;
   std::optional<Prepared> ready;
   if (const auto p = prepared_.find(uid); p != prepared_.end()) {
     // Used only for the input it was computed from; else the plugin is asked again (it then
     // gets what changed, its status included).
     if (p->second.now == in.now &&
-        (p->second.certain || unchanged(in, kept_.at(uid), p->second.status_before)))
+        (p->second.certain || unchanged(in, kept_.at(std::string(uid)), p->second.status_before)))
       ready = std::move(p->second);
     prepared_.erase(p);
   }

@@ -254,7 +254,7 @@ JobEncoder::JobEncoder() = default;
 JobEncoder::~JobEncoder() = default;
 
 const std::string& JobEncoder::head(const m::Job& job) {
-  const std::string& uid = m::metadata_of(job).uid;
+  const std::string_view uid = m::metadata_of(job).uid;
   auto it = by_uid_.find(uid);
   if (it == by_uid_.end() || !same_except_status(it->second->without_status, job)) {
     if (by_uid_.size() > 4096) by_uid_.clear();  // bounded: a long run sees each job briefly
@@ -263,7 +263,7 @@ const std::string& JobEncoder::head(const m::Job& job) {
     m::status_of(e->without_status) = {};
     e->head = job_json(e->without_status);
     e->head.pop_back();  // '}'
-    it = by_uid_.insert_or_assign(uid, std::move(e)).first;
+    it = by_uid_.insert_or_assign(std::string(uid), std::move(e)).first;
   }
   return it->second->head;
 }

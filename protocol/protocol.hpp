@@ -88,7 +88,7 @@ class JobEncoder {
  private:
   const std::string& head(const model::Job& job);
   struct Entry;
-  std::map<std::string, std::unique_ptr<Entry>> by_uid_;
+  std::map<std::string, std::unique_ptr<Entry>, std::less<>> by_uid_;
 };
 std::string reconcile_params(JobEncoder& jobs, const controllers::ReconcileInput& input);
 std::string decide_params(const policies::ElasticObservation& observation);

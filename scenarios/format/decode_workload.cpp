@@ -119,7 +119,7 @@ void ScenarioDecoder::jobs(const Val& v, Scenario& sc) {
       auto& meta = m::metadata_of(job);
       if (as) meta.name = *as;
       if (meta.namespace_.empty()) meta.namespace_ = sc.default_namespace;
-      if (!names.insert(meta.namespace_ + "/" + meta.name).second) {
+      if (!names.insert(model::object_key(meta.namespace_, meta.name)).second) {
         const auto msg = fmt::format(
             "found job \"{}\" again; allowed: job names unique per namespace", meta.name);
         if (as) {

@@ -40,7 +40,7 @@ class Checker {
  public:
   explicit Checker(Report& r) : r_(r) {}
 
-  void name_label(const std::string& path, const std::string& value, bool required) {
+  void name_label(const std::string& path, std::string_view value, bool required) {
     if (value.empty()) {
       if (required) r_.error(path, "required field is missing");
       return;
