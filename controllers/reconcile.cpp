@@ -399,7 +399,7 @@ void Reconcile::pod_group() {
     pg.spec = desired_pod_group_spec(v_);
   } else if (!pod_group_spec_is_current(in_.pod_group->spec, v_)) {
     model::PodGroup pg = *in_.pod_group;  // metadata (creation time) unchanged, §11 Q20
-    std::string topology = std::move(pg.spec.topology_policy);
+    model::Text topology = std::move(pg.spec.topology_policy);
     pg.spec = desired_pod_group_spec(v_);
     pg.spec.topology_policy = std::move(topology);
     res_.actions.emplace_back(UpdatePodGroup{std::move(pg)});

@@ -222,15 +222,15 @@ struct JobCondition {
 };
 
 struct ContainerStatus {
-  std::string name;
+  Text name;
   Text state;  // "waiting" | "running" | "terminated": Text, a view of the literal
   std::optional<std::int32_t> exit_code;
   bool operator==(const ContainerStatus&) const = default;
 };
 
 struct ReplicaStatus {
-  std::string name;
-  std::string uid;
+  Text name;
+  Text uid;
   ReplicaPhase phase = ReplicaPhase::Creating;
   std::vector<ContainerStatus> containers;
   // Controller-counted restarts of this rank (GenericJob restartPolicy.limit is per rank, §11 Q3).
@@ -239,7 +239,7 @@ struct ReplicaStatus {
 };
 
 struct TaskStatus {
-  std::string type;
+  Text type;
   std::int32_t restart_count = 0;  // summed over the type's replicas (§1.3)
   std::vector<ReplicaStatus> replicas;
   bool operator==(const TaskStatus&) const = default;

@@ -43,7 +43,7 @@ struct Queue {
 };
 
 struct PodGroupRole {
-  std::string name;
+  Text name;
   std::int32_t min_member = 0;
   bool operator==(const PodGroupRole&) const = default;
 };
@@ -51,9 +51,9 @@ struct PodGroupRole {
 struct PodGroupSpec {
   std::int32_t min_member = 1;  // total replicas, or elastic.minReplicas (§8.1)
   std::vector<PodGroupRole> roles;
-  std::string queue = kDefaultQueue;  // §8.3: default "default"
+  Text queue = Text::fixed(kDefaultQueue);  // §8.3: default "default"
   std::int32_t priority = 0;          // §8.3: [0, 100], default 0
-  std::string topology_policy;        // undocumented (§8.3); kept, not interpreted
+  Text topology_policy;               // undocumented (§8.3); kept, not interpreted
   // The old API's spec.finished (§8.3): set once the job is terminal; the scheduler allocates no
   // more to the group. The store keeps it (a controller's later update cannot clear it).
   bool finished = false;

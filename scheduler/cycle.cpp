@@ -37,7 +37,7 @@ void Scheduler::Impl::max_duration_stage(model::SimTime now) {
       if (t - created < limit) break;  // §8.8: age measured from pod creation
       mark_evicted(id, 1);
       out.evictions.push_back(Eviction{
-          pod(id).key,
+          pod(id).key.str(),
           model::DeletionReason::MaxDuration,
           "pod age reached maxDuration " + std::to_string(limit / 1000000) + "s of queue " + q.name,
           {},
@@ -547,7 +547,7 @@ void Scheduler::Impl::default_stage() {
     }
     st.take_pod(*n, id, p);
     out.bindings.push_back(
-        Binding{p.key, node(*n).name, p.gpu_share > 0 ? st.slot_of(id) : kNone, id, *n});
+        Binding{p.key.str(), node(*n).name, p.gpu_share > 0 ? st.slot_of(id) : kNone, id, *n});
   }
 }
 

@@ -377,7 +377,7 @@ void CycleState::take_pod(NodeId n, PodId id, const PodInfo& p, std::int64_t sig
   const std::int32_t s =
       sign > 0 ? share_slot(n, p.gpu_share).first : pod_slot_[static_cast<std::size_t>(id)];
   if (s == kNone)
-    throw std::logic_error("CycleState::take_pod: no GPU slot holds the share of " + p.key);
+    throw std::logic_error("CycleState::take_pod: no GPU slot holds the share of " + p.key.str());
   auto& row = share_row(n);
   auto& used = row.used[static_cast<std::size_t>(s)];
   const std::int32_t back = row.back[static_cast<std::size_t>(s)];

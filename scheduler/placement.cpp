@@ -370,7 +370,7 @@ void Scheduler::Impl::commit(const std::vector<std::pair<PodId, NodeId>>& placed
     const auto& p = pod(id);
     if (p.queue != kNone) st.add_queue_allocated(p.queue, p.request);
     out.bindings.push_back(
-        Binding{p.key, node(n).name, p.gpu_share > 0 ? st.slot_of(id) : kNone, id, n});
+        Binding{p.key.str(), node(n).name, p.gpu_share > 0 ? st.slot_of(id) : kNone, id, n});
   }
   gang_nodes.clear();
 }

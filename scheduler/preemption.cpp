@@ -249,7 +249,7 @@ void Scheduler::Impl::nominate_and_evict(QueueId q, GroupId gid, const std::vect
         CycleReservation{gid, q, qi.priority, g.order_key(gid), n, std::move(r), true});
   }
   keep_reservation = true;
-  const std::string msg = "preempted by " + g.key + " of queue " + qi.name + " (priority " +
+  const std::string msg = "preempted by " + g.key.str() + " of queue " + qi.name + " (priority " +
                           std::to_string(qi.priority) + ")";
   for (const auto& u : units) {
     if (!u.active) continue;
@@ -257,7 +257,7 @@ void Scheduler::Impl::nominate_and_evict(QueueId q, GroupId gid, const std::vect
       mark_evicted(p, kPreempted);
       preemptions.emplace_back(out.evictions.size(), gid);
       out.evictions.push_back(Eviction{
-          pod(p).key, model::DeletionReason::Preemption, msg, g.key, node(pod(p).node).name, {}});
+          pod(p).key.str(), model::DeletionReason::Preemption, msg, g.key.str(), node(pod(p).node).name, {}});
     }
   }
 }

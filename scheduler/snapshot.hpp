@@ -192,12 +192,12 @@ struct QueueInfo {
 };
 
 struct RoleMin {
-  std::string name;
+  model::Text name;
   std::int32_t min_member = 0;
 };
 
 struct GroupInfo {
-  std::string key;
+  model::Text key;
   bool present = false;
   bool implicit = false;  // a bare T9k pod acting as a one-member group (§8.5)
   QueueId queue = kNone;
@@ -223,7 +223,7 @@ struct GroupInfo {
 };
 
 struct PodInfo {
-  std::string key;
+  model::Text key;
   bool present = false;
   bool t9k = false;  // scheduler_name == t9k-scheduler
   GroupId group = kNone;
@@ -235,7 +235,7 @@ struct PodInfo {
   SparseRes request;
   SelectorId selector = kNone;  // the pod's nodeSelector
   ShapeId shape = kNone;        // interned (request, selector)
-  std::string role;
+  model::Text role;
   NodeId node = kNone;
   // A shared-GPU pod (t9ksim.io/gpu-milli): its share of one GPU in milli (1..1000; `request`
   // carries the same amount in the GPU dimension, so queues account a fraction of a GPU), and

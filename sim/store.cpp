@@ -366,7 +366,7 @@ std::vector<scenarios::Object> Store::objects() const {
         holding + c.succeeded >= pg.spec.min_member && holding + c.succeeded > 0;
     pg.status.sufficient_group_member = members >= pg.spec.min_member;
     auto& qs =
-        queue_status[pg.spec.queue.empty() ? std::string(model::kDefaultQueue) : pg.spec.queue];
+        queue_status[pg.spec.queue.empty() ? std::string(model::kDefaultQueue) : pg.spec.queue.str()];
     ++qs.pod_groups;
     qs.pods_pending += c.pending;
     qs.pods_running += c.running;
@@ -388,8 +388,8 @@ std::vector<scenarios::Object> Store::objects() const {
 
 // ---- pods ----
 
-std::optional<JobId> Store::owner_of(const std::string& pod_key) const {
-  const auto it = pod_owner_.find(pod_key);
+std::optional<JobId> Store::owner_of(std::string_view pod_key) const {
+  const auto it = pod_owner_.find(absl::string_view(pod_key.data(), pod_key.size()));
   if (it == pod_owner_.end()) return std::nullopt;
   return it->second;
 }

@@ -202,7 +202,7 @@ class Store {
   JobOutcome outcome(JobId id) const;
 
   // ---- pods ----
-  std::optional<JobId> owner_of(const std::string& pod_key) const;
+  std::optional<JobId> owner_of(std::string_view pod_key) const;
   PodRef locate(const std::string& pod_key) const;
   const model::Pod* pod(const std::string& key) const { return locate(key).pod; }
   const model::Pod* pod_named(JobId id, const std::string& name) const;  // in the job's namespace

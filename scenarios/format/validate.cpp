@@ -466,7 +466,7 @@ class Checker {
     std::set<std::string> names;
     for (std::size_t i = 0; i < g.spec.roles.size(); ++i) {
       const std::string p = child_path(index_path(at(base, "spec.roles"), i), "name");
-      if (!g.spec.roles[i].name.empty() && !names.insert(g.spec.roles[i].name).second) {
+      if (!g.spec.roles[i].name.empty() && !names.insert(g.spec.roles[i].name.str()).second) {
         r_.error(p,
                  fmt::format("found \"{}\" again; allowed: role names unique within the PodGroup",
                              g.spec.roles[i].name));

@@ -40,8 +40,8 @@ struct MiniDriver {
     const auto& info = snap.groups()[static_cast<std::size_t>(g)];
     return info.n_bound + info.n_succeeded > 0;
   }
-  static const std::string& key_of(const ClusterSnapshot& snap, GroupId g) {
-    return snap.groups()[static_cast<std::size_t>(g)].key;
+  static std::string key_of(const ClusterSnapshot& snap, GroupId g) {
+    return snap.groups()[static_cast<std::size_t>(g)].key.str();
   }
   void publish(const ClusterSnapshot& snap, const std::string& key, const Wait& w) {
     log.push_back("c" + std::to_string(cycles) + " " + key + " " + describe(w.last, snap));
@@ -269,7 +269,7 @@ Outcome run(std::uint64_t seed, bool lazy, bool one_rack, int shapes) {
     out.reasons += d.pending.size();
     for (const auto& p : d.pending)
       if (p.group != kNone) {
-        const auto sh = shape_of.find(w.snap.groups()[static_cast<std::size_t>(p.group)].key);
+        const auto sh = shape_of.find(w.snap.groups()[static_cast<std::size_t>(p.group)].key.str());
         if (sh != shape_of.end() && sh->second != 0) ++out.reasons_other_shapes;
       }
     for (const auto& b : d.bindings) out.bindings.push_back(b.pod + ">" + b.node);

@@ -74,14 +74,14 @@ TEST_CASE("snapshot: pending groups ordered by priority then creation (§8.5, §
   const auto& q = w.snap.queues()[static_cast<std::size_t>(*w.snap.find_queue("q"))];
   std::vector<std::string> order;
   for (const auto& k : q.pending_groups)
-    order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(k))].key);
+    order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(k))].key.str());
   CHECK(order == std::vector<std::string>{"new-high", "old", "mid"});
   // A resumed job's pods are new, its PodGroup (and creation time) is the same: it keeps its rank.
   w.snap.remove_pod("old-0");
   w.add_pod("old-0b", "old", res(1));
   order.clear();
   for (const auto& k : q.pending_groups)
-    order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(k))].key);
+    order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(k))].key.str());
   CHECK(order == std::vector<std::string>{"new-high", "old", "mid"});
 }
 
@@ -107,7 +107,7 @@ TEST_CASE("snapshot: equal creation times go in creation order, not by recycled 
   const auto& q = w.snap.queues()[static_cast<std::size_t>(*w.snap.find_queue("q"))];
   std::vector<std::string> order;
   for (const auto& k : q.pending_groups)
-    order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(k))].key);
+    order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(k))].key.str());
   CHECK(order == std::vector<std::string>{"tie-a", "tie-b", "tie-c", "tie-d"});
   // The ids were recycled in another order: they alone would have decided differently.
   const auto id = [&](const char* g) { return *w.snap.find_group(g); };
