@@ -28,7 +28,7 @@ std::string remaining_yaml(const std::string& r) {
 
 std::string queue_of(const m::Job& job) {
   const auto& s = m::scheduler_of(job).t9k_scheduler;
-  return s ? s->queue : "";
+  return s ? s->queue.str() : std::string();
 }
 
 std::string list(const std::vector<std::string>& names) {

@@ -241,7 +241,7 @@ bool pod_group_spec_is_current(const model::PodGroupSpec& have, const JobView& v
   }
   const auto& t9k = *v.scheduler->t9k_scheduler;
   const std::string_view queue =
-      t9k.queue.empty() ? std::string_view(model::kDefaultQueue) : t9k.queue;
+      t9k.queue.empty() ? std::string_view(model::kDefaultQueue) : t9k.queue.view();
   return have.queue == queue && have.priority == t9k.priority;
 }
 

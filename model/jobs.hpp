@@ -23,7 +23,7 @@ inline constexpr const char* kBatchApiVersion = "batch.tensorstack.dev/v1beta1";
 // ---- Shared spec parts ----
 
 struct T9kScheduler {
-  std::string queue;  // seeds: required by the reference page; PodGroup default "default" (§8.3)
+  Text queue;  // seeds: required by the reference page; PodGroup default "default" (§8.3)
   std::int32_t priority =
       0;  // API T9kScheduler: "[0, 100]. Default to 0" (§8.1; the reference page's "10" is older)
   bool operator==(const T9kScheduler&) const = default;
@@ -113,7 +113,7 @@ struct ServiceOption {
 };
 
 struct GenericReplicaSpec {
-  std::string type;
+  Text type;
   std::int32_t replicas = 1;  // API: default 1 (§3.3)
   GenericRestartPolicy restart_policy;
   Shared<PodTemplateSpec> template_;  // shared by copies of the job (model/shared.hpp)

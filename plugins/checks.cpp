@@ -17,7 +17,7 @@ std::map<std::string, std::int32_t> replica_limits(const model::Job& job) {
       [&](const auto& j) {
         using T = std::decay_t<decltype(j)>;
         if constexpr (std::is_same_v<T, model::GenericJob> || std::is_same_v<T, model::PluginJob>) {
-          for (const auto& r : j.spec.replica_specs) out[r.type] = r.replicas;
+          for (const auto& r : j.spec.replica_specs) out[std::string(r.type)] = r.replicas;
         } else if constexpr (std::is_same_v<T, model::PyTorchTrainingJob>) {
           const bool elastic = j.spec.elastic && j.spec.elastic->enabled;
           // Only workers scale (§4.3); a master stays at its replicas.

@@ -136,14 +136,14 @@ policies::ElasticObservation PolicyDriver::observe(bool details) const {
       }
       if (!w) {
         w = &o.waiting.emplace_back();
-        w->queue_priority = priority(j.queue);
+        w->queue_priority = priority(j.queue.str());
         w->job = id;
-        auto& d = demand[j.queue][j.priority];
+        auto& d = demand[j.queue.str()][j.priority];
         d.job_priority = j.priority;
         ++d.jobs;
       }
       const std::int64_t gpu_milli = acc.gpu_milli_of(p.requests);
-      demand[j.queue][j.priority].gpu_milli += gpu_milli;
+      demand[j.queue.str()][j.priority].gpu_milli += gpu_milli;
       if (!details) continue;
       ++w->waiting_pods;
       w->gpu_milli += gpu_milli;
@@ -176,7 +176,7 @@ policies::ElasticObservation PolicyDriver::observe(bool details) const {
     if (!j.submitted || !j.shape.elastic || j.compacted) continue;
     const auto& status = model::status_of(j.job);
     if (status.phase && model::is_terminal(*status.phase)) continue;
-    o.jobs.push_back(elastic_job(id, j, priority(j.queue), details));
+    o.jobs.push_back(elastic_job(id, j, priority(j.queue.str()), details));
   }
   return o;
 }

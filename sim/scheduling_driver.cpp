@@ -42,7 +42,7 @@ void SchedulingDriver::request_cycle() {
 std::optional<scheduler::Rejection> SchedulingDriver::admit(JobId id) const {
   const StoredJob& j = store_.job(id);
   if (j.queue.empty()) return std::nullopt;  // the default scheduler admits everything
-  return sched_.admit(snap_, scheduler::AdmissionRequest{j.key, j.queue, j.shape.requests});
+  return sched_.admit(snap_, scheduler::AdmissionRequest{j.key.str(), j.queue.str(), j.shape.requests});
 }
 
 std::int32_t SchedulingDriver::pod_group_changed(const model::PodGroup& group, std::int32_t hint) {
@@ -310,7 +310,7 @@ void SchedulingDriver::check_after_bindings(const scheduler::Decisions& d,
             [](const StoredJob* a, const StoredJob* b) { return a->key < b->key; });
   for (const StoredJob* job : jobs) {
     const StoredJob& j = *job;
-    const std::string& key = j.key;
+    const model::Text& key = j.key;
     if (!j.pod_group) continue;
     const std::int32_t members = store_.bound_members(j.id);
     if (members < j.pod_group->spec.min_member && !st_.scheduler_options.permit.empty()) {
@@ -320,21 +320,21 @@ void SchedulingDriver::check_after_bindings(const scheduler::Decisions& d,
   }
   // No queue over quota (T9k, gate-at-scheduling).
   if (st_.scheduler_options.quota_mode != scheduler::QuotaMode::GateAtScheduling) return;
-  std::vector<const std::string*> queues_touched;  // the jobs' own queue names, in name order
+  std::vector<const model::Text*> queues_touched;  // the jobs' own queue names, in name order
   for (const auto& b : d.bindings) {
     const StoredJob& j = store_.job(*store_.owner_of(b.pod));
     if (!j.queue.empty()) queues_touched.push_back(&j.queue);
   }
-  const auto by_name = [](const std::string* a, const std::string* b) { return *a < *b; };
+  const auto by_name = [](const model::Text* a, const model::Text* b) { return *a < *b; };
   std::sort(queues_touched.begin(), queues_touched.end(), by_name);
-  const auto same = [](const std::string* a, const std::string* b) { return *a == *b; };
+  const auto same = [](const model::Text* a, const model::Text* b) { return *a == *b; };
   queues_touched.erase(std::unique(queues_touched.begin(), queues_touched.end(), same),
                        queues_touched.end());
-  for (const std::string* qname : queues_touched) {
-    const model::Queue* q = store_.queue(*qname);
+  for (const model::Text* qname : queues_touched) {
+    const model::Queue* q = store_.queue(qname->str());
     if (!q || !q->spec.quota) continue;
-    if (!model::within_limits(store_.queue_used(*qname), *q->spec.quota)) {
-      violation(k_, "queue " + *qname + " over quota");
+    if (!model::within_limits(store_.queue_used(qname->str()), *q->spec.quota)) {
+      violation(k_, "queue " + qname->str() + " over quota");
     }
   }
 }

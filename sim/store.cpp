@@ -143,11 +143,11 @@ JobId Store::add_job(model::Job&& job, const std::string& source) {
   if (meta.namespace_.empty()) meta.namespace_ = default_namespace_;
   j.key = model::object_key(meta);
   if (const auto& s = model::scheduler_of(j.job).t9k_scheduler) {
-    j.queue = s->queue.empty() ? model::kDefaultQueue : s->queue;
+    j.queue = s->queue.empty() ? model::Text::fixed(model::kDefaultQueue) : s->queue;
     j.priority = s->priority;
   }
   j.shape = shape_of(j.job, acc_);
-  if (!job_by_key_.try_emplace(j.key, j.id).second) {
+  if (!job_by_key_.try_emplace(j.key.str(), j.id).second) {
     throw ScenarioError(fmt::format("two jobs named {} ({})", j.key, source));
   }
   jobs_.push_back(std::move(stored));
@@ -502,7 +502,7 @@ PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int
                                 gpu_slot, node, slots[slot], key));
   }
   if (!j.queue.empty()) {
-    auto& used = queue_used_[j.queue];
+    auto& used = queue_used_[j.queue.str()];
     if (share > 0)
       model::add_resources(used, model::queue_view(p.requests));
     else
@@ -510,7 +510,7 @@ PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int
   }
   watcher_->pod_bound(key, node, share > 0 ? gpu_slot : -1, ids);
   book.pods.push_back(key);  // bound once: the scheduler binds pending pods only
-  publish(model::PodBound{j.id, key, node, acc_.gpu_milli_of(p.requests), j.queue});
+  publish(model::PodBound{j.id, key, node, acc_.gpu_milli_of(p.requests), j.queue.str()});
   // No node over-allocated (issue 6 §8). Shares count as the GPUs they sit on: whole GPUs plus
   // used slots within the node's GPUs.
   auto& used = book.used;
@@ -556,7 +556,7 @@ void Store::release(StoredJob& j, Pod& p, const std::string& key) {
   book.pods.pop_back();
   const std::int32_t share = model::share_of(p.requests);
   if (!j.queue.empty()) {
-    auto& used = queue_used_[j.queue];
+    auto& used = queue_used_[j.queue.str()];
     if (share > 0)
       model::subtract_from(used, model::queue_view(p.requests));
     else
@@ -564,7 +564,7 @@ void Store::release(StoredJob& j, Pod& p, const std::string& key) {
   }
   if (share > 0 && p.gpu_index >= 0) book.shares[static_cast<std::size_t>(p.gpu_index)] -= share;
   model::subtract_from(book.used, p.requests);
-  publish(model::PodReleased{j.id, key, p.node_name.str(), acc_.gpu_milli_of(p.requests), j.queue,
+  publish(model::PodReleased{j.id, key, p.node_name.str(), acc_.gpu_milli_of(p.requests), j.queue.str(),
                              p.phase, p.exit_code, p.deletion_reason,
                              p.bind_time.value_or(model::SimTime{})});
   watcher_->pod_released(key);

@@ -89,13 +89,13 @@ struct PodRef {
 // One job and everything the cluster stores for it.
 struct StoredJob {
   JobId id = 0;
-  std::string key;               // namespace/name
+  model::Text key;               // namespace/name
   model::Job job;                // spec, and the status its controller last wrote
   std::vector<model::Pod> pods;  // every pod stored for the job (what its controller observes)
   std::optional<model::PodGroup> pod_group;
   // Rare (PyTorch jobs with a TensorBoard, §9): off the record, which every job has.
   model::HeapOptional<controllers::TensorBoardObservation> tensorboard;
-  std::string queue;  // T9k queue, empty for the default scheduler
+  model::Text queue;  // T9k queue, empty for the default scheduler
   std::int32_t priority = 0;
   model::JobShape shape;
   bool submitted = false;  // admitted: its controller reconciles it

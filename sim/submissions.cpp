@@ -123,7 +123,7 @@ std::optional<JobId> Submissions::submit(scenarios::JobSubmission&& sub) {
   controllers_.add_job(id, controller);
   training_.add_job(id, std::move(sub.behaviour));
   const StoredJob& j = store_.job(id);
-  store_.publish(model::JobSubmitted{id, j.key, model::kind_of(j.job), j.queue, j.priority,
+  store_.publish(model::JobSubmitted{id, j.key.str(), model::kind_of(j.job), j.queue.str(), j.priority,
                                      j.shape.elastic ? j.shape.expected : j.shape.replicas,
                                      store_.accelerators().gpu_milli_of(j.shape.requests),
                                      j.shape.elastic, training_.ideal_run_us(id),

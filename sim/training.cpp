@@ -69,13 +69,13 @@ Training::JobTraining* Training::find(JobId id) {
 
 kernel::Rng& Training::job_rng(JobId id) {
   auto& t = at(id);
-  if (!t.rng) t.rng = streams_.stream("jobs/" + store_.job(id).key);
+  if (!t.rng) t.rng = streams_.stream("jobs/" + store_.job(id).key.str());
   return *t.rng;
 }
 
 kernel::Rng& Training::fail_rng(JobId id) {
   auto& t = at(id);
-  if (!t.fail_rng) t.fail_rng = streams_.stream("jobs/" + store_.job(id).key + "/failures");
+  if (!t.fail_rng) t.fail_rng = streams_.stream("jobs/" + store_.job(id).key.str() + "/failures");
   return *t.fail_rng;
 }
 

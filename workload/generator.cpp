@@ -71,7 +71,7 @@ std::int32_t to_int32(std::int64_t v) {
 template <class F>
 void for_each_template(m::Job& job, F&& f) {
   if (auto* g = std::get_if<m::GenericJob>(&job)) {
-    for (auto& r : g->spec.replica_specs) f(r.type, r.template_.edit());
+    for (auto& r : g->spec.replica_specs) f(r.type.str(), r.template_.edit());
   } else if (auto* p = std::get_if<m::PyTorchTrainingJob>(&job)) {
     for (auto& r : p->spec.replica_specs) f(r.type, r.template_.edit());
   } else {

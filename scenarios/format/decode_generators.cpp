@@ -100,7 +100,7 @@ std::int64_t replicas_needed(const m::Job& job, const std::string& type) {
 std::vector<std::string> replica_types(const m::Job& job) {
   std::vector<std::string> out;
   if (const auto* g = std::get_if<m::GenericJob>(&job)) {
-    for (const auto& r : g->spec.replica_specs) out.push_back(r.type);
+    for (const auto& r : g->spec.replica_specs) out.push_back(r.type.str());
   } else if (const auto* p = std::get_if<m::PyTorchTrainingJob>(&job)) {
     for (const auto& r : p->spec.replica_specs) out.push_back(r.type);
   } else {

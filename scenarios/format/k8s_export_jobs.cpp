@@ -346,7 +346,7 @@ void ExportJobsReader::item(const Val& item) {
   d_.raw_names.push_back(m::metadata_of(*job).name);
   if (const auto& s = m::scheduler_of(*job).t9k_scheduler;
       s && !s->queue.empty() && s->queue != m::kDefaultQueue) {
-    if (queues_.insert(s->queue).second) d_.groups.push_back(s->queue);
+    if (queues_.insert(s->queue.str()).second) d_.groups.push_back(s->queue.str());
   }
   d_.objects.push_back(std::move(*job));
   d_.records.push_back(rec);

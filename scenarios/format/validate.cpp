@@ -322,7 +322,7 @@ class Checker {
     std::vector<std::string> types;
     std::vector<std::pair<std::string, std::int32_t>> counts;
     for (const auto& rs : specs) {
-      types.push_back(rs.type);
+      types.push_back(rs.type.str());
       counts.emplace_back(rs.type, rs.replicas);
     }
     replica_types(base, types);

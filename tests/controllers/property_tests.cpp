@@ -36,7 +36,7 @@ std::int32_t expected_slots(const std::vector<Expect>& types, const std::vector<
 std::vector<Expect> targets(const model::Job& job) {
   std::vector<Expect> out;
   if (const auto* g = std::get_if<model::GenericJob>(&job)) {
-    for (const auto& r : g->spec.replica_specs) out.push_back({r.type, r.replicas});
+    for (const auto& r : g->spec.replica_specs) out.push_back({r.type.str(), r.replicas});
   } else if (const auto* p = std::get_if<model::PyTorchTrainingJob>(&job)) {
     for (const auto& r : p->spec.replica_specs) out.push_back({r.type, r.replicas});
   } else {
