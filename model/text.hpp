@@ -27,7 +27,8 @@ class Text {
  public:
   Text() = default;
   // Owned: up to 15 characters are kept in the text itself (no allocation, like std::string's
-  // short strings, in half its size); longer ones once, in a block shared by every copy.
+  // short strings, in half its size), and 16 unless the last is a control character (a pod's
+  // name, "j000001-worker-0"); longer ones once, in a block shared by every copy.
   Text(const std::string& s)  // NOLINT(google-explicit-constructor): a field that was a string
       : Text(std::string_view(s)) {}
   Text(std::string_view s) { own(s); }                // NOLINT(google-explicit-constructor)
@@ -66,13 +67,15 @@ class Text {
   std::string_view view() const {
     const std::uint8_t t = tag();
     if (t <= kInline) return {rep_, t};
+    if (t < kFixed) return {rep_, sizeof rep_};
     return {external_data(), external_size()};
   }
   std::string str() const { return std::string(view()); }
   bool empty() const { return size() == 0; }
   std::size_t size() const {
     const std::uint8_t t = tag();
-    return t <= kInline ? t : external_size();
+    if (t <= kInline) return t;
+    return t < kFixed ? sizeof rep_ : external_size();
   }
 
   friend bool operator==(const Text& a, const Text& b) { return a.view() == b.view(); }
@@ -84,10 +87,13 @@ class Text {
 
  private:
   // The last of the 16 bytes says what the others hold: 0..15, that many characters from the
-  // first byte on; kFixed or kOwned, a pointer (bytes 0-7) and a size (bytes 8-11).
+  // first byte on; kFixed or kOwned, a pointer (bytes 0-7) and a size (bytes 8-11); anything
+  // else (16..253: any byte of UTF-8 text but a control character), it is the 16th of 16
+  // characters in place.
   static constexpr std::uint8_t kInline = 15;
-  static constexpr std::uint8_t kFixed = 0x40;  // static storage
-  static constexpr std::uint8_t kOwned = 0x80;  // just after a counted block's header
+  // Bytes that never occur in UTF-8 text.
+  static constexpr std::uint8_t kFixed = 0xFE;  // static storage
+  static constexpr std::uint8_t kOwned = 0xFF;  // just after a counted block's header
   struct Header {
     std::atomic<std::uint32_t> refs;
   };
@@ -119,6 +125,11 @@ class Text {
     if (s.size() <= kInline) {
       std::memcpy(rep_, s.data(), s.size());
       rep_[kInline] = static_cast<char>(s.size());
+      return;
+    }
+    if (s.size() == sizeof rep_ && static_cast<std::uint8_t>(s.back()) > kInline &&
+        static_cast<std::uint8_t>(s.back()) < kFixed) {
+      std::memcpy(rep_, s.data(), s.size());
       return;
     }
     const std::uint32_t n = checked_size(s.size());

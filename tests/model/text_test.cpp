@@ -50,39 +50,55 @@ TEST_CASE("Text: a moved-from text is empty, and a moved text keeps its characte
   CHECK(c == "Pod[job-worker-0] exited with error code 137");
 }
 
-TEST_CASE("Text: up to 15 characters are kept in place, longer ones in a shared block",
+TEST_CASE("Text: up to 16 characters are kept in place, longer ones in a shared block",
           "[model][text]") {
   const auto inside = [](const Text& t) {
     const auto* at = reinterpret_cast<const char*>(&t);
     return t.view().data() >= at && t.view().data() < at + sizeof(Text);
   };
-  const std::string fifteen = "j000001-worker0";  // 15 characters
-  const std::string sixteen = "j000001-worker-0";
+  const std::string fifteen = "j000001-worker0";     // 15 characters
+  const std::string sixteen = "j000001-worker-0";    // 16, the last printable
+  const std::string seventeen = "j000001-worker-10";  // 17
+  const std::string sixteen_control = std::string("j000001-worker-") + '\x0f';
+  const std::string sixteen_utf8 = "j000001-worker\xc3\xa9";  // "é" last: 16 bytes
   const Text a = fifteen;
   const Text b = sixteen;
+  const Text c = seventeen;
   CHECK(a == fifteen);
   CHECK(a.size() == 15);
   CHECK(inside(a));  // no allocation
   CHECK(b == sixteen);
   CHECK(b.size() == 16);
-  CHECK_FALSE(inside(b));
-  const Text a_copy = a;
-  CHECK(a_copy == fifteen);
-  CHECK(inside(a_copy));  // its own characters
-  const Text b_copy = b;
-  CHECK(b_copy.view().data() == b.view().data());  // the same block
+  CHECK(inside(b));
+  CHECK(c == seventeen);
+  CHECK(c.size() == 17);
+  CHECK_FALSE(inside(c));
+  const Text d = sixteen_control;  // its last byte would read as a length: kept in a block
+  CHECK(d == sixteen_control);
+  CHECK(d.size() == 16);
+  CHECK_FALSE(inside(d));
+  const Text e = sixteen_utf8;
+  CHECK(e == sixteen_utf8);
+  CHECK(inside(e));
+  for (const Text& t : {a, b, c, d, e}) CHECK(Text(t) == t);
 
-  Text c = a;
-  Text d = std::move(c);
-  CHECK(d == fifteen);
-  CHECK(c.empty());  // NOLINT(bugprone-use-after-move): what the test is about
-  d = Text("x");
-  CHECK(d == "x");
-  d = b;
-  CHECK(d == sixteen);
-  d = a;  // a long text replaced by a short one gives its block's count back
-  CHECK(d == fifteen);
-  CHECK(b == sixteen);
+  const Text b_copy = b;
+  CHECK(b_copy == sixteen);
+  CHECK(inside(b_copy));  // its own characters
+  const Text c_copy = c;
+  CHECK(c_copy.view().data() == c.view().data());  // the same block
+
+  Text f = b;
+  Text g = std::move(f);
+  CHECK(g == sixteen);
+  CHECK(f.empty());  // NOLINT(bugprone-use-after-move): what the test is about
+  g = Text("x");
+  CHECK(g == "x");
+  g = c;
+  CHECK(g == seventeen);
+  g = a;  // a long text replaced by a short one gives its block's count back
+  CHECK(g == fifteen);
+  CHECK(c == seventeen);
   CHECK(Text(std::string(1, '\0')).size() == 1);  // a NUL is a character like the others
   CHECK(Text("abc") < Text("abd"));
   CHECK(Text("k") > Text(sixteen));
