@@ -183,6 +183,9 @@ void Store::reject(JobId id, const std::string& reason, const std::string& messa
 }
 
 void Store::set_status(JobId id, model::JobStatus status) {
+  // A reconcile leaves room for conditions it may add; the stored status keeps only its own
+  // (two empty conditions in every waiting job were 2 MB of the backlog's peak, issue 49).
+  status.conditions.shrink_to_fit();
   model::status_of(at(id).job) = std::move(status);
 }
 
