@@ -1,4 +1,5 @@
-// A pool of records addressed by a dense index, for the world's per-job records. Records live in
+// A pool of records addressed by a dense index, for the world's per-job records and the scheduler
+// snapshot's groups and pods. Records live in
 // fixed-size chunks: growth never moves or copies them (a std::vector's doubling held the old and
 // the new array at once, and up to twice the live records), so memory stays within one chunk of
 // the most records ever live at once (chunks are kept for reuse, not freed). Released slots are
@@ -30,9 +31,11 @@ class ChunkedPool {
     (*this)[i] = T{};
     free_.push_back(i);
   }
-  T& operator[](std::uint32_t i) { return chunks_[i / kChunk][i % kChunk]; }
-  const T& operator[](std::uint32_t i) const { return chunks_[i / kChunk][i % kChunk]; }
+  T& operator[](std::size_t i) { return chunks_[i / kChunk][i % kChunk]; }
+  const T& operator[](std::size_t i) const { return chunks_[i / kChunk][i % kChunk]; }
   std::size_t live() const { return size_ - free_.size(); }
+  // Slots ever handed out: every index acquired is below it (released ones included).
+  std::size_t size() const { return size_; }
 
  private:
   std::vector<std::unique_ptr<T[]>> chunks_;

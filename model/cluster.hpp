@@ -53,9 +53,9 @@ struct Pod {
   ResourceList requests;  // effective requests (pod_requests())
   Labels node_selector;
   Text scheduler_name = Text::fixed(kDefaultSchedulerName);
-  Text queue;          // T9k scheduler only
-  Text pod_group;      // T9k scheduler only
-  Text role;           // PodGroup role (replica type)
+  Text queue;                 // T9k scheduler only
+  Text pod_group;             // T9k scheduler only
+  Text role;                  // PodGroup role (replica type)
   std::int32_t priority = 0;  // pod priority for the default scheduler
   bool debug = false;         // runs the debug command: never finishes on its own (§7.1)
   // The training container's command and args as the controller set them: the template's, the

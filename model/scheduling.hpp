@@ -52,8 +52,8 @@ struct PodGroupSpec {
   std::int32_t min_member = 1;  // total replicas, or elastic.minReplicas (§8.1)
   std::vector<PodGroupRole> roles;
   Text queue = Text::fixed(kDefaultQueue);  // §8.3: default "default"
-  std::int32_t priority = 0;          // §8.3: [0, 100], default 0
-  Text topology_policy;               // undocumented (§8.3); kept, not interpreted
+  std::int32_t priority = 0;                // §8.3: [0, 100], default 0
+  Text topology_policy;                     // undocumented (§8.3); kept, not interpreted
   // The old API's spec.finished (§8.3): set once the job is terminal; the scheduler allocates no
   // more to the group. The store keeps it (a controller's later update cannot clear it).
   bool finished = false;

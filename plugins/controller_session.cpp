@@ -266,7 +266,8 @@ std::vector<protocol::JobAnswer> ControllerSession::send(
   }
   // The plugin now keeps the statuses it returned.
   for (std::size_t i = 0; i < answers.size(); ++i) {
-    if (answers[i].status) kept_[model::metadata_of(in[i]->job).uid.str()].status = *answers[i].status;
+    if (answers[i].status)
+      kept_[model::metadata_of(in[i]->job).uid.str()].status = *answers[i].status;
   }
   return answers;
 }

@@ -256,8 +256,12 @@ void Scheduler::Impl::nominate_and_evict(QueueId q, GroupId gid, const std::vect
     for (const PodId p : u.pods) {
       mark_evicted(p, kPreempted);
       preemptions.emplace_back(out.evictions.size(), gid);
-      out.evictions.push_back(Eviction{
-          pod(p).key.str(), model::DeletionReason::Preemption, msg, g.key.str(), node(pod(p).node).name, {}});
+      out.evictions.push_back(Eviction{pod(p).key.str(),
+                                       model::DeletionReason::Preemption,
+                                       msg,
+                                       g.key.str(),
+                                       node(pod(p).node).name,
+                                       {}});
     }
   }
 }

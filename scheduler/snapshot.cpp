@@ -62,15 +62,7 @@ GroupId ClusterSnapshot::group_of_key(std::string_view namespace_, std::string_v
 
 GroupId ClusterSnapshot::group_id(std::string key) {
   if (const auto g = group_ids_.find(key)) return *g;
-  GroupId id;
-  if (!free_group_ids_.empty()) {
-    id = free_group_ids_.back();
-    free_group_ids_.pop_back();
-    groups_[static_cast<std::size_t>(id)] = GroupInfo{};
-  } else {
-    id = static_cast<GroupId>(groups_.size());
-    groups_.push_back(GroupInfo{});
-  }
+  const auto id = static_cast<GroupId>(groups_.acquire());     // a default record
   groups_[static_cast<std::size_t>(id)].key = std::move(key);  // the index reads it there
   group_ids_.insert(id);
   return id;
@@ -459,8 +451,7 @@ void ClusterSnapshot::maybe_drop_group(GroupId g) {
   nominated_.erase(g);
   detach_group(g);
   group_ids_.erase(g);
-  info = GroupInfo{};
-  free_group_ids_.push_back(g);
+  groups_.release(static_cast<std::uint32_t>(g));
 }
 
 void ClusterSnapshot::remove_pod_group(const std::string& key, GroupId hint) {

@@ -156,14 +156,7 @@ PodId ClusterSnapshot::upsert_pod(const model::Pod& pod, GroupId group_hint) {
     p = *filed;
     detach_pod(p);
   } else {
-    if (!free_pod_ids_.empty()) {
-      p = free_pod_ids_.back();
-      free_pod_ids_.pop_back();
-    } else {
-      p = static_cast<PodId>(pods_.size());
-      pods_.push_back(PodInfo{});
-    }
-    pods_[static_cast<std::size_t>(p)] = PodInfo{};
+    p = static_cast<PodId>(pods_.acquire());                  // a default record
     pods_[static_cast<std::size_t>(p)].key = std::move(key);  // the index reads it there
     pod_ids_.insert(p);
   }
@@ -229,7 +222,8 @@ PodId ClusterSnapshot::upsert_pod(const model::Pod& pod, GroupId group_hint) {
       if (!gi.present) {
         gi.present = true;
         gi.implicit = true;
-        gi.queue = queue_id(pod.queue.empty() ? std::string_view(model::kDefaultQueue) : pod.queue.view());
+        gi.queue =
+            queue_id(pod.queue.empty() ? std::string_view(model::kDefaultQueue) : pod.queue.view());
         gi.min_member = 1;
         gi.creation = info.creation;
         gi.sequence = info.sequence;
@@ -269,8 +263,8 @@ void ClusterSnapshot::remove_pod(const std::string& key) {
   }
   if (pods_[static_cast<std::size_t>(p)].gpu_share > 0) --shared_pods_;
   pod_ids_.erase(p);  // before its record, which holds the key, is cleared
-  pods_[static_cast<std::size_t>(p)] = PodInfo{};
-  free_pod_ids_.push_back(p);  // maybe_drop_group settled the group's reservations
+  pods_.release(
+      static_cast<std::uint32_t>(p));  // maybe_drop_group settled the group's reservations
   flush_pending_entries();
 }
 

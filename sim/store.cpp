@@ -368,8 +368,8 @@ std::vector<scenarios::Object> Store::objects() const {
     pg.status.group_scheduled =
         holding + c.succeeded >= pg.spec.min_member && holding + c.succeeded > 0;
     pg.status.sufficient_group_member = members >= pg.spec.min_member;
-    auto& qs =
-        queue_status[pg.spec.queue.empty() ? std::string(model::kDefaultQueue) : pg.spec.queue.str()];
+    auto& qs = queue_status[pg.spec.queue.empty() ? std::string(model::kDefaultQueue)
+                                                  : pg.spec.queue.str()];
     ++qs.pod_groups;
     qs.pods_pending += c.pending;
     qs.pods_running += c.running;
@@ -469,7 +469,8 @@ void Store::create_pod(JobId id, Pod&& pod) {
     violation(k_, "pod name reused while stored: " + key);
     owner->second = id;
   }
-  publish(model::PodCreated{id, key, pod.replica_type.str(), pod.rank, acc_.gpu_milli_of(pod.requests)});
+  publish(model::PodCreated{id, key, pod.replica_type.str(), pod.rank,
+                            acc_.gpu_milli_of(pod.requests)});
   j.pod_hints.push_back(watcher_->pod_created(pod, j.group_hint));
   j.pods.push_back(std::move(pod));
 }
@@ -567,8 +568,8 @@ void Store::release(StoredJob& j, Pod& p, const std::string& key) {
   }
   if (share > 0 && p.gpu_index >= 0) book.shares[static_cast<std::size_t>(p.gpu_index)] -= share;
   model::subtract_from(book.used, p.requests);
-  publish(model::PodReleased{j.id, key, p.node_name.str(), acc_.gpu_milli_of(p.requests), j.queue.str(),
-                             p.phase, p.exit_code, p.deletion_reason,
+  publish(model::PodReleased{j.id, key, p.node_name.str(), acc_.gpu_milli_of(p.requests),
+                             j.queue.str(), p.phase, p.exit_code, p.deletion_reason,
                              p.bind_time.value_or(model::SimTime{})});
   watcher_->pod_released(key);
 }

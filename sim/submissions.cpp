@@ -123,13 +123,13 @@ std::optional<JobId> Submissions::submit(scenarios::JobSubmission&& sub) {
   controllers_.add_job(id, controller);
   training_.add_job(id, std::move(sub.behaviour));
   const StoredJob& j = store_.job(id);
-  store_.publish(model::JobSubmitted{id, j.key.str(), model::kind_of(j.job), j.queue.str(), j.priority,
-                                     j.shape.elastic ? j.shape.expected : j.shape.replicas,
-                                     store_.accelerators().gpu_milli_of(j.shape.requests),
-                                     j.shape.elastic, training_.ideal_run_us(id),
-                                     model::kind_of(j.job) == model::JobKind::Plugin
-                                         ? std::string(model::kind_name(j.job))
-                                         : std::string()});
+  store_.publish(model::JobSubmitted{
+      id, j.key.str(), model::kind_of(j.job), j.queue.str(), j.priority,
+      j.shape.elastic ? j.shape.expected : j.shape.replicas,
+      store_.accelerators().gpu_milli_of(j.shape.requests), j.shape.elastic,
+      training_.ideal_run_us(id),
+      model::kind_of(j.job) == model::JobKind::Plugin ? std::string(model::kind_name(j.job))
+                                                      : std::string()});
   store_.set_created(id);
   if (const auto rejection = scheduling_.admit(id)) {
     store_.reject(id, std::string(scheduler::to_string(rejection->reason)), rejection->message);

@@ -31,7 +31,8 @@ std::vector<std::unique_ptr<SubmissionSource>> workload_sources(const scenarios:
 std::string submission_key(const scenarios::JobSubmission& s,
                            const std::string& default_namespace) {
   const auto& m = model::metadata_of(s.job);
-  return model::object_key(m.namespace_.empty() ? std::string_view(default_namespace) : m.namespace_.view(), m.name);
+  return model::object_key(
+      m.namespace_.empty() ? std::string_view(default_namespace) : m.namespace_.view(), m.name);
 }
 
 std::vector<scenarios::JobSubmission> expand_generators(const scenarios::Scenario& sc,

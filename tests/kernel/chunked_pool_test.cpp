@@ -15,10 +15,13 @@ TEST_CASE("chunked pool: records never move as it grows, and a released slot is 
   CHECK(&pool[first] == where);  // a std::vector would have moved it
   CHECK(pool[first] == "first");
   CHECK(pool.live() == 101);
+  CHECK(pool.size() == 101);
 
   pool.release(first);
   CHECK(pool[first].empty());  // what it held is released at once
   CHECK(pool.live() == 100);
   CHECK(pool.acquire() == first);
+  CHECK(pool.size() == 101);     // the bound of ids handed out, released ones included
   CHECK(pool.acquire() == 101);  // then fresh slots, in order
+  CHECK(pool.size() == 102);
 }

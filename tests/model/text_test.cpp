@@ -56,8 +56,8 @@ TEST_CASE("Text: up to 16 characters are kept in place, longer ones in a shared 
     const auto* at = reinterpret_cast<const char*>(&t);
     return t.view().data() >= at && t.view().data() < at + sizeof(Text);
   };
-  const std::string fifteen = "j000001-worker0";     // 15 characters
-  const std::string sixteen = "j000001-worker-0";    // 16, the last printable
+  const std::string fifteen = "j000001-worker0";      // 15 characters
+  const std::string sixteen = "j000001-worker-0";     // 16, the last printable
   const std::string seventeen = "j000001-worker-10";  // 17
   const std::string sixteen_control = std::string("j000001-worker-") + '\x0f';
   const std::string sixteen_utf8 = "j000001-worker\xc3\xa9";  // "é" last: 16 bytes

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "fixtures.hpp"
-#include "scheduler/chunked.hpp"
+#include "kernel/chunked_pool.hpp"
 #include "scheduler/key_index.hpp"
 
 namespace key_index_test {
@@ -67,22 +67,28 @@ TEST_CASE("key index: finds what a map finds while records come, go and move", "
   REQUIRE(index.find(key) == id);
 }
 
-TEST_CASE("chunked: indexes as a vector does, and growing moves nothing", "[scheduler]") {
-  t9k::scheduler::Chunked<Record, 3> chunked;  // chunks of 8, so growth is frequent
-  std::vector<const Record*> where;
+TEST_CASE("key index: reads keys from a chunked pool as from a vector, ids reused", "[scheduler]") {
+  using Pool = t9k::kernel::ChunkedPool<Record, 8>;  // chunks of 8, so growth is frequent
+  Pool pool;
+  t9k::scheduler::KeyIndex<Pool> index(pool);
   for (int n = 0; n < 100; ++n) {
-    chunked.push_back({key_for(n)});
-    where.push_back(&chunked[static_cast<std::size_t>(n)]);
+    const auto id = pool.acquire();
+    REQUIRE(id == static_cast<std::uint32_t>(n));
+    pool[id].key = key_for(n);
+    REQUIRE(index.insert(static_cast<std::int32_t>(id)));
   }
-  REQUIRE(chunked.size() == 100);
-  for (std::size_t i = 0; i < 100; ++i) {
-    REQUIRE(chunked[i].key == key_for(static_cast<int>(i)));
-    REQUIRE(&chunked[i] == where[i]);
-  }
-  // The index reads keys from a Chunked as from a vector.
-  t9k::scheduler::KeyIndex<t9k::scheduler::Chunked<Record, 3>> index(chunked);
-  for (std::int32_t i = 0; i < 100; ++i) REQUIRE(index.insert(i));
+  REQUIRE(pool.size() == 100);
   for (std::int32_t i = 0; i < 100; ++i) REQUIRE(index.find(key_for(i)) == i);
+  // As the snapshot removes a record: out of the index while it holds its key, then released.
+  index.erase(42);
+  pool.release(42);
+  REQUIRE_FALSE(index.find(key_for(42)));
+  const auto reused = pool.acquire();
+  REQUIRE(reused == 42);
+  pool[reused].key = key_for(1000);
+  REQUIRE(index.insert(static_cast<std::int32_t>(reused)));
+  REQUIRE(index.find(key_for(1000)) == 42);
+  REQUIRE(pool.size() == 100);  // no new slot
 }
 
 }  // namespace key_index_test
