@@ -516,7 +516,7 @@ void Reconcile::status(bool commit_counters) {
     for (auto& s : slots_) {
       if (s.type_index != ti) continue;
       model::ReplicaStatus& r = task.replicas.emplace_back();
-      r.name = std::move(s.name);  // the actions were the last users of the slot name
+      r.name = s.name;  // a Text: in place up to 16 characters (a pod name), else one block
       if (s.pod && !s.create) r.uid = s.pod->metadata.uid;
       r.phase = replica_phase(s);
       fill_container_status(r.containers, s, v_);

@@ -122,6 +122,7 @@ class Text {
     return reinterpret_cast<Header*>(const_cast<char*>(external_data()) - sizeof(Header));
   }
   void own(std::string_view s) {
+    if (s.empty()) return;  // all zero: empty (and memcpy is never handed a null pointer)
     if (s.size() <= kInline) {
       std::memcpy(rep_, s.data(), s.size());
       rep_[kInline] = static_cast<char>(s.size());

@@ -277,7 +277,7 @@ void ControllerSession::prepare(std::span<const controllers::ReconcileInput> due
   std::vector<const controllers::ReconcileInput*> ask;
   for (const auto& in : due) {
     if (!serves(in)) continue;
-    const auto p = prepared_.find(model::metadata_of(in.job).uid);
+    const auto p = prepared_.find(model::metadata_of(in.job).uid.view());
     if (p != prepared_.end() && p->second.now == in.now) continue;  // another kind's call did it
     ask.push_back(&in);
   }

@@ -62,8 +62,8 @@ GroupId ClusterSnapshot::group_of_key(std::string_view namespace_, std::string_v
 
 GroupId ClusterSnapshot::group_id(std::string key) {
   if (const auto g = group_ids_.find(key)) return *g;
-  const auto id = static_cast<GroupId>(groups_.acquire());     // a default record
-  groups_[static_cast<std::size_t>(id)].key = std::move(key);  // the index reads it there
+  const auto id = static_cast<GroupId>(groups_.acquire());  // a default record
+  groups_[static_cast<std::size_t>(id)].key = key;          // the index reads it there (a Text)
   group_ids_.insert(id);
   return id;
 }

@@ -156,8 +156,8 @@ PodId ClusterSnapshot::upsert_pod(const model::Pod& pod, GroupId group_hint) {
     p = *filed;
     detach_pod(p);
   } else {
-    p = static_cast<PodId>(pods_.acquire());                  // a default record
-    pods_[static_cast<std::size_t>(p)].key = std::move(key);  // the index reads it there
+    p = static_cast<PodId>(pods_.acquire());       // a default record
+    pods_[static_cast<std::size_t>(p)].key = key;  // the index reads it there (a Text)
     pod_ids_.insert(p);
   }
   auto& info = pods_[static_cast<std::size_t>(p)];
