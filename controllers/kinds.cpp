@@ -56,7 +56,7 @@ ReconcileResult GenericJobController::reconcile(const ReconcileInput& in) const 
                                        r.restart_policy.limit, r.template_.get()});
   }
   v.clean_up = job.spec.clean_up_policy;  // §3.3: top-level cleanUpPolicy, no runPolicy
-  v.run_mode = &job.spec.run_mode;
+  v.run_mode = job.spec.run_mode.get();
   v.scheduler = &job.spec.scheduler;
   v.generic = &job.spec;
   return detail::reconcile_job(v, in);
@@ -103,7 +103,7 @@ ReconcileResult PyTorchTrainingJobController::reconcile(const ReconcileInput& in
   v.backoff_limit = spec.run_policy.backoff_limit;
   v.active_deadline_seconds = spec.run_policy.active_deadline_seconds;
   v.clean_up = spec.run_policy.clean_up_policy;
-  v.run_mode = &spec.run_mode;
+  v.run_mode = spec.run_mode.get();
   v.scheduler = &spec.scheduler;
   v.tensorboard = spec.tensorboard_spec ? &*spec.tensorboard_spec : nullptr;
   v.training_container = "python";  // §4.2: the container named python, else the first
@@ -146,7 +146,7 @@ ReconcileResult DeepSpeedJobController::reconcile(const ReconcileInput& in) cons
   v.backoff_limit = spec.run_policy.backoff_limit;
   v.active_deadline_seconds = spec.run_policy.active_deadline_seconds;
   v.clean_up = spec.run_policy.clean_up_policy;
-  v.run_mode = &spec.run_mode;
+  v.run_mode = spec.run_mode.get();
   v.scheduler = &spec.scheduler;
   v.training_container = "worker";  // §5: the container named worker, else the first
   return detail::reconcile_job(v, in);

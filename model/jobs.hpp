@@ -124,7 +124,7 @@ struct GenericJobSpec {
   std::vector<FinishRule> success_rules;  // none => all replicas succeeded (§11 Q2)
   std::vector<FinishRule> failure_rules;  // none => any replica failed terminally (§11 Q2)
   std::optional<ServiceOption> service;   // default: no service (§3.2)
-  RunMode run_mode;
+  Shared<RunMode> run_mode;  // nearly always the default: one value shared by every job
   CleanUpPolicy clean_up_policy = CleanUpPolicy::None;  // API: default None (§3.3, §6.2)
   SchedulePolicy scheduler;
   std::vector<GenericReplicaSpec> replica_specs;  // at least one (API)
@@ -164,7 +164,7 @@ struct PyTorchTrainingJobSpec {
   std::optional<ElasticConfig> elastic;
   // Rare: on the heap, or every model::Job (the variant) would be as large as this kind's.
   HeapOptional<TorchrunConfig> torchrun_config;
-  RunMode run_mode;
+  Shared<RunMode> run_mode;  // nearly always the default: one value shared by every job
   RunPolicy run_policy;
   HeapOptional<TensorBoardSpec> tensorboard_spec;  // rare, likewise
   SchedulePolicy scheduler;
@@ -201,7 +201,7 @@ struct DeepSpeedWorker {
 struct DeepSpeedJobSpec {
   SchedulePolicy scheduler;
   RunPolicy run_policy;
-  RunMode run_mode;
+  Shared<RunMode> run_mode;  // nearly always the default: one value shared by every job
   std::optional<ElasticConfig> elastic;
   // Boxed: inline, it made every model::Job (the variant) 176 bytes larger (issue 49).
   Boxed<DeepSpeedConfig> config;
@@ -335,7 +335,7 @@ struct PluginJobSpec {
   std::string json;  // the manifest's spec, as JSON text: what the plugin is sent
   std::vector<PluginReplicaSpec> replica_specs;  // resolved at submission (PluginKindRule)
   SchedulePolicy scheduler;  // always the default scheduler: the kind has no T9k scheduler field
-  RunMode run_mode;          // always immediate: the world cannot pause a kind it does not know
+  Shared<RunMode> run_mode;  // always immediate: the world cannot pause a kind it does not know
   bool operator==(const PluginJobSpec&) const = default;
 };
 

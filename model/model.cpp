@@ -171,7 +171,7 @@ const SchedulePolicy& scheduler_of(const Job& job) {
   return std::visit([](const auto& j) -> const SchedulePolicy& { return j.spec.scheduler; }, job);
 }
 const RunMode& run_mode_of(const Job& job) {
-  return std::visit([](const auto& j) -> const RunMode& { return j.spec.run_mode; }, job);
+  return std::visit([](const auto& j) -> const RunMode& { return *j.spec.run_mode; }, job);
 }
 
 std::vector<std::string> default_debug_command(JobKind kind) {

@@ -28,6 +28,13 @@ class Shared {
     return *this;
   }
 
+  // The shared default when `value` equals a default T (no allocation: a part nearly every job
+  // leaves at its default, as a run mode), else a value of its own.
+  static Shared or_default(T value) {
+    if (value == *empty()) return Shared();
+    return Shared(std::move(value));
+  }
+
   Shared& operator=(T value) {
     p_ = std::make_shared<T>(std::move(value));
     return *this;

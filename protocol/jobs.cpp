@@ -212,7 +212,7 @@ m::GenericJobSpec generic_spec(const Value& s, const Path& sp) {
     }
     spec.service = std::move(svc);
   }
-  spec.run_mode = run_mode(s, sp);
+  spec.run_mode = m::Shared<m::RunMode>::or_default(run_mode(s, sp));
   if (const Member x = member(s, "cleanUpPolicy"))
     spec.clean_up_policy = enumeration<m::CleanUpPolicy>(*x, child(sp, "cleanUpPolicy"));
   spec.scheduler = scheduler(s, sp);
@@ -270,7 +270,7 @@ m::PyTorchTrainingJobSpec pytorch_spec(const Value& s, const Path& sp) {
       t.extra_options = strings(*v, child(tp, "extraOptions"));
     spec.torchrun_config = std::move(t);
   }
-  spec.run_mode = run_mode(s, sp);
+  spec.run_mode = m::Shared<m::RunMode>::or_default(run_mode(s, sp));
   spec.run_policy = run_policy(s, sp);
   if (const Member x = member(s, "tensorboardSpec")) {
     const Path tp = child(sp, "tensorboardSpec");
@@ -289,7 +289,7 @@ m::DeepSpeedJobSpec deepspeed_spec(const Value& s, const Path& sp) {
   m::DeepSpeedJobSpec spec;
   spec.scheduler = scheduler(s, sp);
   spec.run_policy = run_policy(s, sp);
-  spec.run_mode = run_mode(s, sp);
+  spec.run_mode = m::Shared<m::RunMode>::or_default(run_mode(s, sp));
   spec.elastic = elastic(s, sp);
   if (const Member x = member(s, "config")) {
     const Path cp = child(sp, "config");

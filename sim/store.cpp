@@ -191,7 +191,11 @@ void Store::set_status(JobId id, model::JobStatus status) {
 
 void Store::set_paused(JobId id, bool paused) {
   if (released(id)) return;  // finished and gone: nothing to pause (operations may still name it)
-  std::visit([&](auto& x) { x.spec.run_mode.pause.enabled = paused; }, at(id).job);
+  std::visit(
+      [&](auto& x) {
+        if (x.spec.run_mode->pause.enabled != paused) x.spec.run_mode.edit().pause.enabled = paused;
+      },
+      at(id).job);
 }
 
 void Store::set_expected_replicas(JobId id, std::int32_t n) {

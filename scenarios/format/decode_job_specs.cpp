@@ -211,7 +211,7 @@ m::GenericJobSpec Decoder::generic_spec(const Val& v) {
     }
     s.service = std::move(opt);
   }
-  s.run_mode = run_mode(mr.get("runMode"));
+  s.run_mode = m::Shared<m::RunMode>::or_default(run_mode(mr.get("runMode")));
   if (auto x = read_enum<m::CleanUpPolicy>(r_, mr.get("cleanUpPolicy"))) s.clean_up_policy = *x;
   s.scheduler = scheduler(mr.get("scheduler"));
   if (require(r_, mr.get("replicaSpecs"))) {
@@ -282,7 +282,7 @@ m::PyTorchTrainingJobSpec Decoder::pytorch_spec(const Val& v) {
       s.torchrun_config = std::move(c);
     }
   }
-  s.run_mode = run_mode(mr.get("runMode"));
+  s.run_mode = m::Shared<m::RunMode>::or_default(run_mode(mr.get("runMode")));
   s.run_policy = run_policy(mr.get("runPolicy"));
   const Val tb = mr.get("tensorboardSpec");
   if (tb.present()) {
@@ -302,7 +302,7 @@ m::DeepSpeedJobSpec Decoder::deepspeed_spec(const Val& v) {
   MapReader mr(r_, v, kDeepSpeedSpec);
   s.scheduler = scheduler(mr.get("scheduler"));
   s.run_policy = run_policy(mr.get("runPolicy"));
-  s.run_mode = run_mode(mr.get("runMode"));
+  s.run_mode = m::Shared<m::RunMode>::or_default(run_mode(mr.get("runMode")));
   s.elastic = elastic(mr.get("elastic"));
   {
     MapReader c(r_, mr.get("config"), kDeepSpeedConfig);

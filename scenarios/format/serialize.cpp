@@ -401,7 +401,7 @@ Json generic(const m::GenericJob& job) {
       ports.push_back(Json{{"name", p.name}, {"port", p.port}});
     spec["service"] = Json{{"ports", std::move(ports)}};
   }
-  run_mode(spec, s.run_mode);
+  run_mode(spec, *s.run_mode);
   spec["cleanUpPolicy"] = m::to_string(s.clean_up_policy);
   scheduler(spec, s.scheduler);
   Json reps = Json::array();
@@ -441,7 +441,7 @@ Json pytorch(const m::PyTorchTrainingJob& job) {
     if (!t.extra_options.empty()) x["extraOptions"] = strings(t.extra_options);
     spec["torchrunConfig"] = std::move(x);
   }
-  run_mode(spec, s.run_mode);
+  run_mode(spec, *s.run_mode);
   spec["runPolicy"] = run_policy(s.run_policy);
   if (s.tensorboard_spec) {
     Json x = Json::object();
@@ -463,7 +463,7 @@ Json deepspeed(const m::DeepSpeedJob& job) {
   Json spec = Json::object();
   scheduler(spec, s.scheduler);
   spec["runPolicy"] = run_policy(s.run_policy);
-  run_mode(spec, s.run_mode);
+  run_mode(spec, *s.run_mode);
   elastic(spec, s.elastic);
   const auto& c = *s.config;
   Json cfg = Json::object();

@@ -350,7 +350,7 @@ class Checker {
         }
       }
     }
-    run_mode(base, j.spec.run_mode, counts);
+    run_mode(base, *j.spec.run_mode, counts);
     job_status(base, j.status);
   }
 
@@ -391,7 +391,7 @@ class Checker {
                         ppn));
       }
     }
-    run_mode(base, j.spec.run_mode, counts);
+    run_mode(base, *j.spec.run_mode, counts);
     job_status(base, j.status);
   }
 
@@ -406,7 +406,8 @@ class Checker {
     const auto& run = j.spec.config->run;
     // "Exactly one of the 3 choices should be set" (API RunType, §5). customCommand replaces
     // run; in debug mode the launcher never starts (§7.1), so run may be left out there.
-    if (!j.spec.config->custom_command && !(j.spec.run_mode.debug.enabled && set_count(run) == 0)) {
+    if (!j.spec.config->custom_command &&
+        !(j.spec.run_mode->debug.enabled && set_count(run) == 0)) {
       std::vector<std::string> set;
       if (run.python) set.emplace_back("python");
       if (run.module) set.emplace_back("module");
@@ -424,7 +425,7 @@ class Checker {
     }
     pod_template(at(base, "spec.worker.template"), *j.spec.worker.template_);
     elastic(base, j.spec.elastic);
-    run_mode(base, j.spec.run_mode, {{"worker", j.spec.worker.replicas}});
+    run_mode(base, *j.spec.run_mode, {{"worker", j.spec.worker.replicas}});
     job_status(base, j.status);
   }
 

@@ -124,7 +124,7 @@ TEST_CASE("§5 §8.1 DeepSpeed elastic PodGroup minMember = minReplicas") {
 
 TEST_CASE("§5 §7.1 DeepSpeed debug command is sshd -D") {
   auto job = make_deepspeed(2);
-  job.spec.run_mode.debug.enabled = true;
+  job.spec.run_mode.edit().debug.enabled = true;
   World w(job);
   w.step();
   CHECK(w.creates().at(0).command == std::vector<std::string>{"/usr/sbin/sshd", "-D"});
@@ -134,11 +134,11 @@ TEST_CASE("§5 §7.1 DeepSpeed debug command is sshd -D") {
 TEST_CASE("§1.1 CONFLICT DeepSpeed gets Paused and Resuming like the other kinds") {
   World w(make_deepspeed(2));
   w.start();
-  w.deepspeed().spec.run_mode.pause.enabled = true;
+  w.deepspeed().spec.run_mode.edit().pause.enabled = true;
   w.step();
   CHECK(w.phase() == JobPhase::Paused);
   w.settle();
-  w.deepspeed().spec.run_mode.pause.enabled = false;
+  w.deepspeed().spec.run_mode.edit().pause.enabled = false;
   w.step();
   CHECK(w.phase() == JobPhase::Resuming);
   w.run_all();

@@ -393,7 +393,7 @@ TEST_CASE("§1.3 aggregate: creating, pending, running, succeeded, unknown, dele
 
 TEST_CASE("§7.1 debug mode: debug command, and replica failures do not fail the job (§11 Q19)") {
   auto job = make_generic({{"worker", 1}}, RestartPolicyType::Never);
-  job.spec.run_mode.debug.enabled = true;
+  job.spec.run_mode.edit().debug.enabled = true;
   World w(job);
   w.step();
   const auto p = w.creates().at(0);
@@ -414,8 +414,8 @@ TEST_CASE("§7.1 debug replicaSpecs: command and skipInitContainer per type") {
   init.name = "init";
   init.resources.requests[model::kResourceCpu] = model::Quantity::from_units(8);
   for (auto& r : job.spec.replica_specs) r.template_.edit().spec.init_containers.push_back(init);
-  job.spec.run_mode.debug.enabled = true;
-  job.spec.run_mode.debug.replica_specs = {{"worker", true, {"bash", "-c", "sleep 1d"}}};
+  job.spec.run_mode.edit().debug.enabled = true;
+  job.spec.run_mode.edit().debug.replica_specs = {{"worker", true, {"bash", "-c", "sleep 1d"}}};
   World w(job);
   w.step();
   const auto worker = w.pod("job-worker-0");

@@ -39,8 +39,9 @@ inline void random_event(World& w, std::mt19937_64& rng) {
   const int e = pick(14);
   if (e == 12) {  // pause or resume, now and then
     if (pick(3) == 0)
-      std::visit([](auto& j) { j.spec.run_mode.pause.enabled = !j.spec.run_mode.pause.enabled; },
-                 w.job);
+      std::visit(
+          [](auto& j) { j.spec.run_mode.edit().pause.enabled = !j.spec.run_mode->pause.enabled; },
+          w.job);
     return;
   }
   if (e == 13) {
@@ -122,11 +123,12 @@ inline void decorate(model::PodTemplateSpec& t, std::mt19937_64& rng) {
 template <class Spec>
 void vary_run_mode(Spec& spec, const std::string& type, std::mt19937_64& rng) {
   if (rng() % 8 == 0) {
-    spec.run_mode.debug.enabled = true;
-    if (rng() % 2) spec.run_mode.debug.replica_specs.push_back({type, rng() % 2 == 0, {"bash"}});
+    spec.run_mode.edit().debug.enabled = true;
+    if (rng() % 2)
+      spec.run_mode.edit().debug.replica_specs.push_back({type, rng() % 2 == 0, {"bash"}});
   }
   if (rng() % 2)
-    spec.run_mode.pause.resume_specs.push_back(
+    spec.run_mode.edit().pause.resume_specs.push_back(
         {type, rng() % 2 == 0, {"resume.sh"}, {"--from", "ckpt"}});
 }
 

@@ -17,7 +17,7 @@ World deadline_world(std::int64_t seconds_,
 }
 
 void set_pause(World& w, bool on) {
-  std::visit([&](auto& j) { j.spec.run_mode.pause.enabled = on; }, w.job);
+  std::visit([&](auto& j) { j.spec.run_mode.edit().pause.enabled = on; }, w.job);
 }
 
 }  // namespace
@@ -199,7 +199,7 @@ TEST_CASE("§7.2 pause: graceful deletion of all pods, phase and condition Pause
 
 TEST_CASE("§7.2 created with pause enabled: no pods, phase Paused") {
   auto job = make_generic({{"worker", 2}});
-  job.spec.run_mode.pause.enabled = true;
+  job.spec.run_mode.edit().pause.enabled = true;
   World w(job);
   w.step();
   CHECK(w.phase() == JobPhase::Paused);
@@ -231,7 +231,7 @@ TEST_CASE("§7.2 resume: Resuming until all pods are back and running, then Runn
 
 TEST_CASE("§7.2 resumeSpecs apply to the pods created on resume") {
   auto job = make_generic({{"worker", 1}, {"ps", 1}});
-  job.spec.run_mode.pause.resume_specs = {
+  job.spec.run_mode.edit().pause.resume_specs = {
       {"worker", false, {"python", "resume.py"}, {"--from-checkpoint"}}};
   World w(job);
   w.start();
@@ -286,7 +286,7 @@ TEST_CASE("§11 Q4 pause deletions are not restarts and backoffCount survives re
 
 TEST_CASE("§11 Q19 a debug job stays Running, and its deadline still applies") {
   auto job = make_pytorch({{"worker", 1}});
-  job.spec.run_mode.debug.enabled = true;
+  job.spec.run_mode.edit().debug.enabled = true;
   job.spec.run_policy.active_deadline_seconds = 50;
   World w(job);
   w.step_at(seconds(0));

@@ -86,4 +86,23 @@ TEST_CASE("recent values: an equal value made again shares the kept one, while i
   CHECK_FALSE(b2.shares_with(b));  // made anew
 }
 
+TEST_CASE("shared: or_default keeps a default value as the shared default, others their own") {
+  using t9k::model::RunMode;
+  const Shared<RunMode> fresh;
+  const auto plain = Shared<RunMode>::or_default(RunMode{});
+  CHECK(plain.shares_with(fresh));  // no allocation for the value nearly every job has
+  RunMode debug;
+  debug.debug.enabled = true;
+  const auto own = Shared<RunMode>::or_default(debug);
+  CHECK_FALSE(own.shares_with(fresh));
+  CHECK(own->debug.enabled);
+  // A job's run mode: the store pauses one job without touching another's.
+  t9k::model::GenericJob a;
+  t9k::model::GenericJob b = a;
+  a.spec.run_mode.edit().pause.enabled = true;
+  CHECK(a.spec.run_mode->pause.enabled);
+  CHECK_FALSE(b.spec.run_mode->pause.enabled);
+  CHECK_FALSE(fresh->pause.enabled);  // the shared default is never edited
+}
+
 }  // namespace shared_test

@@ -201,7 +201,7 @@ spec: {requests: {cpu: 40}}
                                           "spec.runMode.debug.enable", "status.conditions[0].type",
                                           "status.tasks[0].replicaStatus", "spec.requests"});
   const auto& p = std::get<t9k::model::PyTorchTrainingJob>(set.objects[0].object);
-  CHECK(p.spec.run_mode.debug.enabled);
+  CHECK(p.spec.run_mode->debug.enabled);
   CHECK(p.spec.torchrun_config->enabled);
   CHECK(p.spec.elastic->enabled);
   CHECK(p.status.conditions.at(0).type == t9k::model::JobConditionType::Initialized);

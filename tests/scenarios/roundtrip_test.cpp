@@ -154,7 +154,7 @@ TEST_CASE("GenericJob with full status round-trips", "[roundtrip]") {
   j.spec.failure_rules = {{{{"master", {0}}}}};
   j.spec.service = m::ServiceOption{{{"http", 2222}, {"grpc", 50051}}};
   j.spec.run_mode = run_mode();
-  j.spec.run_mode.debug.replica_specs[0].type = "master";
+  j.spec.run_mode.edit().debug.replica_specs[0].type = "master";
   j.spec.clean_up_policy = m::CleanUpPolicy::Unfinished;
   j.spec.scheduler.t9k_scheduler = m::T9kScheduler{"research", 50};
   j.spec.replica_specs = {{"master", 2, {m::RestartPolicyType::Always, 5}, pod("main")},
@@ -173,7 +173,7 @@ TEST_CASE("PyTorchTrainingJob with full status round-trips", "[roundtrip]") {
   j.spec.torchrun_config =
       m::TorchrunConfig{true, 10, "gpu", m::RdzvBackend::etcd_v2, {"--max-restarts", "3"}};
   j.spec.run_mode = run_mode();
-  j.spec.run_mode.debug.replica_specs[1].type = "ps";
+  j.spec.run_mode.edit().debug.replica_specs[1].type = "ps";
   j.spec.run_policy = {86400, 20, m::CleanUpPolicy::All};
   j.spec.tensorboard_spec =
       m::TensorBoardSpec{"tensorflow/tensorflow:2.11.0", {"t9k://pvc/a/log", "t9k://pvc/b/log"}};
