@@ -263,8 +263,8 @@ void ClusterSnapshot::remove_pod(const std::string& key) {
   }
   if (pods_[static_cast<std::size_t>(p)].gpu_share > 0) --shared_pods_;
   pod_ids_.erase(p);  // before its record, which holds the key, is cleared
-  pods_.release(
-      static_cast<std::uint32_t>(p));  // maybe_drop_group settled the group's reservations
+  // Reset and kept for reuse; maybe_drop_group settled the group's reservations.
+  pods_.release(static_cast<std::uint32_t>(p));
   flush_pending_entries();
 }
 
