@@ -562,11 +562,11 @@ void Recorder::Figures::write(std::map<std::string, double>& m, const std::strin
 namespace {
 
 // "namespace/prefix-17" -> "prefix" when that is a generator class's prefix.
-const std::string* class_of(const std::string& job_name, const std::set<std::string>& prefixes) {
+const std::string* class_of(std::string_view job_name, const std::set<std::string>& prefixes) {
   if (prefixes.empty()) return nullptr;
   const auto slash = job_name.find('/');
   std::string_view n(job_name);
-  if (slash != std::string::npos) n.remove_prefix(slash + 1);
+  if (slash != std::string_view::npos) n.remove_prefix(slash + 1);
   const auto dash = n.rfind('-');
   if (dash == std::string_view::npos || dash + 1 == n.size()) return nullptr;
   if (!std::all_of(n.begin() + static_cast<std::ptrdiff_t>(dash) + 1, n.end(),

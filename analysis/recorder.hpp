@@ -27,6 +27,7 @@
 namespace t9k::analysis {
 
 using model::Int128;
+using model::OptionalTime;
 using model::SimDuration;
 using model::SimTime;
 
@@ -64,25 +65,25 @@ class LossesByCause {
   model::HeapOptional<Values> by_cause_;
 };
 
-// One row of jobs.csv (docs/outputs.md).
+// One row of jobs.csv (docs/outputs.md). A row is kept for every job in the world (and while
+// an older job is: rows leave in JobId order), so its texts are model::Text (16 bytes; phases
+// view the static names, reasons share the condition's text) and its small fields sit together.
 struct JobRow {
   model::JobId id = 0;
-  std::string name;
-  std::string_view kind = "GenericJob";  // a static or interned name (model::interned_kind)
-  // Text, not std::string (16 bytes; phases view the static names, reasons share the
-  // condition's text): a row is kept for every job in the world.
-  model::Text queue;
   std::int32_t priority = 0;
+  model::Text name;
+  std::string_view kind = "GenericJob";  // a static or interned name (model::interned_kind)
+  model::Text queue;
   std::int32_t replicas = 0;
+  std::int32_t restarts = 0;
   std::int64_t gpu_milli = 0;  // milli-GPU requested at submission, all pods
-  bool elastic = false;
   SimTime submit{};
-  std::optional<SimTime> first_running;
-  std::optional<SimTime> end;
+  OptionalTime first_running;
+  OptionalTime end;
   model::Text phase;  // final phase, "Rejected", or the phase at the horizon
   model::Text reason;
-  std::int32_t restarts = 0;
   std::int32_t backoff_count = 0;
+  std::int32_t preemptions = 0;  // pods deleted by preemption
   std::int64_t ideal_run_us = 0;
   // GPU-time in milli-GPU × µs (1 GPU-µs = 1000).
   Int128 allocated_gpu_milli_us = 0;
@@ -92,8 +93,8 @@ struct JobRow {
   // share of the nodes at full draw (kWh).
   double cost = 0;
   double energy_kwh = 0;
-  std::int32_t preemptions = 0;  // pods deleted by preemption
   std::int32_t pods_failed = 0;  // pods that terminated Failed
+  bool elastic = false;
   // Why it waited (docs/outputs.md "Why jobs waited"): the last reason the scheduler gave while
   // none of its pods was bound, and the time it waited under each cause (µs).
   std::optional<model::PendingCause> pending_cause;
@@ -273,22 +274,22 @@ class Recorder {
   std::map<std::string, Level> down_;
   std::map<std::string, bool> node_ready_;
   // Per job, by JobId (ids are dense): (in system, running), its queue's scope.
-  struct JobState {
-    bool in_system = false;
-    bool running = false;
-    std::optional<SimTime> first_pod_running;    // when its first pod started running
-    std::optional<model::PendingCause> waiting;  // the cause of its wait now, if it waits
-    SimTime waiting_since{};
-    Scope* scope = nullptr;  // std::map nodes never move
-    bool final = false;      // left the world or rejected: no change names it again
+  struct JobState {  // small parts last: 112 bytes, not 128 (one per job, issue 49)
     // Its bound pods, as sums: finish() charges them up to the horizon as
     // horizon × gpu_milli − Σ bound_at × gpu_milli (a map by pod key was a string hashed,
     // copied and freed per binding; PodReleased carries its own binding's time).
-    std::int32_t bound_pods = 0;
-    std::int64_t bound_gpu_milli = 0;
     Int128 bound_since_area = 0;  // Σ over its bound pods of bound_at (µs) × gpu_milli
     // Likewise their cost and energy rates (analysis/costing.hpp), and Σ rate × bound_at.
     Costing::Rate bound_rate, bound_rate_area;
+    std::int64_t bound_gpu_milli = 0;
+    OptionalTime first_pod_running;  // when its first pod started running
+    SimTime waiting_since{};
+    Scope* scope = nullptr;  // std::map nodes never move
+    std::int32_t bound_pods = 0;
+    std::optional<model::PendingCause> waiting;  // the cause of its wait now, if it waits
+    bool in_system = false;
+    bool running = false;
+    bool final = false;  // left the world or rejected: no change names it again
   };
   std::deque<JobState> state_;  // alongside jobs_
   model::JobId base_ = 0;       // JobId of jobs_.front()

@@ -71,10 +71,10 @@ struct Pod {
   std::int32_t gpu_index = -1;
   PodPhase phase = PodPhase::Pending;
   std::optional<std::int32_t> exit_code;
-  std::optional<SimTime> bind_time;
-  std::optional<SimTime> start_time;   // containers running
-  std::optional<SimTime> finish_time;  // terminated
-  std::optional<SimTime> deletion_timestamp;
+  OptionalTime bind_time;
+  OptionalTime start_time;   // containers running
+  OptionalTime finish_time;  // terminated
+  OptionalTime deletion_timestamp;
   std::optional<DeletionReason> deletion_reason;
   bool operator==(const Pod&) const = default;
 };

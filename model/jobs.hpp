@@ -284,10 +284,9 @@ struct JobStatus {
   std::optional<std::int32_t> backoff_count;  // PyTorch and DeepSpeed only (§1.3)
   HeapOptional<DependentStatus> tensorboard;  // PyTorch only (§9); rare, so off the job's record
   // Controller bookkeeping (Kubeflow keeps startTime/completionTime in status too).
-  std::optional<SimTime> start_time;       // first reconcile (§11 Q6)
-  std::optional<SimTime> completion_time;  // terminal transition
-  std::optional<SimTime>
-      active_since;  // deadline clock start: unset while Paused, reset on resume (§11 Q6)
+  OptionalTime start_time;       // first reconcile (§11 Q6)
+  OptionalTime completion_time;  // terminal transition
+  OptionalTime active_since;  // deadline clock start: unset while Paused, reset on resume (§11 Q6)
   std::optional<std::int32_t>
       elastic_replicas;  // elastic scale training last (re)started with (§4.3, §11 Q8)
   // A PluginJob's status as its controller wrote it (a JSON object's text); `phase` is read

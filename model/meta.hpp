@@ -11,6 +11,7 @@
 
 #include <boost/container/flat_map.hpp>
 
+#include "kernel/optional_time.hpp"
 #include "kernel/time.hpp"
 #include "model/enums.hpp"
 #include "model/label_key.hpp"
@@ -19,6 +20,7 @@
 
 namespace t9k::model {
 
+using kernel::OptionalTime;
 using kernel::SimDuration;
 using kernel::SimTime;
 
@@ -84,7 +86,7 @@ struct ObjectMeta {
   Labels labels;
   Labels annotations;
   Text uid;
-  std::optional<SimTime> creation_timestamp;
+  OptionalTime creation_timestamp;
   // Not a Kubernetes field: the store's creation order, given out once and never reused (1, 2,
   // ...; 0 = not stored). It orders objects created at the same instant (§8.5 "earliest created
   // first"): a timestamp alone cannot, and ids recycled from finished objects must not.

@@ -55,9 +55,9 @@ void merge(const Value& obj, const Path& path, std::string_view key, T& out, F r
   const Value x = merge_member(obj, key);
   if (x.present()) out = read(x, child(path, key));
 }
-template <class T, class F>
-void merge_optional(const Value& obj, const Path& path, std::string_view key, std::optional<T>& out,
-                    F read) {
+// `out`: a std::optional, or another type read and reset as one (model::OptionalTime).
+template <class O, class F>
+void merge_optional(const Value& obj, const Path& path, std::string_view key, O& out, F read) {
   const Value x = merge_member(obj, key);
   if (!x.present()) return;
   if (x.is_null()) {

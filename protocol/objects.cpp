@@ -195,8 +195,8 @@ m::Pod with_observed_of(m::Pod pod, const m::Pod& from) {
   return pod;
 }
 
-template <class T, class F>
-void patch_optional(Writer& w, std::string_view key, const std::optional<T>& v, F write) {
+template <class O, class F>  // O: a std::optional or model::OptionalTime
+void patch_optional(Writer& w, std::string_view key, const O& v, F write) {
   if (v) {
     write(w.key(key), *v);
   } else {
@@ -266,7 +266,7 @@ void write_pod_patch(Writer& w, const m::Pod& a, const m::Pod& b) {
 void apply_pod_patch(const Value& j, const Path& path, m::Pod& p) {
   object(j, path);
   auto time_field = [](const Value& obj, const Path& at, std::string_view key,
-                       std::optional<m::SimTime>& out) {
+                       m::OptionalTime& out) {
     const Value x = obj.find(key);
     if (!x.present()) return;
     if (x.is_null()) {

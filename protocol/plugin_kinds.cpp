@@ -178,7 +178,7 @@ void read_plugin_status(const m::PluginKindRule& rule, const m::JobStatus& befor
     c.message = from->message;
     status.conditions.push_back(std::move(c));
   }
-  status.start_time = before.start_time ? before.start_time : std::optional(now);
+  status.start_time = before.start_time ? before.start_time : m::OptionalTime(now);
   status.completion_time = before.completion_time;
   if (m::is_terminal(phase) && !status.completion_time) status.completion_time = now;
 }

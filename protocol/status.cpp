@@ -94,8 +94,8 @@ void write_dependent(Writer& w, const m::DependentStatus& d, const m::DependentS
   w.end_object();
 }
 
-template <class T, class F>
-void optional_field(Writer& w, std::string_view key, const std::optional<T>& v, F write) {
+template <class O, class F>  // O: a std::optional or model::OptionalTime
+void optional_field(Writer& w, std::string_view key, const O& v, F write) {
   if (v) {
     write(w.key(key), *v);
   } else {

@@ -52,7 +52,7 @@ m::JobStatus Decoder::job_status(const Val& v, std::span<const std::string_view>
     if (require(r_, c.get("status"))) {
       if (auto x = read_enum<m::ConditionStatus>(r_, c.get("status"))) cond.status = *x;
     }
-    std::optional<m::SimTime> t;
+    m::OptionalTime t;
     timestamp(c.get("lastTransitionTime"), t);
     if (t) cond.last_transition_time = *t;
     if (auto x = read_string(r_, c.get("reason"))) cond.reason = *x;

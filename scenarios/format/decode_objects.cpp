@@ -98,7 +98,7 @@ m::Labels Decoder::labels(const Val& v) {
   return out;
 }
 
-void Decoder::timestamp(const Val& v, std::optional<m::SimTime>& out) {
+void Decoder::timestamp(const Val& v, m::OptionalTime& out) {
   const auto s = read_string(r_, v);
   if (!s || is_unset_time(*s)) return;  // Go's zero time: never set
   m::SimTime t{};

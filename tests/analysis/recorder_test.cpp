@@ -424,7 +424,7 @@ TEST_CASE("recorder: streamed rows go out in JobId order once final, with the fi
   std::vector<std::string> out;  // (name @ time it went out)
   SimTime now{};
   streamed.stream_rows([&](const analysis::JobRow& r) {
-    out.push_back(r.name + "@" + std::to_string(now.time_since_epoch().count() / kHourUs));
+    out.push_back(r.name.str() + "@" + std::to_string(now.time_since_epoch().count() / kHourUs));
   });
   for (const auto& c : feed) {
     now = c.time;

@@ -93,7 +93,8 @@ spec:
     CHECK(*j.first_running == j.submit);  // nothing waits
     if (!j.end) continue;
     REQUIRE(j.phase == "Succeeded");
-    const int line = std::stoi(j.name.substr(j.name.rfind('-') + 1));
+    const std::string name = j.name.str();
+    const int line = std::stoi(name.substr(name.rfind('-') + 1));
     REQUIRE(durations.count(line));
     CHECK((*j.end - *j.first_running).count() == durations.at(line));
     ++finished;
@@ -134,7 +135,7 @@ spec:
   // Every submitted job is in the outputs exactly once, with a phase.
   std::set<std::string> names;
   for (const auto& j : run.rec.jobs()) {
-    CHECK(names.insert(j.name).second);
+    CHECK(names.insert(j.name.str()).second);
     CHECK(!j.phase.empty());
   }
   CHECK(names.size() == expected.size());
@@ -831,7 +832,7 @@ spec:
 
   const auto run = simulate(sc);
   std::map<std::string, std::string> phase;
-  for (const auto& j : run.rec.jobs()) phase[j.name] = j.phase;
+  for (const auto& j : run.rec.jobs()) phase[j.name.str()] = j.phase;
   CHECK(phase.at("default/openb-pod-0") == "Succeeded");
   CHECK(phase.at("default/openb-pod-1") == "Failed");
   CHECK(phase.at("default/openb-pod-2") == "Succeeded");

@@ -34,7 +34,7 @@ class Decoder {
 
   // ---- an object and its metadata (decode_objects.cpp) ----
   m::Labels labels(const Val& v);
-  void timestamp(const Val& v, std::optional<m::SimTime>& out);
+  void timestamp(const Val& v, m::OptionalTime& out);
   m::ObjectMeta metadata(const Val& v);
   std::optional<Object> plugin_job(MapReader& mr);
   std::optional<Object> object(const Val& v);
