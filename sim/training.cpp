@@ -90,12 +90,17 @@ void Training::add_job(JobId id, scenarios::JobBehaviour behaviour) {
   const auto work = std::exchange(behaviour.work, std::nullopt);
   t.behaviour = recent_behaviours_.share(std::move(behaviour));
   t.ref_n = shape.elastic ? std::max(1, shape.expected) : std::max(1, shape.replicas);
-  // Work in units of "1 replica for 1 µs"; run_time is wall time at the initial scale.
-  auto& rng = job_rng(id);
+  // Work in units of "1 replica for 1 µs"; run_time is wall time at the initial scale. A
+  // constant draws nothing, so the job's stream is made when a draw first needs it (a trace's
+  // jobs never make one): made later, it gives the same draws.
+  const auto draw = [&](const scenarios::DurationDistribution& d) {
+    const auto fixed = d.fixed();
+    return static_cast<double>((fixed ? *fixed : d.draw(job_rng(id))).count());
+  };
   if (run_time) {
-    t.work_total = static_cast<double>(run_time->draw(rng).count()) * speedup(id, t.ref_n);
+    t.work_total = draw(*run_time) * speedup(id, t.ref_n);
   } else if (work) {
-    t.work_total = static_cast<double>(work->draw(rng).count());
+    t.work_total = draw(*work);
   } else {
     t.work_total = std::numeric_limits<double>::infinity();  // runs until stopped
   }

@@ -22,6 +22,8 @@
 #include <vector>
 
 #include "kernel/chunked_pool.hpp"
+#include "model/heap_optional.hpp"
+#include "model/text.hpp"
 
 #include "sim/common.hpp"
 #include "sim/interfaces.hpp"
@@ -61,38 +63,40 @@ class Training final : public kernel::EventHandler, public TrainingControl {
   void finish();
 
  private:
+  // Small parts last in these records, one per job (issue 49).
   struct Segment {
-    bool active = false;
     SimTime start{};  // segment start, overhead first
     SimDuration overhead{0};
     double rate = 0;             // work units per microsecond
     std::int64_t gpu_milli = 0;  // milli-GPU of the running pods
-    std::int32_t n = 0;
-    double committed = 0;  // work units done and safe
-    bool finished = false;
+    double committed = 0;        // work units done and safe
     kernel::EventHandle done_ev;
     kernel::EventHandle fail_ev;
+    std::int32_t n = 0;
+    bool active = false;
+    bool finished = false;
   };
   struct FailedMember {
-    std::string pod;  // key
+    model::Text pod;  // key
     std::int32_t generation = 0;
   };
   struct JobTraining {
     // Without its run time and work (drawn into work_total); shared with equal ones
     // (recent_behaviours_).
     model::Shared<scenarios::JobBehaviour> behaviour;
-    double work_total = 0;   // work units; +inf: runs until stopped
-    std::int32_t ref_n = 1;  // the submitted size
+    double work_total = 0;  // work units; +inf: runs until stopped
+    // Work units saved by the last checkpoint before the work completed: a rerun starts there.
+    double rerun_from = 0;
     Segment seg;
+    FailedMember stranded_by;  // the member whose failure left the others waiting
+    // Made at the first draw that needs one (job_rng, fail_rng): a trace's jobs never do.
+    model::HeapOptional<kernel::Rng> rng;             // "jobs/<key>": work and restart overheads
+    model::HeapOptional<kernel::Rng> fail_rng;        // "jobs/<key>/failures": software failures
+    std::int32_t ref_n = 1;                           // the submitted size
     std::optional<model::LossCause> pending_cause;    // charged at the next stop
     std::optional<model::LossCause> last_stop_cause;  // why the previous segment ended
     bool orphan_scheduled = false;
     bool stranded_scheduled = false;
-    FailedMember stranded_by;  // the member whose failure left the others waiting
-    // Work units saved by the last checkpoint before the work completed: a rerun starts there.
-    double rerun_from = 0;
-    std::optional<kernel::Rng> rng;       // "jobs/<key>": work and restart overheads
-    std::optional<kernel::Rng> fail_rng;  // "jobs/<key>/failures": software failures
   };
   // Productive time of the running segment so far, split into what completed checkpoints saved
   // and what came after the last one (a checkpoint being written counts as not saved).

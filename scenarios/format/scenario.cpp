@@ -28,10 +28,21 @@ SimDuration DurationDistribution::mean() const {
   return SimDuration{static_cast<std::int64_t>(std::llround(us))};
 }
 
-SimDuration DurationDistribution::draw(kernel::Rng& rng) const {
-  const double s = seconds(rng);
+namespace {
+SimDuration whole_micros(double s) {
   if (!(s > 0)) return SimDuration{0};
   return SimDuration{static_cast<std::int64_t>(std::llround(std::min(s, 1e12) * 1e6))};
+}
+}  // namespace
+
+SimDuration DurationDistribution::draw(kernel::Rng& rng) const {
+  return whole_micros(seconds(rng));
+}
+
+std::optional<SimDuration> DurationDistribution::fixed() const {
+  const auto* c = std::get_if<kernel::Constant>(&seconds.variant());
+  if (!c) return std::nullopt;
+  return whole_micros(c->value);
 }
 
 bool ControllerPlugin::serves(const model::Job& job) const {

@@ -37,6 +37,8 @@ struct DurationDistribution {
   SimDuration mean() const;
   // A draw in whole microseconds; non-positive draws are 0, huge ones capped at 10^12 s.
   SimDuration draw(kernel::Rng& rng) const;
+  // A constant's draw, which needs no generator (a trace's run times); nullopt for the others.
+  std::optional<SimDuration> fixed() const;
   bool operator==(const DurationDistribution&) const = default;
 };
 

@@ -481,3 +481,17 @@ TEST_CASE("as submits one manifest of a file under many job names", "[scenario]"
   }
   fs::remove_all(dir);
 }
+
+// A constant's draw needs no generator (sim/training.cpp makes a job's stream only for a draw
+// that does), and is the draw a generator would give.
+TEST_CASE("a duration distribution's fixed value is a constant's draw", "[scenario]") {
+  Rng rng(1);
+  const auto two_hours = DurationDistribution::constant(hours(2));
+  REQUIRE(two_hours.fixed().has_value());
+  CHECK(*two_hours.fixed() == hours(2));
+  CHECK(*two_hours.fixed() == two_hours.draw(rng));
+  // Clamped as draws are: below zero is zero, past 10^12 s is 10^12 s.
+  CHECK(*DurationDistribution{Distribution{Constant{-5}}}.fixed() == SimDuration{0});
+  CHECK(*DurationDistribution{Distribution{Constant{1e15}}}.fixed() == seconds(1'000'000'000'000));
+  CHECK_FALSE(DurationDistribution{Distribution{Exponential{0.5}}}.fixed().has_value());
+}
