@@ -164,8 +164,9 @@ struct JobStatusChanged {
 struct JobPending {
   JobId job;
   PendingCause cause;
-  std::string
-      message;  // kube-scheduler style: "0/48 nodes are available: 48 insufficient nvidia.com/gpu"
+  // kube-scheduler style: "0/48 nodes are available: 48 insufficient nvidia.com/gpu". A Text:
+  // the same few messages for thousands of waiting jobs share one block (SchedulingDriver).
+  Text message;
 };
 
 // The job left the world: it finished, its pods all terminated, and the store released it; no

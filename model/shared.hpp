@@ -66,25 +66,29 @@ class Shared {
 
 // The last few distinct values made, most recently used first: a value equal to one of them is
 // shared with it (a trace's jobs' pod templates; the training records' behaviours, which differ
-// in their run times only, taken out first).
-template <class T, std::size_t kKept = 8>
+// in their run times only, taken out first). `Held` is what is kept and handed out: a Shared<T>,
+// or T itself when its copies already share (model::Text: the scheduler's pending messages,
+// the same few for thousands of waiting jobs).
+template <class T, std::size_t kKept = 8, class Held = Shared<T>>
 class RecentValues {
  public:
   // `v`, or an equal value kept, shared.
-  Shared<T> share(T v) {
+  Held share(T v) {
     const auto it =
-        std::find_if(kept_.begin(), kept_.end(), [&](const Shared<T>& k) { return *k == v; });
+        std::find_if(kept_.begin(), kept_.end(), [&](const Held& k) { return value_of(k) == v; });
     if (it != kept_.end()) {
       std::rotate(kept_.begin(), it, it + 1);
       return kept_.front();
     }
     if (kept_.size() == kKept) kept_.pop_back();
-    kept_.insert(kept_.begin(), Shared<T>(std::move(v)));
+    kept_.insert(kept_.begin(), Held(std::move(v)));
     return kept_.front();
   }
 
  private:
-  std::vector<Shared<T>> kept_;
+  static const T& value_of(const Shared<T>& k) { return *k; }
+  static const T& value_of(const T& k) { return k; }
+  std::vector<Held> kept_;
 };
 
 }  // namespace t9k::model

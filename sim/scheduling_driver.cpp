@@ -188,7 +188,7 @@ SchedulingDriver::Waiting& SchedulingDriver::waiting(JobId id) {
 }
 
 void SchedulingDriver::publish_pending(JobId id, Waiting& w) {
-  if (w.message.empty()) w.message = scheduler::describe(w.last, snap_);
+  if (w.message.empty()) w.message = messages_.share(scheduler::describe(w.last, snap_));
   store_.publish(model::JobPending{id, w.last.cause, w.message});
   w.dirty = false;
 }
@@ -208,9 +208,10 @@ void SchedulingDriver::note_pending(const std::vector<scheduler::PendingReason>&
     const bool new_cause = !w.active || !r.continued || w.last.cause != r.cause;
     w.active = true;
     w.last = r;
-    w.message.clear();
+    w.message = {};
     // A strict-FIFO reason names the group ahead, whose id may be reused once it is gone.
-    if (r.cause == model::PendingCause::QueueOrder) w.message = scheduler::describe(r, snap_);
+    if (r.cause == model::PendingCause::QueueOrder)
+      w.message = messages_.share(scheduler::describe(r, snap_));
     if (new_cause)
       publish_pending(*owner, w);
     else
@@ -232,7 +233,7 @@ void SchedulingDriver::catch_up(const std::vector<scheduler::PendingReason>& rea
     Waiting* w = owner ? waiting_of(*owner) : nullptr;
     if (!w || !w->active) continue;
     w->last = r;
-    w->message.clear();
+    w->message = {};
   }
 }
 

@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "model/shared.hpp"
+#include "model/text.hpp"
 #include "scheduler/scheduler.hpp"
 #include "scheduler/snapshot.hpp"
 #include "sim/common.hpp"
@@ -100,7 +102,7 @@ class SchedulingDriver final : public kernel::EventHandler,
   struct Waiting {
     bool active = false;
     scheduler::PendingReason last;
-    std::string message;      // describe(last), formatted only when published or pinned
+    model::Text message;      // describe(last), formatted only when published or pinned
     bool dirty = false;       // `last` differs from what was published (same cause)
     bool lazy = false;        // the scheduler may pass it by (ClusterSnapshot::set_lazy)
     std::uint64_t cycle = 0;  // the last cycle that gave the job a reason
@@ -129,6 +131,9 @@ class SchedulingDriver final : public kernel::EventHandler,
   std::vector<std::uint32_t> waiting_slot_;
   std::vector<Waiting> waiting_;
   std::vector<std::uint32_t> waiting_free_;
+  // The messages made last: thousands of waiting jobs share the few a deep queue gives
+  // ("0/813 nodes are available: 813 insufficient nvidia.com/gpu"), and so do their rows.
+  model::RecentValues<model::Text, 8, model::Text> messages_;
   std::uint64_t cycles_ = 0;
   // By snapshot GroupId: the job of the group with that creation sequence (owner_of).
   struct GroupOwner {

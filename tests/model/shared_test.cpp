@@ -106,3 +106,17 @@ TEST_CASE("shared: or_default keeps a default value as the shared default, other
 }
 
 }  // namespace shared_test
+
+TEST_CASE("recent values of Text: an equal text made again shares the kept one's characters") {
+  t9k::model::RecentValues<t9k::model::Text, 2, t9k::model::Text> recent;
+  const std::string long_message = "0/813 nodes are available: 813 insufficient nvidia.com/gpu";
+  const t9k::model::Text a = recent.share(long_message);
+  const t9k::model::Text again = recent.share(long_message);
+  CHECK(again == a);
+  CHECK(again.view().data() == a.view().data());  // one block, not a copy of the characters
+  recent.share("b");
+  recent.share("c");  // two kept: the message, the least recent, goes
+  const t9k::model::Text anew = recent.share(long_message);
+  CHECK(anew == a);
+  CHECK(anew.view().data() != a.view().data());  // made anew
+}
