@@ -111,15 +111,14 @@ const PodLabelKeys& pod_label_keys() {
 
 }  // namespace
 
-void make_pod(Pod& p, const JobView& v, const TypeView& t, bool resumed) {
+void make_pod(Pod& p, const JobView& v, const TypeView& t, const model::OwnerReferences& owners,
+              bool resumed) {
   const std::string& job = v.meta->name;
   const model::PodSpec& spec = t.template_->spec;
   p.metadata.namespace_ = v.meta->namespace_;
   p.metadata.labels = t.template_->metadata.labels;
   p.metadata.annotations = t.template_->metadata.annotations;
-  p.metadata.owner_references.push_back(
-      model::OwnerReference{model::Text::fixed(model::kBatchApiVersion),
-                            model::Text::fixed(v.kind_name), job, v.meta->uid, true});
+  p.metadata.owner_references = owners;
   p.job_name = job;
   p.replica_type = t.type;
 

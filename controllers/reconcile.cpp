@@ -69,6 +69,8 @@ class Reconcile {
   void status(bool commit_counters);
   void tensorboard();
   void requeue_in(SimDuration d) { requeue_ = requeue_ ? std::min(*requeue_, d) : d; }
+  // The job as the owner of its PodGroup and pods: one list they share, made at first use.
+  const model::OwnerReferences& owners();
 
   const JobView& v_;
   const ReconcileInput& in_;
@@ -84,6 +86,7 @@ class Reconcile {
   std::vector<std::string_view> stray_pods_;  // pods of a replica type no longer in the spec
   std::optional<Verdict> verdict_;
   std::optional<SimDuration> requeue_;
+  std::optional<model::OwnerReferences> owners_;
   std::int32_t backoff_ = 0;
   const Pod* backoff_limit_pod_ = nullptr;  // §11 Q4 Kubeflow option fired
   const Pod* first_failed_pod_ = nullptr;
@@ -384,6 +387,15 @@ ReconcileResult Reconcile::conclude() {
   return finish(keep);
 }
 
+const model::OwnerReferences& Reconcile::owners() {
+  if (!owners_) {
+    owners_.emplace(
+        {model::OwnerReference{model::Text::fixed(model::kBatchApiVersion),
+                               model::Text::fixed(v_.kind_name), job_, v_.meta->uid, true}});
+  }
+  return *owners_;
+}
+
 void Reconcile::pod_group() {
   if (!v_.scheduler->t9k_scheduler) return;
   if (!in_.pod_group) {  // built in its action: a PodGroup is large
@@ -393,9 +405,7 @@ void Reconcile::pod_group() {
     pg.metadata.name = job_;
     pg.metadata.namespace_ = v_.meta->namespace_;
     pg.metadata.creation_timestamp = now_;
-    pg.metadata.owner_references.push_back(
-        model::OwnerReference{model::Text::fixed(model::kBatchApiVersion),
-                              model::Text::fixed(v_.kind_name), job_, v_.meta->uid, true});
+    pg.metadata.owner_references = owners();
     pg.spec = desired_pod_group_spec(v_);
   } else if (!pod_group_spec_is_current(in_.pod_group->spec, v_)) {
     model::PodGroup pg = *in_.pod_group;  // metadata (creation time) unchanged, §11 Q20
@@ -492,9 +502,9 @@ void Reconcile::actions() {
     }
     Pod& p = std::get<CreatePod>(res_.actions.emplace_back(std::in_place_type<CreatePod>)).pod;
     if (!type_pod && last_of_type) {
-      make_pod(p, v_, v_.types[s.type_index], resumed);
+      make_pod(p, v_, v_.types[s.type_index], owners(), resumed);
     } else {
-      if (!type_pod) make_pod(type_pod.emplace(), v_, v_.types[s.type_index], resumed);
+      if (!type_pod) make_pod(type_pod.emplace(), v_, v_.types[s.type_index], owners(), resumed);
       p = last_of_type ? std::move(*type_pod) : *type_pod;
       if (last_of_type) type_pod.reset();
     }

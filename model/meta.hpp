@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 #include "model/enums.hpp"
 #include "model/label_key.hpp"
 #include "model/quantity.hpp"
+#include "model/shared.hpp"
 #include "model/text.hpp"
 
 namespace t9k::model {
@@ -80,6 +82,28 @@ struct OwnerReference {
   bool operator==(const OwnerReference&) const = default;
 };
 
+// An object's owner references, read as a vector and shared by copies until one is changed:
+// a job's PodGroup and pods all name the job, so a reconcile makes the list once for them (16
+// bytes each, no block of their own; issue 49).
+class OwnerReferences {
+ public:
+  OwnerReferences() = default;
+  OwnerReferences(std::initializer_list<OwnerReference> refs)
+      : refs_(std::vector<OwnerReference>(refs)) {}
+
+  bool empty() const { return refs_->empty(); }
+  std::size_t size() const { return refs_->size(); }
+  const OwnerReference& operator[](std::size_t i) const { return (*refs_)[i]; }
+  auto begin() const { return refs_->begin(); }
+  auto end() const { return refs_->end(); }
+  void push_back(OwnerReference r) { refs_.edit().push_back(std::move(r)); }
+  bool shares_with(const OwnerReferences& o) const { return refs_.shares_with(o.refs_); }
+  bool operator==(const OwnerReferences&) const = default;
+
+ private:
+  Shared<std::vector<OwnerReference>> refs_;
+};
+
 struct ObjectMeta {
   std::string name;
   Text namespace_;  // "namespace" in manifests; empty means the scenario's default
@@ -91,7 +115,7 @@ struct ObjectMeta {
   // ...; 0 = not stored). It orders objects created at the same instant (§8.5 "earliest created
   // first"): a timestamp alone cannot, and ids recycled from finished objects must not.
   std::uint64_t creation_sequence = 0;
-  std::vector<OwnerReference> owner_references;
+  OwnerReferences owner_references;
   bool operator==(const ObjectMeta&) const = default;
 };
 

@@ -147,6 +147,15 @@ TEST_CASE("§8.1 PodGroup: minMember = total replicas, roles per type, queue and
   CHECK(pg.spec.queue == "default");
   CHECK(pg.spec.priority == 10);
   CHECK(pg.metadata.creation_timestamp == w.now);
+  // The PodGroup and the pods of one reconcile name the job with one shared list (issue 49).
+  REQUIRE(pg.metadata.owner_references.size() == 1);
+  CHECK(pg.metadata.owner_references[0].kind == "PyTorchTrainingJob");
+  CHECK(pg.metadata.owner_references[0].name == "job");
+  CHECK(pg.metadata.owner_references[0].controller);
+  const auto created = w.creates();
+  REQUIRE(created.size() == 5);
+  for (const auto& p : created)
+    CHECK(p.metadata.owner_references.shares_with(pg.metadata.owner_references));
 }
 
 TEST_CASE("§8.3 PodGroup queue defaults to default") {

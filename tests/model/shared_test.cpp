@@ -120,3 +120,18 @@ TEST_CASE("recent values of Text: an equal text made again shares the kept one's
   CHECK(anew == a);
   CHECK(anew.view().data() != a.view().data());  // made anew
 }
+
+TEST_CASE("owner references: copies share the list until one is changed") {
+  t9k::model::OwnerReferences a{{"batch.tensorstack.dev/v1beta1", "GenericJob", "j", "u-1", true}};
+  const t9k::model::OwnerReferences b = a;
+  CHECK(b.shares_with(a));
+  a.push_back({"v1", "Node", "n", "u-2", false});
+  CHECK_FALSE(b.shares_with(a));
+  REQUIRE(a.size() == 2);
+  REQUIRE(b.size() == 1);
+  CHECK(b[0].name == "j");
+  CHECK(a[1].kind == "Node");
+  CHECK(t9k::model::OwnerReferences{}.empty());
+  CHECK(b == t9k::model::OwnerReferences{
+                 {"batch.tensorstack.dev/v1beta1", "GenericJob", "j", "u-1", true}});
+}
