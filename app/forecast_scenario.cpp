@@ -58,7 +58,7 @@ std::vector<std::string> missing_queues(const scenarios::TraceData& data,
                                         const scenarios::ExportCluster& cluster,
                                         const ForecastJob* job) {
   std::set<std::string> have{std::string(m::kDefaultQueue)};
-  for (const auto& q : cluster.queues) have.insert(q.metadata.name);
+  for (const auto& q : cluster.queues) have.insert(q.metadata.name.str());
   std::vector<std::string> named = job_queues(data);
   if (job) named.push_back(job->queue);
   std::vector<std::string> out;
@@ -240,7 +240,7 @@ std::optional<ForecastJob> read_forecast_job(const std::string& path,
   // the export has no Queue objects at all (then every queue is created, with a note).
   if (!out.queue.empty() && out.queue != m::kDefaultQueue && !cluster.queues.empty()) {
     std::set<std::string> known;
-    for (const auto& q : cluster.queues) known.insert(q.metadata.name);
+    for (const auto& q : cluster.queues) known.insert(q.metadata.name.str());
     for (const auto& q : job_queues(data)) known.insert(q);
     if (!known.count(out.queue)) {
       std::vector<std::string> names(known.begin(), known.end());

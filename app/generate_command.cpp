@@ -74,8 +74,8 @@ int generate_command(const GenerateArgs& args) {
     std::vector<scenarios::Object> objects;
     const std::string rel = g.name + ".yaml";
     while (auto s = cursor.next()) {
-      refs.push_back(scenarios::ExplicitJob{rel, model::metadata_of(s->job).name, s->submit_time,
-                                            s->behaviour});
+      refs.push_back(scenarios::ExplicitJob{rel, model::metadata_of(s->job).name.str(),
+                                            s->submit_time, s->behaviour});
       objects.push_back(scenarios::to_object(s->job));
     }
     if (!objects.empty())

@@ -22,7 +22,7 @@ std::string unknown_target_group(const analysis::Target& t, const scenarios::Sce
       return "the scenario's scheduler is the default one, which has no queues";
     names.push_back(model::kDefaultQueue);  // always exists (spec §8.2)
     for (const auto& q : sc.scheduler.queues)
-      if (q.metadata.name != model::kDefaultQueue) names.push_back(q.metadata.name);
+      if (q.metadata.name != model::kDefaultQueue) names.push_back(q.metadata.name.str());
   } else if (group == analysis::kGroupKind) {
     names = {"GenericJob", "PyTorchTrainingJob", "DeepSpeedJob"};
   } else {

@@ -113,7 +113,7 @@ const PodLabelKeys& pod_label_keys() {
 
 void make_pod(Pod& p, const JobView& v, const TypeView& t, const model::OwnerReferences& owners,
               bool resumed) {
-  const std::string& job = v.meta->name;
+  const model::Text& job = v.meta->name;
   const model::PodSpec& spec = t.template_->spec;
   p.metadata.namespace_ = v.meta->namespace_;
   p.metadata.labels = t.template_->metadata.labels;

@@ -76,7 +76,7 @@ class Reconcile {
   const ReconcileInput& in_;
   const ControllerOptions& opt_;
   const SimTime now_;
-  const std::string& job_;
+  const model::Text& job_;
   const JobStatus& prev_;
   ReconcileResult res_;
   JobStatus& st_;
@@ -563,12 +563,12 @@ void Reconcile::tensorboard() {
   if (!v_.tensorboard || (!in_.tensorboard && model::is_terminal(*st_.phase))) return;
   model::DependentStatus d;
   d.name = job_;
-  d.dependent = {"tensorstack.dev/v1beta1", "TensorBoard", job_, v_.meta->namespace_.str(),
+  d.dependent = {"tensorstack.dev/v1beta1", "TensorBoard", job_.str(), v_.meta->namespace_.str(),
                  in_.tensorboard ? in_.tensorboard->uid : std::string{}};
   d.type = "Normal";
   if (!in_.tensorboard) {  // created while the job is live only
     res_.actions.emplace_back(CreateTensorBoard{
-        job_, v_.meta->namespace_.str(), *v_.tensorboard,
+        job_.str(), v_.meta->namespace_.str(), *v_.tensorboard,
         model::OwnerReference{model::Text::fixed(model::kBatchApiVersion),
                               model::Text::fixed(v_.kind_name), job_, v_.meta->uid, true}});
     d.action = "Create";

@@ -105,7 +105,7 @@ class OwnerReferences {
 };
 
 struct ObjectMeta {
-  std::string name;
+  Text name;        // a job's, its PodGroup's and pods' ("j000001-worker-0" fits in place)
   Text namespace_;  // "namespace" in manifests; empty means the scenario's default
   Labels labels;
   Labels annotations;

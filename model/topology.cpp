@@ -44,10 +44,10 @@ Topology::Vertex Topology::add_node(const Node& node) {
   const auto& labels = node.metadata.labels;
   const auto r = labels.find(kLabelRack);
   const auto s = labels.find(kLabelSwitch);
-  const std::string own = "node:" + node.metadata.name;
+  const std::string own = "node:" + node.metadata.name.str();
   const std::string rack = r != labels.end() && !r->second.empty() ? r->second.str() : own;
   const std::string sw = s != labels.end() && !s->second.empty() ? s->second.str() : own;
-  return add_node(node.metadata.name, rack, sw);
+  return add_node(node.metadata.name.str(), rack, sw);
 }
 
 Topology Topology::from_nodes(const std::vector<Node>& nodes) {

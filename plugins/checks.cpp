@@ -57,7 +57,7 @@ void check_reconcile_result(const controllers::ReconcileInput& in,
                      phase_name(before), phase_name(res.status.phase)));
   }
   std::set<std::string> own;
-  for (const auto& p : in.pods) own.insert(p.metadata.name);
+  for (const auto& p : in.pods) own.insert(p.metadata.name.str());
   const auto limits = replica_limits(in.job);
   std::set<std::string> created;
   for (std::size_t i = 0; i < res.actions.size(); ++i) {
@@ -118,7 +118,7 @@ void check_reconcile_result(const controllers::ReconcileInput& in,
                      "metadata.deletionTimestamp");
             observed(p.deletion_reason == fresh.deletion_reason, "t9ksim.deletionReason");
             if (p.metadata.name.empty()) fail(path + ".pod.metadata.name", "is empty");
-            if (own.count(p.metadata.name) || !created.insert(p.metadata.name).second) {
+            if (own.count(p.metadata.name.str()) || !created.insert(p.metadata.name.str()).second) {
               fail(path + ".pod.metadata.name",
                    fmt::format("\"{}\" is the name of a pod the world still stores; a pod's name "
                                "is reused only after it is gone",

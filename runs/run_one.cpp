@@ -92,7 +92,7 @@ analysis::RecorderGroups recorder_groups(const scenarios::Scenario& sc) {
   for (const auto& q : sc.scheduler.queues) {
     if (!q.spec.quota) continue;
     // Every accelerator of the cluster counts as GPUs (spec.cluster.accelerators).
-    g.queue_quota_gpu_milli[q.metadata.name] =
+    g.queue_quota_gpu_milli[q.metadata.name.str()] =
         model::Accelerators(sc.cluster.accelerators).milli_of(*q.spec.quota);
   }
   return g;

@@ -43,7 +43,7 @@ analysis::RunSetup run_setup(const scenarios::Scenario& sc) {
     s.pools.push_back(
         {p.name, p.count, p.gpus_per_node, p.gpu_model, p.price_per_node_hour, p.busy_watts});
   for (const auto& q : sc.scheduler.queues) {
-    analysis::RunSetup::Queue out{q.metadata.name, q.spec.priority, {}};
+    analysis::RunSetup::Queue out{q.metadata.name.str(), q.spec.priority, {}};
     if (q.spec.quota) {
       for (const auto& [k, v] : *q.spec.quota) out.quota.emplace_back(k, v.to_string());
     }

@@ -64,7 +64,7 @@ void Cluster::add_node(const scenarios::NodePool& pool, std::int32_t index) {
   n.metadata.labels[model::kLabelRack] = fmt::format("rack-{}", rack);
   n.metadata.labels[model::kLabelSwitch] = fmt::format("switch-{}", sw);
   topo_.add_node(n);
-  const std::string name = n.metadata.name;
+  const std::string name = n.metadata.name.str();
   pool_nodes_[pool.name].push_back(name);
   store_.add_node(std::move(n));
   schedule_node_failure(name);

@@ -44,7 +44,7 @@ class PodLifecycle {
                          std::optional<model::LossCause> cause = std::nullopt) = 0;
   // Graceful deletion (controllers/controller.hpp contract 3): a pod that runs nothing goes at
   // once, a live one after its grace period, holding its resources meanwhile.
-  virtual void delete_pod(JobId job, const std::string& pod_name, model::DeletionReason reason) = 0;
+  virtual void delete_pod(JobId job, std::string_view pod_name, model::DeletionReason reason) = 0;
   // The nodes failed: their pods turn Unknown now and Failed with 137 after the detection delay.
   virtual void nodes_lost(const std::vector<std::string>& nodes, const std::string& cause) = 0;
   // A controller created the job's TensorBoard: it becomes ready after a pod start latency.

@@ -101,7 +101,7 @@ void Kubelet::remove(JobId job, const std::string& key) {
   training_->evaluate(job);
 }
 
-void Kubelet::delete_pod(JobId job, const std::string& name, model::DeletionReason reason) {
+void Kubelet::delete_pod(JobId job, std::string_view name, model::DeletionReason reason) {
   const model::Pod* p = store_.pod_named(job, name);
   if (!p || p->deletion_timestamp) return;
   const std::string key = scheduler::object_key(p->metadata);

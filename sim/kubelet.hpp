@@ -42,7 +42,7 @@ class Kubelet final : public kernel::EventHandler, public PodLifecycle {
   void terminate(JobId job, const std::string& pod_key, model::PodPhase phase,
                  std::int32_t exit_code,
                  std::optional<model::LossCause> cause = std::nullopt) override;
-  void delete_pod(JobId job, const std::string& pod_name, model::DeletionReason reason) override;
+  void delete_pod(JobId job, std::string_view pod_name, model::DeletionReason reason) override;
   void nodes_lost(const std::vector<std::string>& nodes, const std::string& cause) override;
   void create_tensorboard(JobId job) override;
 

@@ -32,14 +32,14 @@ StoredJob& Store::at(JobId id) {
 
 void Store::node_changed(const model::Node& n, const std::string& cause) {
   watcher_->node_changed(n);
-  publish(model::NodeChanged{n.metadata.name, n.ready, n.unschedulable,
+  publish(model::NodeChanged{n.metadata.name.str(), n.ready, n.unschedulable,
                              acc_.gpu_milli_of(n.allocatable), cause});
 }
 
 model::Node& Store::node_ref(const std::string& name) { return nodes_.at(name); }
 
 void Store::add_node(model::Node node) {
-  const std::string name = node.metadata.name;
+  const std::string name = node.metadata.name.str();
   const auto [it, fresh] = nodes_.emplace(name, std::move(node));
   if (!fresh) throw std::logic_error("node " + name + " added twice");
   books_[name].node = &it->second;
@@ -103,7 +103,7 @@ std::int64_t Store::gpus_in_use(const std::string& node) const {
 // ---- queues ----
 
 void Store::add_queue(const model::Queue& queue) {
-  queues_[queue.metadata.name] = queue;
+  queues_[queue.metadata.name.str()] = queue;
   watcher_->queue_changed(queue);
 }
 
@@ -428,7 +428,7 @@ Pod* Store::find(JobId id, const std::string& key) {
   return nullptr;
 }
 
-const Pod* Store::pod_named(JobId id, const std::string& name) const {
+const Pod* Store::pod_named(JobId id, std::string_view name) const {
   for (const auto& q : job(id).pods) {
     if (q.metadata.name == name) return &q;
   }
@@ -437,7 +437,7 @@ const Pod* Store::pod_named(JobId id, const std::string& name) const {
 
 // The number of pods of that name created before (generations count from 0). Generations grow
 // with each creation, so the highest one stored, live or removed, is the last.
-std::int32_t Store::next_generation(const StoredJob& j, const std::string& name) {
+std::int32_t Store::next_generation(const StoredJob& j, std::string_view name) {
   std::int32_t last = -1;
   for (const auto& [n, g] : j.past_generations) {
     if (n == name) last = g;

@@ -205,7 +205,7 @@ class Store {
   std::optional<JobId> owner_of(std::string_view pod_key) const;
   PodRef locate(const std::string& pod_key) const;
   const model::Pod* pod(const std::string& key) const { return locate(key).pod; }
-  const model::Pod* pod_named(JobId id, const std::string& name) const;  // in the job's namespace
+  const model::Pod* pod_named(JobId id, std::string_view name) const;  // in the job's namespace
   // Fills uid, creation time, namespace and generation (controller.hpp contract 3).
   void create_pod(JobId id, model::Pod&& pod);
   // Checks the binding against the store's own bookkeeping, independently of the scheduler's
@@ -230,7 +230,7 @@ class Store {
   model::Pod* find(JobId id, const std::string& key);
   model::Pod& pod_ref(JobId id, const std::string& key);  // throws std::logic_error when not stored
   static std::int32_t hint_of(const StoredJob& j, const model::Pod& p);  // p is one of j.pods
-  static std::int32_t next_generation(const StoredJob& j, const std::string& name);
+  static std::int32_t next_generation(const StoredJob& j, std::string_view name);
   static void remember_generation(StoredJob& j, const model::Pod& p);  // p is leaving j.pods
   model::Node& node_ref(const std::string& name);
   void node_changed(const model::Node& n, const std::string& cause);

@@ -71,13 +71,13 @@ class ShapeWriter {
     auto& meta = model::metadata_of(shape);
     meta.annotations.erase(scenarios::kAnnotationTraceId);
     meta.annotations.erase(scenarios::kAnnotationTraceSource);
-    meta.name.clear();
+    meta.name = {};
     auto key = scenarios::to_compact_json(scenarios::to_object(shape));
     auto [it, added] = index_.try_emplace(std::move(key), shapes_.size());
     if (added) {
       meta.name = fmt::format("shape-{}", shapes_.size());
       shapes_.push_back(Shape{scenarios::to_compact_json(scenarios::to_object(shape)),
-                              shapes_file(shapes_.size() / kShapesPerFile), meta.name, 0});
+                              shapes_file(shapes_.size() / kShapesPerFile), meta.name.str(), 0});
     }
     auto& sh = shapes_[it->second];
     ++sh.jobs;

@@ -448,9 +448,9 @@ void ScenarioDecoder::generator(const Val& item, Scenario& sc, std::set<std::str
                    jc.prefix, it->second));
     }
     for (const auto& j : sc.workload.jobs) {
-      const auto& name = m::metadata_of(j.job).name;
+      const std::string_view name = m::metadata_of(j.job).name;
       const auto dash = name.rfind('-');
-      if (dash == std::string::npos || name.compare(0, dash, jc.prefix) != 0 ||
+      if (dash == std::string_view::npos || name.compare(0, dash, jc.prefix) != 0 ||
           dash + 1 == name.size())
         continue;
       if (std::all_of(name.begin() + static_cast<std::ptrdiff_t>(dash) + 1, name.end(),

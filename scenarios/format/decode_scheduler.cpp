@@ -44,12 +44,13 @@ void ScenarioDecoder::scheduler(const Val& v, Scenario& sc) {
         continue;
       }
       auto& q = std::get<m::Queue>(obj);
-      if (!names.insert(q.metadata.name).second) {
+      if (!names.insert(q.metadata.name.str()).second) {
         r_.error(item.path, fmt::format("found queue \"{}\" again; allowed: queue names unique",
                                         q.metadata.name));
         continue;
       }
-      if (!shares.empty()) quota_shares_.push_back({q.metadata.name, e.get("quotaShare"), shares});
+      if (!shares.empty())
+        quota_shares_.push_back({q.metadata.name.str(), e.get("quotaShare"), shares});
       sc.scheduler.queues.push_back(std::move(q));
     }
   }
@@ -102,7 +103,7 @@ void ScenarioDecoder::apply_quota_shares(Scenario& sc) {
   }
 }
 
-void ScenarioDecoder::queue_ref(const std::string& path, const std::string& job,
+void ScenarioDecoder::queue_ref(const std::string& path, std::string_view job,
                                 const m::SchedulePolicy& s, const Scenario& sc) {
   if (sc.scheduler.kind == SchedulerKind::Default) {
     if (s.t9k_scheduler) {

@@ -159,7 +159,7 @@ void ExportClusterReader::queue(const Val& item) {
     return;
   }
   m::Queue q = std::get<m::Queue>(*obj);
-  if (!queue_names_.insert(q.metadata.name).second) {
+  if (!queue_names_.insert(q.metadata.name.str()).second) {
     errors_.bad(
         line, column, prefix + "metadata.name",
         fmt::format("found queue \"{}\" twice; allowed: one Queue per name", q.metadata.name));

@@ -343,7 +343,7 @@ void ExportJobsReader::item(const Val& item) {
   rec.start_exact = rt.start_from == "status.startTime" || rt.start_from == "pods";
   rec.object = static_cast<std::int32_t>(d_.objects.size());
   rec.name = static_cast<std::int32_t>(d_.raw_names.size());
-  d_.raw_names.push_back(m::metadata_of(*job).name);
+  d_.raw_names.push_back(m::metadata_of(*job).name.str());
   if (const auto& s = m::scheduler_of(*job).t9k_scheduler;
       s && !s->queue.empty() && s->queue != m::kDefaultQueue) {
     if (queues_.insert(s->queue.str()).second) d_.groups.push_back(s->queue.str());
@@ -477,7 +477,7 @@ std::shared_ptr<const InitialStateData> load_initial_state(const std::string& pa
       failed = true;
       continue;
     }
-    const std::string& name = m::metadata_of(u.job).name;
+    const std::string name = m::metadata_of(u.job).name.str();
     if (u.created_us > st->at_us) {
       later.push_back(name);
       continue;

@@ -120,7 +120,7 @@ void assign_names(TraceData& d, const std::string& prefix) {
 
 void derive_queues(TraceData& d, const std::vector<bool>& used_groups) {
   std::set<std::string> seen;  // k8s-export: its own Queues are there already and win
-  for (const auto& q : d.queues) seen.insert(q.metadata.name);
+  for (const auto& q : d.queues) seen.insert(q.metadata.name.str());
   const auto add = [&](std::int32_t g) {
     const std::string name = group_queue(d, g);
     if (name == m::kDefaultQueue || !seen.insert(name).second) return;

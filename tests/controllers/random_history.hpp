@@ -61,28 +61,28 @@ inline void random_event(World& w, std::mt19937_64& rng) {
     case 0:
     case 1:
     case 2:
-      if (p.phase == PodPhase::Pending) w.run(p.metadata.name);
+      if (p.phase == PodPhase::Pending) w.run(p.metadata.name.str());
       break;
     case 3:
-      if (p.phase == PodPhase::Pending) w.bind(p.metadata.name);
+      if (p.phase == PodPhase::Pending) w.bind(p.metadata.name.str());
       break;
     case 4:
     case 5:
-      if (p.phase == PodPhase::Running) w.succeed(p.metadata.name);
+      if (p.phase == PodPhase::Running) w.succeed(p.metadata.name.str());
       break;
     case 6:
     case 7:
       if (p.phase == PodPhase::Running || p.phase == PodPhase::Unknown)
-        w.fail(p.metadata.name, kCodes[pick(7)]);
+        w.fail(p.metadata.name.str(), kCodes[pick(7)]);
       break;
     case 8:
-      w.evict(p.metadata.name);
+      w.evict(p.metadata.name.str());
       break;
     case 9:
-      if (p.phase == PodPhase::Running) w.unknown(p.metadata.name);
+      if (p.phase == PodPhase::Running) w.unknown(p.metadata.name.str());
       break;
     default:
-      if (p.phase == PodPhase::Running) w.max_duration(p.metadata.name);
+      if (p.phase == PodPhase::Running) w.max_duration(p.metadata.name.str());
       break;
   }
 }

@@ -141,10 +141,10 @@ class World {
 
   void apply(const Action& a) {
     if (const auto* cp = std::get_if<CreatePod>(&a)) {
-      REQUIRE(find(cp->pod.metadata.name) == nullptr);  // a name is never reused while stored
+      REQUIRE(find(cp->pod.metadata.name.str()) == nullptr);  // a name is never reused while stored
       model::Pod p = cp->pod;
-      p.generation = next_generation[p.metadata.name]++;
-      p.metadata.uid = p.metadata.name + "-g" + std::to_string(p.generation);
+      p.generation = next_generation[p.metadata.name.str()]++;
+      p.metadata.uid = p.metadata.name.str() + "-g" + std::to_string(p.generation);
       p.metadata.creation_timestamp = now;
       pods.push_back(std::move(p));
     } else if (const auto* dp = std::get_if<DeletePod>(&a)) {
@@ -286,7 +286,7 @@ class World {
   }
   std::vector<std::string> names() const {
     std::vector<std::string> out;
-    for (const auto& p : pods) out.push_back(p.metadata.name);
+    for (const auto& p : pods) out.push_back(p.metadata.name.str());
     std::sort(out.begin(), out.end());
     return out;
   }

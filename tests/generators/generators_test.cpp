@@ -210,7 +210,7 @@ TEST_CASE("bursts and fixed times are exact", "[generators]") {
     REQUIRE(jobs.size() == 10);
     for (std::size_t i = 0; i < 10; ++i) CHECK(jobs[i].submit_time == at(hours(i < 5 ? 1 : 3)));
     std::set<std::string> names;
-    for (const auto& s : jobs) names.insert(model::metadata_of(s.job).name);
+    for (const auto& s : jobs) names.insert(model::metadata_of(s.job).name.str());
     CHECK(names.size() == 10);
   }
   SECTION("bursts by a Poisson process, sizes drawn") {
@@ -232,7 +232,7 @@ TEST_CASE("the class mix follows the weights", "[generators]") {
   const auto jobs = jobs_of(sc);
   std::map<std::string, double> n;
   for (const auto& s : jobs) {
-    const auto& name = model::metadata_of(s.job).name;
+    const std::string name = model::metadata_of(s.job).name.str();
     n[name.substr(0, name.rfind('-'))] += 1;
   }
   const double total = static_cast<double>(jobs.size());
@@ -264,10 +264,10 @@ TEST_CASE("changing one class's weight moves neither the arrivals nor another cl
   for (std::size_t i = 0; i < x.size(); ++i) CHECK(x[i].submit_time == y[i].submit_time);
   // Job g-b-i has the same quantities under both weights, for every i both runs have.
   std::map<std::string, const scenarios::JobSubmission*> by_name;
-  for (const auto& s : x) by_name[model::metadata_of(s.job).name] = &s;
+  for (const auto& s : x) by_name[model::metadata_of(s.job).name.str()] = &s;
   std::size_t compared = 0, moved = 0;
   for (const auto& s : y) {
-    const auto& name = model::metadata_of(s.job).name;
+    const std::string name = model::metadata_of(s.job).name.str();
     const auto it = by_name.find(name);
     if (it == by_name.end()) continue;
     if (it->second->submit_time != s.submit_time) ++moved;
@@ -291,7 +291,7 @@ TEST_CASE("class quantities stay in range and names are unique DNS-1123 labels",
     std::map<std::string, int> kinds;
     for (const auto& s : jobs) {
       const auto& meta = model::metadata_of(s.job);
-      CHECK(names.insert(meta.name).second);
+      CHECK(names.insert(meta.name.str()).second);
       CHECK(meta.name.size() <= 63);
       ++kinds[std::string(model::to_string(model::kind_of(s.job)))];
       // Work is drawn by the generator and fixed: a constant of whole microseconds.
@@ -320,7 +320,7 @@ TEST_CASE("class quantities stay in range and names are unique DNS-1123 labels",
         CHECK(d->spec.worker.replicas >= 1);
         CHECK(d->spec.worker.replicas <= 3);
       }
-      if (meta.name.rfind("daily-notebook-", 0) == 0) {
+      if (meta.name.view().rfind("daily-notebook-", 0) == 0) {
         const auto gpus = gpus_of(s.job);
         CHECK((gpus == 1 || gpus == 2 || gpus == 4));
         CHECK(s.behaviour.failure.hazard_per_hour >= 0);
@@ -331,7 +331,7 @@ TEST_CASE("class quantities stay in range and names are unique DNS-1123 labels",
     // The sweep: bursts of 4 or 8 at 2h, 26h (two bursts) and 50h.
     std::map<std::int64_t, int> sweep;
     for (const auto& s : jobs) {
-      if (model::metadata_of(s.job).name.rfind("sweep-trial-", 0) == 0) ++sweep[hours_of(s)];
+      if (model::metadata_of(s.job).name.view().rfind("sweep-trial-", 0) == 0) ++sweep[hours_of(s)];
     }
     CHECK(sweep.size() == 3);
     CHECK((sweep[2] == 4 || sweep[2] == 8));
@@ -371,7 +371,7 @@ TEST_CASE("generated manifests validate and the explicit scenario simulates iden
     std::vector<scenarios::Object> objects;
     while (auto s = cursor.next()) {
       refs.push_back(
-          {g.name + ".yaml", model::metadata_of(s->job).name, s->submit_time, s->behaviour});
+          {g.name + ".yaml", model::metadata_of(s->job).name.str(), s->submit_time, s->behaviour});
       objects.push_back(scenarios::to_object(s->job));
     }
     REQUIRE(!objects.empty());
@@ -397,9 +397,9 @@ TEST_CASE("generated manifests validate and the explicit scenario simulates iden
   const auto lazy = jobs_of(sc, 1);
   REQUIRE(lazy.size() == refs.size());
   std::map<std::string, const scenarios::JobSubmission*> loaded;
-  for (const auto& j : explicit_sc.workload.jobs) loaded[model::metadata_of(j.job).name] = &j;
+  for (const auto& j : explicit_sc.workload.jobs) loaded[model::metadata_of(j.job).name.str()] = &j;
   for (const auto& s : lazy) {
-    const auto* e = loaded.at(model::metadata_of(s.job).name);
+    const auto* e = loaded.at(model::metadata_of(s.job).name.str());
     CHECK(e->job == s.job);
     CHECK(e->submit_time == s.submit_time);
     CHECK(scenarios::to_scenario_json(e->behaviour) == scenarios::to_scenario_json(s.behaviour));

@@ -235,7 +235,8 @@ std::pair<std::size_t, std::size_t> run_history(std::size_t variant, std::uint64
       n.metadata.labels[model::kLabelSwitch] = switch_of(c, i);
       if (i % 3 == 0) n.metadata.labels["pool"] = "a";
       n.capacity = n.allocatable = w.snap.resources().to_list(
-          w.snap.nodes()[static_cast<std::size_t>(*w.snap.find_node(n.metadata.name))].allocatable);
+          w.snap.nodes()[static_cast<std::size_t>(*w.snap.find_node(n.metadata.name.str()))]
+              .allocatable);
       n.unschedulable = r.chance(50);
       n.ready = r.chance(70);
       w.snap.upsert_node(n);

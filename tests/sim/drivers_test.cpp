@@ -137,7 +137,7 @@ struct StoppingPods final : PodLifecycle {
     log.terminate(j, p, phase, code, cause);
     store.terminate_pod(j, p, phase, code);
   }
-  void delete_pod(JobId j, const std::string& n, model::DeletionReason r) override {
+  void delete_pod(JobId j, std::string_view n, model::DeletionReason r) override {
     log.delete_pod(j, n, r);
   }
   void nodes_lost(const std::vector<std::string>& n, const std::string& c) override {

@@ -63,7 +63,7 @@ struct FakePods final : PodLifecycle {
     log.push_back(fmt::format("terminate {} {} {} {} {}", job, pod, model::to_string(phase), code,
                               cause ? model::to_string(*cause) : "-"));
   }
-  void delete_pod(JobId job, const std::string& name, model::DeletionReason reason) override {
+  void delete_pod(JobId job, std::string_view name, model::DeletionReason reason) override {
     log.push_back(fmt::format("delete {} {} {}", job, name, model::to_string(reason)));
   }
   void nodes_lost(const std::vector<std::string>& nodes, const std::string& cause) override {
@@ -83,15 +83,15 @@ struct RecordingWatcher final : StoreWatcher {
   Log& log;
   explicit RecordingWatcher(Log& l) : log(l) {}
   void node_changed(const model::Node& n) override {
-    log.push_back("watch: node " + n.metadata.name);
+    log.push_back("watch: node " + n.metadata.name.str());
   }
   void node_removed(const std::string& n) override { log.push_back("watch: node-removed " + n); }
   void queue_changed(const model::Queue& q) override {
-    log.push_back("watch: queue " + q.metadata.name);
+    log.push_back("watch: queue " + q.metadata.name.str());
   }
   // Hands out hints (groups from 1000, pods from 1) and records the ones handed back, by key.
   std::int32_t pod_group_changed(const model::PodGroup& g, std::int32_t hint) override {
-    log.push_back("watch: group " + g.metadata.name);
+    log.push_back("watch: group " + g.metadata.name.str());
     hints_back.emplace_back(g.metadata.name, hint);
     return 1000 + static_cast<std::int32_t>(group_hints++);
   }
@@ -100,8 +100,8 @@ struct RecordingWatcher final : StoreWatcher {
     hints_back.emplace_back(k, hint);
   }
   std::int32_t pod_created(const model::Pod& p, std::int32_t group_hint) override {
-    log.push_back("watch: created " + p.metadata.name);
-    hints_back.emplace_back(p.metadata.name + " group", group_hint);
+    log.push_back("watch: created " + p.metadata.name.str());
+    hints_back.emplace_back(p.metadata.name.str() + " group", group_hint);
     return static_cast<std::int32_t>(++pod_hints);
   }
   void pod_bound(const std::string& k, const std::string& node, std::int32_t slot,

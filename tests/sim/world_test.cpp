@@ -247,7 +247,7 @@ TEST_CASE("generators expand deterministically and independently", "[sim]") {
   // Adding a generator does not move the first generator's jobs (named streams).
   std::size_t same = 0;
   for (const auto& s : b) {
-    if (model::metadata_of(s.job).name.rfind("small-", 0) == 0) {
+    if (model::metadata_of(s.job).name.view().rfind("small-", 0) == 0) {
       CHECK(s.submit_time == a.at(same).submit_time);
       ++same;
     }

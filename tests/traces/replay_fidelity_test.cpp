@@ -145,7 +145,7 @@ TEST_CASE("several trace files share one clock, and epoch sets trace time 0") {
   const auto submits = [&](const std::string& traces) {
     std::map<std::string, kernel::SimDuration> out;
     for (const auto& s : workload::expand_traces(load(fifo_scenario(8, traces), dir.string()), 0)) {
-      out[model::metadata_of(s.job).name] = s.submit_time.time_since_epoch();
+      out[model::metadata_of(s.job).name.str()] = s.submit_time.time_since_epoch();
     }
     return out;
   };

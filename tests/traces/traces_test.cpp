@@ -139,7 +139,8 @@ spec:
     CHECK(!j.phase.empty());
   }
   CHECK(names.size() == expected.size());
-  for (const auto& s : expected) CHECK(names.count("default/" + model::metadata_of(s.job).name));
+  for (const auto& s : expected)
+    CHECK(names.count("default/" + model::metadata_of(s.job).name.str()));
   for (const auto& [scope, points] : run.rec.series()) {
     if (scope != "cluster") continue;
     for (const auto& p : points) CHECK(p.allocated_gpus <= p.capacity_gpus + 1e-9);
@@ -232,13 +233,13 @@ spec:
 )";
   const auto sc = load(yaml, dir.string());
   std::set<std::string> queues;
-  for (const auto& q : sc.scheduler.queues) queues.insert(q.metadata.name);
+  for (const auto& q : sc.scheduler.queues) queues.insert(q.metadata.name.str());
   CHECK(queues == std::set<std::string>{"research", "prod"});
   const auto jobs = workload::expand_traces(sc, 0);
   REQUIRE(jobs.size() == 3);
   // Sorted by submit time; names sanitised with a hash, the original kept.
   const auto& a = jobs[0];
-  CHECK(model::metadata_of(a.job).name.rfind("job-a-1-", 0) == 0);
+  CHECK(model::metadata_of(a.job).name.view().rfind("job-a-1-", 0) == 0);
   CHECK(model::metadata_of(a.job).annotations.at(scenarios::kAnnotationTraceId) == "Job_A.1");
   CHECK(model::metadata_of(a.job).annotations.at(scenarios::kAnnotationTraceSource) ==
         "acct.csv:2");
@@ -491,7 +492,8 @@ spec:
   const auto jobs = workload::expand_traces(*r.scenario, 0);
   REQUIRE(jobs.size() == 3);
   std::map<std::string, kernel::SimDuration> run;
-  for (const auto& j : jobs) run[model::metadata_of(j.job).name] = j.behaviour.run_time->mean();
+  for (const auto& j : jobs)
+    run[model::metadata_of(j.job).name.str()] = j.behaviour.run_time->mean();
   // Initialized (10:00:05) to Completed (10:40:05): its pods were cleaned up.
   CHECK(run.at("preprocess") == kernel::minutes(40));
   // The first pod's startTime (11:00:10) to Completed (12:30:40).

@@ -56,7 +56,7 @@ ReplicaTypeCheck check_replica_type(const m::Job& job, std::string_view job_name
 
 std::string queue_names(const Scenario& sc) {
   std::string s;
-  for (const auto& q : sc.scheduler.queues) s += (s.empty() ? "" : ", ") + q.metadata.name;
+  for (const auto& q : sc.scheduler.queues) s += (s.empty() ? "" : ", ") + q.metadata.name.str();
   if (std::none_of(sc.scheduler.queues.begin(), sc.scheduler.queues.end(),
                    [](const m::Queue& x) { return x.metadata.name == m::kDefaultQueue; })) {
     s += (s.empty() ? "" : ", ") + std::string(m::kDefaultQueue) + " (implicit)";
@@ -70,7 +70,7 @@ namespace {
 // Explicit jobs always have a namespace here (decode_workload.cpp gives them the default).
 std::string job_reference(const Scenario& sc, const JobSubmission& j) {
   const auto& meta = m::metadata_of(j.job);
-  return meta.namespace_ == sc.default_namespace ? meta.name : m::object_key(meta);
+  return meta.namespace_ == sc.default_namespace ? meta.name.str() : m::object_key(meta);
 }
 }  // namespace
 

@@ -105,7 +105,7 @@ class ScenarioDecoder {
 
   // ---- spec.scheduler (decode_scheduler.cpp) ----
   void scheduler(const Val& v, Scenario& sc);
-  void queue_ref(const std::string& path, const std::string& job, const m::SchedulePolicy& s,
+  void queue_ref(const std::string& path, std::string_view job, const m::SchedulePolicy& s,
                  const Scenario& sc);
 
   // ---- spec.controllers, spec.kubelet, spec.plugins (decode_controllers.cpp) ----
