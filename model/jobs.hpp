@@ -228,13 +228,13 @@ struct ContainerStatus {
   bool operator==(const ContainerStatus&) const = default;
 };
 
-struct ReplicaStatus {
+struct ReplicaStatus {  // one per pod of every job: small fields last (64 bytes, not 72)
   Text name;
   Text uid;
-  ReplicaPhase phase = ReplicaPhase::Creating;
   std::vector<ContainerStatus> containers;
   // Controller-counted restarts of this rank (GenericJob restartPolicy.limit is per rank, §11 Q3).
   std::int32_t restart_count = 0;
+  ReplicaPhase phase = ReplicaPhase::Creating;
   bool operator==(const ReplicaStatus&) const = default;
 };
 

@@ -99,13 +99,13 @@ class SchedulingDriver final : public kernel::EventHandler,
   void placed(JobId id);  // the job's first pod is bound: its wait is over
 
   // Per job, the wait the scheduler last reported (only while none of its pods is bound).
-  struct Waiting {
-    bool active = false;
+  struct Waiting {  // small fields last: one per waiting job
     scheduler::PendingReason last;
     model::Text message;      // describe(last), formatted only when published or pinned
-    bool dirty = false;       // `last` differs from what was published (same cause)
-    bool lazy = false;        // the scheduler may pass it by (ClusterSnapshot::set_lazy)
     std::uint64_t cycle = 0;  // the last cycle that gave the job a reason
+    bool active = false;
+    bool dirty = false;  // `last` differs from what was published (same cause)
+    bool lazy = false;   // the scheduler may pass it by (ClusterSnapshot::set_lazy)
   };
   Waiting& waiting(JobId id);                 // made if absent
   const Waiting* waiting_of(JobId id) const;  // nullptr: the job does not wait

@@ -95,10 +95,10 @@ m::JobStatus status(bool run_policy, bool tensorboard) {
   s.aggregate = {1, 2, 3, 4, 5, 6, 7};
   m::ReplicaStatus r0{"job-worker-0",
                       "uid-0",
-                      m::ReplicaPhase::Failed,
                       {{"pytorch", "terminated", 137}, {"sidecar", "running", std::nullopt}},
-                      2};
-  m::ReplicaStatus r1{"job-worker-1", "", m::ReplicaPhase::Deleted, {}};
+                      2,
+                      m::ReplicaPhase::Failed};
+  m::ReplicaStatus r1{"job-worker-1", "", {}, 0, m::ReplicaPhase::Deleted};
   s.tasks = {{"worker", 3, {r0, r1}}, {"ps", 0, {}}};
   if (run_policy) s.backoff_count = 3;
   // The controllers' bookkeeping round-trips too (the plugin protocol relies on it).
