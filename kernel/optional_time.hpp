@@ -54,6 +54,11 @@ class OptionalTime {
   friend constexpr bool operator==(const OptionalTime&, const OptionalTime&) = default;
   friend constexpr bool operator==(const OptionalTime& a, std::nullopt_t) { return !a; }
   friend constexpr bool operator==(const OptionalTime& a, SimTime t) { return a.t_ == t; }
+  // Chosen over std::optional's own mixed comparison (a template), which would take an
+  // OptionalTime as a value and call an unset one unequal to an empty optional.
+  friend constexpr bool operator==(const OptionalTime& a, const std::optional<SimTime>& b) {
+    return a == OptionalTime(b);
+  }
 
  private:
   static constexpr SimTime kUnset{SimDuration{INT64_MIN}};

@@ -73,6 +73,15 @@ kernel::Rng& Training::job_rng(JobId id) {
   return *t.rng;
 }
 
+// A constant draws nothing, so the job's stream is made when a draw first needs it: made later,
+// it gives the same draws (its state depends only on its name and the draws taken). A trace's
+// jobs, whose run times and restart overheads are constants, never make one: a name built and
+// hashed per job.
+SimDuration Training::draw(JobId id, const scenarios::DurationDistribution& d) {
+  if (const auto fixed = d.fixed()) return *fixed;
+  return d.draw(job_rng(id));
+}
+
 kernel::Rng& Training::fail_rng(JobId id) {
   auto& t = at(id);
   if (!t.fail_rng) t.fail_rng = streams_.stream("jobs/" + store_.job(id).key.str() + "/failures");
@@ -90,17 +99,11 @@ void Training::add_job(JobId id, scenarios::JobBehaviour behaviour) {
   const auto work = std::exchange(behaviour.work, std::nullopt);
   t.behaviour = recent_behaviours_.share(std::move(behaviour));
   t.ref_n = shape.elastic ? std::max(1, shape.expected) : std::max(1, shape.replicas);
-  // Work in units of "1 replica for 1 µs"; run_time is wall time at the initial scale. A
-  // constant draws nothing, so the job's stream is made when a draw first needs it (a trace's
-  // jobs never make one): made later, it gives the same draws.
-  const auto draw = [&](const scenarios::DurationDistribution& d) {
-    const auto fixed = d.fixed();
-    return static_cast<double>((fixed ? *fixed : d.draw(job_rng(id))).count());
-  };
+  // Work in units of "1 replica for 1 µs"; run_time is wall time at the initial scale.
   if (run_time) {
-    t.work_total = draw(*run_time) * speedup(id, t.ref_n);
+    t.work_total = static_cast<double>(draw(id, *run_time).count()) * speedup(id, t.ref_n);
   } else if (work) {
-    t.work_total = draw(*work);
+    t.work_total = static_cast<double>(draw(id, *work).count());
   } else {
     t.work_total = std::numeric_limits<double>::infinity();  // runs until stopped
   }
@@ -269,7 +272,7 @@ void Training::pod_started(JobId id, const std::string& key) {
              !(model::kind_of(j.job) == model::JobKind::DeepSpeedJob && p->rank != 0)) {
     // A rerun of completed work: from the last checkpoint, at the job's submitted scale.
     const double wall = std::max(0.0, t.work_total - t.rerun_from) / speedup(id, t.ref_n);
-    in = b.restart_overhead.draw(job_rng(id)) +
+    in = draw(id, b.restart_overhead) +
          SimDuration{static_cast<std::int64_t>(std::ceil(std::min(wall, 9e17)))};
     if (run) code = run->exit_code;
   } else {
@@ -298,12 +301,11 @@ void Training::start(JobId id, std::int32_t n, std::int64_t gpu_milli) {
   seg.gpu_milli = gpu_milli;
   seg.start = k_.now();
   seg.rate = speedup(id, n);
-  auto& rng = job_rng(id);
   // A membership change restarts the processes with the elastic rescale overhead (§11 Q8);
   // any other (re)start pays the restart overhead (faults-and-validation §1.5).
   const auto& b = *t.behaviour;
   seg.overhead = t.last_stop_cause == LossCause::Scale ? b.scaling.rescale_overhead
-                                                       : b.restart_overhead.draw(rng);
+                                                       : draw(id, b.restart_overhead);
   store_.publish(model::TrainingChanged{id, gpu_milli});
   if (!std::isfinite(t.work_total)) {
     schedule_software_failure(id);

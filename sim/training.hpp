@@ -89,7 +89,8 @@ class Training final : public kernel::EventHandler, public TrainingControl {
     double rerun_from = 0;
     Segment seg;
     FailedMember stranded_by;  // the member whose failure left the others waiting
-    // Made at the first draw that needs one (job_rng, fail_rng): a trace's jobs never do.
+    // Made at the first draw that needs one (draw, fail_rng): not for a job whose run time and
+    // restart overhead are constants (a trace's, without faults), nor for a job still waiting.
     model::HeapOptional<kernel::Rng> rng;             // "jobs/<key>": work and restart overheads
     model::HeapOptional<kernel::Rng> fail_rng;        // "jobs/<key>/failures": software failures
     std::int32_t ref_n = 1;                           // the submitted size
@@ -129,6 +130,8 @@ class Training final : public kernel::EventHandler, public TrainingControl {
   void done(JobId job);
   void orphans(JobId job);
   kernel::Rng& job_rng(JobId job);
+  // A draw from the job's stream; a constant draws nothing and makes no stream.
+  SimDuration draw(JobId job, const scenarios::DurationDistribution& d);
   kernel::Rng& fail_rng(JobId job);
   // A job's record; throws std::logic_error once the job was forgotten.
   JobTraining& at(JobId job);

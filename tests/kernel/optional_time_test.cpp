@@ -52,6 +52,16 @@ TEST_CASE("OptionalTime: equality and conversions both ways", "[kernel][optional
   CHECK(back == some);
   const std::optional<SimTime> back_none = OptionalTime();
   CHECK_FALSE(back_none.has_value());
+
+  // Compared with a std::optional either way round: unset equals empty, as optionals compare.
+  CHECK(OptionalTime() == none);
+  CHECK(none == OptionalTime());
+  CHECK_FALSE(OptionalTime() != none);
+  CHECK(OptionalTime(SimTime{seconds(5)}) == some);
+  CHECK(some == OptionalTime(SimTime{seconds(5)}));
+  CHECK(OptionalTime() != some);
+  CHECK(some != OptionalTime());
+  CHECK(OptionalTime(SimTime{seconds(4)}) != some);
 }
 
 TEST_CASE("OptionalTime: the unset value is refused as a time", "[kernel][optional_time]") {
