@@ -16,22 +16,21 @@ namespace t9k::model {
 template <class T>
 class Shared {
  public:
-  Shared() : p_(empty()) {}                                       // a default T, allocated once
+  Shared() = default;                                             // reads as a default T
   Shared(T value) : p_(std::make_shared<T>(std::move(value))) {}  // NOLINT: implicit, as T
 
+  // Copies share; a default or moved-from one holds nothing and reads as the default T, so
+  // making, moving and dropping one touches no count (runs in parallel threads share the
+  // default value, and a count on it would be one cache line they all write).
   Shared(const Shared&) = default;
   Shared& operator=(const Shared&) = default;
-  // A moved-from copy reads as a default T, as a moved-from member would read empty: never null.
-  Shared(Shared&& o) noexcept : p_(std::exchange(o.p_, empty())) {}
-  Shared& operator=(Shared&& o) noexcept {
-    if (this != &o) p_ = std::exchange(o.p_, empty());
-    return *this;
-  }
+  Shared(Shared&& o) noexcept = default;
+  Shared& operator=(Shared&& o) noexcept = default;
 
-  // The shared default when `value` equals a default T (no allocation: a part nearly every job
-  // leaves at its default, as a run mode), else a value of its own.
+  // A default value for a part nearly every job leaves at its default (a run mode): no
+  // allocation. Any other value is one of its own.
   static Shared or_default(T value) {
-    if (value == *empty()) return Shared();
+    if (value == default_value()) return Shared();
     return Shared(std::move(value));
   }
 
@@ -40,28 +39,28 @@ class Shared {
     return *this;
   }
 
-  const T& operator*() const { return *p_; }
-  const T* operator->() const { return p_.get(); }
-  const T* get() const { return p_.get(); }
+  const T& operator*() const { return p_ ? *p_ : default_value(); }
+  const T* operator->() const { return &**this; }
+  const T* get() const { return &**this; }
 
-  // This copy's value, to change: copied first when another copy shares it. A value held by this
-  // copy alone gains a sharer only by copying this copy, which no other thread may do while it
-  // is being edited (as for any value).
+  // This copy's value, to change: copied first when another copy shares it (or made from the
+  // default). A value held by this copy alone gains a sharer only by copying this copy, which
+  // no other thread may do while it is being edited (as for any value).
   T& edit() {
-    if (p_.use_count() != 1) p_ = std::make_shared<T>(*p_);
+    if (!p_ || p_.use_count() != 1) p_ = std::make_shared<T>(**this);
     return *p_;
   }
-  // Whether the two share one value (tests, and the trace reader's reuse).
+  // Whether the two share one value (tests, and the trace reader's reuse); two defaults do.
   bool shares_with(const Shared& o) const { return p_ == o.p_; }
 
-  bool operator==(const Shared& o) const { return p_ == o.p_ || *p_ == *o.p_; }
+  bool operator==(const Shared& o) const { return p_ == o.p_ || **this == *o; }
 
  private:
-  static const std::shared_ptr<T>& empty() {
-    static const std::shared_ptr<T> value = std::make_shared<T>();
+  static const T& default_value() {
+    static const T value{};
     return value;
   }
-  std::shared_ptr<T> p_;  // never null
+  std::shared_ptr<T> p_;  // null: the default value
 };
 
 // The last few distinct values made, most recently used first: a value equal to one of them is
