@@ -14,6 +14,18 @@
 
 namespace t9k::scheduler {
 
+// For absl tables keyed by strings (std::string, model::Text), found by any std::string_view
+// without building a key: Debian's Abseil has a string_view of its own, which its default hash
+// expects, so a std::string_view had to be converted at every look-up.
+struct StringKeyHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view key) const { return absl::Hash<std::string_view>{}(key); }
+};
+struct StringKeyEq {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+};
+
 // `Records` is indexed by id (a std::vector or a Chunked) and its records have a `key`
 // convertible to std::string_view. A record's key must not change while its id is filed, and
 // the sequence must stay the same object (ClusterSnapshot is neither copied nor moved); it may
@@ -43,7 +55,7 @@ class KeyIndex {
   struct Hash {
     using is_transparent = void;
     const Records* infos;
-    std::size_t operator()(std::string_view k) const { return absl::Hash<std::string_view>{}(k); }
+    std::size_t operator()(std::string_view k) const { return StringKeyHash{}(k); }
     std::size_t operator()(Id id) const { return (*this)(key_of(infos, id)); }
   };
   struct Eq {

@@ -33,7 +33,7 @@ ClusterSnapshot::ClusterSnapshot() = default;
 // ---- ids --------------------------------------------------------------------------------------
 
 NodeId ClusterSnapshot::node_id(std::string_view name) {
-  const auto it = node_ids_.find(absl::string_view(name.data(), name.size()));
+  const auto it = node_ids_.find(name);
   if (it != node_ids_.end()) return it->second;
   const NodeId id = static_cast<NodeId>(nodes_.size());
   nodes_.push_back(NodeInfo{});
@@ -44,7 +44,7 @@ NodeId ClusterSnapshot::node_id(std::string_view name) {
 }
 
 QueueId ClusterSnapshot::queue_id(std::string_view name) {
-  const auto it = queue_ids_.find(absl::string_view(name.data(), name.size()));
+  const auto it = queue_ids_.find(name);
   if (it != queue_ids_.end()) return it->second;
   const QueueId id = static_cast<QueueId>(queues_.size());
   queues_.push_back(QueueInfo{});
@@ -60,7 +60,7 @@ GroupId ClusterSnapshot::group_of_key(std::string_view namespace_, std::string_v
   return group_id(object_key(namespace_, name));
 }
 
-GroupId ClusterSnapshot::group_id(std::string key) {
+GroupId ClusterSnapshot::group_id(std::string_view key) {
   if (const auto g = group_ids_.find(key)) return *g;
   const auto id = static_cast<GroupId>(groups_.acquire());  // a default record
   groups_[static_cast<std::size_t>(id)].key = key;          // the index reads it there (a Text)

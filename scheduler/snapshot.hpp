@@ -296,6 +296,9 @@ class ClusterSnapshot {
   void remove_pod_group(const std::string& key, GroupId hint = kNone);
   // `group_hint`: the id of the pod's PodGroup (Pod::pod_group), when the caller has it.
   PodId upsert_pod(const model::Pod& pod, GroupId group_hint = kNone);
+  // The same, with the pod's key made by its owner (the store's: a long one's characters are
+  // shared with it, not copied).
+  PodId upsert_pod(const model::Pod& pod, const model::Text& key, GroupId group_hint);
   void remove_pod(const std::string& key);  // erasing the key from the index hashes it anyway
   // `gpu_slot` is the slot a shared-GPU pod takes (Binding::gpu_slot); kNone lets the snapshot
   // choose best-fit, as the scheduler would.
@@ -382,7 +385,7 @@ class ClusterSnapshot {
  private:
   NodeId node_id(std::string_view name);
   QueueId queue_id(std::string_view name);
-  GroupId group_id(std::string key);
+  GroupId group_id(std::string_view key);
   SelectorId intern_selector(const model::LabelSelector& sel);
   ShapeId intern_shape(const SparseRes& request, SelectorId sel);
   void refresh_selectors_for(NodeId n);
@@ -428,8 +431,8 @@ class ClusterSnapshot {
   std::unordered_map<std::string, std::int32_t> rack_ids_;
   // Key -> id, look-up only, never iterated (absl's order is unspecified): one probe of a flat
   // array per look-up on the binding path (docs/performance.md).
-  absl::flat_hash_map<std::string, NodeId> node_ids_;
-  absl::flat_hash_map<std::string, QueueId> queue_ids_;
+  absl::flat_hash_map<std::string, NodeId, StringKeyHash, StringKeyEq> node_ids_;
+  absl::flat_hash_map<std::string, QueueId, StringKeyHash, StringKeyEq> queue_ids_;
   KeyIndex<Groups, GroupId> group_ids_{groups_};
   KeyIndex<Pods, PodId> pod_ids_{pods_};
   std::unordered_map<std::string, SelectorId> selector_ids_;

@@ -150,8 +150,12 @@ void ClusterSnapshot::attach_pod(PodId p) {
 }
 
 PodId ClusterSnapshot::upsert_pod(const model::Pod& pod, GroupId group_hint) {
+  return upsert_pod(pod, model::Text(object_key(pod.metadata)), group_hint);
+}
+
+PodId ClusterSnapshot::upsert_pod(const model::Pod& pod, const model::Text& key,
+                                  GroupId group_hint) {
   PodId p;
-  std::string key = object_key(pod.metadata);
   if (const auto filed = pod_ids_.find(key)) {
     p = *filed;
     detach_pod(p);

@@ -52,8 +52,9 @@ std::int32_t SchedulingDriver::pod_group_changed(const model::PodGroup& group, s
   return g;
 }
 
-std::int32_t SchedulingDriver::pod_created(const model::Pod& pod, std::int32_t group_hint) {
-  const scheduler::PodId p = snap_.upsert_pod(pod, group_hint);
+std::int32_t SchedulingDriver::pod_created(const model::Pod& pod, const model::Text& key,
+                                           std::int32_t group_hint) {
+  const scheduler::PodId p = snap_.upsert_pod(pod, key, group_hint);
   request_cycle();
   return p;
 }

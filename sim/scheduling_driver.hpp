@@ -68,7 +68,8 @@ class SchedulingDriver final : public kernel::EventHandler,
   void pod_group_removed(const std::string& key, std::int32_t hint) override {
     snap_.remove_pod_group(key, hint);
   }
-  std::int32_t pod_created(const model::Pod& pod, std::int32_t group_hint) override;
+  std::int32_t pod_created(const model::Pod& pod, const model::Text& key,
+                           std::int32_t group_hint) override;
   void pod_bound(const std::string& key, const std::string& node, std::int32_t gpu_slot,
                  SnapshotIds ids) override {
     // A binding of this scheduler's cycle names its snapshot ids (checked by the snapshot).

@@ -126,6 +126,14 @@ const model::Queue* Store::queue(const std::string& name) const {
   return it == queues_.end() ? nullptr : &it->second;
 }
 
+// The queue's running total, made at its first binding; found by a view of the name, so a
+// binding or release builds no string.
+model::ResourceList& Store::used_by_queue(std::string_view queue) {
+  const auto it = queue_used_.find(queue);
+  if (it != queue_used_.end()) return it->second;
+  return queue_used_.emplace(std::string(queue), model::ResourceList{}).first->second;
+}
+
 const model::ResourceList& Store::queue_used(const std::string& name) const {
   static const model::ResourceList kNone;
   const auto it = queue_used_.find(name);
@@ -147,7 +155,7 @@ JobId Store::add_job(model::Job&& job, const std::string& source) {
     j.priority = s->priority;
   }
   j.shape = shape_of(j.job, acc_);
-  if (!job_by_key_.try_emplace(j.key.str(), j.id).second) {
+  if (!job_by_key_.try_emplace(j.key, j.id).second) {
     throw ScenarioError(fmt::format("two jobs named {} ({})", j.key, source));
   }
   jobs_.push_back(std::move(stored));
@@ -396,7 +404,7 @@ std::vector<scenarios::Object> Store::objects() const {
 // ---- pods ----
 
 std::optional<JobId> Store::owner_of(std::string_view pod_key) const {
-  const auto it = pod_owner_.find(absl::string_view(pod_key.data(), pod_key.size()));
+  const auto it = pod_owner_.find(pod_key);
   if (it == pod_owner_.end()) return std::nullopt;
   return it->second;
 }
@@ -466,16 +474,18 @@ void Store::create_pod(JobId id, Pod&& pod) {
   if (pod.metadata.namespace_.empty())
     pod.metadata.namespace_ = model::metadata_of(j.job).namespace_;
   pod.generation = next_generation(j, pod.metadata.name);
-  // The key moves into the index (try_emplace leaves it alone when the name is taken).
-  const auto [owner, fresh_key] = pod_owner_.try_emplace(scheduler::object_key(pod.metadata), id);
-  const std::string& key = owner->first;
+  // The key moves into the index (try_emplace leaves it alone when the name is taken); a copy,
+  // not a view: the index's keys move when it grows.
+  const auto [owner, fresh_key] =
+      pod_owner_.try_emplace(model::Text(scheduler::object_key(pod.metadata)), id);
+  const model::Text key = owner->first;
   if (!fresh_key) {
-    violation(k_, "pod name reused while stored: " + key);
+    violation(k_, fmt::format("pod name reused while stored: {}", key));
     owner->second = id;
   }
-  publish(model::PodCreated{id, key, pod.replica_type.str(), pod.rank,
+  publish(model::PodCreated{id, key.str(), pod.replica_type.str(), pod.rank,
                             acc_.gpu_milli_of(pod.requests)});
-  j.pod_hints.push_back(watcher_->pod_created(pod, j.group_hint));
+  j.pod_hints.push_back(watcher_->pod_created(pod, key, j.group_hint));
   j.pods.push_back(std::move(pod));
 }
 
@@ -510,7 +520,7 @@ PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int
                                 gpu_slot, node, slots[slot], key));
   }
   if (!j.queue.empty()) {
-    auto& used = queue_used_[j.queue.str()];
+    auto& used = used_by_queue(j.queue);
     if (share > 0)
       model::add_resources(used, model::queue_view(p.requests));
     else
@@ -554,7 +564,7 @@ void Store::set_pod_unknown(JobId id, const std::string& key) {
 void Store::release(StoredJob& j, Pod& p, const std::string& key) {
   if (p.node_name.empty()) return;
   const std::string_view node = p.node_name;
-  const auto it = books_.find(absl::string_view(node.data(), node.size()));
+  const auto it = books_.find(node);
   if (it == books_.end()) return;
   NodeBook& book = it->second;
   const auto held = std::find(book.pods.begin(), book.pods.end(), key);
@@ -564,7 +574,7 @@ void Store::release(StoredJob& j, Pod& p, const std::string& key) {
   book.pods.pop_back();
   const std::int32_t share = model::share_of(p.requests);
   if (!j.queue.empty()) {
-    auto& used = queue_used_[j.queue.str()];
+    auto& used = used_by_queue(j.queue);
     if (share > 0)
       model::subtract_from(used, model::queue_view(p.requests));
     else

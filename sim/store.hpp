@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -28,6 +29,7 @@
 #include "model/scheduling.hpp"
 #include "model/text.hpp"
 #include "scenarios/format/manifests.hpp"
+#include "scheduler/key_index.hpp"
 #include "sim/common.hpp"
 
 namespace t9k::sim {
@@ -68,7 +70,9 @@ class StoreWatcher {
   virtual std::int32_t pod_group_changed(const model::PodGroup& group, std::int32_t hint) = 0;
   virtual void pod_group_removed(const std::string& key, std::int32_t hint) = 0;
   // `group_hint`: what pod_group_changed returned for the pod's job's PodGroup (-1: none yet).
-  virtual std::int32_t pod_created(const model::Pod& pod, std::int32_t group_hint) = 0;
+  // `key`: the pod's key as the store keeps it (a copy shares a long one's characters).
+  virtual std::int32_t pod_created(const model::Pod& pod, const model::Text& key,
+                                   std::int32_t group_hint) = 0;
   // `ids` are what the caller of Store::bind_pod passed, unchanged.
   virtual void pod_bound(const std::string& key, const std::string& node, std::int32_t gpu_slot,
                          SnapshotIds ids) = 0;
@@ -231,6 +235,7 @@ class Store {
   model::Pod& pod_ref(JobId id, const std::string& key);  // throws std::logic_error when not stored
   static std::int32_t hint_of(const StoredJob& j, const model::Pod& p);  // p is one of j.pods
   static std::int32_t next_generation(const StoredJob& j, std::string_view name);
+  model::ResourceList& used_by_queue(std::string_view queue);
   static void remember_generation(StoredJob& j, const model::Pod& p);  // p is leaving j.pods
   model::Node& node_ref(const std::string& name);
   void node_changed(const model::Node& n, const std::string& cause);
@@ -250,9 +255,13 @@ class Store {
   // Look-up only, never iterated (absl's order is unspecified): open addressing finds a key in
   // one probe of a flat array where a node-based map chased a bucket, a node and a division per
   // node (docs/performance.md, "Percentiles by selection, and flat hash maps").
-  absl::flat_hash_map<std::string, JobId> job_by_key_;
-  absl::flat_hash_map<std::string, JobId> pod_owner_;  // pod key -> job
-  std::map<std::string, model::Node> nodes_;           // ordered: iteration decides nothing random
+  // Keys as Text (16 bytes; a job's key fits in place), looked up by any string: a pod's key is
+  // made once, and the scheduler snapshot's record of the pod shares its characters.
+  absl::flat_hash_map<model::Text, JobId, scheduler::StringKeyHash, scheduler::StringKeyEq>
+      job_by_key_;
+  absl::flat_hash_map<model::Text, JobId, scheduler::StringKeyHash, scheduler::StringKeyEq>
+      pod_owner_;                             // pod key -> job
+  std::map<std::string, model::Node> nodes_;  // ordered: iteration decides nothing random
   std::map<std::string, model::Queue> queues_;
   bool keep_finished_ = false;
   bool keep_outcomes_ = false;
@@ -277,12 +286,13 @@ class Store {
   };
   // Look-up only, never iterated; filled when nodes are added, so a NodeBook found stays put
   // while it is used (a flat map moves its values when it grows).
-  absl::flat_hash_map<std::string, NodeBook> books_;
+  absl::flat_hash_map<std::string, NodeBook, scheduler::StringKeyHash, scheduler::StringKeyEq>
+      books_;
   const NodeBook* book(const std::string& node) const {
     const auto it = books_.find(node);
     return it == books_.end() ? nullptr : &it->second;
   }
-  std::map<std::string, model::ResourceList> queue_used_;
+  std::map<std::string, model::ResourceList, std::less<>> queue_used_;  // used_by_queue
 };
 
 }  // namespace t9k::sim

@@ -89,6 +89,9 @@ TEST_CASE("store: a pod's life is stored, watched and published in order", "[sim
                      "watch: released default/train-worker-0",
                      "watch: terminated default/train-worker-0 succeeded",
                      "watch: removed default/train-worker-0", "watch: created train-worker-0"});
+  // The watcher is handed each pod's key as the store keeps it (the snapshot shares it).
+  CHECK(f.watcher.created_keys ==
+        std::vector<model::Text>{"default/train-worker-0", "default/train-worker-0"});
   CHECK(f.feed_names() == std::vector<std::string>{"NodeChanged", "PodCreated", "PodBound",
                                                    "PodRunning", "PodReleased", "PodDeleted",
                                                    "PodCreated"});

@@ -99,7 +99,9 @@ struct RecordingWatcher final : StoreWatcher {
     log.push_back("watch: group-removed " + k);
     hints_back.emplace_back(k, hint);
   }
-  std::int32_t pod_created(const model::Pod& p, std::int32_t group_hint) override {
+  std::int32_t pod_created(const model::Pod& p, const model::Text& key,
+                           std::int32_t group_hint) override {
+    created_keys.push_back(key);
     log.push_back("watch: created " + p.metadata.name.str());
     hints_back.emplace_back(p.metadata.name.str() + " group", group_hint);
     return static_cast<std::int32_t>(++pod_hints);
@@ -121,6 +123,7 @@ struct RecordingWatcher final : StoreWatcher {
   std::size_t group_hints = 0;
   std::size_t pod_hints = 0;
   std::vector<std::pair<std::string, std::int32_t>> hints_back;
+  std::vector<model::Text> created_keys;  // the keys pod_created was given
 };
 
 // The change feed's variant names, in order ("PodCreated", "PodBound"...).
