@@ -83,7 +83,7 @@ struct OwnerReference {
 };
 
 // An object's owner references, read as a vector and shared by copies until one is changed:
-// a job's PodGroup and pods all name the job, so a reconcile makes the list once for them (16
+// a job's PodGroup and pods all name the job, so a reconcile makes the list once for them (8
 // bytes each, no block of their own; issue 49).
 class OwnerReferences {
  public:

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <utility>
@@ -16,16 +17,27 @@ namespace t9k::model {
 template <class T>
 class Shared {
  public:
-  Shared() = default;                                             // reads as a default T
-  Shared(T value) : p_(std::make_shared<T>(std::move(value))) {}  // NOLINT: implicit, as T
+  Shared() = default;                                        // reads as a default T
+  Shared(T value) : b_(new Block{{1}, std::move(value)}) {}  // NOLINT: implicit, as T
 
   // Copies share; a default or moved-from one holds nothing and reads as the default T, so
   // making, moving and dropping one touches no count (runs in parallel threads share the
   // default value, and a count on it would be one cache line they all write).
-  Shared(const Shared&) = default;
-  Shared& operator=(const Shared&) = default;
-  Shared(Shared&& o) noexcept = default;
-  Shared& operator=(Shared&& o) noexcept = default;
+  Shared(const Shared& o) noexcept : b_(o.b_) {
+    if (b_) b_->refs.fetch_add(1, std::memory_order_relaxed);
+  }
+  Shared(Shared&& o) noexcept : b_(std::exchange(o.b_, nullptr)) {}
+  Shared& operator=(const Shared& o) noexcept {
+    Shared copy(o);
+    std::swap(b_, copy.b_);
+    return *this;
+  }
+  Shared& operator=(Shared&& o) noexcept {
+    Shared taken(std::move(o));
+    std::swap(b_, taken.b_);
+    return *this;
+  }
+  ~Shared() { release(); }
 
   // A default value for a part nearly every job leaves at its default (a run mode): no
   // allocation. Any other value is one of its own.
@@ -35,11 +47,12 @@ class Shared {
   }
 
   Shared& operator=(T value) {
-    p_ = std::make_shared<T>(std::move(value));
+    Shared made(std::move(value));
+    std::swap(b_, made.b_);
     return *this;
   }
 
-  const T& operator*() const { return p_ ? *p_ : default_value(); }
+  const T& operator*() const { return b_ ? b_->value : default_value(); }
   const T* operator->() const { return &**this; }
   const T* get() const { return &**this; }
 
@@ -47,20 +60,30 @@ class Shared {
   // default). A value held by this copy alone gains a sharer only by copying this copy, which
   // no other thread may do while it is being edited (as for any value).
   T& edit() {
-    if (!p_ || p_.use_count() != 1) p_ = std::make_shared<T>(**this);
-    return *p_;
+    if (!b_ || b_->refs.load(std::memory_order_acquire) != 1) *this = Shared(T(**this));
+    return b_->value;
   }
   // Whether the two share one value (tests, and the trace reader's reuse); two defaults do.
-  bool shares_with(const Shared& o) const { return p_ == o.p_; }
+  bool shares_with(const Shared& o) const { return b_ == o.b_; }
 
-  bool operator==(const Shared& o) const { return p_ == o.p_ || **this == *o; }
+  bool operator==(const Shared& o) const { return b_ == o.b_ || **this == *o; }
 
  private:
+  // The count beside the value, in one block: a pointer, not std::shared_ptr's two (8 bytes in
+  // every pod's owner references and every job's run mode and template; issue 49).
+  struct Block {
+    std::atomic<std::size_t> refs;
+    T value;
+  };
   static const T& default_value() {
     static const T value{};
     return value;
   }
-  std::shared_ptr<T> p_;  // null: the default value
+  void release() noexcept {
+    if (b_ && b_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete b_;
+    b_ = nullptr;
+  }
+  Block* b_ = nullptr;  // null: the default value
 };
 
 // The last few distinct values made, most recently used first: a value equal to one of them is

@@ -135,3 +135,17 @@ TEST_CASE("owner references: copies share the list until one is changed") {
   CHECK(b == t9k::model::OwnerReferences{
                  {"batch.tensorstack.dev/v1beta1", "GenericJob", "j", "u-1", true}});
 }
+
+TEST_CASE("shared: one pointer, its count in the value's block") {
+  // 8 bytes in every pod's owner references and every job's template and run mode (issue 49).
+  STATIC_REQUIRE(sizeof(t9k::model::Shared<std::vector<int>>) == sizeof(void*));
+  t9k::model::Shared<std::vector<int>> a(std::vector<int>{1, 2});
+  const std::vector<int>* held = a.get();
+  {
+    const auto b = a;  // NOLINT(performance-unnecessary-copy-initialization): a second holder
+    CHECK(b.shares_with(a));
+  }
+  a.edit().push_back(3);  // its only holder again: edited in place, not copied
+  CHECK(a.get() == held);
+  CHECK(*a == std::vector<int>{1, 2, 3});
+}
