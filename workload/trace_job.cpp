@@ -23,10 +23,9 @@ void trace_job(const scenarios::TraceEntry& e, const scenarios::TraceData& d,
   out.behaviour.run_time = DurationDistribution::constant(SimDuration{r.duration_us});
   if (r.failed) out.behaviour.failure.final_exit_code = 1;
 
-  std::string name = r.name >= 0 ? d.names[static_cast<std::size_t>(r.name)]
-                                 : m::numbered(mp.name_prefix + '-', r.line);
-  std::string raw =
-      r.name >= 0 ? d.raw_names[static_cast<std::size_t>(r.name)] : std::to_string(r.line);
+  m::Text name = r.name >= 0 ? d.names[static_cast<std::size_t>(r.name)]
+                             : m::Text(m::numbered(mp.name_prefix + '-', r.line));
+  m::Text raw = r.name >= 0 ? m::Text(d.raw_name(r.name)) : m::Text(std::to_string(r.line));
 
   std::optional<m::T9kScheduler> sched;
   if (t9k_scheduler) {

@@ -19,6 +19,15 @@ namespace m = t9k::model;
 namespace fs = std::filesystem;
 using namespace detail;
 
+std::string_view TraceData::raw_name(std::int32_t i) const {
+  if (!raw_names.empty()) return raw_names[static_cast<std::size_t>(i)];  // still reading
+  const auto it = std::lower_bound(
+      renamed.begin(), renamed.end(), i,
+      [](const std::pair<std::int32_t, std::string>& e, std::int32_t k) { return e.first < k; });
+  if (it != renamed.end() && it->first == i) return it->second;
+  return names[static_cast<std::size_t>(i)].view();
+}
+
 namespace {
 
 struct OptionReader {
@@ -114,8 +123,13 @@ void assign_names(TraceData& d, const std::string& prefix) {
       while (!n.empty() && n.front() == '-') n.erase(0, 1);
       used.insert(n);
     }
-    d.names[static_cast<std::size_t>(r.name)] = std::move(n);
+    d.names[static_cast<std::size_t>(r.name)] = n;
   }
+  for (std::size_t i = 0; i < d.raw_names.size(); ++i) {
+    if (d.raw_names[i] != d.names[i].view())
+      d.renamed.emplace_back(static_cast<std::int32_t>(i), std::move(d.raw_names[i]));
+  }
+  std::vector<std::string>().swap(d.raw_names);  // its capacity too
 }
 
 void derive_queues(TraceData& d, const std::vector<bool>& used_groups) {

@@ -10,6 +10,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "model/jobs.hpp"
@@ -87,10 +89,16 @@ struct TraceData {
   std::vector<TraceRecord> records;  // valid rows, sorted by (submit, line)
   std::vector<std::string> groups;
   std::vector<std::string> gpu_specs;
-  std::vector<std::string> names;      // sanitised, unique within the entry
-  std::vector<std::string> raw_names;  // as recorded (annotation), same index as names
-  std::vector<model::Job> objects;     // k8s-export: spec as exported, status cleared
-  std::vector<NodePool> pools;         // the trace's cluster (philly: VC sizes; openb: node list)
+  std::vector<model::Text> names;  // sanitised, unique within the entry (TraceRecord::name)
+  // The ids as recorded (the trace-id annotation), by the index of `names`: every one while the
+  // file is read; once load_trace has named the jobs, only those that sanitising changed, in
+  // `renamed` (most traces' ids are names already, and a second copy of each was a third of a
+  // loaded trace's memory; issue 49). raw_name(i) reads either.
+  std::vector<std::string> raw_names;
+  std::vector<std::pair<std::int32_t, std::string>> renamed;  // by index
+  std::string_view raw_name(std::int32_t i) const;
+  std::vector<model::Job> objects;  // k8s-export: spec as exported, status cleared
+  std::vector<NodePool> pools;      // the trace's cluster (philly: VC sizes; openb: node list)
   std::map<std::string, std::int64_t> group_nodes;  // philly: VC -> nodes (philly_vc.csv)
   std::vector<model::Queue>
       queues;  // derived queues (empty when the entry names a queue); k8s-export: its Queues first

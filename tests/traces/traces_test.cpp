@@ -258,6 +258,12 @@ spec:
   CHECK(jobs[1].submit_time.time_since_epoch() == kernel::seconds(30));
   const auto& b = std::get<model::GenericJob>(jobs[2].job);
   CHECK(model::metadata_of(jobs[2].job).name == "job-b");
+  // An id that is a name already is kept once, and still annotated (TraceData::renamed).
+  CHECK(model::metadata_of(jobs[2].job).annotations.at(scenarios::kAnnotationTraceId) == "job-b");
+  CHECK(model::metadata_of(jobs[1].job).annotations.at(scenarios::kAnnotationTraceId) == "job,c");
+  REQUIRE(sc.workload.traces.at(0).data);
+  CHECK(sc.workload.traces.at(0).data->raw_names.empty());
+  CHECK(sc.workload.traces.at(0).data->renamed.size() == 2);  // "Job_A.1" and "job,c"
   CHECK(b.spec.scheduler.t9k_scheduler->priority == 90);
   CHECK(jobs[2].behaviour.run_time->mean() == kernel::seconds(90));
 
