@@ -327,7 +327,7 @@ void Recorder::on_change(const model::TimedChange& tc) {
             js.bound_gpu_milli -= c.gpu_milli;
             js.bound_since_area -=
                 static_cast<Int128>(c.bound_at.time_since_epoch().count()) * c.gpu_milli;
-            if (js.bound_pods == 0) js.bound_rate = js.bound_rate_area = {};  // no rounding left
+            if (js.bound_pods == 0 && js.bound_rates) *js.bound_rates = {};  // no rounding left
           }
           if (c.phase == model::PodPhase::Failed) ++r.pods_failed;
         } else if constexpr (std::is_same_v<T, model::PodRunning>) {
@@ -401,8 +401,11 @@ void Recorder::finish() {
         js.bound_since_area;
     total_allocated_ += held;
     jobs_[i].allocated_gpu_milli_us += held;
-    Costing::Rate rest = js.bound_rate * static_cast<double>(horizon_.time_since_epoch().count());
-    rest -= js.bound_rate_area;
+    Costing::Rate rest;
+    if (js.bound_rates) {
+      rest = js.bound_rates->rate * static_cast<double>(horizon_.time_since_epoch().count());
+      rest -= js.bound_rates->area;
+    }
     charge(jobs_[i], rest);
   }
   costing_.finish(horizon_);
@@ -591,8 +594,9 @@ void Recorder::cost_bound(JobState& js, const std::string& node, std::int64_t gp
                           SimTime t) {
   if (!costing_.active()) return;  // nothing on the hot path of a run without prices or power
   const Costing::Rate rate = costing_.rate(node, gpu_milli);
-  js.bound_rate += rate;
-  js.bound_rate_area += rate * static_cast<double>(t.time_since_epoch().count());
+  if (!js.bound_rates) js.bound_rates.emplace();
+  js.bound_rates->rate += rate;
+  js.bound_rates->area += rate * static_cast<double>(t.time_since_epoch().count());
 }
 
 void Recorder::cost_released(JobRow& r, JobState& js, const std::string& node,
@@ -600,8 +604,9 @@ void Recorder::cost_released(JobRow& r, JobState& js, const std::string& node,
   if (!costing_.active()) return;
   const Costing::Rate rate = costing_.rate(node, gpu_milli);
   charge(r, rate * static_cast<double>((t - bound_at).count()));
-  js.bound_rate -= rate;
-  js.bound_rate_area -= rate * static_cast<double>(bound_at.time_since_epoch().count());
+  if (!js.bound_rates) js.bound_rates.emplace();
+  js.bound_rates->rate -= rate;
+  js.bound_rates->area -= rate * static_cast<double>(bound_at.time_since_epoch().count());
 }
 
 void Recorder::charge(JobRow& r, const Costing::Rate& c) {

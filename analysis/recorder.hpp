@@ -274,22 +274,26 @@ class Recorder {
   std::map<std::string, Level> down_;
   std::map<std::string, bool> node_ready_;
   // Per job, by JobId (ids are dense): (in system, running), its queue's scope.
-  struct JobState {  // small parts last: 112 bytes, not 128 (one per job, issue 49)
+  struct JobState {  // small parts last: 64 bytes, not 112 (one per job, issue 49)
     // Its bound pods, as sums: finish() charges them up to the horizon as
     // horizon × gpu_milli − Σ bound_at × gpu_milli (a map by pod key was a string hashed,
     // copied and freed per binding; PodReleased carries its own binding's time).
     Int128 bound_since_area = 0;  // Σ over its bound pods of bound_at (µs) × gpu_milli
-    // Likewise their cost and energy rates (analysis/costing.hpp), and Σ rate × bound_at.
-    Costing::Rate bound_rate, bound_rate_area;
     std::int64_t bound_gpu_milli = 0;
+    // Likewise their cost and energy rates (analysis/costing.hpp), and Σ rate × bound_at: only
+    // in a run with prices or power, made at its first binding.
+    struct BoundRates {
+      Costing::Rate rate, area;
+    };
+    model::HeapOptional<BoundRates> bound_rates;
     OptionalTime first_pod_running;  // when its first pod started running
     SimTime waiting_since{};
     Scope* scope = nullptr;  // std::map nodes never move
     std::int32_t bound_pods = 0;
     std::optional<model::PendingCause> waiting;  // the cause of its wait now, if it waits
-    bool in_system = false;
-    bool running = false;
-    bool final = false;  // left the world or rejected: no change names it again
+    bool in_system : 1 = false;
+    bool running : 1 = false;
+    bool final : 1 = false;  // left the world or rejected: no change names it again
   };
   std::deque<JobState> state_;  // alongside jobs_
   model::JobId base_ = 0;       // JobId of jobs_.front()

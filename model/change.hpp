@@ -35,8 +35,9 @@ enum class LossCause {
 inline constexpr int kLossCauses = 7;
 std::string_view to_string(LossCause c);
 
-// Why the scheduler left a job waiting (docs/scheduler.md "Why is this job pending?").
-enum class PendingCause {
+// Why the scheduler left a job waiting (docs/scheduler.md "Why is this job pending?"). One byte:
+// an optional cause is two in the records kept per waiting job (issue 49).
+enum class PendingCause : std::uint8_t {
   Quota,        // the queue's quota leaves no room for it (§8.7)
   Capacity,     // no node has the free resources (at least one node lacks only room)
   Constraints,  // every node is excluded by readiness or node selectors, none for room
