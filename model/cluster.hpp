@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/compact_vector.hpp"
 #include "model/meta.hpp"
 
 namespace t9k::model {
@@ -28,7 +29,7 @@ inline constexpr const char* kLabelRack = "topology.t9ksim.io/rack";
 inline constexpr const char* kLabelSwitch = "topology.t9ksim.io/switch";
 
 // Why a pod was deleted (controllers give a reason; the world and scheduler add their own).
-enum class DeletionReason {
+enum class DeletionReason : std::uint8_t {
   Cleanup,      // cleanUpPolicy at the terminal transition (§6.2)
   Pause,        // runMode.pause (§7.2)
   ScaleDown,    // elastic scale-down (§4.3)
@@ -42,7 +43,7 @@ enum class DeletionReason {
 };
 std::string_view to_string(DeletionReason r);
 
-struct Pod {
+struct Pod {            // 368 bytes: small parts last (one per pod the store keeps, issue 49)
   ObjectMeta metadata;  // name "<job>-<type>-<rank>", labels of §10, owner reference to the job
   // The owning job and this pod's place in it.
   Text job_name;
@@ -57,25 +58,26 @@ struct Pod {
   Text pod_group;             // T9k scheduler only
   Text role;                  // PodGroup role (replica type)
   std::int32_t priority = 0;  // pod priority for the default scheduler
-  bool debug = false;         // runs the debug command: never finishes on its own (§7.1)
+  // Observed (beside priority, where it packs): which GPU of the node a pod requesting
+  // t9ksim.io/gpu-milli shares (0-based), -1 otherwise, chosen by the scheduler with the binding
+  // as a GPU-sharing device plugin records it.
+  std::int32_t gpu_index = -1;
   // The training container's command and args as the controller set them: the template's, the
   // debug command (§7.1) or a resumeSpec's (§7.2).
-  std::vector<std::string> command;
-  std::vector<std::string> args;
+  CompactVector<std::string> command;
+  CompactVector<std::string> args;
   std::int64_t termination_grace_period_seconds = 30;  // Kubernetes default
 
   // Observed state.
   Text node_name;  // empty until bound
-  // Which GPU of the node a pod requesting t9ksim.io/gpu-milli shares (0-based), -1 otherwise:
-  // chosen by the scheduler with the binding, as a GPU-sharing device plugin records it.
-  std::int32_t gpu_index = -1;
-  PodPhase phase = PodPhase::Pending;
   std::optional<std::int32_t> exit_code;
   OptionalTime bind_time;
   OptionalTime start_time;   // containers running
   OptionalTime finish_time;  // terminated
   OptionalTime deletion_timestamp;
+  PodPhase phase = PodPhase::Pending;
   std::optional<DeletionReason> deletion_reason;
+  bool debug = false;  // runs the debug command: never finishes on its own (§7.1)
   bool operator==(const Pod&) const = default;
 };
 

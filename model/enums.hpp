@@ -2,6 +2,7 @@
 // string conversions. parse_* returns std::nullopt for an unknown spelling; callers report it.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -31,7 +32,7 @@ enum class CleanUpPolicy { None, Unfinished, All };
 enum class ReplicaPhase { Creating, Pending, Running, Succeeded, Failed, Unknown, Deleted };
 
 // Kubernetes pod phases.
-enum class PodPhase { Pending, Running, Succeeded, Failed, Unknown };
+enum class PodPhase : std::uint8_t { Pending, Running, Succeeded, Failed, Unknown };
 
 // DeepSpeed Config.autotune.
 enum class AutotuneType { none, run, tune };
