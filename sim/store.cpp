@@ -457,13 +457,15 @@ std::int32_t Store::next_generation(const StoredJob& j, std::string_view name) {
 }
 
 void Store::remember_generation(StoredJob& j, const Pod& p) {
-  for (auto& [n, g] : j.past_generations) {
-    if (n == p.metadata.name) {
-      g = std::max(g, p.generation);
-      return;
+  if (!j.past_generations.empty()) {
+    for (auto& [n, g] : j.past_generations.edit()) {
+      if (n == p.metadata.name) {
+        g = std::max(g, p.generation);
+        return;
+      }
     }
   }
-  j.past_generations.emplace_back(p.metadata.name, p.generation);
+  j.past_generations.push_back({p.metadata.name.str(), p.generation});
 }
 
 void Store::create_pod(JobId id, Pod&& pod) {
