@@ -23,7 +23,7 @@ using kernel::Int128;
 using JobId = std::uint32_t;
 
 // Why progress was lost (the checkpoint rollback of an interrupted training run).
-enum class LossCause {
+enum class LossCause : std::uint8_t {
   Fault,        // hardware: node, GPU or switch failure (faults-and-validation §1)
   Software,     // the job's own code failed and was restarted (§2)
   Preemption,   // the scheduler evicted a pod (§8.6)

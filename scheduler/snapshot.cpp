@@ -329,10 +329,12 @@ void ClusterSnapshot::remove_node(const std::string& name) {
   info.rack = kNone;
   // Reservations on a node that is gone can never be used.
   for (auto it = nominated_.begin(); it != nominated_.end();) {
-    auto& res = groups_[static_cast<std::size_t>(*it)].nominated;
+    auto& nominated = groups_[static_cast<std::size_t>(*it)].nominated;
+    auto& res = nominated.edit();
     res.erase(std::remove_if(res.begin(), res.end(), [n](const auto& r) { return r.first == n; }),
               res.end());
-    it = res.empty() ? nominated_.erase(it) : std::next(it);
+    if (res.empty()) nominated.clear();
+    it = nominated.empty() ? nominated_.erase(it) : std::next(it);
   }
   flush_pending_entries();
 }
@@ -419,7 +421,7 @@ void ClusterSnapshot::attach_group(GroupId g) {
 GroupId ClusterSnapshot::upsert_pod_group(const model::PodGroup& group, GroupId hint) {
   const GroupId g = group_of_key(group.metadata.namespace_, group.metadata.name, hint);
   auto& info = groups_[static_cast<std::size_t>(g)];
-  const std::vector<PodId> members = info.pods;
+  const auto members = info.pods;  // a copy: removing a pod edits info.pods
   for (const PodId p : members) detach_pod(p);
   detach_group(g);
   info.present = true;
@@ -462,7 +464,7 @@ void ClusterSnapshot::remove_pod_group(const std::string& key, GroupId hint) {
     g = *found;
   }
   auto& info = groups_[static_cast<std::size_t>(g)];
-  const std::vector<PodId> members = info.pods;
+  const auto members = info.pods;  // a copy: removing a pod edits info.pods
   for (const PodId p : members) detach_pod(p);
   detach_group(g);
   info.present = false;

@@ -51,9 +51,11 @@
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/inlined_vector.h>
 
 #include "kernel/chunked_pool.hpp"
 #include "model/cluster.hpp"
+#include "model/compact_vector.hpp"
 #include "model/scheduling.hpp"
 #include "model/topology.hpp"
 #include "scheduler/free_index.hpp"
@@ -196,27 +198,30 @@ struct RoleMin {
   std::int32_t min_member = 0;
 };
 
-struct GroupInfo {
+struct GroupInfo {  // small parts together: one per PodGroup (issue 49)
   model::Text key;
   bool present = false;
   bool implicit = false;  // a bare T9k pod acting as a one-member group (§8.5)
+  // spec.finished (§8.3): the job is terminal; its pending pods are not queued for allocation.
+  bool finished = false;
   QueueId queue = kNone;
   std::int32_t priority = 0;
   std::int32_t min_member = 1;
-  std::vector<RoleMin> roles;
   std::int64_t creation = 0;   // µs; §11 Q20: a resumed job keeps it
   std::uint64_t sequence = 0;  // metadata.creation_sequence
-  // spec.finished (§8.3): the job is terminal; its pending pods are not queued for allocation.
-  bool finished = false;
   // Whether the group waits in its queue for allocation.
   bool queued() const { return n_pending > 0 && !finished; }
   GroupOrderKey order_key(GroupId g) const { return {-priority, creation, sequence, g}; }
   VictimOrderKey victim_key(GroupId g) const {
     return {priority, -creation, -static_cast<std::int64_t>(sequence), g};
   }
-  std::vector<PodId> pods;  // in order of arrival
-  // §8.6 nomination: resources reserved per node for this group (ClusterSnapshot::nominate).
-  std::vector<std::pair<NodeId, SparseRes>> nominated;
+  // Its roles' minimums, and its pods in order of arrival: in place for one role and two pods
+  // (most groups), no block of their own.
+  absl::InlinedVector<RoleMin, 1> roles;
+  absl::InlinedVector<PodId, 2> pods;
+  // §8.6 nomination: resources reserved per node for this group (ClusterSnapshot::nominate);
+  // rare, so a pointer and no block while there is none.
+  model::CompactVector<std::pair<NodeId, SparseRes>> nominated;
   std::int32_t n_pending = 0, n_bound = 0, n_terminating = 0, n_succeeded = 0, n_failed = 0;
   // Members that count toward minMember (§8.3: all but failed).
   std::int32_t members() const { return n_pending + n_bound + n_terminating + n_succeeded; }

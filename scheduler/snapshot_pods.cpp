@@ -372,7 +372,8 @@ void ClusterSnapshot::nominate(const std::string& group_key,
   const auto found = group_ids_.find(group_key);
   if (!found) return;
   const GroupId g = *found;
-  auto& res = groups_[static_cast<std::size_t>(g)].nominated;
+  auto& nominated = groups_[static_cast<std::size_t>(g)].nominated;
+  auto& res = nominated.edit();
   res.clear();
   for (const auto& r : plan) {
     const auto n = find_node(r.node);
@@ -392,10 +393,12 @@ void ClusterSnapshot::nominate(const std::string& group_key,
         if (sum[d] != 0) same->second.emplace_back(static_cast<Dim>(d), sum[d]);
     }
   }
-  if (res.empty())
+  if (res.empty()) {
+    nominated.clear();  // its block too
     nominated_.erase(g);
-  else
+  } else {
     nominated_.insert(g);
+  }
   settle_nomination(g);
   flush_pending_entries();
 }

@@ -15,8 +15,8 @@ inline std::int64_t micros(const std::optional<model::SimTime>& t) {
   return t ? t->time_since_epoch().count() : 0;
 }
 
-template <class V>
-void erase_value(std::vector<V>& v, const V& x) {
+template <class Vector, class V>  // a std::vector or an absl::InlinedVector
+void erase_value(Vector& v, const V& x) {
   v.erase(std::remove(v.begin(), v.end(), x), v.end());
 }
 

@@ -50,7 +50,7 @@ TEST_CASE("snapshot: a hint is used only when it names that very key", "[snapsho
   CHECK(w.snap.upsert_pod(p, hid) == pid);  // h's id as p's group hint: p stays in g
   const auto& pods = w.snap.pods();
   CHECK(pods[static_cast<std::size_t>(pid)].group == gid);
-  CHECK(w.snap.groups()[static_cast<std::size_t>(hid)].pods == std::vector<PodId>{rid});
+  CHECK(w.snap.groups()[static_cast<std::size_t>(hid)].pods == absl::InlinedVector<PodId, 2>{rid});
   w.snap.bind("p", "n1");
   w.snap.bind("r", "n1");
   w.snap.release("p", true, rid);  // r's id for p: p is released, r still holds its GPUs
