@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/boxed.hpp"
+#include "model/compact_vector.hpp"
 #include "model/heap_optional.hpp"
 #include "model/meta.hpp"
 #include "model/pod_template.hpp"
@@ -121,10 +122,12 @@ struct GenericReplicaSpec {
 };
 
 struct GenericJobSpec {
-  std::vector<FinishRule> success_rules;  // none => all replicas succeeded (§11 Q2)
-  std::vector<FinishRule> failure_rules;  // none => any replica failed terminally (§11 Q2)
-  std::optional<ServiceOption> service;   // default: no service (§3.2)
-  Shared<RunMode> run_mode;  // nearly always the default: one value shared by every job
+  // None => all replicas succeeded / any replica failed terminally (§11 Q2); nearly every job has
+  // none, so a pointer each and no block (the largest spec sets every job's size; issue 49).
+  CompactVector<FinishRule> success_rules;
+  CompactVector<FinishRule> failure_rules;
+  std::optional<ServiceOption> service;  // default: no service (§3.2)
+  Shared<RunMode> run_mode;              // nearly always the default: one value shared by every job
   CleanUpPolicy clean_up_policy = CleanUpPolicy::None;  // API: default None (§3.3, §6.2)
   SchedulePolicy scheduler;
   std::vector<GenericReplicaSpec> replica_specs;  // at least one (API)
@@ -339,8 +342,9 @@ struct PluginJobSpec {
 };
 
 struct PluginJob {
-  std::string api_version;  // "kubeflow.org/v1"
-  std::string kind;         // "PyTorchJob"
+  // Text, not std::string: the largest kind sets the size of every job (issue 49).
+  Text api_version;  // "kubeflow.org/v1"
+  Text kind;         // "PyTorchJob"
   ObjectMeta metadata;
   PluginJobSpec spec;
   JobStatus status;
