@@ -283,13 +283,12 @@ void Scheduler::Impl::t9k_stage() {
     if (o == Outcome::Blocked && strict) {  // §11 Q11 option: the queue waits
       for (std::size_t rest = it; rest < index.size(); ++rest) {
         if (index[rest].dead) continue;
-        report_group(index[rest], hash_of(PendingCause::QueueOrder, g, std::get<2>(entry.key)),
-                     [&] {
-                       PendingReason r;
-                       r.cause = PendingCause::QueueOrder;
-                       r.ahead = g;
-                       return r;
-                     });
+        report_group(index[rest], hash_of(PendingCause::QueueOrder, g, entry.key.sequence), [&] {
+          PendingReason r;
+          r.cause = PendingCause::QueueOrder;
+          r.ahead = g;
+          return r;
+        });
       }
       continue;
     }

@@ -102,7 +102,7 @@ void Scheduler::Impl::catch_up(const LazyTable& t, QueueId q, const PendingEntry
   e.reported = h;
   PendingReason why = r->first;
   why.group = group_of(e.key);
-  why.sequence = std::get<2>(e.key);
+  why.sequence = e.key.sequence;
   why.continued = true;
   to.push_back(why);
 }

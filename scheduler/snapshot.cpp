@@ -125,14 +125,14 @@ void ClusterSnapshot::pending_insert(QueueId q, const GroupOrderKey& key) {
     if (it->dead)
       --info.pending_dead;
     else if (it->passable)
-      info.departed.push_back(*it);           // its catch-up (lazy_waits.cpp)
-    *it = PendingEntry{key, 0, 0, 0, false};  // a new wait: nothing reported in it yet
+      info.departed.push_back(*it);  // its catch-up (lazy_waits.cpp)
+    *it = PendingEntry{.key = key};  // a new wait: nothing reported in it yet
     touch(info, static_cast<std::size_t>(it - idx.begin()));
   } else if (it == idx.end()) {
-    idx.push_back(PendingEntry{key, 0, 0, 0, false});
+    idx.push_back(PendingEntry{.key = key});
     touch(info, idx.size() - 1);
   } else {
-    idx.insert(it, PendingEntry{key, 0, 0, 0, false});
+    idx.insert(it, PendingEntry{.key = key});
     info.relaid = true;
   }
   dirty_groups_.push_back(group_of(key));
@@ -398,10 +398,7 @@ void ClusterSnapshot::detach_group(GroupId g) {
   auto& info = groups_[static_cast<std::size_t>(g)];
   if (info.queue == kNone) return;
   auto& q = queues_[static_cast<std::size_t>(info.queue)];
-  if (info.queued()) {
-    q.pending_groups.erase(info.order_key(g));
-    pending_erase(info.queue, info.order_key(g));
-  }
+  if (info.queued()) pending_erase(info.queue, info.order_key(g));
   if (info.n_bound > 0) q.running_groups.erase(info.victim_key(g));
   if (info.present) --q.groups;
 }
@@ -410,10 +407,7 @@ void ClusterSnapshot::attach_group(GroupId g) {
   auto& info = groups_[static_cast<std::size_t>(g)];
   if (info.queue == kNone) return;
   auto& q = queues_[static_cast<std::size_t>(info.queue)];
-  if (info.queued()) {
-    q.pending_groups.insert(info.order_key(g));
-    pending_insert(info.queue, info.order_key(g));
-  }
+  if (info.queued()) pending_insert(info.queue, info.order_key(g));
   if (info.n_bound > 0) q.running_groups.insert(info.victim_key(g));
   if (info.present) ++q.groups;
 }

@@ -108,8 +108,19 @@ struct NodeInfo {
 // Order of pending PodGroups inside a queue (§8.5): higher priority, then earlier creation. Equal
 // creation times go in creation order (metadata.creation_sequence, never reused); the id, which
 // is recycled from removed groups, only separates objects the store did not number (tests).
-using GroupOrderKey = std::tuple<std::int32_t /*-priority*/, std::int64_t /*creation µs*/,
-                                 std::uint64_t /*creation sequence*/, GroupId>;
+// Ordered as the tuple (-priority, creation µs, creation sequence, id); laid out without a
+// tuple's padding (24 bytes, not 32: one in every pending entry, issue 49).
+struct GroupOrderKey {
+  std::int32_t neg_priority = 0;
+  GroupId group = 0;
+  std::int64_t creation = 0;
+  std::uint64_t sequence = 0;
+  friend bool operator==(const GroupOrderKey&, const GroupOrderKey&) = default;
+  friend auto operator<=>(const GroupOrderKey& a, const GroupOrderKey& b) {
+    return std::tie(a.neg_priority, a.creation, a.sequence, a.group) <=>
+           std::tie(b.neg_priority, b.creation, b.sequence, b.group);
+  }
+};
 // Order of victim PodGroups inside a queue (§11 Q9): lower priority, then newest.
 using VictimOrderKey = std::tuple<std::int32_t /*priority*/, std::int64_t /*-creation µs*/,
                                   std::int64_t /*-creation sequence*/, GroupId>;
@@ -117,45 +128,44 @@ using VictimOrderKey = std::tuple<std::int32_t /*priority*/, std::int64_t /*-cre
 using PodOrderKey = std::tuple<std::int32_t /*-priority*/, std::int64_t /*creation µs*/,
                                std::uint64_t /*creation sequence*/, PodId>;
 // The object a key orders.
-inline GroupId group_of(const GroupOrderKey& k) { return std::get<3>(k); }
+inline GroupId group_of(const GroupOrderKey& k) { return k.group; }
 inline GroupId group_of(const VictimOrderKey& k) { return std::get<3>(k); }
 inline PodId pod_of(const PodOrderKey& k) { return std::get<3>(k); }
 
-// A pending PodGroup as the cycle's fast skip reads it (Scheduler, t9k stage): the same order as
-// QueueInfo::pending_groups, flat, so that walking past groups that cannot be placed costs a few
-// nanoseconds each instead of a tree walk plus a look at every member.
-struct PendingEntry {
+// A pending PodGroup as the cycle reads it (Scheduler, t9k stage): in queue order (GroupOrderKey),
+// flat, so that walking past groups that cannot be placed costs a few nanoseconds each instead of
+// a tree walk plus a look at every member.
+struct PendingEntry {  // 72 bytes, small parts last: one per waiting group (issue 49)
   GroupOrderKey key;
   std::int64_t min_gpu = 0;  // smallest GPU request (milli) among the group's pending pods
-  std::int32_t need = 0;     // max(0, minMember - bound - succeeded): the gang core's size floor
-  std::int32_t pending_pods =
-      0;                 // its pending pods (a gang not running is short of pods below `need`)
-  bool running = false;  // a pod bound or succeeded (§11 Q10: placed one by one)
-  // For a group not running whose pending pods all have one shape (whole GPUs) and satisfy the
-  // gang permit (§8.3: minMember, and each role's minimum), with a core of exactly `need` pods
-  // (§8.4: the role minimums add up to no more): that shape; kNone otherwise. The cycle answers
-  // such a gang's certain failure without looking at its pods (issue 49).
-  ShapeId core_shape = kNone;
-  // No longer pending (issue 49): erased entries stay in place, in key order, until a third of
-  // the index is dead, so that a group placed in the middle of a deep queue costs O(log n) and
-  // not a move of everything behind it. Readers skip them; an insert of the same key revives it.
-  bool dead = false;
   // The scheduler's pending-reason scratch (docs/scheduler.md "Why is this job pending?"): a
   // non-zero hash of the reason it last reported for the group (0: none yet in this wait; the
   // entry lives exactly as long as the group is pending); beside the entry so that a cycle
   // walking thousands of unchanged groups reads no other memory. No decision reads it.
   mutable std::uint64_t reported = 0;
+  std::int32_t need = 0;  // max(0, minMember - bound - succeeded): the gang core's size floor
+  std::int32_t pending_pods = 0;  // a gang not running is short of pods below `need`
+  // For a group not running whose pending pods all have one shape (whole GPUs) and satisfy the
+  // gang permit (§8.3: minMember, and each role's minimum), with a core of exactly `need` pods
+  // (§8.4: the role minimums add up to no more): that shape; kNone otherwise. The cycle answers
+  // such a gang's certain failure without looking at its pods (issue 49).
+  ShapeId core_shape = kNone;
+  // The scheduler's lazy bookkeeping (lazy_waits.cpp): whether its walks pass the group by its
+  // kind's bit (`passable`), since which cycle, of which kind (shape and size; -1: none), and the
+  // last cycle whose reason `reported` holds. No decision reads them.
+  mutable std::uint32_t passable_since = 0;
+  mutable std::int32_t passed_kind = -1;
+  mutable std::uint32_t reported_run = 0;
+  bool running = false;  // a pod bound or succeeded (§11 Q10: placed one by one)
+  // No longer pending (issue 49): erased entries stay in place, in key order, until a third of
+  // the index is dead, so that a group placed in the middle of a deep queue costs O(log n) and
+  // not a move of everything behind it. Readers skip them; an insert of the same key revives it.
+  bool dead = false;
   // The world has published this wait and since kept a later reason of the same cause, Capacity
   // (set_lazy): its capacity reasons may go unreported while they change, the last one given
   // when the group is next looked at (Decisions::caught_up). No decision reads it.
   mutable bool lazy = false;
-  // The scheduler's lazy bookkeeping (lazy_waits.cpp): whether its walks pass the group by its
-  // kind's bit, since which cycle, of which kind (shape and size; -1: none), and the last cycle
-  // whose reason `reported` holds. No decision reads them.
   mutable bool passable = false;
-  mutable std::uint32_t passable_since = 0;
-  mutable std::int32_t passed_kind = -1;
-  mutable std::uint32_t reported_run = 0;
 };
 
 struct QueueInfo {
@@ -171,9 +181,9 @@ struct QueueInfo {
   SelectorId selector = kNone;
   DenseRes allocated;  // §8.7: requests of Bound and Terminating pods
   DenseRes requested;  // requests of every live pod (Pending, Bound, Terminating): admission quota
-  std::set<GroupOrderKey> pending_groups;   // groups with >= 1 pending pod
-  std::vector<PendingEntry> pending_index;  // the same groups, same order, flat, with dead ones
-  std::size_t pending_dead = 0;             // dead entries in pending_index
+  // The queued groups (>= 1 pending pod, not finished) in queue order, with dead entries.
+  std::vector<PendingEntry> pending_index;
+  std::size_t pending_dead = 0;  // dead entries in pending_index
   bool has_pending() const { return pending_index.size() > pending_dead; }
   // What the snapshot changed in pending_index since the scheduler last read it, for the cycle's
   // skip tree over it (issue 49): the positions of entries changed, added at the end, revived or
@@ -211,7 +221,7 @@ struct GroupInfo {  // small parts together: one per PodGroup (issue 49)
   std::uint64_t sequence = 0;  // metadata.creation_sequence
   // Whether the group waits in its queue for allocation.
   bool queued() const { return n_pending > 0 && !finished; }
-  GroupOrderKey order_key(GroupId g) const { return {-priority, creation, sequence, g}; }
+  GroupOrderKey order_key(GroupId g) const { return {-priority, g, creation, sequence}; }
   VictimOrderKey victim_key(GroupId g) const {
     return {priority, -creation, -static_cast<std::int64_t>(sequence), g};
   }

@@ -64,10 +64,7 @@ void ClusterSnapshot::detach_pod(PodId p) {
     q->live_pods.erase({pod.creation, pod.sequence, p});
   switch (pod.state) {
     case PodState::Pending:
-      if (--g.n_pending == 0 && q && !g.finished) {
-        q->pending_groups.erase(g.order_key(pod.group));
-        pending_erase(pod.queue, g.order_key(pod.group));
-      }
+      if (--g.n_pending == 0 && q && !g.finished) pending_erase(pod.queue, g.order_key(pod.group));
       break;
     case PodState::Bound:
       if (--g.n_bound == 0 && q) q->running_groups.erase(g.victim_key(pod.group));
@@ -129,10 +126,7 @@ void ClusterSnapshot::attach_pod(PodId p) {
     q->live_pods.insert({pod.creation, pod.sequence, p});
   switch (pod.state) {
     case PodState::Pending:
-      if (g.n_pending++ == 0 && q && !g.finished) {
-        q->pending_groups.insert(g.order_key(pod.group));
-        pending_insert(pod.queue, g.order_key(pod.group));
-      }
+      if (g.n_pending++ == 0 && q && !g.finished) pending_insert(pod.queue, g.order_key(pod.group));
       break;
     case PodState::Bound:
       if (g.n_bound++ == 0 && q) q->running_groups.insert(g.victim_key(pod.group));

@@ -312,7 +312,7 @@ struct Scheduler::Impl {
     out.pending.push_back(r);
   }
   void report_group(const PendingEntry& e, std::uint64_t hash, const auto& make) {
-    report(e.reported, hash, group_of(e.key), kNone, std::get<2>(e.key), make);
+    report(e.reported, hash, group_of(e.key), kNone, e.key.sequence, make);
   }
   void report_group(const PendingEntry& e, const PendingReason& r);
   // Default-scheduler pods: by PodId, with the pod's creation sequence (ids are reused).

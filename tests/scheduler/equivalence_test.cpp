@@ -35,8 +35,18 @@ void check_indexes(const ClusterSnapshot& s) {
         slot(free_sum, static_cast<Dim>(d)) += n.free(static_cast<Dim>(d));
   for (std::size_t d = 0; d < s.resources().size(); ++d)
     REQUIRE(at(s.schedulable_free(), static_cast<Dim>(d)) == at(free_sum, static_cast<Dim>(d)));
-  for (const auto& q : s.queues()) {
-    REQUIRE(q.pending_index.size() - q.pending_dead == q.pending_groups.size());
+  // Each queue's live entries are exactly its queued groups, as the groups' own counts say.
+  std::vector<std::vector<GroupOrderKey>> queued(s.queues().size());
+  for (std::size_t g = 0; g < s.groups().size(); ++g) {
+    const auto& info = s.groups()[g];
+    if (info.queue != kNone && info.queued())
+      queued[static_cast<std::size_t>(info.queue)].push_back(
+          info.order_key(static_cast<GroupId>(g)));
+  }
+  for (auto& keys : queued) std::sort(keys.begin(), keys.end());
+  for (std::size_t qi = 0; qi < s.queues().size(); ++qi) {
+    const auto& q = s.queues()[qi];
+    REQUIRE(q.pending_index.size() - q.pending_dead == queued[qi].size());
     REQUIRE(q.pending_dead * 3 <= q.pending_index.size());
     REQUIRE(std::count_if(q.pending_index.begin(), q.pending_index.end(),
                           [](const PendingEntry& e) { return e.dead; }) ==
@@ -45,7 +55,7 @@ void check_indexes(const ClusterSnapshot& s) {
         std::is_sorted(q.pending_index.begin(), q.pending_index.end(),
                        [](const PendingEntry& a, const PendingEntry& b) { return a.key < b.key; }));
     std::size_t i = 0;
-    for (const auto& key : q.pending_groups) {
+    for (const auto& key : queued[qi]) {
       while (q.pending_index[i].dead) ++i;  // erased, awaiting compaction
       const auto& e = q.pending_index[i++];
       REQUIRE(e.key == key);

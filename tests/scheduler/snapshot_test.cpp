@@ -73,15 +73,17 @@ TEST_CASE("snapshot: pending groups ordered by priority then creation (§8.5, §
   for (const auto* g : {"old", "new-high", "mid"}) w.add_pod(std::string(g) + "-0", g, res(1));
   const auto& q = w.snap.queues()[static_cast<std::size_t>(*w.snap.find_queue("q"))];
   std::vector<std::string> order;
-  for (const auto& k : q.pending_groups)
-    order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(k))].key.str());
+  for (const auto& e : q.pending_index)
+    if (!e.dead)
+      order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(e.key))].key.str());
   CHECK(order == std::vector<std::string>{"new-high", "old", "mid"});
   // A resumed job's pods are new, its PodGroup (and creation time) is the same: it keeps its rank.
   w.snap.remove_pod("old-0");
   w.add_pod("old-0b", "old", res(1));
   order.clear();
-  for (const auto& k : q.pending_groups)
-    order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(k))].key.str());
+  for (const auto& e : q.pending_index)
+    if (!e.dead)
+      order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(e.key))].key.str());
   CHECK(order == std::vector<std::string>{"new-high", "old", "mid"});
 }
 
@@ -106,8 +108,9 @@ TEST_CASE("snapshot: equal creation times go in creation order, not by recycled 
   }
   const auto& q = w.snap.queues()[static_cast<std::size_t>(*w.snap.find_queue("q"))];
   std::vector<std::string> order;
-  for (const auto& k : q.pending_groups)
-    order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(k))].key.str());
+  for (const auto& e : q.pending_index)
+    if (!e.dead)
+      order.push_back(w.snap.groups()[static_cast<std::size_t>(group_of(e.key))].key.str());
   CHECK(order == std::vector<std::string>{"tie-a", "tie-b", "tie-c", "tie-d"});
   // The ids were recycled in another order: they alone would have decided differently.
   const auto id = [&](const char* g) { return *w.snap.find_group(g); };
@@ -126,7 +129,7 @@ TEST_CASE("snapshot: objects in any order, bare pods, stand-in entries", "[snaps
       w.snap.queues()[static_cast<std::size_t>(w.snap.pods()[static_cast<std::size_t>(g)].queue)];
   CHECK(q.name == "late-q");
   CHECK_FALSE(q.present);  // the queue itself has not arrived
-  CHECK(q.pending_groups.size() == 1);
+  CHECK(q.pending_index.size() - q.pending_dead == 1);
   // A bare pod with a queue label is a group of one (§8.5).
   w.add_pod("bare", "", res(2), "", "late-q");
   const auto bg = w.snap.find_group("pod:bare");
