@@ -218,7 +218,7 @@ std::optional<ForecastJob> read_forecast_job(const std::string& path,
   out.queue = queue_of(job);
   const m::Accelerators acc;
   out.gpus =
-      static_cast<double>(acc.gpu_milli_of(m::shape_of(job, acc).requests)) / m::kGpuMilliPerGpu;
+      static_cast<double>(acc.gpu_milli_of(*m::shape_of(job, acc).requests)) / m::kGpuMilliPerGpu;
   const auto same = [&](const m::Job& other) {
     auto om = m::metadata_of(other);
     if (om.namespace_.empty()) om.namespace_ = "default";

@@ -16,12 +16,13 @@ ResourceList queue_view(const ResourceList& r) {
   return out;
 }
 
-JobShape shape_of(const Job& job, const Accelerators& acc) {
+JobShape shape_of(const Job& job, const Accelerators& acc, RecentValues<ResourceList>* recent) {
   JobShape s;
+  ResourceList requests;
   auto add = [&](const PodTemplateSpec& t, std::int32_t n) {
     const auto r = pod_requests(t.spec);
     if (n > 0) {  // n pods' worth at once (no entry at all for none, as adding n times gave)
-      for (const auto& [name, q] : r) s.requests[name] += q * n;
+      for (const auto& [name, q] : r) requests[name] += q * n;
     }
     if (s.gpus_per_first_pod == 0) s.gpus_per_first_pod = acc.gpus_of(r);
   };
@@ -57,6 +58,8 @@ JobShape shape_of(const Job& job, const Accelerators& acc) {
         }
       },
       job);
+  s.requests =
+      recent ? recent->share(std::move(requests)) : Shared<ResourceList>(std::move(requests));
   return s;
 }
 

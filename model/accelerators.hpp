@@ -12,6 +12,7 @@
 #include "kernel/hash.hpp"
 #include "model/jobs.hpp"
 #include "model/meta.hpp"
+#include "model/shared.hpp"
 
 namespace t9k::model {
 
@@ -78,9 +79,12 @@ struct JobShape {
   bool elastic = false;
   std::int32_t min = 0, max = 0, expected = 0;
   std::int32_t replicas = 0;  // rigid total
-  ResourceList requests;      // all pods at submission
+  // All pods at submission; shared, since a trace's jobs of one size ask the same (issue 49).
+  Shared<ResourceList> requests;
   std::int64_t gpus_per_first_pod = 0;
 };
-JobShape shape_of(const Job& job, const Accelerators& accelerators);
+// `recent`: the requests kept are shared with an equal one among those last made.
+JobShape shape_of(const Job& job, const Accelerators& accelerators,
+                  RecentValues<ResourceList>* recent = nullptr);
 
 }  // namespace t9k::model

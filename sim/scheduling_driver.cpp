@@ -43,7 +43,7 @@ std::optional<scheduler::Rejection> SchedulingDriver::admit(JobId id) const {
   const StoredJob& j = store_.job(id);
   if (j.queue.empty()) return std::nullopt;  // the default scheduler admits everything
   return sched_.admit(snap_,
-                      scheduler::AdmissionRequest{j.key.str(), j.queue.str(), j.shape.requests});
+                      scheduler::AdmissionRequest{j.key.str(), j.queue.str(), *j.shape.requests});
 }
 
 std::int32_t SchedulingDriver::pod_group_changed(const model::PodGroup& group, std::int32_t hint) {

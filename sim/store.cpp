@@ -154,7 +154,7 @@ JobId Store::add_job(model::Job&& job, const std::string& source) {
     j.queue = s->queue.empty() ? model::Text::fixed(model::kDefaultQueue) : s->queue;
     j.priority = s->priority;
   }
-  j.shape = shape_of(j.job, acc_);
+  j.shape = shape_of(j.job, acc_, &recent_requests_);
   if (!job_by_key_.try_emplace(j.key, j.id).second) {
     throw ScenarioError(fmt::format("two jobs named {} ({})", j.key, source));
   }

@@ -250,6 +250,7 @@ class Store {
   std::string default_namespace_;
   model::Accelerators acc_;
   StoreWatcher* watcher_ = nullptr;
+  model::RecentValues<model::ResourceList> recent_requests_;  // jobs' shapes share their requests
 
   std::vector<std::unique_ptr<StoredJob>> jobs_;    // by JobId; records never move; null: released
   StoredJob released_;                              // what job() shows for a released record

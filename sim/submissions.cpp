@@ -126,7 +126,7 @@ std::optional<JobId> Submissions::submit(scenarios::JobSubmission&& sub) {
   store_.publish(model::JobSubmitted{
       id, j.key.str(), model::kind_of(j.job), j.queue.str(), j.priority,
       j.shape.elastic ? j.shape.expected : j.shape.replicas,
-      store_.accelerators().gpu_milli_of(j.shape.requests), j.shape.elastic,
+      store_.accelerators().gpu_milli_of(*j.shape.requests), j.shape.elastic,
       training_.ideal_run_us(id),
       model::kind_of(j.job) == model::JobKind::Plugin ? std::string(model::kind_name(j.job))
                                                       : std::string()});

@@ -73,7 +73,7 @@ std::string initial_state_csv(const scenarios::Scenario& sc,
     for (const auto& [pod, node] : s.pins) {
       if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) nodes.push_back(node);
     }
-    const double gpus = static_cast<double>(acc.gpu_milli_of(model::shape_of(job, acc).requests)) /
+    const double gpus = static_cast<double>(acc.gpu_milli_of(*model::shape_of(job, acc).requests)) /
                         m::kGpuMilliPerGpu;
     out += fmt::format(
         "{},{},{},{},{},{:.6f},{:.6f},{}\n", model::object_key(meta), m::to_string(m::kind_of(job)),

@@ -42,11 +42,31 @@ TEST_CASE("store: jobs get dense ids, their key, queue and shape", "[sim][store]
   CHECK(j.key == "default/train");
   CHECK(j.queue == "default");
   CHECK(j.shape.replicas == 2);
-  CHECK(model::Accelerators().gpus_of(j.shape.requests) == 8);
+  CHECK(model::Accelerators().gpus_of(*j.shape.requests) == 8);
   CHECK(f.store.find_job("train") == &j);             // by name in the default namespace
   CHECK(f.store.find_job("default/other")->id == b);  // by key
   CHECK(f.store.find_job("nobody") == nullptr);
   CHECK_THROWS_WITH(f.add(0), Catch::Contains("two jobs named default/train"));
+}
+
+TEST_CASE("store: jobs that ask the same resources share one list of them (issue 49)",
+          "[sim][store]") {
+  // 2 pods of 4 GPUs and 1 of 8 ask the same in all; 1 pod of 2 does not.
+  const scenarios::Scenario sc =
+      scenario_with(generic_job_yaml("a", 2, 4) + generic_job_yaml("b", 1, 8) +
+                    generic_job_yaml("c", 1, 2) + generic_job_yaml("d", 2, 4));
+  kernel::Kernel k;
+  Store store(k, {}, "default");
+  std::vector<JobId> ids;
+  for (const auto& s : sc.workload.jobs) ids.push_back(store.add_job(s.job, "t.yaml"));
+  const auto requests = [&](std::size_t i) -> const auto& {
+    return store.job(ids[i]).shape.requests;
+  };
+  CHECK(requests(0).shares_with(requests(1)));
+  CHECK(requests(0).shares_with(requests(3)));
+  CHECK_FALSE(requests(0).shares_with(requests(2)));
+  CHECK(model::Accelerators().gpus_of(*requests(3)) == 8);
+  CHECK(model::Accelerators().gpus_of(*requests(2)) == 2);
 }
 
 TEST_CASE("store: a pod's life is stored, watched and published in order", "[sim][store]") {
@@ -342,7 +362,7 @@ spec:
   const model::JobShape& s = store.job(id).shape;
   CHECK(s.elastic);
   CHECK(s.expected == 3);
-  CHECK(model::Accelerators().gpus_of(s.requests) == 6);  // expectedReplicas pods at submission
+  CHECK(model::Accelerators().gpus_of(*s.requests) == 6);  // expectedReplicas pods at submission
   CHECK(s.gpus_per_first_pod == 2);
   store.set_expected_replicas(id, 9);
   CHECK(store.job(id).shape.expected == 4);  // clamped to maxReplicas
