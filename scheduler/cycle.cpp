@@ -170,8 +170,11 @@ MinTree& Scheduler::Impl::skip_tree(QueueId q) {
   MaskTree* masks = lazy_on ? &lazy[static_cast<std::size_t>(q)].tree : nullptr;
   if (!s.valid || info.relaid || s.nodes != capacity_hash.first ||
       index.size() > s.tree.capacity()) {
-    s.tree.reset(2 * index.size() + 64);  // room to append before the next build
-    if (masks) masks->reset(2 * index.size() + 64);
+    // Room to append before the next build: the power of two at or above, at least 64 more (not
+    // twice the entries: the trees' 16 bytes an entry held a megabyte of the backlog's peak).
+    const std::size_t room = index.size() + 64;
+    s.tree.reset(room);
+    if (masks) masks->reset(room);
     for (std::size_t i = 0; i < index.size(); ++i) {
       if (masks) masks->load(i, refresh_lazy(q, i));
       s.tree.load(i, skip_value(index[i]));
