@@ -286,6 +286,10 @@ class Recorder {
       Costing::Rate rate, area;
     };
     model::HeapOptional<BoundRates> bound_rates;
+    BoundRates& rates() {  // made at the first use
+      if (!bound_rates) bound_rates.emplace();
+      return *bound_rates;
+    }
     OptionalTime first_pod_running;  // when its first pod started running
     SimTime waiting_since{};
     Scope* scope = nullptr;  // std::map nodes never move
