@@ -193,7 +193,8 @@ void make_pod(Pod& p, const JobView& v, const TypeView& t, const model::OwnerRef
   set_label(keys.component_type, "user");
   set_label(keys.owner, job);
   if (v.kind == model::JobKind::DeepSpeedJob) {
-    p.metadata.annotations[keys.slots_per_worker] = std::to_string(v.slots_per_worker);  // §5
+    p.metadata.annotations.edit()[keys.slots_per_worker] =
+        std::to_string(v.slots_per_worker);  // §5
   }
 }
 

@@ -108,7 +108,8 @@ struct ObjectMeta {
   Text name;        // a job's, its PodGroup's and pods' ("j000001-worker-0" fits in place)
   Text namespace_;  // "namespace" in manifests; empty means the scenario's default
   Labels labels;
-  Labels annotations;
+  // Nearly always none, or a template's that every pod copies: shared, 8 bytes (issue 49).
+  Shared<Labels> annotations;
   Text uid;
   OptionalTime creation_timestamp;
   // Not a Kubernetes field: the store's creation order, given out once and never reused (1, 2,

@@ -142,7 +142,8 @@ model::ObjectMeta metadata(const Value& j, const Path& path) {
   m.namespace_ = opt_string(j, path, "namespace");
   if (const Member x = member(j, "labels")) m.labels = labels(*x, child(path, "labels"));
   if (const Member x = member(j, "annotations"))
-    m.annotations = labels(*x, child(path, "annotations"));
+    m.annotations =
+        model::Shared<model::Labels>::or_default(labels(*x, child(path, "annotations")));
   m.uid = opt_string(j, path, "uid");
   if (const Member x = member(j, "creationTimestamp"))
     m.creation_timestamp = timestamp(*x, child(path, "creationTimestamp"));
@@ -191,7 +192,7 @@ void write_metadata(Writer& w, const model::ObjectMeta& meta,
   if (!meta.name.empty()) w.key("name").string(meta.name);
   if (!meta.namespace_.empty()) w.key("namespace").string(meta.namespace_);
   if (!meta.labels.empty()) write_labels(w.key("labels"), meta.labels);
-  if (!meta.annotations.empty()) write_labels(w.key("annotations"), meta.annotations);
+  if (!meta.annotations->empty()) write_labels(w.key("annotations"), *meta.annotations);
   if (!meta.uid.empty()) w.key("uid").string(meta.uid);
   if (meta.creation_timestamp) write_time(w.key("creationTimestamp"), *meta.creation_timestamp);
   if (!meta.owner_references.empty()) {

@@ -69,8 +69,9 @@ class ShapeWriter {
   std::string entry(const model::Job& job) {
     model::Job shape = job;
     auto& meta = model::metadata_of(shape);
-    meta.annotations.erase(scenarios::kAnnotationTraceId);
-    meta.annotations.erase(scenarios::kAnnotationTraceSource);
+    auto& annotations = meta.annotations.edit();
+    annotations.erase(scenarios::kAnnotationTraceId);
+    annotations.erase(scenarios::kAnnotationTraceSource);
     meta.name = {};
     auto key = scenarios::to_compact_json(scenarios::to_object(shape));
     auto [it, added] = index_.try_emplace(std::move(key), shapes_.size());

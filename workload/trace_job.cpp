@@ -131,8 +131,9 @@ void trace_job(const scenarios::TraceEntry& e, const scenarios::TraceData& d,
   meta.name = std::move(name);
   static const m::LabelKey trace_id(scenarios::kAnnotationTraceId);  // interned once
   static const m::LabelKey trace_source(scenarios::kAnnotationTraceSource);
-  meta.annotations[trace_id] = std::move(raw);
-  meta.annotations[trace_source] = out.source;
+  auto& annotations = meta.annotations.edit();
+  annotations[trace_id] = std::move(raw);
+  annotations[trace_source] = out.source;
 }
 
 }  // namespace t9k::workload

@@ -119,7 +119,7 @@ m::ObjectMeta Decoder::metadata(const Val& v) {
   if (auto s = read_string(r_, mr.get("name"))) meta.name = *s;
   if (auto s = read_string(r_, mr.get("namespace"))) meta.namespace_ = *s;
   meta.labels = labels(mr.get("labels"));
-  meta.annotations = labels(mr.get("annotations"));
+  meta.annotations = model::Shared<model::Labels>::or_default(labels(mr.get("annotations")));
   if (auto s = read_string(r_, mr.get("uid"))) meta.uid = *s;
   timestamp(mr.get("creationTimestamp"), meta.creation_timestamp);
   for (const Val& item : read_list(r_, mr.get("ownerReferences"))) {

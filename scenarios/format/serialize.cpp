@@ -177,7 +177,7 @@ Json metadata(const m::ObjectMeta& meta) {
   if (!meta.name.empty()) j["name"] = meta.name;
   if (!meta.namespace_.empty()) j["namespace"] = meta.namespace_;
   if (!meta.labels.empty()) j["labels"] = labels(meta.labels);
-  if (!meta.annotations.empty()) j["annotations"] = labels(meta.annotations);
+  if (!meta.annotations->empty()) j["annotations"] = labels(*meta.annotations);
   if (!meta.uid.empty()) j["uid"] = meta.uid;
   if (meta.creation_timestamp) j["creationTimestamp"] = format_timestamp(*meta.creation_timestamp);
   if (!meta.owner_references.empty()) {

@@ -70,7 +70,7 @@ class Checker {
     name_label(at(base, "metadata.name"), meta.name, true);
     name_label(at(base, "metadata.namespace"), meta.namespace_, false);
     labels(at(base, "metadata.labels"), meta.labels, true);
-    labels(at(base, "metadata.annotations"), meta.annotations, false);
+    labels(at(base, "metadata.annotations"), *meta.annotations, false);
   }
 
   void priority(const std::string& path, std::int32_t p) {

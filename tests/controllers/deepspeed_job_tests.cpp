@@ -66,12 +66,12 @@ TEST_CASE("§11 Q7 DeepSpeed: a non-launcher worker failing for good fails the j
 TEST_CASE("§5 slotsPerWorker: explicit, or the worker's GPUs by default") {
   World a(make_deepspeed(1));
   a.step();
-  CHECK(a.creates().at(0).metadata.annotations.at("t9ksim.io/slots-per-worker") == "2");
+  CHECK(a.creates().at(0).metadata.annotations->at("t9ksim.io/slots-per-worker") == "2");
   auto job = make_deepspeed(1);
   job.spec.config->slots_per_worker = 4;
   World b(job);
   b.step();
-  CHECK(b.creates().at(0).metadata.annotations.at("t9ksim.io/slots-per-worker") == "4");
+  CHECK(b.creates().at(0).metadata.annotations->at("t9ksim.io/slots-per-worker") == "4");
 }
 
 TEST_CASE("§5 the training container is the one named worker") {

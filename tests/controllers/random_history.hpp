@@ -97,7 +97,7 @@ constexpr int kKinds =
 inline void decorate(model::PodTemplateSpec& t, std::mt19937_64& rng) {
   if (rng() % 2) {
     t.metadata.labels["app"] = "train";
-    t.metadata.annotations["note"] = "x";
+    t.metadata.annotations.edit()["note"] = "x";
   }
   if (rng() % 3 == 0) {
     model::Container init;

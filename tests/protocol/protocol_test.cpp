@@ -117,7 +117,7 @@ TEST_CASE("protocol: every field the world sets on a pod crosses the wire", "[pr
   p.metadata.uid = "pod-17";
   p.metadata.creation_timestamp = at(seconds(5) + microseconds(1));
   p.metadata.labels = {{"app", "x"}};
-  p.metadata.annotations = {{"note", "quote \" and ünïcode"}};
+  p.metadata.annotations = model::Labels{{"note", "quote \" and ünïcode"}};
   p.metadata.owner_references = {
       {"batch.tensorstack.dev/v1beta1", "PyTorchTrainingJob", "train", "job-1", true}};
   p.job_name = "train";

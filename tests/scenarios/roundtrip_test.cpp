@@ -31,7 +31,7 @@ m::ObjectMeta meta(const std::string& name) {
   md.name = name;
   md.namespace_ = "team-a";
   md.labels = {{"app", name}, {"tensorstack.dev/owner-name", "alice"}};
-  md.annotations = {{"note", "free text: with spaces, \"quotes\" and unicode é"}};
+  md.annotations = m::Labels{{"note", "free text: with spaces, \"quotes\" and unicode é"}};
   md.uid = "1b4e28ba-2fa1-11d2-883f-0016d3cca427";
   md.creation_timestamp = at(seconds(86400 * 365) + microseconds(250));
   md.owner_references = {{"batch.tensorstack.dev/v1beta1", "GenericJob", "parent", "u-1", true}};
@@ -41,7 +41,7 @@ m::ObjectMeta meta(const std::string& name) {
 m::PodTemplateSpec pod(const std::string& container) {
   m::PodTemplateSpec t;
   t.metadata.labels = {{"role", "trainer"}};
-  t.metadata.annotations = {{"sidecar.istio.io/inject", "false"}};
+  t.metadata.annotations = m::Labels{{"sidecar.istio.io/inject", "false"}};
   m::Container init;
   init.name = "fetch";
   init.image = "busybox";

@@ -240,8 +240,8 @@ spec:
   // Sorted by submit time; names sanitised with a hash, the original kept.
   const auto& a = jobs[0];
   CHECK(model::metadata_of(a.job).name.view().rfind("job-a-1-", 0) == 0);
-  CHECK(model::metadata_of(a.job).annotations.at(scenarios::kAnnotationTraceId) == "Job_A.1");
-  CHECK(model::metadata_of(a.job).annotations.at(scenarios::kAnnotationTraceSource) ==
+  CHECK(model::metadata_of(a.job).annotations->at(scenarios::kAnnotationTraceId) == "Job_A.1");
+  CHECK(model::metadata_of(a.job).annotations->at(scenarios::kAnnotationTraceSource) ==
         "acct.csv:2");
   const auto& pt = std::get<model::PyTorchTrainingJob>(a.job);
   REQUIRE(pt.spec.replica_specs.size() == 1);
@@ -259,8 +259,8 @@ spec:
   const auto& b = std::get<model::GenericJob>(jobs[2].job);
   CHECK(model::metadata_of(jobs[2].job).name == "job-b");
   // An id that is a name already is kept once, and still annotated (TraceData::renamed).
-  CHECK(model::metadata_of(jobs[2].job).annotations.at(scenarios::kAnnotationTraceId) == "job-b");
-  CHECK(model::metadata_of(jobs[1].job).annotations.at(scenarios::kAnnotationTraceId) == "job,c");
+  CHECK(model::metadata_of(jobs[2].job).annotations->at(scenarios::kAnnotationTraceId) == "job-b");
+  CHECK(model::metadata_of(jobs[1].job).annotations->at(scenarios::kAnnotationTraceId) == "job,c");
   REQUIRE(sc.workload.traces.at(0).data);
   CHECK(sc.workload.traces.at(0).data->raw_names.empty());
   CHECK(sc.workload.traces.at(0).data->renamed.size() == 2);  // "Job_A.1" and "job,c"
