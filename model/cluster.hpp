@@ -51,7 +51,9 @@ struct Pod {            // 368 bytes: small parts last (one per pod the store ke
   std::int32_t rank = 0;
   std::int32_t generation = 0;  // increments each time the same name is recreated
 
-  ResourceList requests;  // effective requests (pod_requests())
+  // Effective requests (pod_requests()); shared by the pods that ask the same (the store keeps
+  // the last few it met: issue 49).
+  Shared<ResourceList> requests;
   Labels node_selector;
   Text scheduler_name = Text::fixed(kDefaultSchedulerName);
   Text queue;                 // T9k scheduler only

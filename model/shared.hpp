@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstddef>
 #include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -95,19 +96,26 @@ template <class T, std::size_t kKept = 8, class Held = Shared<T>>
 class RecentValues {
  public:
   // `v`, or an equal value kept, shared.
-  Held share(T v) {
-    const auto it =
-        std::find_if(kept_.begin(), kept_.end(), [&](const Held& k) { return value_of(k) == v; });
-    if (it != kept_.end()) {
-      std::rotate(kept_.begin(), it, it + 1);
-      return kept_.front();
-    }
-    if (kept_.size() == kKept) kept_.pop_back();
-    kept_.insert(kept_.begin(), Held(std::move(v)));
-    return kept_.front();
+  Held share(T v) { return found(v) ? kept_.front() : keep(Held(std::move(v))); }
+  // The same for a value held already: kept as it is when new (no copy of the value).
+  Held share(Held v) requires(!std::is_same_v<Held, T>) {
+    return found(value_of(v)) ? kept_.front() : keep(std::move(v));
   }
 
  private:
+  // Whether an equal value is kept; it is moved to the front if so.
+  bool found(const T& v) {
+    const auto it =
+        std::find_if(kept_.begin(), kept_.end(), [&](const Held& k) { return value_of(k) == v; });
+    if (it == kept_.end()) return false;
+    std::rotate(kept_.begin(), it, it + 1);
+    return true;
+  }
+  Held keep(Held v) {
+    if (kept_.size() == kKept) kept_.pop_back();
+    kept_.insert(kept_.begin(), std::move(v));
+    return kept_.front();
+  }
   static const T& value_of(const Shared<T>& k) { return *k; }
   static const T& value_of(const T& k) { return k; }
   std::vector<Held> kept_;

@@ -124,7 +124,7 @@ void check_reconcile_result(const controllers::ReconcileInput& in,
                                "is reused only after it is gone",
                                p.metadata.name));
             }
-            for (const auto& [r, q] : p.requests) {
+            for (const auto& [r, q] : *p.requests) {
               if (q.milli() < 0)
                 fail(path + ".pod.spec.containers[0].resources.requests." + r,
                      "a negative quantity");

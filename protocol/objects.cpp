@@ -70,9 +70,9 @@ void write_pod(Writer& w, const m::Pod& p) {
   w.key("containers").begin_array().begin_object().key("name").string("main");
   if (!p.command.empty()) write_strings(w.key("command"), p.command);
   if (!p.args.empty()) write_strings(w.key("args"), p.args);
-  if (!p.requests.empty()) {
+  if (!p.requests->empty()) {
     w.key("resources").begin_object();
-    write_resources(w.key("requests"), p.requests);
+    write_resources(w.key("requests"), *p.requests);
     w.end_object();
   }
   w.end_object().end_array().end_object();
@@ -140,7 +140,7 @@ m::Pod decode_pod(const Value& j, const Path& path) {
     if (const Member res = member(c, "resources")) {
       const Path rp = child(ip, "resources");
       if (const Member req = member(object(*res, rp), "requests"))
-        m::add_resources(p.requests, resources(*req, child(rp, "requests")));
+        m::add_resources(p.requests.edit(), resources(*req, child(rp, "requests")));
     }
     ++i;
   }

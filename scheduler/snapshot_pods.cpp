@@ -166,14 +166,14 @@ PodId ClusterSnapshot::upsert_pod(const model::Pod& pod, const model::Text& key,
   info.creation = micros(pod.metadata.creation_timestamp);
   info.sequence = pod.metadata.creation_sequence;
   const bool was_shared = info.gpu_share > 0;
-  const auto share = pod.requests.find(kGpuMilliName);
-  if (share == pod.requests.end()) {
-    info.request = resources_.sparse(pod.requests);
+  const auto share = pod.requests->find(kGpuMilliName);
+  if (share == pod.requests->end()) {
+    info.request = resources_.sparse(*pod.requests);
     info.gpu_share = 0;
   } else {
     // A share of g milli of one GPU: g milli-GPU in the GPU dimension (queues and quota see a
     // fraction of a GPU); the node side counts it by slot.
-    model::ResourceList rest = pod.requests;
+    model::ResourceList rest = *pod.requests;
     rest.erase(kGpuMilliName);
     info.gpu_share = static_cast<std::int32_t>(
         std::clamp<std::int64_t>(share->second.units_ceil(), 0, model::kGpuMilliPerGpu));

@@ -193,10 +193,10 @@ bool Cluster::gpu_fault(const std::string& node, const std::string& cause, kerne
   for (const auto& key : store_.pods_on(node)) {
     const model::Pod* p = store_.pod(key);
     if (!p || terminated(*p)) continue;
-    if (store_.accelerators().gpus_of(p->requests) > 0) {
+    if (store_.accelerators().gpus_of(*p->requests) > 0) {
       users.push_back({key});
-      weights.push_back(static_cast<double>(store_.accelerators().gpus_of(p->requests)));
-    } else if (model::share_of(p->requests) > 0) {
+      weights.push_back(static_cast<double>(store_.accelerators().gpus_of(*p->requests)));
+    } else if (model::share_of(*p->requests) > 0) {
       slots[p->gpu_index].push_back(key);
     }
   }

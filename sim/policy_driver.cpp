@@ -142,12 +142,12 @@ policies::ElasticObservation PolicyDriver::observe(bool details) const {
         d.job_priority = j.priority;
         ++d.jobs;
       }
-      const std::int64_t gpu_milli = acc.gpu_milli_of(p.requests);
+      const std::int64_t gpu_milli = acc.gpu_milli_of(*p.requests);
       demand[j.queue.str()][j.priority].gpu_milli += gpu_milli;
       if (!details) continue;
       ++w->waiting_pods;
       w->gpu_milli += gpu_milli;
-      for (const auto& [r, q] : p.requests) w->demand[r] += q;
+      for (const auto& [r, q] : *p.requests) w->demand[r] += q;
       const SimTime created = p.metadata.creation_timestamp.value_or(SimTime{});
       if (w->waiting_pods == 1 || created < w->waiting_since) w->waiting_since = created;
     }

@@ -102,12 +102,12 @@ void SchedulingDriver::bind_pinned() {
                           n->ready ? "cordoned" : "not ready");
         break;
       }
-      if (model::share_of(p->requests) > 0) {
+      if (model::share_of(*p->requests) > 0) {
         why = fmt::format("pod {} shares a GPU (the scheduler picks its slot)", p->metadata.name);
         break;
       }
       model::ResourceList& mine = added[pin->second];
-      model::add_resources(mine, p->requests);
+      model::add_resources(mine, *p->requests);
       model::ResourceList need = store_.node_used(pin->second);
       model::add_resources(need, mine);
       if (!model::fits(need, n->allocatable)) {

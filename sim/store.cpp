@@ -369,7 +369,7 @@ std::vector<scenarios::Object> Store::objects() const {
       if (p.phase != PodPhase::Failed) ++members;  // §8.3: all but failed pods count
       if (!p.node_name.empty() && !terminated(p)) {
         ++holding;
-        model::add_resources(pg.status.allocated, p.requests);
+        model::add_resources(pg.status.allocated, *p.requests);
       }
     }
     pg.status.pending = c.pending;
@@ -476,6 +476,7 @@ void Store::create_pod(JobId id, Pod&& pod) {
   if (pod.metadata.namespace_.empty())
     pod.metadata.namespace_ = model::metadata_of(j.job).namespace_;
   pod.generation = next_generation(j, pod.metadata.name);
+  pod.requests = recent_pod_requests_.share(std::move(pod.requests));
   // The key moves into the index (try_emplace leaves it alone when the name is taken); a copy,
   // not a view: the index's keys move when it grows.
   const auto [owner, fresh_key] =
@@ -486,7 +487,7 @@ void Store::create_pod(JobId id, Pod&& pod) {
     owner->second = id;
   }
   publish(model::PodCreated{id, key.str(), pod.replica_type.str(), pod.rank,
-                            acc_.gpu_milli_of(pod.requests)});
+                            acc_.gpu_milli_of(*pod.requests)});
   j.pod_hints.push_back(watcher_->pod_created(pod, key, j.group_hint));
   j.pods.push_back(std::move(pod));
 }
@@ -508,7 +509,7 @@ PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int
     violation(k_, fmt::format("pod {} bound to unavailable node {}", key, node));
   p.node_name = node;
   p.bind_time = k_.now();
-  const std::int32_t share = model::share_of(p.requests);
+  const std::int32_t share = model::share_of(*p.requests);
   if (share > 0) {
     if (gpu_slot < 0)
       violation(k_, fmt::format("shared-GPU pod {} bound to {} without a GPU slot", key, node));
@@ -524,17 +525,17 @@ PodRef Store::bind_pod(const std::string& key, const std::string& node, std::int
   if (!j.queue.empty()) {
     auto& used = used_by_queue(j.queue);
     if (share > 0)
-      model::add_resources(used, model::queue_view(p.requests));
+      model::add_resources(used, model::queue_view(*p.requests));
     else
-      model::add_resources(used, p.requests);  // not through a ?: that would copy the requests
+      model::add_resources(used, *p.requests);  // not through a ?: that would copy the requests
   }
   watcher_->pod_bound(key, node, share > 0 ? gpu_slot : -1, ids);
   book.pods.push_back(key);  // bound once: the scheduler binds pending pods only
-  publish(model::PodBound{j.id, key, node, acc_.gpu_milli_of(p.requests), j.queue.str()});
+  publish(model::PodBound{j.id, key, node, acc_.gpu_milli_of(*p.requests), j.queue.str()});
   // No node over-allocated (issue 6 §8). Shares count as the GPUs they sit on: whole GPUs plus
   // used slots within the node's GPUs.
   auto& used = book.used;
-  model::add_resources(used, p.requests);
+  model::add_resources(used, *p.requests);
   bool fits = true;
   if (used.count(model::kGpuMilliName) == 0) {
     fits = model::fits(used, n.allocatable);
@@ -574,17 +575,17 @@ void Store::release(StoredJob& j, Pod& p, const std::string& key) {
   if (held + 1 != book.pods.end())
     *held = std::move(book.pods.back());  // pods_on restores the order
   book.pods.pop_back();
-  const std::int32_t share = model::share_of(p.requests);
+  const std::int32_t share = model::share_of(*p.requests);
   if (!j.queue.empty()) {
     auto& used = used_by_queue(j.queue);
     if (share > 0)
-      model::subtract_from(used, model::queue_view(p.requests));
+      model::subtract_from(used, model::queue_view(*p.requests));
     else
-      model::subtract_from(used, p.requests);
+      model::subtract_from(used, *p.requests);
   }
   if (share > 0 && p.gpu_index >= 0) book.shares[static_cast<std::size_t>(p.gpu_index)] -= share;
-  model::subtract_from(book.used, p.requests);
-  publish(model::PodReleased{j.id, key, p.node_name.str(), acc_.gpu_milli_of(p.requests),
+  model::subtract_from(book.used, *p.requests);
+  publish(model::PodReleased{j.id, key, p.node_name.str(), acc_.gpu_milli_of(*p.requests),
                              j.queue.str(), p.phase, p.exit_code, p.deletion_reason,
                              p.bind_time.value_or(model::SimTime{})});
   watcher_->pod_released(key);

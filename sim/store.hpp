@@ -251,6 +251,7 @@ class Store {
   model::Accelerators acc_;
   StoreWatcher* watcher_ = nullptr;
   model::RecentValues<model::ResourceList> recent_requests_;  // jobs' shapes share their requests
+  model::RecentValues<model::ResourceList> recent_pod_requests_;  // and pods theirs
 
   std::vector<std::unique_ptr<StoredJob>> jobs_;    // by JobId; records never move; null: released
   StoredJob released_;                              // what job() shows for a released record

@@ -186,7 +186,7 @@ void Training::evaluate(JobId id) {
     // The running pods' GPUs, summed only when a segment starts (most evaluations start none).
     std::int64_t gpu_milli = 0;
     for (const auto& p : j.pods) {
-      if (live_and_running(p)) gpu_milli += store_.accelerators().gpu_milli_of(p.requests);
+      if (live_and_running(p)) gpu_milli += store_.accelerators().gpu_milli_of(*p.requests);
     }
     start(id, n, gpu_milli);
   }

@@ -421,8 +421,8 @@ TEST_CASE("§7.1 debug replicaSpecs: command and skipInitContainer per type") {
   const auto worker = w.pod("job-worker-0");
   const auto ps = w.pod("job-ps-0");
   CHECK(worker.command == std::vector<std::string>{"bash", "-c", "sleep 1d"});
-  CHECK(model::get_resource(worker.requests, model::kResourceCpu) ==
+  CHECK(model::get_resource(*worker.requests, model::kResourceCpu) ==
         model::Quantity::from_units(2));
   CHECK(ps.command == std::vector<std::string>{"sleep", "inf"});
-  CHECK(model::get_resource(ps.requests, model::kResourceCpu) == model::Quantity::from_units(8));
+  CHECK(model::get_resource(*ps.requests, model::kResourceCpu) == model::Quantity::from_units(8));
 }

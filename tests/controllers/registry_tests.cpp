@@ -112,8 +112,8 @@ TEST_CASE("§10 pod creation: name, labels, owner, requests and scheduler fields
   CHECK(p.metadata.owner_references[0].kind == "GenericJob");
   CHECK(p.metadata.owner_references[0].controller);
   // requests from the template via model::pod_requests: the GPU limit becomes a request.
-  CHECK(model::get_resource(p.requests, model::kResourceGpu) == model::Quantity::from_units(1));
-  CHECK(model::get_resource(p.requests, model::kResourceCpu) == model::Quantity::from_units(2));
+  CHECK(model::get_resource(*p.requests, model::kResourceGpu) == model::Quantity::from_units(1));
+  CHECK(model::get_resource(*p.requests, model::kResourceCpu) == model::Quantity::from_units(2));
   CHECK(p.command == std::vector<std::string>{"python", "train.py"});
   CHECK_FALSE(p.debug);
 }

@@ -86,6 +86,16 @@ TEST_CASE("recent values: an equal value made again shares the kept one, while i
   CHECK_FALSE(b2.shares_with(b));  // made anew
 }
 
+TEST_CASE("recent values: a value held already is kept as it is, or given the kept equal one") {
+  t9k::model::RecentValues<std::string, 2> recent;
+  const Shared<std::string> held(std::string("a"));
+  CHECK(recent.share(held).shares_with(held));  // kept without a copy of the value
+  const Shared<std::string> equal(std::string("a"));
+  const auto got = recent.share(equal);
+  CHECK(got.shares_with(held));
+  CHECK_FALSE(got.shares_with(equal));
+}
+
 TEST_CASE("shared: or_default keeps a default value as the shared default, others their own") {
   using t9k::model::RunMode;
   const Shared<RunMode> fresh;

@@ -124,9 +124,9 @@ TEST_CASE("protocol: every field the world sets on a pod crosses the wire", "[pr
   p.replica_type = "worker";
   p.rank = 3;
   p.generation = 2;
-  p.requests = {{"cpu", model::Quantity::parse("1500m")},
-                {"nvidia.com/gpu", model::Quantity::from_units(8)},
-                {"memory", model::Quantity::parse("64Gi")}};
+  p.requests = model::ResourceList{{"cpu", model::Quantity::parse("1500m")},
+                                   {"nvidia.com/gpu", model::Quantity::from_units(8)},
+                                   {"memory", model::Quantity::parse("64Gi")}};
   p.node_selector = {{"gpu", "h100"}};
   p.scheduler_name = "t9k-scheduler";
   p.queue = "research";

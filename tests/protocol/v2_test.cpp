@@ -100,7 +100,7 @@ TEST_CASE("protocol v2: a pod changed in observed state travels as a patch", "[p
   created.job_name = "a";
   created.replica_type = "w";
   created.command = {"python", "train.py"};
-  created.requests = {{"nvidia.com/gpu", model::Quantity::from_units(8)}};
+  created.requests = model::ResourceList{{"nvidia.com/gpu", model::Quantity::from_units(8)}};
   std::vector<model::Pod> life{created};
   auto next = [&](auto change) {
     model::Pod p = life.back();

@@ -38,12 +38,12 @@ void check_no_overcommit(const TestWorld& w, const std::map<std::string, std::in
   std::map<std::string, std::int64_t> whole;
   for (const auto& [name, p] : w.pods) {
     if (p.node_name.empty() || p.phase == model::PodPhase::Succeeded) continue;
-    const auto g = model::get_resource(p.requests, model::kResourceGpuMilli).units_ceil();
+    const auto g = model::get_resource(*p.requests, model::kResourceGpuMilli).units_ceil();
     if (g > 0) {
       REQUIRE(p.gpu_index >= 0);
       slots[p.node_name.str()][p.gpu_index] += g;
     }
-    whole[p.node_name.str()] += model::get_resource(p.requests, model::kResourceGpu).units_ceil();
+    whole[p.node_name.str()] += model::get_resource(*p.requests, model::kResourceGpu).units_ceil();
   }
   for (const auto& [node, total] : gpus) {
     std::int64_t used_slots = 0;

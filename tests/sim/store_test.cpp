@@ -69,6 +69,19 @@ TEST_CASE("store: jobs that ask the same resources share one list of them (issue
   CHECK(model::Accelerators().gpus_of(*requests(2)) == 2);
 }
 
+TEST_CASE("store: pods that ask the same share one list of requests (issue 49)", "[sim][store]") {
+  Fixture f;
+  const JobId id = f.add(0);
+  f.store.create_pod(id, worker_pod("train", 0, 4));
+  f.store.create_pod(id, worker_pod("train", 1, 4));
+  f.store.create_pod(id, worker_pod("train", 2, 2));
+  const auto& pods = f.store.job(id).pods;
+  CHECK(pods[0].requests.shares_with(pods[1].requests));
+  CHECK_FALSE(pods[0].requests.shares_with(pods[2].requests));
+  CHECK(model::Accelerators().gpus_of(*pods[1].requests) == 4);
+  CHECK(model::Accelerators().gpus_of(*pods[2].requests) == 2);
+}
+
 TEST_CASE("store: a pod's life is stored, watched and published in order", "[sim][store]") {
   Fixture f;
   f.store.add_node(gpu_node("n0", 8));
@@ -165,10 +178,8 @@ TEST_CASE("store: bindings that break the cluster's invariants are refused", "[s
   SECTION("a shared GPU over-committed") {
     model::Pod a = worker_pod("train", 0, 0);
     model::Pod b = worker_pod("train", 1, 0);
-    a.requests.clear();
-    b.requests.clear();
-    a.requests[model::kResourceGpuMilli] = model::Quantity::from_units(600);
-    b.requests[model::kResourceGpuMilli] = model::Quantity::from_units(500);
+    a.requests = model::ResourceList{{model::kResourceGpuMilli, model::Quantity::from_units(600)}};
+    b.requests = model::ResourceList{{model::kResourceGpuMilli, model::Quantity::from_units(500)}};
     f.store.create_pod(id, std::move(a));
     f.store.create_pod(id, std::move(b));
     f.store.bind_pod("default/train-worker-0", "n0", 3);

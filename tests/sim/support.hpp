@@ -196,7 +196,7 @@ inline model::Pod worker_pod(const std::string& job, int rank, int gpus) {
   p.job_name = job;
   p.replica_type = "worker";
   p.rank = rank;
-  p.requests[model::kResourceGpu] = model::Quantity::from_units(gpus);
+  p.requests.edit()[model::kResourceGpu] = model::Quantity::from_units(gpus);
   p.scheduler_name = "t9k-scheduler";
   p.queue = "default";
   return p;
