@@ -46,7 +46,7 @@ model::ObjectMeta make_meta(std::string name) {
   model::ObjectMeta m;
   m.name = std::move(name);
   m.namespace_ = "t9k-research";
-  m.uid = "uid-" + m.name;
+  m.uid = "uid-" + m.name.str();
   return m;
 }
 
@@ -71,7 +71,7 @@ struct MiniWorld {
     ReconcileResult r = controller().reconcile(input());
     for (auto& a : r.actions) {
       if (auto* cp = std::get_if<CreatePod>(&a)) {
-        cp->pod.metadata.uid = cp->pod.metadata.name + "-g0";
+        cp->pod.metadata.uid = cp->pod.metadata.name.str() + "-g0";
         cp->pod.metadata.creation_timestamp = now;
         pods.push_back(std::move(cp->pod));
       } else if (auto* cg = std::get_if<CreatePodGroup>(&a)) {

@@ -201,9 +201,8 @@ void BM_ReconcileOverProtocol(benchmark::State& state) {
                                                   std::vector<std::string>{"GenericJob"}, "bench",
                                                   f.options, protocol::PolicySettings{});
   const plugins::PluginController controller(
-      std::make_shared<plugins::ControllerSession>(
-          client, std::vector<model::JobKind>{model::JobKind::GenericJob}),
-      model::JobKind::GenericJob);
+      std::make_shared<plugins::ControllerSession>(client, std::vector<std::string>{"GenericJob"}),
+      std::string(model::kBatchApiVersion), "GenericJob");
   int i = 0;
   for (auto _ : state) benchmark::DoNotOptimize(controller.reconcile(f.input(i++)));
   state.SetLabel(fmt::format(
