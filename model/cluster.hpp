@@ -43,7 +43,7 @@ enum class DeletionReason : std::uint8_t {
 };
 std::string_view to_string(DeletionReason r);
 
-struct Pod {            // 368 bytes: small parts last (one per pod the store keeps, issue 49)
+struct Pod {            // 336 bytes: small parts last (one per pod the store keeps, issue 49)
   ObjectMeta metadata;  // name "<job>-<type>-<rank>", labels of §10, owner reference to the job
   // The owning job and this pod's place in it.
   Text job_name;

@@ -50,10 +50,7 @@ class CompactVector {
     return *p_;
   }
   void clear() { p_.reset(); }
-  void push_back(T v) {
-    if (!p_) p_ = std::make_unique<std::vector<T>>();
-    p_->push_back(std::move(v));
-  }
+  void push_back(T v) { edit().push_back(std::move(v)); }
 
   bool operator==(const CompactVector& o) const { return vector() == o.vector(); }
   bool operator==(const std::vector<T>& o) const { return vector() == o; }

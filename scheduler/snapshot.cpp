@@ -330,11 +330,15 @@ void ClusterSnapshot::remove_node(const std::string& name) {
   // Reservations on a node that is gone can never be used.
   for (auto it = nominated_.begin(); it != nominated_.end();) {
     auto& nominated = groups_[static_cast<std::size_t>(*it)].nominated;
-    auto& res = nominated.edit();
+    auto& res = nominated.edit();  // a group in nominated_ holds some
     res.erase(std::remove_if(res.begin(), res.end(), [n](const auto& r) { return r.first == n; }),
               res.end());
-    if (res.empty()) nominated.clear();
-    it = nominated.empty() ? nominated_.erase(it) : std::next(it);
+    if (res.empty()) {
+      nominated.clear();  // its block too
+      it = nominated_.erase(it);
+    } else {
+      ++it;
+    }
   }
   flush_pending_entries();
 }
