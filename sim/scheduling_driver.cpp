@@ -176,15 +176,7 @@ void SchedulingDriver::cycle() {
 SchedulingDriver::Waiting& SchedulingDriver::waiting(JobId id) {
   if (waiting_slot_.size() <= id) waiting_slot_.resize(static_cast<std::size_t>(id) + 1, kNoSlot);
   std::uint32_t& slot = waiting_slot_[id];
-  if (slot == kNoSlot) {
-    if (waiting_free_.empty()) {
-      slot = static_cast<std::uint32_t>(waiting_.size());
-      waiting_.emplace_back();
-    } else {
-      slot = waiting_free_.back();
-      waiting_free_.pop_back();
-    }
-  }
+  if (slot == kNoSlot) slot = waiting_.acquire();
   return waiting_[slot];
 }
 
@@ -276,8 +268,7 @@ void SchedulingDriver::placed(JobId id) {
   if (w.dirty) publish_pending(id, w);
   // The wait is over: a later one of the same group (a replacement pod) is published anew.
   if (w.lazy) snap_.set_lazy(w.last.group, w.last.sequence, false);
-  w = Waiting{};
-  waiting_free_.push_back(waiting_slot_[id]);
+  waiting_.release(waiting_slot_[id]);
   waiting_slot_[id] = kNoSlot;
 }
 

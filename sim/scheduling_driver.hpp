@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernel/chunked_pool.hpp"
 #include "model/shared.hpp"
 #include "model/text.hpp"
 #include "scheduler/scheduler.hpp"
@@ -127,11 +128,11 @@ class SchedulingDriver final : public kernel::EventHandler,
   kernel::EventHandle max_duration_ev_;
   SimTime max_duration_at_ = kernel::kTimeMax;
   // By JobId, the slot in waiting_ of a job that waits (kNoSlot: none); a placed job's slot is
-  // reused, so memory follows the waiting jobs, not all jobs.
+  // reused, so memory follows the waiting jobs, not all jobs; in chunks, so growth never holds
+  // two arrays at once (the backlog's peak fell during such a copy: issue 49).
   static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
   std::vector<std::uint32_t> waiting_slot_;
-  std::vector<Waiting> waiting_;
-  std::vector<std::uint32_t> waiting_free_;
+  kernel::ChunkedPool<Waiting> waiting_;
   // The messages made last: thousands of waiting jobs share the few a deep queue gives
   // ("0/813 nodes are available: 813 insufficient nvidia.com/gpu"), and so do their rows.
   model::RecentValues<model::Text, 8, model::Text> messages_;

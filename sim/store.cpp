@@ -23,9 +23,9 @@ Store::Store(const kernel::Kernel& kernel, Sink sink, std::string default_namesp
 }
 
 StoredJob& Store::at(JobId id) {
-  if (!jobs_[id])
+  if (released(id))
     throw std::logic_error(fmt::format("store: job {} was compacted and released", id));
-  return *jobs_[id];
+  return job_records_[job_slot_[id]];
 }
 
 // ---- nodes ----
@@ -143,9 +143,9 @@ const model::ResourceList& Store::queue_used(const std::string& name) const {
 // ---- jobs ----
 
 JobId Store::add_job(model::Job&& job, const std::string& source) {
-  auto stored = std::make_unique<StoredJob>();
-  StoredJob& j = *stored;
-  j.id = static_cast<JobId>(jobs_.size());
+  const std::uint32_t slot = job_records_.acquire();
+  StoredJob& j = job_records_[slot];
+  j.id = static_cast<JobId>(job_slot_.size());
   j.job = std::move(job);
   auto& meta = model::metadata_of(j.job);
   if (meta.namespace_.empty()) meta.namespace_ = default_namespace_;
@@ -156,9 +156,11 @@ JobId Store::add_job(model::Job&& job, const std::string& source) {
   }
   j.shape = shape_of(j.job, acc_, &recent_requests_);
   if (!job_by_key_.try_emplace(j.key, j.id).second) {
-    throw ScenarioError(fmt::format("two jobs named {} ({})", j.key, source));
+    const std::string key(j.key);
+    job_records_.release(slot);
+    throw ScenarioError(fmt::format("two jobs named {} ({})", key, source));
   }
-  jobs_.push_back(std::move(stored));
+  job_slot_.push_back(slot);
   return j.id;
 }
 
@@ -171,7 +173,7 @@ std::optional<JobId> Store::find_job_id(const std::string& name) const {
 
 const StoredJob* Store::find_job(const std::string& name) const {
   const auto id = find_job_id(name);
-  return id && !released(*id) ? jobs_[*id].get() : nullptr;
+  return id && !released(*id) ? &job(*id) : nullptr;
 }
 
 void Store::set_created(JobId id) {
@@ -299,7 +301,8 @@ void Store::compact(JobId id) {
   // Kept for objects() (t9ksim run --objects); the job is finished for the world either way.
   if (keep_finished_) return;  // outcome() reads it from the kept record
   if (keep_outcomes_) outcomes_.emplace(id, outcome(id));
-  jobs_[id].reset();
+  job_records_.release(job_slot_[id]);
+  job_slot_[id] = kReleasedSlot;
 }
 
 JobOutcome Store::outcome(JobId id) const {
@@ -356,9 +359,9 @@ std::vector<scenarios::Object> Store::objects() const {
   };
   std::map<std::string, model::QueueStatus> queue_status;
   std::vector<scenarios::Object> jobs;
-  for (const auto& jp : jobs_) {
-    if (!jp) continue;  // compacted and released
-    const StoredJob& j = *jp;
+  for (JobId id = 0; id < job_slot_.size(); ++id) {
+    if (released(id)) continue;  // compacted and released
+    const StoredJob& j = job(id);
     std::visit([&](const auto& x) { jobs.emplace_back(x); }, j.job);
     if (!j.pod_group) continue;
     model::PodGroup pg = *j.pod_group;

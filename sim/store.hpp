@@ -22,6 +22,7 @@
 #include <absl/container/inlined_vector.h>
 
 #include "controllers/controller.hpp"
+#include "kernel/chunked_pool.hpp"
 #include "model/accelerators.hpp"
 #include "model/change.hpp"
 #include "model/cluster.hpp"
@@ -168,8 +169,10 @@ class Store {
   }
   // A compacted job's record is released (unless finished jobs are kept): it reads as a shared
   // record with `compacted` set and nothing else.
-  const StoredJob& job(JobId id) const { return jobs_[id] ? *jobs_[id] : released_; }
-  std::size_t job_count() const { return jobs_.size(); }
+  const StoredJob& job(JobId id) const {
+    return released(id) ? released_ : job_records_[job_slot_[id]];
+  }
+  std::size_t job_count() const { return job_slot_.size(); }
   // Every stored object as the API would show it now (`t9ksim run --objects`): the queues with
   // their status (pod groups, pods by phase, allocated), then each job not compacted with its
   // PodGroup and the group's status (pods by phase, allocated, the two conditions).
@@ -232,7 +235,7 @@ class Store {
 
  private:
   StoredJob& at(JobId id);  // throws std::logic_error for a released record
-  bool released(JobId id) const { return !jobs_[id]; }
+  bool released(JobId id) const { return job_slot_[id] == kReleasedSlot; }
   model::Pod* find(JobId id, const std::string& key);
   model::Pod& pod_ref(JobId id, const std::string& key);  // throws std::logic_error when not stored
   static std::int32_t hint_of(const StoredJob& j, const model::Pod& p);  // p is one of j.pods
@@ -253,7 +256,11 @@ class Store {
   model::RecentValues<model::ResourceList> recent_requests_;  // jobs' shapes share their requests
   model::RecentValues<model::ResourceList> recent_pod_requests_;  // and pods theirs
 
-  std::vector<std::unique_ptr<StoredJob>> jobs_;    // by JobId; records never move; null: released
+  // By JobId, the record's slot in job_records_ (kReleasedSlot once released). Records never
+  // move; in chunks of 64 KiB, not a block each (800 bytes took tcmalloc's 896: issue 49).
+  static constexpr std::uint32_t kReleasedSlot = UINT32_MAX;
+  std::vector<std::uint32_t> job_slot_;
+  kernel::ChunkedPool<StoredJob> job_records_;
   StoredJob released_;                              // what job() shows for a released record
   std::unordered_map<JobId, JobOutcome> outcomes_;  // of released records, when kept
   // Look-up only, never iterated (absl's order is unspecified): open addressing finds a key in

@@ -25,3 +25,21 @@ TEST_CASE("chunked pool: records never move as it grows, and a released slot is 
   CHECK(pool.acquire() == 101);  // then fresh slots, in order
   CHECK(pool.size() == 102);
 }
+
+TEST_CASE("chunked pool: a chunk holds as many records as fit in 64 KiB with the array's cookie") {
+  using t9k::kernel::kChunkBytes;
+  using t9k::kernel::records_per_chunk;
+  struct Job {
+    char bytes[800];
+  };
+  struct Huge {
+    char bytes[100'000];
+  };
+  STATIC_REQUIRE(records_per_chunk<Job>() == 81);  // 64,800 bytes: tcmalloc serves 65,536
+  STATIC_REQUIRE(records_per_chunk<Job>() * sizeof(Job) + 16 <= kChunkBytes);
+  STATIC_REQUIRE((records_per_chunk<Job>() + 1) * sizeof(Job) + 16 > kChunkBytes);
+  STATIC_REQUIRE(records_per_chunk<Huge>() == 1);  // larger than a chunk: one a chunk
+  ChunkedPool<Huge> pool;
+  CHECK(pool.acquire() == 0);
+  CHECK(pool.acquire() == 1);
+}
