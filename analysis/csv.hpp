@@ -38,6 +38,8 @@ void for_each_csv_chunk(const std::filesystem::path& file,
 // a field a spreadsheet would run as a formula (starting with = + - @ tab or CR, and not a
 // number) gets a leading apostrophe, which parse_csv removes again.
 std::string csv_field(const std::string& s);
+// A CSV file made line by line goes to its stream in pieces of about this size.
+inline constexpr std::size_t kFlushBytes = 64 * 1024;
 // csv_field(s) appended to `out`, without a string of its own (a jobs.csv row has four text
 // fields, a million-job run a million rows).
 void append_csv_field(fmt::memory_buffer& out, std::string_view s);

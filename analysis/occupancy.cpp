@@ -1,6 +1,7 @@
 #include "analysis/occupancy.hpp"
 
 #include <algorithm>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -117,6 +118,12 @@ Int128 Occupancy::allocated_area() const {
 }
 
 std::string Occupancy::csv() const {
+  std::ostringstream os;
+  write_csv(os);
+  return os.str();
+}
+
+void Occupancy::write_csv(std::ostream& os) const {
   std::string out = "start_s,row,capacity_gpus,down_gpus,cordoned_gpus,queue,allocated_gpus\n";
   const std::int64_t h = horizon_.time_since_epoch().count();
   // Queues by name; their indexes into Row::by_queue.
@@ -145,9 +152,13 @@ std::string Occupancy::csv() const {
         any = true;
       }
       if (!any) out += head + ",,0.000\n";
+      if (out.size() >= kFlushBytes) {
+        os << out;
+        out.clear();
+      }
     }
   }
-  return out;
+  os << out;
 }
 
 }  // namespace t9k::analysis

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <ostream>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -51,6 +52,8 @@ class Occupancy {
   // line per period, row and queue with GPUs there (queue empty with 0 when none), periods then
   // rows in order, queues by name; GPUs are averages over the period.
   std::string csv() const;
+  // The same, written to `os` a piece at a time (a whole file's string doubled as it grew).
+  void write_csv(std::ostream& os) const;
 
  private:
   // A piecewise-constant milli-GPU level and its integral per period (milli-GPU × µs).

@@ -217,6 +217,12 @@ void JobsCsvWriter::row(const JobRow& r) {
 }
 
 std::string timeseries_csv(const Recorder& r) {
+  std::ostringstream os;
+  write_timeseries_csv(os, r);
+  return os.str();
+}
+
+void write_timeseries_csv(std::ostream& os, const Recorder& r) {
   std::string out =
       "time_s,scope,allocated_gpus,productive_gpus,capacity_gpus,pending_jobs,running_jobs";
   for (int c = 0; c < model::kPendingCauses; ++c)
@@ -234,9 +240,13 @@ std::string timeseries_csv(const Recorder& r) {
                          p.running_jobs);
       for (const double v : p.pending_by_cause) out += fmt::format(",{:.4f}", v);
       out += '\n';
+      if (out.size() >= kFlushBytes) {
+        os << out;
+        out.clear();
+      }
     }
   }
-  return out;
+  os << out;
 }
 
 namespace {
@@ -469,9 +479,11 @@ void write_outputs(const std::filesystem::path& dir, const Recorder& r, const Ru
   } else {
     write_file_atomic(dir / "jobs.csv", [&](std::ostream& os) { write_jobs_csv(os, r); });
   }
-  write_file_atomic(dir / "timeseries.csv", timeseries_csv(r));
+  // Written a piece at a time: a whole file's string, doubling as it grew, took fresh pages at
+  // the end of a run, when freed memory is scattered (issue 49).
+  write_file_atomic(dir / "timeseries.csv", [&](std::ostream& os) { write_timeseries_csv(os, r); });
   write_file_atomic(dir / "faults.csv", faults_csv(r));
-  write_file_atomic(dir / "occupancy.csv", r.occupancy().csv());
+  write_file_atomic(dir / "occupancy.csv", [&](std::ostream& os) { r.occupancy().write_csv(os); });
   write_file_atomic(dir / "summary.json", summary_json(r, info));
 }
 

@@ -121,6 +121,7 @@ std::optional<std::string> no_fault_profile(std::string_view warning);
 std::string jobs_csv(const Recorder& r);
 void write_jobs_csv(std::ostream& os, const Recorder& r);  // jobs_csv, streamed
 std::string timeseries_csv(const Recorder& r);
+void write_timeseries_csv(std::ostream& os, const Recorder& r);  // the same, a piece at a time
 std::string faults_csv(const Recorder& r);
 // Sorted keys; "metrics" holds Recorder::metrics().
 std::string summary_json(const Recorder& r, const RunInfo& info);

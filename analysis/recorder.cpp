@@ -540,13 +540,15 @@ void Recorder::Figures::write(std::map<std::string, double>& m, const std::strin
   // short run's time.
   m[prefix + "wait_mean_s"] = mean_of(wait_sum, waits);
   static constexpr std::array kWaitPs{0.5, 0.9, 0.99};
-  const std::vector<double> wait_p = percentiles(waits_censored, kWaitPs);
+  const std::vector<double> wait_p =
+      percentiles(std::vector<double>(waits_censored.begin(), waits_censored.end()), kWaitPs);
   m[prefix + "wait_p50_s"] = wait_p[0];
   m[prefix + "wait_p90_s"] = wait_p[1];
   m[prefix + "wait_p99_s"] = wait_p[2];
-  m[prefix + "jct_mean_s"] = mean(jcts);  // in JobId order, as it always was summed
+  std::vector<double> jct(jcts.begin(), jcts.end());
+  m[prefix + "jct_mean_s"] = mean(jct);  // in JobId order, as it always was summed
   static constexpr std::array kJctPs{0.5, 0.9};
-  const std::vector<double> jct_p = percentiles(jcts, kJctPs);
+  const std::vector<double> jct_p = percentiles(std::move(jct), kJctPs);
   m[prefix + "jct_p50_s"] = jct_p[0];
   m[prefix + "jct_p90_s"] = jct_p[1];
   m[prefix + "slowdown_mean"] = mean_of(slowdown_sum, slowdowns);

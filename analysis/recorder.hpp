@@ -219,8 +219,10 @@ class Recorder {
   struct Figures {
     double wait_sum = 0;  // started jobs: submit -> first running, seconds
     std::int64_t waits = 0;
-    std::vector<double> waits_censored;  // plus jobs that never started, censored (docs/outputs.md)
-    std::vector<double> jcts;
+    // In blocks, not arrays that double: they grow late in a run, when freed memory is scattered
+    // and every doubled array took fresh pages (issue 49).
+    std::deque<double> waits_censored;  // plus jobs that never started, censored (docs/outputs.md)
+    std::deque<double> jcts;
     double slowdown_sum = 0;
     std::int64_t slowdowns = 0;
     double cost = 0, energy_kwh = 0;  // Σ jobs' (JobRow::cost, energy_kwh)

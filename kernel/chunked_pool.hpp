@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -49,7 +50,9 @@ class ChunkedPool {
  private:
   std::vector<std::unique_ptr<T[]>> chunks_;
   std::size_t size_ = 0;  // slots ever handed out
-  std::vector<std::uint32_t> free_;
+  // Released slots, last in first out; in blocks, as a vector doubling late in a run (when most
+  // records are released) took fresh pages while freed memory lay scattered (issue 49).
+  std::deque<std::uint32_t> free_;
 };
 
 }  // namespace t9k::kernel

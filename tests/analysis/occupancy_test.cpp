@@ -2,10 +2,12 @@
 // nodes, and each queue's GPUs, capacity down and cordoned, averaged per period.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "analysis/csv.hpp"
 #include "analysis/occupancy.hpp"
 
 using t9k::analysis::Occupancy;
@@ -76,4 +78,30 @@ TEST_CASE("occupancy: at most 168 periods, whole multiples of the bucket", "[occ
   const Occupancy day(at_h(24), model::SimDuration{60LL * 1000000});
   CHECK(day.period().count() % (60LL * 1000000) == 0);
   CHECK(24 * 3600 / (day.period().count() / 1000000) <= 168);
+}
+
+TEST_CASE("occupancy: a file larger than one piece is written whole, line for line",
+          "[occupancy]") {
+  // 64 nodes over many periods: several times kFlushBytes, so the file goes out in pieces.
+  Occupancy o(at_h(24 * 30), model::SimDuration{3600LL * 1000000});
+  o.set_layout(Occupancy::layout({{"n", names("n", 64)}}));
+  for (int i = 0; i < 64; ++i) o.node(at_h(0), "n-" + std::to_string(i), 8000, 8000, false);
+  o.pod(at_h(1), "n-7", "research", 2000);
+  o.finish();
+  const std::string csv = o.csv();
+  REQUIRE(csv.size() > 3 * t9k::analysis::kFlushBytes);
+  std::size_t lines = 0;
+  std::size_t start = 0;
+  while (start < csv.size()) {
+    const auto end = csv.find('\n', start);
+    REQUIRE(end != std::string::npos);  // the last line is whole
+    const std::string line = csv.substr(start, end - start);
+    CHECK(std::count(line.begin(), line.end(), ',') == 6);
+    start = end + 1;
+    ++lines;
+  }
+  const auto periods = static_cast<std::size_t>(
+      (at_h(24 * 30).time_since_epoch() + o.period() - model::SimDuration{1}) / o.period());
+  CHECK(periods > 100);
+  CHECK(lines == 1 + periods * 64);  // every period and row once: no piece lost or repeated
 }
