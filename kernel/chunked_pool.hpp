@@ -14,17 +14,13 @@
 
 namespace t9k::kernel {
 
-// A chunk's bytes by default: 64 KiB, a size allocators serve exactly, less room for the array's
-// cookie. A count of records would not be: 64 StoredJobs (51,208 bytes with the cookie) took
-// tcmalloc's 57,344, 12 % more (issue 49).
-inline constexpr std::size_t kChunkBytes = 64 * 1024;
-template <class T>
-constexpr std::size_t records_per_chunk() {
-  return sizeof(T) + 16 > kChunkBytes ? 1 : (kChunkBytes - 16) / sizeof(T);
-}
-
-template <class T, std::size_t kChunk = records_per_chunk<T>()>
+// Records per chunk: a power of two, so that finding a record is a shift and a mask (chunks
+// sized to 64 KiB, 81 stored jobs each, cost philly-20k 0.15 % more instructions in the
+// division alone; issue 49).
+template <class T, std::size_t kChunk = 256>
 class ChunkedPool {
+  static_assert((kChunk & (kChunk - 1)) == 0, "records per chunk: a power of two");
+
  public:
   // The index of a default-constructed record.
   std::uint32_t acquire() {
@@ -38,7 +34,11 @@ class ChunkedPool {
   }
   // Resets the record (releasing what it holds) and makes its slot the next one acquired.
   void release(std::uint32_t i) {
-    (*this)[i] = T{};
+    // Ended and begun again in place: no default record built aside and moved over (a stored
+    // job is 800 bytes).
+    T& record = (*this)[i];
+    std::destroy_at(&record);
+    std::construct_at(&record);
     free_.push_back(i);
   }
   T& operator[](std::size_t i) { return chunks_[i / kChunk][i % kChunk]; }
