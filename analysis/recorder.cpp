@@ -266,11 +266,11 @@ void Recorder::on_change(const model::TimedChange& tc) {
           r.elastic = c.elastic;
           r.submit = t;
           r.ideal_run_us = c.ideal_run_us;
-          r.phase = model::Text::fixed("Pending");
+          r.phase = std::string_view("Pending");
           job_state(r, t, true, false);
         } else if constexpr (std::is_same_v<T, model::JobRejected>) {
           JobRow& r = row(c.job);
-          r.phase = model::Text::fixed("Rejected");
+          r.phase = std::string_view("Rejected");
           r.reason = c.reason;
           r.end = t;
           wait_cause(r, t, std::nullopt);
@@ -282,7 +282,7 @@ void Recorder::on_change(const model::TimedChange& tc) {
           retire_final();
         } else if constexpr (std::is_same_v<T, model::JobPhaseChanged>) {
           JobRow& r = row(c.job);
-          r.phase = model::Text::fixed(model::to_string(c.phase));  // a static name
+          r.phase = model::to_string(c.phase);  // a static name
           r.restarts = c.restarts;
           r.backoff_count = c.backoff_count;
           if (c.phase == model::JobPhase::Running && !r.first_running) r.first_running = t;

@@ -520,3 +520,24 @@ TEST_CASE("a row's losses by cause: zero until the first, then summed per cause"
   CHECK(n == model::kLossCauses);
   CHECK(sum == 7501);
 }
+
+TEST_CASE("recorder: a row's kind outlives the change that named it, built in or a plugin's") {
+  Recorder rec(SimTime{kernel::hours(1)}, kernel::hours(1));
+  rec.on_change(at(kernel::hours(0), node(8000)));
+  {
+    auto plugin = submitted(0, "ns/tf", 1000);
+    plugin.kind = model::JobKind::Plugin;
+    plugin.plugin_kind = std::string("TFJob") + "-from-a-plugin";  // freed with the change
+    rec.on_change(at(kernel::hours(0), plugin));
+    auto deep = submitted(1, "ns/ds", 1000);
+    deep.kind = model::JobKind::DeepSpeedJob;
+    rec.on_change(at(kernel::hours(0), deep));
+  }
+  rec.finish();
+  const std::string csv = analysis::jobs_csv(rec);
+  CHECK(jobs_csv_cell(csv, "ns/tf", 1) == "TFJob-from-a-plugin");
+  CHECK(jobs_csv_cell(csv, "ns/ds", 1) == "DeepSpeedJob");
+  const auto m = rec.metrics();
+  CHECK(m.at("kind/TFJob-from-a-plugin/jobs_submitted") == 1);
+  CHECK(m.at("kind/DeepSpeedJob/jobs_submitted") == 1);
+}
