@@ -49,7 +49,7 @@ const controllers::Controller& ControllerDriver::controller_for(const model::Job
 void ControllerDriver::add_job(JobId id, const controllers::Controller& controller) {
   if (jobs_.size() != id)
     throw std::logic_error("controller driver: jobs must be added in id order");
-  jobs_.push_back(JobControl{&controller, false, {}});
+  jobs_[jobs_.acquire()] = JobControl{&controller, false, {}};  // never released: slot == id
 }
 
 void ControllerDriver::enqueue(JobId id) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "controllers/controller.hpp"
+#include "kernel/chunked_pool.hpp"
 #include "sim/common.hpp"
 #include "sim/interfaces.hpp"
 #include "sim/settings.hpp"
@@ -74,7 +75,9 @@ class ControllerDriver final : public kernel::EventHandler, public ReconcileQueu
   PolicyTrigger* policies_ = nullptr;
   controllers::Registry registry_;
   kernel::Rng rng_reconcile_;
-  std::vector<JobControl> jobs_;  // by JobId (added only by submissions, between events)
+  // By JobId (added only by submissions, between events); in chunks, so growth never holds two
+  // arrays at once nor leaves half of one empty (issue 49).
+  kernel::ChunkedPool<JobControl, 1024> jobs_;
   // When a controller prepares (a plugin): the jobs whose reconcile is due, by time, in the
   // order their events were posted (the order they dispatch in).
   bool prepares_ = false;
