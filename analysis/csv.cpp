@@ -149,6 +149,12 @@ void append_csv_field(fmt::memory_buffer& out, std::string_view text) {
   out.push_back('"');
 }
 
+void flush_piece(std::ostream& os, std::string& out, bool last) {
+  if (!last && out.size() < kFlushBytes) return;
+  os << out;
+  out.clear();
+}
+
 std::string csv_field(const std::string& text) {
   fmt::memory_buffer out;
   append_csv_field(out, text);

@@ -152,13 +152,10 @@ void Occupancy::write_csv(std::ostream& os) const {
         any = true;
       }
       if (!any) out += head + ",,0.000\n";
-      if (out.size() >= kFlushBytes) {
-        os << out;
-        out.clear();
-      }
+      flush_piece(os, out);
     }
   }
-  os << out;
+  flush_piece(os, out, true);
 }
 
 }  // namespace t9k::analysis

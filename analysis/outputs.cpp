@@ -240,13 +240,10 @@ void write_timeseries_csv(std::ostream& os, const Recorder& r) {
                          p.running_jobs);
       for (const double v : p.pending_by_cause) out += fmt::format(",{:.4f}", v);
       out += '\n';
-      if (out.size() >= kFlushBytes) {
-        os << out;
-        out.clear();
-      }
+      flush_piece(os, out);
     }
   }
-  os << out;
+  flush_piece(os, out, true);
 }
 
 namespace {
@@ -479,8 +476,7 @@ void write_outputs(const std::filesystem::path& dir, const Recorder& r, const Ru
   } else {
     write_file_atomic(dir / "jobs.csv", [&](std::ostream& os) { write_jobs_csv(os, r); });
   }
-  // Written a piece at a time: a whole file's string, doubling as it grew, took fresh pages at
-  // the end of a run, when freed memory is scattered (issue 49).
+  // Written a piece at a time (flush_piece).
   write_file_atomic(dir / "timeseries.csv", [&](std::ostream& os) { write_timeseries_csv(os, r); });
   write_file_atomic(dir / "faults.csv", faults_csv(r));
   write_file_atomic(dir / "occupancy.csv", [&](std::ostream& os) { r.occupancy().write_csv(os); });

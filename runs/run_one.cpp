@@ -304,8 +304,8 @@ std::optional<int> OneRun::simulate() {
   }
   // What write() reads of the world, taken now: unless its objects are still wanted (objects.yaml,
   // expected fields), the world is released before the recorder's last rows, figures and files
-  // are made, which then reuse its memory. Kept, the backlog's heap grew 2 MiB past its run's
-  // peak while making them (issue 49).
+  // are made, which then reuse its memory (kept, the backlog's heap grew past its run's peak
+  // while making them: issue 49).
   info_.fingerprint = kernel::format_fingerprint(world_->fingerprint());
   info_.events = world_->events_dispatched();
   world_notes_ = world_->notes();
