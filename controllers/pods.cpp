@@ -11,12 +11,6 @@ namespace t9k::controllers::detail {
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string r(s);
-  for (auto& ch : r) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
-  return r;
-}
-
 const model::Container* training_container(const model::PodSpec& spec, std::string_view preferred) {
   for (const auto& c : spec.containers) {
     if (!preferred.empty() && c.name == preferred) return &c;
@@ -85,32 +79,10 @@ void fill_container_status(std::vector<model::ContainerStatus>& out, const Slot&
   }
 }
 
-// The pod of a replica type, without what depends on the rank (metadata.name, rank and the
-// genericjob-replica label: see name_pod). Every rank's pod of a type is the same otherwise, so
-// a reconcile builds this once per type and copies it. Built into `p`, a default Pod where it
-// is to stay (a Pod is large: each move of one was a visible share of a reconcile).
-namespace {
-
-// §10's label keys, interned once (model/label_key.hpp): they are set on every pod.
-struct PodLabelKeys {
-  model::LabelKey generic{"genericjob"};
-  model::LabelKey generic_replica{"genericjob-replica"};
-  model::LabelKey group{model::kLabelGroupName};
-  model::LabelKey queue{model::kLabelQueue};
-  model::LabelKey role{model::kLabelRole};
-  model::LabelKey component{model::kLabelComponent};
-  model::LabelKey component_type{model::kLabelComponentType};
-  model::LabelKey owner{model::kLabelOwnerName};
-  model::LabelKey slots_per_worker{"t9ksim.io/slots-per-worker"};  // an annotation
-};
-
-const PodLabelKeys& pod_label_keys() {
-  static const PodLabelKeys keys;
-  return keys;
-}
-
-}  // namespace
-
+// The pod of a replica type, without what depends on the rank (metadata.name and rank: see
+// name_pod). Every rank's pod of a type is the same otherwise, so a reconcile builds this once per
+// type and copies it. Built into `p`, a default Pod where it is to stay (a Pod is large: each move
+// of one was a visible share of a reconcile).
 void make_pod(Pod& p, const JobView& v, const TypeView& t, const model::OwnerReferences& owners,
               bool resumed) {
   const model::Text& job = v.meta->name;
@@ -166,49 +138,19 @@ void make_pod(Pod& p, const JobView& v, const TypeView& t, const model::OwnerRef
     p.scheduler_name =
         spec.scheduler_name.empty() ? model::kDefaultSchedulerName : spec.scheduler_name;
   }
-  // §10 labels (and §8.1's for the T9k scheduler), set over the template's in ascending key
-  // order with the end as hint: each lands at the end of the map, without a search, unless the
-  // template has later keys.
-  auto& labels = p.metadata.labels;
-  labels.reserve(labels.size() +
-                 8);  // the seven below and name_pod's genericjob-replica: one allocation
-  const auto set_label = [&labels](const model::LabelKey& key, model::Text value) {
-    labels.insert_or_assign(labels.end(), key, std::move(value));
-  };
-  static_assert(std::string_view("genericjob") < model::kLabelGroupName &&
-                std::string_view(model::kLabelGroupName) < model::kLabelQueue &&
-                std::string_view(model::kLabelQueue) < model::kLabelRole &&
-                std::string_view(model::kLabelRole) < model::kLabelComponent &&
-                std::string_view(model::kLabelComponent) < model::kLabelComponentType &&
-                std::string_view(model::kLabelComponentType) < model::kLabelOwnerName);
-  const PodLabelKeys& keys = pod_label_keys();
-  if (v.kind == model::JobKind::GenericJob)
-    set_label(keys.generic, job);  // genericjob-replica: name_pod
-  if (t9k) {
-    set_label(keys.group, job);
-    set_label(keys.queue, p.queue);
-    set_label(keys.role, std::string(t.type));
-  }
-  set_label(keys.component, lower(v.kind_name));
-  set_label(keys.component_type, "user");
-  set_label(keys.owner, job);
+  // §10's labels (and §8.1's with the T9k scheduler) over the template's: implied by the fields
+  // set above and by name_pod's name, not stored (model::pod_labels).
+  p.standard_labels = v.kind;
+  model::drop_standard_keys(p);  // a template's label of such a key is overridden (§10)
   if (v.kind == model::JobKind::DeepSpeedJob) {
-    p.metadata.annotations.edit()[keys.slots_per_worker] =
-        std::to_string(v.slots_per_worker);  // §5
+    static const model::LabelKey slots_per_worker("t9ksim.io/slots-per-worker");  // interned once
+    p.metadata.annotations.edit()[slots_per_worker] = std::to_string(v.slots_per_worker);  // §5
   }
 }
 
-// The rank's part of a pod built by make_pod. `name` is the slot's "<job>-<type>-<rank>".
-void name_pod(Pod& p, const JobView& v, const std::string& name, std::int32_t rank) {
+void name_pod(Pod& p, const std::string& name, std::int32_t rank) {
   p.metadata.name = name;
   p.rank = rank;
-  if (v.kind == model::JobKind::GenericJob) {
-    // A copy of the type's pod has room for exactly its labels: one more, not half as many more
-    // (the array would grow by half for every pod).
-    auto& labels = p.metadata.labels;
-    if (labels.capacity() == labels.size()) labels.reserve(labels.size() + 1);
-    labels[pod_label_keys().generic_replica] = name;  // §10
-  }
 }
 
 model::PodGroupSpec desired_pod_group_spec(const JobView& v) {  // §8.1, §4.3

@@ -508,7 +508,7 @@ void Reconcile::actions() {
       p = last_of_type ? std::move(*type_pod) : *type_pod;
       if (last_of_type) type_pod.reset();
     }
-    name_pod(p, v_, s.name, s.rank);
+    name_pod(p, s.name, s.rank);
   }
 }
 

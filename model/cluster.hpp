@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/compact_vector.hpp"
+#include "model/enums.hpp"
 #include "model/meta.hpp"
 
 namespace t9k::model {
@@ -43,8 +44,10 @@ enum class DeletionReason : std::uint8_t {
 };
 std::string_view to_string(DeletionReason r);
 
-struct Pod {            // 336 bytes: small parts last (one per pod the store keeps, issue 49)
-  ObjectMeta metadata;  // name "<job>-<type>-<rank>", labels of §10, owner reference to the job
+struct Pod {  // 336 bytes: small parts last (one per pod the store keeps, issue 49)
+  // Name "<job>-<type>-<rank>", owner reference to the job. `labels`: the template's, and with
+  // `standard_labels` not §10's, which pod_labels() adds.
+  ObjectMeta metadata;
   // The owning job and this pod's place in it.
   Text job_name;
   Text replica_type;
@@ -80,8 +83,24 @@ struct Pod {            // 336 bytes: small parts last (one per pod the store ke
   PodPhase phase = PodPhase::Pending;
   std::optional<DeletionReason> deletion_reason;
   bool debug = false;  // runs the debug command: never finishes on its own (§7.1)
+  // The job's kind when the pod carries §10's labels (and §8.1's with the T9k scheduler) for it.
+  // They follow from job_name, queue, role and metadata.name, so they are implied, not stored
+  // (a map of eight labels per pod was 4.4 MB of the backlog's peak, issue 49), and
+  // metadata.labels then holds none of their keys. One representation per pod, so that
+  // equal pods compare equal: the built-in controllers set it (drop_standard_keys), and a pod
+  // read from a plugin gets it when its labels hold §10's (imply_standard_labels).
+  std::optional<JobKind> standard_labels;
   bool operator==(const Pod&) const = default;
 };
+
+// All of a pod's labels: metadata.labels and, with standard_labels, §10's.
+Labels pod_labels(const Pod& pod);
+// With standard_labels set: drops from metadata.labels the keys §10 gives (a template's label of
+// such a key is overridden by the controller's).
+void drop_standard_keys(Pod& pod);
+// Without standard_labels: when metadata.labels hold every label §10 gives a built-in kind's pod
+// (and §8.1's with a PodGroup) with its value, they become implied. pod_labels() is unchanged.
+void imply_standard_labels(Pod& pod);
 
 struct Node {
   ObjectMeta metadata;  // name; labels include hostname, GPU model, rack, switch

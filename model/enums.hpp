@@ -11,7 +11,7 @@ namespace t9k::model {
 
 // Plugin: a kind only a controller plugin knows (model::PluginJob); its own name is the job's.
 // It is not parsed from text: parse_enum and enum_names know the three T9k kinds only.
-enum class JobKind { GenericJob, PyTorchTrainingJob, DeepSpeedJob, Plugin };
+enum class JobKind : std::uint8_t { GenericJob, PyTorchTrainingJob, DeepSpeedJob, Plugin };
 
 // spec §1.1
 enum class JobPhase { Pending, Running, Paused, Resuming, Succeeded, Failed, Unknown };

@@ -187,11 +187,12 @@ void write_strings(Writer& w, const std::vector<std::string>& v) {
 void write_time(Writer& w, model::SimTime t) { w.string(scenarios::format_timestamp(t)); }
 
 void write_metadata(Writer& w, const model::ObjectMeta& meta,
-                    std::optional<model::SimTime> deletion) {
+                    std::optional<model::SimTime> deletion, const model::Labels* labels) {
   w.begin_object();
   if (!meta.name.empty()) w.key("name").string(meta.name);
   if (!meta.namespace_.empty()) w.key("namespace").string(meta.namespace_);
-  if (!meta.labels.empty()) write_labels(w.key("labels"), meta.labels);
+  if (!labels) labels = &meta.labels;
+  if (!labels->empty()) write_labels(w.key("labels"), *labels);
   if (!meta.annotations->empty()) write_labels(w.key("annotations"), *meta.annotations);
   if (!meta.uid.empty()) w.key("uid").string(meta.uid);
   if (meta.creation_timestamp) write_time(w.key("creationTimestamp"), *meta.creation_timestamp);

@@ -93,9 +93,11 @@ E enumeration(const Value& j, const Path& path) {
 // ---- writing (the shapes scenarios/format writes) ----
 void write_labels(Writer& w, const model::Labels& l);
 void write_resources(Writer& w, const model::ResourceList& r);
-// Metadata as an object; a pod's deletionTimestamp goes last when given.
+// Metadata as an object; a pod's deletionTimestamp goes last when given. `labels`: in place of
+// m.labels (a pod's, model::pod_labels).
 void write_metadata(Writer& w, const model::ObjectMeta& m,
-                    std::optional<model::SimTime> deletion = std::nullopt);
+                    std::optional<model::SimTime> deletion = std::nullopt,
+                    const model::Labels* labels = nullptr);
 void write_strings(Writer& w, const std::vector<std::string>& v);
 void write_time(Writer& w, model::SimTime t);
 

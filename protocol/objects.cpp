@@ -60,7 +60,8 @@ m::Pod decode_pod_status_only(const Value& cs, const Path& csp) {
 
 void write_pod(Writer& w, const m::Pod& p) {
   w.begin_object().key("apiVersion").string("v1").key("kind").string("Pod");
-  write_metadata(w.key("metadata"), p.metadata, p.deletion_timestamp);
+  const m::Labels labels = m::pod_labels(p);  // §10's too, which the store keeps implied
+  write_metadata(w.key("metadata"), p.metadata, p.deletion_timestamp, &labels);
   w.key("spec").begin_object();
   if (!p.node_name.empty()) w.key("nodeName").string(p.node_name);
   w.key("schedulerName").string(p.scheduler_name);
@@ -174,6 +175,7 @@ m::Pod decode_pod(const Value& j, const Path& path) {
   if (const Member x = member(ext, "bindTime")) p.bind_time = timestamp(*x, child(ep, "bindTime"));
   if (const Member x = member(ext, "deletionReason"))
     p.deletion_reason = deletion_reason(*x, child(ep, "deletionReason"));
+  m::imply_standard_labels(p);  // as the store keeps a built-in controller's pod
   return p;
 }
 

@@ -691,7 +691,9 @@ def _literal_text(template: str) -> str | None:
 
 def controller_sources(repo: Path = REPO) -> list[Path]:
     folder = repo / "controllers"
-    return sorted([*folder.glob("*.cpp"), *folder.glob("*.hpp"), *folder.glob("detail/*.hpp")])
+    # model/pod_labels.cpp: the §10 labels the controllers' pods carry, implied (Pod::standard_labels)
+    return sorted([*folder.glob("*.cpp"), *folder.glob("*.hpp"), *folder.glob("detail/*.hpp"),
+                   repo / "model" / "pod_labels.cpp"])
 
 
 def source_problems(table: Table, files: list[Path] | None = None,

@@ -84,7 +84,7 @@ TEST_CASE("§5 the training container is the one named worker") {
   World w(job);
   w.step();
   CHECK(w.creates().at(0).command == std::vector<std::string>{"python", "train.py"});
-  CHECK(w.creates().at(0).metadata.labels.at(model::kLabelComponent) == "deepspeedjob");
+  CHECK(model::pod_labels(w.creates().at(0)).at(model::kLabelComponent) == "deepspeedjob");
 }
 
 TEST_CASE("§5 §11 Q8 DeepSpeed elastic: every scale event restarts training on all workers") {

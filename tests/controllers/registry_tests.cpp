@@ -96,14 +96,20 @@ TEST_CASE("§10 pod creation: name, labels, owner, requests and scheduler fields
   CHECK(p.job_name == "job");
   CHECK(p.replica_type == "worker");
   CHECK(p.rank == 1);
-  CHECK(p.metadata.labels.at("genericjob") == "job");
-  CHECK(p.metadata.labels.at("genericjob-replica") == "job-worker-1");
-  CHECK(p.metadata.labels.at(model::kLabelOwnerName) == "job");
-  CHECK(p.metadata.labels.at(model::kLabelComponentType) == "user");
-  CHECK(p.metadata.labels.at(model::kLabelComponent) == "genericjob");
-  CHECK(p.metadata.labels.at(model::kLabelGroupName) == "job");
-  CHECK(p.metadata.labels.at(model::kLabelQueue) == "research");
-  CHECK(p.metadata.labels.at(model::kLabelRole) == "worker");
+  // §10's labels are implied by the pod's fields (model::pod_labels), not stored: a template
+  // without labels leaves none in the pod's metadata.
+  CHECK(p.metadata.labels.empty());
+  REQUIRE(p.standard_labels == model::JobKind::GenericJob);
+  const model::Labels labels = model::pod_labels(p);
+  CHECK(labels.size() == 8);
+  CHECK(labels.at("genericjob") == "job");
+  CHECK(labels.at("genericjob-replica") == "job-worker-1");
+  CHECK(labels.at(model::kLabelOwnerName) == "job");
+  CHECK(labels.at(model::kLabelComponentType) == "user");
+  CHECK(labels.at(model::kLabelComponent) == "genericjob");
+  CHECK(labels.at(model::kLabelGroupName) == "job");
+  CHECK(labels.at(model::kLabelQueue) == "research");
+  CHECK(labels.at(model::kLabelRole) == "worker");
   CHECK(p.scheduler_name == model::kT9kSchedulerName);
   CHECK(p.queue == "research");
   CHECK(p.pod_group == "job");
@@ -126,8 +132,34 @@ TEST_CASE("§8.1 default scheduler: no queue or group labels") {
   CHECK(p.scheduler_name == "my-scheduler");
   CHECK(p.queue.empty());
   CHECK(p.pod_group.empty());
-  CHECK(p.metadata.labels.count(model::kLabelGroupName) == 0);
+  const model::Labels labels = model::pod_labels(p);
+  CHECK(labels.count(model::kLabelGroupName) == 0);
+  CHECK(labels.count(model::kLabelQueue) == 0);
+  CHECK(labels.count(model::kLabelRole) == 0);
+  CHECK(labels.at(model::kLabelOwnerName) == "job");
   CHECK_FALSE(w.pod_group.has_value());
+}
+
+TEST_CASE("§10 labels over the template's: the controller's win, the template's others stay") {
+  World w(make_generic({{"worker", 1}}));
+  use_t9k_scheduler(w.job, "research", 50);
+  auto& tl = w.generic().spec.replica_specs[0].template_.edit().metadata.labels;
+  tl["app"] = "train";
+  tl[model::kLabelOwnerName] = "someone-else";
+  tl["genericjob-replica"] = "other";
+  w.step();
+  const auto p = w.creates().at(0);
+  // Stored: the template's labels but those §10 sets, which are implied.
+  CHECK(p.metadata.labels == model::Labels{{"app", "train"}});
+  const model::Labels labels = model::pod_labels(p);
+  CHECK(labels.size() == 9);
+  CHECK(labels.at("app") == "train");
+  CHECK(labels.at(model::kLabelOwnerName) == "job");
+  CHECK(labels.at("genericjob-replica") == "job-worker-0");
+  // A pod without implied labels (a plugin controller's) has its metadata's only.
+  model::Pod plain = p;
+  plain.standard_labels.reset();
+  CHECK(model::pod_labels(plain) == model::Labels{{"app", "train"}});
 }
 
 TEST_CASE("§8.1 PodGroup: minMember = total replicas, roles per type, queue and priority") {

@@ -154,6 +154,38 @@ TEST_CASE("protocol: every field the world sets on a pod crosses the wire", "[pr
   CHECK(protocol::decode_pod(protocol::pod_json(bare)) == bare);
 }
 
+TEST_CASE("protocol: a built-in controller's pod crosses with its implied §10 labels spelled out",
+          "[protocol]") {
+  model::Pod p = make_pod_named("train-worker-1");
+  p.metadata.labels = {{"app", "x"}};  // the template's
+  p.job_name = "train";
+  p.replica_type = "worker";
+  p.rank = 1;
+  p.scheduler_name = "t9k-scheduler";
+  p.queue = "research";
+  p.pod_group = "train";
+  p.role = "worker";
+  p.standard_labels = model::JobKind::GenericJob;
+  const std::string json = protocol::pod_json(p);
+  CHECK(json.find(R"("genericjob-replica":"train-worker-1")") != std::string::npos);
+  CHECK(json.find(R"("scheduler.tensorstack.dev/queue":"research")") != std::string::npos);
+  // Read back, the labels become implied again: one representation, so the pods compare equal.
+  const model::Pod back = protocol::decode_pod(json);
+  CHECK(back == p);
+  CHECK(model::pod_labels(back).size() == 9);
+  // A pod that lacks one of §10's labels keeps all its labels stored.
+  model::Pod partial = p;
+  partial.standard_labels.reset();
+  partial.metadata.labels = model::pod_labels(p);
+  partial.metadata.labels.erase(model::LabelKey(model::kLabelOwnerName));
+  const model::Pod partial_back = protocol::decode_pod(protocol::pod_json(partial));
+  CHECK_FALSE(partial_back.standard_labels);
+  CHECK(partial_back == partial);
+  // A value that differs from the implied one too (the owner name of another job).
+  partial.metadata.labels[model::LabelKey(model::kLabelOwnerName)] = "other";
+  CHECK_FALSE(protocol::decode_pod(protocol::pod_json(partial)).standard_labels);
+}
+
 TEST_CASE("protocol: an elastic policy's observation and decisions cross the wire", "[protocol]") {
   policies::ElasticObservation o;
   o.now = at(seconds(600) + microseconds(3));
