@@ -309,6 +309,10 @@ nlohmann::json setup_json(const RunSetup& s) {
 }  // namespace
 
 std::string summary_json(const Recorder& r, const RunInfo& info) {
+  return summary_json(r.metrics(), info);
+}
+
+std::string summary_json(const std::map<std::string, double>& metrics, const RunInfo& info) {
   nlohmann::json j;  // nlohmann::json keeps object keys sorted
   j["version"] = info.version;
   j["scenario"] = info.scenario_name;
@@ -319,7 +323,7 @@ std::string summary_json(const Recorder& r, const RunInfo& info) {
   j["events"] = info.events;
   j["horizon_s"] = info.horizon_s;
   nlohmann::json m = nlohmann::json::object();
-  for (const auto& [k, v] : r.metrics()) m[k] = std::isfinite(v) ? v : 0.0;
+  for (const auto& [k, v] : metrics) m[k] = std::isfinite(v) ? v : 0.0;
   j["metrics"] = m;
   j["invariants"] = {{"ok", info.invariant_violations.empty()},
                      {"violations", info.invariant_violations}};
@@ -467,7 +471,7 @@ void EventLog::write(const model::TimedChange& c) {
 }
 
 void write_outputs(const std::filesystem::path& dir, const Recorder& r, const RunInfo& info,
-                   JobsCsvWriter* streamed) {
+                   JobsCsvWriter* streamed, const std::map<std::string, double>* metrics) {
   std::filesystem::create_directories(dir);
   if (r.streaming()) {
     if (!streamed)
@@ -480,7 +484,8 @@ void write_outputs(const std::filesystem::path& dir, const Recorder& r, const Ru
   write_file_atomic(dir / "timeseries.csv", [&](std::ostream& os) { write_timeseries_csv(os, r); });
   write_file_atomic(dir / "faults.csv", faults_csv(r));
   write_file_atomic(dir / "occupancy.csv", [&](std::ostream& os) { r.occupancy().write_csv(os); });
-  write_file_atomic(dir / "summary.json", summary_json(r, info));
+  write_file_atomic(dir / "summary.json",
+                    metrics ? summary_json(*metrics, info) : summary_json(r, info));
 }
 
 std::string read_text_file(const std::filesystem::path& path) {

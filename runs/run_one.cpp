@@ -133,9 +133,8 @@ class OneRun {
     observe();
     if (auto rc = simulate()) return *rc;
     if (auto rc = write()) return *rc;
-    const auto metrics = rec_->metrics();
-    if (!opt_.quiet) print(metrics);
-    return verdict(metrics);
+    if (!opt_.quiet) print(metrics_);
+    return verdict(metrics_);
   }
 
  private:
@@ -173,6 +172,8 @@ class OneRun {
   std::unique_ptr<sim::World> world_;  // released after the run unless its objects are wanted
   std::vector<std::string> world_notes_;
   std::vector<plugins::PluginStats> plugin_stats_;
+  // The recorder's, taken once: for summary.json, the console and the check.
+  std::map<std::string, double> metrics_;
   analysis::RunInfo info_;
   std::size_t load_warnings_ = 0;  // the first warnings of info_ are the load's
 };
@@ -343,7 +344,8 @@ std::optional<int> OneRun::write() {
   try {
     if (log_) log_->commit();
     if (opt_.objects) write_objects(out_ / "objects.yaml", world_->objects());
-    analysis::write_outputs(out_, *rec_, info_, jobs_csv_.get());
+    metrics_ = rec_->metrics();
+    analysis::write_outputs(out_, *rec_, info_, jobs_csv_.get(), &metrics_);
     // The jobs the run started from (spec.initialState, docs/forecast.md), as the world drew them.
     if (sc_.initial_state && sc_.initial_state->data) {
       analysis::write_file_atomic(
