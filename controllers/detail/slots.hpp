@@ -116,10 +116,10 @@ ReplicaPhase replica_phase(const Slot& s);
 void fill_container_status(std::vector<model::ContainerStatus>& out, const Slot& s,
                            const JobView& v);
 // The pod of a replica type, without what depends on the rank (metadata.name and rank: see
-// name_pod). Every rank's pod of a type is the same otherwise, so
-// a reconcile builds this once per type and copies it. Built into `p`, a default Pod where it
-// is to stay (a Pod is large: each move of one was a visible share of a reconcile). `owners`:
-// the job, as its reconcile shares it among the objects it makes.
+// name_pod). Every rank's pod of a type is the same otherwise, so a reconcile builds this once per
+// type and copies it. Built into `p`, a default Pod where it is to stay (a Pod is large: each move
+// of one was a visible share of a reconcile). `owners`: the job, as its reconcile shares it among
+// the objects it makes.
 void make_pod(Pod& p, const JobView& v, const TypeView& t, const model::OwnerReferences& owners,
               bool resumed);
 // The rank's part of a pod built by make_pod. `name` is the slot's "<job>-<type>-<rank>" (and a
