@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "analysis/csv.hpp"
+#include "analysis/decimal.hpp"
 #include "kernel/time.hpp"
 
 namespace t9k::analysis {
@@ -128,6 +129,7 @@ void Occupancy::write_csv(std::ostream& os) const {
   const std::int64_t h = horizon_.time_since_epoch().count();
   // Queues by name; their indexes into Row::by_queue.
   const auto& queues = queues_;
+  fmt::memory_buffer head, line;
   const auto gpus = [&](const Level& l, std::size_t k, double len) {
     if (l.periods.empty()) return 0.0;
     return static_cast<double>(l.periods[k]) / len / 1000.0;
@@ -138,20 +140,34 @@ void Occupancy::write_csv(std::ostream& os) const {
     if (len <= 0) break;
     for (std::size_t ri = 0; ri < rows_.size(); ++ri) {
       const Row& r = rows_[ri];
-      const std::string head =
-          fmt::format("{},{},{:.3f},{:.3f},{:.3f}", kernel::format_seconds(SimDuration{start}),
-                      csv_field(layout_.labels[ri]), gpus(r.capacity, k, len), gpus(r.down, k, len),
-                      gpus(r.cordoned, k, len));
+      head.clear();
+      kernel::append_seconds(head, SimDuration{start});
+      head.push_back(',');
+      append_csv_field(head, layout_.labels[ri]);
+      for (const Level* l : {&r.capacity, &r.down, &r.cordoned}) {
+        head.push_back(',');
+        append_fixed(head, gpus(*l, k, len), 3);
+      }
       bool any = false;
       for (const auto& [name, qi] : queues) {
         const auto i = static_cast<std::size_t>(qi);
         if (i >= r.by_queue.size()) continue;
         const double g = gpus(r.by_queue[i], k, len);
         if (g <= 0) continue;
-        out += fmt::format("{},{},{:.3f}\n", head, csv_field(name), g);
+        line.clear();
+        line.append(head);
+        line.push_back(',');
+        append_csv_field(line, name);
+        line.push_back(',');
+        append_fixed(line, g, 3);
+        line.push_back('\n');
+        out.append(line.data(), line.size());
         any = true;
       }
-      if (!any) out += head + ",,0.000\n";
+      if (!any) {
+        out.append(head.data(), head.size());
+        out += ",,0.000\n";
+      }
       flush_piece(os, out);
     }
   }

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/csv.hpp"
+#include "analysis/decimal.hpp"
 #include "kernel/time.hpp"
 
 namespace t9k::analysis {
@@ -123,7 +124,7 @@ class RowWriter {
   // Six significant digits ("{:.6g}"), or an empty field.
   RowWriter& general(std::optional<double> x) {
     sep();
-    if (x) fmt::format_to(std::back_inserter(row_), FMT_COMPILE("{:.6g}"), *x);
+    if (x) append_general(row_, *x, 6);
     return *this;
   }
   // GPU-hours of milli-GPU × µs, 6 decimals; most of a row's loss columns are zero.
@@ -132,8 +133,7 @@ class RowWriter {
     if (gpu_milli_us == 0) {
       row_.append(std::string_view("0.000000"));
     } else {
-      fmt::format_to(std::back_inserter(row_), FMT_COMPILE("{:.6f}"),
-                     gpu_value(gpu_milli_us) / kMicrosPerHour);
+      append_fixed(row_, gpu_value(gpu_milli_us) / kMicrosPerHour, 6);
     }
     return *this;
   }
@@ -231,15 +231,26 @@ void write_timeseries_csv(std::ostream& os, const Recorder& r) {
   const auto& series = r.series();
   const auto bucket = r.bucket();
   std::size_t n = series.empty() ? 0 : series.begin()->second.size();
+  fmt::memory_buffer line;
   for (std::size_t i = 0; i < n; ++i) {
-    const SimTime t{bucket * static_cast<std::int64_t>(i)};
+    const SimDuration t = bucket * static_cast<std::int64_t>(i);
     for (const auto& [scope, pts] : series) {
       const auto& p = pts[i];
-      out += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f}", secs(t), csv_field(scope),
-                         p.allocated_gpus, p.productive_gpus, p.capacity_gpus, p.pending_jobs,
-                         p.running_jobs);
-      for (const double v : p.pending_by_cause) out += fmt::format(",{:.4f}", v);
-      out += '\n';
+      line.clear();
+      kernel::append_seconds(line, t);
+      line.push_back(',');
+      append_csv_field(line, scope);
+      for (const double v :
+           {p.allocated_gpus, p.productive_gpus, p.capacity_gpus, p.pending_jobs, p.running_jobs}) {
+        line.push_back(',');
+        append_fixed(line, v, 4);
+      }
+      for (const double v : p.pending_by_cause) {
+        line.push_back(',');
+        append_fixed(line, v, 4);
+      }
+      line.push_back('\n');
+      out.append(line.data(), line.size());
       flush_piece(os, out);
     }
   }

@@ -2,6 +2,11 @@
 
 #include "kernel/time.hpp"
 
+#include <cstdint>
+#include <limits>
+
+#include <fmt/format.h>
+
 using namespace t9k::kernel;
 
 TEST_CASE("parse_duration accepts Kubernetes-style durations", "[kernel][time]") {
@@ -74,4 +79,12 @@ TEST_CASE("format_seconds prints microsecond precision", "[kernel][time]") {
   CHECK(format_seconds(at(seconds(3600) + microseconds(250))) == "3600.000250");
   CHECK(format_seconds(SimDuration{-1500000}) == "-1.500000");
   CHECK(format_seconds(SimTime{}) == "0.000000");
+  // The extremes, and every width of the seconds, as fmt's "{}.{:06}" writes them.
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  CHECK(format_seconds(SimDuration{kMax}) == "9223372036854.775807");
+  CHECK(format_seconds(SimDuration{-kMax - 1}) == "-9223372036854.775808");
+  CHECK(format_seconds(SimDuration{-1}) == "-0.000001");
+  for (std::int64_t us = 7; us < kMax / 10; us = us * 10 + 3) {
+    CHECK(format_seconds(SimDuration{us}) == fmt::format("{}.{:06}", us / 1000000, us % 1000000));
+  }
 }
