@@ -319,10 +319,6 @@ nlohmann::json setup_json(const RunSetup& s) {
 
 }  // namespace
 
-std::string summary_json(const Recorder& r, const RunInfo& info) {
-  return summary_json(r.metrics(), info);
-}
-
 std::string summary_json(const std::map<std::string, double>& metrics, const RunInfo& info) {
   nlohmann::json j;  // nlohmann::json keeps object keys sorted
   j["version"] = info.version;
@@ -482,7 +478,7 @@ void EventLog::write(const model::TimedChange& c) {
 }
 
 void write_outputs(const std::filesystem::path& dir, const Recorder& r, const RunInfo& info,
-                   JobsCsvWriter* streamed, const std::map<std::string, double>* metrics) {
+                   const std::map<std::string, double>& metrics, JobsCsvWriter* streamed) {
   std::filesystem::create_directories(dir);
   if (r.streaming()) {
     if (!streamed)
@@ -495,8 +491,7 @@ void write_outputs(const std::filesystem::path& dir, const Recorder& r, const Ru
   write_file_atomic(dir / "timeseries.csv", [&](std::ostream& os) { write_timeseries_csv(os, r); });
   write_file_atomic(dir / "faults.csv", faults_csv(r));
   write_file_atomic(dir / "occupancy.csv", [&](std::ostream& os) { r.occupancy().write_csv(os); });
-  write_file_atomic(dir / "summary.json",
-                    metrics ? summary_json(*metrics, info) : summary_json(r, info));
+  write_file_atomic(dir / "summary.json", summary_json(metrics, info));
 }
 
 std::string read_text_file(const std::filesystem::path& path) {

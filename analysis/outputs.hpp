@@ -123,9 +123,8 @@ void write_jobs_csv(std::ostream& os, const Recorder& r);  // jobs_csv, streamed
 std::string timeseries_csv(const Recorder& r);
 void write_timeseries_csv(std::ostream& os, const Recorder& r);  // the same, a piece at a time
 std::string faults_csv(const Recorder& r);
-// Sorted keys; "metrics" holds Recorder::metrics(), or `metrics` as the caller took them (they
-// copy every sample for the percentiles: a run that also prints them takes them once).
-std::string summary_json(const Recorder& r, const RunInfo& info);
+// Sorted keys; "metrics" holds `metrics`, the recorder's (Recorder::metrics() copies every sample
+// for the percentiles: a run that also prints them takes them once).
 std::string summary_json(const std::map<std::string, double>& metrics, const RunInfo& info);
 // One JSON object per change, {"t": seconds, "type": "...", ...}.
 // `job_names` (by JobId, from JobSubmitted): every job event names its job by name and id.
@@ -169,9 +168,8 @@ class JobsCsvWriter {
 
 // Writes jobs.csv, timeseries.csv, faults.csv and last summary.json into dir (created if needed).
 // When the recorder streamed its rows, `streamed` is the writer they went to: it is committed
-// in jobs.csv's turn. `metrics`: r.metrics(), when the caller took them already.
+// in jobs.csv's turn. `metrics`: r.metrics(), as the caller took them.
 void write_outputs(const std::filesystem::path& dir, const Recorder& r, const RunInfo& info,
-                   JobsCsvWriter* streamed = nullptr,
-                   const std::map<std::string, double>* metrics = nullptr);
+                   const std::map<std::string, double>& metrics, JobsCsvWriter* streamed = nullptr);
 
 }  // namespace t9k::analysis

@@ -345,7 +345,7 @@ std::optional<int> OneRun::write() {
     if (log_) log_->commit();
     if (opt_.objects) write_objects(out_ / "objects.yaml", world_->objects());
     metrics_ = rec_->metrics();
-    analysis::write_outputs(out_, *rec_, info_, jobs_csv_.get(), &metrics_);
+    analysis::write_outputs(out_, *rec_, info_, metrics_, jobs_csv_.get());
     // The jobs the run started from (spec.initialState, docs/forecast.md), as the world drew them.
     if (sc_.initial_state && sc_.initial_state->data) {
       analysis::write_file_atomic(
