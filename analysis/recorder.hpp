@@ -119,8 +119,8 @@ struct JobRow {
   std::int64_t pending_us[model::kPendingCauses] = {};
   Int128 idle_gpu_milli_us() const;
 };
-// Two to a deque's 512-byte block, which tcmalloc serves exactly (272 bytes took a block each,
-// served as 288).
+// Two to a deque's 512-byte block, which the allocator serves exactly (272 bytes took a block
+// each, served as 288 by tcmalloc, 320 by jemalloc).
 static_assert(sizeof(JobRow) == 256);
 
 // Time-averaged values over one bucket of a time series; GPUs, not milli-GPU.

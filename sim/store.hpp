@@ -257,7 +257,7 @@ class Store {
   model::RecentValues<model::ResourceList> recent_pod_requests_;  // and pods theirs
 
   // By JobId, the record's slot in job_records_ (kReleasedSlot once released). Records never
-  // move; in chunks, not a block each (800 bytes took tcmalloc's 896; 256 of them with the
+  // move; in chunks, not a block each (800 bytes took an allocator's 896; 256 of them with the
   // array's cookie take 212,992 bytes for 204,808: issue 49).
   static constexpr std::uint32_t kReleasedSlot = UINT32_MAX;
   std::vector<std::uint32_t> job_slot_;

@@ -45,6 +45,12 @@ def main() -> int:
                       (["--often"], "unknown option --often")):
         r = subprocess.run([str(SCRIPT), *bad], capture_output=True, text=True, check=False)
         assert r.returncode == 2 and says in r.stderr, (bad, r.returncode, r.stderr)
+    # An executable with jemalloc linked in keeps it: refused rather than sampled as all zeros.
+    own = work / "links-jemalloc"
+    own.write_text("#!/bin/sh\n# <jemalloc>: stands for an executable that links it\nexit 0\n")
+    own.chmod(0o755)
+    r = subprocess.run([str(SCRIPT), "--", str(own)], capture_output=True, text=True, check=False)
+    assert r.returncode == 2 and "links jemalloc" in r.stderr, (r.returncode, r.stderr)
     print("heap-timeline: ok")
     return 0
 
