@@ -133,8 +133,8 @@ int run_command(const RunArgs& args) {
   }
   RunOneOptions opt = run_one_options(args);
   if (args.plan) return write_plan(w, opt, *args.plan, args.quiet);
-  opt.preloaded = std::make_shared<const PreloadedScenario>(
-      PreloadedScenario{text, loaded_as, std::move(loaded)});
+  opt.preloaded =
+      std::make_shared<const PreloadedScenario>(text, loaded_as, std::move(loaded), w.units.size());
   opt.quiet = args.quiet || reps > 1;
   opt.progress = !args.quiet && reps == 1;
   const RunOne runner = [opt](const std::string& t, const std::string& f, std::uint64_t r,

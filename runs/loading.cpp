@@ -38,4 +38,21 @@ scenarios::ScenarioResult load_runnable(const std::string& text, const std::stri
   return load_checked(text, name, options, settings_problems);
 }
 
+PreloadedScenario::PreloadedScenario(std::string text, std::string name,
+                                     scenarios::ScenarioResult result, std::size_t runs)
+    : text_(std::move(text)),
+      name_(std::move(name)),
+      ok_(result.ok()),
+      result_(std::move(result)),
+      copies_left_(runs) {}
+
+scenarios::ScenarioResult PreloadedScenario::copy() const {
+  const std::lock_guard lock(mu_);
+  scenarios::ScenarioResult r = result_;
+  if (copies_left_ > 0 && --copies_left_ == 0 && result_.scenario) {
+    for (auto& t : result_.scenario->workload.traces) t.data.reset();  // the last copy has it
+  }
+  return r;
+}
+
 }  // namespace t9k::runs

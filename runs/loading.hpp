@@ -2,16 +2,13 @@
 // itself refuses (its option maps), as one list of diagnostics.
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
-#include <vector>
-
-#include <functional>
-#include <string>
-#include <string_view>
 #include <vector>
 
 #include "scenarios/format/load.hpp"
@@ -43,10 +40,26 @@ inline scenarios::ScenarioResult load_checked(std::string_view text, const std::
 
 // A scenario a command loaded (load_runnable) from `text`, for its runs in this process
 // (RunOneOptions::preloaded): loading is deterministic, so a copy is what parsing again gives.
-struct PreloadedScenario {
-  std::string text;
-  std::string name;  // the name it was loaded under: its diagnostics' file
-  scenarios::ScenarioResult result;
+// Told how many runs will copy it, it gives the last copy its traces' data and keeps none: a
+// run's cursors then hold a trace's records alone and free them once replayed (docs/performance.md
+// "A trace's records freed once replayed"). Runs on several threads copy it at once.
+class PreloadedScenario {
+ public:
+  // `runs`: how many runs will copy it; 0, not known: it keeps its traces' data.
+  PreloadedScenario(std::string text, std::string name, scenarios::ScenarioResult result,
+                    std::size_t runs = 0);
+  const std::string& text() const { return text_; }
+  const std::string& name() const { return name_; }  // loaded under: its diagnostics' file
+  bool ok() const { return ok_; }
+  scenarios::ScenarioResult copy() const;
+
+ private:
+  const std::string text_;
+  const std::string name_;
+  const bool ok_;
+  mutable std::mutex mu_;
+  mutable scenarios::ScenarioResult result_;
+  mutable std::size_t copies_left_;
 };
 
 // The scenario file a --set or --vary text was made from, for scenarios::point_at_sources: none

@@ -182,8 +182,8 @@ std::optional<scenarios::ScenarioResult> OneRun::reuse_preloaded(const std::stri
   const auto& pre = opt_.preloaded;
   // Under another name (a command's "X with --set") the scenario's own records would carry that
   // name too (an inline job's source), so only a load under the run's own name is reused.
-  if (!pre || !pre->result.ok() || pre->name != name || pre->text != text_) return std::nullopt;
-  return pre->result;
+  if (!pre || !pre->ok() || pre->name() != name || pre->text() != text_) return std::nullopt;
+  return pre->copy();
 }
 
 std::optional<int> OneRun::load() {
@@ -269,6 +269,10 @@ std::optional<int> OneRun::simulate() {
   };
   try {
     world_ = std::make_unique<sim::World>(sc_, replication_, sink, settings_);
+    // Built, the world reads no trace's data but through its cursors, which hold the records
+    // until they have passed the last: the run's copy lets go, so that a replayed trace's records
+    // are freed (docs/performance.md "A trace's records freed once replayed").
+    for (auto& t : sc_.workload.traces) t.data.reset();
     if (opt_.progress && analysis::Progress::stderr_is_terminal()) {
       // After 2 s of wall time: simulated time, events/s and an ETA (docs/outputs.md "Progress").
       analysis::RunProgress bar(static_cast<double>(sc_.horizon.count()) / 1e6, stderr, true);

@@ -24,6 +24,9 @@ class World {
  public:
   using Sink = std::function<void(const model::TimedChange&)>;
 
+  // `scenario` must outlive the world. Its traces' data is read while the world is built (the
+  // cluster a trace names, the cursors, which keep their own reference): the caller may let go
+  // of it after.
   World(const scenarios::Scenario& scenario, std::uint64_t replication, Sink sink);
   World(const scenarios::Scenario& scenario, std::uint64_t replication, Sink sink,
         WorldSettings settings);

@@ -19,6 +19,7 @@ using kernel::SimTime;
 TraceCursor::TraceCursor(const scenarios::TraceEntry& entry, const kernel::RngStreams& streams,
                          SimTime horizon, bool t9k_scheduler, std::string default_namespace)
     : e_(&entry),
+      data_(entry.data),
       sample_(streams.stream("traces/" + entry.name + "/sample")),
       horizon_(horizon),
       t9k_(t9k_scheduler),
@@ -60,8 +61,8 @@ void TraceCursor::sort_ready() {
 }
 
 bool TraceCursor::pull_in_file_order() {
-  if (done_ || !e_->data) return false;
-  const auto& d = *e_->data;
+  if (done_ || !data_) return false;
+  const auto& d = *data_;
   const std::int64_t origin = e_->origin_us.value_or(d.origin_us());
   const std::int64_t from = e_->from ? e_->from->count() : 0;
   while (index_ < d.records.size()) {
@@ -92,6 +93,7 @@ bool TraceCursor::pull_in_file_order() {
     return true;
   }
   done_ = true;
+  data_.reset();  // d is not read again
   return false;
 }
 

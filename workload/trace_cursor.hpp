@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,8 +23,10 @@ using RecentTemplates = model::RecentValues<model::PodTemplateSpec>;
 
 class TraceCursor : public SubmissionSource {
  public:
-  // `entry` (and its data) must outlive the cursor. An entry without data (file references off)
-  // yields nothing.
+  // `entry` must outlive the cursor; its data need not: the cursor holds the records it reads,
+  // and lets go of them once it has passed the last (the run's own copy may go before, so that
+  // a replayed trace's records are freed: docs/performance.md "A trace's records freed once
+  // replayed"). An entry without data (file references off) yields nothing.
   // Jobs of one instant go out sorted by job key (`default_namespace` for jobs without one), the
   // order the world submits explicit and generated jobs in, so a trace and its import agree.
   TraceCursor(const scenarios::TraceEntry& entry, const kernel::RngStreams& streams,
@@ -35,6 +38,7 @@ class TraceCursor : public SubmissionSource {
   bool pull_in_file_order();  // appends the next record's job to queue_; false at the end
   void sort_ready();          // the first ready_ jobs of queue_, by job key
   const scenarios::TraceEntry* e_;
+  std::shared_ptr<const scenarios::TraceData> data_;  // until the last record is read
   kernel::Rng sample_;
   kernel::SimTime horizon_;
   bool t9k_;

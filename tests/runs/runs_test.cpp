@@ -7,15 +7,18 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
 
 #include "runs/exit_codes.hpp"
+#include "runs/loading.hpp"
 #include "runs/plan.hpp"
 #include "runs/plugin_args.hpp"
 #include "runs/run_one.hpp"
 #include "runs/work.hpp"
+#include "scenarios/format/traces.hpp"
 
 namespace fs = std::filesystem;
 using namespace t9k::runs;
@@ -181,5 +184,33 @@ TEST_CASE("runs: run_one's exit codes") {
     CHECK(run_one(read(kScenario), kScenario, 0, out.string(), opt) == kExitOk);
     CHECK(fs::exists(out / "summary.json"));
     CHECK(messages.empty());
+  }
+}
+
+TEST_CASE("runs: a preloaded scenario gives its last run's copy its traces' data") {
+  const auto loaded = [](std::weak_ptr<const t9k::scenarios::TraceData>& data) {
+    t9k::scenarios::ScenarioResult r;
+    auto trace = std::make_shared<const t9k::scenarios::TraceData>();
+    data = trace;
+    r.scenario.emplace().workload.traces.emplace_back().data = std::move(trace);
+    return r;
+  };
+  std::weak_ptr<const t9k::scenarios::TraceData> data;
+  SECTION("told of two runs: the second copy takes it") {
+    const PreloadedScenario pre("text", "name", loaded(data), 2);
+    CHECK(pre.ok());
+    auto first = pre.copy();
+    CHECK(first.scenario->workload.traces.front().data);
+    first.scenario->workload.traces.front().data.reset();  // that run is done with it
+    CHECK_FALSE(data.expired());                           // kept for the second
+    auto second = pre.copy();
+    CHECK(second.scenario->workload.traces.front().data);
+    second.scenario->workload.traces.front().data.reset();
+    CHECK(data.expired());  // the preloaded scenario kept none
+  }
+  SECTION("runs not known: it keeps the data") {
+    const PreloadedScenario pre("text", "name", loaded(data));
+    for (int i = 0; i < 3; ++i) pre.copy().scenario->workload.traces.front().data.reset();
+    CHECK_FALSE(data.expired());
   }
 }
