@@ -67,7 +67,7 @@ TEST_CASE("a world built from a trace runs the same with the scenario's copy of 
   Run run(sc);
   sim::World w(sc, 0, [&](const model::TimedChange& c) { run.rec.on_change(c); });
   for (auto& t : sc.workload.traces) t.data.reset();  // what a run does once its world is built
-  REQUIRE_FALSE(data.expired());                       // the cursor's
+  REQUIRE_FALSE(data.expired());                      // the cursor's
   w.run();
   run.rec.finish();
   CHECK(data.expired());  // the last job was submitted: nothing holds the records
