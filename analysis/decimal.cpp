@@ -1,7 +1,6 @@
 // Fixed and general notation, exact (docs/outputs.md: the CSV files' numbers).
 #include "analysis/decimal.hpp"
 
-#include <algorithm>
 #include <array>
 #include <bit>
 #include <charconv>
@@ -9,6 +8,7 @@
 #include <stdexcept>
 
 #include "kernel/hash.hpp"
+#include "kernel/time.hpp"
 
 namespace t9k::analysis {
 
@@ -37,19 +37,7 @@ void append_scaled(fmt::memory_buffer& out, UInt128 q, int decimals) {
     whole = static_cast<std::uint64_t>(q / p);
     frac = static_cast<std::uint64_t>(q % p);
   }
-  // Built in place and appended once (each append is a call into fmt).
-  const fmt::format_int w(whole);
-  char text[32];  // 20 digits, the point and 9 decimals
-  char* end = std::copy(w.data(), w.data() + w.size(), text);
-  if (decimals > 0) {
-    *end++ = '.';
-    for (int i = decimals - 1; i >= 0; --i) {
-      end[i] = static_cast<char>('0' + frac % 10);
-      frac /= 10;
-    }
-    end += decimals;
-  }
-  out.append(text, end);
+  kernel::append_decimal(out, false, whole, frac, decimals);  // the sign is written already
 }
 
 }  // namespace

@@ -189,20 +189,26 @@ void append_seconds(fmt::memory_buffer& out, SimDuration d) {
   const bool neg = us < 0;
   const std::uint64_t mag =
       neg ? static_cast<std::uint64_t>(-(us + 1)) + 1u : static_cast<std::uint64_t>(us);
-  // "{}.{:06}" of the seconds and microseconds, by hand, built in place and appended once:
-  // jobs.csv writes six a row.
-  const fmt::format_int whole(mag / 1000000u);
-  char text[28];  // a sign, 13 digits of seconds, the point and 6
+  // "{}.{:06}" of the seconds and microseconds, by hand: jobs.csv writes six a row.
+  append_decimal(out, neg, mag / 1000000u, mag % 1000000u, 6);
+}
+
+void append_decimal(fmt::memory_buffer& out, bool negative, std::uint64_t whole,
+                    std::uint64_t fraction, int digits) {
+  const fmt::format_int w(whole);
+  char text[32];  // a sign, 20 digits, the point and 9
   char* end = text;
-  if (neg) *end++ = '-';
-  end = std::copy(whole.data(), whole.data() + whole.size(), end);
-  *end++ = '.';
-  auto micros = static_cast<std::uint32_t>(mag % 1000000u);
-  for (int i = 5; i >= 0; --i) {
-    end[i] = static_cast<char>('0' + micros % 10);
-    micros /= 10;
+  if (negative) *end++ = '-';
+  end = std::copy(w.data(), w.data() + w.size(), end);
+  if (digits > 0) {
+    *end++ = '.';
+    for (int i = digits - 1; i >= 0; --i) {
+      end[i] = static_cast<char>('0' + fraction % 10);
+      fraction /= 10;
+    }
+    end += digits;
   }
-  out.append(text, end + 6);
+  out.append(text, end);
 }
 
 std::string format_seconds(SimDuration d) {

@@ -67,5 +67,10 @@ std::string format_seconds(SimTime t);
 std::string format_seconds(SimDuration d);
 // The same text appended to `out` (jobs.csv writes a line per job without a string per field).
 void append_seconds(fmt::memory_buffer& out, SimDuration d);
+// "<whole>.<fraction>", the fraction zero-padded to `digits` (0 to 9; no point for 0), with a
+// leading '-' when `negative`: append_seconds', and analysis/decimal's fixed notation. Built in
+// place and appended once (each append is a call into fmt).
+void append_decimal(fmt::memory_buffer& out, bool negative, std::uint64_t whole,
+                    std::uint64_t fraction, int digits);
 
 }  // namespace t9k::kernel
