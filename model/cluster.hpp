@@ -44,7 +44,7 @@ enum class DeletionReason : std::uint8_t {
 };
 std::string_view to_string(DeletionReason r);
 
-struct Pod {  // 336 bytes: small parts last (one per pod the store keeps, issue 49)
+struct Pod {  // 304 bytes: small parts last (one per pod the store keeps, issue 49)
   // Name "<job>-<type>-<rank>", owner reference to the job. `labels`: the template's, and with
   // `standard_labels` not §10's, which pod_labels() adds.
   ObjectMeta metadata;

@@ -18,6 +18,7 @@
 #include "model/label_key.hpp"
 #include "model/quantity.hpp"
 #include "model/shared.hpp"
+#include "model/slim_vector.hpp"
 #include "model/text.hpp"
 
 namespace t9k::model {
@@ -33,7 +34,10 @@ using kernel::SimTime;
 // invalidates iterators and references. Values are Text: a label is 24 bytes, not 40, a value of up
 // to 15 characters (a job's name, a queue, a role) needs no allocation, and a longer one is shared
 // by the copies of its labels (a pod's are its template's and its job's).
-using Labels = boost::container::flat_map<LabelKey, Text, LabelKeyLess>;
+// Kept in a SlimVector: most objects' labels and selectors are empty, and an empty one is a null
+// pointer, 8 bytes of every job, PodGroup and pod, not 24 (model/slim_vector.hpp).
+using Labels =
+    boost::container::flat_map<LabelKey, Text, LabelKeyLess, SlimVector<std::pair<LabelKey, Text>>>;
 
 // resource name ("cpu", "memory", "nvidia.com/gpu", "rdma/rdma_shared_device_a") -> quantity,
 // ordered by name like std::map, in one sorted array: every pod's requests and every

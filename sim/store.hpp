@@ -93,7 +93,7 @@ struct PodRef {
 };
 
 // One job and everything the cluster stores for it.
-struct StoredJob {  // small parts last: 800 bytes (one per job in the world, issue 49)
+struct StoredJob {  // small parts last: 768 bytes (one per job in the world, issue 49)
   JobId id = 0;
   std::int32_t priority = 0;
   model::Text key;               // namespace/name
