@@ -77,7 +77,20 @@ class SlimVector {
   }
   SlimVector(SlimVector&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
   SlimVector& operator=(const SlimVector& o) {
-    if (this != &o) SlimVector(o).swap(*this);
+    if (this == &o) return *this;
+    if (o.size() > capacity()) {
+      SlimVector(o).swap(*this);
+      return *this;
+    }
+    // In the block it has, as std::vector does (resource lists are assigned on hot paths).
+    const size_type common = std::min(size(), o.size());
+    std::copy(o.begin(), o.begin() + common, begin());
+    if (o.size() > size()) {
+      std::uninitialized_copy(o.begin() + common, o.end(), end());
+    } else {
+      std::destroy(begin() + common, end());
+    }
+    if (h_) h_->size = static_cast<std::uint32_t>(o.size());
     return *this;
   }
   SlimVector& operator=(SlimVector&& o) noexcept {
@@ -136,17 +149,8 @@ class SlimVector {
 
   template <class... A>
   iterator emplace(const_iterator pos, A&&... a) {
-    const size_type i = index(pos);
-    if (i == size() && size() < capacity()) {
-      ::new (static_cast<void*>(end())) T(std::forward<A>(a)...);
-      ++h_->size;
-      return begin() + i;
-    }
-    T v(std::forward<A>(a)...);  // before anything moves: a may name an element
-    make_room(i, 1);
-    ::new (static_cast<void*>(begin() + i)) T(std::move(v));
-    ++h_->size;
-    return begin() + i;
+    return place(index(pos),
+                 [&](T* at) { ::new (static_cast<void*>(at)) T(std::forward<A>(a)...); });
   }
   iterator insert(const_iterator pos, const T& v) { return emplace(pos, v); }
   iterator insert(const_iterator pos, T&& v) { return emplace(pos, std::move(v)); }
@@ -157,16 +161,8 @@ class SlimVector {
     size_type i = index(pos);
     const size_type at = i;
     allocator_type a;
-    for (; first != last; ++first) {
-      alignas(T) std::byte raw[sizeof(T)];
-      T* made = reinterpret_cast<T*>(raw);
-      boost::container::construct_in_place(a, made, first);
-      struct Destroy {
-        T* p;
-        ~Destroy() { std::destroy_at(p); }
-      } destroy{std::launder(made)};
-      emplace(begin() + i++, std::move(*destroy.p));
-    }
+    for (; first != last; ++first)
+      place(i++, [&](T* to) { boost::container::construct_in_place(a, to, first); });
     return begin() + at;
   }
   template <class... A>
@@ -205,7 +201,7 @@ class SlimVector {
   static constexpr std::size_t kOffset =
       (sizeof(Header) + alignof(T) - 1) / alignof(T) * alignof(T);
   static T* elements(Header* h) noexcept {
-    return std::launder(reinterpret_cast<T*>(reinterpret_cast<std::byte*>(h) + kOffset));
+    return reinterpret_cast<T*>(reinterpret_cast<std::byte*>(h) + kOffset);  // as an allocator's
   }
   size_type index(const_iterator pos) const noexcept {
     return static_cast<size_type>(pos - begin());
@@ -223,37 +219,50 @@ class SlimVector {
     }
     h_ = h;
   }
-  // Opens n places at index i (growing the block when full); the caller constructs them and
-  // adds n to the size.
-  void make_room(size_type i, size_type n) {
+  // Makes an element at index i with make(raw place), which may throw (nothing has changed
+  // then) and may read the elements (they are where they were while it runs).
+  template <class Make>
+  iterator place(size_type i, Make&& make) {
     const size_type s = size();
-    if (s + n > capacity()) {
+    if (s < capacity() && i == s) {  // at the end, with room: in place
+      make(end());
+      ++h_->size;
+      return begin() + i;
+    }
+    if (s == capacity()) {  // full: made in a new block, the others moved around it
       // Grows by half (as boost::container::vector, which the flat maps used): labels and
       // selectors are built once and rarely grow after.
-      const size_type want = std::max<size_type>(s + n, capacity() + capacity() / 2);
+      const size_type want = std::max<size_type>(s + 1, s + s / 2);
+      if (want > max_size()) throw std::length_error("SlimVector: too many elements");
       auto* h = static_cast<Header*>(::operator new(kOffset + want * sizeof(T)));
-      ::new (h) Header{static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(want)};
       T* to = elements(h);
+      try {
+        make(to + i);
+      } catch (...) {
+        ::operator delete(h);
+        throw;
+      }
+      ::new (h) Header{static_cast<std::uint32_t>(s + 1), static_cast<std::uint32_t>(want)};
       if (h_) {
         std::uninitialized_move(begin(), begin() + i, to);
-        std::uninitialized_move(begin() + i, end(), to + i + n);
+        std::uninitialized_move(begin() + i, end(), to + i + 1);
         release();
       }
       h_ = h;
-      return;
+      return begin() + i;
     }
+    // Inside, with room: made aside first (make may read the element about to move), then the
+    // later elements shift by one.
+    alignas(T) std::byte raw[sizeof(T)];
+    make(reinterpret_cast<T*>(raw));
+    T* made = std::launder(reinterpret_cast<T*>(raw));
     T* b = begin();
-    // The last n elements move into raw space; the rest shift by assignment.
-    const size_type tail = s - i;
-    if (tail == 0) return;
-    if (tail <= n) {
-      std::uninitialized_move(b + i, b + s, b + i + n);
-      std::destroy(b + i, b + s);
-    } else {
-      std::uninitialized_move(b + s - n, b + s, b + s);
-      std::move_backward(b + i, b + s - n, b + s);
-      std::destroy(b + i, b + i + n);
-    }
+    ::new (static_cast<void*>(b + s)) T(std::move(b[s - 1]));
+    std::move_backward(b + i, b + s - 1, b + s);
+    b[i] = std::move(*made);
+    std::destroy_at(made);
+    ++h_->size;
+    return b + i;
   }
   void release() noexcept {
     if (!h_) return;
