@@ -156,9 +156,9 @@ void append_csv_field(fmt::memory_buffer& out, std::string_view text) {
   out.push_back('"');
 }
 
-void flush_piece(std::ostream& os, std::string& out, bool last) {
+void flush_piece(std::ostream& os, fmt::memory_buffer& out, bool last) {
   if (!last && out.size() < kFlushBytes) return;
-  os << out;
+  os.write(out.data(), static_cast<std::streamsize>(out.size()));
   out.clear();
 }
 

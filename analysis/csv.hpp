@@ -42,8 +42,9 @@ std::string csv_field(const std::string& s);
 // A CSV file made line by line goes to its stream in pieces of about kFlushBytes (a whole file's
 // string, doubling as it grew, took fresh pages at the end of a run: issue 49). flush_piece
 // writes `out` to `os` and empties it once it holds that much, or whatever it holds with `last`.
+// Lines are appended straight to `out` (one buffer, no line's copy).
 inline constexpr std::size_t kFlushBytes = 64 * 1024;
-void flush_piece(std::ostream& os, std::string& out, bool last = false);
+void flush_piece(std::ostream& os, fmt::memory_buffer& out, bool last = false);
 // csv_field(s) appended to `out`, without a string of its own (a jobs.csv row has four text
 // fields, a million-job run a million rows).
 void append_csv_field(fmt::memory_buffer& out, std::string_view s);

@@ -125,11 +125,13 @@ std::string Occupancy::csv() const {
 }
 
 void Occupancy::write_csv(std::ostream& os) const {
-  std::string out = "start_s,row,capacity_gpus,down_gpus,cordoned_gpus,queue,allocated_gpus\n";
+  fmt::memory_buffer out;
+  out.append(
+      std::string_view("start_s,row,capacity_gpus,down_gpus,cordoned_gpus,queue,allocated_gpus\n"));
   const std::int64_t h = horizon_.time_since_epoch().count();
   // Queues by name; their indexes into Row::by_queue.
   const auto& queues = queues_;
-  fmt::memory_buffer head, line;
+  fmt::memory_buffer head;  // a row's first fields, which each of its queue's lines repeats
   const auto gpus = [&](const Level& l, std::size_t k, double len) {
     if (l.periods.empty()) return 0.0;
     return static_cast<double>(l.periods[k]) / len / 1000.0;
@@ -154,19 +156,17 @@ void Occupancy::write_csv(std::ostream& os) const {
         if (i >= r.by_queue.size()) continue;
         const double g = gpus(r.by_queue[i], k, len);
         if (g <= 0) continue;
-        line.clear();
-        line.append(head);
-        line.push_back(',');
-        append_csv_field(line, name);
-        line.push_back(',');
-        append_fixed(line, g, 3);
-        line.push_back('\n');
-        out.append(line.data(), line.size());
+        out.append(head);
+        out.push_back(',');
+        append_csv_field(out, name);
+        out.push_back(',');
+        append_fixed(out, g, 3);
+        out.push_back('\n');
         any = true;
       }
       if (!any) {
-        out.append(head.data(), head.size());
-        out += ",,0.000\n";
+        out.append(head);
+        out.append(std::string_view(",,0.000\n"));
       }
       flush_piece(os, out);
     }

@@ -223,34 +223,33 @@ std::string timeseries_csv(const Recorder& r) {
 }
 
 void write_timeseries_csv(std::ostream& os, const Recorder& r) {
-  std::string out =
-      "time_s,scope,allocated_gpus,productive_gpus,capacity_gpus,pending_jobs,running_jobs";
+  fmt::memory_buffer out;
+  out.append(std::string_view(
+      "time_s,scope,allocated_gpus,productive_gpus,capacity_gpus,pending_jobs,running_jobs"));
   for (int c = 0; c < model::kPendingCauses; ++c)
-    out += ",pending_" + pending_cause_metric(static_cast<model::PendingCause>(c));
-  out += '\n';
+    fmt::format_to(std::back_inserter(out), ",pending_{}",
+                   pending_cause_metric(static_cast<model::PendingCause>(c)));
+  out.push_back('\n');
   const auto& series = r.series();
   const auto bucket = r.bucket();
   std::size_t n = series.empty() ? 0 : series.begin()->second.size();
-  fmt::memory_buffer line;
   for (std::size_t i = 0; i < n; ++i) {
     const SimDuration t = bucket * static_cast<std::int64_t>(i);
     for (const auto& [scope, pts] : series) {
       const auto& p = pts[i];
-      line.clear();
-      kernel::append_seconds(line, t);
-      line.push_back(',');
-      append_csv_field(line, scope);
+      kernel::append_seconds(out, t);
+      out.push_back(',');
+      append_csv_field(out, scope);
       for (const double v :
            {p.allocated_gpus, p.productive_gpus, p.capacity_gpus, p.pending_jobs, p.running_jobs}) {
-        line.push_back(',');
-        append_fixed(line, v, 4);
+        out.push_back(',');
+        append_fixed(out, v, 4);
       }
       for (const double v : p.pending_by_cause) {
-        line.push_back(',');
-        append_fixed(line, v, 4);
+        out.push_back(',');
+        append_fixed(out, v, 4);
       }
-      line.push_back('\n');
-      out.append(line.data(), line.size());
+      out.push_back('\n');
       flush_piece(os, out);
     }
   }
