@@ -59,20 +59,17 @@ class SlimVector {
 
   SlimVector() noexcept = default;
   explicit SlimVector(const allocator_type&) noexcept {}
-  SlimVector(std::initializer_list<T> il) { insert(end(), il.begin(), il.end()); }
+  // These delegate to the default constructor, so that an element's constructor that throws
+  // part way has the destructor free what was made.
+  SlimVector(std::initializer_list<T> il) : SlimVector() { insert(end(), il.begin(), il.end()); }
   template <class It>
-  SlimVector(It first, It last) {
+  SlimVector(It first, It last) : SlimVector() {
     insert(end(), first, last);
   }
-  SlimVector(const SlimVector& o) {
+  SlimVector(const SlimVector& o) : SlimVector() {
     if (o.empty()) return;
     reserve(o.size());
-    try {
-      std::uninitialized_copy(o.begin(), o.end(), data());
-    } catch (...) {
-      release();  // no element was left constructed
-      throw;
-    }
+    std::uninitialized_copy(o.begin(), o.end(), data());
     h_->size = o.h_->size;
   }
   SlimVector(SlimVector&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
@@ -82,7 +79,7 @@ class SlimVector {
       SlimVector(o).swap(*this);
       return *this;
     }
-    // In the block it has, as std::vector does (resource lists are assigned on hot paths).
+    // In the block it has, as std::vector does (a pod's labels are assigned as it is made).
     const size_type common = std::min(size(), o.size());
     std::copy(o.begin(), o.begin() + common, begin());
     if (o.size() > size()) {
@@ -207,11 +204,14 @@ class SlimVector {
     return static_cast<size_type>(pos - begin());
   }
 
+  // A block for n elements, with its header (size 0).
+  static Header* allocate(size_type n) {
+    if (n > max_size()) throw std::length_error("SlimVector: too many elements");
+    return ::new (::operator new(kOffset + n * sizeof(T))) Header{0, static_cast<std::uint32_t>(n)};
+  }
   // A block of capacity n holding the elements, moved.
   void regrow(size_type n) {
-    if (n > max_size()) throw std::length_error("SlimVector: too many elements");
-    auto* h = static_cast<Header*>(::operator new(kOffset + n * sizeof(T)));
-    ::new (h) Header{0, static_cast<std::uint32_t>(n)};
+    Header* h = allocate(n);
     if (h_) {
       std::uninitialized_move(begin(), end(), elements(h));
       h->size = h_->size;
@@ -230,11 +230,9 @@ class SlimVector {
       return begin() + i;
     }
     if (s == capacity()) {  // full: made in a new block, the others moved around it
-      // Grows by half (as boost::container::vector, which the flat maps used): labels and
-      // selectors are built once and rarely grow after.
-      const size_type want = std::max<size_type>(s + 1, s + s / 2);
-      if (want > max_size()) throw std::length_error("SlimVector: too many elements");
-      auto* h = static_cast<Header*>(::operator new(kOffset + want * sizeof(T)));
+      // Grows by half (boost::container::vector, which the flat maps used, by 60 %): labels
+      // and selectors are built once and rarely grow after.
+      Header* h = allocate(std::max<size_type>(s + 1, s + s / 2));
       T* to = elements(h);
       try {
         make(to + i);
@@ -242,7 +240,7 @@ class SlimVector {
         ::operator delete(h);
         throw;
       }
-      ::new (h) Header{static_cast<std::uint32_t>(s + 1), static_cast<std::uint32_t>(want)};
+      h->size = static_cast<std::uint32_t>(s + 1);
       if (h_) {
         std::uninitialized_move(begin(), begin() + i, to);
         std::uninitialized_move(begin() + i, end(), to + i + 1);
